@@ -1,0 +1,71 @@
+/* hta/analysis.h: the per-rank analyses and what they share.
+ *
+ * After the step filter a rank's trace becomes an hta_rank_view: the GPU
+ * events copied out and sorted by start, and an index from correlation id
+ * to the launching CPU event.  Each analysis is one file with one entry
+ * point of type hta_analysis_fn that reads the view and appends rows to
+ * result tables; hta_analyses lists them in the order they run. */
+#ifndef HTA_ANALYSIS_H
+#define HTA_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hta/corrmap.h"
+#include "hta/error.h"
+#include "hta/interval.h"
+#include "hta/options.h"
+#include "hta/table.h"
+#include "hta/trace.h"
+
+typedef struct hta_rank_view {
+    const hta_trace *trace;
+    int64_t rank_key;          /* value for "rank" columns (see hta/table.h) */
+    hta_event *gpu;            /* owned copies, sorted by (start, end) */
+    size_t n_gpu;
+    hta_corrmap cpu_by_correlation; /* CPU-side event index in trace->events */
+} hta_rank_view;
+
+/* Builds the view of a filtered trace; -1 when out of memory. */
+int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key);
+void hta_rank_view_free(hta_rank_view *view);
+
+/* The launching CPU event of a GPU event, or NULL. */
+const hta_event *hta_rank_view_launch(const hta_rank_view *view, const hta_event *gpu);
+
+/* Step filter (definitions section 2), applied in place before the view. */
+typedef struct hta_step_filter_stats {
+    int applied;               /* the rank had >= 2 ProfilerStep#N names */
+    size_t dropped_gpu_events;
+    size_t dropped_events;
+} hta_step_filter_stats;
+
+int hta_step_filter(hta_trace *trace, int include_last_step,
+                    hta_step_filter_stats *stats, hta_error *err);
+
+typedef int (*hta_analysis_fn)(const hta_rank_view *view, const hta_options *opt,
+                               hta_tableset *out, hta_error *err);
+
+typedef struct hta_analysis {
+    const char *name;
+    hta_analysis_fn run;
+} hta_analysis;
+
+extern const hta_analysis hta_analyses[];
+extern const size_t hta_n_analyses;
+
+/* Records a per-rank scalar for the cross-rank outlier search
+ * (table "rank_metrics": rank, metric, value). */
+int hta_emit_metric(hta_tableset *out, int64_t rank_key, const char *metric, double value);
+
+/* Entry points, one per file in src/analysis/. */
+int hta_temporal_breakdown(const hta_rank_view *view, const hta_options *opt,
+                           hta_tableset *out, hta_error *err);
+
+/* Nanoseconds to the microseconds every output column uses. */
+static inline double hta_ns_to_us(int64_t ns)
+{
+    return (double)ns / 1000.0;
+}
+
+#endif

@@ -1,0 +1,26 @@
+/* hta/reader.h: stream-parse a Kineto trace into compact event arrays.
+ *
+ * The JSON is never held whole: a pull lexer walks a fixed buffer, decodes
+ * only the fields the analyses use (ph, cat, name, ts, dur and a few args)
+ * and skips everything else with a validating, non-recursive skipper, so a
+ * 100 000-level nested value or a 100 MB string costs no stack.  The small
+ * distributedInfo object is captured verbatim and parsed with cJSON.
+ * Errors name the file and the byte offset in the uncompressed JSON. */
+#ifndef HTA_READER_H
+#define HTA_READER_H
+
+#include <stddef.h>
+
+#include "hta/error.h"
+#include "hta/trace.h"
+
+/* Reads a .json or .json.gz file into out (initialised by the callee).
+ * On error out is freed and err names path and offset. */
+int hta_read_trace_file(const char *path, hta_trace *out, hta_error *err);
+
+/* The same parser over bytes in memory; label names the input in errors.
+ * Used by the unit tests and the fuzzer. */
+int hta_read_trace_memory(const char *data, size_t len, const char *label,
+                          hta_trace *out, hta_error *err);
+
+#endif

@@ -1,0 +1,28 @@
+/* hta/source.h: the bytes of a trace file, inflated when gzip.
+ *
+ * The format is decided by the file's first two bytes (the gzip magic), not
+ * by its name, so a mislabelled file still reads.  Concatenated gzip
+ * members are read as one stream, as gzip -dc does. */
+#ifndef HTA_SOURCE_H
+#define HTA_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hta/error.h"
+
+typedef struct hta_source hta_source;
+
+/* Opens path; on failure returns -1 with a message naming the file. */
+int hta_source_open(const char *path, hta_source **out, hta_error *err);
+
+/* Fills buf with up to cap bytes; returns the count, 0 at end of data, or -1
+ * on a read or decompression error (message names the compressed offset). */
+long hta_source_read(hta_source *s, char *buf, size_t cap, hta_error *err);
+
+/* Size of the file on disk. */
+uint64_t hta_source_file_bytes(const hta_source *s);
+
+void hta_source_close(hta_source *s);
+
+#endif

@@ -1,0 +1,23 @@
+/* hta/stats.h: descriptive statistics shared by the analyses.
+ *
+ * Quantiles use linear interpolation between order statistics (pandas'
+ * default), std is the sample standard deviation (ddof = 1) as in HTA. */
+#ifndef HTA_STATS_H
+#define HTA_STATS_H
+
+#include <stddef.h>
+
+typedef struct hta_summary {
+    size_t count;
+    double mean, std, min, p25, p50, p75, max;
+} hta_summary;
+
+/* Sorts values in place and summarises them (NaN fields when empty). */
+void hta_summarize(double *values, size_t n, hta_summary *out);
+/* q in [0, 1] of sorted values, linear interpolation; NaN when n == 0. */
+double hta_quantile_sorted(const double *sorted, size_t n, double q);
+void hta_sort_doubles(double *values, size_t n);
+double hta_mean(const double *values, size_t n);
+double hta_sample_std(const double *values, size_t n, double mean);
+
+#endif

@@ -1,0 +1,85 @@
+/* temporal_breakdown.c: idle / compute / non-compute GPU time of a rank
+ * (definitions section 4, HTA's get_temporal_breakdown).
+ *
+ * kernel_time spans the first GPU event's start to the last merged end over
+ * every stream; idle is that span minus the union of all GPU events;
+ * compute is the union of COMPUTATION kernels; the rest is non-compute. */
+#include "hta/analysis.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const hta_column COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"idle_time_us", HTA_COL_F64},
+    {"compute_time_us", HTA_COL_F64},
+    {"non_compute_time_us", HTA_COL_F64},
+    {"kernel_time_us", HTA_COL_F64},
+    {"idle_time_pctg", HTA_COL_F64},
+    {"compute_time_pctg", HTA_COL_F64},
+    {"non_compute_time_pctg", HTA_COL_F64},
+};
+
+static double percent_2dp(int64_t part, int64_t whole)
+{
+    return whole > 0 ? round(10000.0 * (double)part / (double)whole) / 100.0 : NAN;
+}
+
+/* Union length of the GPU events selected by type (HTA_KT_OTHER + 1 = all). */
+static int64_t union_length(const hta_rank_view *v, int type, hta_interval *scratch,
+                            int64_t *span)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_gpu; i++)
+        if (type > HTA_KT_OTHER || v->gpu[i].kernel_type == type)
+            scratch[n++] = (hta_interval){v->gpu[i].ts_ns, hta_event_end(&v->gpu[i])};
+    n = hta_intervals_union(scratch, n);
+    if (span)
+        *span = n ? scratch[n - 1].end - scratch[0].start : 0;
+    return hta_intervals_length(scratch, n);
+}
+
+int hta_temporal_breakdown(const hta_rank_view *v, const hta_options *opt,
+                           hta_tableset *out, hta_error *err)
+{
+    (void)opt;
+    if (v->n_gpu == 0)
+        return 0;
+    hta_interval *scratch = malloc(v->n_gpu * sizeof *scratch);
+    if (!scratch)
+        return hta_fail(err, "out of memory in the temporal breakdown");
+    int64_t kernel_time;
+    int64_t busy = union_length(v, HTA_KT_OTHER + 1, scratch, &kernel_time);
+    int64_t compute = union_length(v, HTA_KT_COMPUTATION, scratch, NULL);
+    free(scratch);
+    int64_t idle = kernel_time - busy;
+    int64_t non_compute = kernel_time - compute - idle;
+
+    hta_table *t = hta_tableset_table(out, "temporal_breakdown", COLUMNS,
+                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    if (!t)
+        return hta_fail(err, "out of memory in the temporal breakdown");
+    hta_row row = hta_table_add_row(t);
+    hta_row_put_i64(&row, v->rank_key);
+    hta_row_put_f64(&row, hta_ns_to_us(idle));
+    hta_row_put_f64(&row, hta_ns_to_us(compute));
+    hta_row_put_f64(&row, hta_ns_to_us(non_compute));
+    hta_row_put_f64(&row, hta_ns_to_us(kernel_time));
+    hta_row_put_f64(&row, percent_2dp(idle, kernel_time));
+    hta_row_put_f64(&row, percent_2dp(compute, kernel_time));
+    hta_row_put_f64(&row, percent_2dp(non_compute, kernel_time));
+    if (hta_row_done(&row))
+        return hta_fail(err, "out of memory in the temporal breakdown");
+
+    /* Unrounded shares for the outlier search: rounding would hide small
+     * but consistent differences between ranks. */
+    double span = (double)kernel_time;
+    int rc = hta_emit_metric(out, v->rank_key, "idle_time_us", hta_ns_to_us(idle)) |
+             hta_emit_metric(out, v->rank_key, "compute_time_us", hta_ns_to_us(compute)) |
+             hta_emit_metric(out, v->rank_key, "non_compute_time_us", hta_ns_to_us(non_compute)) |
+             hta_emit_metric(out, v->rank_key, "kernel_time_us", hta_ns_to_us(kernel_time)) |
+             hta_emit_metric(out, v->rank_key, "idle_time_pctg", span > 0 ? 100.0 * idle / span : NAN) |
+             hta_emit_metric(out, v->rank_key, "compute_time_pctg", span > 0 ? 100.0 * compute / span : NAN) |
+             hta_emit_metric(out, v->rank_key, "non_compute_time_pctg", span > 0 ? 100.0 * non_compute / span : NAN);
+    return rc ? hta_fail(err, "out of memory in the temporal breakdown") : 0;
+}

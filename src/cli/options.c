@@ -1,0 +1,238 @@
+/* options.c: command-line parsing (interface.md, "Command line").
+ *
+ * Parsing never touches MPI or the file system, so --help, --version and
+ * usage errors answer at once on every process. */
+#include "hta/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hta_options_defaults(hta_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->consecutive_kernel_delay_us = 30;
+    o->runtime_cutoff_us = 50;
+    o->launch_delay_cutoff_us = 100;
+    o->num_kernels = 10;
+    o->duration_ratio = 0.8;
+    o->bins = 30;
+    o->z_outlier = 3;
+    o->z_likely = 2;
+    o->robust_z = 3.5;
+    o->min_effect = 0.01;
+    o->output = "hta-results.h5";
+}
+
+int hta_options_wants_rank(const hta_options *o, int64_t rank)
+{
+    if (!o->ranks)
+        return 1;
+    for (size_t i = 0; i < o->n_ranks; i++)
+        if (rank >= o->ranks[i].first && rank <= o->ranks[i].last)
+            return 1;
+    return 0;
+}
+
+void hta_options_free(hta_options *o)
+{
+    free(o->ranks);
+    free((char *)o->command_line);
+    o->ranks = NULL;
+    o->command_line = NULL;
+}
+
+enum {
+    OPT_INCLUDE_LAST_STEP = 256, OPT_CKD, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
+    OPT_NUM_KERNELS, OPT_DURATION_RATIO, OPT_BINS, OPT_Z_OUTLIER, OPT_Z_LIKELY,
+    OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
+    OPT_VERSION,
+};
+
+static const struct option LONG_OPTIONS[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"recursive", no_argument, NULL, OPT_RECURSIVE},
+    {"include-last-step", no_argument, NULL, OPT_INCLUDE_LAST_STEP},
+    {"consecutive-kernel-delay", required_argument, NULL, OPT_CKD},
+    {"runtime-cutoff", required_argument, NULL, OPT_RUNTIME_CUTOFF},
+    {"launch-delay-cutoff", required_argument, NULL, OPT_LAUNCH_DELAY_CUTOFF},
+    {"num-kernels", required_argument, NULL, OPT_NUM_KERNELS},
+    {"duration-ratio", required_argument, NULL, OPT_DURATION_RATIO},
+    {"bins", required_argument, NULL, OPT_BINS},
+    {"z-outlier", required_argument, NULL, OPT_Z_OUTLIER},
+    {"z-likely", required_argument, NULL, OPT_Z_LIKELY},
+    {"robust-z", required_argument, NULL, OPT_ROBUST_Z},
+    {"min-effect", required_argument, NULL, OPT_MIN_EFFECT},
+    {"ranks", required_argument, NULL, OPT_RANKS},
+    {"detail", no_argument, NULL, OPT_DETAIL},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+void hta_print_usage(FILE *out)
+{
+    fprintf(out,
+        "Usage: mpirun -n N hta-mpi [options] TRACE_DIR | TRACE_FILE...\n"
+        "Analyse PyTorch profiler (Kineto) traces, one per rank, in parallel.\n"
+        "\n"
+        "  -o, --output FILE               results file (default hta-results.h5)\n"
+        "      --force                     overwrite an existing results file\n"
+        "      --recursive                 descend into subdirectories\n"
+        "      --ranks LIST                analyse only these ranks, e.g. 0-7,12\n"
+        "      --include-last-step         keep the last profiler step (default: dropped)\n"
+        "      --consecutive-kernel-delay US  idle gap below which it is kernel_wait (30)\n"
+        "      --runtime-cutoff US         launch runtime cutoff (50)\n"
+        "      --launch-delay-cutoff US    launch delay cutoff (100)\n"
+        "      --num-kernels N             kernels per type in the top view (10)\n"
+        "      --duration-ratio R          cumulative share kept in the top view (0.8)\n"
+        "      --bins N                    timeline bins (30)\n"
+        "      --z-outlier Z               |z| for an outlier (3)\n"
+        "      --z-likely Z                |z| for a likely outlier (2)\n"
+        "      --robust-z Z                |robust z| for a robust outlier (3.5)\n"
+        "      --min-effect F              ignore differences below F x |median| (0.01)\n"
+        "      --detail                    also write per-event tables under /detail\n"
+        "  -q, --quiet                     no summary on stdout\n"
+        "  -v, --verbose                   one line per trace on stderr\n"
+        "  -h, --help                      this help\n"
+        "      --version                   print the version\n"
+        "\n"
+        "Exit status: 0 all traces analysed, 1 some traces failed (results written),\n"
+        "2 usage error or nothing to do, 3 internal or MPI failure.\n");
+}
+
+static int parse_double(const char *name, const char *text, double min, double *out,
+                        hta_error *err)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= min))
+        return hta_fail(err, "--%s: expected a number >= %g, got '%s'", name, min, text);
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *name, const char *text, long min, int *out, hta_error *err)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < min || v > 1000000000L)
+        return hta_fail(err, "--%s: expected an integer >= %ld, got '%s'", name, min, text);
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_rank_list(const char *text, hta_options *o, hta_error *err)
+{
+    free(o->ranks);
+    o->ranks = NULL;
+    o->n_ranks = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        long long first = strtoll(p, &end, 10), last = first;
+        if (end == p || first < 0)
+            return hta_fail(err, "--ranks: bad list '%s' (expected e.g. 0-7,12)", text);
+        p = end;
+        if (*p == '-') {
+            last = strtoll(p + 1, &end, 10);
+            if (end == p + 1 || last < first)
+                return hta_fail(err, "--ranks: bad range in '%s'", text);
+            p = end;
+        }
+        hta_rank_range *r = realloc(o->ranks, (o->n_ranks + 1) * sizeof *r);
+        if (!r)
+            return hta_fail(err, "out of memory");
+        o->ranks = r;
+        o->ranks[o->n_ranks++] = (hta_rank_range){first, last};
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return hta_fail(err, "--ranks: bad list '%s' (expected e.g. 0-7,12)", text);
+    }
+    if (!o->n_ranks)
+        return hta_fail(err, "--ranks: empty list");
+    return 0;
+}
+
+static char *join_arguments(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        strcat(s, argv[i]);
+        if (i + 1 < argc)
+            strcat(s, " ");
+    }
+    return s;
+}
+
+static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
+{
+    switch (c) {
+    case 'o': o->output = arg; return 0;
+    case OPT_FORCE: o->force = 1; return 0;
+    case OPT_RECURSIVE: o->recursive = 1; return 0;
+    case OPT_INCLUDE_LAST_STEP: o->include_last_step = 1; return 0;
+    case OPT_CKD: return parse_double("consecutive-kernel-delay", arg, 0, &o->consecutive_kernel_delay_us, err);
+    case OPT_RUNTIME_CUTOFF: return parse_double("runtime-cutoff", arg, 0, &o->runtime_cutoff_us, err);
+    case OPT_LAUNCH_DELAY_CUTOFF: return parse_double("launch-delay-cutoff", arg, 0, &o->launch_delay_cutoff_us, err);
+    case OPT_NUM_KERNELS: return parse_int("num-kernels", arg, 1, &o->num_kernels, err);
+    case OPT_DURATION_RATIO: return parse_double("duration-ratio", arg, 0, &o->duration_ratio, err);
+    case OPT_BINS: return parse_int("bins", arg, 1, &o->bins, err);
+    case OPT_Z_OUTLIER: return parse_double("z-outlier", arg, 0, &o->z_outlier, err);
+    case OPT_Z_LIKELY: return parse_double("z-likely", arg, 0, &o->z_likely, err);
+    case OPT_ROBUST_Z: return parse_double("robust-z", arg, 0, &o->robust_z, err);
+    case OPT_MIN_EFFECT: return parse_double("min-effect", arg, 0, &o->min_effect, err);
+    case OPT_RANKS: return parse_rank_list(arg, o, err);
+    case OPT_DETAIL: o->detail = 1; return 0;
+    case 'q': o->quiet = 1; return 0;
+    case 'v': o->verbose = 1; return 0;
+    default: return hta_fail(err, "unknown option (see --help)");
+    }
+}
+
+hta_cli_action hta_parse_options(int argc, char **argv, hta_options *o, hta_error *err)
+{
+    hta_options_defaults(o);
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:qvh", LONG_OPTIONS, NULL)) != -1) {
+        if (c == 'h')
+            return HTA_CLI_HELP;
+        if (c == OPT_VERSION)
+            return HTA_CLI_VERSION;
+        if (c == '?' || c == ':') {
+            hta_fail(err, "%s: %s (see --help)", argv[optind - 1],
+                     c == ':' ? "missing value" : "unknown option");
+            return HTA_CLI_USAGE_ERROR;
+        }
+        if (apply_option(c, optarg, o, err))
+            return HTA_CLI_USAGE_ERROR;
+    }
+    if (o->z_likely > o->z_outlier) {
+        hta_fail(err, "--z-likely (%g) must not exceed --z-outlier (%g)", o->z_likely, o->z_outlier);
+        return HTA_CLI_USAGE_ERROR;
+    }
+    o->inputs = argv + optind;
+    o->n_inputs = (size_t)(argc - optind);
+    if (o->n_inputs == 0) {
+        hta_fail(err, "no trace directory or file given (see --help)");
+        return HTA_CLI_USAGE_ERROR;
+    }
+    o->command_line = join_arguments(argc, argv);
+    return HTA_CLI_RUN;
+}

@@ -1,0 +1,66 @@
+/* rank_view.c: the sorted GPU events and correlation index every analysis
+ * shares (see hta/analysis.h).  Built once per rank so that no analysis
+ * sorts or indexes the same events again. */
+#include "hta/analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int compare_gpu_events(const void *a, const void *b)
+{
+    const hta_event *x = a, *y = b;
+    if (x->ts_ns != y->ts_ns)
+        return x->ts_ns < y->ts_ns ? -1 : 1;
+    if (x->dur_ns != y->dur_ns)
+        return x->dur_ns < y->dur_ns ? -1 : 1;
+    if (x->stream != y->stream)
+        return x->stream < y->stream ? -1 : 1;
+    if (x->correlation != y->correlation)
+        return x->correlation < y->correlation ? -1 : 1;
+    return (x->name > y->name) - (x->name < y->name);
+}
+
+int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key)
+{
+    memset(view, 0, sizeof *view);
+    view->trace = trace;
+    view->rank_key = rank_key;
+    size_t n_gpu = 0, n_cpu_correlated = 0;
+    for (size_t i = 0; i < trace->n_events; i++) {
+        const hta_event *e = &trace->events[i];
+        if (hta_event_is_gpu(e))
+            n_gpu++;
+        else if (e->correlation >= 0)
+            n_cpu_correlated++;
+    }
+    view->gpu = malloc((n_gpu ? n_gpu : 1) * sizeof *view->gpu);
+    if (!view->gpu || hta_corrmap_init(&view->cpu_by_correlation, n_cpu_correlated)) {
+        hta_rank_view_free(view);
+        return -1;
+    }
+    for (size_t i = 0; i < trace->n_events; i++) {
+        const hta_event *e = &trace->events[i];
+        if (hta_event_is_gpu(e))
+            view->gpu[view->n_gpu++] = *e;
+        else if (e->correlation >= 0)
+            hta_corrmap_put_first(&view->cpu_by_correlation, e->correlation, (uint32_t)i);
+    }
+    qsort(view->gpu, view->n_gpu, sizeof *view->gpu, compare_gpu_events);
+    return 0;
+}
+
+void hta_rank_view_free(hta_rank_view *view)
+{
+    free(view->gpu);
+    hta_corrmap_free(&view->cpu_by_correlation);
+    memset(view, 0, sizeof *view);
+}
+
+const hta_event *hta_rank_view_launch(const hta_rank_view *view, const hta_event *gpu)
+{
+    uint32_t index;
+    if (gpu->correlation < 0 ||
+        !hta_corrmap_get(&view->cpu_by_correlation, gpu->correlation, &index))
+        return NULL;
+    return &view->trace->events[index];
+}

@@ -1,0 +1,79 @@
+/* step_filter.c: HTA's "drop the last profiler step" (definitions section 2).
+ *
+ * The last ProfilerStep is usually cut short by the end of profiling, so HTA
+ * keeps CPU-side events that start before it (or, with include_last_step,
+ * before its end) and only the GPU events launched by a kept CPU event.
+ * Applies only when the rank has at least two distinct ProfilerStep#N
+ * names; the trace is compacted in place. */
+#include "hta/analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int is_profiler_step(const char *name)
+{
+    return strncmp(name, "ProfilerStep#", 13) == 0;
+}
+
+/* A GPU event with a correlation is judged by its launch; everything else
+ * (CPU events, and GPU events without correlation) by its own start. */
+static int is_cpu_side(const hta_event *e)
+{
+    return !(hta_event_is_gpu(e) && e->correlation >= 0);
+}
+
+int hta_step_filter(hta_trace *t, int include_last_step,
+                    hta_step_filter_stats *stats, hta_error *err)
+{
+    memset(stats, 0, sizeof *stats);
+    uint32_t first_step_name = UINT32_MAX;
+    int distinct_steps = 0;
+    const hta_event *last_step = NULL;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        if (!is_cpu_side(e) || !is_profiler_step(hta_event_name(t, e)))
+            continue;
+        if (first_step_name == UINT32_MAX)
+            first_step_name = e->name;
+        if (e->name != first_step_name)
+            distinct_steps = 2;
+        if (!last_step || e->ts_ns > last_step->ts_ns)
+            last_step = e;
+    }
+    if (distinct_steps < 2)
+        return 0;
+    stats->applied = 1;
+    int64_t cutoff = include_last_step ? hta_event_end(last_step) : last_step->ts_ns;
+
+    size_t n_kept_correlated = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        if (is_cpu_side(e) && e->correlation >= 0 && e->ts_ns <= cutoff)
+            n_kept_correlated++;
+    }
+    hta_corrmap kept;
+    if (hta_corrmap_init(&kept, n_kept_correlated))
+        return hta_fail(err, "out of memory in the step filter");
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        int before = include_last_step ? e->ts_ns <= cutoff : e->ts_ns < cutoff;
+        if (is_cpu_side(e) && e->correlation >= 0 && before)
+            hta_corrmap_put_first(&kept, e->correlation, 0);
+    }
+    size_t out = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        uint32_t unused;
+        int keep = is_cpu_side(e)
+                       ? (include_last_step ? e->ts_ns <= cutoff : e->ts_ns < cutoff)
+                       : hta_corrmap_get(&kept, e->correlation, &unused);
+        if (keep)
+            t->events[out++] = *e;
+        else if (hta_event_is_gpu(e))
+            stats->dropped_gpu_events++;
+    }
+    stats->dropped_events = t->n_events - out;
+    t->n_events = out;
+    hta_corrmap_free(&kept);
+    return 0;
+}

@@ -1,0 +1,55 @@
+/* trace.c: growth of the per-rank event arrays (see hta/trace.h). */
+#include "hta/trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void hta_trace_init(hta_trace *t)
+{
+    memset(t, 0, sizeof *t);
+    hta_strtab_init(&t->names);
+    hta_strtab_init(&t->categories);
+    t->rank = -1;
+    t->world_size = -1;
+}
+
+void hta_trace_free(hta_trace *t)
+{
+    free(t->events);
+    free(t->copies);
+    hta_strtab_free(&t->names);
+    hta_strtab_free(&t->categories);
+    memset(t, 0, sizeof *t);
+}
+
+/* Grows by half rather than doubling: the event array is the one large
+ * allocation per rank and doubling would waste up to 50% of peak memory. */
+static int grow(void **items, size_t *cap, size_t size)
+{
+    size_t n = *cap ? *cap + *cap / 2 : 4096;
+    void *p = realloc(*items, n * size);
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = n;
+    return 0;
+}
+
+hta_event *hta_trace_push_event(hta_trace *t)
+{
+    if (t->n_events == t->cap_events &&
+        grow((void **)&t->events, &t->cap_events, sizeof *t->events))
+        return NULL;
+    hta_event *e = &t->events[t->n_events++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+long hta_trace_push_copy(hta_trace *t, hta_copy_info info)
+{
+    if (t->n_copies == t->cap_copies &&
+        grow((void **)&t->copies, &t->cap_copies, sizeof *t->copies))
+        return -1;
+    t->copies[t->n_copies] = info;
+    return (long)t->n_copies++;
+}

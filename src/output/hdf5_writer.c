@@ -1,0 +1,201 @@
+/* hdf5_writer.c: the results file (interface.md, "HDF5 file").
+ *
+ * Every table becomes a 1-D compound dataset whose memory layout is the
+ * table's own cell array (8 bytes per column; strings as variable-length
+ * UTF-8), so no table is copied on the way out.  The file is written under
+ * a temporary name in the target directory and renamed at the end, so a
+ * crash never leaves a half file under the final name. */
+#include "hta/run.h"
+
+#include <hdf5.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HTA_SCHEMA_VERSION 1
+
+static hid_t utf8_string_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+static hid_t compound_type(const hta_table *t)
+{
+    hid_t type = H5Tcreate(H5T_COMPOUND, t->n_columns * sizeof(hta_cell));
+    hid_t str = utf8_string_type();
+    for (size_t c = 0; c < t->n_columns; c++) {
+        hid_t member = t->columns[c].type == HTA_COL_I64 ? H5T_NATIVE_INT64
+                       : t->columns[c].type == HTA_COL_F64 ? H5T_NATIVE_DOUBLE
+                                                            : str;
+        H5Tinsert(type, t->columns[c].name, c * sizeof(hta_cell), member);
+    }
+    H5Tclose(str);
+    return type;
+}
+
+static int write_table(hid_t file, const hta_table *t)
+{
+    if (t->n_columns == 0)
+        return 0;
+    char path[512];
+    snprintf(path, sizeof path, "/%s", t->name);
+    hsize_t dims[1] = {t->n_rows};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t type = compound_type(t);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t ds = H5Dcreate2(file, path, type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = ds < 0 ? -1 : 0;
+    if (ds >= 0 && t->n_rows)
+        rc = H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->cells);
+    if (ds >= 0)
+        H5Dclose(ds);
+    H5Pclose(lcpl);
+    H5Tclose(type);
+    H5Sclose(space);
+    return rc < 0 ? -1 : 0;
+}
+
+static int put_attr_string(hid_t obj, const char *name, const char *value)
+{
+    hid_t type = utf8_string_type();
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, &value);
+    if (attr >= 0)
+        H5Aclose(attr);
+    H5Sclose(space);
+    H5Tclose(type);
+    return rc < 0 ? -1 : 0;
+}
+
+static int put_attr_strings(hid_t obj, const char *name, char *const *values, size_t n)
+{
+    hid_t type = utf8_string_type();
+    hsize_t dims[1] = {n};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, values);
+    if (attr >= 0)
+        H5Aclose(attr);
+    H5Sclose(space);
+    H5Tclose(type);
+    return rc < 0 ? -1 : 0;
+}
+
+static int put_attr_number(hid_t obj, const char *name, hid_t type, const void *value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, value);
+    if (attr >= 0)
+        H5Aclose(attr);
+    H5Sclose(space);
+    return rc < 0 ? -1 : 0;
+}
+
+static int put_attr_i64(hid_t obj, const char *name, int64_t v)
+{
+    return put_attr_number(obj, name, H5T_NATIVE_INT64, &v);
+}
+
+static int put_attr_f64(hid_t obj, const char *name, double v)
+{
+    return put_attr_number(obj, name, H5T_NATIVE_DOUBLE, &v);
+}
+
+static void count_ranks(const hta_tableset *set, int64_t *n_ok, int64_t *n_failed)
+{
+    *n_ok = *n_failed = 0;
+    const hta_table *ranks = hta_tableset_find(set, "ranks");
+    long status = ranks ? hta_table_column(ranks, "status") : -1;
+    for (size_t r = 0; ranks && status >= 0 && r < ranks->n_rows; r++) {
+        if (strcmp(hta_table_row(ranks, r)[status].s, "failed") == 0)
+            (*n_failed)++;
+        else
+            (*n_ok)++;
+    }
+}
+
+static int write_root_attributes(hid_t file, const hta_tableset *set,
+                                 const hta_options *opt, const hta_run_info *info)
+{
+    char created[64];
+    time_t now = time(NULL);
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    int64_t n_ok, n_failed;
+    count_ranks(set, &n_ok, &n_failed);
+    int rc = 0;
+    rc |= put_attr_i64(file, "schema_version", HTA_SCHEMA_VERSION);
+    rc |= put_attr_string(file, "tool_version", info->tool_version);
+    rc |= put_attr_string(file, "created_utc", created);
+    rc |= put_attr_string(file, "command_line", opt->command_line ? opt->command_line : "");
+    rc |= put_attr_strings(file, "trace_paths", info->files->paths, info->files->count);
+    rc |= put_attr_string(file, "time_unit", "us");
+    rc |= put_attr_i64(file, "n_ranks", n_ok + n_failed);
+    rc |= put_attr_i64(file, "n_failed", n_failed);
+    rc |= put_attr_i64(file, "n_processes", info->n_processes);
+    rc |= put_attr_f64(file, "wall_seconds", info->wall_seconds);
+    rc |= put_attr_i64(file, "include_last_step", opt->include_last_step);
+    rc |= put_attr_f64(file, "consecutive_kernel_delay_us", opt->consecutive_kernel_delay_us);
+    rc |= put_attr_f64(file, "runtime_cutoff_us", opt->runtime_cutoff_us);
+    rc |= put_attr_f64(file, "launch_delay_cutoff_us", opt->launch_delay_cutoff_us);
+    rc |= put_attr_i64(file, "num_kernels", opt->num_kernels);
+    rc |= put_attr_f64(file, "duration_ratio", opt->duration_ratio);
+    rc |= put_attr_i64(file, "bins", opt->bins);
+    rc |= put_attr_f64(file, "z_outlier", opt->z_outlier);
+    rc |= put_attr_f64(file, "z_likely", opt->z_likely);
+    rc |= put_attr_f64(file, "robust_z", opt->robust_z);
+    rc |= put_attr_f64(file, "min_effect", opt->min_effect);
+    return rc;
+}
+
+static char *temporary_name(const char *output)
+{
+    size_t len = strlen(output) + 64;
+    char *dir_copy = strdup(output), *base_copy = strdup(output);
+    char *tmp = malloc(len);
+    if (dir_copy && base_copy && tmp)
+        snprintf(tmp, len, "%s/.%s.tmp.%ld", dirname(dir_copy), basename(base_copy),
+                 (long)getpid());
+    free(dir_copy);
+    free(base_copy);
+    return tmp;
+}
+
+int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,
+                   const hta_run_info *info, hta_error *err)
+{
+    char *tmp = temporary_name(opt->output);
+    if (!tmp)
+        return hta_fail(err, "out of memory");
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file < 0) {
+        hta_fail(err, "%s: cannot create the results file", tmp);
+        free(tmp);
+        return -1;
+    }
+    int rc = write_root_attributes(file, set, opt, info)
+                 ? hta_fail(err, "%s: cannot write the file attributes", opt->output)
+                 : 0;
+    for (size_t i = 0; i < set->n_tables && rc == 0; i++)
+        if (write_table(file, set->tables[i]))
+            rc = hta_fail(err, "%s: cannot write /%s (disk full?)", opt->output,
+                          set->tables[i]->name);
+    if (H5Fclose(file) < 0 && rc == 0)
+        rc = hta_fail(err, "%s: cannot finish the results file (disk full?)", opt->output);
+    if (rc == 0 && rename(tmp, opt->output) != 0)
+        rc = hta_fail(err, "%s: cannot rename the finished results file into place",
+                      opt->output);
+    if (rc)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}

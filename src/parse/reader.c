@@ -1,0 +1,797 @@
+/* reader.c: streaming Kineto JSON parser (see hta/reader.h).
+ *
+ * Layout: a pull lexer (lx_*) over a refillable buffer; a validating skipper
+ * that keeps its nesting stack on the heap; the event decoder, which fills
+ * an event_fields scratch record and appends an hta_event only when the
+ * event is a complete ("X") event with cat and dur; and the top level, which
+ * accepts an object with traceEvents anywhere or a bare event array. */
+#include "hta/reader.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hta/buf.h"
+#include "hta/source.h"
+
+#define LX_BUFFER_BYTES (256u << 10)
+#define LX_EOF (-1)
+#define DISTRIBUTED_INFO_MAX_BYTES (64u << 20)
+
+typedef long (*lx_pull_fn)(void *ctx, char *buf, size_t cap, hta_error *err);
+
+typedef struct lexer {
+    const char *p, *end;
+    char *buf;                 /* owned */
+    uint64_t base;             /* stream offset of buf[0] */
+    int at_eof;
+    int failed;
+    lx_pull_fn pull;
+    void *pull_ctx;
+    const char *label;
+    hta_error *err;
+    hta_buf *record;           /* when set, consumed bytes are appended */
+    const char *record_from;
+    hta_buf skip_stack;        /* container kinds while skipping */
+    hta_buf key, name, cat, ph;
+} lexer;
+
+/* ---- lexer ------------------------------------------------------------ */
+
+static uint64_t lx_offset(const lexer *lx)
+{
+    return lx->base + (uint64_t)(lx->p - lx->buf);
+}
+
+static int lx_error(lexer *lx, const char *what)
+{
+    if (!lx->failed)
+        hta_fail(lx->err, "%s: parse error at byte %llu: %s", lx->label,
+                 (unsigned long long)lx_offset(lx), what);
+    lx->failed = 1;
+    return -1;
+}
+
+static void lx_flush_record(lexer *lx)
+{
+    if (!lx->record)
+        return;
+    size_t n = (size_t)(lx->p - lx->record_from);
+    if (lx->record->len + n > DISTRIBUTED_INFO_MAX_BYTES)
+        lx->record = NULL;     /* too large to be metadata: give up on it */
+    else
+        hta_buf_append(lx->record, lx->record_from, n);
+    lx->record_from = lx->p;
+}
+
+/* Slow path of lx_peek: the buffer is exhausted. */
+static int lx_refill(lexer *lx)
+{
+    if (lx->at_eof || lx->failed)
+        return LX_EOF;
+    lx_flush_record(lx);
+    lx->base += (uint64_t)(lx->end - lx->buf);
+    long n = lx->pull(lx->pull_ctx, lx->buf, LX_BUFFER_BYTES, lx->err);
+    lx->p = lx->end = lx->record_from = lx->buf;
+    if (n < 0) {
+        lx->failed = 1;
+        return LX_EOF;
+    }
+    if (n == 0) {
+        lx->at_eof = 1;
+        return LX_EOF;
+    }
+    lx->end = lx->buf + n;
+    return (unsigned char)*lx->p;
+}
+
+static inline int lx_peek(lexer *lx)
+{
+    if (lx->p < lx->end)
+        return (unsigned char)*lx->p;
+    return lx_refill(lx);
+}
+
+static inline int lx_peek_token(lexer *lx)
+{
+    for (;;) {
+        while (lx->p < lx->end) {
+            char c = *lx->p;
+            if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+                return (unsigned char)c;
+            lx->p++;
+        }
+        if (lx_refill(lx) == LX_EOF)
+            return LX_EOF;
+    }
+}
+
+static int lx_expect(lexer *lx, char c, const char *what)
+{
+    if (lx_peek_token(lx) != (unsigned char)c)
+        return lx_error(lx, what);
+    lx->p++;
+    return 0;
+}
+
+static int lx_error_eof(lexer *lx, const char *what)
+{
+    return lx->failed ? -1 : lx_error(lx, what);
+}
+
+/* Skips a string whose opening quote is current.  Escapes are not decoded. */
+static int lx_skip_string(lexer *lx)
+{
+    lx->p++;
+    for (;;) {
+        const char *p = lx->p, *end = lx->end;
+        while (p < end && *p != '"' && *p != '\\')
+            p++;
+        lx->p = p;
+        int c = lx_peek(lx);
+        if (c == LX_EOF)
+            return lx_error_eof(lx, "unterminated string");
+        if (c != '"' && c != '\\')
+            continue;          /* the buffer was refilled mid-string */
+        lx->p++;
+        if (c == '"')
+            return 0;
+        if (c == '\\') {
+            if (lx_peek(lx) == LX_EOF)
+                return lx_error_eof(lx, "unterminated string");
+            lx->p++;
+        }
+    }
+}
+
+static int hex_value(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static int lx_read_hex4(lexer *lx, unsigned *out)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hex_value(lx_peek(lx));
+        if (h < 0)
+            return lx_error(lx, "bad \\u escape");
+        lx->p++;
+        v = v * 16 + (unsigned)h;
+    }
+    *out = v;
+    return 0;
+}
+
+static int put_utf8(hta_buf *out, unsigned cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) { b[0] = (char)cp; n = 1; }
+    else if (cp < 0x800) { b[0] = (char)(0xC0 | cp >> 6); b[1] = (char)(0x80 | (cp & 0x3F)); n = 2; }
+    else if (cp < 0x10000) { b[0] = (char)(0xE0 | cp >> 12); b[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); b[2] = (char)(0x80 | (cp & 0x3F)); n = 3; }
+    else { b[0] = (char)(0xF0 | cp >> 18); b[1] = (char)(0x80 | ((cp >> 12) & 0x3F)); b[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); b[3] = (char)(0x80 | (cp & 0x3F)); n = 4; }
+    return hta_buf_append(out, b, n);
+}
+
+static int lx_read_escape(lexer *lx, hta_buf *out)
+{
+    int c = lx_peek(lx);
+    if (c == LX_EOF)
+        return lx_error_eof(lx, "unterminated string");
+    lx->p++;
+    switch (c) {
+    case '"': case '\\': case '/': return hta_buf_putc(out, (char)c);
+    case 'b': return hta_buf_putc(out, '\b');
+    case 'f': return hta_buf_putc(out, '\f');
+    case 'n': return hta_buf_putc(out, '\n');
+    case 'r': return hta_buf_putc(out, '\r');
+    case 't': return hta_buf_putc(out, '\t');
+    case 'u': {
+        unsigned cp;
+        if (lx_read_hex4(lx, &cp))
+            return -1;
+        if (cp >= 0xD800 && cp < 0xDC00 && lx_peek(lx) == '\\') {
+            lx->p++;
+            if (lx_peek(lx) != 'u')
+                return lx_error(lx, "bad surrogate pair");
+            lx->p++;
+            unsigned low;
+            if (lx_read_hex4(lx, &low))
+                return -1;
+            if (low >= 0xDC00 && low < 0xE000)
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        }
+        return put_utf8(out, cp);
+    }
+    default:
+        return lx_error(lx, "bad escape in string");
+    }
+}
+
+/* Reads a string whose opening quote is current, decoding escapes. */
+static int lx_read_string(lexer *lx, hta_buf *out)
+{
+    out->len = 0;
+    if (hta_buf_reserve(out, 0))
+        return lx_error(lx, "out of memory");
+    out->data[0] = '\0';
+    lx->p++;
+    for (;;) {
+        const char *start = lx->p, *p = lx->p, *end = lx->end;
+        while (p < end && *p != '"' && *p != '\\')
+            p++;
+        if (hta_buf_append(out, start, (size_t)(p - start)))
+            return lx_error(lx, "out of memory");
+        lx->p = p;
+        int c = lx_peek(lx);
+        if (c == LX_EOF)
+            return lx_error_eof(lx, "unterminated string");
+        if (c != '"' && c != '\\')
+            continue;          /* the buffer was refilled mid-string */
+        lx->p++;
+        if (c == '"')
+            return 0;
+        if (c == '\\' && lx_read_escape(lx, out))
+            return lx->failed ? -1 : lx_error(lx, "out of memory");
+    }
+}
+
+/* A JSON number in every form the analyses want. */
+typedef struct number {
+    double value;
+    int64_t integer;           /* truncated; valid when integer_ok */
+    int64_t thousandths;       /* value x 1000 rounded: us -> ns exactly */
+    int integer_ok, thousandths_ok;
+} number;
+
+static int is_number_char(int c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+/* Validates the JSON number grammar on text[0..n) and converts it.  Decimal
+ * text is converted digit by digit so that "1712195495519689.047" us becomes
+ * exactly 1712195495519689047 ns, which a double cannot hold. */
+static int convert_number(const char *text, size_t n, number *out)
+{
+    size_t i = 0;
+    int negative = 0;
+    if (i < n && text[i] == '-') { negative = 1; i++; }
+    size_t int_start = i;
+    while (i < n && text[i] >= '0' && text[i] <= '9') i++;
+    size_t int_digits = i - int_start;
+    if (int_digits == 0 || (int_digits > 1 && text[int_start] == '0'))
+        return -1;
+    size_t frac_start = i, frac_digits = 0;
+    if (i < n && text[i] == '.') {
+        frac_start = ++i;
+        while (i < n && text[i] >= '0' && text[i] <= '9') i++;
+        frac_digits = i - frac_start;
+        if (frac_digits == 0)
+            return -1;
+    }
+    int has_exponent = 0;
+    if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+        has_exponent = 1;
+        i++;
+        if (i < n && (text[i] == '+' || text[i] == '-')) i++;
+        size_t exp_start = i;
+        while (i < n && text[i] >= '0' && text[i] <= '9') i++;
+        if (i == exp_start)
+            return -1;
+    }
+    if (i != n)
+        return -1;
+
+    char tmp[80];
+    memcpy(tmp, text, n);
+    tmp[n] = '\0';
+    out->value = strtod(tmp, NULL);
+    out->integer_ok = out->thousandths_ok = 0;
+    if (has_exponent || int_digits > 18) {
+        double scaled = out->value * 1000.0;
+        if (isfinite(scaled) && fabs(scaled) < 9.0e18) {
+            out->thousandths = llround(scaled);
+            out->thousandths_ok = 1;
+        }
+        if (isfinite(out->value) && fabs(out->value) < 9.0e18 &&
+            out->value == floor(out->value)) {
+            out->integer = (int64_t)out->value;
+            out->integer_ok = 1;
+        }
+        return 0;
+    }
+    int64_t whole = 0;
+    for (size_t k = int_start; k < int_start + int_digits; k++)
+        whole = whole * 10 + (text[k] - '0');
+    int64_t milli = 0;
+    for (size_t k = 0; k < 3; k++)
+        milli = milli * 10 + (k < frac_digits ? text[frac_start + k] - '0' : 0);
+    out->integer = negative ? -whole : whole;
+    out->integer_ok = 1;
+    if (whole > (INT64_MAX - 1000) / 1000)
+        return 0;              /* beyond ~292 years of microseconds */
+    int64_t t = whole * 1000 + milli;
+    if (frac_digits > 3 && text[frac_start + 3] >= '5')
+        t++;                   /* round half away from zero */
+    out->thousandths = negative ? -t : t;
+    out->thousandths_ok = 1;
+    return 0;
+}
+
+/* Reads a number at the current position.  Numbers longer than any real
+ * value (e.g. 10159970886766084423) are validated and marked unusable. */
+static int lx_read_number(lexer *lx, number *out)
+{
+    char text[80];
+    size_t n = 0, total = 0;
+    int c;
+    while ((c = lx_peek(lx)) != LX_EOF && is_number_char(c)) {
+        if (n < sizeof text - 1)
+            text[n++] = (char)c;
+        total++;
+        lx->p++;
+    }
+    if (lx->failed)
+        return -1;
+    if (total >= sizeof text - 1) {
+        out->value = NAN;
+        out->integer_ok = out->thousandths_ok = 0;
+        return 0;
+    }
+    if (convert_number(text, n, out))
+        return lx_error(lx, "malformed number");
+    return 0;
+}
+
+static int lx_skip_literal(lexer *lx)
+{
+    static const char *const words[] = {"true", "false", "null"};
+    int first = lx_peek(lx);
+    for (int w = 0; w < 3; w++) {
+        if (first != words[w][0])
+            continue;
+        for (const char *s = words[w]; *s; s++) {
+            if (lx_peek(lx) != (unsigned char)*s)
+                return lx_error_eof(lx, "invalid literal");
+            lx->p++;
+        }
+        return 0;
+    }
+    return lx_error(lx, "unexpected character");
+}
+
+static int lx_skip_scalar(lexer *lx, int c)
+{
+    if (c == '"')
+        return lx_skip_string(lx);
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        number ignored;
+        return lx_read_number(lx, &ignored);
+    }
+    if (c == LX_EOF)
+        return lx_error_eof(lx, "unexpected end of data");
+    return lx_skip_literal(lx);
+}
+
+static int lx_skip_member_key(lexer *lx)
+{
+    if (lx_peek_token(lx) != '"')
+        return lx_error_eof(lx, "expected a string key");
+    if (lx_skip_string(lx))
+        return -1;
+    return lx_expect(lx, ':', "expected ':'");
+}
+
+/* Skips one value of any depth, validating its structure.  The nesting
+ * stack lives in a heap buffer, so depth is bounded by memory only. */
+static int lx_skip_value(lexer *lx)
+{
+    hta_buf *stack = &lx->skip_stack;
+    stack->len = 0;
+    for (;;) {
+        int c = lx_peek_token(lx);
+        if (c == '{' || c == '[') {
+            lx->p++;
+            if (hta_buf_putc(stack, (char)c))
+                return lx_error(lx, "out of memory");
+            int close = c == '{' ? '}' : ']';
+            if (lx_peek_token(lx) != close) {
+                if (c == '{' && lx_skip_member_key(lx))
+                    return -1;
+                continue;
+            }
+            lx->p++;
+            stack->len--;
+        } else if (lx_skip_scalar(lx, c)) {
+            return -1;
+        }
+        /* A value is complete: close containers until one wants more. */
+        for (;;) {
+            if (stack->len == 0)
+                return 0;
+            char top = stack->data[stack->len - 1];
+            c = lx_peek_token(lx);
+            if (c == ',') {
+                lx->p++;
+                if (top == '{' && lx_skip_member_key(lx))
+                    return -1;
+                break;
+            }
+            if (c != (top == '{' ? '}' : ']'))
+                return lx_error_eof(lx, top == '{' ? "expected ',' or '}'"
+                                                   : "expected ',' or ']'");
+            lx->p++;
+            stack->len--;
+        }
+    }
+}
+
+/* Reads `"key":` into lx->key. */
+static int lx_read_key(lexer *lx)
+{
+    if (lx_peek_token(lx) != '"')
+        return lx_error_eof(lx, "expected a string key");
+    if (lx_read_string(lx, &lx->key))
+        return -1;
+    return lx_expect(lx, ':', "expected ':'");
+}
+
+/* After a member: 1 when another follows, 0 at the closing bracket. */
+static int lx_next_member(lexer *lx, char close)
+{
+    int c = lx_peek_token(lx);
+    if (c == ',') {
+        lx->p++;
+        return 1;
+    }
+    if (c == (unsigned char)close) {
+        lx->p++;
+        return 0;
+    }
+    return lx_error_eof(lx, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+}
+
+/* Enters an object: 1 when it has members, 0 when empty, -1 on error. */
+static int lx_open(lexer *lx, char open, char close, const char *what)
+{
+    if (lx_expect(lx, open, what))
+        return -1;
+    if (lx_peek_token(lx) == (unsigned char)close) {
+        lx->p++;
+        return 0;
+    }
+    return 1;
+}
+
+static int key_is(const lexer *lx, const char *s)
+{
+    return strcmp(lx->key.data, s) == 0;
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+typedef struct event_fields {
+    int has_ts, has_dur, has_cat, has_name, has_stream;
+    int64_t ts_ns, dur_ns;
+    int64_t stream, correlation, bytes;
+    double bandwidth_gbps;
+    int has_copy;
+} event_fields;
+
+/* Reads a numeric field; a non-numeric value is skipped and reported as 0. */
+static int read_numeric(lexer *lx, number *out, int *is_number)
+{
+    int c = lx_peek_token(lx);
+    *is_number = c == '-' || (c >= '0' && c <= '9');
+    if (!*is_number)
+        return lx_skip_value(lx);
+    return lx_read_number(lx, out);
+}
+
+static int read_event_args(lexer *lx, event_fields *f)
+{
+    if (lx_peek_token(lx) != '{')
+        return lx_skip_value(lx);
+    int more = lx_open(lx, '{', '}', "expected '{'");
+    while (more > 0) {
+        if (lx_read_key(lx))
+            return -1;
+        number v;
+        int numeric;
+        if (key_is(lx, "stream")) {
+            if (read_numeric(lx, &v, &numeric))
+                return -1;
+            if (numeric) {
+                f->has_stream = 1;
+                f->stream = v.integer_ok ? v.integer : -1;
+            }
+        } else if (key_is(lx, "correlation")) {
+            if (read_numeric(lx, &v, &numeric))
+                return -1;
+            if (numeric && v.integer_ok)
+                f->correlation = v.integer;
+        } else if (key_is(lx, "bytes")) {
+            if (read_numeric(lx, &v, &numeric))
+                return -1;
+            if (numeric && v.integer_ok) {
+                f->bytes = v.integer;
+                f->has_copy = 1;
+            }
+        } else if (key_is(lx, "memory bandwidth (GB/s)")) {
+            if (read_numeric(lx, &v, &numeric))
+                return -1;
+            if (numeric) {
+                f->bandwidth_gbps = v.value;
+                f->has_copy = 1;
+            }
+        } else if (lx_skip_value(lx)) {
+            return -1;
+        }
+        more = lx_next_member(lx, '}');
+    }
+    return more;
+}
+
+static int read_time_field(lexer *lx, int64_t *out, int *has)
+{
+    number v;
+    int numeric;
+    if (read_numeric(lx, &v, &numeric))
+        return -1;
+    if (numeric && v.thousandths_ok) {
+        *out = v.thousandths;
+        *has = 1;
+    }
+    return 0;
+}
+
+static int read_string_field(lexer *lx, hta_buf *out, int *has)
+{
+    if (lx_peek_token(lx) != '"')
+        return lx_skip_value(lx);
+    *has = 1;
+    return lx_read_string(lx, out);
+}
+
+static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
+{
+    hta_event *e = hta_trace_push_event(t);
+    uint32_t name = hta_strtab_intern(&t->names, lx->name.data, lx->name.len);
+    uint32_t cat = hta_strtab_intern(&t->categories, lx->cat.data, lx->cat.len);
+    if (!e || name == UINT32_MAX || cat > UINT16_MAX)
+        return lx_error(lx, "out of memory");
+    e->ts_ns = f->ts_ns;
+    e->dur_ns = f->dur_ns;
+    e->correlation = f->correlation;
+    e->name = name;
+    e->cat = (uint16_t)cat;
+    if (f->has_stream) {
+        e->flags |= HTA_EVENT_GPU;
+        e->stream = (uint32_t)f->stream;
+        e->kernel_type = (uint8_t)hta_classify_kernel(lx->name.data);
+    }
+    if (f->has_copy) {
+        long idx = hta_trace_push_copy(t, (hta_copy_info){
+            .bandwidth_gbps = f->bandwidth_gbps, .bytes = f->bytes});
+        if (idx < 0)
+            return lx_error(lx, "out of memory");
+        e->flags |= HTA_EVENT_HAS_COPY;
+        e->aux = (uint32_t)idx;
+    }
+    return 0;
+}
+
+/* Decodes one event object and keeps it when it is a complete event. */
+static int read_event(lexer *lx, hta_trace *t)
+{
+    if (lx_peek_token(lx) != '{')
+        return lx_error_eof(lx, "expected an event object");
+    event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
+                      .bandwidth_gbps = NAN};
+    int has_ph = 0;
+    lx->ph.len = 0;
+    int more = lx_open(lx, '{', '}', "expected '{'");
+    while (more > 0) {
+        if (lx_read_key(lx))
+            return -1;
+        const char *k = lx->key.data;
+        int rc;
+        if (strcmp(k, "ph") == 0)
+            rc = read_string_field(lx, &lx->ph, &has_ph);
+        else if (strcmp(k, "cat") == 0)
+            rc = read_string_field(lx, &lx->cat, &f.has_cat);
+        else if (strcmp(k, "name") == 0)
+            rc = read_string_field(lx, &lx->name, &f.has_name);
+        else if (strcmp(k, "ts") == 0)
+            rc = read_time_field(lx, &f.ts_ns, &f.has_ts);
+        else if (strcmp(k, "dur") == 0)
+            rc = read_time_field(lx, &f.dur_ns, &f.has_dur);
+        else if (strcmp(k, "args") == 0)
+            rc = read_event_args(lx, &f);
+        else
+            rc = lx_skip_value(lx);
+        if (rc)
+            return -1;
+        more = lx_next_member(lx, '}');
+    }
+    if (more < 0)
+        return -1;
+    int complete = has_ph && lx->ph.len == 1 && lx->ph.data[0] == 'X';
+    if (!complete || !f.has_cat || !f.has_dur)
+        return 0;
+    if (!f.has_ts || f.dur_ns < 0) {
+        t->skipped_events++;
+        return 0;
+    }
+    if (!f.has_name) {
+        lx->name.len = 0;
+        if (hta_buf_append(&lx->name, "", 0))
+            return lx_error(lx, "out of memory");
+    }
+    return store_event(lx, t, &f);
+}
+
+static int read_event_array(lexer *lx, hta_trace *t)
+{
+    int more = lx_open(lx, '[', ']', "traceEvents is not an array");
+    while (more > 0) {
+        if (read_event(lx, t))
+            return -1;
+        more = lx_next_member(lx, ']');
+    }
+    return more;
+}
+
+/* ---- top level -------------------------------------------------------- */
+
+static void apply_distributed_info(hta_trace *t, const hta_buf *json)
+{
+    cJSON *root = cJSON_ParseWithLength(json->data, json->len);
+    if (!root)
+        return;
+    const cJSON *rank = cJSON_GetObjectItemCaseSensitive(root, "rank");
+    if (cJSON_IsNumber(rank) && rank->valuedouble >= 0 &&
+        rank->valuedouble == (double)(int64_t)rank->valuedouble)
+        t->rank = (int64_t)rank->valuedouble;
+    const cJSON *world = cJSON_GetObjectItemCaseSensitive(root, "world_size");
+    if (cJSON_IsNumber(world))
+        t->world_size = (int64_t)world->valuedouble;
+    cJSON_Delete(root);
+}
+
+static int read_distributed_info(lexer *lx, hta_trace *t)
+{
+    hta_buf json = {0};
+    lx_peek_token(lx);
+    lx->record = &json;
+    lx->record_from = lx->p;
+    int rc = lx_skip_value(lx);
+    lx_flush_record(lx);
+    int complete = lx->record != NULL;
+    lx->record = NULL;
+    if (rc == 0 && complete && json.data)
+        apply_distributed_info(t, &json);
+    hta_buf_free(&json);
+    return rc;
+}
+
+static int read_top_object(lexer *lx, hta_trace *t)
+{
+    int saw_events = 0;
+    int more = lx_open(lx, '{', '}', "expected '{'");
+    while (more > 0) {
+        if (lx_read_key(lx))
+            return -1;
+        int rc;
+        if (key_is(lx, "traceEvents")) {
+            if (lx_peek_token(lx) != '[')
+                return lx_error_eof(lx, "traceEvents is not an array");
+            saw_events = 1;
+            rc = read_event_array(lx, t);
+        } else if (key_is(lx, "distributedInfo")) {
+            rc = read_distributed_info(lx, t);
+        } else {
+            rc = lx_skip_value(lx);
+        }
+        if (rc)
+            return -1;
+        more = lx_next_member(lx, '}');
+    }
+    if (more < 0)
+        return -1;
+    if (!saw_events)
+        return lx_error(lx, "no traceEvents array in the top-level object");
+    return 0;
+}
+
+static int read_document(lexer *lx, hta_trace *t)
+{
+    int c = lx_peek_token(lx);
+    int rc;
+    if (c == LX_EOF)
+        return lx->failed ? -1 : lx_error(lx, "empty file");
+    if (c == '{')
+        rc = read_top_object(lx, t);
+    else if (c == '[')
+        rc = read_event_array(lx, t);
+    else
+        return lx_error(lx, "not a JSON trace (expected '{' or '[')");
+    if (rc)
+        return -1;
+    if (lx_peek_token(lx) != LX_EOF)
+        return lx_error(lx, "unexpected data after the end of the JSON document");
+    return lx->failed ? -1 : 0;
+}
+
+static void lexer_free(lexer *lx)
+{
+    free(lx->buf);
+    hta_buf_free(&lx->skip_stack);
+    hta_buf_free(&lx->key);
+    hta_buf_free(&lx->name);
+    hta_buf_free(&lx->cat);
+    hta_buf_free(&lx->ph);
+}
+
+static int parse_stream(lx_pull_fn pull, void *ctx, const char *label,
+                        hta_trace *out, hta_error *err)
+{
+    lexer lx = {.pull = pull, .pull_ctx = ctx, .label = label, .err = err};
+    hta_trace_init(out);
+    lx.buf = malloc(LX_BUFFER_BYTES);
+    if (!lx.buf)
+        return hta_fail(err, "%s: out of memory", label);
+    lx.p = lx.end = lx.record_from = lx.buf;
+    int rc = read_document(&lx, out);
+    out->json_bytes = lx_offset(&lx);
+    lexer_free(&lx);
+    if (rc)
+        hta_trace_free(out);
+    return rc;
+}
+
+static long pull_source(void *ctx, char *buf, size_t cap, hta_error *err)
+{
+    return hta_source_read(ctx, buf, cap, err);
+}
+
+int hta_read_trace_file(const char *path, hta_trace *out, hta_error *err)
+{
+    hta_source *src;
+    if (hta_source_open(path, &src, err)) {
+        hta_trace_init(out);
+        return -1;
+    }
+    int rc = parse_stream(pull_source, src, path, out, err);
+    hta_source_close(src);
+    return rc;
+}
+
+typedef struct memory_input {
+    const char *data;
+    size_t len, pos;
+} memory_input;
+
+static long pull_memory(void *ctx, char *buf, size_t cap, hta_error *err)
+{
+    (void)err;
+    memory_input *in = ctx;
+    size_t n = in->len - in->pos < cap ? in->len - in->pos : cap;
+    memcpy(buf, in->data + in->pos, n);
+    in->pos += n;
+    return (long)n;
+}
+
+int hta_read_trace_memory(const char *data, size_t len, const char *label,
+                          hta_trace *out, hta_error *err)
+{
+    memory_input in = {.data = data, .len = len};
+    return parse_stream(pull_memory, &in, label, out, err);
+}

@@ -1,0 +1,172 @@
+/* discover.c: the list of trace files a run analyses, and their
+ * assignment to processes (see hta/run.h).  Runs on the root only; the
+ * sorted list is then broadcast, so every process sees the same order. */
+#include "hta/run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void hta_file_list_free(hta_file_list *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        free(list->paths[i]);
+    free(list->paths);
+    free(list->bytes);
+    memset(list, 0, sizeof *list);
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int is_trace_name(const char *name)
+{
+    return name[0] != '.' && (has_suffix(name, ".json") || has_suffix(name, ".json.gz"));
+}
+
+static int add_file(hta_file_list *list, const char *path, uint64_t bytes)
+{
+    char **paths = realloc(list->paths, (list->count + 1) * sizeof *paths);
+    if (!paths)
+        return -1;
+    list->paths = paths;
+    uint64_t *sizes = realloc(list->bytes, (list->count + 1) * sizeof *sizes);
+    if (!sizes)
+        return -1;
+    list->bytes = sizes;
+    if (!(list->paths[list->count] = strdup(path)))
+        return -1;
+    list->bytes[list->count++] = bytes;
+    return 0;
+}
+
+static int scan_directory(const char *dir, int recursive, hta_file_list *list, hta_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return hta_fail(err, "%s: cannot read directory: %s", dir, strerror(errno));
+    int rc = 0;
+    struct dirent *entry;
+    while (rc == 0 && (entry = readdir(d))) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        size_t len = strlen(dir) + strlen(entry->d_name) + 2;
+        char *path = malloc(len);
+        if (!path) {
+            rc = hta_fail(err, "out of memory while listing %s", dir);
+            break;
+        }
+        snprintf(path, len, "%s%s%s", dir, has_suffix(dir, "/") ? "" : "/", entry->d_name);
+        struct stat st;
+        if (stat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode) && recursive)
+                rc = scan_directory(path, recursive, list, err);
+            else if (!S_ISDIR(st.st_mode) && is_trace_name(entry->d_name) &&
+                     add_file(list, path, (uint64_t)st.st_size))
+                rc = hta_fail(err, "out of memory while listing %s", dir);
+        }
+        free(path);
+    }
+    closedir(d);
+    return rc;
+}
+
+typedef struct sized_path {
+    char *path;
+    uint64_t bytes;
+} sized_path;
+
+static int compare_paths(const void *a, const void *b)
+{
+    return strcmp(((const sized_path *)a)->path, ((const sized_path *)b)->path);
+}
+
+int hta_discover(const hta_options *opt, hta_file_list *out, hta_error *err)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < opt->n_inputs; i++) {
+        const char *input = opt->inputs[i];
+        struct stat st;
+        if (stat(input, &st) != 0) {
+            hta_file_list_free(out);
+            return hta_fail(err, "%s: %s", input, strerror(errno));
+        }
+        int rc = S_ISDIR(st.st_mode)
+                     ? scan_directory(input, opt->recursive, out, err)
+                     : (add_file(out, input, (uint64_t)st.st_size)
+                            ? hta_fail(err, "out of memory") : 0);
+        if (rc) {
+            hta_file_list_free(out);
+            return -1;
+        }
+    }
+    if (out->count == 0)
+        return hta_fail(err, "no trace files (*.json, *.json.gz) found in the given input");
+    size_t n = out->count;
+    sized_path *entries = malloc(n * sizeof *entries);
+    if (!entries) {
+        hta_file_list_free(out);
+        return hta_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        entries[i] = (sized_path){out->paths[i], out->bytes[i]};
+    qsort(entries, n, sizeof *entries, compare_paths);
+    for (size_t i = 0; i < n; i++) {
+        out->paths[i] = entries[i].path;
+        out->bytes[i] = entries[i].bytes;
+    }
+    free(entries);
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(out->paths[i], out->paths[i - 1]) == 0) {
+            hta_fail(err, "%s: named twice in the input", out->paths[i]);
+            hta_file_list_free(out);
+            return -1;
+        }
+    return 0;
+}
+
+typedef struct file_order {
+    uint64_t bytes;
+    size_t index;
+} file_order;
+
+static int compare_largest_first(const void *a, const void *b)
+{
+    const file_order *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int hta_assign(const hta_file_list *list, int n_processes, int *owner)
+{
+    size_t n = list->count;
+    file_order *order = malloc((n ? n : 1) * sizeof *order);
+    uint64_t *load = calloc((size_t)n_processes, sizeof *load);
+    if (!order || !load) {
+        free(order);
+        free(load);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = (file_order){list->bytes[i], i};
+    qsort(order, n, sizeof *order, compare_largest_first);
+    for (size_t k = 0; k < n; k++) {
+        int best = 0;
+        for (int p = 1; p < n_processes; p++)
+            if (load[p] < load[best])
+                best = p;
+        owner[order[k].index] = best;
+        /* +1 so that empty files still spread across processes. */
+        load[best] += order[k].bytes + 1;
+    }
+    free(order);
+    free(load);
+    return 0;
+}

@@ -1,0 +1,245 @@
+/* pipeline.c: one run across MPI processes (see hta/run.h for the stages).
+ *
+ * Communication is three collectives: the root broadcasts the file list
+ * (or the reason there is nothing to do), every process sends its packed
+ * result tables to the root with one gather, and the root broadcasts the
+ * exit status so that mpirun reports the same code everywhere. */
+#include "hta/pipeline.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hta/cli.h"
+#include "hta/run.h"
+
+#define ROOT 0
+
+static void report(const char *line)
+{
+    fprintf(stderr, "hta-mpi: %s\n", line);
+}
+
+/* Root: refuse to clobber results, and fail early on an unwritable target. */
+static int check_output(const hta_options *opt, hta_error *err)
+{
+    struct stat st;
+    if (stat(opt->output, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return hta_fail(err, "%s: is a directory", opt->output);
+        if (!opt->force)
+            return hta_fail(err, "%s: already exists (use --force to overwrite)", opt->output);
+    }
+    char *dir = strdup(opt->output);
+    if (!dir)
+        return hta_fail(err, "out of memory");
+    char *slash = strrchr(dir, '/');
+    const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    int writable = access(d, W_OK) == 0;
+    int rc = writable ? 0 : hta_fail(err, "%s: cannot write to directory %s", opt->output, d);
+    free(dir);
+    return rc;
+}
+
+static int pack_file_list(const hta_file_list *list, hta_buf *out)
+{
+    if (hta_buf_put_u64(out, list->count))
+        return -1;
+    for (size_t i = 0; i < list->count; i++) {
+        size_t len = strlen(list->paths[i]);
+        if (hta_buf_put_u64(out, list->bytes[i]) || hta_buf_put_u32(out, (uint32_t)len) ||
+            hta_buf_append(out, list->paths[i], len))
+            return -1;
+    }
+    return 0;
+}
+
+static int unpack_file_list(const char *p, size_t len, hta_file_list *list)
+{
+    const char *end = p + len;
+    uint64_t count;
+    memset(list, 0, sizeof *list);
+    if (len < sizeof count)
+        return -1;
+    memcpy(&count, p, sizeof count);
+    p += sizeof count;
+    list->paths = calloc(count ? count : 1, sizeof *list->paths);
+    list->bytes = calloc(count ? count : 1, sizeof *list->bytes);
+    if (!list->paths || !list->bytes)
+        return -1;
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t n;
+        if ((size_t)(end - p) < sizeof(uint64_t) + sizeof n)
+            return -1;
+        memcpy(&list->bytes[i], p, sizeof(uint64_t));
+        memcpy(&n, p + sizeof(uint64_t), sizeof n);
+        p += sizeof(uint64_t) + sizeof n;
+        if ((size_t)(end - p) < n || !(list->paths[i] = strndup(p, n)))
+            return -1;
+        p += n;
+        list->count = i + 1;
+    }
+    return 0;
+}
+
+/* Root decides what to analyse; everyone receives the list or the exit
+ * code that ends the run before any work. */
+static int share_file_list(const hta_options *opt, int me, hta_file_list *list)
+{
+    hta_buf packed = {0};
+    int64_t header[2] = {HTA_EXIT_OK, 0}; /* exit code, packed length */
+    if (me == ROOT) {
+        hta_error err = {{0}};
+        hta_file_list found;
+        if (check_output(opt, &err) || hta_discover(opt, &found, &err)) {
+            report(err.text);
+            header[0] = HTA_EXIT_USAGE;
+        } else {
+            if (pack_file_list(&found, &packed))
+                header[0] = HTA_EXIT_INTERNAL;
+            hta_file_list_free(&found);
+            header[1] = (int64_t)packed.len;
+        }
+    }
+    MPI_Bcast(header, 2, MPI_INT64_T, ROOT, MPI_COMM_WORLD);
+    if (header[0] != HTA_EXIT_OK) {
+        hta_buf_free(&packed);
+        return (int)header[0];
+    }
+    if (me != ROOT && hta_buf_reserve(&packed, (size_t)header[1]))
+        return HTA_EXIT_INTERNAL;
+    MPI_Bcast(packed.data, (int)header[1], MPI_BYTE, ROOT, MPI_COMM_WORLD);
+    int rc = unpack_file_list(packed.data, (size_t)header[1], list);
+    hta_buf_free(&packed);
+    return rc ? HTA_EXIT_INTERNAL : HTA_EXIT_OK;
+}
+
+static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
+                            const hta_options *opt, hta_tableset *out)
+{
+    int *owner = malloc((list->count ? list->count : 1) * sizeof *owner);
+    if (!owner || hta_assign(list, n_processes, owner)) {
+        free(owner);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < list->count && rc == 0; i++) {
+        if (owner[i] != me)
+            continue;
+        rc = hta_analyze_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt, out);
+        if (opt->verbose)
+            fprintf(stderr, "hta-mpi: process %d analysed %s\n", me, list->paths[i]);
+    }
+    free(owner);
+    return rc;
+}
+
+/* Sends every process's packed tables to the root and merges them there. */
+static int gather_tables(const hta_tableset *mine, int me, int n_processes,
+                         hta_tableset *all, hta_error *err)
+{
+    hta_buf packed = {0};
+    int failed = hta_tableset_pack(mine, &packed) || packed.len > INT_MAX;
+    int len = failed ? 0 : (int)packed.len;
+    int *lens = NULL, *offsets = NULL;
+    char *data = NULL;
+    if (me == ROOT) {
+        lens = calloc((size_t)n_processes, sizeof *lens);
+        offsets = calloc((size_t)n_processes, sizeof *offsets);
+    }
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, ROOT, MPI_COMM_WORLD);
+    long long total = 0;
+    if (me == ROOT) {
+        for (int p = 0; p < n_processes; p++) {
+            offsets[p] = (int)total;
+            total += lens[p];
+        }
+        if (total > INT_MAX)
+            failed = 1;
+        data = malloc(total > 0 && total <= INT_MAX ? (size_t)total : 1);
+    }
+    MPI_Gatherv(packed.data, len, MPI_BYTE, data, lens, offsets, MPI_BYTE, ROOT,
+                MPI_COMM_WORLD);
+    hta_buf_free(&packed);
+    int rc = failed ? hta_fail(err, "result tables too large to gather") : 0;
+    if (me == ROOT && rc == 0)
+        for (int p = 0; p < n_processes && rc == 0; p++)
+            rc = hta_tableset_merge(all, data + offsets[p], (size_t)lens[p], err);
+    free(lens);
+    free(offsets);
+    free(data);
+    return rc;
+}
+
+static int report_failed_ranks(const hta_tableset *set)
+{
+    const hta_table *ranks = hta_tableset_find(set, "ranks");
+    long status = hta_table_column(ranks, "status");
+    long error = hta_table_column(ranks, "error");
+    int any = 0;
+    for (size_t r = 0; r < ranks->n_rows; r++) {
+        const hta_cell *row = hta_table_row(ranks, r);
+        if (strcmp(row[status].s, "failed") == 0) {
+            report(row[error].s);
+            any = 1;
+        }
+    }
+    return any;
+}
+
+/* Root: everything after the gather. */
+static int finish_on_root(hta_tableset *all, const hta_options *opt, hta_run_info *info)
+{
+    hta_error err = {{0}};
+    if (hta_resolve_ranks(all, opt, &err) || hta_find_outliers(all, opt, &err)) {
+        report(err.text);
+        return HTA_EXIT_INTERNAL;
+    }
+    int some_failed = report_failed_ranks(all);
+    info->wall_seconds = MPI_Wtime() - info->wall_seconds;
+    if (hta_write_hdf5(all, opt, info, &err)) {
+        report(err.text);
+        return HTA_EXIT_INTERNAL;
+    }
+    if (!opt->quiet)
+        hta_print_summary(all, opt, info);
+    return some_failed ? HTA_EXIT_SOME_FAILED : HTA_EXIT_OK;
+}
+
+int hta_run(const hta_options *opt, const char *tool_version)
+{
+    int me, n_processes;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n_processes);
+    hta_run_info info = {.tool_version = tool_version, .n_processes = n_processes,
+                         .wall_seconds = MPI_Wtime()};
+    hta_file_list list;
+    int code = share_file_list(opt, me, &list);
+    if (code != HTA_EXIT_OK)
+        return code;
+    info.files = &list;
+
+    hta_tableset mine = {0}, all = {0};
+    hta_error err = {{0}};
+    int local_failed = analyze_my_files(&list, me, n_processes, opt, &mine);
+    if (local_failed)
+        report("out of memory while analysing traces");
+    if (gather_tables(&mine, me, n_processes, &all, &err) && me == ROOT) {
+        report(err.text);
+        local_failed = 1;
+    }
+    hta_tableset_free(&mine);
+    int any_failed = 0;
+    MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    code = HTA_EXIT_INTERNAL;
+    if (me == ROOT && !any_failed)
+        code = finish_on_root(&all, opt, &info);
+    MPI_Bcast(&code, 1, MPI_INT, ROOT, MPI_COMM_WORLD);
+    hta_tableset_free(&all);
+    hta_file_list_free(&list);
+    return code;
+}

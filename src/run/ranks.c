@@ -1,0 +1,141 @@
+/* ranks.c: from file indices to rank numbers, on the root after the
+ * gather (definitions section 1).
+ *
+ * Until now every "rank" column held the file's index in the sorted file
+ * list, because a trace's rank is only known once it has been parsed and
+ * fallback numbers depend on every other file.  Here, in file order: a
+ * claimed rank (distributedInfo, else file name) is taken unless an earlier
+ * file holds it, in which case this file fails with an error naming both;
+ * unclaimed files get the lowest numbers nobody claimed.  Rows of failed
+ * files and of ranks outside --ranks are dropped from the analysis tables. */
+#include "hta/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rank_map {
+    int64_t *rank_of_file;     /* by file index; -1 = drop the file's rows */
+    size_t n_files;
+} rank_map;
+
+static int claimed_before(const hta_table *ranks, size_t upto, long claimed_col,
+                          int64_t rank, size_t *holder)
+{
+    for (size_t j = 0; j < upto; j++) {
+        const hta_cell *row = hta_table_row(ranks, j);
+        if (row[claimed_col].i == rank) {
+            *holder = j;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int rank_is_claimed(const hta_table *ranks, long claimed_col, int64_t rank)
+{
+    size_t unused;
+    return claimed_before(ranks, ranks->n_rows, claimed_col, rank, &unused);
+}
+
+static void set_failed(hta_cell *row, long status_col, long error_col, const char *error)
+{
+    free(row[status_col].s);
+    free(row[error_col].s);
+    row[status_col].s = strdup("failed");
+    row[error_col].s = strdup(error);
+}
+
+/* Duplicate detection scans earlier rows: quadratic in the number of files,
+ * which stays well under a second for the thousands of ranks of real jobs. */
+static int assign_ranks(hta_table *ranks, rank_map *map)
+{
+    long claimed = hta_table_column(ranks, "claimed_rank");
+    long source = hta_table_column(ranks, "rank_source");
+    long file = hta_table_column(ranks, "file");
+    long status = hta_table_column(ranks, "status");
+    long error = hta_table_column(ranks, "error");
+    int64_t next_free = 0;
+    for (size_t i = 0; i < ranks->n_rows; i++) {
+        hta_cell *row = hta_table_row(ranks, i);
+        int64_t file_index = row[0].i;
+        size_t holder;
+        if (row[claimed].i >= 0 && claimed_before(ranks, i, claimed, row[claimed].i, &holder)) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s: rank %lld is also claimed by %s",
+                     row[file].s, (long long)row[claimed].i,
+                     hta_table_row(ranks, holder)[file].s);
+            set_failed(row, status, error, msg);
+            row[0].i = row[claimed].i;
+            map->rank_of_file[file_index] = -1;
+            continue;
+        }
+        if (row[claimed].i < 0) {
+            while (rank_is_claimed(ranks, claimed, next_free))
+                next_free++;
+            row[0].i = next_free++;
+            free(row[source].s);
+            row[source].s = strdup("fallback");
+        } else {
+            row[0].i = row[claimed].i;
+        }
+        int ok = strcmp(row[status].s, "failed") != 0;
+        map->rank_of_file[file_index] = ok ? row[0].i : -1;
+    }
+    return 0;
+}
+
+static int keep_mapped(const hta_cell *row, void *ctx)
+{
+    const rank_map *map = ctx;
+    return row[0].i >= 0 && (size_t)row[0].i < map->n_files &&
+           map->rank_of_file[row[0].i] >= 0;
+}
+
+static int keep_wanted(const hta_cell *row, void *ctx)
+{
+    return hta_options_wants_rank(ctx, row[0].i);
+}
+
+static int is_rank_keyed(const hta_table *t)
+{
+    return t->n_columns > 0 && t->columns[0].type == HTA_COL_I64 &&
+           strcmp(t->columns[0].name, "rank") == 0;
+}
+
+int hta_resolve_ranks(hta_tableset *set, const hta_options *opt, hta_error *err)
+{
+    hta_table *ranks = hta_tableset_find(set, "ranks");
+    if (!ranks)
+        return hta_fail(err, "no results came back from the processes");
+    /* Rows arrive grouped by process; file order makes the result
+     * independent of the number of processes. */
+    if (hta_table_sort_by_first_column(ranks))
+        return hta_fail(err, "out of memory");
+    rank_map map = {.n_files = ranks->n_rows};
+    map.rank_of_file = malloc((map.n_files ? map.n_files : 1) * sizeof *map.rank_of_file);
+    if (!map.rank_of_file)
+        return hta_fail(err, "out of memory");
+    assign_ranks(ranks, &map);
+    for (size_t i = 0; i < set->n_tables; i++) {
+        hta_table *t = set->tables[i];
+        if (t == ranks || !is_rank_keyed(t))
+            continue;
+        hta_table_filter(t, keep_mapped, &map);
+        for (size_t r = 0; r < t->n_rows; r++) {
+            hta_cell *row = hta_table_row(t, r);
+            row[0].i = map.rank_of_file[row[0].i];
+        }
+    }
+    free(map.rank_of_file);
+    for (size_t i = 0; i < set->n_tables; i++) {
+        hta_table *t = set->tables[i];
+        if (!is_rank_keyed(t))
+            continue;
+        if (opt->ranks)
+            hta_table_filter(t, keep_wanted, (void *)opt);
+        if (hta_table_sort_by_first_column(t))
+            return hta_fail(err, "out of memory");
+    }
+    return 0;
+}

@@ -1,0 +1,63 @@
+/* stats.c: mean, sample std and interpolated quantiles (see hta/stats.h). */
+#include "hta/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void hta_sort_doubles(double *values, size_t n)
+{
+    qsort(values, n, sizeof *values, compare_doubles);
+}
+
+double hta_quantile_sorted(const double *sorted, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos);
+    if (lo + 1 >= n)
+        return sorted[n - 1];
+    double frac = pos - (double)lo;
+    return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * frac;
+}
+
+double hta_mean(const double *values, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += values[i];
+    return sum / (double)n;
+}
+
+double hta_sample_std(const double *values, size_t n, double mean)
+{
+    if (n < 2)
+        return n == 1 ? 0.0 : NAN;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (values[i] - mean) * (values[i] - mean);
+    return sqrt(ss / (double)(n - 1));
+}
+
+void hta_summarize(double *values, size_t n, hta_summary *out)
+{
+    hta_sort_doubles(values, n);
+    out->count = n;
+    out->mean = hta_mean(values, n);
+    out->std = n ? hta_sample_std(values, n, out->mean) : NAN;
+    if (n == 1)
+        out->std = NAN;        /* pandas: std of one value is NaN */
+    out->min = n ? values[0] : NAN;
+    out->max = n ? values[n - 1] : NAN;
+    out->p25 = hta_quantile_sorted(values, n, 0.25);
+    out->p50 = hta_quantile_sorted(values, n, 0.50);
+    out->p75 = hta_quantile_sorted(values, n, 0.75);
+}
