@@ -14,6 +14,7 @@ typedef struct hta_rank_range {
 typedef struct hta_options {
     /* analysis */
     int include_last_step;
+    int round_like_hta;        /* HTA's whole-microsecond rounding */
     double consecutive_kernel_delay_us;
     double runtime_cutoff_us;
     double launch_delay_cutoff_us;

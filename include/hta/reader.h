@@ -18,9 +18,15 @@
  * On error out is freed and err names path and offset. */
 int hta_read_trace_file(const char *path, hta_trace *out, hta_error *err);
 
-/* The same parser over bytes in memory; label names the input in errors.
- * Used by the unit tests and the fuzzer. */
-int hta_read_trace_memory(const char *data, size_t len, const char *label,
+/* The same parser over bytes in memory, delivered at most `chunk` bytes at
+ * a time (0 = the normal buffer size) so tests can put a buffer boundary
+ * anywhere; label names the input in errors.  Used by tests and the fuzzer. */
+int hta_read_trace_memory(const char *data, size_t len, size_t chunk, const char *label,
                           hta_trace *out, hta_error *err);
+
+/* HTA 0.6.1 rounds every event of a trace with fractional timestamps to
+ * whole microseconds, start up and end down (its round_down_time_stamps).
+ * Applied on request (--round-like-hta) to reproduce HTA's numbers. */
+void hta_round_like_hta(hta_trace *trace);
 
 #endif

@@ -48,7 +48,7 @@ enum {
     OPT_INCLUDE_LAST_STEP = 256, OPT_CKD, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
     OPT_NUM_KERNELS, OPT_DURATION_RATIO, OPT_BINS, OPT_Z_OUTLIER, OPT_Z_LIKELY,
     OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
-    OPT_VERSION,
+    OPT_VERSION, OPT_ROUND_LIKE_HTA,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -56,6 +56,7 @@ static const struct option LONG_OPTIONS[] = {
     {"force", no_argument, NULL, OPT_FORCE},
     {"recursive", no_argument, NULL, OPT_RECURSIVE},
     {"include-last-step", no_argument, NULL, OPT_INCLUDE_LAST_STEP},
+    {"round-like-hta", no_argument, NULL, OPT_ROUND_LIKE_HTA},
     {"consecutive-kernel-delay", required_argument, NULL, OPT_CKD},
     {"runtime-cutoff", required_argument, NULL, OPT_RUNTIME_CUTOFF},
     {"launch-delay-cutoff", required_argument, NULL, OPT_LAUNCH_DELAY_CUTOFF},
@@ -86,6 +87,8 @@ void hta_print_usage(FILE *out)
         "      --recursive                 descend into subdirectories\n"
         "      --ranks LIST                analyse only these ranks, e.g. 0-7,12\n"
         "      --include-last-step         keep the last profiler step (default: dropped)\n"
+        "      --round-like-hta            round fractional timestamps to whole us as HTA\n"
+        "                                  does (start up, end down); default keeps ns\n"
         "      --consecutive-kernel-delay US  idle gap below which it is kernel_wait (30)\n"
         "      --runtime-cutoff US         launch runtime cutoff (50)\n"
         "      --launch-delay-cutoff US    launch delay cutoff (100)\n"
@@ -186,6 +189,7 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_FORCE: o->force = 1; return 0;
     case OPT_RECURSIVE: o->recursive = 1; return 0;
     case OPT_INCLUDE_LAST_STEP: o->include_last_step = 1; return 0;
+    case OPT_ROUND_LIKE_HTA: o->round_like_hta = 1; return 0;
     case OPT_CKD: return parse_double("consecutive-kernel-delay", arg, 0, &o->consecutive_kernel_delay_us, err);
     case OPT_RUNTIME_CUTOFF: return parse_double("runtime-cutoff", arg, 0, &o->runtime_cutoff_us, err);
     case OPT_LAUNCH_DELAY_CUTOFF: return parse_double("launch-delay-cutoff", arg, 0, &o->launch_delay_cutoff_us, err);

@@ -143,6 +143,7 @@ static int write_root_attributes(hid_t file, const hta_tableset *set,
     rc |= put_attr_i64(file, "n_processes", info->n_processes);
     rc |= put_attr_f64(file, "wall_seconds", info->wall_seconds);
     rc |= put_attr_i64(file, "include_last_step", opt->include_last_step);
+    rc |= put_attr_i64(file, "round_like_hta", opt->round_like_hta);
     rc |= put_attr_f64(file, "consecutive_kernel_delay_us", opt->consecutive_kernel_delay_us);
     rc |= put_attr_f64(file, "runtime_cutoff_us", opt->runtime_cutoff_us);
     rc |= put_attr_f64(file, "launch_delay_cutoff_us", opt->launch_delay_cutoff_us);

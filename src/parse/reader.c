@@ -248,6 +248,7 @@ typedef struct number {
     int64_t integer;           /* truncated; valid when integer_ok */
     int64_t thousandths;       /* value x 1000 rounded: us -> ns exactly */
     int integer_ok, thousandths_ok;
+    int fractional;            /* written with a fraction or an exponent */
 } number;
 
 static int is_number_char(int c)
@@ -294,6 +295,7 @@ static int convert_number(const char *text, size_t n, number *out)
     tmp[n] = '\0';
     out->value = strtod(tmp, NULL);
     out->integer_ok = out->thousandths_ok = 0;
+    out->fractional = frac_digits > 0 || has_exponent;
     if (has_exponent || int_digits > 18) {
         double scaled = out->value * 1000.0;
         if (isfinite(scaled) && fabs(scaled) < 9.0e18) {
@@ -342,7 +344,7 @@ static int lx_read_number(lexer *lx, number *out)
         return -1;
     if (total >= sizeof text - 1) {
         out->value = NAN;
-        out->integer_ok = out->thousandths_ok = 0;
+        out->integer_ok = out->thousandths_ok = out->fractional = 0;
         return 0;
     }
     if (convert_number(text, n, out))
@@ -479,6 +481,7 @@ static int key_is(const lexer *lx, const char *s)
 
 typedef struct event_fields {
     int has_ts, has_dur, has_cat, has_name, has_stream;
+    int fractional_ts, fractional_dur;
     int64_t ts_ns, dur_ns;
     int64_t stream, correlation, bytes;
     double bandwidth_gbps;
@@ -539,7 +542,7 @@ static int read_event_args(lexer *lx, event_fields *f)
     return more;
 }
 
-static int read_time_field(lexer *lx, int64_t *out, int *has)
+static int read_time_field(lexer *lx, int64_t *out, int *has, int *fractional)
 {
     number v;
     int numeric;
@@ -548,6 +551,7 @@ static int read_time_field(lexer *lx, int64_t *out, int *has)
     if (numeric && v.thousandths_ok) {
         *out = v.thousandths;
         *has = 1;
+        *fractional = v.fractional;
     }
     return 0;
 }
@@ -610,9 +614,9 @@ static int read_event(lexer *lx, hta_trace *t)
         else if (strcmp(k, "name") == 0)
             rc = read_string_field(lx, &lx->name, &f.has_name);
         else if (strcmp(k, "ts") == 0)
-            rc = read_time_field(lx, &f.ts_ns, &f.has_ts);
+            rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts);
         else if (strcmp(k, "dur") == 0)
-            rc = read_time_field(lx, &f.dur_ns, &f.has_dur);
+            rc = read_time_field(lx, &f.dur_ns, &f.has_dur, &f.fractional_dur);
         else if (strcmp(k, "args") == 0)
             rc = read_event_args(lx, &f);
         else
@@ -630,6 +634,7 @@ static int read_event(lexer *lx, hta_trace *t)
         t->skipped_events++;
         return 0;
     }
+    t->fractional_ts |= f.fractional_ts;
     if (!f.has_name) {
         lx->name.len = 0;
         if (hta_buf_append(&lx->name, "", 0))
@@ -776,7 +781,7 @@ int hta_read_trace_file(const char *path, hta_trace *out, hta_error *err)
 
 typedef struct memory_input {
     const char *data;
-    size_t len, pos;
+    size_t len, pos, chunk;
 } memory_input;
 
 static long pull_memory(void *ctx, char *buf, size_t cap, hta_error *err)
@@ -784,14 +789,16 @@ static long pull_memory(void *ctx, char *buf, size_t cap, hta_error *err)
     (void)err;
     memory_input *in = ctx;
     size_t n = in->len - in->pos < cap ? in->len - in->pos : cap;
+    if (in->chunk && n > in->chunk)
+        n = in->chunk;
     memcpy(buf, in->data + in->pos, n);
     in->pos += n;
     return (long)n;
 }
 
-int hta_read_trace_memory(const char *data, size_t len, const char *label,
+int hta_read_trace_memory(const char *data, size_t len, size_t chunk, const char *label,
                           hta_trace *out, hta_error *err)
 {
-    memory_input in = {.data = data, .len = len};
+    memory_input in = {.data = data, .len = len, .chunk = chunk};
     return parse_stream(pull_memory, &in, label, out, err);
 }

@@ -147,6 +147,8 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     describe_span(&trace, &r);
 
     double t1 = now_seconds();
+    if (opt->round_like_hta)
+        hta_round_like_hta(&trace);
     hta_step_filter_stats filter;
     hta_rank_view view;
     int ok = hta_step_filter(&trace, opt->include_last_step, &filter, &err) == 0;
