@@ -1,0 +1,108 @@
+"""Shared helpers for hta-mpi's tests: run the real binary under mpirun and
+read the real HDF5 file back with h5py.
+
+Every test is a script run by ctest as
+    python3 tests/test_X.py BUILD_DIR TRACES_DIR
+and exits non-zero (with an assertion message) on failure."""
+import csv
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+import pandas as pd
+
+BUILD = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.abspath("build")
+TRACES = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else os.path.abspath("../shared/traces")
+HTA_MPI = os.path.join(BUILD, "hta-mpi")
+TRACEGEN = os.path.join(BUILD, "hta-tracegen")
+
+# Open MPI refuses root without these; --oversubscribe lets tests start more
+# processes than this machine has cores.
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+
+# Folders with integer-microsecond timestamps, and those with fractional ones
+# (which HTA rounds: compared with --round-like-hta, see docs/definitions.md).
+INTEGER_FOLDERS = ["trace_filter", "negative_queue", "alexnet"]
+FRACTIONAL_FOLDERS = ["ns_resolution", "nccl_data", "amd_mi250", "triton"]
+
+
+def tmpdir():
+    return tempfile.mkdtemp(prefix="hta-test-")
+
+
+def run(args, processes=1, expect=0, timeout=600):
+    """Runs hta-mpi under mpirun; returns the CompletedProcess."""
+    cmd = ["mpirun", "-n", str(processes), HTA_MPI] + list(args)
+    p = subprocess.run(cmd, env=MPI_ENV, capture_output=True, text=True, timeout=timeout)
+    if expect is not None and p.returncode != expect:
+        raise AssertionError(f"{' '.join(cmd)} exited {p.returncode}, expected {expect}\n"
+                             f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def analyse(inputs, processes=1, extra=(), expect=0):
+    """Runs hta-mpi on inputs into a fresh file; returns (path, process)."""
+    out = os.path.join(tmpdir(), "results.h5")
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    p = run(["-o", out] + list(extra) + list(inputs), processes=processes, expect=expect)
+    return out, p
+
+
+def table(path, name):
+    """A dataset of the results file as a DataFrame with str columns."""
+    with h5py.File(path, "r") as f:
+        df = pd.DataFrame(f[name][()])
+    for c in df.columns:
+        if df[c].dtype == object:
+            df[c] = df[c].map(lambda v: v.decode() if isinstance(v, bytes) else v)
+    return df
+
+
+def expected(folder, name):
+    return pd.read_csv(os.path.join(TRACES, "expected", folder, name))
+
+
+def trace_dir(folder):
+    return os.path.join(TRACES, "hta", folder)
+
+
+def close(actual, want, abs_tol=0.0, rel_tol=0.0):
+    if isinstance(want, float) and math.isnan(want):
+        return isinstance(actual, float) and math.isnan(actual)
+    return abs(actual - want) <= max(abs_tol, rel_tol * abs(want))
+
+
+def assert_close(actual, want, what, abs_tol=0.0, rel_tol=0.0):
+    if not close(float(actual), float(want), abs_tol, rel_tol):
+        raise AssertionError(f"{what}: got {actual}, HTA/expected {want} "
+                             f"(abs_tol {abs_tol}, rel_tol {rel_tol})")
+
+
+def tolerances(folder):
+    """(time_abs_us, pct_abs) from ../shared/traces/README.md; fractional
+    traces are run with --round-like-hta, which reproduces HTA exactly."""
+    return 1.0, 0.01
+
+
+def hta_args(folder):
+    return ["--round-like-hta"] if folder in FRACTIONAL_FOLDERS else []
+
+
+def main(tests):
+    """Runs each test function, reports, exits 1 if any failed."""
+    failed = 0
+    for t in tests:
+        try:
+            t()
+            print(f"ok   {t.__name__}")
+        except Exception as e:  # noqa: BLE001 - report every failure
+            failed += 1
+            print(f"FAIL {t.__name__}: {e}")
+    print(f"{len(tests) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
