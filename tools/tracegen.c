@@ -59,9 +59,10 @@
  *    - every rank has the same number of steps and 3 * steps NCCL kernels;
  *      the n-th NCCL kernel of every rank ends at the same timestamp;
  *    - without --straggler, waits are < ~1% of the phase durations;
- *    - with --straggler R:F, F > 1.0101, rank R arrives last at every
- *      collective: its NCCL kernels start last and last exactly C(s,k)
- *      (within [604, 738] us), while rank q waits
+ *    - with --straggler R:F, F >= 1.02 (strictly: F * 0.995 > 1.005 plus
+ *      rounding; B(s,k) >= 2180), rank R arrives last at every collective:
+ *      its NCCL kernels start last and last exactly C(s,k) (within
+ *      [604, 738] us), while rank q waits
  *      D_R - D_q = B(s,k) * (F(1+j_R) - (1+j_q)) ~= (F - 1) * B(s,k),
  *      so the total wait of q ~= (F - 1) * (sum of q's compute phases).
  *  All ranks' steps start at the same S(s) (ProfilerStep#100+s on the CPU).
@@ -1618,8 +1619,12 @@ static void parse_args(Ctx *c, int argc, char **argv)
             rank_text[colon - value] = '\0';
             double f;
             if (!parse_int(rank_text, 0, MAX_WORLD - 1, &v) || !parse_double(colon + 1, &f) ||
-                f < MIN_FACTOR || f > MAX_FACTOR)
-                bad_value(name, value);
+                f < MIN_FACTOR || f > MAX_FACTOR) {
+                char detail[160];
+                snprintf(detail, sizeof detail, "'%.80s' (want RANK:FACTOR, FACTOR in 0.5..10)",
+                         value);
+                die("invalid value for --straggler ", detail);
+            }
             if (nstraggler >= MAX_STRAGGLER_ARGS)
                 die("too many --straggler options", NULL);
             straggler[nstraggler++] = (StragglerArg){v, f};
