@@ -21,4 +21,9 @@ int64_t hta_intervals_length(const hta_interval *iv, size_t n);
 int64_t hta_intervals_overlap(const hta_interval *a, size_t na,
                               const hta_interval *b, size_t nb);
 
+/* Writes the intersection of two merged lists to out (room for na + nb
+ * intervals); returns its count.  The result is merged too. */
+size_t hta_intervals_intersection(const hta_interval *a, size_t na,
+                                  const hta_interval *b, size_t nb, hta_interval *out);
+
 #endif

@@ -56,6 +56,7 @@ typedef struct hta_run_info {
     int n_processes;
     double wall_seconds;
     const hta_file_list *files;
+    int64_t timeline_start_ns, timeline_end_ns; /* global GPU range */
 } hta_run_info;
 
 int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,

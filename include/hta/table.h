@@ -63,6 +63,8 @@ void hta_tableset_free(hta_tableset *set);
 hta_table *hta_tableset_table(hta_tableset *set, const char *name,
                               const hta_column *columns, size_t n_columns);
 hta_table *hta_tableset_find(const hta_tableset *set, const char *name);
+/* Frees and removes the named table, if present. */
+void hta_tableset_remove(hta_tableset *set, const char *name);
 
 hta_row hta_table_add_row(hta_table *table);
 void hta_row_put_i64(hta_row *row, int64_t v);

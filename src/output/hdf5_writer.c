@@ -62,6 +62,71 @@ static int write_table(hid_t file, const hta_table *t)
     return rc < 0 ? -1 : 0;
 }
 
+static int put_attr_string(hid_t obj, const char *name, const char *value);
+static int put_attr_strings(hid_t obj, const char *name, char *const *values, size_t n);
+
+static int write_array(hid_t where, const char *name, hid_t type, int rank,
+                       const hsize_t *dims, const void *data, hid_t *out)
+{
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t ds = H5Dcreate2(where, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = ds < 0 ? -1 : 0;
+    if (ds >= 0 && dims[0])
+        rc = H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    H5Sclose(space);
+    if (out && ds >= 0 && rc >= 0)
+        *out = ds;
+    else if (ds >= 0)
+        H5Dclose(ds);
+    return rc < 0 ? -1 : 0;
+}
+
+/* /timeline is a float64 array [rank][bin][category] rather than a table,
+ * the shape a heatmap wants; /timeline_ranks names the rank of each row. */
+static int write_timeline(hid_t file, const hta_table *t, const hta_run_info *info, int bins)
+{
+    size_t n_ranks = bins > 0 ? t->n_rows / (size_t)bins : 0;
+    double *values = malloc((n_ranks * (size_t)bins * 4 + 1) * sizeof *values);
+    int64_t *ranks = malloc((n_ranks + 1) * sizeof *ranks);
+    double *edges = malloc(((size_t)bins + 1) * sizeof *edges);
+    int rc = values && ranks && edges ? 0 : -1;
+    for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        for (int c = 0; c < 4; c++)
+            values[r * 4 + (size_t)c] = row[2 + c].f;
+        if (row[1].i == 0)
+            ranks[r / (size_t)bins] = row[0].i;
+    }
+    for (int k = 0; rc == 0 && k <= bins; k++) {
+        int64_t span = info->timeline_end_ns - info->timeline_start_ns;
+        edges[k] = (double)(info->timeline_start_ns + (int64_t)((__int128)span * k / bins)) / 1000.0;
+    }
+    hid_t ds = -1;
+    hsize_t dims[3] = {n_ranks, (hsize_t)bins, 4};
+    hsize_t rank_dims[1] = {n_ranks}, edge_dims[1] = {(hsize_t)bins + 1};
+    if (rc == 0)
+        rc = write_array(file, "/timeline", H5T_NATIVE_DOUBLE, 3, dims, values, &ds);
+    if (rc == 0)
+        rc = write_array(file, "/timeline_ranks", H5T_NATIVE_INT64, 1, rank_dims, ranks, NULL);
+    if (rc == 0) {
+        static char *const categories[] = {"compute", "communicate", "overlap", "empty"};
+        hid_t space = H5Screate_simple(1, edge_dims, NULL);
+        hid_t attr = H5Acreate2(ds, "bin_edges_us", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
+        rc = attr < 0 || H5Awrite(attr, H5T_NATIVE_DOUBLE, edges) < 0 ? -1 : 0;
+        if (attr >= 0)
+            H5Aclose(attr);
+        H5Sclose(space);
+        rc |= put_attr_strings(ds, "categories", categories, 4);
+        rc |= put_attr_string(ds, "unit", "us");
+    }
+    if (ds >= 0)
+        H5Dclose(ds);
+    free(values);
+    free(ranks);
+    free(edges);
+    return rc;
+}
+
 static int put_attr_string(hid_t obj, const char *name, const char *value)
 {
     hid_t type = utf8_string_type();
@@ -186,10 +251,15 @@ int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,
     int rc = write_root_attributes(file, set, opt, info)
                  ? hta_fail(err, "%s: cannot write the file attributes", opt->output)
                  : 0;
-    for (size_t i = 0; i < set->n_tables && rc == 0; i++)
-        if (write_table(file, set->tables[i]))
-            rc = hta_fail(err, "%s: cannot write /%s (disk full?)", opt->output,
-                          set->tables[i]->name);
+    for (size_t i = 0; i < set->n_tables && rc == 0; i++) {
+        const hta_table *t = set->tables[i];
+        if (t->name[0] == '_')
+            continue;          /* process-local scratch, never an output */
+        int failed = strcmp(t->name, "timeline") == 0 ? write_timeline(file, t, info, opt->bins)
+                                                      : write_table(file, t);
+        if (failed)
+            rc = hta_fail(err, "%s: cannot write /%s (disk full?)", opt->output, t->name);
+    }
     if (H5Fclose(file) < 0 && rc == 0)
         rc = hta_fail(err, "%s: cannot finish the results file (disk full?)", opt->output);
     if (rc == 0 && rename(tmp, opt->output) != 0)

@@ -16,6 +16,7 @@
 
 #include "hta/cli.h"
 #include "hta/run.h"
+#include "hta/timeline.h"
 
 #define ROOT 0
 
@@ -175,6 +176,25 @@ static int gather_tables(const hta_tableset *mine, int me, int n_processes,
     return rc;
 }
 
+/* The timeline's bins span every rank, so the processes agree on the
+ * global GPU range before binning their own ranks. */
+static int bin_timeline(hta_tableset *mine, const hta_options *opt, hta_run_info *info,
+                        hta_error *err)
+{
+    int64_t lo = 0, hi = 0;
+    int64_t local[2] = {INT64_MAX, INT64_MAX}, global[2];
+    if (hta_timeline_local_range(mine, &lo, &hi)) {
+        local[0] = lo;
+        local[1] = -hi;
+    }
+    MPI_Allreduce(local, global, 2, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    if (global[0] == INT64_MAX)
+        return 0;
+    info->timeline_start_ns = global[0];
+    info->timeline_end_ns = -global[1];
+    return hta_timeline_bin(mine, opt->bins, info->timeline_start_ns, info->timeline_end_ns, err);
+}
+
 static int report_failed_ranks(const hta_tableset *set)
 {
     const hta_table *ranks = hta_tableset_find(set, "ranks");
@@ -228,6 +248,10 @@ int hta_run(const hta_options *opt, const char *tool_version)
     int local_failed = analyze_my_files(&list, me, n_processes, opt, &mine);
     if (local_failed)
         report("out of memory while analysing traces");
+    if (bin_timeline(&mine, opt, &info, &err)) {
+        report(err.text);
+        local_failed = 1;
+    }
     if (gather_tables(&mine, me, n_processes, &all, &err) && me == ROOT) {
         report(err.text);
         local_failed = 1;

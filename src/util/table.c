@@ -42,6 +42,19 @@ hta_table *hta_tableset_find(const hta_tableset *set, const char *name)
     return NULL;
 }
 
+void hta_tableset_remove(hta_tableset *set, const char *name)
+{
+    for (size_t i = 0; i < set->n_tables; i++) {
+        if (strcmp(set->tables[i]->name, name) != 0)
+            continue;
+        table_free(set->tables[i]);
+        memmove(&set->tables[i], &set->tables[i + 1],
+                (set->n_tables - i - 1) * sizeof *set->tables);
+        set->n_tables--;
+        return;
+    }
+}
+
 static int same_columns(const hta_table *t, const hta_column *columns, size_t n)
 {
     if (t->n_columns != n)
