@@ -1,8 +1,10 @@
 /* registry.c: the analyses every rank runs, in order. */
 #include "hta/analysis.h"
+#include "hta/timeline.h"
 
 const hta_analysis hta_analyses[] = {
     {"temporal_breakdown", hta_temporal_breakdown},
+    {"timeline", hta_timeline_segments},
 };
 
 const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
