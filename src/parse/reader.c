@@ -35,7 +35,10 @@ typedef struct lexer {
     hta_buf *record;           /* when set, consumed bytes are appended */
     const char *record_from;
     hta_buf skip_stack;        /* container kinds while skipping */
-    hta_buf key, name, cat, ph;
+    hta_buf name, cat, ph;
+    hta_buf long_key;          /* keys too long for `key` land here */
+    char key[64];              /* the member name just read, NUL-terminated */
+    size_t key_len;
 } lexer;
 
 /* ---- lexer ------------------------------------------------------------ */
@@ -258,8 +261,9 @@ static int is_number_char(int c)
 
 /* Validates the JSON number grammar on text[0..n) and converts it.  Decimal
  * text is converted digit by digit so that "1712195495519689.047" us becomes
- * exactly 1712195495519689047 ns, which a double cannot hold. */
-static int convert_number(const char *text, size_t n, number *out)
+ * exactly 1712195495519689047 ns, which a double cannot hold.  The double
+ * value is computed only when want_double is set (or the text needs it). */
+static int convert_number(const char *text, size_t n, int want_double, number *out)
 {
     size_t i = 0;
     int negative = 0;
@@ -290,12 +294,16 @@ static int convert_number(const char *text, size_t n, number *out)
     if (i != n)
         return -1;
 
-    char tmp[80];
-    memcpy(tmp, text, n);
-    tmp[n] = '\0';
-    out->value = strtod(tmp, NULL);
     out->integer_ok = out->thousandths_ok = 0;
     out->fractional = frac_digits > 0 || has_exponent;
+    out->value = NAN;
+    if (want_double || has_exponent || int_digits > 18) {
+        /* strtod is the costly part of a number; most fields never need it. */
+        char tmp[80];
+        memcpy(tmp, text, n);
+        tmp[n] = '\0';
+        out->value = strtod(tmp, NULL);
+    }
     if (has_exponent || int_digits > 18) {
         double scaled = out->value * 1000.0;
         if (isfinite(scaled) && fabs(scaled) < 9.0e18) {
@@ -329,16 +337,30 @@ static int convert_number(const char *text, size_t n, number *out)
 
 /* Reads a number at the current position.  Numbers longer than any real
  * value (e.g. 10159970886766084423) are validated and marked unusable. */
-static int lx_read_number(lexer *lx, number *out)
+static int lx_read_number(lexer *lx, int want_double, number *out)
 {
     char text[80];
     size_t n = 0, total = 0;
-    int c;
-    while ((c = lx_peek(lx)) != LX_EOF && is_number_char(c)) {
-        if (n < sizeof text - 1)
-            text[n++] = (char)c;
-        total++;
-        lx->p++;
+    const char *p = lx->p;
+    if (lx->end - p > (long)sizeof text) {
+        /* Fast path: the number cannot cross the end of the buffer. */
+        while (n < sizeof text - 1 && is_number_char((unsigned char)*p))
+            text[n++] = *p++;
+        lx->p = p;
+        total = n;
+        if (n == sizeof text - 1)
+            while (lx_peek(lx) != LX_EOF && is_number_char(*lx->p)) {
+                lx->p++;
+                total++;
+            }
+    } else {
+        int c;
+        while ((c = lx_peek(lx)) != LX_EOF && is_number_char(c)) {
+            if (n < sizeof text - 1)
+                text[n++] = (char)c;
+            total++;
+            lx->p++;
+        }
     }
     if (lx->failed)
         return -1;
@@ -347,9 +369,18 @@ static int lx_read_number(lexer *lx, number *out)
         out->integer_ok = out->thousandths_ok = out->fractional = 0;
         return 0;
     }
-    if (convert_number(text, n, out))
+    if (convert_number(text, n, want_double, out))
         return lx_error(lx, "malformed number");
     return 0;
+}
+
+/* Skips a number without converting it (values nobody reads). */
+static int lx_skip_number(lexer *lx)
+{
+    int c;
+    while ((c = lx_peek(lx)) != LX_EOF && is_number_char(c))
+        lx->p++;
+    return lx->failed ? -1 : 0;
 }
 
 static int lx_skip_literal(lexer *lx)
@@ -373,10 +404,8 @@ static int lx_skip_scalar(lexer *lx, int c)
 {
     if (c == '"')
         return lx_skip_string(lx);
-    if (c == '-' || (c >= '0' && c <= '9')) {
-        number ignored;
-        return lx_read_number(lx, &ignored);
-    }
+    if (c == '-' || (c >= '0' && c <= '9'))
+        return lx_skip_number(lx);
     if (c == LX_EOF)
         return lx_error_eof(lx, "unexpected end of data");
     return lx_skip_literal(lx);
@@ -435,13 +464,32 @@ static int lx_skip_value(lexer *lx)
     }
 }
 
-/* Reads `"key":` into lx->key. */
+/* Reads `"key":` into lx->key.  Every key the decoder looks for is short,
+ * so a longer one is only checked for syntax and never matches. */
 static int lx_read_key(lexer *lx)
 {
     if (lx_peek_token(lx) != '"')
         return lx_error_eof(lx, "expected a string key");
-    if (lx_read_string(lx, &lx->key))
-        return -1;
+    const char *start = lx->p + 1, *p = start;
+    size_t room = sizeof lx->key - 1;
+    const char *limit = (size_t)(lx->end - start) > room ? start + room : lx->end;
+    while (p < limit && *p != '"' && *p != '\\')
+        p++;
+    if (p < limit && *p == '"') {
+        /* Fast path: a short plain key wholly inside the buffer. */
+        lx->key_len = (size_t)(p - start);
+        memcpy(lx->key, start, lx->key_len);
+        lx->p = p + 1;
+    } else {
+        if (lx_read_string(lx, &lx->long_key))
+            return -1;
+        int fits = lx->long_key.len <= room;
+        lx->key_len = fits ? lx->long_key.len : 0;
+        memcpy(lx->key, lx->long_key.data, lx->key_len);
+        if (!fits)
+            lx->key[lx->key_len++] = '\1'; /* matches no key the decoder wants */
+    }
+    lx->key[lx->key_len] = '\0';
     return lx_expect(lx, ':', "expected ':'");
 }
 
@@ -472,9 +520,11 @@ static int lx_open(lexer *lx, char open, char close, const char *what)
     return 1;
 }
 
-static int key_is(const lexer *lx, const char *s)
+/* Inline with a literal: the length test settles most mismatches. */
+static inline int key_is(const lexer *lx, const char *s)
 {
-    return strcmp(lx->key.data, s) == 0;
+    size_t n = strlen(s);
+    return lx->key_len == n && memcmp(lx->key, s, n) == 0;
 }
 
 /* ---- events ----------------------------------------------------------- */
@@ -489,13 +539,13 @@ typedef struct event_fields {
 } event_fields;
 
 /* Reads a numeric field; a non-numeric value is skipped and reported as 0. */
-static int read_numeric(lexer *lx, number *out, int *is_number)
+static int read_numeric(lexer *lx, number *out, int *is_number, int want_double)
 {
     int c = lx_peek_token(lx);
     *is_number = c == '-' || (c >= '0' && c <= '9');
     if (!*is_number)
         return lx_skip_value(lx);
-    return lx_read_number(lx, out);
+    return lx_read_number(lx, want_double, out);
 }
 
 static int read_event_args(lexer *lx, event_fields *f)
@@ -509,26 +559,26 @@ static int read_event_args(lexer *lx, event_fields *f)
         number v;
         int numeric;
         if (key_is(lx, "stream")) {
-            if (read_numeric(lx, &v, &numeric))
+            if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
             if (numeric) {
                 f->has_stream = 1;
                 f->stream = v.integer_ok ? v.integer : -1;
             }
         } else if (key_is(lx, "correlation")) {
-            if (read_numeric(lx, &v, &numeric))
+            if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
             if (numeric && v.integer_ok)
                 f->correlation = v.integer;
         } else if (key_is(lx, "bytes")) {
-            if (read_numeric(lx, &v, &numeric))
+            if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
             if (numeric && v.integer_ok) {
                 f->bytes = v.integer;
                 f->has_copy = 1;
             }
         } else if (key_is(lx, "memory bandwidth (GB/s)")) {
-            if (read_numeric(lx, &v, &numeric))
+            if (read_numeric(lx, &v, &numeric, 1))
                 return -1;
             if (numeric) {
                 f->bandwidth_gbps = v.value;
@@ -546,7 +596,7 @@ static int read_time_field(lexer *lx, int64_t *out, int *has, int *fractional)
 {
     number v;
     int numeric;
-    if (read_numeric(lx, &v, &numeric))
+    if (read_numeric(lx, &v, &numeric, 0))
         return -1;
     if (numeric && v.thousandths_ok) {
         *out = v.thousandths;
@@ -605,19 +655,18 @@ static int read_event(lexer *lx, hta_trace *t)
     while (more > 0) {
         if (lx_read_key(lx))
             return -1;
-        const char *k = lx->key.data;
         int rc;
-        if (strcmp(k, "ph") == 0)
+        if (key_is(lx, "ph"))
             rc = read_string_field(lx, &lx->ph, &has_ph);
-        else if (strcmp(k, "cat") == 0)
+        else if (key_is(lx, "cat"))
             rc = read_string_field(lx, &lx->cat, &f.has_cat);
-        else if (strcmp(k, "name") == 0)
+        else if (key_is(lx, "name"))
             rc = read_string_field(lx, &lx->name, &f.has_name);
-        else if (strcmp(k, "ts") == 0)
+        else if (key_is(lx, "ts"))
             rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts);
-        else if (strcmp(k, "dur") == 0)
+        else if (key_is(lx, "dur"))
             rc = read_time_field(lx, &f.dur_ns, &f.has_dur, &f.fractional_dur);
-        else if (strcmp(k, "args") == 0)
+        else if (key_is(lx, "args"))
             rc = read_event_args(lx, &f);
         else
             rc = lx_skip_value(lx);
@@ -739,7 +788,7 @@ static void lexer_free(lexer *lx)
 {
     free(lx->buf);
     hta_buf_free(&lx->skip_stack);
-    hta_buf_free(&lx->key);
+    hta_buf_free(&lx->long_key);
     hta_buf_free(&lx->name);
     hta_buf_free(&lx->cat);
     hta_buf_free(&lx->ph);
