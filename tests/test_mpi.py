@@ -1,0 +1,79 @@
+"""MPI runs: the same HDF5 tables for 1, 2, 3 and 8 processes (only timing
+and process columns may differ), more processes than files, and the
+injected straggler found by the outlier search."""
+from common import *
+
+VARYING = {"parse_seconds", "analysis_seconds", "process"}
+
+
+def generated(ranks=6, straggler=None, size_mb=0.3, extra=()):
+    d = tmpdir()
+    args = [TRACEGEN, "-o", d, "--ranks", str(ranks), "--size-mb", str(size_mb), "--gzip"] + list(extra)
+    if straggler is not None:
+        args += ["--straggler", f"{straggler}:1.3"]
+    subprocess.run(args, check=True)
+    return d
+
+
+def all_tables(path):
+    with h5py.File(path, "r") as f:
+        names = []
+        f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+        return {n: f[n][()] for n in names}
+
+
+def comparable(name, data):
+    if data.dtype.names:
+        return {c: data[c] for c in data.dtype.names if c not in VARYING}
+    return {"": data}
+
+
+def test_identical_tables_for_1_2_3_8_processes():
+    d = generated(ranks=7, straggler=3)
+    base = None
+    for n in (1, 2, 3, 8):
+        out, _ = analyse(d, processes=n)
+        tables = all_tables(out)
+        if base is None:
+            base = tables
+            assert "temporal_breakdown" in tables and len(tables["ranks"]) == 7
+            continue
+        assert sorted(tables) == sorted(base), (n, sorted(tables), sorted(base))
+        for name in base:
+            a, b = comparable(name, base[name]), comparable(name, tables[name])
+            assert a.keys() == b.keys(), name
+            for c in a:
+                same = np.array_equal(a[c], b[c], equal_nan=a[c].dtype.kind == "f")
+                assert same, f"{name}.{c} differs between 1 and {n} processes"
+        assert set(table(out, "/ranks")["process"]) == set(range(min(n, 7))), n
+
+
+def test_straggler_is_flagged_and_nobody_else_on_compute():
+    out, p = analyse(generated(ranks=8, straggler=5), processes=2)
+    outliers = table(out, "/outliers")
+    compute = outliers[outliers.metric == "compute_time_us"]
+    assert list(compute["rank"]) == [5], outliers
+    tb = table(out, "/temporal_breakdown").set_index("rank")
+    others = tb.drop(index=5)["compute_time_us"]
+    assert tb.loc[5, "compute_time_us"] > 1.2 * others.mean(), tb
+    assert "compute_time_us" in p.stdout and "Results:" in p.stdout, p.stdout
+
+
+def test_no_straggler_flags_no_compute_outlier():
+    out, _ = analyse(generated(ranks=8), processes=2)
+    outliers = table(out, "/outliers")
+    assert outliers[outliers.metric.str.startswith("compute")].empty, outliers
+
+
+def test_hdf5_root_attributes():
+    out, _ = analyse(generated(ranks=2), processes=2)
+    with h5py.File(out, "r") as f:
+        a = f.attrs
+        assert a["schema_version"] == 1 and a["time_unit"] == "us"
+        assert a["n_ranks"] == 2 and a["n_failed"] == 0 and a["n_processes"] == 2
+        assert len(a["trace_paths"]) == 2 and "hta-mpi" in a["command_line"]
+        assert a["bins"] == 30 and abs(a["duration_ratio"] - 0.8) < 1e-12
+
+
+if __name__ == "__main__":
+    main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
