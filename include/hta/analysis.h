@@ -43,6 +43,18 @@ typedef struct hta_step_filter_stats {
 int hta_step_filter(hta_trace *trace, int include_last_step,
                     hta_step_filter_stats *stats, hta_error *err);
 
+/* The view's GPU events of each kernel type as merged intervals
+ * (definitions section 4), for analyses that combine types. */
+typedef struct hta_type_unions {
+    hta_interval *storage;     /* owned, one slot per GPU event */
+    const hta_interval *of[HTA_KT_OTHER + 1]; /* indexed by hta_kernel_type */
+    size_t n[HTA_KT_OTHER + 1];
+} hta_type_unions;
+
+/* -1 when out of memory. */
+int hta_type_unions_build(hta_type_unions *u, const hta_rank_view *view);
+void hta_type_unions_free(hta_type_unions *u);
+
 typedef int (*hta_analysis_fn)(const hta_rank_view *view, const hta_options *opt,
                                hta_tableset *out, hta_error *err);
 
@@ -61,6 +73,31 @@ int hta_emit_metric(hta_tableset *out, int64_t rank_key, const char *metric, dou
 /* Entry points, one per file in src/analysis/. */
 int hta_temporal_breakdown(const hta_rank_view *view, const hta_options *opt,
                            hta_tableset *out, hta_error *err);
+int hta_activity_categories(const hta_rank_view *view, const hta_options *opt,
+                            hta_tableset *out, hta_error *err);
+/* Per-event tables under detail/, only with --detail. */
+int hta_detail_tables(const hta_rank_view *view, const hta_options *opt,
+                      hta_tableset *out, hta_error *err);
+int hta_comm_comp_overlap(const hta_rank_view *view, const hta_options *opt,
+                          hta_tableset *out, hta_error *err);
+int hta_kernel_breakdown(const hta_rank_view *view, const hta_options *opt,
+                         hta_tableset *out, hta_error *err);
+int hta_overlap_breakdown(const hta_rank_view *view, const hta_options *opt,
+                          hta_tableset *out, hta_error *err);
+int hta_idle_time(const hta_rank_view *view, const hta_options *opt,
+                  hta_tableset *out, hta_error *err);
+int hta_launch_stats(const hta_rank_view *view, const hta_options *opt,
+                     hta_tableset *out, hta_error *err);
+int hta_launch_pipelining(const hta_rank_view *view, const hta_options *opt,
+                          hta_tableset *out, hta_error *err);
+int hta_queue_length(const hta_rank_view *view, const hta_options *opt,
+                     hta_tableset *out, hta_error *err);
+int hta_memory_bw(const hta_rank_view *view, const hta_options *opt,
+                  hta_tableset *out, hta_error *err);
+/* "_collectives": every COMMUNICATION kernel for the root's wait-state
+ * analysis (crossrank/collective_wait.c). */
+int hta_collectives(const hta_rank_view *view, const hta_options *opt,
+                    hta_tableset *out, hta_error *err);
 
 /* Nanoseconds to the microseconds every output column uses. */
 static inline double hta_ns_to_us(int64_t ns)

@@ -21,6 +21,18 @@ int64_t hta_intervals_length(const hta_interval *iv, size_t n);
 int64_t hta_intervals_overlap(const hta_interval *a, size_t na,
                               const hta_interval *b, size_t nb);
 
+/* Most lists hta_intervals_exclusive combines. */
+#define HTA_INTERVAL_MAX_LISTS 8
+
+/* Exclusive time of every combination of k merged lists (k <=
+ * HTA_INTERVAL_MAX_LISTS): time_by_mask[m] (2^k entries) receives how long
+ * exactly the lists whose bits are set in m cover an instant, e.g. m = 3 is
+ * "lists 0 and 1 and no other".  time_by_mask[0] is the time covered by no
+ * list between the first start and the last end of all lists.  Empty or
+ * inverted intervals cover nothing. */
+void hta_intervals_exclusive(const hta_interval *const lists[], const size_t counts[],
+                             size_t k, int64_t *time_by_mask);
+
 /* Writes the intersection of two merged lists to out (room for na + nb
  * intervals); returns its count.  The result is merged too. */
 size_t hta_intervals_intersection(const hta_interval *a, size_t na,

@@ -50,6 +50,10 @@ int hta_resolve_ranks(hta_tableset *set, const hta_options *opt, hta_error *err)
 /* Cross-rank statistics on the root (definitions section 5). */
 int hta_find_outliers(hta_tableset *set, const hta_options *opt, hta_error *err);
 
+/* Root: HTA's kernel-type breakdown summed over ranks ("kernel_type_breakdown"
+ * from the per-rank "kernel_type_by_rank"). */
+int hta_kernel_type_totals(hta_tableset *set, hta_error *err);
+
 /* Root: writes every table to an HDF5 file via a temporary name. */
 typedef struct hta_run_info {
     const char *tool_version;
@@ -57,6 +61,9 @@ typedef struct hta_run_info {
     double wall_seconds;
     const hta_file_list *files;
     int64_t timeline_start_ns, timeline_end_ns; /* global GPU range */
+    /* After every process has finished its traces: gathering the tables
+     * to the root, then resolving ranks and the cross-rank statistics. */
+    double gather_seconds, crossrank_seconds;
 } hta_run_info;
 
 int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,

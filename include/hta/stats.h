@@ -6,6 +6,7 @@
 #define HTA_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct hta_summary {
     size_t count;
@@ -19,5 +20,11 @@ double hta_quantile_sorted(const double *sorted, size_t n, double q);
 void hta_sort_doubles(double *values, size_t n);
 double hta_mean(const double *values, size_t n);
 double hta_sample_std(const double *values, size_t n, double mean);
+/* x rounded to the given decimals as numpy and pandas round (which HTA
+ * uses): scale, round half to even, scale back. */
+double hta_round_decimals(double x, int decimals);
+/* order = the permutation numpy's argsort(kind="quicksort") gives for keys,
+ * i.e. pandas' sort_values order, ties included (src/util/argsort.c). */
+void hta_argsort_like_numpy(const int64_t *keys, size_t n, size_t *order);
 
 #endif

@@ -78,6 +78,9 @@ long hta_table_column(const hta_table *table, const char *name);
 
 /* Stable sort of rows by the int64 first column. */
 int hta_table_sort_by_first_column(hta_table *table);
+/* Index of the row whose int64 first column is key in a table sorted by
+ * that column (the first such row), or -1. */
+long hta_table_find_sorted(const hta_table *table, int64_t key);
 /* Keeps only rows for which keep(row, ctx) is true. */
 void hta_table_filter(hta_table *table, int (*keep)(const hta_cell *row, void *ctx), void *ctx);
 

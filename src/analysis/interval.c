@@ -1,7 +1,12 @@
-/* interval.c: union and intersection of time intervals (see hta/interval.h). */
+/* interval.c: union, intersection and exclusive combinations of time
+ * intervals (see hta/interval.h).  The exclusive split is one sweep over
+ * the boundaries of all lists at once, so k lists of n intervals cost
+ * O(k * n) after merging, with no allocation. */
 #include "hta/interval.h"
 
+#include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int compare_starts(const void *a, const void *b)
 {
@@ -82,4 +87,70 @@ size_t hta_intervals_intersection(const hta_interval *a, size_t na,
     interval_sink sink = {out, 0};
     walk_intersection(a, na, b, nb, append_interval, &sink);
     return sink.n;
+}
+
+/* One list's position in the exclusive sweep: the first interval not yet
+ * left behind, and whether the sweep is inside it. */
+typedef struct sweep_cursor {
+    const hta_interval *iv;
+    size_t n, next;
+    int inside;
+} sweep_cursor;
+
+static void skip_empty(sweep_cursor *c)
+{
+    while (c->next < c->n && c->iv[c->next].end <= c->iv[c->next].start)
+        c->next++;
+}
+
+/* When the cursor's state next changes; INT64_MAX once the list is done. */
+static int64_t next_boundary(const sweep_cursor *c)
+{
+    if (c->next >= c->n)
+        return INT64_MAX;
+    return c->inside ? c->iv[c->next].end : c->iv[c->next].start;
+}
+
+static void cross_boundary(sweep_cursor *c)
+{
+    if (c->inside) {
+        c->next++;
+        skip_empty(c);
+    }
+    c->inside = !c->inside;
+}
+
+static int64_t earliest_boundary(const sweep_cursor *cur, size_t k)
+{
+    int64_t t = INT64_MAX;
+    for (size_t i = 0; i < k; i++) {
+        int64_t b = next_boundary(&cur[i]);
+        if (b < t)
+            t = b;
+    }
+    return t;
+}
+
+void hta_intervals_exclusive(const hta_interval *const lists[], const size_t counts[],
+                             size_t k, int64_t *time_by_mask)
+{
+    assert(k <= HTA_INTERVAL_MAX_LISTS);
+    sweep_cursor cur[HTA_INTERVAL_MAX_LISTS];
+    for (size_t i = 0; i < k; i++) {
+        cur[i] = (sweep_cursor){lists[i], counts[i], 0, 0};
+        skip_empty(&cur[i]);
+    }
+    memset(time_by_mask, 0, ((size_t)1 << k) * sizeof *time_by_mask);
+    unsigned mask = 0;
+    int64_t now = earliest_boundary(cur, k);
+    for (int64_t t = now; t != INT64_MAX; t = earliest_boundary(cur, k)) {
+        time_by_mask[mask] += t - now;
+        now = t;
+        for (size_t i = 0; i < k; i++) {
+            if (next_boundary(&cur[i]) == t) {
+                cross_boundary(&cur[i]);
+                mask ^= 1u << i;
+            }
+        }
+    }
 }

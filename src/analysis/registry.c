@@ -4,7 +4,18 @@
 
 const hta_analysis hta_analyses[] = {
     {"temporal_breakdown", hta_temporal_breakdown},
+    {"comm_comp_overlap", hta_comm_comp_overlap},
+    {"kernel_breakdown", hta_kernel_breakdown},
+    {"overlap_breakdown", hta_overlap_breakdown},
+    {"idle_time", hta_idle_time},
+    {"launch_stats", hta_launch_stats},
+    {"launch_pipelining", hta_launch_pipelining},
+    {"queue_length", hta_queue_length},
+    {"memory_bw", hta_memory_bw},
     {"timeline", hta_timeline_segments},
+    {"activity_categories", hta_activity_categories},
+    {"collectives", hta_collectives},
+    {"detail_tables", hta_detail_tables},
 };
 
 const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];

@@ -39,6 +39,30 @@ static hid_t compound_type(const hta_table *t)
     return type;
 }
 
+/* Per-event tables (--detail) run to millions of rows of repetitive
+ * numbers: stored in chunks of up to DETAIL_CHUNK_ROWS rows, byte-shuffled
+ * and deflated at a fast level.  Every other table is small and stays
+ * contiguous, as does an empty one (a chunk holds at least one row, and
+ * may not exceed a fixed-size dataset of 0 rows). */
+#define DETAIL_PREFIX "detail/"
+#define DETAIL_CHUNK_ROWS 65536
+#define DETAIL_DEFLATE_LEVEL 1
+
+static hid_t dataset_creation(const hta_table *t)
+{
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    int detail = strncmp(t->name, DETAIL_PREFIX, strlen(DETAIL_PREFIX)) == 0 && t->n_rows > 0;
+    if (dcpl < 0 || !detail)
+        return dcpl;
+    hsize_t chunk[1] = {t->n_rows < DETAIL_CHUNK_ROWS ? t->n_rows : DETAIL_CHUNK_ROWS};
+    if (H5Pset_chunk(dcpl, 1, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
+        H5Pset_deflate(dcpl, DETAIL_DEFLATE_LEVEL) < 0) {
+        H5Pclose(dcpl);
+        return -1;
+    }
+    return dcpl;
+}
+
 static int write_table(hid_t file, const hta_table *t)
 {
     if (t->n_columns == 0)
@@ -50,12 +74,15 @@ static int write_table(hid_t file, const hta_table *t)
     hid_t type = compound_type(t);
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t ds = H5Dcreate2(file, path, type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = dataset_creation(t);
+    hid_t ds = dcpl < 0 ? -1 : H5Dcreate2(file, path, type, space, lcpl, dcpl, H5P_DEFAULT);
     herr_t rc = ds < 0 ? -1 : 0;
     if (ds >= 0 && t->n_rows)
         rc = H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->cells);
     if (ds >= 0)
         H5Dclose(ds);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
     H5Pclose(lcpl);
     H5Tclose(type);
     H5Sclose(space);
@@ -207,6 +234,8 @@ static int write_root_attributes(hid_t file, const hta_tableset *set,
     rc |= put_attr_i64(file, "n_failed", n_failed);
     rc |= put_attr_i64(file, "n_processes", info->n_processes);
     rc |= put_attr_f64(file, "wall_seconds", info->wall_seconds);
+    rc |= put_attr_f64(file, "gather_seconds", info->gather_seconds);
+    rc |= put_attr_f64(file, "crossrank_seconds", info->crossrank_seconds);
     rc |= put_attr_i64(file, "include_last_step", opt->include_last_step);
     rc |= put_attr_i64(file, "round_like_hta", opt->round_like_hta);
     rc |= put_attr_f64(file, "consecutive_kernel_delay_us", opt->consecutive_kernel_delay_us);
@@ -242,7 +271,13 @@ int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,
     if (!tmp)
         return hta_fail(err, "out of memory");
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    /* The 1.8 format stores large attributes densely: the original format
+     * caps an object's attributes at 64 KiB, which trace_paths exceeds
+     * beyond about 4000 traces. */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
     if (file < 0) {
         hta_fail(err, "%s: cannot create the results file", tmp);
         free(tmp);

@@ -1,8 +1,10 @@
 /* summary.c: the short report the root prints on stdout (interface.md).
  *
  * It shows at most ten ranks (the five with the most and the five with the
- * least idle time), every failed trace, and the outliers, so it stays
- * readable for a thousand ranks; the HDF5 file has the rest. */
+ * least idle time), every failed trace, the ranks with outliers (one line
+ * each: how many metrics, the worst of them; worst ranks first, at most
+ * fifteen) and the flagged stragglers (at most five), so it stays readable
+ * for a thousand ranks; the HDF5 file has the rest. */
 #include "hta/run.h"
 
 #include <math.h>
@@ -11,6 +13,8 @@
 #include <string.h>
 
 #define SUMMARY_EXTREME_RANKS 5
+#define SUMMARY_OUTLIER_RANKS 15
+#define SUMMARY_STRAGGLERS 5
 
 typedef struct ranked_row {
     double key;
@@ -64,20 +68,130 @@ static void print_breakdown(const hta_tableset *set)
     free(order);
 }
 
-static void print_outliers(const hta_tableset *set)
+/* The outliers of one rank: how many, and the worst (largest |robust z|
+ * or |z|). */
+typedef struct rank_outliers {
+    int64_t rank;
+    size_t count;
+    size_t worst_row;
+    double worst;
+} rank_outliers;
+
+static double severity(const hta_cell *row, long z, long robust_z)
+{
+    double a = isfinite(row[z].f) ? fabs(row[z].f) : 0.0;
+    double b = isfinite(row[robust_z].f) ? fabs(row[robust_z].f) : 0.0;
+    return a > b ? a : b;
+}
+
+static int compare_worst_first(const void *a, const void *b)
+{
+    const rank_outliers *x = a, *y = b;
+    if (x->worst != y->worst)
+        return x->worst > y->worst ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+typedef struct rank_row {
+    int64_t rank;
+    size_t row;
+} rank_row;
+
+static int compare_rank_then_row(const void *a, const void *b)
+{
+    const rank_row *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Groups the outlier rows by rank (in rank order); returns the number of
+ * ranks, or 0 when out of memory. */
+static size_t group_outliers(const hta_table *t, rank_outliers *ranks)
+{
+    long rank = hta_table_column(t, "rank"), z = hta_table_column(t, "z");
+    long robust_z = hta_table_column(t, "robust_z");
+    rank_row *order = malloc(t->n_rows * sizeof *order);
+    if (!order)
+        return 0;
+    for (size_t r = 0; r < t->n_rows; r++)
+        order[r] = (rank_row){hta_table_row(t, r)[rank].i, r};
+    qsort(order, t->n_rows, sizeof *order, compare_rank_then_row);
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_rows; i++) {
+        if (i == 0 || order[i].rank != order[i - 1].rank)
+            ranks[n++] = (rank_outliers){order[i].rank, 0, order[i].row, -1.0};
+        rank_outliers *ro = &ranks[n - 1];
+        ro->count++;
+        double sev = severity(hta_table_row(t, order[i].row), z, robust_z);
+        if (sev > ro->worst) {
+            ro->worst = sev;
+            ro->worst_row = order[i].row;
+        }
+    }
+    free(order);
+    return n;
+}
+
+static void print_outlier_rank(const hta_table *t, const rank_outliers *ro)
+{
+    const hta_cell *row = hta_table_row(t, ro->worst_row);
+    printf("  %6lld %7zu  %-28.28s %14.4g %14.4g %8.2f %9.2f  %s\n", (long long)ro->rank,
+           ro->count, row[hta_table_column(t, "metric")].s,
+           row[hta_table_column(t, "value")].f, row[hta_table_column(t, "median")].f,
+           row[hta_table_column(t, "z")].f, row[hta_table_column(t, "robust_z")].f,
+           row[hta_table_column(t, "classification")].s);
+}
+
+/* One line per rank with flagged metrics, worst first, at most
+ * SUMMARY_OUTLIER_RANKS of them. */
+static void print_outliers(const hta_tableset *set, const hta_options *opt)
 {
     const hta_table *t = hta_tableset_find(set, "outliers");
     if (!t || t->n_rows == 0) {
         printf("\nOutliers: none.\n");
         return;
     }
-    printf("\nOutliers (%zu):\n  %-32s %6s %14s %8s %9s  %s\n", t->n_rows, "metric", "rank",
-           "value", "z", "robust_z", "class");
-    for (size_t r = 0; r < t->n_rows; r++) {
-        const hta_cell *row = hta_table_row(t, r);
-        printf("  %-32s %6lld %14.2f %8.2f %9.2f  %s\n", row[0].s, (long long)row[1].i,
-               row[2].f, row[5].f, row[8].f, row[9].s);
+    rank_outliers *ranks = malloc(t->n_rows * sizeof *ranks);
+    if (!ranks)
+        return;
+    size_t n = group_outliers(t, ranks);
+    qsort(ranks, n, sizeof *ranks, compare_worst_first);
+    printf("\nOutliers: %zu flagged metrics on %zu ranks (worst first):\n", t->n_rows, n);
+    printf("  %6s %7s  %-28s %14s %14s %8s %9s  %s\n", "rank", "flagged", "worst metric",
+           "value", "median", "z", "robust_z", "class");
+    for (size_t k = 0; k < n && k < SUMMARY_OUTLIER_RANKS; k++)
+        print_outlier_rank(t, &ranks[k]);
+    if (n > SUMMARY_OUTLIER_RANKS)
+        printf("  ... %zu more ranks\n", n - SUMMARY_OUTLIER_RANKS);
+    printf("  see /outliers in %s\n", opt->output);
+    free(ranks);
+}
+
+/* The flagged ranks of /stragglers (most suspect first), with reasons. */
+static void print_stragglers(const hta_tableset *set)
+{
+    const hta_table *t = hta_tableset_find(set, "stragglers");
+    long flagged = t ? hta_table_column(t, "flagged") : -1;
+    size_t shown = 0, n_flagged = 0;
+    for (size_t r = 0; t && r < t->n_rows; r++)
+        n_flagged += hta_table_row(t, r)[flagged].i != 0;
+    if (n_flagged == 0) {
+        printf("\nStragglers: none.\n");
+        return;
     }
+    printf("\nStragglers (%zu, most suspect first; see /stragglers, /collective_wait):\n",
+           n_flagged);
+    for (size_t r = 0; r < t->n_rows && shown < SUMMARY_STRAGGLERS; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        if (!row[flagged].i)
+            continue;
+        printf("  rank %lld, score %.2f: %s\n", (long long)row[0].i,
+               row[hta_table_column(t, "score")].f, row[hta_table_column(t, "reasons")].s);
+        shown++;
+    }
+    if (n_flagged > shown)
+        printf("  ... %zu more\n", n_flagged - shown);
 }
 
 static void print_failures(const hta_table *ranks)
@@ -110,6 +224,7 @@ void hta_print_summary(const hta_tableset *set, const hta_options *opt,
     if (ranks)
         print_failures(ranks);
     print_breakdown(set);
-    print_outliers(set);
+    print_outliers(set, opt);
+    print_stragglers(set);
     printf("\nResults: %s\n", opt->output);
 }

@@ -8,6 +8,9 @@
 #include "hta/reader.h"
 
 #include <cjson/cJSON.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -97,15 +100,60 @@ static inline int lx_peek(lexer *lx)
     return lx_refill(lx);
 }
 
+static inline int is_space(char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Byte scanners: pretty-printed traces are a third indentation and most of
+ * the rest is long kernel names, so both scans go 16 bytes at a time. */
+static const char *skip_spaces(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i space = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+    const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, nl)),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+        unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFFu;
+        if (other)
+            return p + __builtin_ctz(other);
+        p += 16;
+    }
+#endif
+    while (p < end && is_space(*p))
+        p++;
+    return p;
+}
+
+/* First '"' or '\\' in [p, end), or end. */
+static const char *find_string_end(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        unsigned hit = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+        if (hit)
+            return p + __builtin_ctz(hit);
+        p += 16;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\')
+        p++;
+    return p;
+}
+
 static inline int lx_peek_token(lexer *lx)
 {
     for (;;) {
-        while (lx->p < lx->end) {
-            char c = *lx->p;
-            if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
-                return (unsigned char)c;
-            lx->p++;
-        }
+        if (lx->p < lx->end && !is_space(*lx->p))
+            return (unsigned char)*lx->p;
+        lx->p = skip_spaces(lx->p, lx->end);
+        if (lx->p < lx->end)
+            return (unsigned char)*lx->p;
         if (lx_refill(lx) == LX_EOF)
             return LX_EOF;
     }
@@ -129,10 +177,7 @@ static int lx_skip_string(lexer *lx)
 {
     lx->p++;
     for (;;) {
-        const char *p = lx->p, *end = lx->end;
-        while (p < end && *p != '"' && *p != '\\')
-            p++;
-        lx->p = p;
+        lx->p = find_string_end(lx->p, lx->end);
         int c = lx_peek(lx);
         if (c == LX_EOF)
             return lx_error_eof(lx, "unterminated string");
@@ -226,9 +271,7 @@ static int lx_read_string(lexer *lx, hta_buf *out)
     out->data[0] = '\0';
     lx->p++;
     for (;;) {
-        const char *start = lx->p, *p = lx->p, *end = lx->end;
-        while (p < end && *p != '"' && *p != '\\')
-            p++;
+        const char *start = lx->p, *p = find_string_end(lx->p, lx->end);
         if (hta_buf_append(out, start, (size_t)(p - start)))
             return lx_error(lx, "out of memory");
         lx->p = p;

@@ -1,11 +1,14 @@
 /* source.c: plain or gzip byte stream of a trace file (see hta/source.h).
  *
- * Reads with read(2) in large blocks and inflates with zlib straight into
- * the caller's buffer, so no stage copies the data twice. */
+ * Reads with read(2) in large blocks.  Gzip input is inflated by a reader
+ * thread into a small ring of blocks while the caller parses the previous
+ * ones, so a .json.gz costs about max(inflate, parse) rather than their sum;
+ * memory stays at RING_BLOCKS x BLOCK_BYTES whatever the file size. */
 #include "hta/source.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +16,28 @@
 #include <zlib.h>
 
 #define SOURCE_INPUT_BYTES (1u << 20)
+#define RING_BLOCKS 4
+#define BLOCK_BYTES (1u << 20)
+
+/* One inflated block; `last` marks the end of data (or of good data, when
+ * `failed`). */
+typedef struct block {
+    char *data;
+    size_t len;
+    int last;
+    int failed;                /* the inflater's error is in ring.error */
+} block;
+
+typedef struct ring {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    block blocks[RING_BLOCKS];
+    size_t head, count;        /* filled blocks waiting for the reader */
+    size_t read_pos;           /* offset into blocks[head] */
+    int stop;                  /* reader is closing: inflater must quit */
+    hta_error error;
+} ring;
 
 struct hta_source {
     int fd;
@@ -26,7 +51,10 @@ struct hta_source {
     unsigned char *input;      /* owned, gzip only */
     unsigned char pending[2];  /* magic bytes read while sniffing */
     size_t n_pending;
+    ring *ring;                /* owned; gzip only, NULL if no thread */
 };
+
+static void start_ring(hta_source *s);
 
 static long read_fully(int fd, void *buf, size_t cap)
 {
@@ -87,6 +115,7 @@ int hta_source_open(const char *path, hta_source **out, hta_error *err)
         s->z.next_in = s->input;
         s->z.avail_in = 2;
         s->n_pending = 0;
+        start_ring(s);
     }
     *out = s;
     return 0;
@@ -147,10 +176,133 @@ static long read_gzip(hta_source *s, char *buf, size_t cap, hta_error *err)
     return (long)(cap - s->z.avail_out);
 }
 
+/* ---- reader thread ---------------------------------------------------- */
+
+/* Fills a whole block so the consumer wakes once per megabyte.  On an
+ * error the block keeps what was inflated before it: the parser sees that
+ * data first, as it would reading inline. */
+static void inflate_block(hta_source *s, block *b, hta_error *err)
+{
+    b->len = 0;
+    b->failed = b->last = 0;
+    while (b->len < BLOCK_BYTES) {
+        long n = read_gzip(s, b->data + b->len, BLOCK_BYTES - b->len, err);
+        if (n <= 0) {
+            b->failed = n < 0;
+            b->last = 1;
+            return;
+        }
+        b->len += (size_t)n;
+    }
+}
+
+static void *inflater_main(void *arg)
+{
+    hta_source *s = arg;
+    ring *r = s->ring;
+    for (int done = 0; !done;) {
+        pthread_mutex_lock(&r->lock);
+        while (r->count == RING_BLOCKS && !r->stop)
+            pthread_cond_wait(&r->changed, &r->lock);
+        int stop = r->stop;
+        block *b = &r->blocks[(r->head + r->count) % RING_BLOCKS];
+        pthread_mutex_unlock(&r->lock);
+        if (stop)
+            break;
+        hta_error err = {{0}};
+        inflate_block(s, b, &err);
+        pthread_mutex_lock(&r->lock);
+        if (b->failed)
+            r->error = err;
+        done = b->last;
+        r->count++;
+        pthread_cond_broadcast(&r->changed);
+        pthread_mutex_unlock(&r->lock);
+    }
+    return NULL;
+}
+
+static void ring_free(ring *r)
+{
+    for (int i = 0; i < RING_BLOCKS; i++)
+        free(r->blocks[i].data);
+    free(r);
+}
+
+/* Starts the inflater; without a thread the source inflates inline. */
+static void start_ring(hta_source *s)
+{
+    ring *r = calloc(1, sizeof *r);
+    if (!r)
+        return;
+    for (int i = 0; i < RING_BLOCKS; i++)
+        if (!(r->blocks[i].data = malloc(BLOCK_BYTES))) {
+            ring_free(r);
+            return;
+        }
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->changed, NULL);
+    s->ring = r;
+    if (pthread_create(&r->thread, NULL, inflater_main, s) != 0) {
+        s->ring = NULL;
+        pthread_mutex_destroy(&r->lock);
+        pthread_cond_destroy(&r->changed);
+        ring_free(r);
+    }
+}
+
+static void stop_ring(hta_source *s)
+{
+    ring *r = s->ring;
+    pthread_mutex_lock(&r->lock);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->changed);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->thread, NULL);
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->changed);
+    ring_free(r);
+    s->ring = NULL;
+}
+
+static long read_ring(ring *r, char *buf, size_t cap, hta_error *err)
+{
+    pthread_mutex_lock(&r->lock);
+    while (r->count == 0)
+        pthread_cond_wait(&r->changed, &r->lock);
+    block *b = &r->blocks[r->head];
+    pthread_mutex_unlock(&r->lock);
+    if (b->failed && r->read_pos == b->len) {
+        if (err)
+            *err = r->error;
+        return -1;
+    }
+    size_t n = b->len - r->read_pos < cap ? b->len - r->read_pos : cap;
+    memcpy(buf, b->data + r->read_pos, n);
+    r->read_pos += n;
+    if (r->read_pos == b->len && !b->last) {
+        /* Block consumed: hand it back to the inflater. */
+        pthread_mutex_lock(&r->lock);
+        r->head = (r->head + 1) % RING_BLOCKS;
+        r->count--;
+        r->read_pos = 0;
+        pthread_cond_broadcast(&r->changed);
+        pthread_mutex_unlock(&r->lock);
+    }
+    return (long)n;
+}
+
 long hta_source_read(hta_source *s, char *buf, size_t cap, hta_error *err)
 {
     if (cap > (1u << 30))
         cap = 1u << 30;
+    if (s->ring) {
+        long n;
+        /* An empty non-final block can only come from a zero-length read. */
+        while ((n = read_ring(s->ring, buf, cap, err)) == 0 && !s->ring->blocks[s->ring->head].last)
+            ;
+        return n;
+    }
     return s->is_gzip ? read_gzip(s, buf, cap, err) : read_plain(s, buf, cap, err);
 }
 
@@ -163,6 +315,8 @@ void hta_source_close(hta_source *s)
 {
     if (!s)
         return;
+    if (s->ring)
+        stop_ring(s);
     if (s->is_gzip) {
         inflateEnd(&s->z);
         free(s->input);

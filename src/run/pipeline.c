@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "hta/cli.h"
+#include "hta/crossrank.h"
 #include "hta/run.h"
 #include "hta/timeline.h"
 
@@ -215,16 +216,25 @@ static int report_failed_ranks(const hta_tableset *set)
 static int finish_on_root(hta_tableset *all, const hta_options *opt, hta_run_info *info)
 {
     hta_error err = {{0}};
-    if (hta_resolve_ranks(all, opt, &err) || hta_find_outliers(all, opt, &err)) {
+    double start = MPI_Wtime();
+    if (hta_resolve_ranks(all, opt, &err) || hta_find_outliers(all, opt, &err) ||
+        hta_kernel_type_totals(all, &err) || hta_kernel_comparison(all, opt, &err) ||
+        hta_collective_wait(all, &err) || hta_rank_stragglers(all, opt, &err)) {
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
     int some_failed = report_failed_ranks(all);
-    info->wall_seconds = MPI_Wtime() - info->wall_seconds;
+    double written = MPI_Wtime();
+    info->crossrank_seconds = written - start;
+    info->wall_seconds = written - info->wall_seconds;
     if (hta_write_hdf5(all, opt, info, &err)) {
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
+    if (opt->verbose)
+        fprintf(stderr, "hta-mpi: after the last trace: gather %.3f s, cross-rank %.3f s, "
+                        "HDF5 write %.3f s\n",
+                info->gather_seconds, info->crossrank_seconds, MPI_Wtime() - written);
     if (!opt->quiet)
         hta_print_summary(all, opt, info);
     return some_failed ? HTA_EXIT_SOME_FAILED : HTA_EXIT_OK;
@@ -252,10 +262,14 @@ int hta_run(const hta_options *opt, const char *tool_version)
         report(err.text);
         local_failed = 1;
     }
+    /* Only for timing: the gather starts when the last process is done. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    double gather_start = MPI_Wtime();
     if (gather_tables(&mine, me, n_processes, &all, &err) && me == ROOT) {
         report(err.text);
         local_failed = 1;
     }
+    info.gather_seconds = MPI_Wtime() - gather_start;
     hta_tableset_free(&mine);
     int any_failed = 0;
     MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

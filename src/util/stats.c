@@ -24,7 +24,11 @@ double hta_quantile_sorted(const double *sorted, size_t n, double q)
     if (lo + 1 >= n)
         return sorted[n - 1];
     double frac = pos - (double)lo;
-    return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * frac;
+    double a = sorted[lo], b = sorted[lo + 1];
+    /* numpy's lerp, bit for bit: from the nearer neighbour, so that HTA's
+     * comparisons against a quantile (the top-kernels cut) come out the
+     * same. */
+    return frac >= 0.5 ? b - (b - a) * (1.0 - frac) : a + (b - a) * frac;
 }
 
 double hta_mean(const double *values, size_t n)
@@ -45,6 +49,12 @@ double hta_sample_std(const double *values, size_t n, double mean)
     for (size_t i = 0; i < n; i++)
         ss += (values[i] - mean) * (values[i] - mean);
     return sqrt(ss / (double)(n - 1));
+}
+
+double hta_round_decimals(double x, int decimals)
+{
+    double scale = pow(10.0, decimals);
+    return rint(x * scale) / scale;
 }
 
 void hta_summarize(double *values, size_t n, hta_summary *out)

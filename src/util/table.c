@@ -219,6 +219,19 @@ int hta_table_sort_by_first_column(hta_table *table)
     return 0;
 }
 
+long hta_table_find_sorted(const hta_table *table, int64_t key)
+{
+    size_t lo = 0, hi = table->n_rows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hta_table_row(table, mid)[0].i < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < table->n_rows && hta_table_row(table, lo)[0].i == key ? (long)lo : -1;
+}
+
 void hta_table_filter(hta_table *table, int (*keep)(const hta_cell *row, void *ctx), void *ctx)
 {
     size_t w = table->n_columns, out = 0;

@@ -1,0 +1,45 @@
+/* comm_comp_overlap.c: how much of a rank's communication runs while
+ * computation runs too (definitions section 4, HTA's get_comm_comp_overlap).
+ *
+ * The share is |U_comp intersect U_comm| / |U_comm| over the merged
+ * COMPUTATION and COMMUNICATION kernels, as a percentage rounded like
+ * HTA's.  A rank without communication time gets NaN: HTA divides by zero
+ * there (issue 247), and 0% would claim a measured absence of overlap. */
+#include "hta/analysis.h"
+#include "hta/stats.h"
+
+#include <math.h>
+
+static const hta_column COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"comp_comm_overlap_pctg", HTA_COL_F64},
+};
+
+int hta_comm_comp_overlap(const hta_rank_view *v, const hta_options *opt,
+                          hta_tableset *out, hta_error *err)
+{
+    (void)opt;
+    if (v->n_gpu == 0)
+        return 0;
+    hta_type_unions u;
+    if (hta_type_unions_build(&u, v))
+        return hta_fail(err, "out of memory in the comm/comp overlap");
+    int64_t comm = hta_intervals_length(u.of[HTA_KT_COMMUNICATION], u.n[HTA_KT_COMMUNICATION]);
+    int64_t both = hta_intervals_overlap(u.of[HTA_KT_COMPUTATION], u.n[HTA_KT_COMPUTATION],
+                                         u.of[HTA_KT_COMMUNICATION], u.n[HTA_KT_COMMUNICATION]);
+    hta_type_unions_free(&u);
+    double pctg = comm > 0 ? 100.0 * ((double)both / (double)comm) : NAN;
+
+    hta_table *t = hta_tableset_table(out, "comm_comp_overlap", COLUMNS,
+                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    if (!t)
+        return hta_fail(err, "out of memory in the comm/comp overlap");
+    hta_row row = hta_table_add_row(t);
+    hta_row_put_i64(&row, v->rank_key);
+    hta_row_put_f64(&row, hta_round_decimals(pctg, 2));
+    /* Unrounded for the outlier search; NaN is skipped there. */
+    if (hta_row_done(&row) ||
+        hta_emit_metric(out, v->rank_key, "comp_comm_overlap_pctg", pctg))
+        return hta_fail(err, "out of memory in the comm/comp overlap");
+    return 0;
+}

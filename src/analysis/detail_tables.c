@@ -1,0 +1,145 @@
+/* detail_tables.c: the per-event tables behind the per-rank summaries,
+ * written under /detail/ only with --detail (interface.md: they are large;
+ * the HDF5 writer chunks and compresses every "detail/" table).
+ *
+ * - detail/launches: the launches that launch_stats.c summarises, one row
+ *   per GPU event whose launching CPU call (same correlation) is one of
+ *   HTA_LAUNCH_STATS_APIS: both sides' start and duration and launch_delay
+ *   = max(0, GPU start - CPU end), the per-correlation values of HTA's
+ *   get_cuda_kernel_launch_stats.  Rows in GPU start order.
+ * - detail/queue_length and detail/memory_bw: every point of the step
+ *   series of hta/step_series.h (per stream, per copy kind), the very
+ *   points the /queue_length and /memory_bw summaries describe, so that
+ *   the two always agree; one row per step with the value after it.
+ * Everything is read from the rank view; nothing here feeds another table. */
+#include "hta/analysis.h"
+#include "hta/launch.h"
+#include "hta/step_series.h"
+
+#include <math.h>
+
+static const hta_column LAUNCH_COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"correlation", HTA_COL_I64},
+    {"launch_name", HTA_COL_STR},
+    {"cpu_start_us", HTA_COL_F64},
+    {"cpu_duration_us", HTA_COL_F64},
+    {"gpu_start_us", HTA_COL_F64},
+    {"gpu_duration_us", HTA_COL_F64},
+    {"launch_delay_us", HTA_COL_F64},
+    {"stream", HTA_COL_I64},
+};
+
+static const hta_column QUEUE_COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"stream", HTA_COL_I64},
+    {"ts_us", HTA_COL_F64},
+    {"queue_length", HTA_COL_I64},
+};
+
+static const hta_column BANDWIDTH_COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"kind", HTA_COL_STR},
+    {"ts_us", HTA_COL_F64},
+    {"bandwidth_gbps", HTA_COL_F64},
+};
+
+#define N_COLUMNS(c) (sizeof c / sizeof c[0])
+
+/* The launch of a GPU event when it is one of apis, else NULL. */
+static const hta_event *listed_launch(const hta_rank_view *v, const hta_event *gpu,
+                                      const hta_launch_names *apis)
+{
+    const hta_event *cpu = hta_rank_view_launch(v, gpu);
+    return cpu && hta_launch_names_match(apis, cpu) ? cpu : NULL;
+}
+
+static int add_launch_rows(const hta_rank_view *v, hta_tableset *out)
+{
+    hta_table *t = hta_tableset_table(out, "detail/launches", LAUNCH_COLUMNS,
+                                      N_COLUMNS(LAUNCH_COLUMNS));
+    if (!t)
+        return -1;
+    hta_launch_names launches = hta_launch_names_find(v->trace, HTA_LAUNCH_STATS_APIS);
+    for (size_t i = 0; i < v->n_gpu; i++) {
+        const hta_event *gpu = &v->gpu[i];
+        const hta_event *cpu = listed_launch(v, gpu, &launches);
+        if (!cpu)
+            continue;
+        int64_t delay = gpu->ts_ns - hta_event_end(cpu);
+        hta_row row = hta_table_add_row(t);
+        hta_row_put_i64(&row, v->rank_key);
+        hta_row_put_i64(&row, gpu->correlation);
+        hta_row_put_str(&row, hta_event_name(v->trace, cpu));
+        hta_row_put_f64(&row, hta_ns_to_us(cpu->ts_ns));
+        hta_row_put_f64(&row, hta_ns_to_us(cpu->dur_ns));
+        hta_row_put_f64(&row, hta_ns_to_us(gpu->ts_ns));
+        hta_row_put_f64(&row, hta_ns_to_us(gpu->dur_ns));
+        hta_row_put_f64(&row, hta_ns_to_us(delay > 0 ? delay : 0));
+        hta_row_put_i64(&row, gpu->stream);
+        if (hta_row_done(&row))
+            return -1;
+    }
+    return 0;
+}
+
+static int add_queue_length_rows(const hta_rank_view *v, hta_tableset *out)
+{
+    hta_table *t = hta_tableset_table(out, "detail/queue_length", QUEUE_COLUMNS,
+                                      N_COLUMNS(QUEUE_COLUMNS));
+    hta_step_series_set set;
+    if (!t || hta_queue_length_series(&set, v))
+        return -1;
+    int rc = 0;
+    for (size_t s = 0; s < set.n_series && rc == 0; s++) {
+        const hta_step_series *series = &set.series[s];
+        for (size_t i = 0; i < series->n && rc == 0; i++) {
+            hta_row row = hta_table_add_row(t);
+            hta_row_put_i64(&row, v->rank_key);
+            hta_row_put_i64(&row, series->stream);
+            hta_row_put_f64(&row, hta_ns_to_us(series->points[i].ts_ns));
+            hta_row_put_i64(&row, (int64_t)series->points[i].value);
+            rc = hta_row_done(&row);
+        }
+    }
+    hta_step_series_free(&set);
+    return rc;
+}
+
+static int add_memory_bw_rows(const hta_rank_view *v, hta_tableset *out)
+{
+    hta_table *t = hta_tableset_table(out, "detail/memory_bw", BANDWIDTH_COLUMNS,
+                                      N_COLUMNS(BANDWIDTH_COLUMNS));
+    hta_step_series_set set;
+    if (!t || hta_memory_bw_series(&set, v->trace))
+        return -1;
+    int rc = 0;
+    for (size_t s = 0; s < set.n_series && rc == 0; s++) {
+        const hta_step_series *series = &set.series[s];
+        for (size_t i = 0; i < series->n && rc == 0; i++) {
+            /* A copy without a bandwidth is a point of HTA's series but
+             * changes nothing. */
+            if (isnan(series->points[i].value))
+                continue;
+            hta_row row = hta_table_add_row(t);
+            hta_row_put_i64(&row, v->rank_key);
+            hta_row_put_str(&row, series->kind);
+            hta_row_put_f64(&row, hta_ns_to_us(series->points[i].ts_ns));
+            hta_row_put_f64(&row, series->points[i].value);
+            rc = hta_row_done(&row);
+        }
+    }
+    hta_step_series_free(&set);
+    return rc;
+}
+
+int hta_detail_tables(const hta_rank_view *v, const hta_options *opt,
+                      hta_tableset *out, hta_error *err)
+{
+    if (!opt->detail || v->n_gpu == 0)
+        return 0;
+    if (add_launch_rows(v, out) || add_queue_length_rows(v, out) ||
+        add_memory_bw_rows(v, out))
+        return hta_fail(err, "out of memory in the detail tables");
+    return 0;
+}

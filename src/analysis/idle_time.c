@@ -1,0 +1,153 @@
+/* idle_time.c: why each stream sat idle (definitions section 4, HTA's
+ * get_idle_time_breakdown with show_idle_interval_stats).
+ *
+ * Each event on a stream after the first (in HTA's order, see
+ * hta/stream_work.h) closes a gap: its start minus its predecessor's end,
+ * negative when they overlap and kept so, as HTA.  The gap is
+ *   host_wait   when the event's launching CPU call started after the
+ *               predecessor ended: the GPU waited for the CPU;
+ *   kernel_wait otherwise, when shorter than consecutive_kernel_delay: the
+ *               usual overhead between back-to-back kernels;
+ *   other       otherwise.
+ * Per (stream, category): the total, its share of the stream's idle time,
+ * and count / mean / std / quartiles of the gaps.  The rows are HTA's:
+ * "other" always (HTA files the first event, which has no gap, there),
+ * host_wait and kernel_wait only when they occur.  Ratios stay unrounded;
+ * HTA rounds them to 2 decimals. */
+#include "hta/analysis.h"
+#include "hta/stats.h"
+#include "hta/stream_work.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const hta_column COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"stream", HTA_COL_I64},
+    {"idle_category", HTA_COL_STR},
+    {"idle_time_us", HTA_COL_F64},
+    {"idle_time_ratio", HTA_COL_F64},
+    {"count", HTA_COL_I64},
+    {"mean_us", HTA_COL_F64},
+    {"std_us", HTA_COL_F64},
+    {"min_us", HTA_COL_F64},
+    {"p25_us", HTA_COL_F64},
+    {"p50_us", HTA_COL_F64},
+    {"p75_us", HTA_COL_F64},
+    {"max_us", HTA_COL_F64},
+};
+
+enum { HOST_WAIT, KERNEL_WAIT, OTHER, N_CATEGORIES };
+
+static const char *const CATEGORY_NAMES[N_CATEGORIES] = {"host_wait", "kernel_wait", "other"};
+
+/* The gaps of one stream, by category. */
+typedef struct gaps {
+    double *us[N_CATEGORIES];  /* each with room for the stream's events */
+    size_t n[N_CATEGORIES];
+    int64_t total_ns[N_CATEGORIES];
+} gaps;
+
+static int classify_gap(const hta_rank_view *v, const hta_event *prev, const hta_event *e,
+                        double kernel_delay_ns)
+{
+    const hta_event *launch = hta_rank_view_launch(v, e);
+    int64_t prev_end = hta_event_end(prev);
+    if (launch && launch->ts_ns > prev_end)
+        return HOST_WAIT;
+    return (double)(e->ts_ns - prev_end) < kernel_delay_ns ? KERNEL_WAIT : OTHER;
+}
+
+static void collect_gaps(const hta_rank_view *v, const hta_stream_work *s,
+                         double kernel_delay_ns, gaps *g)
+{
+    for (int c = 0; c < N_CATEGORIES; c++) {
+        g->n[c] = 0;
+        g->total_ns[c] = 0;
+    }
+    for (size_t i = 1; i < s->n; i++) {
+        int64_t gap = s->events[i]->ts_ns - hta_event_end(s->events[i - 1]);
+        int c = classify_gap(v, s->events[i - 1], s->events[i], kernel_delay_ns);
+        g->us[c][g->n[c]++] = hta_ns_to_us(gap);
+        g->total_ns[c] += gap;
+    }
+}
+
+static int add_row(hta_table *t, int64_t rank_key, uint32_t stream, int category,
+                   gaps *g, int64_t stream_idle_ns)
+{
+    hta_summary sum;
+    hta_summarize(g->us[category], g->n[category], &sum);
+    int64_t idle = g->total_ns[category];
+    hta_row row = hta_table_add_row(t);
+    hta_row_put_i64(&row, rank_key);
+    hta_row_put_i64(&row, stream);
+    hta_row_put_str(&row, CATEGORY_NAMES[category]);
+    hta_row_put_f64(&row, hta_ns_to_us(idle));
+    hta_row_put_f64(&row, stream_idle_ns ? (double)idle / (double)stream_idle_ns : NAN);
+    hta_row_put_i64(&row, (int64_t)sum.count);
+    hta_row_put_f64(&row, sum.mean);
+    hta_row_put_f64(&row, sum.std);
+    hta_row_put_f64(&row, sum.min);
+    hta_row_put_f64(&row, sum.p25);
+    hta_row_put_f64(&row, sum.p50);
+    hta_row_put_f64(&row, sum.p75);
+    hta_row_put_f64(&row, sum.max);
+    return hta_row_done(&row);
+}
+
+static int add_stream_rows(hta_table *t, int64_t rank_key, uint32_t stream, gaps *g)
+{
+    int64_t stream_idle = 0;
+    for (int c = 0; c < N_CATEGORIES; c++)
+        stream_idle += g->total_ns[c];
+    for (int c = 0; c < N_CATEGORIES; c++)
+        if ((c == OTHER || g->n[c] > 0) && add_row(t, rank_key, stream, c, g, stream_idle))
+            return -1;
+    return 0;
+}
+
+/* Idle time per category summed over streams, for the cross-rank search. */
+static int emit_metrics(hta_tableset *out, int64_t rank_key, const int64_t *total_ns)
+{
+    return hta_emit_metric(out, rank_key, "idle_host_wait_us", hta_ns_to_us(total_ns[HOST_WAIT])) |
+           hta_emit_metric(out, rank_key, "idle_kernel_wait_us",
+                           hta_ns_to_us(total_ns[KERNEL_WAIT])) |
+           hta_emit_metric(out, rank_key, "idle_other_us", hta_ns_to_us(total_ns[OTHER]));
+}
+
+static int breakdown(const hta_rank_view *v, const hta_options *opt,
+                     const hta_stream_work_set *work, hta_tableset *out)
+{
+    hta_table *t = hta_tableset_table(out, "idle_time", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0]);
+    size_t longest = 1;
+    for (size_t s = 0; s < work->n_streams; s++)
+        longest = work->streams[s].n > longest ? work->streams[s].n : longest;
+    gaps g;
+    int rc = t ? 0 : -1;
+    for (int c = 0; c < N_CATEGORIES; c++)
+        rc |= (g.us[c] = malloc(longest * sizeof *g.us[c])) ? 0 : -1;
+    int64_t rank_total[N_CATEGORIES] = {0};
+    for (size_t s = 0; s < work->n_streams && rc == 0; s++) {
+        collect_gaps(v, &work->streams[s], opt->consecutive_kernel_delay_us * 1000.0, &g);
+        for (int c = 0; c < N_CATEGORIES; c++)
+            rank_total[c] += g.total_ns[c];
+        rc = add_stream_rows(t, v->rank_key, work->streams[s].stream, &g);
+    }
+    for (int c = 0; c < N_CATEGORIES; c++)
+        free(g.us[c]);
+    return rc ? rc : emit_metrics(out, v->rank_key, rank_total);
+}
+
+int hta_idle_time(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
+                  hta_error *err)
+{
+    if (v->n_gpu == 0)
+        return 0;
+    hta_stream_work_set work;
+    if (hta_stream_work_build(&work, v->trace))
+        return hta_fail(err, "out of memory in the idle time breakdown");
+    int rc = breakdown(v, opt, &work, out);
+    hta_stream_work_free(&work);
+    return rc ? hta_fail(err, "out of memory in the idle time breakdown") : 0;
+}

@@ -1,0 +1,319 @@
+/* kernel_breakdown.c: time per kernel name and per kernel type of a rank
+ * (definitions section 4, HTA's get_gpu_kernel_breakdown).
+ *
+ * Three tables:
+ * - "kernels": every kernel name of every GPU event with count, sum, max,
+ *   min, mean and sample std (ddof 1, 0 for one instance) of its
+ *   durations.  Unlike HTA this keeps OTHER kernels (Context Sync, ...);
+ *   their rows are the only ones HTA's untruncated breakdown lacks.
+ * - "kernels_top": HTA's view, per COMPUTATION, COMMUNICATION and MEMORY.
+ *   When a type has more than num_kernels names, they are ranked by sum
+ *   exactly as HTA's pandas sort ranks them (equal sums included) and
+ *   those whose cumulative sum exceeds the duration_ratio quantile of the
+ *   cumulative sums, or whose position is num_kernels or later, fold into
+ *   one "others" row.  HTA then recomputes max/min/mean/std over the
+ *   per-name sums of each row (so a kept name shows max = min = mean =
+ *   sum), and so does this table; count stays the number of kernel
+ *   instances the row covers.  Without folding the rows equal "kernels".
+ * - "kernel_type_by_rank": exclusive time of each non-empty combination of
+ *   COMPUTATION, COMMUNICATION and MEMORY being active, named as HTA names
+ *   them ("COMPUTATION overlapping COMMUNICATION"); OTHER kernels take no
+ *   part, as in HTA.  The root sums it over ranks (crossrank/
+ *   kernel_type_totals.c).
+ * Rows come in HTA's order within a rank: by kernel type name, then name. */
+#include "hta/analysis.h"
+#include "hta/stats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const hta_column KERNEL_COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"name", HTA_COL_STR},
+    {"kernel_type", HTA_COL_STR},
+    {"count", HTA_COL_I64},
+    {"sum_us", HTA_COL_F64},
+    {"max_us", HTA_COL_F64},
+    {"min_us", HTA_COL_F64},
+    {"mean_us", HTA_COL_F64},
+    {"stddev_us", HTA_COL_F64},
+};
+
+static const hta_column TYPE_COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"kernel_type", HTA_COL_STR},
+    {"sum_us", HTA_COL_F64},
+};
+
+#define N_KERNEL_COLUMNS (sizeof KERNEL_COLUMNS / sizeof KERNEL_COLUMNS[0])
+
+/* The kernel types HTA breaks down, in the order of its bit mask
+ * (COMPUTATION = 1, COMMUNICATION = 2, MEMORY = 4): the hta_kernel_type
+ * values 0, 1, 2. */
+#define N_ANALYSED_TYPES 3
+
+typedef struct kernel_stats {
+    const char *name;
+    hta_kernel_type type;
+    int64_t count;
+    int64_t sum_ns;            /* exact, for ranking */
+    double sum_us, max_us, min_us, mean_us, stddev_us;
+} kernel_stats;
+
+typedef struct named_duration {
+    uint32_t name;
+    hta_kernel_type type;
+    int64_t dur_ns;
+} named_duration;
+
+static int compare_name_ids(const void *a, const void *b)
+{
+    const named_duration *x = a, *y = b;
+    return (x->name > y->name) - (x->name < y->name);
+}
+
+static int compare_type_then_name(const void *a, const void *b)
+{
+    const kernel_stats *x = a, *y = b;
+    int by_type = strcmp(hta_kernel_type_name(x->type), hta_kernel_type_name(y->type));
+    return by_type ? by_type : strcmp(x->name, y->name);
+}
+
+/* Statistics of n >= 1 values in us. */
+static kernel_stats summarize(const char *name, hta_kernel_type type, int64_t count,
+                              const double *values, size_t n)
+{
+    kernel_stats s = {.name = name, .type = type, .count = count,
+                      .max_us = values[0], .min_us = values[0]};
+    for (size_t i = 0; i < n; i++) {
+        s.sum_us += values[i];
+        s.max_us = values[i] > s.max_us ? values[i] : s.max_us;
+        s.min_us = values[i] < s.min_us ? values[i] : s.min_us;
+    }
+    s.mean_us = hta_mean(values, n);
+    s.stddev_us = hta_sample_std(values, n, s.mean_us);
+    return s;
+}
+
+/* Groups the durations by name id into rows; values is scratch for one
+ * group.  Returns the number of rows. */
+static size_t group_by_name(const hta_rank_view *v, named_duration *d, double *values,
+                            kernel_stats *rows)
+{
+    for (size_t i = 0; i < v->n_gpu; i++)
+        d[i] = (named_duration){v->gpu[i].name, v->gpu[i].kernel_type, v->gpu[i].dur_ns};
+    qsort(d, v->n_gpu, sizeof *d, compare_name_ids);
+    size_t n = 0;
+    for (size_t first = 0, end; first < v->n_gpu; first = end) {
+        int64_t sum_ns = 0;
+        for (end = first; end < v->n_gpu && d[end].name == d[first].name; end++) {
+            values[end - first] = hta_ns_to_us(d[end].dur_ns);
+            sum_ns += d[end].dur_ns;
+        }
+        rows[n] = summarize(hta_strtab_get(&v->trace->names, d[first].name), d[first].type,
+                            (int64_t)(end - first), values, end - first);
+        /* Summed in integer ns: exact for nanosecond-resolution traces. */
+        rows[n].sum_ns = sum_ns;
+        rows[n++].sum_us = hta_ns_to_us(sum_ns);
+    }
+    return n;
+}
+
+/* One kernel_stats per distinct name, sorted by type name then name;
+ * NULL when out of memory.  Needs at least one GPU event. */
+static kernel_stats *stats_per_name(const hta_rank_view *v, size_t *n)
+{
+    named_duration *d = malloc(v->n_gpu * sizeof *d);
+    double *values = malloc(v->n_gpu * sizeof *values);
+    kernel_stats *rows = d && values ? malloc(v->n_gpu * sizeof *rows) : NULL;
+    if (rows) {
+        *n = group_by_name(v, d, values, rows);
+        qsort(rows, *n, sizeof *rows, compare_type_then_name);
+    }
+    free(d);
+    free(values);
+    return rows;
+}
+
+static int put_kernel_row(hta_table *t, int64_t rank_key, const kernel_stats *s)
+{
+    hta_row row = hta_table_add_row(t);
+    hta_row_put_i64(&row, rank_key);
+    hta_row_put_str(&row, s->name);
+    hta_row_put_str(&row, hta_kernel_type_name(s->type));
+    hta_row_put_i64(&row, s->count);
+    hta_row_put_f64(&row, s->sum_us);
+    hta_row_put_f64(&row, s->max_us);
+    hta_row_put_f64(&row, s->min_us);
+    hta_row_put_f64(&row, s->mean_us);
+    hta_row_put_f64(&row, s->stddev_us);
+    return hta_row_done(&row);
+}
+
+static int put_kernel_rows(hta_tableset *out, const char *table, int64_t rank_key,
+                           const kernel_stats *rows, size_t n)
+{
+    hta_table *t = hta_tableset_table(out, table, KERNEL_COLUMNS, N_KERNEL_COLUMNS);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (put_kernel_row(t, rank_key, &rows[i]))
+            return -1;
+    return 0;
+}
+
+/* Work space of the top view, sized for the most names of one type. */
+typedef struct top_scratch {
+    int64_t *keys;
+    size_t *order;
+    double *cumsum, *sorted, *folded;
+    kernel_stats *ranked, *top;
+} top_scratch;
+
+static void top_scratch_free(top_scratch *s)
+{
+    free(s->keys);
+    free(s->order);
+    free(s->cumsum);
+    free(s->sorted);
+    free(s->folded);
+    free(s->ranked);
+    free(s->top);
+}
+
+static int top_scratch_alloc(top_scratch *s, size_t n)
+{
+    s->keys = malloc(n * sizeof *s->keys);
+    s->order = malloc(n * sizeof *s->order);
+    s->cumsum = malloc(n * sizeof *s->cumsum);
+    s->sorted = malloc(n * sizeof *s->sorted);
+    s->folded = malloc(n * sizeof *s->folded);
+    s->ranked = malloc(n * sizeof *s->ranked);
+    s->top = malloc(n * sizeof *s->top);
+    if (s->keys && s->order && s->cumsum && s->sorted && s->folded && s->ranked && s->top)
+        return 0;
+    top_scratch_free(s);
+    return -1;
+}
+
+/* HTA ranks a type's names, given in name order, with pandas'
+ * sort_values("sum", ascending=False): numpy's unstable quicksort of the
+ * reversed column, read backwards.  The same permutation keeps HTA's
+ * choice among equal sums at the num_kernels cut. */
+static void rank_like_hta(const kernel_stats *rows, size_t n, top_scratch *s)
+{
+    for (size_t i = 0; i < n; i++)
+        s->keys[i] = rows[n - 1 - i].sum_ns;
+    hta_argsort_like_numpy(s->keys, n, s->order);
+    for (size_t j = 0; j < n; j++)
+        s->ranked[j] = rows[n - 1 - s->order[n - 1 - j]];
+}
+
+/* HTA's fold of the n ranked names of one type into kept rows plus
+ * "others" in s->top, sorted by name; returns the number of rows. */
+static size_t fold_ranked(size_t n, const hta_options *opt, top_scratch *s)
+{
+    double running = 0;
+    for (size_t i = 0; i < n; i++)
+        s->cumsum[i] = running += s->ranked[i].sum_us;
+    memcpy(s->sorted, s->cumsum, n * sizeof *s->sorted);
+    hta_sort_doubles(s->sorted, n);
+    double cut = hta_quantile_sorted(s->sorted, n, opt->duration_ratio);
+
+    size_t kept = 0, n_folded = 0;
+    int64_t folded_count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const kernel_stats *k = &s->ranked[i];
+        if (s->cumsum[i] > cut || i >= (size_t)opt->num_kernels) {
+            s->folded[n_folded++] = k->sum_us;
+            folded_count += k->count;
+        } else {
+            s->top[kept++] = summarize(k->name, k->type, k->count, &k->sum_us, 1);
+        }
+    }
+    s->top[kept++] = summarize("others", s->ranked[0].type, folded_count, s->folded, n_folded);
+    qsort(s->top, kept, sizeof *s->top, compare_type_then_name);
+    return kept;
+}
+
+/* kernels_top for the analysed types; rows is sorted by type then name, so
+ * each type is one run of rows. */
+static int put_top_rows(hta_tableset *out, const hta_rank_view *v, const hta_options *opt,
+                        const kernel_stats *rows, size_t n)
+{
+    top_scratch s;
+    if (top_scratch_alloc(&s, n))
+        return -1;
+    int rc = 0;
+    for (size_t first = 0, end; first < n && rc == 0; first = end) {
+        for (end = first; end < n && rows[end].type == rows[first].type; end++)
+            ;
+        size_t m = end - first;
+        if (rows[first].type >= N_ANALYSED_TYPES)
+            continue;
+        if (m <= (size_t)opt->num_kernels) {
+            rc = put_kernel_rows(out, "kernels_top", v->rank_key, rows + first, m);
+            continue;
+        }
+        rank_like_hta(rows + first, m, &s);
+        size_t kept = fold_ranked(m, opt, &s);
+        rc = put_kernel_rows(out, "kernels_top", v->rank_key, s.top, kept);
+    }
+    top_scratch_free(&s);
+    return rc;
+}
+
+/* "COMPUTATION overlapping MEMORY" for mask 5: HTA joins the active types
+ * in the order of their bits. */
+static void combination_name(unsigned mask, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int type = 0; type < N_ANALYSED_TYPES; type++)
+        if (mask & (1u << type))
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " overlapping " : "",
+                                    hta_kernel_type_name((hta_kernel_type)type));
+}
+
+static int put_type_rows(hta_tableset *out, const hta_rank_view *v)
+{
+    hta_type_unions u;
+    if (hta_type_unions_build(&u, v))
+        return -1;
+    int64_t by_mask[1u << N_ANALYSED_TYPES];
+    hta_intervals_exclusive(u.of, u.n, N_ANALYSED_TYPES, by_mask);
+    hta_type_unions_free(&u);
+    hta_table *t = hta_tableset_table(out, "kernel_type_by_rank", TYPE_COLUMNS,
+                                      sizeof TYPE_COLUMNS / sizeof TYPE_COLUMNS[0]);
+    if (!t)
+        return -1;
+    for (unsigned mask = 1; mask < (1u << N_ANALYSED_TYPES); mask++) {
+        if (by_mask[mask] <= 0)
+            continue;
+        char name[128];
+        combination_name(mask, name, sizeof name);
+        hta_row row = hta_table_add_row(t);
+        hta_row_put_i64(&row, v->rank_key);
+        hta_row_put_str(&row, name);
+        hta_row_put_f64(&row, hta_ns_to_us(by_mask[mask]));
+        if (hta_row_done(&row))
+            return -1;
+    }
+    return 0;
+}
+
+int hta_kernel_breakdown(const hta_rank_view *v, const hta_options *opt,
+                         hta_tableset *out, hta_error *err)
+{
+    if (v->n_gpu == 0)
+        return 0;
+    size_t n;
+    kernel_stats *rows = stats_per_name(v, &n);
+    if (!rows)
+        return hta_fail(err, "out of memory in the kernel breakdown");
+    int rc = put_kernel_rows(out, "kernels", v->rank_key, rows, n) ||
+             put_top_rows(out, v, opt, rows, n) || put_type_rows(out, v);
+    free(rows);
+    return rc ? hta_fail(err, "out of memory in the kernel breakdown") : 0;
+}

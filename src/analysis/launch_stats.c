@@ -1,0 +1,129 @@
+/* launch_stats.c: what kernel launches cost (definitions section 4, HTA's
+ * get_cuda_kernel_launch_stats, summarised per rank).
+ *
+ * A launch is a GPU event whose launching CPU call (same correlation) is
+ * one of the launch APIs of hta/launch.h.  For each: the CPU call's
+ * duration, the GPU event's duration and the launch delay max(0, GPU start
+ * - CPU end).  HTA returns them per correlation; one row per rank keeps
+ * their p50 / p90 / p99 / max and HTA's three counts:
+ *   short_kernels          GPU shorter than its launch call, the call
+ *                          itself not an outlier (<= runtime_cutoff):
+ *                          the launch costs more than the work;
+ *   runtime_outliers       launch calls longer than runtime_cutoff;
+ *   launch_delay_outliers  launch delays longer than launch_delay_cutoff. */
+#include "hta/analysis.h"
+#include "hta/launch.h"
+#include "hta/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const hta_column COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"launches", HTA_COL_I64},
+    {"cpu_duration_p50_us", HTA_COL_F64},
+    {"cpu_duration_p90_us", HTA_COL_F64},
+    {"cpu_duration_p99_us", HTA_COL_F64},
+    {"cpu_duration_max_us", HTA_COL_F64},
+    {"gpu_duration_p50_us", HTA_COL_F64},
+    {"gpu_duration_p90_us", HTA_COL_F64},
+    {"gpu_duration_p99_us", HTA_COL_F64},
+    {"gpu_duration_max_us", HTA_COL_F64},
+    {"launch_delay_p50_us", HTA_COL_F64},
+    {"launch_delay_p90_us", HTA_COL_F64},
+    {"launch_delay_p99_us", HTA_COL_F64},
+    {"launch_delay_max_us", HTA_COL_F64},
+    {"short_kernels", HTA_COL_I64},
+    {"runtime_outliers", HTA_COL_I64},
+    {"launch_delay_outliers", HTA_COL_I64},
+};
+
+/* The per-launch quantities, in microseconds, and HTA's counts. */
+typedef struct launches {
+    double *cpu_us, *gpu_us, *delay_us;
+    size_t n;
+    int64_t short_kernels, runtime_outliers, delay_outliers;
+} launches;
+
+static void add_launch(launches *l, const hta_event *cpu, const hta_event *gpu,
+                       const hta_options *opt)
+{
+    int64_t delay = gpu->ts_ns - hta_event_end(cpu);
+    double cpu_us = hta_ns_to_us(cpu->dur_ns), gpu_us = hta_ns_to_us(gpu->dur_ns);
+    double delay_us = hta_ns_to_us(delay > 0 ? delay : 0);
+    l->short_kernels += cpu_us <= opt->runtime_cutoff_us && gpu_us < cpu_us;
+    l->runtime_outliers += cpu_us > opt->runtime_cutoff_us;
+    l->delay_outliers += delay_us > opt->launch_delay_cutoff_us;
+    l->cpu_us[l->n] = cpu_us;
+    l->gpu_us[l->n] = gpu_us;
+    l->delay_us[l->n] = delay_us;
+    l->n++;
+}
+
+static void collect_launches(const hta_rank_view *v, const hta_options *opt, launches *l)
+{
+    hta_launch_names apis = hta_launch_names_find(v->trace, HTA_LAUNCH_STATS_APIS);
+    for (size_t i = 0; i < v->n_gpu; i++) {
+        const hta_event *cpu = hta_rank_view_launch(v, &v->gpu[i]);
+        if (cpu && hta_launch_names_match(&apis, cpu))
+            add_launch(l, cpu, &v->gpu[i], opt);
+    }
+}
+
+/* Sorts values and puts p50, p90, p99 and max. */
+static void put_percentiles(hta_row *row, double *values, size_t n)
+{
+    hta_sort_doubles(values, n);
+    hta_row_put_f64(row, hta_quantile_sorted(values, n, 0.50));
+    hta_row_put_f64(row, hta_quantile_sorted(values, n, 0.90));
+    hta_row_put_f64(row, hta_quantile_sorted(values, n, 0.99));
+    hta_row_put_f64(row, n ? values[n - 1] : NAN);
+}
+
+static int add_row(hta_tableset *out, int64_t rank_key, launches *l)
+{
+    hta_table *t = hta_tableset_table(out, "launch_stats", COLUMNS,
+                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    if (!t)
+        return -1;
+    hta_row row = hta_table_add_row(t);
+    hta_row_put_i64(&row, rank_key);
+    hta_row_put_i64(&row, (int64_t)l->n);
+    put_percentiles(&row, l->cpu_us, l->n);
+    put_percentiles(&row, l->gpu_us, l->n);
+    put_percentiles(&row, l->delay_us, l->n);
+    hta_row_put_i64(&row, l->short_kernels);
+    hta_row_put_i64(&row, l->runtime_outliers);
+    hta_row_put_i64(&row, l->delay_outliers);
+    return hta_row_done(&row);
+}
+
+/* After add_row, delay_us is sorted. */
+static int emit_metrics(hta_tableset *out, int64_t rank_key, const launches *l)
+{
+    if (l->n == 0)
+        return 0;
+    return hta_emit_metric(out, rank_key, "launch_delay_p50_us",
+                           hta_quantile_sorted(l->delay_us, l->n, 0.50)) |
+           hta_emit_metric(out, rank_key, "launch_delay_p99_us",
+                           hta_quantile_sorted(l->delay_us, l->n, 0.99));
+}
+
+int hta_launch_stats(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
+                     hta_error *err)
+{
+    if (v->n_gpu == 0)
+        return 0;
+    launches l = {.cpu_us = malloc(v->n_gpu * sizeof(double)),
+                  .gpu_us = malloc(v->n_gpu * sizeof(double)),
+                  .delay_us = malloc(v->n_gpu * sizeof(double))};
+    int rc = -1;
+    if (l.cpu_us && l.gpu_us && l.delay_us) {
+        collect_launches(v, opt, &l);
+        rc = add_row(out, v->rank_key, &l) || emit_metrics(out, v->rank_key, &l) ? -1 : 0;
+    }
+    free(l.cpu_us);
+    free(l.gpu_us);
+    free(l.delay_us);
+    return rc ? hta_fail(err, "out of memory in the launch statistics") : 0;
+}

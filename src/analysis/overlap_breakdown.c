@@ -1,0 +1,88 @@
+/* overlap_breakdown.c: each instant of a rank's GPU span as Compute,
+ * Communicate, Overlap or Empty (definitions section 4, the Nsight Systems
+ * recipe's split; HTA has no such view).
+ *
+ * The span runs from the first GPU event's start to the last one's end,
+ * over every stream and kernel type.  One sweep over the merged
+ * COMPUTATION and COMMUNICATION intervals gives the time with only one,
+ * only the other, or both active; Empty is the rest of the span, which
+ * includes time when only memory copies or other GPU work runs. */
+#include "hta/analysis.h"
+
+#include <math.h>
+
+static const hta_column COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"compute_us", HTA_COL_F64},
+    {"communicate_us", HTA_COL_F64},
+    {"overlap_us", HTA_COL_F64},
+    {"empty_us", HTA_COL_F64},
+    {"compute_ratio", HTA_COL_F64},
+    {"communicate_ratio", HTA_COL_F64},
+    {"overlap_ratio", HTA_COL_F64},
+    {"empty_ratio", HTA_COL_F64},
+};
+
+/* The parts in column order: COLUMNS[1 + p] is part p in us and
+ * COLUMNS[1 + N_PARTS + p] its ratio; metrics reuse the column names. */
+enum { COMPUTE, COMMUNICATE, OVERLAP, EMPTY, N_PARTS };
+
+/* First start to last end of every GPU event; the events are sorted by
+ * start, but the longest may end before a later one. */
+static int64_t gpu_span(const hta_rank_view *v)
+{
+    int64_t last_end = hta_event_end(&v->gpu[0]);
+    for (size_t i = 1; i < v->n_gpu; i++)
+        if (hta_event_end(&v->gpu[i]) > last_end)
+            last_end = hta_event_end(&v->gpu[i]);
+    return last_end - v->gpu[0].ts_ns;
+}
+
+/* The four parts in nanoseconds; -1 when out of memory. */
+static int split_span(const hta_rank_view *v, int64_t part[N_PARTS], int64_t *span)
+{
+    hta_type_unions u;
+    if (hta_type_unions_build(&u, v))
+        return -1;
+    const hta_interval *lists[2] = {u.of[HTA_KT_COMPUTATION], u.of[HTA_KT_COMMUNICATION]};
+    size_t counts[2] = {u.n[HTA_KT_COMPUTATION], u.n[HTA_KT_COMMUNICATION]};
+    int64_t by_mask[4];
+    hta_intervals_exclusive(lists, counts, 2, by_mask);
+    hta_type_unions_free(&u);
+    *span = gpu_span(v);
+    part[COMPUTE] = by_mask[1];
+    part[COMMUNICATE] = by_mask[2];
+    part[OVERLAP] = by_mask[3];
+    part[EMPTY] = *span - by_mask[1] - by_mask[2] - by_mask[3];
+    return 0;
+}
+
+int hta_overlap_breakdown(const hta_rank_view *v, const hta_options *opt,
+                          hta_tableset *out, hta_error *err)
+{
+    (void)opt;
+    if (v->n_gpu == 0)
+        return 0;
+    int64_t part[N_PARTS], span;
+    if (split_span(v, part, &span))
+        return hta_fail(err, "out of memory in the overlap breakdown");
+    hta_table *t = hta_tableset_table(out, "overlap_breakdown", COLUMNS,
+                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    if (!t)
+        return hta_fail(err, "out of memory in the overlap breakdown");
+    double ratio[N_PARTS];
+    for (int p = 0; p < N_PARTS; p++)
+        ratio[p] = span > 0 ? (double)part[p] / (double)span : NAN;
+
+    hta_row row = hta_table_add_row(t);
+    hta_row_put_i64(&row, v->rank_key);
+    for (int p = 0; p < N_PARTS; p++)
+        hta_row_put_f64(&row, hta_ns_to_us(part[p]));
+    for (int p = 0; p < N_PARTS; p++)
+        hta_row_put_f64(&row, ratio[p]);
+    int rc = hta_row_done(&row);
+    for (int p = 0; p < N_PARTS && rc == 0; p++)
+        rc = hta_emit_metric(out, v->rank_key, COLUMNS[1 + p].name, hta_ns_to_us(part[p])) ||
+             hta_emit_metric(out, v->rank_key, COLUMNS[1 + N_PARTS + p].name, ratio[p]);
+    return rc ? hta_fail(err, "out of memory in the overlap breakdown") : 0;
+}

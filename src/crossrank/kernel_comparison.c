@@ -1,0 +1,183 @@
+/* kernel_comparison.c: each kernel name compared across ranks
+ * ("cross_rank/kernels", definitions section 5).
+ *
+ * From the per-rank "kernels" table (analysis/kernel_breakdown.c), for
+ * every kernel name: how many ranks ran it, the mean and sample std over
+ * ranks of the per-rank mean durations, the smallest and largest per-rank
+ * mean with their ranks (the first rank on ties), and the ranks whose mean
+ * stands apart: |robust z| >= --robust-z and past the --min-effect floor
+ * (crossrank/spread.c), listed as text ("3,17").  The robust z is used
+ * alone because one slow rank among a few cannot reach a classic |z| of 3.
+ * Rows are sorted by name.
+ *
+ * Traffic: this is computed from the tables already gathered to the root,
+ * so it moves no extra bytes; the "kernels" rows it reads cost each rank
+ * 64 bytes plus the lengths of its kernel names and type per distinct
+ * kernel name (docs/crossrank.md has measured figures). */
+#include "hta/crossrank.h"
+#include "hta/strtab.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const hta_column COLUMNS[] = {
+    {"name", HTA_COL_STR},
+    {"kernel_type", HTA_COL_STR},
+    {"n_ranks", HTA_COL_I64},
+    {"mean_us", HTA_COL_F64},
+    {"std_us", HTA_COL_F64},
+    {"min_us", HTA_COL_F64},
+    {"min_rank", HTA_COL_I64},
+    {"max_us", HTA_COL_F64},
+    {"max_rank", HTA_COL_I64},
+    {"outlier_ranks", HTA_COL_STR},
+};
+
+/* The "kernels" rows grouped by name: rows of name id k are
+ * row_of[start[k] .. start[k + 1]), in rank order. */
+typedef struct name_groups {
+    hta_strtab names;
+    size_t *start;
+    size_t *row_of;
+} name_groups;
+
+typedef struct kernel_columns {
+    long name, type, mean;
+} kernel_columns;
+
+static void free_groups(name_groups *g)
+{
+    hta_strtab_free(&g->names);
+    free(g->start);
+    free(g->row_of);
+}
+
+/* Counting sort of the rows by name id, stable so each group keeps rank
+ * order. */
+static int group_by_name(const hta_table *t, long name_col, name_groups *g)
+{
+    hta_strtab_init(&g->names);
+    uint32_t *id = malloc((t->n_rows ? t->n_rows : 1) * sizeof *id);
+    g->row_of = malloc((t->n_rows ? t->n_rows : 1) * sizeof *g->row_of);
+    g->start = NULL;
+    int rc = id && g->row_of ? 0 : -1;
+    for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
+        const char *s = hta_table_row(t, r)[name_col].s;
+        id[r] = hta_strtab_intern(&g->names, s, strlen(s));
+        rc = id[r] == UINT32_MAX ? -1 : 0;
+    }
+    if (rc == 0)
+        rc = (g->start = calloc((size_t)g->names.count + 1, sizeof *g->start)) ? 0 : -1;
+    for (size_t r = 0; rc == 0 && r < t->n_rows; r++)
+        g->start[id[r] + 1]++;
+    for (uint32_t k = 0; rc == 0 && k < g->names.count; k++)
+        g->start[k + 1] += g->start[k];
+    for (size_t r = 0; rc == 0 && r < t->n_rows; r++)
+        g->row_of[g->start[id[r]]++] = r;
+    /* The fill advanced each start to the next group's; shift back. */
+    for (uint32_t k = g->names.count; rc == 0 && k > 0; k--)
+        g->start[k] = g->start[k - 1];
+    if (rc == 0)
+        g->start[0] = 0;
+    free(id);
+    return rc;
+}
+
+typedef struct named_group {
+    const char *name;          /* borrowed from the groups' string table */
+    uint32_t id;
+} named_group;
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(((const named_group *)a)->name, ((const named_group *)b)->name);
+}
+
+/* Writes the comma-separated ranks of the group whose mean stands apart
+ * (empty when none). */
+static int list_outlier_ranks(const hta_options *opt, const hta_spread *s,
+                              const int64_t *ranks, const double *means, size_t n, hta_buf *out)
+{
+    out->len = 0;
+    for (size_t i = 0; i < n; i++) {
+        double rz = hta_spread_robust_z(s, means[i]);
+        if (!(isfinite(rz) && fabs(rz) >= opt->robust_z &&
+              hta_spread_is_material(s, means[i], opt->min_effect)))
+            continue;
+        char text[32];
+        int len = snprintf(text, sizeof text, "%s%lld", out->len ? "," : "", (long long)ranks[i]);
+        if (hta_buf_append(out, text, (size_t)len))
+            return -1;
+    }
+    return 0;
+}
+
+static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_columns *col,
+                      const size_t *rows, size_t n, const hta_options *opt,
+                      int64_t *ranks, double *means, hta_buf *text)
+{
+    size_t lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        const hta_cell *row = hta_table_row(kernels, rows[i]);
+        ranks[i] = row[0].i;
+        means[i] = row[col->mean].f;
+        lo = means[i] < means[lo] ? i : lo;
+        hi = means[i] > means[hi] ? i : hi;
+    }
+    hta_spread s;
+    if (hta_spread_of(means, n, &s) || list_outlier_ranks(opt, &s, ranks, means, n, text))
+        return -1;
+    const hta_cell *first = hta_table_row(kernels, rows[0]);
+    hta_row row = hta_table_add_row(t);
+    hta_row_put_str(&row, first[col->name].s);
+    hta_row_put_str(&row, first[col->type].s);
+    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_f64(&row, s.mean);
+    hta_row_put_f64(&row, s.std);
+    hta_row_put_f64(&row, means[lo]);
+    hta_row_put_i64(&row, ranks[lo]);
+    hta_row_put_f64(&row, means[hi]);
+    hta_row_put_i64(&row, ranks[hi]);
+    hta_row_put_str(&row, text->len ? text->data : "");
+    return hta_row_done(&row);
+}
+
+int hta_kernel_comparison(hta_tableset *set, const hta_options *opt, hta_error *err)
+{
+    hta_table *t = hta_tableset_table(set, "cross_rank/kernels", COLUMNS,
+                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    const hta_table *kernels = hta_tableset_find(set, "kernels");
+    if (!t)
+        return hta_fail(err, "out of memory comparing kernels across ranks");
+    if (!kernels || kernels->n_rows == 0)
+        return 0;
+    kernel_columns col = {hta_table_column(kernels, "name"),
+                          hta_table_column(kernels, "kernel_type"),
+                          hta_table_column(kernels, "mean_us")};
+    if (col.name < 0 || col.type < 0 || col.mean < 0)
+        return hta_fail(err, "/kernels lacks the name, kernel_type or mean_us column");
+    name_groups g;
+    int rc = group_by_name(kernels, col.name, &g);
+    named_group *order = malloc(((size_t)g.names.count + 1) * sizeof *order);
+    int64_t *ranks = malloc(kernels->n_rows * sizeof *ranks);
+    double *means = malloc(kernels->n_rows * sizeof *means);
+    hta_buf text = {0};
+    rc = rc == 0 && order && ranks && means ? 0 : -1;
+    for (uint32_t k = 0; rc == 0 && k < g.names.count; k++)
+        order[k] = (named_group){hta_strtab_get(&g.names, k), k};
+    if (rc == 0)
+        qsort(order, g.names.count, sizeof *order, compare_names);
+    for (uint32_t i = 0; rc == 0 && i < g.names.count; i++) {
+        uint32_t k = order[i].id;
+        rc = put_kernel(t, kernels, &col, &g.row_of[g.start[k]], g.start[k + 1] - g.start[k],
+                        opt, ranks, means, &text);
+    }
+    free_groups(&g);
+    free(order);
+    free(ranks);
+    free(means);
+    hta_buf_free(&text);
+    return rc ? hta_fail(err, "out of memory comparing kernels across ranks") : 0;
+}

@@ -1,0 +1,91 @@
+/* spread.c: how a metric spreads over ranks, and the "outliers" rows that
+ * report a rank standing apart (definitions section 5).
+ *
+ * Both scores are kept because they fail differently: the classic z can
+ * never exceed (n - 1) / sqrt(n) with n ranks, so it misses a lone outlier
+ * among few ranks, while the robust z (median and MAD) is not pulled
+ * towards the outlier it is measuring.  When more than half the ranks
+ * share one value the MAD is 0 and the robust z falls back to the mean
+ * absolute deviation from the median (the 1.2533 factor makes both
+ * estimate the standard deviation of normal data). */
+#include "hta/crossrank.h"
+#include "hta/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const hta_column OUTLIER_COLUMNS[] = {
+    {"metric", HTA_COL_STR}, {"rank", HTA_COL_I64}, {"value", HTA_COL_F64},
+    {"mean", HTA_COL_F64}, {"std", HTA_COL_F64}, {"z", HTA_COL_F64},
+    {"median", HTA_COL_F64}, {"mad", HTA_COL_F64}, {"robust_z", HTA_COL_F64},
+    {"classification", HTA_COL_STR},
+};
+
+static double median_of(double *values, size_t n)
+{
+    hta_sort_doubles(values, n);
+    return hta_quantile_sorted(values, n, 0.5);
+}
+
+int hta_spread_of(const double *values, size_t n, hta_spread *out)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    out->mean = hta_mean(values, n);
+    out->std = hta_sample_std(values, n, out->mean);
+    for (size_t i = 0; i < n; i++)
+        v[i] = values[i];
+    out->median = median_of(v, n);
+    double abs_sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = fabs(values[i] - out->median);
+        abs_sum += v[i];
+    }
+    out->mean_abs_dev = n ? abs_sum / (double)n : NAN;
+    out->mad = median_of(v, n);
+    free(v);
+    return 0;
+}
+
+double hta_spread_z(const hta_spread *s, double x)
+{
+    return s->std > 0 ? (x - s->mean) / s->std : NAN;
+}
+
+double hta_spread_robust_z(const hta_spread *s, double x)
+{
+    if (s->mad > 0)
+        return 0.6745 * (x - s->median) / s->mad;
+    if (s->mean_abs_dev > 0)
+        return (x - s->median) / (1.2533 * s->mean_abs_dev);
+    return NAN;
+}
+
+int hta_spread_is_material(const hta_spread *s, double x, double min_effect)
+{
+    return fabs(x - s->median) >= min_effect * fabs(s->median);
+}
+
+hta_table *hta_outliers_table(hta_tableset *set)
+{
+    return hta_tableset_table(set, "outliers", OUTLIER_COLUMNS,
+                              sizeof OUTLIER_COLUMNS / sizeof OUTLIER_COLUMNS[0]);
+}
+
+int hta_add_outlier(hta_table *t, const char *metric, int64_t rank, double value,
+                    const hta_spread *s, const char *classification)
+{
+    hta_row row = hta_table_add_row(t);
+    hta_row_put_str(&row, metric);
+    hta_row_put_i64(&row, rank);
+    hta_row_put_f64(&row, value);
+    hta_row_put_f64(&row, s->mean);
+    hta_row_put_f64(&row, s->std);
+    hta_row_put_f64(&row, hta_spread_z(s, value));
+    hta_row_put_f64(&row, s->median);
+    hta_row_put_f64(&row, s->mad);
+    hta_row_put_f64(&row, hta_spread_robust_z(s, value));
+    hta_row_put_str(&row, classification);
+    return hta_row_done(&row);
+}

@@ -1,0 +1,273 @@
+/* step_series.c: HTA's queue-length and memory-bandwidth time series (see
+ * hta/step_series.h).
+ *
+ * Both are built the way HTA builds them: the steps laid out in HTA's
+ * concatenation order (queue: every launch call in trace order, then every
+ * GPU event in trace order; bandwidth: every copy's start in trace order,
+ * then every copy's end), sorted by time in numpy's quicksort order, split
+ * per stream or kind keeping that order (pandas' groupby), and summed
+ * running, in float64 in that order, as pandas' cumsum. */
+#include "hta/launch.h"
+#include "hta/stats.h"
+#include "hta/step_series.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct step {
+    int64_t ts;
+    double delta;              /* NaN: a point that does not move the sum */
+    uint32_t group;            /* index into the set's series */
+} step;
+
+/* Lays each group's points out contiguously; returns the offsets. */
+static size_t *place_groups(hta_step_series_set *set, const step *steps, size_t n)
+{
+    size_t *next = calloc(set->n_series + 1, sizeof *next);
+    if (!next)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        set->series[steps[i].group].n++;
+    for (size_t g = 0, offset = 0; g < set->n_series; g++) {
+        set->series[g].points = set->storage + offset;
+        next[g] = offset;
+        offset += set->series[g].n;
+    }
+    return next;
+}
+
+/* numpy's order of the steps by time; NULL when out of memory. */
+static size_t *time_order(const step *steps, size_t n)
+{
+    int64_t *keys = calloc(n + 1, sizeof *keys);
+    size_t *order = malloc((n + 1) * sizeof *order);
+    if (keys && order) {
+        for (size_t i = 0; i < n; i++)
+            keys[i] = steps[i].ts;
+        hta_argsort_like_numpy(keys, n, order);
+    } else {
+        free(order);
+        order = NULL;
+    }
+    free(keys);
+    return order;
+}
+
+/* Sorts the steps as HTA and writes each series' running sums. */
+static int accumulate(hta_step_series_set *set, const step *steps, size_t n, int clamp_at_zero)
+{
+    size_t *order = time_order(steps, n);
+    double *sum = calloc(set->n_series + 1, sizeof *sum);
+    set->storage = malloc((n + 1) * sizeof *set->storage);
+    size_t *next = order && sum && set->storage ? place_groups(set, steps, n) : NULL;
+    for (size_t k = 0; next && k < n; k++) {
+        const step *s = &steps[order[k]];
+        double value = NAN;
+        if (!isnan(s->delta)) {
+            sum[s->group] += s->delta;
+            value = clamp_at_zero && sum[s->group] < 0 ? 0.0 : sum[s->group];
+        }
+        set->storage[next[s->group]++] = (hta_step_point){s->ts, value};
+    }
+    int rc = next ? 0 : -1;
+    free(order);
+    free(sum);
+    free(next);
+    return rc;
+}
+
+/* ---- queue length ------------------------------------------------------ */
+
+typedef struct launch_pair {
+    const hta_event *cpu, *gpu;
+} launch_pair;
+
+/* Launch call order; a call with several GPU events keeps their order. */
+static int compare_by_launch(const void *a, const void *b)
+{
+    const launch_pair *x = a, *y = b;
+    if (x->cpu != y->cpu)
+        return x->cpu < y->cpu ? -1 : 1;
+    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The GPU events launched by a queue API, in trace order. */
+static size_t find_launch_pairs(const hta_rank_view *v, launch_pair *pairs)
+{
+    hta_launch_names apis = hta_launch_names_find(v->trace, HTA_LAUNCH_QUEUE_APIS);
+    size_t n = 0;
+    for (size_t i = 0; i < v->trace->n_events; i++) {
+        const hta_event *e = &v->trace->events[i];
+        const hta_event *cpu = hta_event_is_gpu(e) ? hta_rank_view_launch(v, e) : NULL;
+        if (cpu && hta_launch_names_match(&apis, cpu))
+            pairs[n++] = (launch_pair){cpu, e};
+    }
+    return n;
+}
+
+/* One series per stream, ascending. */
+static int make_stream_series(hta_step_series_set *set, const launch_pair *pairs, size_t n)
+{
+    uint32_t *streams = malloc((n + 1) * sizeof *streams);
+    set->series = calloc(n + 1, sizeof *set->series);
+    if (!streams || !set->series) {
+        free(streams);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        streams[i] = pairs[i].gpu->stream;
+    qsort(streams, n, sizeof *streams, compare_u32);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || streams[i] != streams[i - 1])
+            set->series[set->n_series++].stream = streams[i];
+    free(streams);
+    return 0;
+}
+
+static uint32_t stream_series_index(const hta_step_series_set *set, uint32_t stream)
+{
+    size_t lo = 0, hi = set->n_series;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (set->series[mid].stream <= stream)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+/* HTA's order: the launch calls (in trace order), then the GPU events. */
+static void queue_steps(const hta_step_series_set *set, launch_pair *pairs, size_t n,
+                        step *steps)
+{
+    for (size_t i = 0; i < n; i++)
+        steps[n + i] = (step){pairs[i].gpu->ts_ns, -1.0,
+                              stream_series_index(set, pairs[i].gpu->stream)};
+    qsort(pairs, n, sizeof *pairs, compare_by_launch);
+    for (size_t i = 0; i < n; i++)
+        steps[i] = (step){pairs[i].cpu->ts_ns, +1.0, stream_series_index(set, pairs[i].gpu->stream)};
+}
+
+int hta_queue_length_series(hta_step_series_set *set, const hta_rank_view *v)
+{
+    memset(set, 0, sizeof *set);
+    size_t cap = v->n_gpu + 1;
+    launch_pair *pairs = malloc(cap * sizeof *pairs);
+    step *steps = malloc(2 * cap * sizeof *steps);
+    int rc = -1;
+    if (pairs && steps) {
+        size_t n = find_launch_pairs(v, pairs);
+        if (make_stream_series(set, pairs, n) == 0) {
+            queue_steps(set, pairs, n, steps);
+            rc = accumulate(set, steps, 2 * n, 0);
+        }
+    }
+    free(pairs);
+    free(steps);
+    if (rc)
+        hta_step_series_free(set);
+    return rc;
+}
+
+/* ---- memory bandwidth -------------------------------------------------- */
+
+void hta_copy_kind(const char *name, char kind[HTA_COPY_KIND_SIZE])
+{
+    if (strncmp(name, "Memset", 6) == 0)
+        strcpy(kind, "Memset");
+    else if (strncmp(name, "Memcpy", 6) != 0)
+        strcpy(kind, "Memcpy Unknown");
+    else
+        snprintf(kind, sizeof "Memcpy DtoH", "%s", name);
+}
+
+static int compare_kinds(const void *a, const void *b)
+{
+    return strcmp(((const hta_step_series *)a)->kind, ((const hta_step_series *)b)->kind);
+}
+
+long hta_step_series_find_kind(const hta_step_series_set *set, const char *kind)
+{
+    for (size_t i = 0; i < set->n_series; i++)
+        if (strcmp(set->series[i].kind, kind) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* One series per copy kind, by name (pandas' groupby order). */
+static int make_kind_series(hta_step_series_set *set, const hta_trace *t)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        char kind[HTA_COPY_KIND_SIZE];
+        if (!hta_event_is_copy(&t->events[i]))
+            continue;
+        hta_copy_kind(hta_event_name(t, &t->events[i]), kind);
+        if (hta_step_series_find_kind(set, kind) >= 0)
+            continue;
+        if (set->n_series == cap) {
+            cap = cap ? 2 * cap : 8;
+            hta_step_series *grown = realloc(set->series, cap * sizeof *grown);
+            if (!grown)
+                return -1;
+            set->series = grown;
+        }
+        set->series[set->n_series] = (hta_step_series){.n = 0};
+        strcpy(set->series[set->n_series++].kind, kind);
+    }
+    qsort(set->series, set->n_series, sizeof *set->series, compare_kinds);
+    return 0;
+}
+
+/* HTA's order: every copy's start in trace order, then every end. */
+static size_t bandwidth_steps(const hta_step_series_set *set, const hta_trace *t, step *steps,
+                              size_t n_copies)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        if (!hta_event_is_copy(e))
+            continue;
+        char kind[HTA_COPY_KIND_SIZE];
+        hta_copy_kind(hta_event_name(t, e), kind);
+        uint32_t g = (uint32_t)hta_step_series_find_kind(set, kind);
+        double bw = e->flags & HTA_EVENT_HAS_COPY ? t->copies[e->aux].bandwidth_gbps : NAN;
+        int64_t dur = e->dur_ns == 0 ? 1000 : e->dur_ns;
+        steps[n] = (step){e->ts_ns, bw, g};
+        steps[n_copies + n] = (step){e->ts_ns + dur, -bw, g};
+        n++;
+    }
+    return 2 * n;
+}
+
+int hta_memory_bw_series(hta_step_series_set *set, const hta_trace *t)
+{
+    memset(set, 0, sizeof *set);
+    size_t n_copies = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        n_copies += hta_event_is_copy(&t->events[i]);
+    step *steps = malloc((2 * n_copies + 1) * sizeof *steps);
+    int rc = -1;
+    if (steps && make_kind_series(set, t) == 0)
+        rc = accumulate(set, steps, bandwidth_steps(set, t, steps, n_copies), 1);
+    free(steps);
+    if (rc)
+        hta_step_series_free(set);
+    return rc;
+}
+
+void hta_step_series_free(hta_step_series_set *set)
+{
+    free(set->series);
+    free(set->storage);
+    memset(set, 0, sizeof *set);
+}
