@@ -42,6 +42,23 @@ def make_test(folder):
     return test
 
 
+def test_fractional_default_keeps_nanoseconds():
+    # HTA moves each start up and each end down to whole microseconds, which
+    # widens every gap by [0, 2) us.  Without --round-like-hta the stream's
+    # total idle time is therefore at most HTA's and at least HTA's minus
+    # 2 us per gap.
+    for folder in FRACTIONAL_FOLDERS:
+        out, _ = analyse(trace_dir(folder))
+        got = table(out, "/idle_time").groupby(["rank", "stream"])
+        want = expected(folder, "idle_time_breakdown.csv").groupby(["rank", "stream"])
+        stats = expected(folder, "idle_time_interval_stats.csv").groupby(["rank", "stream"])
+        for key, hta_total in want["idle_time"].sum().items():
+            total = got["idle_time_us"].sum()[key]
+            gaps = stats["count"].sum()[key]
+            assert hta_total - 2 * gaps <= total <= hta_total, \
+                f"{folder} {key}: {total} outside [{hta_total - 2 * gaps}, {hta_total}]"
+
+
 def kernel(name, ts, dur, correlation, stream=7):
     return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": ts,
             "dur": dur, "args": {"stream": stream, "correlation": correlation}}
@@ -91,4 +108,4 @@ def test_hand_built_categories():
 
 if __name__ == "__main__":
     main([make_test(f) for f in INTEGER_FOLDERS + FRACTIONAL_FOLDERS] +
-         [test_hand_built_categories])
+         [test_fractional_default_keeps_nanoseconds, test_hand_built_categories])

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hta/analysis.h"
 #include "hta/trace.h"
 
 typedef enum hta_launch_apis {
@@ -37,6 +38,15 @@ static inline int hta_launch_names_match(const hta_launch_names *names, const ht
         if (names->ids[i] == e->name)
             return 1;
     return 0;
+}
+
+/* The launching call of a GPU event when it is one of names, else NULL. */
+static inline const hta_event *hta_listed_launch(const hta_rank_view *view,
+                                                 const hta_launch_names *names,
+                                                 const hta_event *gpu)
+{
+    const hta_event *cpu = hta_rank_view_launch(view, gpu);
+    return cpu && hta_launch_names_match(names, cpu) ? cpu : NULL;
 }
 
 #endif

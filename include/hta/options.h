@@ -26,6 +26,7 @@ typedef struct hta_options {
     /* run */
     const char *output;        /* borrowed from argv */
     int force, recursive, quiet, verbose, detail;
+    double timeout_per_trace;  /* seconds per trace file; 0 = no limit */
     char **inputs;             /* borrowed from argv */
     size_t n_inputs;
     hta_rank_range *ranks;     /* owned; NULL = all ranks */

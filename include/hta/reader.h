@@ -14,9 +14,15 @@
 #include "hta/error.h"
 #include "hta/trace.h"
 
+/* Limits on reading one file; a zeroed struct (or NULL) sets none. */
+typedef struct hta_read_options {
+    double timeout_seconds;    /* fail with "timed out after N s" beyond it */
+} hta_read_options;
+
 /* Reads a .json or .json.gz file into out (initialised by the callee).
  * On error out is freed and err names path and offset. */
-int hta_read_trace_file(const char *path, hta_trace *out, hta_error *err);
+int hta_read_trace_file(const char *path, const hta_read_options *limits, hta_trace *out,
+                        hta_error *err);
 
 /* The same parser over bytes in memory, delivered at most `chunk` bytes at
  * a time (0 = the normal buffer size) so tests can put a buffer boundary

@@ -54,6 +54,10 @@ int hta_find_outliers(hta_tableset *set, const hta_options *opt, hta_error *err)
  * from the per-rank "kernel_type_by_rank"). */
 int hta_kernel_type_totals(hta_tableset *set, hta_error *err);
 
+/* Root, after the gather: hta_resolve_ranks, then every cross-rank table
+ * (hta_find_outliers, hta_kernel_type_totals, crossrank.h), in run order. */
+int hta_root_statistics(hta_tableset *set, const hta_options *opt, hta_error *err);
+
 /* Root: writes every table to an HDF5 file via a temporary name. */
 typedef struct hta_run_info {
     const char *tool_version;

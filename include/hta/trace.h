@@ -61,7 +61,8 @@ typedef struct hta_trace {
     int64_t rank;              /* distributedInfo.rank, -1 when absent */
     int64_t world_size;        /* distributedInfo.world_size, -1 when absent */
     uint64_t json_bytes;       /* uncompressed bytes read */
-    uint64_t skipped_events;   /* "X" events lacking ts or with negative dur */
+    uint64_t skipped_events;   /* "X" events not analysed: no cat, ts or dur, or
+                                  out of bounds (docs/robustness.md) */
     int fractional_ts;         /* some ts was written with a fraction */
 } hta_trace;
 

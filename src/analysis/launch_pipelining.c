@@ -52,10 +52,8 @@ typedef struct name_count {
 static int64_t count_launches(const hta_rank_view *v, const hta_launch_names *apis)
 {
     int64_t n = 0;
-    for (size_t i = 0; i < v->n_gpu; i++) {
-        const hta_event *cpu = hta_rank_view_launch(v, &v->gpu[i]);
-        n += cpu && hta_launch_names_match(apis, cpu);
-    }
+    for (size_t i = 0; i < v->n_gpu; i++)
+        n += hta_listed_launch(v, apis, &v->gpu[i]) != NULL;
     return n;
 }
 
@@ -63,8 +61,8 @@ static void judge_stream(const hta_rank_view *v, const hta_launch_names *apis,
                          const hta_stream_work *s, pipelining *p)
 {
     for (size_t i = 1; i < s->n; i++) {
-        const hta_event *cpu = hta_rank_view_launch(v, s->events[i]);
-        if (!cpu || !hta_launch_names_match(apis, cpu))
+        const hta_event *cpu = hta_listed_launch(v, apis, s->events[i]);
+        if (!cpu)
             continue;
         if (cpu->ts_ns > hta_event_end(s->events[i - 1]))
             p->waited[p->idle++] = s->events[i]->name;
@@ -100,7 +98,7 @@ static int compare_counts(const name_count *x, const name_count *y, const hta_tr
     return strcmp(hta_strtab_get(&t->names, x->name), hta_strtab_get(&t->names, y->name));
 }
 
-/* Selection of the top entries to the front (few of them; n may be large). */
+/* Moves the top entries to the front by selection: few of them, n may be large. */
 static size_t select_top(name_count *c, size_t n, const hta_trace *t)
 {
     size_t top = n < TOP_WAITED ? n : TOP_WAITED;
@@ -160,10 +158,9 @@ static int measure(const hta_rank_view *v, const hta_stream_work_set *work, hta_
     int rc = p.waited ? 0 : -1;
     for (size_t s = 0; s < work->n_streams && rc == 0; s++)
         judge_stream(v, &apis, &work->streams[s], &p);
-    if (rc == 0)
-        rc = describe_waited(v->trace, &p, &waited) || add_row(out, v->rank_key, &p, waited.data)
-                 ? -1
-                 : 0;
+    if (rc == 0 && (describe_waited(v->trace, &p, &waited) ||
+                    add_row(out, v->rank_key, &p, waited.data)))
+        rc = -1;
     free(p.waited);
     hta_buf_free(&waited);
     return rc;

@@ -37,16 +37,9 @@ typedef struct kind_totals {
     int64_t busy_ns;
 } kind_totals;
 
-/* The copies' intervals grouped by kind: kind k's are
- * iv[first[k] .. first[k + 1]). */
-typedef struct copy_intervals {
-    hta_interval *iv;
-    size_t *first;
-} copy_intervals;
-
-/* Kind of every copy, in trace order, with its bytes and interval counts. */
-static size_t classify_copies(const hta_trace *t, const hta_step_series_set *set,
-                              uint32_t *kind_of, kind_totals *totals, size_t *first)
+/* Kind of every copy, in trace order, and the bytes of each kind. */
+static void classify_copies(const hta_trace *t, const hta_step_series_set *set,
+                            uint32_t *kind_of, kind_totals *totals)
 {
     size_t n = 0;
     for (size_t i = 0; i < t->n_events; i++) {
@@ -59,51 +52,36 @@ static size_t classify_copies(const hta_trace *t, const hta_step_series_set *set
         kind_of[n++] = k;
         if (e->flags & HTA_EVENT_HAS_COPY && t->copies[e->aux].bytes > 0)
             totals[k].bytes += t->copies[e->aux].bytes;
-        first[k + 1] += e->dur_ns > 0;
     }
-    return n;
 }
 
-static void group_intervals(const hta_trace *t, const uint32_t *kind_of, size_t n_kinds,
-                            copy_intervals *c)
+/* Time at least one copy of kind k ran. */
+static int64_t busy_time(const hta_trace *t, const uint32_t *kind_of, uint32_t k,
+                         hta_interval *scratch)
 {
-    size_t *next = c->first + n_kinds + 1; /* scratch after the offsets */
-    for (size_t k = 0; k < n_kinds; k++)
-        c->first[k + 1] += c->first[k];
-    for (size_t k = 0; k < n_kinds; k++)
-        next[k] = c->first[k];
-    size_t copy = 0;
+    size_t n = 0, copy = 0;
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
-        if (!hta_event_is_copy(e))
-            continue;
-        uint32_t k = kind_of[copy++];
-        if (e->dur_ns > 0)
-            c->iv[next[k]++] = (hta_interval){e->ts_ns, hta_event_end(e)};
+        if (hta_event_is_copy(e) && kind_of[copy++] == k && e->dur_ns > 0)
+            scratch[n++] = (hta_interval){e->ts_ns, hta_event_end(e)};
     }
+    n = hta_intervals_union(scratch, n);
+    return hta_intervals_length(scratch, n);
 }
 
-/* Bytes and busy time (union of intervals) of every kind; -1 when out of
- * memory. */
+/* Bytes and busy time of every kind; -1 when out of memory. */
 static int total_copies(const hta_trace *t, const hta_step_series_set *set, kind_totals *totals)
 {
-    size_t cap = t->n_events + 1;
-    uint32_t *kind_of = malloc(cap * sizeof *kind_of);
-    copy_intervals c = {.iv = malloc(cap * sizeof *c.iv),
-                        .first = calloc(2 * set->n_series + 2, sizeof *c.first)};
-    int rc = kind_of && c.iv && c.first ? 0 : -1;
-    if (rc == 0) {
-        classify_copies(t, set, kind_of, totals, c.first);
-        group_intervals(t, kind_of, set->n_series, &c);
-        for (size_t k = 0; k < set->n_series; k++) {
-            hta_interval *iv = c.iv + c.first[k];
-            size_t n = hta_intervals_union(iv, c.first[k + 1] - c.first[k]);
-            totals[k].busy_ns = hta_intervals_length(iv, n);
-        }
+    uint32_t *kind_of = malloc((t->n_events + 1) * sizeof *kind_of);
+    hta_interval *scratch = malloc((t->n_events + 1) * sizeof *scratch);
+    if (kind_of && scratch) {
+        classify_copies(t, set, kind_of, totals);
+        for (uint32_t k = 0; k < set->n_series; k++)
+            totals[k].busy_ns = busy_time(t, kind_of, k, scratch);
     }
+    int rc = kind_of && scratch ? 0 : -1;
     free(kind_of);
-    free(c.iv);
-    free(c.first);
+    free(scratch);
     return rc;
 }
 

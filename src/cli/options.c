@@ -48,7 +48,7 @@ enum {
     OPT_INCLUDE_LAST_STEP = 256, OPT_CKD, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
     OPT_NUM_KERNELS, OPT_DURATION_RATIO, OPT_BINS, OPT_Z_OUTLIER, OPT_Z_LIKELY,
     OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
-    OPT_VERSION, OPT_ROUND_LIKE_HTA,
+    OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -69,6 +69,7 @@ static const struct option LONG_OPTIONS[] = {
     {"min-effect", required_argument, NULL, OPT_MIN_EFFECT},
     {"ranks", required_argument, NULL, OPT_RANKS},
     {"detail", no_argument, NULL, OPT_DETAIL},
+    {"timeout-per-trace", required_argument, NULL, OPT_TIMEOUT_PER_TRACE},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -100,6 +101,8 @@ void hta_print_usage(FILE *out)
         "      --robust-z Z                |robust z| for a robust outlier (3.5)\n"
         "      --min-effect F              ignore differences below F x |median| (0.01)\n"
         "      --detail                    also write per-event tables under /detail\n"
+        "      --timeout-per-trace S       give up on a trace after S seconds and record it\n"
+        "                                  as failed; the run goes on (default: no limit)\n"
         "  -q, --quiet                     no summary on stdout\n"
         "  -v, --verbose                   one line per trace on stderr\n"
         "  -h, --help                      this help\n"
@@ -202,6 +205,7 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_MIN_EFFECT: return parse_double("min-effect", arg, 0, &o->min_effect, err);
     case OPT_RANKS: return parse_rank_list(arg, o, err);
     case OPT_DETAIL: o->detail = 1; return 0;
+    case OPT_TIMEOUT_PER_TRACE: return parse_double("timeout-per-trace", arg, 0, &o->timeout_per_trace, err);
     case 'q': o->quiet = 1; return 0;
     case 'v': o->verbose = 1; return 0;
     default: return hta_fail(err, "unknown option (see --help)");

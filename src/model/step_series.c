@@ -12,7 +12,6 @@
 #include "hta/step_series.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,8 +105,8 @@ static size_t find_launch_pairs(const hta_rank_view *v, launch_pair *pairs)
     size_t n = 0;
     for (size_t i = 0; i < v->trace->n_events; i++) {
         const hta_event *e = &v->trace->events[i];
-        const hta_event *cpu = hta_event_is_gpu(e) ? hta_rank_view_launch(v, e) : NULL;
-        if (cpu && hta_launch_names_match(&apis, cpu))
+        const hta_event *cpu = hta_event_is_gpu(e) ? hta_listed_launch(v, &apis, e) : NULL;
+        if (cpu)
             pairs[n++] = (launch_pair){cpu, e};
     }
     return n;
@@ -180,14 +179,19 @@ int hta_queue_length_series(hta_step_series_set *set, const hta_rank_view *v)
 
 /* ---- memory bandwidth -------------------------------------------------- */
 
+#define MEMCPY_KIND_LEN (sizeof "Memcpy DtoH" - 1)
+
 void hta_copy_kind(const char *name, char kind[HTA_COPY_KIND_SIZE])
 {
     if (strncmp(name, "Memset", 6) == 0)
         strcpy(kind, "Memset");
     else if (strncmp(name, "Memcpy", 6) != 0)
         strcpy(kind, "Memcpy Unknown");
-    else
-        snprintf(kind, sizeof "Memcpy DtoH", "%s", name);
+    else {
+        size_t len = strnlen(name, MEMCPY_KIND_LEN);
+        memcpy(kind, name, len);
+        kind[len] = '\0';
+    }
 }
 
 static int compare_kinds(const void *a, const void *b)
@@ -241,7 +245,7 @@ static size_t bandwidth_steps(const hta_step_series_set *set, const hta_trace *t
         hta_copy_kind(hta_event_name(t, e), kind);
         uint32_t g = (uint32_t)hta_step_series_find_kind(set, kind);
         double bw = e->flags & HTA_EVENT_HAS_COPY ? t->copies[e->aux].bandwidth_gbps : NAN;
-        int64_t dur = e->dur_ns == 0 ? 1000 : e->dur_ns;
+        int64_t dur = e->dur_ns == 0 ? 1000 : e->dur_ns; /* 1 us, as HTA */
         steps[n] = (step){e->ts_ns, bw, g};
         steps[n_copies + n] = (step){e->ts_ns + dur, -bw, g};
         n++;

@@ -194,6 +194,34 @@ static void print_stragglers(const hta_tableset *set)
         printf("  ... %zu more\n", n_flagged - shown);
 }
 
+/* Only what needs attention: clock-condition violations, and ranks whose
+ * collectives could not all be matched. */
+static void print_collective_issues(const hta_tableset *set)
+{
+    const hta_table *t = hta_tableset_find(set, "collective_wait");
+    if (!t || t->n_rows == 0)
+        return;
+    long violations = hta_table_column(t, "clock_violations");
+    long unmatched = hta_table_column(t, "unmatched"), missing = hta_table_column(t, "missing");
+    int64_t n_violations = 0;
+    size_t violating_ranks = 0, mismatched_ranks = 0;
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        n_violations += row[violations].i;
+        violating_ranks += row[violations].i > 0;
+        mismatched_ranks += row[unmatched].i > 0 || row[missing].i > 0;
+    }
+    if (n_violations)
+        printf("\nCollectives: %lld clock-condition violations on %zu of %zu ranks (a collective "
+               "ended on a rank before another rank started it: are the hosts' clocks in "
+               "sync?)\n",
+               (long long)n_violations, violating_ranks, t->n_rows);
+    if (mismatched_ranks)
+        printf("\nCollectives: %zu of %zu ranks issued collectives the others did not, or "
+               "lacked some (see unmatched and missing in /collective_wait)\n",
+               mismatched_ranks, t->n_rows);
+}
+
 static void print_failures(const hta_table *ranks)
 {
     long status = hta_table_column(ranks, "status");
@@ -226,5 +254,6 @@ void hta_print_summary(const hta_tableset *set, const hta_options *opt,
     print_breakdown(set);
     print_outliers(set, opt);
     print_stragglers(set);
+    print_collective_issues(set);
     printf("\nResults: %s\n", opt->output);
 }

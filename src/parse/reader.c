@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hta/buf.h"
 #include "hta/source.h"
@@ -33,6 +34,8 @@ typedef struct lexer {
     int failed;
     lx_pull_fn pull;
     void *pull_ctx;
+    double timeout_seconds;    /* 0 = no limit */
+    double deadline;           /* CLOCK_MONOTONIC seconds, with timeout_seconds */
     const char *label;
     hta_error *err;
     hta_buf *record;           /* when set, consumed bytes are appended */
@@ -72,10 +75,30 @@ static void lx_flush_record(lexer *lx)
     lx->record_from = lx->p;
 }
 
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Every pathological input (huge strings, deep nesting, endless events)
+ * still consumes bytes, so checking the clock once per buffer bounds the
+ * overrun by the time one buffer takes. */
+static int lx_out_of_time(lexer *lx)
+{
+    if (lx->timeout_seconds <= 0 || monotonic_seconds() <= lx->deadline)
+        return 0;
+    hta_fail(lx->err, "%s: timed out after %g s (--timeout-per-trace) at byte %llu",
+             lx->label, lx->timeout_seconds, (unsigned long long)lx_offset(lx));
+    lx->failed = 1;
+    return 1;
+}
+
 /* Slow path of lx_peek: the buffer is exhausted. */
 static int lx_refill(lexer *lx)
 {
-    if (lx->at_eof || lx->failed)
+    if (lx->at_eof || lx->failed || lx_out_of_time(lx))
         return LX_EOF;
     lx_flush_record(lx);
     lx->base += (uint64_t)(lx->end - lx->buf);
@@ -685,6 +708,20 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
     return 0;
 }
 
+/* The rule for complete events (docs/robustness.md): one is analysed when
+ * it has cat and numeric ts and dur within plausible bounds; any other is
+ * skipped and counted, never an error, so one odd event does not cost the
+ * rank.  The bounds keep every difference and sum of event times that the
+ * analyses form far inside int64 nanoseconds. */
+#define MAX_TS_NS 4000000000000000000LL /* 4e15 us: the year 2096 */
+#define MAX_DUR_NS 1000000000000000LL   /* 1e12 us: 11.6 days */
+
+static int is_analysable(const event_fields *f)
+{
+    return f->has_cat && f->has_ts && f->has_dur && f->ts_ns >= 0 && f->ts_ns <= MAX_TS_NS &&
+           f->dur_ns >= 0 && f->dur_ns <= MAX_DUR_NS;
+}
+
 /* Decodes one event object and keeps it when it is a complete event. */
 static int read_event(lexer *lx, hta_trace *t)
 {
@@ -720,9 +757,9 @@ static int read_event(lexer *lx, hta_trace *t)
     if (more < 0)
         return -1;
     int complete = has_ph && lx->ph.len == 1 && lx->ph.data[0] == 'X';
-    if (!complete || !f.has_cat || !f.has_dur)
+    if (!complete)
         return 0;
-    if (!f.has_ts || f.dur_ns < 0) {
+    if (!is_analysable(&f)) {
         t->skipped_events++;
         return 0;
     }
@@ -748,18 +785,27 @@ static int read_event_array(lexer *lx, hta_trace *t)
 
 /* ---- top level -------------------------------------------------------- */
 
+/* A member that is a whole number in [0, 2^63), else -1 (absent, negative,
+ * fractional or too large for int64: converting those is undefined). */
+static int64_t whole_member(const cJSON *object, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    if (!cJSON_IsNumber(item))
+        return -1;
+    double v = item->valuedouble;
+    return v >= 0 && v < 9223372036854775808.0 && v == floor(v) ? (int64_t)v : -1;
+}
+
 static void apply_distributed_info(hta_trace *t, const hta_buf *json)
 {
     cJSON *root = cJSON_ParseWithLength(json->data, json->len);
     if (!root)
         return;
-    const cJSON *rank = cJSON_GetObjectItemCaseSensitive(root, "rank");
-    if (cJSON_IsNumber(rank) && rank->valuedouble >= 0 &&
-        rank->valuedouble == (double)(int64_t)rank->valuedouble)
-        t->rank = (int64_t)rank->valuedouble;
-    const cJSON *world = cJSON_GetObjectItemCaseSensitive(root, "world_size");
-    if (cJSON_IsNumber(world))
-        t->world_size = (int64_t)world->valuedouble;
+    int64_t rank = whole_member(root, "rank"), world_size = whole_member(root, "world_size");
+    if (rank >= 0)
+        t->rank = rank;
+    if (world_size >= 0)
+        t->world_size = world_size;
     cJSON_Delete(root);
 }
 
@@ -838,9 +884,13 @@ static void lexer_free(lexer *lx)
 }
 
 static int parse_stream(lx_pull_fn pull, void *ctx, const char *label,
-                        hta_trace *out, hta_error *err)
+                        const hta_read_options *limits, hta_trace *out, hta_error *err)
 {
     lexer lx = {.pull = pull, .pull_ctx = ctx, .label = label, .err = err};
+    if (limits && limits->timeout_seconds > 0) {
+        lx.timeout_seconds = limits->timeout_seconds;
+        lx.deadline = monotonic_seconds() + limits->timeout_seconds;
+    }
     hta_trace_init(out);
     lx.buf = malloc(LX_BUFFER_BYTES);
     if (!lx.buf)
@@ -859,14 +909,15 @@ static long pull_source(void *ctx, char *buf, size_t cap, hta_error *err)
     return hta_source_read(ctx, buf, cap, err);
 }
 
-int hta_read_trace_file(const char *path, hta_trace *out, hta_error *err)
+int hta_read_trace_file(const char *path, const hta_read_options *limits, hta_trace *out,
+                        hta_error *err)
 {
     hta_source *src;
     if (hta_source_open(path, &src, err)) {
         hta_trace_init(out);
         return -1;
     }
-    int rc = parse_stream(pull_source, src, path, out, err);
+    int rc = parse_stream(pull_source, src, path, limits, out, err);
     hta_source_close(src);
     return rc;
 }
@@ -892,5 +943,5 @@ int hta_read_trace_memory(const char *data, size_t len, size_t chunk, const char
                           hta_trace *out, hta_error *err)
 {
     memory_input in = {.data = data, .len = len, .chunk = chunk};
-    return parse_stream(pull_memory, &in, label, out, err);
+    return parse_stream(pull_memory, &in, label, NULL, out, err);
 }

@@ -105,13 +105,19 @@ static uint64_t count_gpu_events(const hta_trace *t)
 }
 
 /* Runs the analyses; on failure the tables may hold some of this file's
- * rows, which the root discards with the failed rank. */
-static int run_analyses(const hta_rank_view *view, const hta_options *opt,
-                        hta_tableset *out, hta_error *err)
+ * rows, which the root discards with the failed rank.  The reader enforces
+ * --timeout-per-trace while parsing; the rest of the budget is checked
+ * between analyses. */
+static int run_analyses(const hta_rank_view *view, const hta_options *opt, const char *path,
+                        double started, hta_tableset *out, hta_error *err)
 {
-    for (size_t i = 0; i < hta_n_analyses; i++)
+    for (size_t i = 0; i < hta_n_analyses; i++) {
+        if (opt->timeout_per_trace > 0 && now_seconds() - started > opt->timeout_per_trace)
+            return hta_fail(err, "%s: timed out after %g s (--timeout-per-trace) before %s",
+                            path, opt->timeout_per_trace, hta_analyses[i].name);
         if (hta_analyses[i].run(view, opt, out, err))
             return -1;
+    }
     return 0;
 }
 
@@ -124,7 +130,8 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     hta_error err = {{0}};
     double t0 = now_seconds();
     hta_trace trace;
-    int parsed = hta_read_trace_file(path, &trace, &err) == 0;
+    hta_read_options limits = {.timeout_seconds = opt->timeout_per_trace};
+    int parsed = hta_read_trace_file(path, &limits, &trace, &err) == 0;
     r.parse_seconds = now_seconds() - t0;
     int64_t name_rank = hta_rank_from_file_name(path);
     if (name_rank >= 0) {
@@ -159,7 +166,7 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     if (ok) {
         r.step_filter_applied = filter.applied;
         r.filtered_gpu_events = filter.dropped_gpu_events;
-        ok = run_analyses(&view, opt, out, &err) == 0;
+        ok = run_analyses(&view, opt, path, t0, out, &err) == 0;
         hta_rank_view_free(&view);
     }
     r.analysis_seconds = now_seconds() - t1;

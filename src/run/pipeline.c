@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hta/cli.h"
@@ -212,14 +213,21 @@ static int report_failed_ranks(const hta_tableset *set)
     return any;
 }
 
+int hta_root_statistics(hta_tableset *all, const hta_options *opt, hta_error *err)
+{
+    return hta_resolve_ranks(all, opt, err) || hta_find_outliers(all, opt, err) ||
+                   hta_kernel_type_totals(all, err) || hta_kernel_comparison(all, opt, err) ||
+                   hta_collective_wait(all, err) || hta_rank_stragglers(all, opt, err)
+               ? -1
+               : 0;
+}
+
 /* Root: everything after the gather. */
 static int finish_on_root(hta_tableset *all, const hta_options *opt, hta_run_info *info)
 {
     hta_error err = {{0}};
     double start = MPI_Wtime();
-    if (hta_resolve_ranks(all, opt, &err) || hta_find_outliers(all, opt, &err) ||
-        hta_kernel_type_totals(all, &err) || hta_kernel_comparison(all, opt, &err) ||
-        hta_collective_wait(all, &err) || hta_rank_stragglers(all, opt, &err)) {
+    if (hta_root_statistics(all, opt, &err)) {
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
@@ -238,6 +246,20 @@ static int finish_on_root(hta_tableset *all, const hta_options *opt, hta_run_inf
     if (!opt->quiet)
         hta_print_summary(all, opt, info);
     return some_failed ? HTA_EXIT_SOME_FAILED : HTA_EXIT_OK;
+}
+
+/* The root's exit code to every process.  The others wait for it asleep
+ * rather than in a busy-polling MPI_Bcast, so that on a machine with fewer
+ * cores than processes the root's cross-rank phase and HDF5 write get the
+ * cores. */
+static void share_exit_code(int *code)
+{
+    MPI_Request request;
+    int done = 0;
+    MPI_Ibcast(code, 1, MPI_INT, ROOT, MPI_COMM_WORLD, &request);
+    for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done;
+         MPI_Test(&request, &done, MPI_STATUS_IGNORE))
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 }
 
 int hta_run(const hta_options *opt, const char *tool_version)
@@ -276,7 +298,7 @@ int hta_run(const hta_options *opt, const char *tool_version)
     code = HTA_EXIT_INTERNAL;
     if (me == ROOT && !any_failed)
         code = finish_on_root(&all, opt, &info);
-    MPI_Bcast(&code, 1, MPI_INT, ROOT, MPI_COMM_WORLD);
+    share_exit_code(&code);
     hta_tableset_free(&all);
     hta_file_list_free(&list);
     return code;
