@@ -56,7 +56,7 @@ static const hta_column COLUMNS[] = {
 };
 
 typedef struct collective {
-    size_t rank;               /* index into the rank list */
+    size_t rank;               /* its rank's slot: the row in /ranks */
     int64_t stream, ordinal, start_ns, end_ns;
 } collective;
 
@@ -130,8 +130,8 @@ static rank_waits *list_ranks(const hta_table *ranks)
     return w;
 }
 
-/* Copies the table's rows, with rank indices, sorted by (stream, rank,
- * ordinal); -1 when out of memory or a row's rank is not a listed rank. */
+/* Copies the table's rows, with rank slots, sorted by (stream, rank,
+ * ordinal); -1 when a row's rank is not a rank analysed without failure. */
 static int load_collectives(const hta_table *t, const hta_table *ranks, rank_waits *w,
                             collective *out)
 {

@@ -152,10 +152,14 @@ static void clause_ratio(const suspect *s, char *out, size_t size)
                  s->slow ? ", below 0.75" : "");
 }
 
+/* Empty when there is no score (a single rank, or all ranks equal). */
 static void clause_z(const suspect *s, char *out, size_t size)
 {
-    snprintf(out, size, "%scompute time z %.2f, robust z %.2f",
-             s->heavy ? "more compute than the other ranks: " : "", s->z, s->robust_z);
+    if (!isfinite(s->z) && !isfinite(s->robust_z))
+        out[0] = '\0';
+    else
+        snprintf(out, size, "%scompute time z %.2f, robust z %.2f",
+                 s->heavy ? "more compute than the other ranks: " : "", s->z, s->robust_z);
 }
 
 static void write_reasons(const suspect *s, char *out, size_t size)
@@ -170,7 +174,7 @@ static void write_reasons(const suspect *s, char *out, size_t size)
     out[0] = '\0';
     for (int pass = 1; pass >= 0; pass--)
         for (int k = 0; k < 3; k++) {
-            if (flags[k] != pass || len >= size)
+            if (flags[k] != pass || !c[k][0] || len >= size)
                 continue;
             len += (size_t)snprintf(out + len, size - len, "%s%s", sep, c[k]);
             sep = "; ";

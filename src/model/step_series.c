@@ -228,7 +228,8 @@ static int make_kind_series(hta_step_series_set *set, const hta_trace *t)
         set->series[set->n_series] = (hta_step_series){.n = 0};
         strcpy(set->series[set->n_series++].kind, kind);
     }
-    qsort(set->series, set->n_series, sizeof *set->series, compare_kinds);
+    if (set->n_series) /* series is NULL without copies; qsort wants non-NULL */
+        qsort(set->series, set->n_series, sizeof *set->series, compare_kinds);
     return 0;
 }
 

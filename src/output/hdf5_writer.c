@@ -6,6 +6,7 @@
  * a temporary name in the target directory and renamed at the end, so a
  * crash never leaves a half file under the final name. */
 #include "hta/run.h"
+#include "hta/utf8.h"
 
 #include <hdf5.h>
 #include <libgen.h>
@@ -63,6 +64,39 @@ static hid_t dataset_creation(const hta_table *t)
     return dcpl;
 }
 
+/* t's cells with every string valid UTF-8 (hta/utf8.h): NULL when none
+ * needs repair (the common case costs one scan), else a copy whose
+ * repaired strings free_repaired releases.  *failed on out of memory. */
+static hta_cell *repaired_cells(const hta_table *t, int *failed)
+{
+    size_t n = t->n_rows * t->n_columns;
+    hta_cell *copy = NULL;
+    for (size_t i = 0; i < n && !*failed; i++) {
+        const char *s = t->cells[i].s;
+        if (t->columns[i % t->n_columns].type != HTA_COL_STR || hta_utf8_valid(s))
+            continue;
+        if (!copy) {
+            if (!(copy = malloc(n * sizeof *copy))) {
+                *failed = 1;
+                break;
+            }
+            memcpy(copy, t->cells, n * sizeof *copy);
+        }
+        *failed = !(copy[i].s = hta_utf8_repair(s));
+    }
+    return copy;
+}
+
+static void free_repaired(const hta_table *t, hta_cell *copy)
+{
+    if (!copy)
+        return;
+    for (size_t i = 0; i < t->n_rows * t->n_columns; i++)
+        if (t->columns[i % t->n_columns].type == HTA_COL_STR && copy[i].s != t->cells[i].s)
+            free(copy[i].s);
+    free(copy);
+}
+
 static int write_table(hid_t file, const hta_table *t)
 {
     if (t->n_columns == 0)
@@ -75,10 +109,14 @@ static int write_table(hid_t file, const hta_table *t)
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
     hid_t dcpl = dataset_creation(t);
-    hid_t ds = dcpl < 0 ? -1 : H5Dcreate2(file, path, type, space, lcpl, dcpl, H5P_DEFAULT);
+    int repair_failed = 0;
+    hta_cell *repaired = repaired_cells(t, &repair_failed);
+    hid_t ds = dcpl < 0 || repair_failed
+                   ? -1 : H5Dcreate2(file, path, type, space, lcpl, dcpl, H5P_DEFAULT);
     herr_t rc = ds < 0 ? -1 : 0;
     if (ds >= 0 && t->n_rows)
-        rc = H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->cells);
+        rc = H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, repaired ? repaired : t->cells);
+    free_repaired(t, repaired);
     if (ds >= 0)
         H5Dclose(ds);
     if (dcpl >= 0)
@@ -154,31 +192,44 @@ static int write_timeline(hid_t file, const hta_table *t, const hta_run_info *in
     return rc;
 }
 
-static int put_attr_string(hid_t obj, const char *name, const char *value)
+/* Writes n strings, repaired to valid UTF-8 (paths and the command line
+ * are whatever the system holds), as the attribute `name` of shape space. */
+static int put_attr_text(hid_t obj, const char *name, hid_t space, const char *const *values,
+                         size_t n)
 {
+    char **repaired = calloc(n ? n : 1, sizeof *repaired);
+    int rc = repaired ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (!(repaired[i] = hta_utf8_repair(values[i])))
+            rc = -1;
     hid_t type = utf8_string_type();
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, &value);
+    hid_t attr = rc ? -1 : H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr < 0 || H5Awrite(attr, type, repaired) < 0)
+        rc = -1;
     if (attr >= 0)
         H5Aclose(attr);
-    H5Sclose(space);
     H5Tclose(type);
-    return rc < 0 ? -1 : 0;
+    for (size_t i = 0; repaired && i < n; i++)
+        free(repaired[i]);
+    free(repaired);
+    return rc;
+}
+
+static int put_attr_string(hid_t obj, const char *name, const char *value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    int rc = put_attr_text(obj, name, space, &value, 1);
+    H5Sclose(space);
+    return rc;
 }
 
 static int put_attr_strings(hid_t obj, const char *name, char *const *values, size_t n)
 {
-    hid_t type = utf8_string_type();
     hsize_t dims[1] = {n};
     hid_t space = H5Screate_simple(1, dims, NULL);
-    hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, values);
-    if (attr >= 0)
-        H5Aclose(attr);
+    int rc = put_attr_text(obj, name, space, (const char *const *)values, n);
     H5Sclose(space);
-    H5Tclose(type);
-    return rc < 0 ? -1 : 0;
+    return rc;
 }
 
 static int put_attr_number(hid_t obj, const char *name, hid_t type, const void *value)

@@ -1,0 +1,75 @@
+#!/bin/bash
+# Cross-rank phase benchmark (not a test): 4096 small generated rank traces
+# on 4 MPI processes, timing what happens after the last process has
+# finished its traces: gathering every table to the root, resolving ranks
+# and the cross-rank statistics, and writing the HDF5 file (hta-mpi -v
+# prints the three; the file keeps the first two as the root attributes
+# gather_seconds and crossrank_seconds).  Also reports the bytes each rank
+# sends to the root: its "kernels" rows, and all its tables.
+#
+#   bench/bench_crossrank.sh [BUILD_DIR] [RANKS] [PROCESSES] [WORK_DIR]
+set -euo pipefail
+BUILD=$(realpath "${1:-build}")
+RANKS=${2:-4096}
+PROCESSES=${3:-4}
+WORK=${4:-/tmp/hta-bench-crossrank}
+RUNS=3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+TRACES="$WORK/traces-$RANKS"
+
+# Generated once and reused: writing 4096 files takes longer than the run.
+if [ "$(find "$TRACES" -name 'rank-*.json.gz' 2>/dev/null | wc -l)" != "$RANKS" ]; then
+  rm -rf "$TRACES"
+  "$BUILD/hta-tracegen" -o "$TRACES" --ranks "$RANKS" --size-mb 0.02 --steps 3 --gzip \
+    --straggler 5:1.3
+fi
+
+echo "$RANKS generated traces ($(du -sh "$TRACES" | cut -f1) gzip), $PROCESSES processes," \
+     "$(nproc) cores, $(date -u +%F)"
+echo
+echo "| run | gather s | resolve + cross-rank s | HDF5 write s | last trace done -> file complete s | whole run s |"
+echo "|---|---|---|---|---|---|"
+best=""
+for run in $(seq "$RUNS"); do
+  start=$(date +%s.%N)
+  line=$(mpirun -n "$PROCESSES" --oversubscribe "$BUILD/hta-mpi" -q -v --force \
+           -o "$WORK/results.h5" "$TRACES" 2>&1 | grep 'after the last trace')
+  whole=$(echo "$(date +%s.%N) - $start" | bc)
+  read -r gather cross write < <(echo "$line" | sed -E 's/.*gather ([0-9.]+) s, cross-rank ([0-9.]+) s, HDF5 write ([0-9.]+) s/\1 \2 \3/')
+  total=$(echo "$gather + $cross + $write" | bc)
+  printf "| %d | %.3f | %.3f | %.3f | %.3f | %.2f |\n" "$run" "$gather" "$cross" "$write" "$total" "$whole"
+  if [ -z "$best" ] || [ "$(echo "$total < $best" | bc)" = 1 ]; then best=$total; fi
+done
+echo
+printf "best of %d: %.3f s from the last process finishing its traces to the HDF5 file being complete\n" "$RUNS" "$best"
+echo
+
+# Bytes per rank in the gather, by the packed format of src/util/table.c:
+# 8 bytes per number, 4 + length per string (per-table headers are
+# per process and negligible).  Tables computed on the root are not sent;
+# _collectives and the timeline rows are not in the file as tables: 5 and
+# 6 numbers per row.
+/usr/bin/python3 - "$WORK/results.h5" <<'EOF'
+import sys
+import h5py
+ROOT_TABLES = {"outliers", "collective_wait", "stragglers", "cross_rank/kernels",
+               "kernel_type_breakdown"}
+f = h5py.File(sys.argv[1], "r")
+n_ranks = int(f.attrs["n_ranks"])
+sizes = {}
+def visit(name, obj):
+    if isinstance(obj, h5py.Dataset) and obj.dtype.names and name not in ROOT_TABLES:
+        data = obj[()]
+        sizes[name] = sum(sum(4 + len(s) for s in data[c]) if data.dtype[c].kind == "O"
+                          else 8 * len(data) for c in data.dtype.names)
+f.visititems(visit)
+sizes["timeline"] = 6 * 8 * f["timeline"].shape[0] * f["timeline"].shape[1]
+sizes["_collectives"] = 5 * 8 * int(f["collective_wait"]["collectives"].sum())
+kernels = f["kernels"][()]
+print(f"kernels rows per rank: {len(kernels) / n_ranks:.1f}, mean name length "
+      f"{sum(len(s) for s in kernels['name']) / len(kernels):.0f} bytes")
+print(f"bytes sent per rank: kernels {sizes['kernels'] / n_ranks:.0f}, "
+      f"all tables {sum(sizes.values()) / n_ranks:.0f}")
+print("largest:", ", ".join(f"{k} {v / n_ranks:.0f}" for k, v in
+                            sorted(sizes.items(), key=lambda kv: -kv[1])[:5]))
+EOF
