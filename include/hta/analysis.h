@@ -18,13 +18,31 @@
 #include "hta/table.h"
 #include "hta/trace.h"
 
+/* The view's GPU events of each kernel type, and of all types, as merged
+ * intervals (definitions section 4): every analysis that combines types
+ * reads these instead of merging the events again. */
+typedef struct hta_type_unions {
+    hta_interval *storage;     /* owned, two slots per GPU event */
+    const hta_interval *of[HTA_KT_OTHER + 1]; /* indexed by hta_kernel_type */
+    size_t n[HTA_KT_OTHER + 1];
+    const hta_interval *all;   /* union of every GPU event */
+    size_t n_all;
+} hta_type_unions;
+
 typedef struct hta_rank_view {
     const hta_trace *trace;
     int64_t rank_key;          /* value for "rank" columns (see hta/table.h) */
     hta_event *gpu;            /* owned copies, sorted by (start, end) */
     size_t n_gpu;
     hta_corrmap cpu_by_correlation; /* CPU-side event index in trace->events */
+    hta_type_unions unions;
+    int64_t gpu_start, gpu_end; /* first GPU start, latest GPU end */
 } hta_rank_view;
+
+/* Merges sorted GPU events by type (part of building the view); -1 when
+ * out of memory. */
+int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu);
+void hta_type_unions_free(hta_type_unions *u);
 
 /* Builds the view of a filtered trace; -1 when out of memory. */
 int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key);
@@ -42,18 +60,6 @@ typedef struct hta_step_filter_stats {
 
 int hta_step_filter(hta_trace *trace, int include_last_step,
                     hta_step_filter_stats *stats, hta_error *err);
-
-/* The view's GPU events of each kernel type as merged intervals
- * (definitions section 4), for analyses that combine types. */
-typedef struct hta_type_unions {
-    hta_interval *storage;     /* owned, one slot per GPU event */
-    const hta_interval *of[HTA_KT_OTHER + 1]; /* indexed by hta_kernel_type */
-    size_t n[HTA_KT_OTHER + 1];
-} hta_type_unions;
-
-/* -1 when out of memory. */
-int hta_type_unions_build(hta_type_unions *u, const hta_rank_view *view);
-void hta_type_unions_free(hta_type_unions *u);
 
 typedef int (*hta_analysis_fn)(const hta_rank_view *view, const hta_options *opt,
                                hta_tableset *out, hta_error *err);

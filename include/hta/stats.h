@@ -13,6 +13,11 @@ typedef struct hta_summary {
     double mean, std, min, p25, p50, p75, max;
 } hta_summary;
 
+/* Appends count, mean, std, min, p25, p50, p75, max to a row, the column
+ * run every summary table shares. */
+struct hta_row;
+void hta_row_put_summary(struct hta_row *row, const hta_summary *s);
+
 /* Sorts values in place and summarises them (NaN fields when empty). */
 void hta_summarize(double *values, size_t n, hta_summary *out);
 /* q in [0, 1] of sorted values, linear interpolation; NaN when n == 0. */

@@ -21,13 +21,10 @@ int hta_comm_comp_overlap(const hta_rank_view *v, const hta_options *opt,
     (void)opt;
     if (v->n_gpu == 0)
         return 0;
-    hta_type_unions u;
-    if (hta_type_unions_build(&u, v))
-        return hta_fail(err, "out of memory in the comm/comp overlap");
-    int64_t comm = hta_intervals_length(u.of[HTA_KT_COMMUNICATION], u.n[HTA_KT_COMMUNICATION]);
-    int64_t both = hta_intervals_overlap(u.of[HTA_KT_COMPUTATION], u.n[HTA_KT_COMPUTATION],
-                                         u.of[HTA_KT_COMMUNICATION], u.n[HTA_KT_COMMUNICATION]);
-    hta_type_unions_free(&u);
+    const hta_type_unions *u = &v->unions;
+    int64_t comm = hta_intervals_length(u->of[HTA_KT_COMMUNICATION], u->n[HTA_KT_COMMUNICATION]);
+    int64_t both = hta_intervals_overlap(u->of[HTA_KT_COMPUTATION], u->n[HTA_KT_COMPUTATION],
+                                         u->of[HTA_KT_COMMUNICATION], u->n[HTA_KT_COMMUNICATION]);
     double pctg = comm > 0 ? 100.0 * ((double)both / (double)comm) : NAN;
 
     hta_table *t = hta_tableset_table(out, "comm_comp_overlap", COLUMNS,

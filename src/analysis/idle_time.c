@@ -85,14 +85,7 @@ static int add_row(hta_table *t, int64_t rank_key, uint32_t stream, int category
     hta_row_put_str(&row, CATEGORY_NAMES[category]);
     hta_row_put_f64(&row, hta_ns_to_us(idle));
     hta_row_put_f64(&row, stream_idle_ns ? (double)idle / (double)stream_idle_ns : NAN);
-    hta_row_put_i64(&row, (int64_t)sum.count);
-    hta_row_put_f64(&row, sum.mean);
-    hta_row_put_f64(&row, sum.std);
-    hta_row_put_f64(&row, sum.min);
-    hta_row_put_f64(&row, sum.p25);
-    hta_row_put_f64(&row, sum.p50);
-    hta_row_put_f64(&row, sum.p75);
-    hta_row_put_f64(&row, sum.max);
+    hta_row_put_summary(&row, &sum);
     return hta_row_done(&row);
 }
 

@@ -278,12 +278,8 @@ static void combination_name(unsigned mask, char *buf, size_t size)
 
 static int put_type_rows(hta_tableset *out, const hta_rank_view *v)
 {
-    hta_type_unions u;
-    if (hta_type_unions_build(&u, v))
-        return -1;
     int64_t by_mask[1u << N_ANALYSED_TYPES];
-    hta_intervals_exclusive(u.of, u.n, N_ANALYSED_TYPES, by_mask);
-    hta_type_unions_free(&u);
+    hta_intervals_exclusive(v->unions.of, v->unions.n, N_ANALYSED_TYPES, by_mask);
     hta_table *t = hta_tableset_table(out, "kernel_type_by_rank", TYPE_COLUMNS,
                                       sizeof TYPE_COLUMNS / sizeof TYPE_COLUMNS[0]);
     if (!t)

@@ -111,14 +111,7 @@ static int add_row(hta_table *t, int64_t rank_key, const char *kind, const hta_s
     hta_row row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_str(&row, kind);
-    hta_row_put_i64(&row, (int64_t)sum->count);
-    hta_row_put_f64(&row, sum->mean);
-    hta_row_put_f64(&row, sum->std);
-    hta_row_put_f64(&row, sum->min);
-    hta_row_put_f64(&row, sum->p25);
-    hta_row_put_f64(&row, sum->p50);
-    hta_row_put_f64(&row, sum->p75);
-    hta_row_put_f64(&row, sum->max);
+    hta_row_put_summary(&row, sum);
     hta_row_put_i64(&row, totals.bytes);
     hta_row_put_f64(&row, hta_ns_to_us(totals.busy_ns));
     return hta_row_done(&row);

@@ -27,34 +27,20 @@ static const hta_column COLUMNS[] = {
  * COLUMNS[1 + N_PARTS + p] its ratio; metrics reuse the column names. */
 enum { COMPUTE, COMMUNICATE, OVERLAP, EMPTY, N_PARTS };
 
-/* First start to last end of every GPU event; the events are sorted by
- * start, but the longest may end before a later one. */
-static int64_t gpu_span(const hta_rank_view *v)
+/* The four parts in nanoseconds over the span from the first GPU start to
+ * the latest GPU end. */
+static void split_span(const hta_rank_view *v, int64_t part[N_PARTS], int64_t *span)
 {
-    int64_t last_end = hta_event_end(&v->gpu[0]);
-    for (size_t i = 1; i < v->n_gpu; i++)
-        if (hta_event_end(&v->gpu[i]) > last_end)
-            last_end = hta_event_end(&v->gpu[i]);
-    return last_end - v->gpu[0].ts_ns;
-}
-
-/* The four parts in nanoseconds; -1 when out of memory. */
-static int split_span(const hta_rank_view *v, int64_t part[N_PARTS], int64_t *span)
-{
-    hta_type_unions u;
-    if (hta_type_unions_build(&u, v))
-        return -1;
-    const hta_interval *lists[2] = {u.of[HTA_KT_COMPUTATION], u.of[HTA_KT_COMMUNICATION]};
-    size_t counts[2] = {u.n[HTA_KT_COMPUTATION], u.n[HTA_KT_COMMUNICATION]};
+    const hta_type_unions *u = &v->unions;
+    const hta_interval *lists[2] = {u->of[HTA_KT_COMPUTATION], u->of[HTA_KT_COMMUNICATION]};
+    size_t counts[2] = {u->n[HTA_KT_COMPUTATION], u->n[HTA_KT_COMMUNICATION]};
     int64_t by_mask[4];
     hta_intervals_exclusive(lists, counts, 2, by_mask);
-    hta_type_unions_free(&u);
-    *span = gpu_span(v);
+    *span = v->gpu_end - v->gpu_start;
     part[COMPUTE] = by_mask[1];
     part[COMMUNICATE] = by_mask[2];
     part[OVERLAP] = by_mask[3];
     part[EMPTY] = *span - by_mask[1] - by_mask[2] - by_mask[3];
-    return 0;
 }
 
 int hta_overlap_breakdown(const hta_rank_view *v, const hta_options *opt,
@@ -64,8 +50,7 @@ int hta_overlap_breakdown(const hta_rank_view *v, const hta_options *opt,
     if (v->n_gpu == 0)
         return 0;
     int64_t part[N_PARTS], span;
-    if (split_span(v, part, &span))
-        return hta_fail(err, "out of memory in the overlap breakdown");
+    split_span(v, part, &span);
     hta_table *t = hta_tableset_table(out, "overlap_breakdown", COLUMNS,
                                       sizeof COLUMNS / sizeof COLUMNS[0]);
     if (!t)

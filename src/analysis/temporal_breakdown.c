@@ -7,7 +7,6 @@
 #include "hta/analysis.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 static const hta_column COLUMNS[] = {
     {"rank", HTA_COL_I64},
@@ -25,33 +24,16 @@ static double percent_2dp(int64_t part, int64_t whole)
     return whole > 0 ? round(10000.0 * (double)part / (double)whole) / 100.0 : NAN;
 }
 
-/* Union length of the GPU events selected by type (HTA_KT_OTHER + 1 = all). */
-static int64_t union_length(const hta_rank_view *v, int type, hta_interval *scratch,
-                            int64_t *span)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < v->n_gpu; i++)
-        if (type > HTA_KT_OTHER || v->gpu[i].kernel_type == type)
-            scratch[n++] = (hta_interval){v->gpu[i].ts_ns, hta_event_end(&v->gpu[i])};
-    n = hta_intervals_union(scratch, n);
-    if (span)
-        *span = n ? scratch[n - 1].end - scratch[0].start : 0;
-    return hta_intervals_length(scratch, n);
-}
-
 int hta_temporal_breakdown(const hta_rank_view *v, const hta_options *opt,
                            hta_tableset *out, hta_error *err)
 {
     (void)opt;
     if (v->n_gpu == 0)
         return 0;
-    hta_interval *scratch = malloc(v->n_gpu * sizeof *scratch);
-    if (!scratch)
-        return hta_fail(err, "out of memory in the temporal breakdown");
-    int64_t kernel_time;
-    int64_t busy = union_length(v, HTA_KT_OTHER + 1, scratch, &kernel_time);
-    int64_t compute = union_length(v, HTA_KT_COMPUTATION, scratch, NULL);
-    free(scratch);
+    const hta_type_unions *u = &v->unions;
+    int64_t kernel_time = u->all[u->n_all - 1].end - u->all[0].start;
+    int64_t busy = hta_intervals_length(u->all, u->n_all);
+    int64_t compute = hta_intervals_length(u->of[HTA_KT_COMPUTATION], u->n[HTA_KT_COMPUTATION]);
     int64_t idle = kernel_time - busy;
     int64_t non_compute = kernel_time - compute - idle;
 

@@ -17,15 +17,6 @@ static const hta_column SEGMENT_COLUMNS[] = {
     {"start_ns", HTA_COL_I64}, {"end_ns", HTA_COL_I64},
 };
 
-static size_t merged_union_of_type(const hta_rank_view *v, int type, hta_interval *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < v->n_gpu; i++)
-        if (v->gpu[i].kernel_type == type)
-            out[n++] = (hta_interval){v->gpu[i].ts_ns, hta_event_end(&v->gpu[i])};
-    return hta_intervals_union(out, n);
-}
-
 static int emit_layer(hta_table *t, int64_t rank_key, int layer, const hta_interval *iv,
                       size_t n)
 {
@@ -49,28 +40,22 @@ int hta_timeline_segments(const hta_rank_view *v, const hta_options *opt,
     (void)opt;
     if (v->n_gpu == 0)
         return 0;
-    hta_interval *comp = malloc(v->n_gpu * sizeof *comp);
-    hta_interval *comm = malloc(v->n_gpu * sizeof *comm);
-    hta_interval *both = malloc(2 * v->n_gpu * sizeof *both);
+    const hta_type_unions *u = &v->unions;
+    size_t n_comp = u->n[HTA_KT_COMPUTATION], n_comm = u->n[HTA_KT_COMMUNICATION];
+    hta_interval *both = malloc((n_comp + n_comm + 1) * sizeof *both);
     hta_table *t = hta_tableset_table(out, HTA_TIMELINE_SEGMENTS, SEGMENT_COLUMNS, 4);
-    int rc = comp && comm && both && t ? 0 : -1;
+    int rc = both && t ? 0 : -1;
     if (rc == 0) {
-        size_t n_comp = merged_union_of_type(v, HTA_KT_COMPUTATION, comp);
-        size_t n_comm = merged_union_of_type(v, HTA_KT_COMMUNICATION, comm);
-        size_t n_both = hta_intervals_intersection(comp, n_comp, comm, n_comm, both);
+        size_t n_both = hta_intervals_intersection(u->of[HTA_KT_COMPUTATION], n_comp,
+                                                   u->of[HTA_KT_COMMUNICATION], n_comm, both);
         /* The extent layer marks the rank's GPU span even when it holds
          * only MEMORY or OTHER kernels. */
-        hta_interval extent = {v->gpu[0].ts_ns, v->gpu[0].ts_ns};
-        for (size_t i = 0; i < v->n_gpu; i++)
-            if (hta_event_end(&v->gpu[i]) > extent.end)
-                extent.end = hta_event_end(&v->gpu[i]);
-        rc = emit_layer(t, v->rank_key, HTA_LAYER_COMPUTE, comp, n_comp) ||
-             emit_layer(t, v->rank_key, HTA_LAYER_COMMUNICATE, comm, n_comm) ||
+        hta_interval extent = {v->gpu_start, v->gpu_end};
+        rc = emit_layer(t, v->rank_key, HTA_LAYER_COMPUTE, u->of[HTA_KT_COMPUTATION], n_comp) ||
+             emit_layer(t, v->rank_key, HTA_LAYER_COMMUNICATE, u->of[HTA_KT_COMMUNICATION], n_comm) ||
              emit_layer(t, v->rank_key, HTA_LAYER_OVERLAP, both, n_both) ||
              emit_layer(t, v->rank_key, HTA_LAYER_EXTENT, &extent, 1);
     }
-    free(comp);
-    free(comm);
     free(both);
     return rc ? hta_fail(err, "out of memory in the timeline") : 0;
 }

@@ -1,6 +1,7 @@
-/* rank_view.c: the sorted GPU events and correlation index every analysis
- * shares (see hta/analysis.h).  Built once per rank so that no analysis
- * sorts or indexes the same events again. */
+/* rank_view.c: the sorted GPU events, correlation index and per-type
+ * interval unions every analysis shares (see hta/analysis.h).  Built once
+ * per rank so that no analysis sorts, indexes or merges the same events
+ * again. */
 #include "hta/analysis.h"
 
 #include <stdlib.h>
@@ -46,6 +47,15 @@ int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t ran
             hta_corrmap_put_first(&view->cpu_by_correlation, e->correlation, (uint32_t)i);
     }
     qsort(view->gpu, view->n_gpu, sizeof *view->gpu, compare_gpu_events);
+    for (size_t i = 0; i < view->n_gpu; i++) {
+        if (i == 0 || hta_event_end(&view->gpu[i]) > view->gpu_end)
+            view->gpu_end = hta_event_end(&view->gpu[i]);
+    }
+    view->gpu_start = view->n_gpu ? view->gpu[0].ts_ns : 0;
+    if (hta_type_unions_build(&view->unions, view->gpu, view->n_gpu)) {
+        hta_rank_view_free(view);
+        return -1;
+    }
     return 0;
 }
 
@@ -53,6 +63,7 @@ void hta_rank_view_free(hta_rank_view *view)
 {
     free(view->gpu);
     hta_corrmap_free(&view->cpu_by_correlation);
+    hta_type_unions_free(&view->unions);
     memset(view, 0, sizeof *view);
 }
 

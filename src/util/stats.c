@@ -1,5 +1,6 @@
 /* stats.c: mean, sample std and interpolated quantiles (see hta/stats.h). */
 #include "hta/stats.h"
+#include "hta/table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -70,4 +71,16 @@ void hta_summarize(double *values, size_t n, hta_summary *out)
     out->p25 = hta_quantile_sorted(values, n, 0.25);
     out->p50 = hta_quantile_sorted(values, n, 0.50);
     out->p75 = hta_quantile_sorted(values, n, 0.75);
+}
+
+void hta_row_put_summary(hta_row *row, const hta_summary *s)
+{
+    hta_row_put_i64(row, (int64_t)s->count);
+    hta_row_put_f64(row, s->mean);
+    hta_row_put_f64(row, s->std);
+    hta_row_put_f64(row, s->min);
+    hta_row_put_f64(row, s->p25);
+    hta_row_put_f64(row, s->p50);
+    hta_row_put_f64(row, s->p75);
+    hta_row_put_f64(row, s->max);
 }
