@@ -27,6 +27,7 @@ typedef struct hta_options {
     const char *output;        /* borrowed from argv */
     int force, recursive, quiet, verbose, detail;
     double timeout_per_trace;  /* seconds per trace file; 0 = no limit */
+    int inflater;              /* hta_inflater: gzip backend */
     char **inputs;             /* borrowed from argv */
     size_t n_inputs;
     hta_rank_range *ranks;     /* owned; NULL = all ranks */

@@ -12,11 +12,13 @@
 #include <stddef.h>
 
 #include "hta/error.h"
+#include "hta/source.h"
 #include "hta/trace.h"
 
 /* Limits on reading one file; a zeroed struct (or NULL) sets none. */
 typedef struct hta_read_options {
     double timeout_seconds;    /* fail with "timed out after N s" beyond it */
+    hta_inflater inflater;     /* gzip backend */
 } hta_read_options;
 
 /* Reads a .json or .json.gz file into out (initialised by the callee).

@@ -13,8 +13,20 @@
 
 typedef struct hta_source hta_source;
 
+/* Which library inflates gzip input.  ISA-L's igzip is several times faster
+ * than zlib; it is used when the build found it (HTA_HAVE_ISAL), and zlib
+ * is the always-available fallback. */
+typedef enum hta_inflater {
+    HTA_INFLATER_AUTO = 0,
+    HTA_INFLATER_ZLIB = 1,
+    HTA_INFLATER_ISAL = 2,
+} hta_inflater;
+
+/* 1 when this build can use the given inflater. */
+int hta_inflater_available(hta_inflater which);
+
 /* Opens path; on failure returns -1 with a message naming the file. */
-int hta_source_open(const char *path, hta_source **out, hta_error *err);
+int hta_source_open(const char *path, hta_inflater which, hta_source **out, hta_error *err);
 
 /* Fills buf with up to cap bytes; returns the count, 0 at end of data, or -1
  * on a read or decompression error (message names the compressed offset). */

@@ -3,6 +3,7 @@
  * Parsing never touches MPI or the file system, so --help, --version and
  * usage errors answer at once on every process. */
 #include "hta/cli.h"
+#include "hta/source.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -48,7 +49,7 @@ enum {
     OPT_INCLUDE_LAST_STEP = 256, OPT_CKD, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
     OPT_NUM_KERNELS, OPT_DURATION_RATIO, OPT_BINS, OPT_Z_OUTLIER, OPT_Z_LIKELY,
     OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
-    OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE,
+    OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -70,6 +71,7 @@ static const struct option LONG_OPTIONS[] = {
     {"ranks", required_argument, NULL, OPT_RANKS},
     {"detail", no_argument, NULL, OPT_DETAIL},
     {"timeout-per-trace", required_argument, NULL, OPT_TIMEOUT_PER_TRACE},
+    {"inflater", required_argument, NULL, OPT_INFLATER},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -105,6 +107,8 @@ void hta_print_usage(FILE *out)
         "      --min-effect F              ignore differences below F x |median|\n"
         "                                  (default 0.01)\n"
         "      --detail                    also write per-event tables under /detail\n"
+        "      --inflater NAME             gzip library: auto (ISA-L when built with it),\n"
+        "                                  zlib or isal (default auto)\n"
         "      --timeout-per-trace S       give up on a trace after S seconds and record it\n"
         "                                  as failed; the run goes on (default: no limit)\n"
         "  -q, --quiet                     no summary on stdout, no progress on stderr\n"
@@ -172,6 +176,19 @@ static int parse_rank_list(const char *text, hta_options *o, hta_error *err)
     return 0;
 }
 
+static int parse_inflater(const char *text, hta_options *o, hta_error *err)
+{
+    static const char *const names[] = {"auto", "zlib", "isal"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(text, names[i]) == 0) {
+            if (!hta_inflater_available((hta_inflater)i))
+                return hta_fail(err, "--inflater isal: this build has no ISA-L (libisal-dev)");
+            o->inflater = i;
+            return 0;
+        }
+    return hta_fail(err, "--inflater: expected auto, zlib or isal, got '%s'", text);
+}
+
 static char *join_arguments(int argc, char **argv)
 {
     size_t len = 1;
@@ -210,6 +227,7 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_RANKS: return parse_rank_list(arg, o, err);
     case OPT_DETAIL: o->detail = 1; return 0;
     case OPT_TIMEOUT_PER_TRACE: return parse_double("timeout-per-trace", arg, 0, &o->timeout_per_trace, err);
+    case OPT_INFLATER: return parse_inflater(arg, o, err);
     case 'q': o->quiet = 1; return 0;
     case 'v': o->verbose = 1; return 0;
     default: return hta_fail(err, "unknown option (see --help)");

@@ -913,7 +913,7 @@ int hta_read_trace_file(const char *path, const hta_read_options *limits, hta_tr
                         hta_error *err)
 {
     hta_source *src;
-    if (hta_source_open(path, &src, err)) {
+    if (hta_source_open(path, limits ? limits->inflater : HTA_INFLATER_AUTO, &src, err)) {
         hta_trace_init(out);
         return -1;
     }

@@ -3,7 +3,9 @@
  * Reads with read(2) in large blocks.  Gzip input is inflated by a reader
  * thread into a small ring of blocks while the caller parses the previous
  * ones, so a .json.gz costs about max(inflate, parse) rather than their sum;
- * memory stays at RING_BLOCKS x BLOCK_BYTES whatever the file size. */
+ * memory stays at RING_BLOCKS x BLOCK_BYTES whatever the file size.  The
+ * inflater is ISA-L's igzip when the build has it, else zlib: both sit
+ * behind start_member/inflate_step, the rest is shared. */
 #include "hta/source.h"
 
 #include <errno.h>
@@ -14,6 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef HTA_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 #define SOURCE_INPUT_BYTES (1u << 20)
 #define RING_BLOCKS 4
@@ -43,18 +48,34 @@ struct hta_source {
     int fd;
     const char *path;          /* borrowed from the caller */
     uint64_t file_bytes;
-    uint64_t consumed;         /* compressed bytes handed to zlib */
+    uint64_t consumed;         /* compressed bytes handed to the inflater */
     int is_gzip;
+    int use_isal;
     int input_eof;
-    int stream_end;            /* last inflate returned Z_STREAM_END */
-    z_stream z;
+    int stream_end;            /* the current gzip member is complete */
     unsigned char *input;      /* owned, gzip only */
+    unsigned char *in_next;    /* compressed bytes not yet inflated */
+    size_t in_avail;
+    z_stream z;
+#ifdef HTA_HAVE_ISAL
+    struct inflate_state isal;
+#endif
     unsigned char pending[2];  /* magic bytes read while sniffing */
     size_t n_pending;
     ring *ring;                /* owned; gzip only, NULL if no thread */
 };
 
 static void start_ring(hta_source *s);
+
+int hta_inflater_available(hta_inflater which)
+{
+#ifdef HTA_HAVE_ISAL
+    (void)which;
+    return 1;
+#else
+    return which != HTA_INFLATER_ISAL;
+#endif
+}
 
 static long read_fully(int fd, void *buf, size_t cap)
 {
@@ -72,7 +93,86 @@ static long read_fully(int fd, void *buf, size_t cap)
     return (long)got;
 }
 
-int hta_source_open(const char *path, hta_source **out, hta_error *err)
+/* ---- the two inflaters ------------------------------------------------ */
+
+/* Prepares the chosen library for a gzip member; -1 when it cannot start. */
+static int start_member(hta_source *s, int first)
+{
+#ifdef HTA_HAVE_ISAL
+    if (s->use_isal) {
+        if (first)
+            isal_inflate_init(&s->isal);
+        else
+            isal_inflate_reset(&s->isal);
+        s->isal.crc_flag = ISAL_GZIP;
+        return 0;
+    }
+#endif
+    /* 16 + MAX_WBITS: gzip wrapper only, with header checks. */
+    return (first ? inflateInit2(&s->z, 16 + MAX_WBITS) : inflateReset(&s->z)) == Z_OK ? 0 : -1;
+}
+
+enum { STEP_OK, STEP_MEMBER_END, STEP_ERROR };
+
+/* One inflate call from in_next into [*out, *out + *avail); updates both
+ * sides.  On STEP_ERROR *why says what the library found. */
+static int inflate_step(hta_source *s, unsigned char **out, size_t *avail, const char **why)
+{
+#ifdef HTA_HAVE_ISAL
+    if (s->use_isal) {
+        s->isal.next_in = s->in_next;
+        s->isal.avail_in = (uint32_t)s->in_avail;
+        s->isal.next_out = *out;
+        s->isal.avail_out = (uint32_t)*avail;
+        int rc = isal_inflate(&s->isal);
+        s->in_next = s->isal.next_in;
+        s->in_avail = s->isal.avail_in;
+        *avail = s->isal.avail_out;
+        *out = s->isal.next_out;
+        *why = "invalid deflate data or checksum";
+        if (rc != ISAL_DECOMP_OK)
+            return STEP_ERROR;
+        return s->isal.block_state == ISAL_BLOCK_FINISH ? STEP_MEMBER_END : STEP_OK;
+    }
+#endif
+    s->z.next_in = s->in_next;
+    s->z.avail_in = (uInt)s->in_avail;
+    s->z.next_out = *out;
+    s->z.avail_out = (uInt)*avail;
+    int rc = inflate(&s->z, Z_NO_FLUSH);
+    s->in_next = s->z.next_in;
+    s->in_avail = s->z.avail_in;
+    *avail = s->z.avail_out;
+    *out = s->z.next_out;
+    *why = s->z.msg ? s->z.msg : "inflate failed";
+    if (rc == Z_STREAM_END)
+        return STEP_MEMBER_END;
+    return rc == Z_OK || rc == Z_BUF_ERROR ? STEP_OK : STEP_ERROR;
+}
+
+static void end_inflater(hta_source *s)
+{
+    if (!s->use_isal)
+        inflateEnd(&s->z);
+}
+
+static int open_gzip(hta_source *s, hta_inflater which)
+{
+    s->use_isal = which != HTA_INFLATER_ZLIB && hta_inflater_available(HTA_INFLATER_ISAL);
+    s->input = malloc(SOURCE_INPUT_BYTES);
+    if (!s->input || start_member(s, 1)) {
+        free(s->input);
+        return -1;
+    }
+    memcpy(s->input, s->pending, 2);
+    s->in_next = s->input;
+    s->in_avail = 2;
+    s->n_pending = 0;
+    start_ring(s);
+    return 0;
+}
+
+int hta_source_open(const char *path, hta_inflater which, hta_source **out, hta_error *err)
 {
     hta_source *s = calloc(1, sizeof *s);
     if (!s)
@@ -102,20 +202,10 @@ int hta_source_open(const char *path, hta_source **out, hta_error *err)
     }
     s->n_pending = (size_t)n;
     s->is_gzip = n == 2 && s->pending[0] == 0x1f && s->pending[1] == 0x8b;
-    if (s->is_gzip) {
-        s->input = malloc(SOURCE_INPUT_BYTES);
-        /* 16 + MAX_WBITS: gzip wrapper only, with header checks. */
-        if (!s->input || inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
-            free(s->input);
-            close(s->fd);
-            free(s);
-            return hta_fail(err, "%s: cannot start zlib", path);
-        }
-        memcpy(s->input, s->pending, 2);
-        s->z.next_in = s->input;
-        s->z.avail_in = 2;
-        s->n_pending = 0;
-        start_ring(s);
+    if (s->is_gzip && open_gzip(s, which)) {
+        close(s->fd);
+        free(s);
+        return hta_fail(err, "%s: cannot start the gzip inflater", path);
     }
     *out = s;
     return 0;
@@ -140,40 +230,41 @@ static int refill_input(hta_source *s, hta_error *err)
     long n = read_fully(s->fd, s->input, SOURCE_INPUT_BYTES);
     if (n < 0)
         return hta_fail(err, "%s: read error: %s", s->path, strerror(errno));
-    s->z.next_in = s->input;
-    s->z.avail_in = (uInt)n;
+    s->in_next = s->input;
+    s->in_avail = (size_t)n;
     s->input_eof = n == 0;
     return 0;
 }
 
 static long read_gzip(hta_source *s, char *buf, size_t cap, hta_error *err)
 {
-    s->z.next_out = (unsigned char *)buf;
-    s->z.avail_out = (uInt)cap;
-    while (s->z.avail_out == cap) {
-        if (s->z.avail_in == 0 && !s->input_eof && refill_input(s, err))
+    unsigned char *out = (unsigned char *)buf;
+    size_t avail = cap;
+    while (avail == cap) {
+        if (s->in_avail == 0 && !s->input_eof && refill_input(s, err))
             return -1;
         if (s->stream_end) {
             /* Another gzip member follows, or the data is over. */
-            if (s->z.avail_in == 0 && s->input_eof)
+            if (s->in_avail == 0 && s->input_eof)
                 return 0;
-            inflateReset(&s->z);
+            if (start_member(s, 0))
+                return hta_fail(err, "%s: cannot restart the gzip inflater", s->path);
             s->stream_end = 0;
         }
-        if (s->z.avail_in == 0 && s->input_eof)
+        if (s->in_avail == 0 && s->input_eof)
             return hta_fail(err, "%s: truncated gzip data at compressed byte %llu",
                             s->path, (unsigned long long)s->consumed);
-        uInt before = s->z.avail_in;
-        int rc = inflate(&s->z, Z_NO_FLUSH);
-        s->consumed += before - s->z.avail_in;
-        if (rc == Z_STREAM_END)
+        size_t before = s->in_avail;
+        const char *why;
+        int step = inflate_step(s, &out, &avail, &why);
+        s->consumed += before - s->in_avail;
+        if (step == STEP_MEMBER_END)
             s->stream_end = 1;
-        else if (rc != Z_OK && rc != Z_BUF_ERROR)
+        else if (step == STEP_ERROR)
             return hta_fail(err, "%s: corrupt gzip data at compressed byte %llu: %s",
-                            s->path, (unsigned long long)s->consumed,
-                            s->z.msg ? s->z.msg : "inflate failed");
+                            s->path, (unsigned long long)s->consumed, why);
     }
-    return (long)(cap - s->z.avail_out);
+    return (long)(cap - avail);
 }
 
 /* ---- reader thread ---------------------------------------------------- */
@@ -318,7 +409,7 @@ void hta_source_close(hta_source *s)
     if (s->ring)
         stop_ring(s);
     if (s->is_gzip) {
-        inflateEnd(&s->z);
+        end_inflater(s);
         free(s->input);
     }
     close(s->fd);

@@ -130,7 +130,8 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     hta_error err = {{0}};
     double t0 = now_seconds();
     hta_trace trace;
-    hta_read_options limits = {.timeout_seconds = opt->timeout_per_trace};
+    hta_read_options limits = {.timeout_seconds = opt->timeout_per_trace,
+                               .inflater = (hta_inflater)opt->inflater};
     int parsed = hta_read_trace_file(path, &limits, &trace, &err) == 0;
     r.parse_seconds = now_seconds() - t0;
     int64_t name_rank = hta_rank_from_file_name(path);
