@@ -15,6 +15,7 @@
 #include "hta/error.h"
 #include "hta/interval.h"
 #include "hta/options.h"
+#include "hta/stream_work.h"
 #include "hta/table.h"
 #include "hta/trace.h"
 
@@ -36,6 +37,7 @@ typedef struct hta_rank_view {
     size_t n_gpu;
     hta_corrmap cpu_by_correlation; /* CPU-side event index in trace->events */
     hta_type_unions unions;
+    hta_stream_work_set stream_work; /* per-stream GPU work in HTA's order */
     int64_t gpu_start, gpu_end; /* first GPU start, latest GPU end */
 } hta_rank_view;
 

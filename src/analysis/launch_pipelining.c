@@ -172,10 +172,6 @@ int hta_launch_pipelining(const hta_rank_view *v, const hta_options *opt, hta_ta
     (void)opt;
     if (v->n_gpu == 0)
         return 0;
-    hta_stream_work_set work;
-    if (hta_stream_work_build(&work, v->trace))
-        return hta_fail(err, "out of memory in the launch pipelining");
-    int rc = measure(v, &work, out);
-    hta_stream_work_free(&work);
+    int rc = measure(v, &v->stream_work, out);
     return rc ? hta_fail(err, "out of memory in the launch pipelining") : 0;
 }

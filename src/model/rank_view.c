@@ -1,7 +1,7 @@
-/* rank_view.c: the sorted GPU events, correlation index and per-type
- * interval unions every analysis shares (see hta/analysis.h).  Built once
- * per rank so that no analysis sorts, indexes or merges the same events
- * again. */
+/* rank_view.c: the sorted GPU events, correlation index, per-type
+ * interval unions and per-stream work order every analysis shares (see
+ * hta/analysis.h).  Built once per rank so that no analysis sorts, indexes
+ * or merges the same events again. */
 #include "hta/analysis.h"
 
 #include <stdlib.h>
@@ -52,7 +52,8 @@ int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t ran
             view->gpu_end = hta_event_end(&view->gpu[i]);
     }
     view->gpu_start = view->n_gpu ? view->gpu[0].ts_ns : 0;
-    if (hta_type_unions_build(&view->unions, view->gpu, view->n_gpu)) {
+    if (hta_type_unions_build(&view->unions, view->gpu, view->n_gpu) ||
+        hta_stream_work_build(&view->stream_work, trace)) {
         hta_rank_view_free(view);
         return -1;
     }
@@ -64,6 +65,7 @@ void hta_rank_view_free(hta_rank_view *view)
     free(view->gpu);
     hta_corrmap_free(&view->cpu_by_correlation);
     hta_type_unions_free(&view->unions);
+    hta_stream_work_free(&view->stream_work);
     memset(view, 0, sizeof *view);
 }
 
