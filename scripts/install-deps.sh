@@ -3,11 +3,14 @@
 # Run as root (or with sudo) on a fresh machine; safe to run again.
 # slurm-wlm and munge: tests/test_slurm.py starts a one-node cluster;
 # python3-matplotlib: hta-mpi-plot; chromium: the report test's screenshot.
+# clang and libclang-rt-14-dev (only recommended by clang, so named here):
+# the libFuzzer harnesses; valgrind: scripts/valgrind.sh.
 set -eu
 packages="build-essential cmake pkg-config libopenmpi-dev openmpi-bin \
 libhdf5-openmpi-dev libcjson-dev zlib1g-dev python3 python3-h5py python3-pandas \
 python3-numpy libisal-dev \
-slurm-wlm munge python3-matplotlib chromium"
+slurm-wlm munge python3-matplotlib chromium \
+clang libclang-rt-14-dev valgrind"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -2,9 +2,14 @@
 reported with its file and byte offset, recorded as failed in /ranks, and
 every other rank's results are still written."""
 import gzip
+import json
+import re
 import shutil
+import subprocess
+import time
 
 from common import *
+from handbuilt import gpu_kernel, write_ranks
 
 GOOD = [os.path.join(trace_dir("trace_filter"), f) for f in ("sampled_rank-0.json.gz", "sampled_rank-1.json.gz")]
 
@@ -134,6 +139,293 @@ def test_rank_fallback_and_file_name():
     b = ranks.loc[os.path.join(d, "b_rank-0.json.gz")]
     assert b["rank"] == 0 and b.rank_source == "file_name", b
     assert a["rank"] == 1 and a.rank_source == "fallback", a
+
+
+# ---- the remaining bad inputs (docs/robustness.md has the rules) ----------
+
+REAL_JSON = gzip.open(GOOD[0]).read()
+
+
+def assert_fails_with(name, data, message, processes=2):
+    """The file alone fails, with exactly '<its path>: <message>' in /ranks
+    and as a 'hta-mpi: ' line on stderr; ranks 0 and 1 are intact."""
+    err, stderr = run_with_bad(name, data, processes)
+    assert err.startswith("/") and err.endswith(f"/{name}: {message}"), err
+    assert f"hta-mpi: {err}\n" in stderr, stderr
+
+
+def cut_real_trace(marker, extra):
+    """A prefix of a real trace ending `extra` bytes after a marker found
+    past its first 20 000 bytes (inside an event, a string or a number)."""
+    at = REAL_JSON.index(marker, 20000) + len(marker) + extra
+    return REAL_JSON[:at]
+
+
+def test_gzip_of_non_json():
+    assert_fails_with("rank-7.json.gz", gzip.compress(b"Profiler crashed; no trace\n" * 100),
+                      "parse error at byte 0: not a JSON trace (expected '{' or '[')")
+
+
+def test_json_truncated_mid_event():
+    text = cut_real_trace(b'"ph": "X",', 0)
+    assert_fails_with("rank-7.json", text, f"parse error at byte {len(text)}: expected a string key")
+
+
+def test_json_truncated_mid_string():
+    text = cut_real_trace(b'"name": "', 5)
+    assert_fails_with("rank-7.json", text, f"parse error at byte {len(text)}: unterminated string")
+
+
+def test_json_truncated_mid_number():
+    text = cut_real_trace(b'"ts": ', 4)
+    assert text[-4:].isdigit(), text[-20:]
+    assert_fails_with("rank-7.json", text, f"parse error at byte {len(text)}: expected ',' or '}}'")
+
+
+def write_rank7(d, events, name="rank-7.json", **top):
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        json.dump(dict({"distributedInfo": {"rank": 7, "world_size": 8}, "traceEvents": events}, **top), f)
+    return path
+
+
+def run_with_odd_rank7(events, name="rank-7.json"):
+    """Rank 7 beside the good ranks 0 and 1: every rank analysed (exit 0);
+    returns (results file, rank 7's /ranks row)."""
+    d = dir_with_good_ranks()
+    write_rank7(d, events, name)
+    out, _ = analyse(d, processes=2)
+    ranks = table(out, "/ranks").set_index("rank")
+    assert list(ranks.status) == ["ok", "ok", "ok"] and list(ranks.index) == [0, 1, 7], ranks
+    want = expected("trace_filter", "temporal_breakdown.csv").set_index("rank")
+    tb = table(out, "/temporal_breakdown").set_index("rank")
+    assert_close(tb.loc[1, "idle_time_us"], want.loc[1, "idle_time(us)"], "rank 1 intact", 1.0)
+    return out, ranks.loc[7]
+
+
+def rank7_kernels(out):
+    k = table(out, "/kernels")
+    return k[k["rank"] == 7].set_index("name")
+
+
+def without(event, key):
+    return {k: v for k, v in event.items() if k != key}
+
+
+def test_events_without_ts_dur_or_plausible_times_are_skipped_and_counted():
+    good = [gpu_kernel("good", 100, 10), gpu_kernel("good", 200, 30)]
+    odd = [without(gpu_kernel("odd", 300, 10), "ts"),
+           without(gpu_kernel("odd", 300, 10), "dur"),
+           without(gpu_kernel("odd", 300, 10), "cat"),
+           gpu_kernel("odd", 300, -5),          # negative duration
+           gpu_kernel("odd", 300, 1e30),        # absurd: beyond int64 ns
+           gpu_kernel("odd", 300, 1.5e12),      # absurd: over 1e12 us (11.6 days)
+           gpu_kernel("odd", 300, "10"),        # not a number
+           gpu_kernel("odd", -1, 10),           # before time 0
+           gpu_kernel("odd", 5e15, 10)]         # after 4e15 us (the year 2096)
+    out, row = run_with_odd_rank7(good + odd)
+    assert (row.events, row.skipped_events, row.gpu_events) == (2, 9, 2), row
+    k = rank7_kernels(out)
+    assert list(k.index) == ["good"] and k.loc["good", "count"] == 2, k
+    assert_close(k.loc["good", "sum_us"], 40.0, "only the good kernels are summed")
+    assert_close(row.last_ts_us, 230.0, "the span ignores skipped events")
+
+
+def test_non_numeric_stream_is_a_cpu_event():
+    events = [gpu_kernel("gpu", 100, 10), gpu_kernel("string stream", 120, 10, stream="7")]
+    out, row = run_with_odd_rank7(events)
+    assert (row.events, row.gpu_events, row.skipped_events) == (2, 1, 0), row
+    assert list(rank7_kernels(out).index) == ["gpu"]
+
+
+def nested_args_trace(depth):
+    return (b'{"traceEvents": [' + json.dumps(gpu_kernel("deep", 100, 10))[:-1].encode() +
+            b', "nested": ' + b"[" * depth + b"]" * depth + b'}], "distributedInfo": {"rank": 7}}')
+
+
+def test_deeply_nested_args_100000_levels():
+    d = dir_with_good_ranks()
+    with open(os.path.join(d, "rank-7.json"), "wb") as f:
+        f.write(nested_args_trace(100000))
+    out, _ = analyse(d, processes=2)
+    row = table(out, "/ranks").set_index("rank").loc[7]
+    assert row.status == "ok" and row.events == 1, row
+
+
+def test_100_mb_string_value_costs_seconds():
+    d = dir_with_good_ranks()
+    head = json.dumps(gpu_kernel("big args", 100, 10))[:-2].encode()  # open args
+    with open(os.path.join(d, "rank-7.json"), "wb") as f:
+        f.write(b'{"distributedInfo": {"rank": 7}, "traceEvents": [' + head + b', "blob": "')
+        for _ in range(100):
+            f.write(b"0123456789abcdef\\\"" * 58254 + b"x" * 4)  # 1 MB, escapes included
+        f.write(b'"}}]}')
+    started = time.monotonic()
+    out, _ = analyse(d, processes=2)
+    took = time.monotonic() - started
+    row = table(out, "/ranks").set_index("rank").loc[7]
+    assert row.status == "ok" and row.events == 1 and row.json_bytes > 100e6, row
+    assert took < 10, f"{took:.1f} s"
+
+
+def test_invalid_utf8_is_replaced_in_the_results_file():
+    name = b"gemm \xff\xfe kernel \xe2\x82 end \xed\xa0\x80"   # bad bytes, cut sequence, surrogate
+    d = dir_with_good_ranks()
+    trace = json.dumps({"distributedInfo": {"rank": 7}, "traceEvents": [gpu_kernel("NAME", 100, 10)]})
+    path = os.path.join(d.encode(), b"rank-7-\xe9t\xe9.json")           # a Latin-1 file name
+    with open(path, "wb") as f:
+        f.write(trace.encode().replace(b"NAME", name))
+    out, _ = analyse(d, processes=2)
+    want = name.decode("utf-8", errors="replace")
+    assert want == "gemm \ufffd\ufffd kernel \ufffd end \ufffd\ufffd\ufffd", want
+    assert list(rank7_kernels(out).index) == [want]                    # strict decode in table()
+    ranks = table(out, "/ranks").set_index("rank")
+    assert ranks.loc[7, "file"] == path.decode("utf-8", errors="replace"), ranks.loc[7, "file"]
+    with h5py.File(out, "r") as f:
+        paths = list(f.attrs["trace_paths"])                           # h5py decodes strictly
+    assert path.decode("utf-8", errors="replace") in paths, paths
+
+
+def test_directory_without_traces_exits_2():
+    d = tmpdir()
+    with open(os.path.join(d, "notes.txt"), "w") as f:
+        f.write("not a trace")
+    out = os.path.join(tmpdir(), "r.h5")
+    p = run(["-o", out, d], expect=2)
+    assert hta_lines(p) == ["hta-mpi: no trace files (*.json, *.json.gz) found in the given input"], p.stderr
+    assert not os.path.exists(out)
+
+
+def test_trace_directory_that_is_a_file_is_analysed_as_a_file():
+    d = tmpdir()
+    path = os.path.join(d, "traces")                   # no .json suffix: named explicitly
+    shutil.copy(GOOD[1], path)
+    out, _ = analyse(path)
+    ranks = table(out, "/ranks")
+    assert list(ranks.file) == [path] and list(ranks.status) == ["ok"], ranks
+    want = expected("trace_filter", "temporal_breakdown.csv").set_index("rank")
+    assert_close(table(out, "/temporal_breakdown").iloc[0].idle_time_us, want.loc[1, "idle_time(us)"],
+                 "the file's rank 1", 1.0)
+
+
+def test_dangling_trace_link_is_a_failed_rank_not_a_silent_drop():
+    d = dir_with_good_ranks()
+    os.symlink(os.path.join(d, "gone.json"), os.path.join(d, "rank-7.json"))
+    out, p = analyse(d, processes=2, expect=1)
+    ranks = table(out, "/ranks")
+    bad = ranks[ranks.file.str.endswith("rank-7.json")].iloc[0]
+    assert bad.status == "failed" and bad.error == f"{d}/rank-7.json: cannot open: No such file or directory", bad.error
+
+
+def hta_lines(p):
+    """hta-mpi's own stderr lines (mpirun adds its banner after them)."""
+    return [line for line in p.stderr.splitlines() if line.startswith("hta-mpi: ")]
+
+
+def try_mount_tmpfs(options):
+    """A fresh tmpfs with the given mount options, or None where mounting is
+    not allowed (CI containers without CAP_SYS_ADMIN)."""
+    d = tmpdir()
+    p = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", d], capture_output=True)
+    return d if p.returncode == 0 else None
+
+
+def unmount(d):
+    subprocess.run(["umount", d], check=True)
+
+
+def assert_unwritable_output(out, reason):
+    started = time.monotonic()
+    p = run(["-o", out, trace_dir("alexnet")], expect=2)
+    d = os.path.dirname(out)
+    assert hta_lines(p) == [f"hta-mpi: {out}: cannot write to directory {d}: {reason}"], p.stderr
+    assert time.monotonic() - started < 30
+
+
+def test_unwritable_output_directory_exits_2_before_any_work():
+    # Root ignores permission bits, so: a "directory" that is a regular file...
+    d = tmpdir()
+    with open(os.path.join(d, "file"), "w") as f:
+        f.write("x")
+    assert_unwritable_output(os.path.join(d, "file", "r.h5"), "Not a directory")
+    assert os.listdir(d) == ["file"]
+    # ...and a read-only file system, where mounting is allowed.
+    ro = try_mount_tmpfs("ro,size=1m")
+    if ro:
+        try:
+            assert_unwritable_output(os.path.join(ro, "r.h5"), "Read-only file system")
+        finally:
+            unmount(ro)
+
+
+def assert_disk_full(out, p, reason):
+    assert p.returncode == 3, (p.returncode, p.stderr)
+    assert hta_lines(p) == [f"hta-mpi: {out}: cannot write the results file: {reason}"], p.stderr
+    assert os.listdir(os.path.dirname(out)) == [], os.listdir(os.path.dirname(out))  # no file, no temporary
+
+
+# Sets a 200 kB file-size limit on hta-mpi alone (mpirun's own PMIx files
+# need more), with SIGXFSZ ignored as a batch system's limit leaves it, so
+# that writes past the limit fail with EFBIG, then runs hta-mpi.
+LIMITED_EXEC = """import os, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (200000, 200000))
+os.execv(sys.argv[1], sys.argv[1:])"""
+
+
+def test_disk_full_exits_3_and_leaves_nothing():
+    args = ["-q", "--detail", trace_dir("negative_queue")]   # 440 kB of results
+    out = os.path.join(tmpdir(), "r.h5")
+    cmd = ["mpirun", "-n", "1", sys.executable, "-c", LIMITED_EXEC, HTA_MPI, "-o", out] + args
+    p = subprocess.run(cmd, env=MPI_ENV, capture_output=True, text=True, timeout=600)
+    assert_disk_full(out, p, "File too large")
+    # A really full file system, where mounting is allowed.
+    small = try_mount_tmpfs("size=256k")
+    if small:
+        try:
+            out = os.path.join(small, "r.h5")
+            assert_disk_full(out, run(["-o", out] + args, expect=None), "No space left on device")
+        finally:
+            unmount(small)
+
+
+def test_timeout_per_trace_fails_the_slow_trace_only():
+    # Small good ranks, parsed in well under a millisecond, so that only the
+    # 200 MB one can reach a 0.05 s limit even on a loaded machine.
+    d = write_ranks({r: [gpu_kernel("k", 100, 10 + r), gpu_kernel("k", 200, 20)] for r in (0, 1)})
+    subprocess.run([TRACEGEN, "-o", os.path.join(d, "big"), "--ranks", "1", "--first-rank", "7",
+                    "--size-mb", "200"], check=True, capture_output=True)
+    os.rename(os.path.join(d, "big", "rank-7.json"), os.path.join(d, "rank-7.json"))
+    os.rmdir(os.path.join(d, "big"))
+    for processes in (1, 2):    # the slow trace beside the good ones, and on its own process
+        out, p = analyse(d, processes=processes, extra=["--timeout-per-trace", "0.05"], expect=1)
+        ranks = table(out, "/ranks")
+        bad = ranks[ranks.file.str.endswith("rank-7.json")].iloc[0]
+        assert bad.status == "failed" and re.fullmatch(
+            re.escape(f"{d}/rank-7.json: timed out after 0.05 s (--timeout-per-trace) at byte ") + r"\d+",
+            bad.error), bad.error
+        assert f"hta-mpi: {bad.error}\n" in p.stderr, p.stderr
+        assert sorted(ranks[ranks.status == "ok"]["rank"]) == [0, 1], ranks
+        kernels = table(out, "/kernels").set_index("rank")
+        assert list(kernels.sum_us) == [30.0, 31.0], kernels
+    # Without the limit the same trace is analysed.
+    out, _ = analyse(d, processes=2)
+    assert list(table(out, "/ranks").status) == ["ok", "ok", "ok"]
+
+
+def test_bad_trace_on_the_root_or_another_process_loses_no_other_rank():
+    # Files go largest first to the least loaded process: with three files on
+    # three processes, the largest lands on the root, the smallest on process 2.
+    for bad_size, process in ((10 ** 6, 0), (10, 2)):
+        data = b"[" + b" " * (bad_size - 2) + b"x"
+        d = dir_with_good_ranks()
+        with open(os.path.join(d, "rank-7.json"), "wb") as f:
+            f.write(data)
+        out, _ = analyse(d, processes=3, expect=1)
+        ranks = table(out, "/ranks").set_index("rank")
+        assert ranks.loc[7, "process"] == process and ranks.loc[7, "status"] == "failed", ranks
+        assert list(ranks.loc[[0, 1], "status"]) == ["ok", "ok"], ranks
+        assert sorted(table(out, "/temporal_breakdown")["rank"]) == [0, 1]
 
 
 if __name__ == "__main__":

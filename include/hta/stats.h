@@ -13,6 +13,17 @@ typedef struct hta_summary {
     double mean, std, min, p25, p50, p75, max;
 } hta_summary;
 
+/* a + b clamped to the int64 range: totals of absurd inputs (byte counts
+ * near 2^63, many events of the longest plausible duration) saturate
+ * rather than overflow (docs/robustness.md). */
+static inline int64_t hta_add_saturating(int64_t a, int64_t b)
+{
+    int64_t sum;
+    if (!__builtin_add_overflow(a, b, &sum))
+        return sum;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 /* Appends count, mean, std, min, p25, p50, p75, max to a row, the column
  * run every summary table shares. */
 struct hta_row;

@@ -124,7 +124,7 @@ static int breakdown(const hta_rank_view *v, const hta_options *opt,
     for (size_t s = 0; s < work->n_streams && rc == 0; s++) {
         collect_gaps(v, &work->streams[s], opt->consecutive_kernel_delay_us * 1000.0, &g);
         for (int c = 0; c < N_CATEGORIES; c++)
-            rank_total[c] += g.total_ns[c];
+            rank_total[c] = hta_add_saturating(rank_total[c], g.total_ns[c]);
         rc = add_stream_rows(t, v->rank_key, work->streams[s].stream, &g);
     }
     for (int c = 0; c < N_CATEGORIES; c++)
@@ -137,10 +137,6 @@ int hta_idle_time(const hta_rank_view *v, const hta_options *opt, hta_tableset *
 {
     if (v->n_gpu == 0)
         return 0;
-    hta_stream_work_set work;
-    if (hta_stream_work_build(&work, v->trace))
-        return hta_fail(err, "out of memory in the idle time breakdown");
-    int rc = breakdown(v, opt, &work, out);
-    hta_stream_work_free(&work);
+    int rc = breakdown(v, opt, &v->stream_work, out);
     return rc ? hta_fail(err, "out of memory in the idle time breakdown") : 0;
 }

@@ -109,7 +109,7 @@ static size_t group_by_name(const hta_rank_view *v, named_duration *d, double *v
         int64_t sum_ns = 0;
         for (end = first; end < v->n_gpu && d[end].name == d[first].name; end++) {
             values[end - first] = hta_ns_to_us(d[end].dur_ns);
-            sum_ns += d[end].dur_ns;
+            sum_ns = hta_add_saturating(sum_ns, d[end].dur_ns);
         }
         rows[n] = summarize(hta_strtab_get(&v->trace->names, d[first].name), d[first].type,
                             (int64_t)(end - first), values, end - first);

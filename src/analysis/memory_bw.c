@@ -51,7 +51,7 @@ static void classify_copies(const hta_trace *t, const hta_step_series_set *set,
         uint32_t k = (uint32_t)hta_step_series_find_kind(set, kind);
         kind_of[n++] = k;
         if (e->flags & HTA_EVENT_HAS_COPY && t->copies[e->aux].bytes > 0)
-            totals[k].bytes += t->copies[e->aux].bytes;
+            totals[k].bytes = hta_add_saturating(totals[k].bytes, t->copies[e->aux].bytes);
     }
 }
 

@@ -2,12 +2,15 @@
  *
  * Every table becomes a 1-D compound dataset whose memory layout is the
  * table's own cell array (8 bytes per column; strings as variable-length
- * UTF-8), so no table is copied on the way out.  The file is written under
- * a temporary name in the target directory and renamed at the end, so a
- * crash never leaves a half file under the final name. */
+ * UTF-8), so no table is copied on the way out.  The file is built in
+ * memory, then written under a temporary name in the target directory,
+ * synced and renamed, so a crash or a full disk never leaves a half file
+ * under the final name (docs/robustness.md). */
 #include "hta/run.h"
 #include "hta/utf8.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #define HTA_SCHEMA_VERSION 1
+#define CORE_INCREMENT (64u << 20) /* growth step of the in-memory file */
 
 static hid_t utf8_string_type(void)
 {
@@ -315,25 +319,79 @@ static char *temporary_name(const char *output)
     return tmp;
 }
 
-int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,
-                   const hta_run_info *info, hta_error *err)
+static int write_all(int fd, const unsigned char *data, size_t len)
 {
-    char *tmp = temporary_name(opt->output);
-    if (!tmp)
-        return hta_fail(err, "out of memory");
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    /* The 1.8 format stores large attributes densely: the original format
-     * caps an object's attributes at 64 KiB, which trace_paths exceeds
-     * beyond about 4000 traces. */
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* HDF5 before 2.0 clears the "open for writing" flags in a file image
+ * without updating the superblock's checksum (HDFGroup/hdf5#5489), and the
+ * 1.8 format's superblock (version 2 or 3) is checksummed, so the image
+ * would not open.  The repair uses HDF5's own checksum, which the library
+ * exports though its public headers do not declare it; on a fixed HDF5 it
+ * rewrites the same value. */
+uint32_t H5_checksum_metadata(const void *data, size_t len, uint32_t initval);
+
+static void repair_superblock_checksum(unsigned char *image, size_t size)
+{
+    static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    if (size < 12 || memcmp(image, signature, sizeof signature) != 0 || image[8] < 2)
+        return;
+    /* signature, version, sizes of offsets and lengths, flags; 4 addresses */
+    size_t covered = 12 + 4 * (size_t)image[9];
+    if (covered + 4 > size)
+        return;
+    uint32_t sum = H5_checksum_metadata(image, covered, 0);
+    for (size_t i = 0; i < 4; i++)
+        image[covered + i] = (unsigned char)(sum >> (8 * i));
+}
+
+/* Writes the finished in-memory file to fd, synced so that the rename
+ * that follows never exposes an incomplete file, even after a power cut. */
+static int save_image(hid_t file, int fd, const char *output, hta_error *err)
+{
+    if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
+        return hta_fail(err, "%s: cannot finish the results file", output);
+    ssize_t size = H5Fget_file_image(file, NULL, 0);
+    unsigned char *image = size > 0 ? malloc((size_t)size) : NULL;
+    if (!image || H5Fget_file_image(file, image, (size_t)size) != size) {
+        free(image);
+        return hta_fail(err, "%s: out of memory for the results file", output);
+    }
+    repair_superblock_checksum(image, (size_t)size);
+    int failed = write_all(fd, image, (size_t)size) || fsync(fd);
+    int why = errno;
+    free(image);
+    return failed ? hta_fail(err, "%s: cannot write the results file: %s", output, strerror(why))
+                  : 0;
+}
+
+/* Builds every table into an in-memory HDF5 file (the core driver, no
+ * backing store) and saves it to fd.  HDF5 never writes to the disk
+ * itself: when its writes fail on a full disk, the close that follows
+ * fails too, and HDF5 1.10 then crashes at MPI_Finalize on the half-closed
+ * file.  The 1.8 format stores large attributes densely: the original
+ * format caps an object's attributes at 64 KiB, which trace_paths exceeds
+ * beyond about 4000 traces. */
+static int build_and_save(const hta_tableset *set, const hta_options *opt,
+                          const hta_run_info *info, int fd, hta_error *err)
+{
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pset_fapl_core(fapl, CORE_INCREMENT, 0);
+    hid_t file = H5Fcreate(opt->output, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
-    if (file < 0) {
-        hta_fail(err, "%s: cannot create the results file", tmp);
-        free(tmp);
-        return -1;
-    }
+    if (file < 0)
+        return hta_fail(err, "%s: cannot create the results file", opt->output);
     int rc = write_root_attributes(file, set, opt, info)
                  ? hta_fail(err, "%s: cannot write the file attributes", opt->output)
                  : 0;
@@ -344,10 +402,33 @@ int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,
         int failed = strcmp(t->name, "timeline") == 0 ? write_timeline(file, t, info, opt->bins)
                                                       : write_table(file, t);
         if (failed)
-            rc = hta_fail(err, "%s: cannot write /%s (disk full?)", opt->output, t->name);
+            rc = hta_fail(err, "%s: cannot build /%s (out of memory?)", opt->output, t->name);
     }
+    if (rc == 0)
+        rc = save_image(file, fd, opt->output, err);
     if (H5Fclose(file) < 0 && rc == 0)
-        rc = hta_fail(err, "%s: cannot finish the results file (disk full?)", opt->output);
+        rc = hta_fail(err, "%s: cannot finish the results file", opt->output);
+    return rc;
+}
+
+/* The temporary is created first, so it is there for the whole writing
+ * phase (and a directory that became unwritable fails before any work). */
+int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,
+                   const hta_run_info *info, hta_error *err)
+{
+    char *tmp = temporary_name(opt->output);
+    if (!tmp)
+        return hta_fail(err, "out of memory");
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0) {
+        hta_fail(err, "%s: cannot create the results file: %s", opt->output, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    int rc = build_and_save(set, opt, info, fd, err);
+    if (close(fd) && rc == 0)
+        rc = hta_fail(err, "%s: cannot write the results file: %s", opt->output, strerror(errno));
     if (rc == 0 && rename(tmp, opt->output) != 0)
         rc = hta_fail(err, "%s: cannot rename the finished results file into place",
                       opt->output);

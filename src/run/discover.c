@@ -63,14 +63,15 @@ static int scan_directory(const char *dir, int recursive, hta_file_list *list, h
             break;
         }
         snprintf(path, len, "%s%s%s", dir, has_suffix(dir, "/") ? "" : "/", entry->d_name);
+        /* A trace name that cannot be stat'ed (a dangling link) is still
+         * listed: opening it fails, and /ranks records why. */
         struct stat st;
-        if (stat(path, &st) == 0) {
-            if (S_ISDIR(st.st_mode) && recursive)
-                rc = scan_directory(path, recursive, list, err);
-            else if (!S_ISDIR(st.st_mode) && is_trace_name(entry->d_name) &&
-                     add_file(list, path, (uint64_t)st.st_size))
-                rc = hta_fail(err, "out of memory while listing %s", dir);
-        }
+        int found = stat(path, &st) == 0;
+        if (found && S_ISDIR(st.st_mode) && recursive)
+            rc = scan_directory(path, recursive, list, err);
+        else if ((!found || !S_ISDIR(st.st_mode)) && is_trace_name(entry->d_name) &&
+                 add_file(list, path, found ? (uint64_t)st.st_size : 0))
+            rc = hta_fail(err, "out of memory while listing %s", dir);
         free(path);
     }
     closedir(d);

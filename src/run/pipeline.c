@@ -6,6 +6,8 @@
  * exit status so that mpirun reports the same code everywhere. */
 #include "hta/pipeline.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 
 #include "hta/cli.h"
 #include "hta/crossrank.h"
+#include "hta/progress.h"
 #include "hta/run.h"
 #include "hta/timeline.h"
 
@@ -25,6 +28,20 @@
 static void report(const char *line)
 {
     fprintf(stderr, "hta-mpi: %s\n", line);
+}
+
+/* Creates and removes a file in dir: unlike access(2), this also fails for
+ * root on a read-only file system and for a "directory" that is a file. */
+static int probe_directory(const char *dir, hta_error *err)
+{
+    char probe[PATH_MAX];
+    snprintf(probe, sizeof probe, "%s/.hta-mpi-probe.%ld", dir, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        return hta_fail(err, "cannot write to directory %s: %s", dir, strerror(errno));
+    close(fd);
+    unlink(probe);
+    return 0;
 }
 
 /* Root: refuse to clobber results, and fail early on an unwritable target. */
@@ -42,8 +59,8 @@ static int check_output(const hta_options *opt, hta_error *err)
         return hta_fail(err, "out of memory");
     char *slash = strrchr(dir, '/');
     const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
-    int writable = access(d, W_OK) == 0;
-    int rc = writable ? 0 : hta_fail(err, "%s: cannot write to directory %s", opt->output, d);
+    hta_error why;
+    int rc = probe_directory(d, &why) ? hta_fail(err, "%s: %s", opt->output, why.text) : 0;
     free(dir);
     return rc;
 }
@@ -129,6 +146,8 @@ static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
         free(owner);
         return -1;
     }
+    hta_progress progress;
+    hta_progress_start(&progress, list, owner, !opt->quiet);
     int rc = 0;
     for (size_t i = 0; i < list->count && rc == 0; i++) {
         if (owner[i] != me)
@@ -136,7 +155,9 @@ static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
         rc = hta_analyze_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt, out);
         if (opt->verbose)
             fprintf(stderr, "hta-mpi: process %d analysed %s\n", me, list->paths[i]);
+        hta_progress_file_done(&progress, i);
     }
+    hta_progress_finish(&progress);
     free(owner);
     return rc;
 }

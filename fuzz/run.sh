@@ -1,0 +1,46 @@
+#!/bin/sh
+# Bounded fuzzing (docs/robustness.md, CI runs it after the tests): builds
+# the libFuzzer harnesses with clang (HTA_FUZZ=ON), replays every saved
+# reproducer in fuzz/regressions/, makes the seed corpus from the real
+# traces (fuzz/make_corpus.sh) and runs each harness for SECONDS (default
+# 60).  Fails on any crash, leak, slow input (> 10 s), out-of-memory or
+# sanitizer report; the offending input is saved under $WORK/artifacts.
+#
+# usage: fuzz/run.sh [SECONDS]
+# env:   HTA_FUZZ_BUILD (/tmp/build-fuzz), HTA_FUZZ_WORK (/tmp/hta-fuzz),
+#        HTA_TRACES (../shared/traces beside the checkout)
+set -eu
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+build="${HTA_FUZZ_BUILD:-/tmp/build-fuzz}"
+work="${HTA_FUZZ_WORK:-/tmp/hta-fuzz}"
+traces="${HTA_TRACES:-$(pwd)/../shared/traces}"
+
+CC=clang cmake -S . -B "$build" -DHTA_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)" --target fuzz_reader fuzz_analyses >/dev/null
+fuzz/make_corpus.sh "$traces/hta" "$work/seeds"
+
+status=0
+for target in reader analyses; do
+  fuzzer="$build/fuzz/fuzz_$target"
+  corpus="$work/corpus/$target"     # grows from run to run; new inputs land here
+  artifacts="$work/artifacts/$target"
+  log="$work/$target.log"
+  mkdir -p "$corpus" "$artifacts"
+  regressions=$(find fuzz/regressions/$target -type f | sort)
+  if [ -n "$regressions" ] && ! "$fuzzer" $regressions >"$work/$target-regressions.log" 2>&1; then
+    echo "fuzz_$target: a saved reproducer fails again, see $work/$target-regressions.log"
+    status=1
+  fi
+  if "$fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+       -dict=fuzz/kineto.dict -print_final_stats=1 -artifact_prefix="$artifacts/" \
+       "$corpus" "$work/seeds/$target" fuzz/regressions/$target >"$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "fuzz_$target: $runs executions in $seconds s, no finding"
+  else
+    echo "fuzz_$target: FINDING (input saved in $artifacts/):"
+    grep -E 'ERROR|runtime error|SUMMARY|invariant|Test unit written' "$log" | head -n 8
+    status=1
+  fi
+done
+exit $status

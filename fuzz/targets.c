@@ -1,0 +1,134 @@
+/* targets.c: what the fuzz targets do with one input (see targets.h).
+ *
+ * The reader target parses twice, in small refills and in one buffer, and
+ * aborts when the two disagree in anything: outcome, error text, events,
+ * copies, strings or metadata.  That turns every buffer-boundary bug into a
+ * crash even when it corrupts nothing the sanitizers can see.
+ *
+ * The analyses target writes the input to a memfd so that it enters through
+ * the production entry point, hta_analyze_file, as a real file would; the
+ * stages after it are the root's (MPI only moves the packed tables). */
+#define _GNU_SOURCE
+#include "targets.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hta/reader.h"
+#include "hta/run.h"
+#include "hta/timeline.h"
+
+static void require(int condition, const char *what)
+{
+    if (condition)
+        return;
+    fprintf(stderr, "fuzz invariant violated: %s\n", what);
+    abort();
+}
+
+static int same_strings(const hta_strtab *a, const hta_strtab *b)
+{
+    if (a->count != b->count)
+        return 0;
+    for (uint32_t i = 0; i < a->count; i++)
+        if (a->lengths[i] != b->lengths[i] ||
+            memcmp(a->strings[i], b->strings[i], a->lengths[i]) != 0)
+            return 0;
+    return 1;
+}
+
+static int same_trace(const hta_trace *a, const hta_trace *b)
+{
+    return a->n_events == b->n_events && a->n_copies == b->n_copies &&
+           (a->n_events == 0 || memcmp(a->events, b->events, a->n_events * sizeof *a->events) == 0) &&
+           (a->n_copies == 0 || memcmp(a->copies, b->copies, a->n_copies * sizeof *a->copies) == 0) &&
+           same_strings(&a->names, &b->names) && same_strings(&a->categories, &b->categories) &&
+           a->rank == b->rank && a->world_size == b->world_size &&
+           a->json_bytes == b->json_bytes && a->skipped_events == b->skipped_events &&
+           a->fractional_ts == b->fractional_ts;
+}
+
+int hta_fuzz_reader(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    const char *json = (const char *)data + 1;
+    size_t len = size - 1;
+    hta_trace pieces, whole;
+    hta_error pieces_err = {{0}}, whole_err = {{0}};
+    int pieces_rc = hta_read_trace_memory(json, len, data[0], "fuzz", &pieces, &pieces_err);
+    int whole_rc = hta_read_trace_memory(json, len, 0, "fuzz", &whole, &whole_err);
+    require(pieces_rc == whole_rc, "the outcome depends on the refill size");
+    if (pieces_rc) {
+        require(strcmp(pieces_err.text, whole_err.text) == 0,
+                "the error depends on the refill size");
+        require(strstr(whole_err.text, "fuzz: ") == whole_err.text, "the error names the input");
+        return 0;
+    }
+    require(same_trace(&pieces, &whole), "the events depend on the refill size");
+    for (size_t i = 0; i < whole.n_events; i++)
+        require(whole.events[i].dur_ns >= 0 && whole.events[i].ts_ns >= 0,
+                "a kept event has a negative time");
+    hta_trace_free(&pieces);
+    hta_trace_free(&whole);
+    return 0;
+}
+
+/* Byte 0 of an analyses input: bit 0 --round-like-hta, bit 1
+ * --include-last-step, bit 2 --detail, bit 3 the file is analysed twice
+ * (two ranks for the cross-rank statistics), bits 4-7 --bins (0 = 30). */
+static void options_from_byte(uint8_t b, hta_options *opt)
+{
+    hta_options_defaults(opt);
+    opt->round_like_hta = b & 1;
+    opt->include_last_step = (b >> 1) & 1;
+    opt->detail = (b >> 2) & 1;
+    if (b >> 4)
+        opt->bins = b >> 4;
+    opt->output = "fuzz.h5";
+}
+
+/* The root's part of a run, on this process's own tables. */
+static void finish_like_root(hta_tableset *mine, const hta_options *opt)
+{
+    hta_error err = {{0}};
+    int64_t start, end;
+    if (hta_timeline_local_range(mine, &start, &end))
+        hta_timeline_bin(mine, opt->bins, start, end, &err);
+    hta_buf packed = {0};
+    hta_tableset all = {0};
+    require(hta_tableset_pack(mine, &packed) == 0, "tables pack");
+    require(hta_tableset_merge(&all, packed.data, packed.len, &err) == 0, "tables merge");
+    hta_buf_free(&packed);
+    if (hta_root_statistics(&all, opt, &err) == 0) {
+        char name[] = "fuzz", *paths[] = {name};
+        hta_file_list files = {.paths = paths, .count = 1};
+        hta_run_info info = {.tool_version = "fuzz", .n_processes = 1, .files = &files};
+        hta_print_summary(&all, opt, &info);
+    }
+    hta_tableset_free(&all);
+}
+
+int hta_fuzz_analyses(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    hta_options opt;
+    options_from_byte(data[0], &opt);
+    int fd = memfd_create("fuzz-trace", 0);
+    require(fd >= 0, "memfd_create");
+    require(write(fd, data + 1, size - 1) == (ssize_t)(size - 1), "write to the memfd");
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    hta_tableset mine = {0};
+    int copies = data[0] & 8 ? 2 : 1;
+    for (int i = 0; i < copies; i++)
+        require(hta_analyze_file(path, size - 1, i, 0, &opt, &mine) == 0, "analyze_file");
+    close(fd);
+    finish_like_root(&mine, &opt);
+    hta_tableset_free(&mine);
+    return 0;
+}

@@ -1,0 +1,23 @@
+/* targets.h: the fuzz targets as plain functions.
+ *
+ * The libFuzzer entry points (fuzz_reader.c, fuzz_analyses.c) and the
+ * regression replay in the normal test suite (tests/test_fuzz_regressions.c)
+ * call the same functions, so a saved reproducer runs through exactly the
+ * code that once failed on it.  Each returns 0; a violated invariant aborts. */
+#ifndef HTA_FUZZ_TARGETS_H
+#define HTA_FUZZ_TARGETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Byte 0 is the reader's refill size (1-255 bytes; 0 = its normal buffer),
+ * the rest is the JSON.  The result must not depend on the refill size. */
+int hta_fuzz_reader(const uint8_t *data, size_t size);
+
+/* Byte 0 selects options (see targets.c), the rest is the trace file.  The
+ * file goes through hta_analyze_file (parse, step filter, rank view, every
+ * entry of hta_analyses[]), the timeline binning, the pack/merge of the
+ * gather and the root's rank resolution, cross-rank statistics and summary. */
+int hta_fuzz_analyses(const uint8_t *data, size_t size);
+
+#endif

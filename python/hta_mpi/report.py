@@ -1,0 +1,270 @@
+"""hta_mpi.report: one self-contained HTML page for a results file
+(hta-mpi-report is the command line).
+
+The page has the run's header, the per-rank summary (status, compute,
+communication, overlap and idle percentages), the outlier list and the
+stragglers, the two per-rank heatmaps and the rank x time-bin timeline of
+plots.py, and the kernel-type shares.  Everything is inline: CSS in a
+<style> element and figures as <svg>, with hover text in SVG <title>
+elements, so the file opens offline, from a mail attachment or a cluster's
+file browser, and has no script at all.  The figures draw the same views
+(views.py) as the PNG plots."""
+import argparse
+import html
+import math
+import os
+import sys
+
+from hta_mpi import results, views
+
+FLAG_COLORS = {"outlier": "#d62728", "likely": "#ff7f0e", "robust": "#9467bd"}
+CATEGORY_COLORS = {"compute": "#4c72b0", "communicate": "#dd8452", "overlap": "#55a868",
+                   "empty": "#c7c7c7"}
+KERNEL_TYPE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                      "#e377c2", "#7f7f7f"]
+# Ends and middle of matplotlib's "coolwarm", as the PNG heatmaps use.
+COOL, NEUTRAL, WARM = (59, 76, 192), (221, 221, 221), (180, 4, 38)
+MAX_ANNOTATED_RANKS = 64
+CSS = """
+body { font-family: sans-serif; margin: 24px; color: #222; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; white-space: nowrap; }
+td.text:last-child { white-space: normal; }
+th { background: #eee; text-align: center; } td.text { text-align: left; }
+tr.failed td { background: #fde0dc; }
+tr.flagged td:first-child { color: #d62728; font-weight: bold; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; font-size: 13px; }
+dt { font-weight: bold; } dd { margin: 0; font-family: monospace; }
+.note { font-size: 12px; color: #555; }
+"""
+
+
+def esc(value):
+    return html.escape(str(value), quote=True)
+
+
+def number(value, fmt="{:.2f}"):
+    return "&ndash;" if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else fmt.format(value)
+
+
+def diverging(t):
+    """Colour of t in [-1, 1]: blue below 0, grey at 0, red above."""
+    t = max(-1.0, min(1.0, t))
+    end = WARM if t > 0 else COOL
+    rgb = (round(n + abs(t) * (e - n)) for n, e in zip(NEUTRAL, end))
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def table_html(header, rows, row_classes=None):
+    """rows: lists of (html, is_text) cells; header: column titles."""
+    out = ["<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr>"]
+    for i, row in enumerate(rows):
+        cls = f' class="{row_classes[i]}"' if row_classes and row_classes[i] else ""
+        cells = "".join(f'<td class="text">{c}</td>' if text else f"<td>{c}</td>"
+                        for c, text in row)
+        out.append(f"<tr{cls}>{cells}</tr>")
+    return "\n".join(out + ["</table>"])
+
+
+def header_html(path, attrs):
+    fields = [("results", os.path.abspath(path)), ("tool", f"hta-mpi {attrs.get('tool_version')}"),
+              ("created (UTC)", attrs.get("created_utc")), ("command", attrs.get("command_line")),
+              ("ranks", f"{attrs.get('n_ranks')} ({attrs.get('n_failed')} failed), "
+                        f"{attrs.get('n_processes')} MPI processes")]
+    return "<dl>" + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in fields) + "</dl>"
+
+
+def summary_html(summary, flagged):
+    rows, classes = [], []
+    for r in summary.itertuples(index=False):
+        rows.append([(esc(r.rank), False), (esc(r.status), True),
+                     (number(r.compute_time_pctg), False), (number(r.communication_pctg), False),
+                     (number(r.overlap_pctg), False), (number(r.idle_time_pctg), False),
+                     (number(r.non_compute_time_pctg), False),
+                     (esc(os.path.basename(r.file)), True), (esc(r.error), True)])
+        classes.append("failed" if r.status == "failed" else
+                       "flagged" if r.rank in flagged else "")
+    return table_html(["rank", "status", "compute %", "communication %", "overlap %", "idle %",
+                       "non-compute %", "file", "error"], rows, classes)
+
+
+def outliers_html(outliers):
+    if outliers.empty:
+        return "<p>No metric flagged.</p>"
+    rows = [[(esc(o.metric), True), (esc(o.rank), False), (number(o.value, "{:.6g}"), False),
+             (number(o.median, "{:.6g}"), False), (number(o.z), False),
+             (number(o.robust_z), False),
+             (f'<span style="color:{FLAG_COLORS.get(o.classification, "#000")}">'
+              f"{esc(o.classification)}</span>", True)]
+            for o in outliers.itertuples(index=False)]
+    return table_html(["metric", "rank", "value", "median", "z", "robust z", "class"], rows)
+
+
+def stragglers_html(path):
+    if "stragglers" not in results.tables(path):
+        return ""
+    st = results.load(path, "stragglers")
+    st = st[st["flagged"] != 0]
+    if st.empty:
+        return "<p>No straggler.</p>"
+    rows = [[(esc(s.rank), False), (number(s.score), False), (esc(s.reasons), True)]
+            for s in st.itertuples(index=False)]
+    return table_html(["rank", "score", "reasons"], rows)
+
+
+def rank_label(x, y, rank, flagged, anchor="end"):
+    style = ' fill="#d62728" font-weight="bold"' if rank in flagged else ""
+    return (f'<text x="{x}" y="{y}" text-anchor="{anchor}" dominant-baseline="middle"'
+            f' font-size="11"{style}>{esc(rank)}</text>')
+
+
+def heatmap_svg(hm, flagged):
+    n, m = hm.values.shape
+    cell_w, cell_h = 120, max(4, min(22, 1400 // max(n, 1)))
+    left, top = 50, 24
+    label_every = max(1, n // 50)
+    relative = views.relative_to_median(hm.values)
+    limit = max(float(abs(relative).max()) if relative.size else 0.0, 0.01)
+    fmt = "{:.4g}" if hm.unit == "s" else "{:.3g}"
+    parts = [f'<svg width="{left + m * cell_w + 10}"'
+             f' height="{top + n * cell_h + 10}" font-family="sans-serif">']
+    for j, label in enumerate(hm.labels):
+        parts.append(f'<text x="{left + j * cell_w + cell_w / 2}" y="14" text-anchor="middle"'
+                     f' font-size="12">{esc(label)}</text>')
+    for i, rank in enumerate(hm.ranks):
+        y = top + i * cell_h
+        if i % label_every == 0 or rank in flagged:
+            parts.append(rank_label(left - 6, y + cell_h / 2, int(rank), flagged))
+        for j in range(m):
+            x, value = left + j * cell_w, hm.values[i, j]
+            tip = (f"rank {rank}, {hm.labels[j]}: {fmt.format(value)} {hm.unit} "
+                   f"({relative[i, j]:+.1%} vs the median rank)")
+            flag = hm.flags.get((i, j))
+            if flag:
+                tip += f", flagged {flag}"
+            parts.append(f'<rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}"'
+                         f' fill="{diverging(relative[i, j] / limit)}"><title>{esc(tip)}</title>'
+                         "</rect>")
+            if n <= MAX_ANNOTATED_RANKS:
+                dark = abs(relative[i, j]) > 0.6 * limit
+                parts.append(f'<text x="{x + cell_w / 2}" y="{y + cell_h / 2}" font-size="11"'
+                             f' text-anchor="middle" dominant-baseline="middle"'
+                             f' fill="{"#fff" if dark else "#000"}">{fmt.format(value)}</text>')
+    for (i, j), cls in hm.flags.items():
+        parts.append(f'<rect x="{left + j * cell_w + 1.5}" y="{top + i * cell_h + 1.5}"'
+                     f' width="{cell_w - 3}" height="{cell_h - 3}" fill="none"'
+                     f' stroke="{FLAG_COLORS.get(cls, "#000")}" stroke-width="3"/>')
+    return "\n".join(parts + ["</svg>"])
+
+
+def timeline_svg(tl, flagged):
+    fractions = views.timeline_fractions(tl)
+    n, bins, _ = fractions.shape
+    left, top, width = 50, 10, 1000
+    row_h = max(3, min(24, 1400 // max(n, 1)))
+    bin_w = width / bins
+    span_ms = (tl.edges_us[-1] - tl.edges_us[0]) / 1000
+    height = top + n * row_h + 60
+    parts = [f'<svg width="{left + width + 10}"'
+             f' height="{height}" font-family="sans-serif">']
+    label_every = max(1, n // 50)
+    for i, rank in enumerate(tl.ranks):
+        y0 = top + i * row_h
+        if i % label_every == 0 or rank in flagged:
+            parts.append(rank_label(left - 6, y0 + row_h / 2, int(rank), flagged))
+        for b in range(bins):
+            base = y0 + row_h * 0.95
+            for c, name in enumerate(tl.categories):
+                h = 0.9 * row_h * fractions[i, b, c]
+                if h <= 0:
+                    continue
+                base -= h
+                parts.append(f'<rect x="{left + b * bin_w:.2f}" y="{base:.2f}"'
+                             f' width="{bin_w:.2f}" height="{h:.2f}"'
+                             f' fill="{CATEGORY_COLORS.get(name, "#888")}"><title>rank {rank},'
+                             f" bin {b}: {esc(name)} {fractions[i, b, c]:.1%}</title></rect>")
+    axis_y = top + n * row_h + 4
+    for k in range(0, 11):
+        x = left + k * width / 10
+        parts.append(f'<line x1="{x}" y1="{axis_y}" x2="{x}" y2="{axis_y + 5}" stroke="#000"/>'
+                     f'<text x="{x}" y="{axis_y + 17}" font-size="11" text-anchor="middle">'
+                     f"{span_ms * k / 10:.1f}</text>")
+    parts.append(f'<text x="{left + width / 2}" y="{axis_y + 32}" font-size="12"'
+                 f' text-anchor="middle">ms since the first GPU event ({bins} bins)</text>')
+    for c, name in enumerate(tl.categories):
+        x = left + c * 130
+        parts.append(f'<rect x="{x}" y="{axis_y + 42}" width="12" height="12"'
+                     f' fill="{CATEGORY_COLORS.get(name, "#888")}"/><text x="{x + 16}"'
+                     f' y="{axis_y + 52}" font-size="12">{esc(name)}</text>')
+    return "\n".join(parts + ["</svg>"])
+
+
+def kernel_types_svg(kt):
+    width, x = 1000, 0.0
+    parts = [f'<svg width="{width + 20}"'
+             f' height="{40 + 20 * len(kt.labels)}" font-family="sans-serif">']
+    total = float(sum(kt.sum_us)) or 1.0
+    for k, (label, us, pct) in enumerate(zip(kt.labels, kt.sum_us, kt.percentage)):
+        color = KERNEL_TYPE_COLORS[k % len(KERNEL_TYPE_COLORS)]
+        w = width * us / total
+        parts.append(f'<rect x="{10 + x:.2f}" y="4" width="{w:.2f}" height="24" fill="{color}">'
+                     f"<title>{esc(label)}: {pct:.1f}%</title></rect>")
+        parts.append(f'<rect x="10" y="{38 + 20 * k}" width="12" height="12" fill="{color}"/>'
+                     f'<text x="28" y="{48 + 20 * k}" font-size="12">{esc(label)}: {pct:.1f}%'
+                     f" ({us / 1e6:.4g} s)</text>")
+        x += w
+    return "\n".join(parts + ["</svg>"])
+
+
+def render(path):
+    """The whole page for the results file at path, as a string."""
+    attrs = results.attributes(path)
+    flagged = set(views.outlier_ranks(path))
+    tl = results.timeline(path)
+    sections = [
+        ("Ranks", summary_html(views.rank_summary(path), flagged) +
+         '<p class="note">compute, idle, non-compute: HTA\'s temporal breakdown; '
+         "communication: share of the GPU span with a communication kernel running "
+         "(alone or overlapping compute); red rank: flagged below.</p>"),
+        ("Outliers", outliers_html(results.load(path, "outliers"))),
+        ("Stragglers", stragglers_html(path)),
+    ]
+    for kind in ("seconds", "ratios"):
+        hm = views.heatmap(path, kind)
+        sections.append((hm.title, heatmap_svg(hm, flagged) +
+                         '<p class="note">colour: difference from the median rank '
+                         "(blue below, red above); outlined: flagged in /outliers.</p>"))
+    if tl is not None:
+        sections.append(("Timeline: share of each time bin per rank", timeline_svg(tl, flagged)))
+    sections.append(("GPU kernel time by type (all ranks)",
+                     kernel_types_svg(views.kernel_types(path))))
+    body = "\n".join(f"<h2>{esc(title)}</h2>\n{content}" for title, content in sections if content)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>hta-mpi report: {esc(os.path.basename(path))}</title>"
+            f"<style>{CSS}</style></head>\n<body>\n<h1>hta-mpi report</h1>\n"
+            f"{header_html(path, attrs)}\n{body}\n</body></html>\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="hta-mpi-report", description="Write one self-contained HTML page (inline SVG, "
+        "no script, no network) for an hta-mpi results file.")
+    parser.add_argument("results", help="HDF5 file written by hta-mpi")
+    parser.add_argument("-o", "--output", default="hta-report.html",
+                        help="HTML file to write (default hta-report.html)")
+    args = parser.parse_args(argv)
+    try:
+        page = render(args.results)
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(page)
+    except (OSError, KeyError) as e:
+        print(f"hta-mpi-report: {e}", file=sys.stderr)
+        return 1
+    print(args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""hta_mpi.views: the numbers behind each figure, shared by the PNG plots
+(plots.py) and the HTML report (report.py) so both draw the same data.
+
+Each view is read straight from the results file and keeps the values in
+the file's own columns (only scaled to display units), so a figure can be
+checked against the HDF5 cell by cell.  Outlier marks come from /outliers:
+a heatmap cell is marked when its (metric, rank) was flagged there."""
+from collections import namedtuple
+
+import numpy as np
+
+from hta_mpi import results
+
+Heatmap = namedtuple("Heatmap", "title unit ranks labels metrics values flags")
+Heatmap.__doc__ = """values[i, j]: rank ranks[i]'s value of column labels[j] (the
+file's metric metrics[j], in unit); flags[(i, j)]: the outlier
+classification of that cell."""
+
+KernelTypes = namedtuple("KernelTypes", "labels sum_us percentage")
+
+# (label, table, column, divisor to display units): compute, communication and
+# overlap split each instant of a rank's GPU span between compute-only,
+# communication-only and both kernels (Nsight's overlap breakdown); empty is
+# neither, idle is no GPU activity at all (HTA's temporal breakdown).
+HEATMAP_COLUMNS = {
+    "seconds": ("GPU time per rank (s)", "s", [
+        ("compute", "overlap_breakdown", "compute_us", 1e6),
+        ("communication", "overlap_breakdown", "communicate_us", 1e6),
+        ("overlap", "overlap_breakdown", "overlap_us", 1e6),
+        ("empty", "overlap_breakdown", "empty_us", 1e6),
+        ("idle", "temporal_breakdown", "idle_time_us", 1e6),
+    ]),
+    "ratios": ("Share of each rank's GPU span", "ratio", [
+        ("compute", "overlap_breakdown", "compute_ratio", 1.0),
+        ("communication", "overlap_breakdown", "communicate_ratio", 1.0),
+        ("overlap", "overlap_breakdown", "overlap_ratio", 1.0),
+        ("empty", "overlap_breakdown", "empty_ratio", 1.0),
+        ("idle", "temporal_breakdown", "idle_time_pctg", 100.0),
+    ]),
+}
+
+
+def heatmap(path, kind):
+    """The per-rank heatmap of kind "seconds" or "ratios": one row per rank
+    that has both breakdowns, one column per HEATMAP_COLUMNS entry."""
+    title, unit, columns = HEATMAP_COLUMNS[kind]
+    frames = {t: results.load(path, t).set_index("rank") for t in {c[1] for c in columns}}
+    ranks = sorted(set.intersection(*(set(f.index) for f in frames.values())))
+    values = np.array([[frames[t].loc[r, col] / divisor for _, t, col, divisor in columns]
+                       for r in ranks], dtype=float).reshape(len(ranks), len(columns))
+    metrics = [col for _, _, col, _ in columns]
+    flags = {}
+    outliers = results.load(path, "outliers")
+    row_of = {r: i for i, r in enumerate(ranks)}
+    for metric, rank, cls in zip(outliers["metric"], outliers["rank"], outliers["classification"]):
+        if metric in metrics and rank in row_of:
+            flags[(row_of[rank], metrics.index(metric))] = cls
+    return Heatmap(title, unit, np.array(ranks, dtype=np.int64), [c[0] for c in columns],
+                   metrics, values, flags)
+
+
+def relative_to_median(values):
+    """Each column's deviation from its median rank, as a fraction of that
+    median (0 where the median is 0): the heatmaps' colour, so that a rank
+    stands out in every column whatever the column's magnitude."""
+    median = np.median(values, axis=0) if len(values) else np.zeros(values.shape[1])
+    scale = np.where(median == 0, 1.0, np.abs(median))
+    return np.where(median == 0, 0.0, (values - median) / scale)
+
+
+def outlier_ranks(path):
+    """Every rank flagged in /outliers for any metric, sorted."""
+    return sorted(set(int(r) for r in results.load(path, "outliers")["rank"]))
+
+
+def timeline_fractions(timeline):
+    """Share of each bin spent in each category, per rank: us / bin width.
+    A rank's shares sum to less than 1 in bins outside its own GPU span.
+    The bins are equal; their width comes from the whole range because the
+    stored edges are absolute epoch microseconds, which float64 holds only
+    to 0.25 us, so neighbouring edges' differences are off by that much."""
+    bins = timeline.us.shape[1]
+    width = (timeline.edges_us[-1] - timeline.edges_us[0]) / bins if bins else 1.0
+    return timeline.us / (width if width > 0 else 1.0)
+
+
+def kernel_types(path):
+    """HTA's kernel-type breakdown summed over ranks (/kernel_type_breakdown)."""
+    kt = results.load(path, "kernel_type_breakdown")
+    return KernelTypes(list(kt["kernel_type"]), kt["sum_us"].to_numpy(),
+                       kt["percentage"].to_numpy())
+
+
+def rank_summary(path):
+    """One row per trace file: rank, status, error, file, and HTA's compute,
+    non-compute and idle percentages with the share of the GPU span in which
+    communication runs (communication only + overlap, in percent)."""
+    ranks = results.load(path, "ranks")[["rank", "status", "error", "file"]]
+    tb = results.load(path, "temporal_breakdown")[
+        ["rank", "compute_time_pctg", "non_compute_time_pctg", "idle_time_pctg"]]
+    ob = results.load(path, "overlap_breakdown")
+    ob = ob.assign(communication_pctg=100 * (ob["communicate_ratio"] + ob["overlap_ratio"]),
+                   overlap_pctg=100 * ob["overlap_ratio"])
+    return (ranks.merge(tb, on="rank", how="left")
+            .merge(ob[["rank", "communication_pctg", "overlap_pctg"]], on="rank", how="left"))

@@ -1,0 +1,160 @@
+"""Installation: `cmake --install BUILD --prefix TMP` puts hta-mpi,
+hta-tracegen, hta-mpi-plot and hta-mpi-report in TMP/bin, the man page in
+TMP/share/man/man1 and the hta_mpi package in TMP/lib/python3/dist-packages;
+the installed programs run (--help, and a real run from generated traces to
+HTML and PNG files using only installed files) and the installed package
+imports.  Also: every option of src/cli/options.c appears with its default
+in `hta-mpi --help` and in the man page, and the defaults stated there are
+the values a run records in the HDF5 root attributes."""
+import re
+import shutil
+
+from common import *
+
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+PREFIX = os.path.join(tmpdir(), "prefix")
+SITE = os.path.join(PREFIX, "lib", "python3", "dist-packages")
+PROGRAMS = ["hta-mpi", "hta-tracegen", "hta-mpi-plot", "hta-mpi-report"]
+MODULES = ["__init__", "results", "views", "plots", "report"]
+
+
+def install():
+    p = subprocess.run(["cmake", "--install", BUILD, "--prefix", PREFIX], capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+install()
+# No source-tree path may leak into the installed programs' environment.
+CLEAN_ENV = {k: v for k, v in MPI_ENV.items() if k != "PYTHONPATH"}
+
+
+def installed(name):
+    return os.path.join(PREFIX, "bin", name)
+
+
+def options_in_source():
+    """{long option name: takes a value} from LONG_OPTIONS in options.c."""
+    with open(os.path.join(SOURCE, "src", "cli", "options.c")) as f:
+        text = f.read()
+    found = re.findall(r'\{"([a-z][a-z-]*)",\s*(no_argument|required_argument)', text)
+    assert len(found) >= 20, found
+    return {name: kind == "required_argument" for name, kind in found}
+
+
+def help_entries(text):
+    """{option name: its help text including continuation lines}."""
+    entries, current = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^\s+(?:-\w, )?--([a-z-]+)", line)
+        if m:
+            current = m.group(1)
+            entries[current] = line
+        elif current and line.startswith(" " * 20):
+            entries[current] += " " + line.strip()
+        else:
+            current = None
+    return entries
+
+
+def man_entries(text):
+    """{option name: its .TP paragraph} from the man page's roff source."""
+    entries = {}
+    for block in text.split(".TP\n")[1:]:
+        head = block.split("\n", 1)[0].replace("\\-", "-")
+        for name in re.findall(r"--([a-z][a-z-]*)", head):
+            entries[name] = block.replace("\\-", "-")
+    return entries
+
+
+def default_number(text, pattern):
+    m = re.search(pattern, text)
+    return float(m.group(1)) if m else None
+
+
+def test_files_are_in_standard_places():
+    for name in PROGRAMS:
+        assert os.access(installed(name), os.X_OK), name
+    assert os.path.isfile(os.path.join(PREFIX, "share", "man", "man1", "hta-mpi.1"))
+    for m in MODULES:
+        assert os.path.isfile(os.path.join(SITE, "hta_mpi", m + ".py")), m
+    assert not os.path.exists(os.path.join(SITE, "hta_mpi", "__pycache__"))
+
+
+def test_installed_programs_answer_help():
+    for name in PROGRAMS:
+        p = subprocess.run([installed(name), "--help"], capture_output=True, text=True,
+                           env=CLEAN_ENV, cwd=tmpdir(), timeout=120)
+        assert p.returncode == 0 and "usage" in p.stdout.lower(), (name, p.stdout, p.stderr)
+    p = subprocess.run([installed("hta-mpi"), "--version"], capture_output=True, text=True)
+    assert re.fullmatch(r"hta-mpi \d+\.\d+\.\d+\n", p.stdout), p.stdout
+
+
+def test_installed_module_imports_from_the_prefix():
+    code = "import hta_mpi.results, hta_mpi.plots, hta_mpi.report; print(hta_mpi.plots.__file__)"
+    p = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True,
+                       env=dict(CLEAN_ENV, PYTHONPATH=SITE), cwd=tmpdir(), timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert os.path.realpath(p.stdout.strip()) == os.path.realpath(
+        os.path.join(SITE, "hta_mpi", "plots.py")), p.stdout
+
+
+def test_installed_pipeline_from_traces_to_report():
+    work = tmpdir()
+    traces = os.path.join(work, "traces")
+    for args in ([installed("hta-tracegen"), "-o", traces, "--ranks", "3", "--size-mb", "0.2"],
+                 ["mpirun", "-n", "2", installed("hta-mpi"), "-q", "-o", "r.h5", traces],
+                 [installed("hta-mpi-report"), "r.h5", "-o", "r.html"],
+                 [installed("hta-mpi-plot"), "r.h5", "-o", "plots"]):
+        p = subprocess.run(args, capture_output=True, text=True, env=CLEAN_ENV, cwd=work,
+                           timeout=300)
+        assert p.returncode == 0, (args, p.stdout, p.stderr)
+    assert "<svg" in open(os.path.join(work, "r.html")).read()
+    assert len([f for f in os.listdir(os.path.join(work, "plots")) if f.endswith(".png")]) == 4
+
+
+def test_help_and_man_page_list_every_option_with_its_default():
+    options = options_in_source()
+    helptext = subprocess.run([installed("hta-mpi"), "--help"], capture_output=True,
+                              text=True).stdout
+    with open(os.path.join(PREFIX, "share", "man", "man1", "hta-mpi.1")) as f:
+        man = man_entries(f.read())
+    assert "Options without a value are off unless given." in helptext
+    entries = help_entries(helptext)
+    for name, takes_value in options.items():
+        assert name in entries, f"--{name} missing from --help"
+        assert name in man, f"--{name} missing from the man page"
+        if takes_value:
+            assert "(default" in entries[name], f"--help gives no default for --{name}"
+        if name not in ("help", "version"):
+            assert "Default:" in man[name], f"the man page gives no default for --{name}"
+    # The defaults stated are the ones a run uses (recorded in the results).
+    out, _ = analyse(os.path.join(SOURCE, "examples", "traces"), extra=["-q"])
+    with h5py.File(out, "r") as f:
+        attrs = dict(f.attrs)
+    checked = 0
+    for name, takes_value in options.items():
+        key = next((k for k in (name.replace("-", "_"), name.replace("-", "_") + "_us")
+                    if k in attrs), None)
+        if not takes_value or key is None:
+            continue
+        stated = (default_number(entries[name], r"\(default:? ([0-9]+(?:\.[0-9]+)?)\)"),
+                  default_number(man[name], r"Default: ([0-9]+(?:\.[0-9]+)?)"))
+        assert stated == (float(attrs[key]), float(attrs[key])), (name, stated, attrs[key])
+        checked += 1
+    assert checked >= 10, checked
+
+
+def test_man_page_renders():
+    if not shutil.which("man"):
+        print("     (man not installed: rendering not checked)")
+        return
+    page = os.path.join(PREFIX, "share", "man", "man1", "hta-mpi.1")
+    p = subprocess.run(["man", "--warnings", "-l", page], capture_output=True, text=True,
+                       env=dict(CLEAN_ENV, MANWIDTH="80"), timeout=60)
+    assert p.returncode == 0 and "timeout-per-trace" in p.stdout, p.stderr
+    assert p.stderr.strip() == "", p.stderr
+
+
+if __name__ == "__main__":
+    main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
