@@ -4,6 +4,7 @@ root hta-mpi while the temporary `.results.h5.tmp.<pid>` exists leaves no
 file under the final name, and a rerun with the same arguments succeeds.
 The rerun leaves the dead run's temporary alone (docs/robustness.md)."""
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -37,6 +38,13 @@ def test_sigkill_of_the_root_while_writing_leaves_no_results_file():
     # building and writing the file, so the poll finds the temporary.
     subprocess.run([TRACEGEN, "-o", traces, "--ranks", "8", "--size-mb", "20"], check=True,
                    capture_output=True)
+    try:
+        kill_and_rerun(traces)
+    finally:
+        shutil.rmtree(traces)              # 160 MB
+
+
+def kill_and_rerun(traces):
     outdir = tmpdir()
     out = os.path.join(outdir, "results.h5")
     args = ["-q", "--detail", "-o", out, traces]
