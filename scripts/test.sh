@@ -1,13 +1,17 @@
 #!/bin/sh
-# Installs the dependencies, builds, and runs the whole test suite (ctest).
-# This is the README's second command and what CI runs.
+# Installs the dependencies, builds, and runs every check; the README's
+# second command and what CI runs:
+#   1. the test suite under AddressSanitizer + UndefinedBehaviorSanitizer,
+#   2. 60 s of fuzzing per libFuzzer harness (docs/robustness.md),
+#   3. the quick performance regression check (bench/quick_regression.sh),
+#   4. the test suite (ctest), last, so that its summary ends the output.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
 cmake --build build -j "$(nproc)"
-(cd build && ctest --output-on-failure --timeout 1200)
-# Reliability (docs/robustness.md): the suite again under ASan + UBSan, then
-# 60 s of fuzzing per harness.
 ./scripts/test-sanitized.sh
 ./fuzz/run.sh 60
+bench/quick_regression.sh build
+cd build
+ctest --output-on-failure --timeout 1200
