@@ -1,9 +1,12 @@
 /* pipeline.c: one run across MPI processes (see hta/run.h for the stages).
  *
- * Communication is three collectives: the root broadcasts the file list
- * (or the reason there is nothing to do), every process sends its packed
- * result tables to the root with one gather, and the root broadcasts the
- * exit status so that mpirun reports the same code everywhere. */
+ * Communication is a handful of collectives: the root broadcasts the file
+ * list (or the reason there is nothing to do); an allreduce agrees on the
+ * timeline's global range; every process sends its packed result tables to
+ * the root with one gather (a barrier before it only makes the gather's
+ * timing meaningful); and the root broadcasts the exit status so that
+ * mpirun reports the same code everywhere.  Progress messages travel on a
+ * duplicate communicator (run/progress.c). */
 #include "hta/pipeline.h"
 
 #include <errno.h>
