@@ -63,6 +63,9 @@ void hta_tableset_free(hta_tableset *set);
 hta_table *hta_tableset_table(hta_tableset *set, const char *name,
                               const hta_column *columns, size_t n_columns);
 hta_table *hta_tableset_find(const hta_tableset *set, const char *name);
+/* hta_tableset_table with a static column array's own length. */
+#define HTA_TABLE(set, name, columns) \
+    hta_tableset_table((set), (name), (columns), sizeof(columns) / sizeof((columns)[0]))
 /* Frees and removes the named table, if present. */
 void hta_tableset_remove(hta_tableset *set, const char *name);
 

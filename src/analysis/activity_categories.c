@@ -186,8 +186,7 @@ static int add_category_row(hta_table *table, int64_t rank_key, const char *name
 static int add_rows(const hta_rank_view *v, const category_durations *g,
                     const named_id *order, hta_tableset *out)
 {
-    hta_table *table = hta_tableset_table(out, "activity_categories", COLUMNS,
-                                          sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *table = HTA_TABLE(out, "activity_categories", COLUMNS);
     if (!table)
         return -1;
     int64_t grand_total = sum_durations(g->durations, g->first[g->n_categories]);

@@ -54,8 +54,7 @@ int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset
     if (n == 0)
         return 0;
     const hta_event **comm = malloc(n * sizeof *comm);
-    hta_table *t = hta_tableset_table(out, "_collectives", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "_collectives", COLUMNS);
     int rc = comm && t ? 0 : -1;
     for (size_t i = 0, k = 0; rc == 0 && i < v->n_gpu; i++)
         if (v->gpu[i].kernel_type == HTA_KT_COMMUNICATION)

@@ -27,8 +27,7 @@ int hta_comm_comp_overlap(const hta_rank_view *v, const hta_options *opt,
                                          u->of[HTA_KT_COMMUNICATION], u->n[HTA_KT_COMMUNICATION]);
     double pctg = comm > 0 ? 100.0 * ((double)both / (double)comm) : NAN;
 
-    hta_table *t = hta_tableset_table(out, "comm_comp_overlap", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "comm_comp_overlap", COLUMNS);
     if (!t)
         return hta_fail(err, "out of memory in the comm/comp overlap");
     hta_row row = hta_table_add_row(t);

@@ -112,7 +112,7 @@ static int emit_metrics(hta_tableset *out, int64_t rank_key, const int64_t *tota
 static int breakdown(const hta_rank_view *v, const hta_options *opt,
                      const hta_stream_work_set *work, hta_tableset *out)
 {
-    hta_table *t = hta_tableset_table(out, "idle_time", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "idle_time", COLUMNS);
     size_t longest = 1;
     for (size_t s = 0; s < work->n_streams; s++)
         longest = work->streams[s].n > longest ? work->streams[s].n : longest;

@@ -280,8 +280,7 @@ static int put_type_rows(hta_tableset *out, const hta_rank_view *v)
 {
     int64_t by_mask[1u << N_ANALYSED_TYPES];
     hta_intervals_exclusive(v->unions.of, v->unions.n, N_ANALYSED_TYPES, by_mask);
-    hta_table *t = hta_tableset_table(out, "kernel_type_by_rank", TYPE_COLUMNS,
-                                      sizeof TYPE_COLUMNS / sizeof TYPE_COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "kernel_type_by_rank", TYPE_COLUMNS);
     if (!t)
         return -1;
     for (unsigned mask = 1; mask < (1u << N_ANALYSED_TYPES); mask++) {

@@ -134,8 +134,7 @@ static int describe_waited(const hta_trace *t, pipelining *p, hta_buf *text)
 
 static int add_row(hta_tableset *out, int64_t rank_key, const pipelining *p, const char *waited)
 {
-    hta_table *t = hta_tableset_table(out, "launch_pipelining", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "launch_pipelining", COLUMNS);
     if (!t)
         return -1;
     int64_t judged = p->busy + p->idle;

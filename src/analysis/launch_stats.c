@@ -82,8 +82,7 @@ static void put_percentiles(hta_row *row, double *values, size_t n)
 
 static int add_row(hta_tableset *out, int64_t rank_key, launches *l)
 {
-    hta_table *t = hta_tableset_table(out, "launch_stats", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "launch_stats", COLUMNS);
     if (!t)
         return -1;
     hta_row row = hta_table_add_row(t);

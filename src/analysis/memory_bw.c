@@ -120,7 +120,7 @@ static int add_row(hta_table *t, int64_t rank_key, const char *kind, const hta_s
 static int summarize_kinds(const hta_rank_view *v, const hta_step_series_set *set,
                            hta_tableset *out)
 {
-    hta_table *t = hta_tableset_table(out, "memory_bw", COLUMNS, sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "memory_bw", COLUMNS);
     size_t points = 1;
     for (size_t k = 0; k < set->n_series; k++)
         points += set->series[k].n;

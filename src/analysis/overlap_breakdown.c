@@ -51,8 +51,7 @@ int hta_overlap_breakdown(const hta_rank_view *v, const hta_options *opt,
         return 0;
     int64_t part[N_PARTS], span;
     split_span(v, part, &span);
-    hta_table *t = hta_tableset_table(out, "overlap_breakdown", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "overlap_breakdown", COLUMNS);
     if (!t)
         return hta_fail(err, "out of memory in the overlap breakdown");
     double ratio[N_PARTS];

@@ -90,8 +90,7 @@ static int add_row(hta_table *t, int64_t rank_key, const hta_step_series *s, dou
 static int summarize_streams(const hta_rank_view *v, const hta_step_series_set *set,
                              hta_tableset *out)
 {
-    hta_table *t = hta_tableset_table(out, "queue_length", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "queue_length", COLUMNS);
     size_t longest = 1;
     for (size_t s = 0; s < set->n_series; s++)
         longest = set->series[s].n > longest ? set->series[s].n : longest;

@@ -37,8 +37,7 @@ int hta_temporal_breakdown(const hta_rank_view *v, const hta_options *opt,
     int64_t idle = kernel_time - busy;
     int64_t non_compute = kernel_time - compute - idle;
 
-    hta_table *t = hta_tableset_table(out, "temporal_breakdown", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "temporal_breakdown", COLUMNS);
     if (!t)
         return hta_fail(err, "out of memory in the temporal breakdown");
     hta_row row = hta_table_add_row(t);

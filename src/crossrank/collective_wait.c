@@ -278,8 +278,7 @@ static int flag_late_arrivers(hta_tableset *set, const rank_waits *w, size_t n)
 
 int hta_collective_wait(hta_tableset *set, hta_error *err)
 {
-    hta_table *t = hta_tableset_table(set, "collective_wait", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(set, "collective_wait", COLUMNS);
     if (!t)
         return hta_fail(err, "out of memory in the collective wait analysis");
     const hta_table *in = hta_tableset_find(set, "_collectives");

@@ -146,8 +146,7 @@ static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_colum
 
 int hta_kernel_comparison(hta_tableset *set, const hta_options *opt, hta_error *err)
 {
-    hta_table *t = hta_tableset_table(set, "cross_rank/kernels", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(set, "cross_rank/kernels", COLUMNS);
     const hta_table *kernels = hta_tableset_find(set, "kernels");
     if (!t)
         return hta_fail(err, "out of memory comparing kernels across ranks");

@@ -73,8 +73,7 @@ int hta_kernel_type_totals(hta_tableset *set, hta_error *err)
     if (!by_rank || by_rank->n_rows == 0)
         return 0;
     type_total *totals = malloc(by_rank->n_rows * sizeof *totals);
-    hta_table *t = hta_tableset_table(set, "kernel_type_breakdown", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(set, "kernel_type_breakdown", COLUMNS);
     int rc = totals && t ? 0 : -1;
     if (rc == 0) {
         size_t n = sum_by_type(by_rank, totals);

@@ -69,8 +69,7 @@ int hta_spread_is_material(const hta_spread *s, double x, double min_effect)
 
 hta_table *hta_outliers_table(hta_tableset *set)
 {
-    return hta_tableset_table(set, "outliers", OUTLIER_COLUMNS,
-                              sizeof OUTLIER_COLUMNS / sizeof OUTLIER_COLUMNS[0]);
+    return HTA_TABLE(set, "outliers", OUTLIER_COLUMNS);
 }
 
 int hta_add_outlier(hta_table *t, const char *metric, int64_t rank, double value,

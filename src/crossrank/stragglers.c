@@ -236,8 +236,7 @@ static evidence find_evidence(const hta_tableset *set)
 
 int hta_rank_stragglers(hta_tableset *set, const hta_options *opt, hta_error *err)
 {
-    hta_table *t = hta_tableset_table(set, "stragglers", COLUMNS,
-                                      sizeof COLUMNS / sizeof COLUMNS[0]);
+    hta_table *t = HTA_TABLE(set, "stragglers", COLUMNS);
     evidence ev = find_evidence(set);
     size_t n = 0;
     suspect *s = t ? list_suspects(hta_tableset_find(set, "ranks"), &n) : NULL;

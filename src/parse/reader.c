@@ -195,28 +195,6 @@ static int lx_error_eof(lexer *lx, const char *what)
     return lx->failed ? -1 : lx_error(lx, what);
 }
 
-/* Skips a string whose opening quote is current.  Escapes are not decoded. */
-static int lx_skip_string(lexer *lx)
-{
-    lx->p++;
-    for (;;) {
-        lx->p = find_string_end(lx->p, lx->end);
-        int c = lx_peek(lx);
-        if (c == LX_EOF)
-            return lx_error_eof(lx, "unterminated string");
-        if (c != '"' && c != '\\')
-            continue;          /* the buffer was refilled mid-string */
-        lx->p++;
-        if (c == '"')
-            return 0;
-        if (c == '\\') {
-            if (lx_peek(lx) == LX_EOF)
-                return lx_error_eof(lx, "unterminated string");
-            lx->p++;
-        }
-    }
-}
-
 static int hex_value(int c)
 {
     if (c >= '0' && c <= '9') return c - '0';
@@ -285,17 +263,20 @@ static int lx_read_escape(lexer *lx, hta_buf *out)
     }
 }
 
-/* Reads a string whose opening quote is current, decoding escapes. */
+/* Reads a string whose opening quote is current into out, decoding
+ * escapes; with out NULL the string is only skipped (escapes unchecked). */
 static int lx_read_string(lexer *lx, hta_buf *out)
 {
-    out->len = 0;
-    if (hta_buf_reserve(out, 0))
-        return lx_error(lx, "out of memory");
-    out->data[0] = '\0';
+    if (out) {
+        out->len = 0;
+        if (hta_buf_reserve(out, 0))
+            return lx_error(lx, "out of memory");
+        out->data[0] = '\0';
+    }
     lx->p++;
     for (;;) {
         const char *start = lx->p, *p = find_string_end(lx->p, lx->end);
-        if (hta_buf_append(out, start, (size_t)(p - start)))
+        if (out && hta_buf_append(out, start, (size_t)(p - start)))
             return lx_error(lx, "out of memory");
         lx->p = p;
         int c = lx_peek(lx);
@@ -306,9 +287,19 @@ static int lx_read_string(lexer *lx, hta_buf *out)
         lx->p++;
         if (c == '"')
             return 0;
-        if (c == '\\' && lx_read_escape(lx, out))
+        if (!out) {
+            if (lx_peek(lx) == LX_EOF)
+                return lx_error_eof(lx, "unterminated string");
+            lx->p++;           /* the escaped character */
+        } else if (lx_read_escape(lx, out)) {
             return lx->failed ? -1 : lx_error(lx, "out of memory");
+        }
     }
+}
+
+static int lx_skip_string(lexer *lx)
+{
+    return lx_read_string(lx, NULL);
 }
 
 /* A JSON number in every form the analyses want. */

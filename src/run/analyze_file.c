@@ -54,8 +54,7 @@ static double now_seconds(void)
 static int append_ranks_row(hta_tableset *out, int64_t file_index, int process,
                             const char *path, const file_report *r)
 {
-    hta_table *t = hta_tableset_table(out, "ranks", RANK_COLUMNS,
-                                      sizeof RANK_COLUMNS / sizeof RANK_COLUMNS[0]);
+    hta_table *t = HTA_TABLE(out, "ranks", RANK_COLUMNS);
     if (!t)
         return -1;
     hta_row row = hta_table_add_row(t);
