@@ -26,7 +26,7 @@ static const hta_column METRIC_COLUMNS[] = {
 
 int hta_emit_metric(hta_tableset *out, int64_t rank_key, const char *metric, double value)
 {
-    hta_table *t = hta_tableset_table(out, "rank_metrics", METRIC_COLUMNS, 3);
+    hta_table *t = HTA_TABLE(out, "rank_metrics", METRIC_COLUMNS);
     if (!t)
         return -1;
     hta_row row = hta_table_add_row(t);

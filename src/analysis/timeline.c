@@ -43,7 +43,7 @@ int hta_timeline_segments(const hta_rank_view *v, const hta_options *opt,
     const hta_type_unions *u = &v->unions;
     size_t n_comp = u->n[HTA_KT_COMPUTATION], n_comm = u->n[HTA_KT_COMMUNICATION];
     hta_interval *both = malloc((n_comp + n_comm + 1) * sizeof *both);
-    hta_table *t = hta_tableset_table(out, HTA_TIMELINE_SEGMENTS, SEGMENT_COLUMNS, 4);
+    hta_table *t = HTA_TABLE(out, HTA_TIMELINE_SEGMENTS, SEGMENT_COLUMNS);
     int rc = both && t ? 0 : -1;
     if (rc == 0) {
         size_t n_both = hta_intervals_intersection(u->of[HTA_KT_COMPUTATION], n_comp,

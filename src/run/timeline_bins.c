@@ -78,7 +78,7 @@ int hta_timeline_bin(hta_tableset *set, int bins, int64_t start, int64_t end,
                      hta_error *err)
 {
     const hta_table *seg = hta_tableset_find(set, HTA_TIMELINE_SEGMENTS);
-    hta_table *out = hta_tableset_table(set, "timeline", TIMELINE_COLUMNS, 6);
+    hta_table *out = HTA_TABLE(set, "timeline", TIMELINE_COLUMNS);
     int64_t *totals = calloc((size_t)bins * 4, sizeof *totals);
     int rc = out && totals ? 0 : -1;
     for (size_t r = 0; seg && rc == 0 && r < seg->n_rows;) {
