@@ -7,13 +7,13 @@
 # sanitizer report; the offending input is saved under $WORK/artifacts.
 #
 # usage: fuzz/run.sh [SECONDS]
-# env:   HTA_FUZZ_BUILD (/tmp/build-fuzz), HTA_FUZZ_WORK (/tmp/hta-fuzz),
+# env:   HTA_FUZZ_BUILD (build-fuzz), HTA_FUZZ_WORK (build-fuzz/work),
 #        HTA_TRACES (../shared/traces beside the checkout)
 set -eu
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-build="${HTA_FUZZ_BUILD:-/tmp/build-fuzz}"
-work="${HTA_FUZZ_WORK:-/tmp/hta-fuzz}"
+build="${HTA_FUZZ_BUILD:-build-fuzz}"
+work="${HTA_FUZZ_WORK:-build-fuzz/work}"
 traces="${HTA_TRACES:-$(pwd)/../shared/traces}"
 
 CC=clang cmake -S . -B "$build" -DHTA_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null

@@ -1,13 +1,13 @@
 #!/bin/sh
 # The whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer
-# (cmake -DHTA_SANITIZE=ON) in BUILD_DIR (default /tmp/build-asan); CI runs it
+# (cmake -DHTA_SANITIZE=ON) in BUILD_DIR (default build-asan, beside build); CI runs it
 # after the main tests.  Every sanitizer report aborts the process that made
 # it, so the test that ran it fails.  Leaks are checked at every exit; the
 # suppressions in tests/lsan.supp cover Open MPI's own allocations only.
 # usage: scripts/test-sanitized.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
-build="${1:-/tmp/build-asan}"
+build="${1:-build-asan}"
 cmake -S . -B "$build" -DHTA_SANITIZE=ON -DBUILD_TESTING=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"
 # exitcode=86: the sanitizers' default exit code 1 is hta-mpi's "some traces
