@@ -167,6 +167,10 @@ int hta_queue_length_series(hta_step_series_set *set, const hta_rank_view *v)
         size_t n = find_launch_pairs(v, pairs);
         if (make_stream_series(set, pairs, n) == 0) {
             queue_steps(set, pairs, n, steps);
+            /* The pairs are in the steps now; free them before the sort's
+             * buffers exist, it is the peak of a rank's memory. */
+            free(pairs);
+            pairs = NULL;
             rc = accumulate(set, steps, 2 * n, 0);
         }
     }

@@ -1,5 +1,5 @@
 /* corrmap.c: flat int64 -> uint32 hash table (see hta/corrmap.h).
- * Fixed capacity (twice the expected count, rounded up to a power of two)
+ * Fixed capacity (4/3 of the expected count, rounded up to a power of two)
  * because the number of keys is known before filling. */
 #include "hta/corrmap.h"
 
@@ -16,7 +16,9 @@ static size_t slot_of(const hta_corrmap *m, int64_t key)
 int hta_corrmap_init(hta_corrmap *m, size_t expected)
 {
     m->n_slots = 16;
-    while (m->n_slots < expected * 2)
+    /* At most 3/4 full: linear probing stays short, and the table is a
+     * sizeable part of a rank's memory. */
+    while (m->n_slots < expected + expected / 3 + 1)
         m->n_slots *= 2;
     m->count = 0;
     m->keys = malloc(m->n_slots * sizeof *m->keys);
