@@ -1,9 +1,14 @@
 /* table.c: named result tables, packing and merging (see hta/table.h).
  *
  * Packed form, native byte order (all processes of a job share it):
- *   u32 n_tables, then per table: u32 name_len, name, u32 n_columns,
- *   per column (u32 name_len, name, u32 type), u64 n_rows, then the cells
- *   row by row: 8 bytes for numbers, u32 length + bytes for strings. */
+ *   a string dictionary: u32 n_strings, then each as u32 length + bytes;
+ *   u32 n_tables, then per table: u32 name id, u32 n_columns, per column
+ *   (u32 name id, u32 type), u64 n_rows, then the cells row by row: 8 bytes
+ *   for numbers, a u32 dictionary id for strings.
+ * The dictionary sends each distinct string once per process: kernel names
+ * (hundreds of bytes of C++ templates) repeat in /kernels, /kernels_top and
+ * every --detail row, and across the ranks a process holds. */
+#include "hta/strtab.h"
 #include "hta/table.h"
 
 #include <stdlib.h>
@@ -250,33 +255,21 @@ void hta_table_filter(hta_table *table, int (*keep)(const hta_cell *row, void *c
 
 /* ---- packing ---------------------------------------------------------- */
 
-static int put_string(hta_buf *out, const char *s)
+static int intern_all(const hta_tableset *set, hta_strtab *dict)
 {
-    size_t len = strlen(s);
-    return hta_buf_put_u32(out, (uint32_t)len) || hta_buf_append(out, s, len);
-}
-
-int hta_tableset_pack(const hta_tableset *set, hta_buf *out)
-{
-    if (hta_buf_put_u32(out, (uint32_t)set->n_tables))
-        return -1;
     for (size_t i = 0; i < set->n_tables; i++) {
         const hta_table *t = set->tables[i];
-        if (put_string(out, t->name) || hta_buf_put_u32(out, (uint32_t)t->n_columns))
+        if (hta_strtab_intern(dict, t->name, strlen(t->name)) == UINT32_MAX)
             return -1;
-        for (size_t c = 0; c < t->n_columns; c++)
-            if (put_string(out, t->columns[c].name) ||
-                hta_buf_put_u32(out, (uint32_t)t->columns[c].type))
+        for (size_t c = 0; c < t->n_columns; c++) {
+            const char *col = t->columns[c].name;
+            if (hta_strtab_intern(dict, col, strlen(col)) == UINT32_MAX)
                 return -1;
-        if (hta_buf_put_u64(out, t->n_rows))
-            return -1;
-        for (size_t r = 0; r < t->n_rows; r++) {
-            const hta_cell *row = hta_table_row(t, r);
-            for (size_t c = 0; c < t->n_columns; c++) {
-                int rc = t->columns[c].type == HTA_COL_STR
-                             ? put_string(out, row[c].s)
-                             : hta_buf_append(out, &row[c], sizeof row[c]);
-                if (rc)
+            if (t->columns[c].type != HTA_COL_STR)
+                continue;
+            for (size_t r = 0; r < t->n_rows; r++) {
+                const char *v = hta_table_row(t, r)[c].s;
+                if (hta_strtab_intern(dict, v, strlen(v)) == UINT32_MAX)
                     return -1;
             }
         }
@@ -284,8 +277,58 @@ int hta_tableset_pack(const hta_tableset *set, hta_buf *out)
     return 0;
 }
 
+static int put_id(hta_buf *out, const hta_strtab *dict, const char *s)
+{
+    return hta_buf_put_u32(out, hta_strtab_find(dict, s, strlen(s)));
+}
+
+static int put_table(hta_buf *out, const hta_strtab *dict, const hta_table *t)
+{
+    if (put_id(out, dict, t->name) || hta_buf_put_u32(out, (uint32_t)t->n_columns))
+        return -1;
+    for (size_t c = 0; c < t->n_columns; c++)
+        if (put_id(out, dict, t->columns[c].name) ||
+            hta_buf_put_u32(out, (uint32_t)t->columns[c].type))
+            return -1;
+    if (hta_buf_put_u64(out, t->n_rows))
+        return -1;
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        for (size_t c = 0; c < t->n_columns; c++) {
+            int rc = t->columns[c].type == HTA_COL_STR
+                         ? put_id(out, dict, row[c].s)
+                         : hta_buf_append(out, &row[c], sizeof row[c]);
+            if (rc)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int hta_tableset_pack(const hta_tableset *set, hta_buf *out)
+{
+    hta_strtab dict;
+    hta_strtab_init(&dict);
+    int rc = intern_all(set, &dict) || hta_buf_put_u32(out, dict.count);
+    for (uint32_t id = 0; rc == 0 && id < dict.count; id++)
+        rc = hta_buf_put_u32(out, dict.lengths[id]) ||
+             hta_buf_append(out, dict.strings[id], dict.lengths[id]);
+    rc = rc || hta_buf_put_u32(out, (uint32_t)set->n_tables);
+    for (size_t i = 0; rc == 0 && i < set->n_tables; i++)
+        rc = put_table(out, &dict, set->tables[i]);
+    hta_strtab_free(&dict);
+    return rc ? -1 : 0;
+}
+
+typedef struct packed_string {
+    const char *text;          /* into the packed buffer, not terminated */
+    uint32_t len;
+} packed_string;
+
 typedef struct unpacker {
     const char *p, *end;
+    packed_string *dict;       /* owned */
+    uint32_t n_dict;
     int failed;
 } unpacker;
 
@@ -301,21 +344,36 @@ static uint32_t take_u32(unpacker *u)
     return v;
 }
 
+static int take_dictionary(unpacker *u)
+{
+    uint32_t n = take_u32(u);
+    if (u->failed || n > (size_t)(u->end - u->p) / sizeof(uint32_t))
+        return -1;             /* every entry needs at least its length */
+    u->dict = malloc((n ? n : 1) * sizeof *u->dict);
+    if (!u->dict)
+        return -1;
+    u->n_dict = n;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t len = take_u32(u);
+        if (u->failed || (size_t)(u->end - u->p) < len)
+            return -1;
+        u->dict[i] = (packed_string){u->p, len};
+        u->p += len;
+    }
+    return 0;
+}
+
+/* A new copy of the dictionary string the next id names. */
 static char *take_string(unpacker *u)
 {
-    uint32_t len = take_u32(u);
-    if (u->failed || (size_t)(u->end - u->p) < len) {
+    uint32_t id = take_u32(u);
+    if (u->failed || id >= u->n_dict) {
         u->failed = 1;
         return NULL;
     }
-    char *s = malloc(len + 1);
-    if (!s) {
+    char *s = strndup(u->dict[id].text, u->dict[id].len);
+    if (!s)
         u->failed = 1;
-        return NULL;
-    }
-    memcpy(s, u->p, len);
-    s[len] = '\0';
-    u->p += len;
     return s;
 }
 
@@ -375,9 +433,12 @@ done:
 int hta_tableset_merge(hta_tableset *set, const char *data, size_t len, hta_error *err)
 {
     unpacker u = {.p = data, .end = data + len};
+    int rc = take_dictionary(&u) ? -1 : 0;
     uint32_t n_tables = take_u32(&u);
-    for (uint32_t i = 0; i < n_tables && !u.failed; i++)
-        if (merge_table(&u, set))
-            return hta_fail(err, "corrupt or mismatched result tables from a process");
+    for (uint32_t i = 0; i < n_tables && rc == 0 && !u.failed; i++)
+        rc = merge_table(&u, set);
+    free(u.dict);
+    if (rc)
+        return hta_fail(err, "corrupt or mismatched result tables from a process");
     return u.failed ? hta_fail(err, "truncated result tables from a process") : 0;
 }
