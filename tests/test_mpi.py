@@ -69,6 +69,12 @@ def test_no_straggler_flags_no_compute_outlier():
     assert outliers[outliers.metric.str.startswith("compute")].empty, outliers
 
 
+def test_ranks_option_keeps_only_listed_ranks():
+    out, _ = analyse(generated(ranks=6), processes=2, extra=["--ranks", "1-2,5"])
+    for name in ("/ranks", "/temporal_breakdown", "/kernels", "/idle_time"):
+        assert sorted(set(table(out, name)["rank"])) == [1, 2, 5], name
+
+
 def test_hdf5_root_attributes():
     out, _ = analyse(generated(ranks=2), processes=2)
     with h5py.File(out, "r") as f:
