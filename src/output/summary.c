@@ -136,7 +136,7 @@ static size_t group_outliers(const hta_table *t, rank_outliers *ranks)
 static void print_outlier_rank(const hta_table *t, const rank_outliers *ro)
 {
     const hta_cell *row = hta_table_row(t, ro->worst_row);
-    printf("  %6lld %7zu  %-28.28s %14.4g %14.4g %8.2f %9.2f  %s\n", (long long)ro->rank,
+    printf("  %6lld %7zu  %-36.36s %14.4g %14.4g %8.2f %9.2f  %s\n", (long long)ro->rank,
            ro->count, row[hta_table_column(t, "metric")].s,
            row[hta_table_column(t, "value")].f, row[hta_table_column(t, "median")].f,
            row[hta_table_column(t, "z")].f, row[hta_table_column(t, "robust_z")].f,
@@ -158,7 +158,7 @@ static void print_outliers(const hta_tableset *set, const hta_options *opt)
     size_t n = group_outliers(t, ranks);
     qsort(ranks, n, sizeof *ranks, compare_worst_first);
     printf("\nOutliers: %zu flagged metrics on %zu ranks (worst first):\n", t->n_rows, n);
-    printf("  %6s %7s  %-28s %14s %14s %8s %9s  %s\n", "rank", "flagged", "worst metric",
+    printf("  %6s %7s  %-36s %14s %14s %8s %9s  %s\n", "rank", "flagged", "worst metric",
            "value", "median", "z", "robust_z", "class");
     for (size_t k = 0; k < n && k < SUMMARY_OUTLIER_RANKS; k++)
         print_outlier_rank(t, &ranks[k]);
