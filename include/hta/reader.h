@@ -15,7 +15,8 @@
 #include "hta/source.h"
 #include "hta/trace.h"
 
-/* Limits on reading one file; a zeroed struct (or NULL) sets none. */
+/* How to read one file; a zeroed struct (or NULL) means no timeout and
+ * the fastest available inflater. */
 typedef struct hta_read_options {
     double timeout_seconds;    /* fail with "timed out after N s" beyond it */
     hta_inflater inflater;     /* gzip backend */
@@ -23,7 +24,7 @@ typedef struct hta_read_options {
 
 /* Reads a .json or .json.gz file into out (initialised by the callee).
  * On error out is freed and err names path and offset. */
-int hta_read_trace_file(const char *path, const hta_read_options *limits, hta_trace *out,
+int hta_read_trace_file(const char *path, const hta_read_options *options, hta_trace *out,
                         hta_error *err);
 
 /* The same parser over bytes in memory, delivered at most `chunk` bytes at

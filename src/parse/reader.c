@@ -875,12 +875,12 @@ static void lexer_free(lexer *lx)
 }
 
 static int parse_stream(lx_pull_fn pull, void *ctx, const char *label,
-                        const hta_read_options *limits, hta_trace *out, hta_error *err)
+                        const hta_read_options *options, hta_trace *out, hta_error *err)
 {
     lexer lx = {.pull = pull, .pull_ctx = ctx, .label = label, .err = err};
-    if (limits && limits->timeout_seconds > 0) {
-        lx.timeout_seconds = limits->timeout_seconds;
-        lx.deadline = monotonic_seconds() + limits->timeout_seconds;
+    if (options && options->timeout_seconds > 0) {
+        lx.timeout_seconds = options->timeout_seconds;
+        lx.deadline = monotonic_seconds() + options->timeout_seconds;
     }
     hta_trace_init(out);
     lx.buf = malloc(LX_BUFFER_BYTES);
@@ -900,15 +900,15 @@ static long pull_source(void *ctx, char *buf, size_t cap, hta_error *err)
     return hta_source_read(ctx, buf, cap, err);
 }
 
-int hta_read_trace_file(const char *path, const hta_read_options *limits, hta_trace *out,
+int hta_read_trace_file(const char *path, const hta_read_options *options, hta_trace *out,
                         hta_error *err)
 {
     hta_source *src;
-    if (hta_source_open(path, limits ? limits->inflater : HTA_INFLATER_AUTO, &src, err)) {
+    if (hta_source_open(path, options ? options->inflater : HTA_INFLATER_AUTO, &src, err)) {
         hta_trace_init(out);
         return -1;
     }
-    int rc = parse_stream(pull_source, src, path, limits, out, err);
+    int rc = parse_stream(pull_source, src, path, options, out, err);
     hta_source_close(src);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include "hta/reader.h"
 #include "hta/run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -125,13 +126,13 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
 {
     file_report r = {.bytes = bytes, .claimed_rank = -1, .rank_source = "fallback",
                      .status = "failed", .error = "", .world_size = -1,
-                     .first_ts_us = 0.0 / 0.0, .last_ts_us = 0.0 / 0.0};
+                     .first_ts_us = NAN, .last_ts_us = NAN};
     hta_error err = {{0}};
     double t0 = now_seconds();
     hta_trace trace;
-    hta_read_options limits = {.timeout_seconds = opt->timeout_per_trace,
-                               .inflater = (hta_inflater)opt->inflater};
-    int parsed = hta_read_trace_file(path, &limits, &trace, &err) == 0;
+    hta_read_options reading = {.timeout_seconds = opt->timeout_per_trace,
+                                .inflater = (hta_inflater)opt->inflater};
+    int parsed = hta_read_trace_file(path, &reading, &trace, &err) == 0;
     r.parse_seconds = now_seconds() - t0;
     int64_t name_rank = hta_rank_from_file_name(path);
     if (name_rank >= 0) {
