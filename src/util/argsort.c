@@ -29,42 +29,32 @@ static int floor_log2(size_t n)
     return depth;
 }
 
+/* Moves tmp down from slot i of the 1-based heap a[1..n], as numpy does. */
+static void sift_down(const int64_t *keys, size_t *a, size_t n, size_t i, size_t tmp)
+{
+    for (size_t j = i << 1; j <= n;) {
+        if (j < n && keys[a[j]] < keys[a[j + 1]])
+            j++;
+        if (!(keys[tmp] < keys[a[j]]))
+            break;
+        a[i] = a[j];
+        i = j;
+        j += j;
+    }
+    a[i] = tmp;
+}
+
 /* numpy's aheapsort on order[0..n), used when a partition nests too deep. */
 static void heapsort_indices(const int64_t *keys, size_t *order, size_t n)
 {
     size_t *a = order - 1;     /* 1-based heap indexing, as numpy */
-    size_t i, j, l, tmp;
-    for (l = n >> 1; l > 0; --l) {
-        tmp = a[l];
-        for (i = l, j = l << 1; j <= n;) {
-            if (j < n && keys[a[j]] < keys[a[j + 1]])
-                j += 1;
-            if (keys[tmp] < keys[a[j]]) {
-                a[i] = a[j];
-                i = j;
-                j += j;
-            } else {
-                break;
-            }
-        }
-        a[i] = tmp;
-    }
-    for (; n > 1;) {
-        tmp = a[n];
+    for (size_t l = n >> 1; l > 0; --l)
+        sift_down(keys, a, n, l, a[l]);
+    while (n > 1) {
+        size_t tmp = a[n];
         a[n] = a[1];
         n -= 1;
-        for (i = 1, j = 2; j <= n;) {
-            if (j < n && keys[a[j]] < keys[a[j + 1]])
-                j++;
-            if (keys[tmp] < keys[a[j]]) {
-                a[i] = a[j];
-                i = j;
-                j += j;
-            } else {
-                break;
-            }
-        }
-        a[i] = tmp;
+        sift_down(keys, a, n, 1, tmp);
     }
 }
 
