@@ -45,10 +45,10 @@ printf "best of %d: %.3f s from the last process finishing its traces to the HDF
 echo
 
 # Bytes per rank in the gather, by the packed format of src/util/table.c:
-# 8 bytes per number, 4 + length per string (per-table headers are
-# per process and negligible).  Tables computed on the root are not sent;
-# _collectives and the timeline rows are not in the file as tables: 5 and
-# 6 numbers per row.
+# 8 bytes per number, a 4-byte dictionary id per string, and each distinct
+# string once per process in the dictionary (4 + length).  Tables computed
+# on the root are not sent; _collectives and the timeline rows are not in
+# the file as tables: 5 and 6 numbers per row.
 /usr/bin/python3 - "$WORK/results.h5" <<'EOF'
 import sys
 import h5py
@@ -56,12 +56,22 @@ ROOT_TABLES = {"outliers", "collective_wait", "stragglers", "cross_rank/kernels"
                "kernel_type_breakdown"}
 f = h5py.File(sys.argv[1], "r")
 n_ranks = int(f.attrs["n_ranks"])
+ranks = f["ranks"][()]
+process_of = dict(zip(ranks["rank"], ranks["process"]))
 sizes = {}
 def visit(name, obj):
-    if isinstance(obj, h5py.Dataset) and obj.dtype.names and name not in ROOT_TABLES:
-        data = obj[()]
-        sizes[name] = sum(sum(4 + len(s) for s in data[c]) if data.dtype[c].kind == "O"
-                          else 8 * len(data) for c in data.dtype.names)
+    if not (isinstance(obj, h5py.Dataset) and obj.dtype.names) or name in ROOT_TABLES:
+        return
+    data = obj[()]
+    size = 0
+    for c in data.dtype.names:
+        if data.dtype[c].kind != "O":
+            size += 8 * len(data)
+            continue
+        size += 4 * len(data)
+        distinct = {(process_of.get(r, 0), s) for r, s in zip(data["rank"], data[c])}
+        size += sum(4 + len(s) for _, s in distinct)
+    sizes[name] = size
 f.visititems(visit)
 sizes["timeline"] = 6 * 8 * f["timeline"].shape[0] * f["timeline"].shape[1]
 sizes["_collectives"] = 5 * 8 * int(f["collective_wait"]["collectives"].sum())
