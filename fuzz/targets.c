@@ -103,12 +103,14 @@ static void finish_like_root(hta_tableset *mine, const hta_options *opt)
     require(hta_tableset_pack(mine, &packed) == 0, "tables pack");
     require(hta_tableset_merge(&all, packed.data, packed.len, &err) == 0, "tables merge");
     hta_buf_free(&packed);
-    if (hta_root_statistics(&all, opt, &err) == 0) {
+    hta_rank_map map;
+    if (hta_root_statistics(&all, opt, &map, &err) == 0) {
         char name[] = "fuzz", *paths[] = {name};
         hta_file_list files = {.paths = paths, .count = 1};
         hta_run_info info = {.tool_version = "fuzz", .n_processes = 1, .files = &files};
         hta_print_summary(&all, opt, &info);
     }
+    hta_rank_map_free(&map);
     hta_tableset_free(&all);
 }
 

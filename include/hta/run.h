@@ -42,10 +42,25 @@ int64_t hta_rank_from_file_name(const char *path);
 int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_options *opt, hta_tableset *out);
 
+/* Where each file's rows go: rank_of_file[file index] is the trace's rank,
+ * or -1 when its rows are dropped (failed, duplicate, outside --ranks). */
+typedef struct hta_rank_map {
+    int64_t *rank_of_file;     /* owned */
+    size_t n_files;
+} hta_rank_map;
+
+void hta_rank_map_free(hta_rank_map *map);
+
 /* Root, after the gather: turns file indices into ranks (distributedInfo,
  * then file name, then the lowest free number), fails later duplicates,
- * drops excluded ranks and sorts every per-rank table by rank. */
-int hta_resolve_ranks(hta_tableset *set, const hta_options *opt, hta_error *err);
+ * drops excluded ranks and sorts every per-rank table by rank.  *map
+ * receives the decisions, for the processes' own tables. */
+int hta_resolve_ranks(hta_tableset *set, const hta_options *opt, hta_rank_map *map,
+                      hta_error *err);
+
+/* Relabels the rank-keyed tables of set (other than "ranks") with the map,
+ * drops the rows it drops, and sorts them by rank (stable). */
+int hta_apply_rank_map(hta_tableset *set, const hta_rank_map *map, hta_error *err);
 
 /* Cross-rank statistics on the root (definitions section 5). */
 int hta_find_outliers(hta_tableset *set, const hta_options *opt, hta_error *err);
@@ -56,9 +71,9 @@ int hta_kernel_type_totals(hta_tableset *set, hta_error *err);
 
 /* Root, after the gather: hta_resolve_ranks, then every cross-rank table
  * (hta_find_outliers, hta_kernel_type_totals, crossrank.h), in run order. */
-int hta_root_statistics(hta_tableset *set, const hta_options *opt, hta_error *err);
+int hta_root_statistics(hta_tableset *set, const hta_options *opt, hta_rank_map *map,
+                        hta_error *err);
 
-/* Root: writes every table to an HDF5 file via a temporary name. */
 typedef struct hta_run_info {
     const char *tool_version;
     int n_processes;
@@ -68,10 +83,30 @@ typedef struct hta_run_info {
     /* After every process has finished its traces: gathering the tables
      * to the root, then resolving ranks and the cross-rank statistics. */
     double gather_seconds, crossrank_seconds;
+    double write_start;        /* MPI_Wtime when the results file is begun */
 } hta_run_info;
 
-int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,
-                   const hta_run_info *info, hta_error *err);
+/* The results file, written under a temporary name in the output's
+ * directory so that it appears complete or not at all:
+ *  1. root: hta_write_root_tables writes the gathered and cross-rank tables
+ *     and returns the temporary's path (owned by the caller);
+ *  2. every process: hta_write_in_place_tables adds its own rows of the
+ *     tables that were never gathered, collectively through MPI-IO
+ *     (collective over MPI_COMM_WORLD; rows already passed through
+ *     hta_apply_rank_map);
+ *  3. root: hta_publish_results syncs and renames it when complete, else
+ *     removes it. */
+int hta_write_root_tables(const hta_tableset *set, const hta_options *opt,
+                          const hta_run_info *info, char **tmp_path, hta_error *err);
+int hta_write_in_place_tables(const char *tmp_path, const char *output,
+                              const hta_tableset *mine, const hta_rank_map *map,
+                              hta_error *err);
+int hta_publish_results(const char *tmp_path, const char *output, int complete,
+                        hta_error *err);
+/* Tables written in place: per-rank tables the root does not need for the
+ * cross-rank statistics, whose strings come from fixed vocabularies. */
+int hta_table_is_written_in_place(const char *name);
+
 void hta_print_summary(const hta_tableset *set, const hta_options *opt,
                        const hta_run_info *info);
 

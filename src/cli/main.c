@@ -1,6 +1,7 @@
 /* main.c: hta-mpi's entry point.  Parses the command line before MPI
  * starts so that --help, --version and usage errors cost nothing, then hands
  * the run to the pipeline and turns its result into the exit code. */
+#include <malloc.h>
 #include <mpi.h>
 #include <stdio.h>
 
@@ -11,8 +12,21 @@
 #define HTA_VERSION "0.0.0"
 #endif
 
+/* Every trace allocates the same read buffers and scratch arrays of a few
+ * megabytes and frees them.  By default glibc maps such blocks fresh or
+ * returns the heap's top to the system after each trace, so the next one
+ * page-faults all of it in again: with thousands of small traces per
+ * process that was most of the run (26 s against 6 s for 4096 traces).
+ * Keeping blocks below MMAP_THRESHOLD in the heap, and up to
+ * TRIM_THRESHOLD of free heap, lets each trace reuse the last one's pages;
+ * the large event arrays are still mapped, and grow by remapping. */
+#define MMAP_THRESHOLD (4 << 20)
+#define TRIM_THRESHOLD (16 << 20)
+
 int main(int argc, char **argv)
 {
+    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+    mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD);
     hta_options opt;
     hta_error err = {{0}};
     hta_cli_action action = hta_parse_options(argc, argv, &opt, &err);

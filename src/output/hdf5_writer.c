@@ -2,10 +2,14 @@
  *
  * Every table becomes a 1-D compound dataset whose memory layout is the
  * table's own cell array (8 bytes per column; strings as variable-length
- * UTF-8), so no table is copied on the way out.  The file is built in
- * memory, then written under a temporary name in the target directory,
- * synced and renamed, so a crash or a full disk never leaves a half file
- * under the final name (docs/robustness.md). */
+ * UTF-8), so no table is copied on the way out.  These are the root's
+ * tables: the gathered ones and the cross-rank ones; the per-rank tables
+ * that stay on their processes are added afterwards, collectively
+ * (hdf5_in_place.c), because parallel HDF5 cannot write variable-length
+ * strings.  The file is built in memory, then written under a temporary
+ * name in the target directory, synced and renamed only once complete, so
+ * a crash or a full disk never leaves a half file under the final name
+ * (docs/robustness.md). */
 #include "hta/run.h"
 #include "hta/utf8.h"
 
@@ -20,7 +24,6 @@
 #include <unistd.h>
 
 #define HTA_SCHEMA_VERSION 1
-#define CORE_INCREMENT (64u << 20) /* growth step of the in-memory file */
 
 static hid_t utf8_string_type(void)
 {
@@ -42,30 +45,6 @@ static hid_t compound_type(const hta_table *t)
     }
     H5Tclose(str);
     return type;
-}
-
-/* Per-event tables (--detail) run to millions of rows of repetitive
- * numbers: stored in chunks of up to DETAIL_CHUNK_ROWS rows, byte-shuffled
- * and deflated at a fast level.  Every other table is small and stays
- * contiguous, as does an empty one (a chunk holds at least one row, and
- * may not exceed a fixed-size dataset of 0 rows). */
-#define DETAIL_PREFIX "detail/"
-#define DETAIL_CHUNK_ROWS 65536
-#define DETAIL_DEFLATE_LEVEL 1
-
-static hid_t dataset_creation(const hta_table *t)
-{
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    int detail = strncmp(t->name, DETAIL_PREFIX, strlen(DETAIL_PREFIX)) == 0 && t->n_rows > 0;
-    if (dcpl < 0 || !detail)
-        return dcpl;
-    hsize_t chunk[1] = {t->n_rows < DETAIL_CHUNK_ROWS ? t->n_rows : DETAIL_CHUNK_ROWS};
-    if (H5Pset_chunk(dcpl, 1, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
-        H5Pset_deflate(dcpl, DETAIL_DEFLATE_LEVEL) < 0) {
-        H5Pclose(dcpl);
-        return -1;
-    }
-    return dcpl;
 }
 
 /* t's cells with every string valid UTF-8 (hta/utf8.h): NULL when none
@@ -112,19 +91,16 @@ static int write_table(hid_t file, const hta_table *t)
     hid_t type = compound_type(t);
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t dcpl = dataset_creation(t);
     int repair_failed = 0;
     hta_cell *repaired = repaired_cells(t, &repair_failed);
-    hid_t ds = dcpl < 0 || repair_failed
-                   ? -1 : H5Dcreate2(file, path, type, space, lcpl, dcpl, H5P_DEFAULT);
+    hid_t ds = repair_failed ? -1 : H5Dcreate2(file, path, type, space, lcpl, H5P_DEFAULT,
+                                               H5P_DEFAULT);
     herr_t rc = ds < 0 ? -1 : 0;
     if (ds >= 0 && t->n_rows)
         rc = H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, repaired ? repaired : t->cells);
     free_repaired(t, repaired);
     if (ds >= 0)
         H5Dclose(ds);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
     H5Pclose(lcpl);
     H5Tclose(type);
     H5Sclose(space);
@@ -375,6 +351,27 @@ static int save_image(hid_t file, int fd, const char *output, hta_error *err)
                   : 0;
 }
 
+/* The in-memory file grows by this step, zero-filled: an estimate of the
+ * whole file (8 bytes a cell, strings with their heap overhead, and room
+ * for metadata) lets it grow about once.  Small steps would copy the image
+ * again at every step once the allocator serves it from the heap; one
+ * large fixed step would zero-fill megabytes for a file of kilobytes. */
+#define STRING_OVERHEAD_BYTES 32
+#define METADATA_ROOM_BYTES (1u << 20)
+
+static size_t core_increment(const hta_tableset *set)
+{
+    size_t bytes = METADATA_ROOM_BYTES;
+    for (size_t i = 0; i < set->n_tables; i++) {
+        const hta_table *t = set->tables[i];
+        bytes += t->n_rows * t->n_columns * sizeof(hta_cell);
+        for (size_t c = 0; c < t->n_columns; c++)
+            for (size_t r = 0; t->columns[c].type == HTA_COL_STR && r < t->n_rows; r++)
+                bytes += strlen(hta_table_row(t, r)[c].s) + STRING_OVERHEAD_BYTES;
+    }
+    return bytes;
+}
+
 /* Builds every table into an in-memory HDF5 file (the core driver, no
  * backing store) and saves it to fd.  HDF5 never writes to the disk
  * itself: when its writes fail on a full disk, the close that follows
@@ -387,7 +384,7 @@ static int build_and_save(const hta_tableset *set, const hta_options *opt,
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
-    H5Pset_fapl_core(fapl, CORE_INCREMENT, 0);
+    H5Pset_fapl_core(fapl, core_increment(set), 0);
     hid_t file = H5Fcreate(opt->output, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (file < 0)
@@ -413,10 +410,11 @@ static int build_and_save(const hta_tableset *set, const hta_options *opt,
 
 /* The temporary is created first, so it is there for the whole writing
  * phase (and a directory that became unwritable fails before any work). */
-int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,
-                   const hta_run_info *info, hta_error *err)
+int hta_write_root_tables(const hta_tableset *set, const hta_options *opt,
+                          const hta_run_info *info, char **tmp_path, hta_error *err)
 {
     char *tmp = temporary_name(opt->output);
+    *tmp_path = NULL;
     if (!tmp)
         return hta_fail(err, "out of memory");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -429,11 +427,28 @@ int hta_write_hdf5(const hta_tableset *set, const hta_options *opt,
     int rc = build_and_save(set, opt, info, fd, err);
     if (close(fd) && rc == 0)
         rc = hta_fail(err, "%s: cannot write the results file: %s", opt->output, strerror(errno));
-    if (rc == 0 && rename(tmp, opt->output) != 0)
-        rc = hta_fail(err, "%s: cannot rename the finished results file into place",
-                      opt->output);
-    if (rc)
+    if (rc) {
         unlink(tmp);
-    free(tmp);
+        free(tmp);
+        return -1;
+    }
+    *tmp_path = tmp;
+    return 0;
+}
+
+/* The in-place tables were written through MPI-IO, whose close does not
+ * promise the data is on the disk: sync before the rename exposes it. */
+int hta_publish_results(const char *tmp_path, const char *output, int complete, hta_error *err)
+{
+    int rc = complete ? 0 : -1;
+    int fd = rc ? -1 : open(tmp_path, O_RDONLY);
+    if (rc == 0 && (fd < 0 || fsync(fd) != 0))
+        rc = hta_fail(err, "%s: cannot write the results file: %s", output, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    if (rc == 0 && rename(tmp_path, output) != 0)
+        rc = hta_fail(err, "%s: cannot rename the finished results file into place", output);
+    if (rc)
+        unlink(tmp_path);
     return rc;
 }

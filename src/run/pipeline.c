@@ -237,53 +237,127 @@ static int report_failed_ranks(const hta_tableset *set)
     return any;
 }
 
-int hta_root_statistics(hta_tableset *all, const hta_options *opt, hta_error *err)
+int hta_root_statistics(hta_tableset *all, const hta_options *opt, hta_rank_map *map,
+                        hta_error *err)
 {
-    return hta_resolve_ranks(all, opt, err) || hta_find_outliers(all, opt, err) ||
+    return hta_resolve_ranks(all, opt, map, err) || hta_find_outliers(all, opt, err) ||
                    hta_kernel_type_totals(all, err) || hta_kernel_comparison(all, opt, err) ||
                    hta_collective_wait(all, err) || hta_rank_stragglers(all, opt, err)
                ? -1
                : 0;
 }
 
-/* Root: everything after the gather. */
-static int finish_on_root(hta_tableset *all, const hta_options *opt, hta_run_info *info)
+/* Moves the tables that are written in place out of mine: they are never
+ * gathered (output/hdf5_in_place.c). */
+static int take_in_place_tables(hta_tableset *mine, hta_tableset *in_place)
+{
+    in_place->tables = malloc((mine->n_tables ? mine->n_tables : 1) * sizeof *in_place->tables);
+    if (!in_place->tables)
+        return -1;
+    size_t kept = 0;
+    for (size_t i = 0; i < mine->n_tables; i++) {
+        hta_table *t = mine->tables[i];
+        if (hta_table_is_written_in_place(t->name))
+            in_place->tables[in_place->n_tables++] = t;
+        else
+            mine->tables[kept++] = t;
+    }
+    mine->n_tables = kept;
+    return 0;
+}
+
+/* Root: everything between the gather and the in-place tables. */
+static int root_tables(hta_tableset *all, const hta_options *opt, hta_run_info *info,
+                       hta_rank_map *map, char **tmp_path)
 {
     hta_error err = {{0}};
     double start = MPI_Wtime();
-    if (hta_root_statistics(all, opt, &err)) {
+    if (hta_root_statistics(all, opt, map, &err)) {
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
     int some_failed = report_failed_ranks(all);
-    double written = MPI_Wtime();
-    info->crossrank_seconds = written - start;
-    info->wall_seconds = written - info->wall_seconds;
-    if (hta_write_hdf5(all, opt, info, &err)) {
+    info->write_start = MPI_Wtime();
+    info->crossrank_seconds = info->write_start - start;
+    info->wall_seconds = info->write_start - info->wall_seconds;
+    if (hta_write_root_tables(all, opt, info, tmp_path, &err)) {
         report(err.text);
+        return HTA_EXIT_INTERNAL;
+    }
+    return some_failed ? HTA_EXIT_SOME_FAILED : HTA_EXIT_OK;
+}
+
+/* A broadcast from the root that the others wait for asleep rather than in
+ * a busy-polling MPI_Bcast, so that on a machine with fewer cores than
+ * processes the root's cross-rank phase and HDF5 write get the cores. */
+static void bcast_asleep(void *data, int count, MPI_Datatype type)
+{
+    MPI_Request request;
+    int done = 0;
+    MPI_Ibcast(data, count, type, ROOT, MPI_COMM_WORLD, &request);
+    for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done;
+         MPI_Test(&request, &done, MPI_STATUS_IGNORE))
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+}
+
+/* The root's decisions to every process: the exit code so far, where each
+ * file's rows go, and the results file being written.  -1 (on every
+ * process) when a process has no room for them. */
+static int share_decisions(int *code, hta_rank_map *map, char **tmp_path)
+{
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    int64_t header[3] = {*code, (int64_t)map->n_files, *tmp_path ? (int64_t)strlen(*tmp_path) : 0};
+    bcast_asleep(header, 3, MPI_INT64_T);
+    *code = (int)header[0];
+    if (*code == HTA_EXIT_INTERNAL)
+        return 0;
+    if (me != ROOT) {
+        map->n_files = (size_t)header[1];
+        map->rank_of_file = malloc((map->n_files ? map->n_files : 1) * sizeof *map->rank_of_file);
+        *tmp_path = calloc((size_t)header[2] + 1, 1);
+    }
+    int failed = !map->rank_of_file || !*tmp_path;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (failed)
+        return -1;
+    MPI_Bcast(map->rank_of_file, (int)map->n_files, MPI_INT64_T, ROOT, MPI_COMM_WORLD);
+    MPI_Bcast(*tmp_path, (int)header[2], MPI_CHAR, ROOT, MPI_COMM_WORLD);
+    return 0;
+}
+
+/* Every process: its own rows of the in-place tables into the file; then
+ * the root publishes the file and prints the summary. */
+static int finish_results(hta_tableset *in_place, const hta_tableset *all,
+                          const hta_options *opt, hta_run_info *info,
+                          const hta_rank_map *map, const char *tmp_path, int code)
+{
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    hta_error err = {{0}};
+    int failed = hta_apply_rank_map(in_place, map, &err) != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (failed && me == ROOT)
+        report("out of memory while ordering the per-rank tables");
+    if (!failed && hta_write_in_place_tables(tmp_path, opt->output, in_place, map, &err)) {
+        if (me == ROOT)
+            report(err.text);
+        failed = 1;
+    }
+    if (me != ROOT)
+        return code;
+    if (hta_publish_results(tmp_path, opt->output, !failed, &err)) {
+        if (!failed)
+            report(err.text);
         return HTA_EXIT_INTERNAL;
     }
     if (opt->verbose)
         fprintf(stderr, "hta-mpi: after the last trace: gather %.3f s, cross-rank %.3f s, "
                         "HDF5 write %.3f s\n",
-                info->gather_seconds, info->crossrank_seconds, MPI_Wtime() - written);
+                info->gather_seconds, info->crossrank_seconds, MPI_Wtime() - info->write_start);
     if (!opt->quiet)
         hta_print_summary(all, opt, info);
-    return some_failed ? HTA_EXIT_SOME_FAILED : HTA_EXIT_OK;
-}
-
-/* The root's exit code to every process.  The others wait for it asleep
- * rather than in a busy-polling MPI_Bcast, so that on a machine with fewer
- * cores than processes the root's cross-rank phase and HDF5 write get the
- * cores. */
-static void share_exit_code(int *code)
-{
-    MPI_Request request;
-    int done = 0;
-    MPI_Ibcast(code, 1, MPI_INT, ROOT, MPI_COMM_WORLD, &request);
-    for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done;
-         MPI_Test(&request, &done, MPI_STATUS_IGNORE))
-        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    return code;
 }
 
 int hta_run(const hta_options *opt, const char *tool_version)
@@ -299,7 +373,7 @@ int hta_run(const hta_options *opt, const char *tool_version)
         return code;
     info.files = &list;
 
-    hta_tableset mine = {0}, all = {0};
+    hta_tableset mine = {0}, in_place = {0}, all = {0};
     hta_error err = {{0}};
     int local_failed = analyze_my_files(&list, me, n_processes, opt, &mine);
     if (local_failed)
@@ -308,6 +382,8 @@ int hta_run(const hta_options *opt, const char *tool_version)
         report(err.text);
         local_failed = 1;
     }
+    if (take_in_place_tables(&mine, &in_place))
+        local_failed = 1;
     /* Only for timing: the gather starts when the last process is done. */
     MPI_Barrier(MPI_COMM_WORLD);
     double gather_start = MPI_Wtime();
@@ -320,9 +396,21 @@ int hta_run(const hta_options *opt, const char *tool_version)
     int any_failed = 0;
     MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     code = HTA_EXIT_INTERNAL;
+    hta_rank_map map = {0};
+    char *tmp_path = NULL;
     if (me == ROOT && !any_failed)
-        code = finish_on_root(&all, opt, &info);
-    share_exit_code(&code);
+        code = root_tables(&all, opt, &info, &map, &tmp_path);
+    if (!any_failed && share_decisions(&code, &map, &tmp_path) != 0) {
+        code = HTA_EXIT_INTERNAL;
+        if (me == ROOT)
+            hta_publish_results(tmp_path, opt->output, 0, &err); /* removes it */
+    }
+    if (code != HTA_EXIT_INTERNAL)
+        code = finish_results(&in_place, &all, opt, &info, &map, tmp_path, code);
+    bcast_asleep(&code, 1, MPI_INT); /* the root's exit code everywhere */
+    free(tmp_path);
+    hta_rank_map_free(&map);
+    hta_tableset_free(&in_place);
     hta_tableset_free(&all);
     hta_file_list_free(&list);
     return code;

@@ -7,17 +7,15 @@
  * claimed rank (distributedInfo, else file name) is taken unless an earlier
  * file holds it, in which case this file fails with an error naming both;
  * unclaimed files get the lowest numbers nobody claimed.  Rows of failed
- * files and of ranks outside --ranks are dropped from the analysis tables. */
+ * files and of ranks outside --ranks are dropped from the analysis tables.
+ * The outcome is a map from file index to rank, which the root applies to
+ * the gathered tables and every process to the tables it writes in place
+ * (output/hdf5_in_place.c). */
 #include "hta/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct rank_map {
-    int64_t *rank_of_file;     /* by file index; -1 = drop the file's rows */
-    size_t n_files;
-} rank_map;
 
 static int claimed_before(const hta_table *ranks, size_t upto, long claimed_col,
                           int64_t rank, size_t *holder)
@@ -48,7 +46,7 @@ static void set_failed(hta_cell *row, long status_col, long error_col, const cha
 
 /* Duplicate detection scans earlier rows: quadratic in the number of files,
  * which stays well under a second for the thousands of ranks of real jobs. */
-static int assign_ranks(hta_table *ranks, rank_map *map)
+static int assign_ranks(hta_table *ranks, hta_rank_map *map)
 {
     long claimed = hta_table_column(ranks, "claimed_rank");
     long source = hta_table_column(ranks, "rank_source");
@@ -87,7 +85,7 @@ static int assign_ranks(hta_table *ranks, rank_map *map)
 
 static int keep_mapped(const hta_cell *row, void *ctx)
 {
-    const rank_map *map = ctx;
+    const hta_rank_map *map = ctx;
     return row[0].i >= 0 && (size_t)row[0].i < map->n_files &&
            map->rank_of_file[row[0].i] >= 0;
 }
@@ -103,39 +101,71 @@ static int is_rank_keyed(const hta_table *t)
            strcmp(t->columns[0].name, "rank") == 0;
 }
 
-int hta_resolve_ranks(hta_tableset *set, const hta_options *opt, hta_error *err)
+void hta_rank_map_free(hta_rank_map *map)
 {
+    free(map->rank_of_file);
+    map->rank_of_file = NULL;
+    map->n_files = 0;
+}
+
+int hta_apply_rank_map(hta_tableset *set, const hta_rank_map *map, hta_error *err)
+{
+    for (size_t i = 0; i < set->n_tables; i++) {
+        hta_table *t = set->tables[i];
+        if (!is_rank_keyed(t) || strcmp(t->name, "ranks") == 0)
+            continue;
+        hta_table_filter(t, keep_mapped, (void *)map);
+        for (size_t r = 0; r < t->n_rows; r++) {
+            hta_cell *row = hta_table_row(t, r);
+            row[0].i = map->rank_of_file[row[0].i];
+        }
+        if (hta_table_sort_by_first_column(t))
+            return hta_fail(err, "out of memory");
+    }
+    return 0;
+}
+
+/* The map covers every file index that appears in the ranks table. */
+static int alloc_rank_map(const hta_table *ranks, hta_rank_map *map)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < ranks->n_rows; r++) {
+        int64_t file_index = hta_table_row(ranks, r)[0].i;
+        if (file_index >= 0 && (size_t)file_index >= n)
+            n = (size_t)file_index + 1;
+    }
+    map->n_files = n;
+    map->rank_of_file = malloc((n ? n : 1) * sizeof *map->rank_of_file);
+    for (size_t f = 0; map->rank_of_file && f < n; f++)
+        map->rank_of_file[f] = -1;
+    return map->rank_of_file ? 0 : -1;
+}
+
+/* Rows of ranks outside --ranks go from every table ("ranks" itself is
+ * filtered by its rank column). */
+static void drop_unwanted(hta_rank_map *map, const hta_options *opt)
+{
+    for (size_t f = 0; opt->ranks && f < map->n_files; f++)
+        if (map->rank_of_file[f] >= 0 && !hta_options_wants_rank(opt, map->rank_of_file[f]))
+            map->rank_of_file[f] = -1;
+}
+
+int hta_resolve_ranks(hta_tableset *set, const hta_options *opt, hta_rank_map *map,
+                      hta_error *err)
+{
+    *map = (hta_rank_map){0};
     hta_table *ranks = hta_tableset_find(set, "ranks");
     if (!ranks)
         return hta_fail(err, "no results came back from the processes");
     /* Rows arrive grouped by process; file order makes the result
      * independent of the number of processes. */
+    if (hta_table_sort_by_first_column(ranks) || alloc_rank_map(ranks, map))
+        return hta_fail(err, "out of memory");
+    assign_ranks(ranks, map);
+    drop_unwanted(map, opt);
+    if (opt->ranks)
+        hta_table_filter(ranks, keep_wanted, (void *)opt);
     if (hta_table_sort_by_first_column(ranks))
         return hta_fail(err, "out of memory");
-    rank_map map = {.n_files = ranks->n_rows};
-    map.rank_of_file = malloc((map.n_files ? map.n_files : 1) * sizeof *map.rank_of_file);
-    if (!map.rank_of_file)
-        return hta_fail(err, "out of memory");
-    assign_ranks(ranks, &map);
-    for (size_t i = 0; i < set->n_tables; i++) {
-        hta_table *t = set->tables[i];
-        if (t == ranks || !is_rank_keyed(t))
-            continue;
-        hta_table_filter(t, keep_mapped, &map);
-        for (size_t r = 0; r < t->n_rows; r++) {
-            hta_cell *row = hta_table_row(t, r);
-            row[0].i = map.rank_of_file[row[0].i];
-        }
-    }
-    free(map.rank_of_file);
-    for (size_t i = 0; i < set->n_tables; i++) {
-        hta_table *t = set->tables[i];
-        if (!is_rank_keyed(t))
-            continue;
-        if (opt->ranks)
-            hta_table_filter(t, keep_wanted, (void *)opt);
-        if (hta_table_sort_by_first_column(t))
-            return hta_fail(err, "out of memory");
-    }
-    return 0;
+    return hta_apply_rank_map(set, map, err);
 }

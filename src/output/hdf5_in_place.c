@@ -1,0 +1,468 @@
+/* hdf5_in_place.c: the per-rank tables that stay where they were computed.
+ *
+ * Tables that the root does not need for the cross-rank statistics, and
+ * whose strings come from small fixed vocabularies, are never gathered:
+ * once the root has written its own tables (hdf5_writer.c), every process
+ * opens the file through MPI-IO and writes its own rows of these tables
+ * collectively.  The root's memory and the gather then stay small however
+ * many rows the ranks have (--detail writes every launch of every rank),
+ * and the writing is spread over the processes.
+ *
+ * Rows land in rank order, as in every other table, although a process's
+ * ranks are not contiguous (files are assigned by size, and ranks are only
+ * known after parsing).  Three collectives settle the layout: an
+ * all-gather of the table schemas (a process may lack a table), an
+ * all-reduce of each string column's widest value, and an all-reduce of the
+ * rows every rank contributes to every table.  Ranks in order then give
+ * each rank's first row; a process selects its ranks' row blocks as one
+ * hyperslab union and writes its rows, already sorted by rank, with one
+ * collective H5Dwrite per table.
+ *
+ * Strings are fixed-length, NUL-padded to the column's widest value:
+ * parallel HDF5 cannot write variable-length data, which is why tables of
+ * free text (kernel names, file paths, errors) stay with the root. */
+#define _GNU_SOURCE /* fallocate */
+#include "hta/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+static const char *const IN_PLACE_TABLES[] = {
+    "idle_time",         "queue_length",        "memory_bw",
+    "launch_stats",      "overlap_breakdown",   "comm_comp_overlap",
+    "detail/launches",   "detail/queue_length", "detail/memory_bw",
+};
+
+int hta_table_is_written_in_place(const char *name)
+{
+    for (size_t i = 0; i < sizeof IN_PLACE_TABLES / sizeof *IN_PLACE_TABLES; i++)
+        if (strcmp(name, IN_PLACE_TABLES[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int any_failed(int failed)
+{
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return failed;
+}
+
+/* Every in-place table any process has, with the same columns and in the
+ * same order on every process (each merges the same buffers in the same
+ * order), but without rows. */
+static int agree_on_tables(const hta_tableset *mine, hta_tableset *schema, hta_error *err)
+{
+    hta_tableset empty = {0};
+    hta_buf packed = {0};
+    int failed = 0;
+    for (size_t i = 0; i < mine->n_tables && !failed; i++) {
+        const hta_table *t = mine->tables[i];
+        failed = !hta_tableset_table(&empty, t->name, t->columns, t->n_columns);
+    }
+    failed = failed || hta_tableset_pack(&empty, &packed) || packed.len > INT_MAX;
+    hta_tableset_free(&empty);
+    int n_processes;
+    MPI_Comm_size(MPI_COMM_WORLD, &n_processes);
+    int *lens = calloc((size_t)n_processes, sizeof *lens);
+    int *offsets = calloc((size_t)n_processes, sizeof *offsets);
+    char *all = NULL;
+    failed = any_failed(failed || !lens || !offsets);
+    if (!failed) {
+        int len = (int)packed.len;
+        MPI_Allgather(&len, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD);
+        long long total = 0;
+        for (int p = 0; p < n_processes; p++) {
+            offsets[p] = (int)total;
+            total += lens[p];
+        }
+        all = total <= INT_MAX ? malloc(total ? (size_t)total : 1) : NULL;
+        failed = any_failed(!all);
+    }
+    if (!failed)
+        MPI_Allgatherv(packed.data, (int)packed.len, MPI_BYTE, all, lens, offsets, MPI_BYTE, MPI_COMM_WORLD);
+    for (int p = 0; !failed && p < n_processes; p++)
+        failed = hta_tableset_merge(schema, all + offsets[p], (size_t)lens[p], err) != 0;
+    hta_buf_free(&packed);
+    free(lens);
+    free(offsets);
+    free(all);
+    return any_failed(failed) ? hta_fail(err, "cannot agree on the per-rank tables") : 0;
+}
+
+/* The ranks that have rows anywhere, ascending: a rank's slot is its
+ * position here. */
+typedef struct rank_slots {
+    int64_t *ranks;            /* owned */
+    size_t n;
+} rank_slots;
+
+static int compare_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int rank_slots_init(rank_slots *s, const hta_rank_map *map)
+{
+    s->n = 0;
+    s->ranks = malloc((map->n_files ? map->n_files : 1) * sizeof *s->ranks);
+    if (!s->ranks)
+        return -1;
+    for (size_t f = 0; f < map->n_files; f++)
+        if (map->rank_of_file[f] >= 0)
+            s->ranks[s->n++] = map->rank_of_file[f];
+    qsort(s->ranks, s->n, sizeof *s->ranks, compare_i64);
+    return 0;
+}
+
+static size_t rank_slot(const rank_slots *s, int64_t rank)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ranks[mid] < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One agreed table: its HDF5 layout, its global row offsets by rank slot,
+ * and this process's rows packed in that layout. */
+typedef struct in_place_table {
+    const hta_table *schema;   /* borrowed from the agreed set */
+    const hta_table *rows;     /* borrowed from mine; NULL when none */
+    size_t *widths;            /* owned: bytes of each column in a record */
+    size_t record_bytes;
+    int64_t *first_row;        /* owned: by rank slot, then the total */
+} in_place_table;
+
+static size_t string_width(const hta_table *t, size_t c)
+{
+    size_t widest = 1;
+    for (size_t r = 0; t && r < t->n_rows; r++) {
+        size_t n = strlen(hta_table_row(t, r)[c].s);
+        if (n > widest)
+            widest = n;
+    }
+    return widest;
+}
+
+/* Everything the layout needs, allocated before any collective so that
+ * running out of memory cannot leave another process waiting in one. */
+static int alloc_layouts(in_place_table *tables, size_t n_tables, const rank_slots *slots)
+{
+    for (size_t i = 0; i < n_tables; i++) {
+        tables[i].widths = calloc(tables[i].schema->n_columns + 1, sizeof *tables[i].widths);
+        tables[i].first_row = calloc(slots->n + 1, sizeof *tables[i].first_row);
+        if (!tables[i].widths || !tables[i].first_row)
+            return -1;
+    }
+    return 0;
+}
+
+/* The widest value of every string column, over every process. */
+static void agree_on_widths(in_place_table *tables, size_t n_tables)
+{
+    for (size_t i = 0; i < n_tables; i++) {
+        in_place_table *it = &tables[i];
+        size_t n_columns = it->schema->n_columns;
+        for (size_t c = 0; c < n_columns; c++)
+            it->widths[c] = it->schema->columns[c].type == HTA_COL_STR
+                                ? string_width(it->rows, c) : sizeof(hta_cell);
+        MPI_Allreduce(MPI_IN_PLACE, it->widths, (int)n_columns, MPI_UNSIGNED_LONG, MPI_MAX,
+                      MPI_COMM_WORLD);
+        it->record_bytes = 0;
+        for (size_t c = 0; c < n_columns; c++)
+            it->record_bytes += it->widths[c];
+    }
+}
+
+/* Rows per rank slot summed over processes, then turned into each slot's
+ * first row (first_row[n_slots] is the table's length). */
+static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_slots *slots)
+{
+    for (size_t i = 0; i < n_tables; i++) {
+        int64_t *counts = tables[i].first_row;
+        for (size_t r = 0; tables[i].rows && r < tables[i].rows->n_rows; r++)
+            counts[rank_slot(slots, hta_table_row(tables[i].rows, r)[0].i)]++;
+        MPI_Allreduce(MPI_IN_PLACE, counts, (int)slots->n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        int64_t next = 0;
+        for (size_t s = 0; s <= slots->n; s++) {
+            int64_t n = s < slots->n ? counts[s] : 0;
+            counts[s] = next;
+            next += n;
+        }
+    }
+}
+
+/* Per-event tables (--detail) run to millions of rows of repetitive
+ * numbers: stored in chunks of up to DETAIL_CHUNK_ROWS rows, byte-shuffled
+ * and deflated at a fast level (parallel HDF5 compresses collectively
+ * written chunks).  Every other table is small and stays contiguous, as
+ * does an empty one (a chunk holds at least one row, and may not exceed a
+ * fixed-size dataset of 0 rows). */
+#define DETAIL_PREFIX "detail/"
+#define DETAIL_CHUNK_ROWS 65536
+#define DETAIL_DEFLATE_LEVEL 1
+
+static hid_t dataset_creation(const char *name, hsize_t n_rows)
+{
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    /* Every row is written, so filling the file first is wasted work. */
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    if (strncmp(name, DETAIL_PREFIX, strlen(DETAIL_PREFIX)) != 0 || n_rows == 0)
+        return dcpl;
+    hsize_t chunk[1] = {n_rows < DETAIL_CHUNK_ROWS ? n_rows : DETAIL_CHUNK_ROWS};
+    H5Pset_chunk(dcpl, 1, chunk);
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, DETAIL_DEFLATE_LEVEL);
+    return dcpl;
+}
+
+static hid_t record_type(const in_place_table *it)
+{
+    hid_t type = H5Tcreate(H5T_COMPOUND, it->record_bytes);
+    size_t offset = 0;
+    for (size_t c = 0; c < it->schema->n_columns; c++) {
+        const hta_column *col = &it->schema->columns[c];
+        hid_t member = col->type == HTA_COL_I64 ? H5Tcopy(H5T_NATIVE_INT64)
+                       : col->type == HTA_COL_F64 ? H5Tcopy(H5T_NATIVE_DOUBLE)
+                                                  : H5Tcopy(H5T_C_S1);
+        if (col->type == HTA_COL_STR) {
+            H5Tset_size(member, it->widths[c]);
+            H5Tset_strpad(member, H5T_STR_NULLPAD);
+            H5Tset_cset(member, H5T_CSET_UTF8);
+        }
+        H5Tinsert(type, col->name, offset, member);
+        H5Tclose(member);
+        offset += it->widths[c];
+    }
+    return type;
+}
+
+/* This process's rows as packed records, in their (rank) order. */
+static char *pack_records(const in_place_table *it)
+{
+    size_t n = it->rows ? it->rows->n_rows : 0;
+    char *records = calloc(n ? n : 1, it->record_bytes);
+    for (size_t r = 0; records && r < n; r++) {
+        const hta_cell *row = hta_table_row(it->rows, r);
+        char *out = records + r * it->record_bytes;
+        for (size_t c = 0; c < it->schema->n_columns; c++) {
+            if (it->schema->columns[c].type == HTA_COL_STR)
+                memcpy(out, row[c].s, strlen(row[c].s)); /* calloc'd: NUL-padded */
+            else
+                memcpy(out, &row[c], sizeof row[c]);
+            out += it->widths[c];
+        }
+    }
+    return records;
+}
+
+/* The file rows of this process's rows: one block per run of its ranks. */
+static int select_my_rows(hid_t space, const in_place_table *it, const rank_slots *slots)
+{
+    size_t n = it->rows ? it->rows->n_rows : 0;
+    if (H5Sselect_none(space) < 0)
+        return -1;
+    for (size_t r = 0; r < n;) {
+        int64_t rank = hta_table_row(it->rows, r)[0].i;
+        size_t run = 1;
+        while (r + run < n && hta_table_row(it->rows, r + run)[0].i == rank)
+            run++;
+        hsize_t start[1] = {(hsize_t)it->first_row[rank_slot(slots, rank)]}, count[1] = {run};
+        if (H5Sselect_hyperslab(space, H5S_SELECT_OR, start, NULL, count, NULL) < 0)
+            return -1;
+        r += run;
+    }
+    return 0;
+}
+
+static int write_table(hid_t file, const in_place_table *it, const rank_slots *slots)
+{
+    hsize_t total = (hsize_t)it->first_row[slots->n];
+    size_t mine = it->rows ? it->rows->n_rows : 0;
+    char path[512];
+    snprintf(path, sizeof path, "/%s", it->schema->name);
+    hid_t type = record_type(it);
+    hid_t file_space = H5Screate_simple(1, &total, NULL);
+    hsize_t mem_rows = mine ? mine : 1;
+    hid_t mem_space = H5Screate_simple(1, &mem_rows, NULL);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t dcpl = dataset_creation(it->schema->name, total);
+    hid_t xfer = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+    char *records = pack_records(it);
+    int rc = records ? 0 : -1;
+    hid_t ds = H5Dcreate2(file, path, type, file_space, lcpl, dcpl, H5P_DEFAULT);
+    if (ds < 0)
+        rc = -1;
+    if (total > 0 && ds >= 0) {
+        /* Collective: a process without rows still takes part. */
+        if (select_my_rows(file_space, it, slots) < 0 ||
+            (mine == 0 && H5Sselect_none(mem_space) < 0))
+            rc = -1;
+        if (H5Dwrite(ds, type, mem_space, file_space, xfer, records ? records : "") < 0)
+            rc = -1;
+    }
+    free(records);
+    if (ds >= 0)
+        H5Dclose(ds);
+    H5Pclose(xfer);
+    H5Pclose(dcpl);
+    H5Pclose(lcpl);
+    H5Sclose(mem_space);
+    H5Sclose(file_space);
+    H5Tclose(type);
+    return rc;
+}
+
+static int write_all_tables(const char *tmp_path, const in_place_table *tables,
+                            size_t n_tables, const rank_slots *slots)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    H5Pset_coll_metadata_write(fapl, 1);
+    hid_t file = H5Fopen(tmp_path, H5F_ACC_RDWR, fapl);
+    H5Pclose(fapl);
+    if (file < 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n_tables; i++)
+        rc |= write_table(file, &tables[i], slots);
+    if (H5Fclose(file) < 0)
+        rc = -1;
+    return rc;
+}
+
+/* HDF5 1.10 cannot survive a failed write through MPI-IO: the file stays
+ * half closed and the library crashes in MPI_Finalize.  So the root
+ * reserves, before HDF5 writes anything, more disk than the tables can
+ * take (their uncompressed size, plus room for metadata), and a full disk
+ * or a file-size limit fails here, cleanly, instead.  The reservation does
+ * not change the file's size, and release_space frees what was not used. */
+#define METADATA_BYTES_PER_TABLE (64u << 10)
+#define METADATA_BYTES_PER_CHUNK (16u << 10)
+#define METADATA_BYTES (1u << 20)
+
+static uint64_t bytes_needed(const in_place_table *tables, size_t n_tables,
+                             const rank_slots *slots)
+{
+    uint64_t total = METADATA_BYTES;
+    for (size_t i = 0; i < n_tables; i++) {
+        uint64_t rows = (uint64_t)tables[i].first_row[slots->n];
+        total += rows * tables[i].record_bytes + METADATA_BYTES_PER_TABLE +
+                 (rows / DETAIL_CHUNK_ROWS + 1) * METADATA_BYTES_PER_CHUNK;
+    }
+    return total;
+}
+
+/* Root: 0, or the errno that stops the write. */
+static int reserve_space(const char *tmp_path, uint64_t bytes)
+{
+    int fd = open(tmp_path, O_RDWR);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int why = errno;
+        if (fd >= 0)
+            close(fd);
+        return why;
+    }
+    struct rlimit limit;
+    uint64_t end = (uint64_t)st.st_size + bytes;
+    int why = 0;
+    if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        end > (uint64_t)limit.rlim_cur)
+        why = EFBIG;
+    else if (fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size, (off_t)bytes) != 0)
+        why = errno == EOPNOTSUPP ? 0 : errno; /* no reservation possible: go on */
+    close(fd);
+    return why;
+}
+
+/* Root: the file's blocks past its end were reserved, not used. */
+static void release_space(const char *tmp_path)
+{
+    int fd = open(tmp_path, O_RDWR);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0)
+        (void)ftruncate(fd, st.st_size);
+    if (fd >= 0)
+        close(fd);
+}
+
+static int agree_on_space(const char *tmp_path, const char *output, uint64_t bytes,
+                          hta_error *err)
+{
+    int me, why = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (me == 0)
+        why = reserve_space(tmp_path, bytes);
+    MPI_Bcast(&why, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return why ? hta_fail(err, "%s: cannot write the results file: %s", output, strerror(why))
+               : 0;
+}
+
+static void free_tables(in_place_table *tables, size_t n_tables)
+{
+    for (size_t i = 0; tables && i < n_tables; i++) {
+        free(tables[i].widths);
+        free(tables[i].first_row);
+    }
+    free(tables);
+}
+
+/* Collective over MPI_COMM_WORLD. */
+int hta_write_in_place_tables(const char *tmp_path, const char *output,
+                              const hta_tableset *mine, const hta_rank_map *map,
+                              hta_error *err)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hta_tableset schema = {0};
+    rank_slots slots = {0};
+    in_place_table *tables = NULL;
+    int failed = agree_on_tables(mine, &schema, err);
+    if (!failed) {
+        tables = calloc(schema.n_tables ? schema.n_tables : 1, sizeof *tables);
+        for (size_t i = 0; tables && i < schema.n_tables; i++) {
+            tables[i].schema = schema.tables[i];
+            tables[i].rows = hta_tableset_find(mine, schema.tables[i]->name);
+        }
+        failed = any_failed(!tables || rank_slots_init(&slots, map) ||
+                            alloc_layouts(tables, schema.n_tables, &slots));
+        if (failed)
+            hta_fail(err, "out of memory while laying out the per-rank tables");
+    }
+    if (!failed) {
+        agree_on_widths(tables, schema.n_tables);
+        agree_on_rows(tables, schema.n_tables, &slots);
+        failed = agree_on_space(tmp_path, output,
+                                bytes_needed(tables, schema.n_tables, &slots), err);
+    }
+    if (!failed) {
+        failed = any_failed(write_all_tables(tmp_path, tables, schema.n_tables, &slots) != 0);
+        if (failed)
+            hta_fail(err, "%s: cannot write the per-rank tables", output);
+        int me;
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        if (me == 0)
+            release_space(tmp_path);
+    }
+    free_tables(tables, schema.n_tables);
+    free(slots.ranks);
+    hta_tableset_free(&schema);
+    return failed ? -1 : 0;
+}

@@ -1,0 +1,137 @@
+"""The per-rank tables written in place (src/output/hdf5_in_place.c): every
+process writes its own rows collectively through MPI-IO, at the rows its
+ranks own in the rank-sorted table, although a process's ranks are not
+contiguous.  Checked: the same values as with one process, rank order,
+dropped ranks (failed, duplicate, outside --ranks) absent as from the
+gathered tables, processes without rows, the on-disk layout, and a full
+disk with several processes."""
+import shutil
+
+from common import *
+
+IN_PLACE = ["idle_time", "queue_length", "memory_bw", "launch_stats", "overlap_breakdown",
+            "comm_comp_overlap", "detail/launches", "detail/queue_length", "detail/memory_bw"]
+VARYING = {"parse_seconds", "analysis_seconds", "process"}
+
+
+def generated(ranks, size_mb=0.2):
+    d = tmpdir()
+    subprocess.run([TRACEGEN, "-o", d, "--ranks", str(ranks), "--size-mb", str(size_mb),
+                    "--gzip"], check=True, capture_output=True)
+    return d
+
+
+def datasets(path):
+    with h5py.File(path, "r") as f:
+        names = []
+        f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+        return {n: f[n][()] for n in names}
+
+
+def values(column):
+    if column.dtype.kind in "OS":
+        return [v.decode() if isinstance(v, bytes) else v for v in column]
+    return column
+
+
+def assert_same_tables(a, b, what):
+    assert sorted(a) == sorted(b), (what, sorted(set(a) ^ set(b)))
+    for name in a:
+        x, y = a[name], b[name]
+        assert len(x) == len(y), (what, name, len(x), len(y))
+        for c in x.dtype.names or [None]:
+            if c in VARYING:
+                continue
+            u, v = (x, y) if c is None else (x[c], y[c])
+            if u.dtype.kind == "f":
+                assert np.array_equal(u, v, equal_nan=True), (what, name, c)
+            else:
+                assert list(values(u)) == list(values(v)), (what, name, c)
+
+
+def owns_non_contiguous_ranks(out):
+    ranks = table(out, "/ranks").sort_values("rank")
+    runs = (ranks["process"] != ranks["process"].shift()).sum()
+    return runs > ranks["process"].nunique()
+
+
+def test_same_rows_as_one_process_with_interleaved_ranks():
+    d = generated(7)
+    base, _ = analyse(d, processes=1, extra=["--detail"])
+    base_tables = datasets(base)
+    assert all(n in base_tables for n in IN_PLACE), sorted(base_tables)
+    assert len(base_tables["detail/launches"]) > 100, len(base_tables["detail/launches"])
+    for n in (2, 3):
+        out, _ = analyse(d, processes=n, extra=["--detail"])
+        assert owns_non_contiguous_ranks(out), table(out, "/ranks")[["rank", "process"]]
+        assert_same_tables(base_tables, datasets(out), f"{n} processes")
+        for name in IN_PLACE:
+            ranks = table(out, name)["rank"]
+            assert ranks.is_monotonic_increasing, name
+            assert sorted(set(ranks)) == list(range(7)), (name, sorted(set(ranks)))
+
+
+def test_layout_fixed_strings_and_compressed_detail():
+    out, _ = analyse(generated(2), processes=2, extra=["--detail"])
+    with h5py.File(out, "r") as f:
+        assert f["idle_time"].dtype["idle_category"].kind == "S"
+        assert f["detail/launches"].dtype["launch_name"].kind == "S"
+        assert f["detail/launches"].compression == "gzip" and f["detail/launches"].chunks
+        assert f["idle_time"].chunks is None
+        # Tables of free text stay variable-length, written by the root.
+        assert h5py.check_string_dtype(f["kernels"].dtype["name"]).length is None
+    categories = set(table(out, "/idle_time")["idle_category"])
+    assert categories <= {"host_wait", "kernel_wait", "other"}, categories
+
+
+def test_dropped_ranks_are_absent_as_from_gathered_tables():
+    d = generated(5)
+    # rank 1 claimed twice (the later file fails), a corrupt rank 7, and
+    # rank 3 excluded by --ranks.
+    shutil.copy(os.path.join(d, "rank-1.json.gz"), os.path.join(d, "rank-1b.json.gz"))
+    with open(os.path.join(d, "rank-7.json"), "w") as f:
+        f.write('{"traceEvents": [{"ph": "X", "cat": "kernel"')
+    out, p = analyse(d, processes=3, extra=["--detail", "--ranks", "0-2,4-9"], expect=1)
+    ranks = table(out, "/ranks")
+    assert sorted(ranks[ranks.status == "failed"]["rank"]) == [1, 7], ranks
+    kept = sorted(set(table(out, "/temporal_breakdown")["rank"]))
+    assert kept == [0, 1, 2, 4], kept
+    for name in IN_PLACE:
+        assert sorted(set(table(out, name)["rank"])) == kept, name
+    one, _ = analyse(d, processes=1, extra=["--detail", "--ranks", "0-2,4-9"], expect=1)
+    assert_same_tables(datasets(one), datasets(out), "failed and excluded ranks")
+
+
+def test_processes_without_rows_and_ranks_without_rows():
+    d = generated(2)
+    one, _ = analyse(d, processes=1, extra=["--detail"])
+    four, _ = analyse(d, processes=4, extra=["--detail"])
+    assert_same_tables(datasets(one), datasets(four), "4 processes, 2 files")
+    # A trace with no memory copies has rows in no memory table.
+    d2 = tmpdir()
+    shutil.copy(os.path.join(trace_dir("triton"), "triton_example.json.gz"),
+                os.path.join(d2, "rank-5.json.gz"))
+    out, _ = analyse([d, d2], processes=2, extra=["--detail"])
+    assert 5 not in set(table(out, "/detail/memory_bw")["rank"])
+    assert set(table(out, "/temporal_breakdown")["rank"]) == {0, 1, 5}
+
+
+LIMITED_EXEC = """import os, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (200000, 200000))
+os.execv(sys.argv[1], sys.argv[1:])"""
+
+
+def test_full_disk_with_two_processes_leaves_nothing():
+    out = os.path.join(tmpdir(), "r.h5")
+    cmd = ["mpirun", "-n", "2", sys.executable, "-c", LIMITED_EXEC, HTA_MPI, "-o", out,
+           "-q", "--detail", generated(3)]
+    p = subprocess.run(cmd, env=MPI_ENV, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 3, (p.returncode, p.stderr)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("hta-mpi:")]
+    assert lines == [f"hta-mpi: {out}: cannot write the results file: File too large"], p.stderr
+    assert os.listdir(os.path.dirname(out)) == []
+
+
+if __name__ == "__main__":
+    main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
