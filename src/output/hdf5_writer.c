@@ -378,14 +378,18 @@ static size_t core_increment(const hta_tableset *set)
  * fails too, and HDF5 1.10 then crashes at MPI_Finalize on the half-closed
  * file.  The 1.8 format stores large attributes densely: the original
  * format caps an object's attributes at 64 KiB, which trace_paths exceeds
- * beyond about 4000 traces. */
+ * beyond about 4000 traces.  The in-memory file takes the name of the
+ * (empty) temporary: HDF5 first opens a name to see whether it is open
+ * already, and the core driver would read a previous results file under
+ * the final name whole into memory. */
 static int build_and_save(const hta_tableset *set, const hta_options *opt,
-                          const hta_run_info *info, int fd, hta_error *err)
+                          const hta_run_info *info, const char *tmp_path, int fd,
+                          hta_error *err)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     H5Pset_fapl_core(fapl, core_increment(set), 0);
-    hid_t file = H5Fcreate(opt->output, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t file = H5Fcreate(tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (file < 0)
         return hta_fail(err, "%s: cannot create the results file", opt->output);
@@ -424,7 +428,7 @@ int hta_write_root_tables(const hta_tableset *set, const hta_options *opt,
         return -1;
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    int rc = build_and_save(set, opt, info, fd, err);
+    int rc = build_and_save(set, opt, info, tmp, fd, err);
     if (close(fd) && rc == 0)
         rc = hta_fail(err, "%s: cannot write the results file: %s", opt->output, strerror(errno));
     if (rc) {
