@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "hta/analysis.h"
+#include "hta/packed_ints.h"
 #include "hta/reader.h"
 #include "hta/run.h"
 
@@ -168,6 +169,26 @@ static void test_rank_from_file_name(void)
     CHECK(hta_rank_from_file_name("sampled_rank-1.json.gz") == 1, "sampled");
     CHECK(hta_rank_from_file_name("rank_not_found.json.gz") == -1, "none");
     CHECK(hta_rank_from_file_name("rank7dir/trace.json") == -1, "directory part ignored");
+}
+
+/* Timeline segments travel packed in a string cell: every value comes
+ * back, and no byte is NUL (which would cut the cell short). */
+static void test_packed_ints_round_trip(void)
+{
+    static const uint64_t values[] = {0, 1, 126, 127, 128, 16255, 16256, 16257,
+                                      1683564901225140123ull, INT64_MAX, UINT64_MAX};
+    size_t n = sizeof values / sizeof *values;
+    hta_buf packed = {0};
+    for (size_t i = 0; i < n; i++)
+        CHECK(hta_pack_u64(&packed, values[i]) == 0, "pack");
+    CHECK(strlen(packed.data) == packed.len, "no NUL byte inside");
+    CHECK(packed.len == 1 + 1 + 1 + 2 + 2 + 2 + 3 + 3 + 9 + 10 + 10, "digits per value");
+    const char *p = packed.data;
+    uint64_t v;
+    for (size_t i = 0; i < n; i++)
+        CHECK(hta_unpack_u64(&p, &v) == 1 && v == values[i], "value back");
+    CHECK(hta_unpack_u64(&p, &v) == 0, "end of the string");
+    hta_buf_free(&packed);
 }
 
 static void test_table_pack_round_trip(void)
@@ -349,6 +370,7 @@ int main(int argc, char **argv)
     test_interval_union_and_overlap();
     test_kernel_types();
     test_rank_from_file_name();
+    test_packed_ints_round_trip();
     test_table_pack_round_trip();
     test_concatenated_gzip_members();
     if (argc > 1)

@@ -4,34 +4,61 @@
  * The bins span the global range over all ranks, which is only known after
  * every process has parsed its traces, so this analysis cannot bin.  It
  * leaves three merged interval lists (COMPUTATION union, COMMUNICATION
- * union, their intersection) in the process-local table
- * "_timeline_segments"; run/timeline_bins.c bins them once the range is
- * agreed and drops the segments before anything is gathered. */
+ * union, their intersection) and the GPU extent in the process-local table
+ * "_timeline_segments", one row per layer; run/timeline_bins.c bins them
+ * once the range is agreed and drops the segments before anything is
+ * gathered.  They stay until the process's last trace is analysed, so they
+ * are packed (hta/packed_ints.h): the first start, then for each segment
+ * the gap since the previous end and the length, a few bytes each instead
+ * of a 32-byte row, which keeps a process's memory nearly flat in the
+ * number of traces it analyses. */
 #include "hta/analysis.h"
+#include "hta/packed_ints.h"
 #include "hta/timeline.h"
 
 #include <stdlib.h>
 
 static const hta_column SEGMENT_COLUMNS[] = {
     {"rank", HTA_COL_I64}, {"layer", HTA_COL_I64},
-    {"start_ns", HTA_COL_I64}, {"end_ns", HTA_COL_I64},
+    {"first_ns", HTA_COL_I64}, {"last_ns", HTA_COL_I64}, {"segments", HTA_COL_STR},
 };
 
-static int emit_layer(hta_table *t, int64_t rank_key, int layer, const hta_interval *iv,
-                      size_t n)
+static int pack_layer(hta_buf *packed, const hta_interval *iv, size_t n, int64_t *first,
+                      int64_t *last)
 {
+    int64_t end = 0;
+    packed->len = 0;
+    if (hta_buf_reserve(packed, 0))
+        return -1;
+    packed->data[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         if (iv[i].end <= iv[i].start)
             continue;
-        hta_row row = hta_table_add_row(t);
-        hta_row_put_i64(&row, rank_key);
-        hta_row_put_i64(&row, layer);
-        hta_row_put_i64(&row, iv[i].start);
-        hta_row_put_i64(&row, iv[i].end);
-        if (hta_row_done(&row))
+        if (packed->len == 0)
+            *first = end = iv[i].start;
+        if (hta_pack_u64(packed, (uint64_t)(iv[i].start - end)) ||
+            hta_pack_u64(packed, (uint64_t)(iv[i].end - iv[i].start)))
             return -1;
+        *last = end = iv[i].end;
     }
     return 0;
+}
+
+static int emit_layer(hta_table *t, hta_buf *packed, int64_t rank_key, int layer,
+                      const hta_interval *iv, size_t n)
+{
+    int64_t first = 0, last = 0;
+    if (pack_layer(packed, iv, n, &first, &last))
+        return -1;
+    if (packed->len == 0)
+        return 0;
+    hta_row row = hta_table_add_row(t);
+    hta_row_put_i64(&row, rank_key);
+    hta_row_put_i64(&row, layer);
+    hta_row_put_i64(&row, first);
+    hta_row_put_i64(&row, last);
+    hta_row_put_str(&row, packed->data);
+    return hta_row_done(&row);
 }
 
 int hta_timeline_segments(const hta_rank_view *v, const hta_options *opt,
@@ -44,6 +71,7 @@ int hta_timeline_segments(const hta_rank_view *v, const hta_options *opt,
     size_t n_comp = u->n[HTA_KT_COMPUTATION], n_comm = u->n[HTA_KT_COMMUNICATION];
     hta_interval *both = malloc((n_comp + n_comm + 1) * sizeof *both);
     hta_table *t = HTA_TABLE(out, HTA_TIMELINE_SEGMENTS, SEGMENT_COLUMNS);
+    hta_buf packed = {0};
     int rc = both && t ? 0 : -1;
     if (rc == 0) {
         size_t n_both = hta_intervals_intersection(u->of[HTA_KT_COMPUTATION], n_comp,
@@ -51,11 +79,14 @@ int hta_timeline_segments(const hta_rank_view *v, const hta_options *opt,
         /* The extent layer marks the rank's GPU span even when it holds
          * only MEMORY or OTHER kernels. */
         hta_interval extent = {v->gpu_start, v->gpu_end};
-        rc = emit_layer(t, v->rank_key, HTA_LAYER_COMPUTE, u->of[HTA_KT_COMPUTATION], n_comp) ||
-             emit_layer(t, v->rank_key, HTA_LAYER_COMMUNICATE, u->of[HTA_KT_COMMUNICATION], n_comm) ||
-             emit_layer(t, v->rank_key, HTA_LAYER_OVERLAP, both, n_both) ||
-             emit_layer(t, v->rank_key, HTA_LAYER_EXTENT, &extent, 1);
+        rc = emit_layer(t, &packed, v->rank_key, HTA_LAYER_COMPUTE, u->of[HTA_KT_COMPUTATION],
+                        n_comp) ||
+             emit_layer(t, &packed, v->rank_key, HTA_LAYER_COMMUNICATE,
+                        u->of[HTA_KT_COMMUNICATION], n_comm) ||
+             emit_layer(t, &packed, v->rank_key, HTA_LAYER_OVERLAP, both, n_both) ||
+             emit_layer(t, &packed, v->rank_key, HTA_LAYER_EXTENT, &extent, 1);
     }
+    hta_buf_free(&packed);
     free(both);
     return rc ? hta_fail(err, "out of memory in the timeline") : 0;
 }

@@ -7,6 +7,8 @@
 
 #include <stdlib.h>
 
+#include "hta/packed_ints.h"
+
 static const hta_column TIMELINE_COLUMNS[] = {
     {"rank", HTA_COL_I64}, {"bin", HTA_COL_I64},
     {"compute_us", HTA_COL_F64}, {"communicate_us", HTA_COL_F64},
@@ -20,9 +22,9 @@ int hta_timeline_local_range(const hta_tableset *set, int64_t *start, int64_t *e
     for (size_t r = 0; t && r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
         if (!found || row[2].i < *start)
-            *start = row[2].i;
+            *start = row[2].i;  /* first_ns */
         if (!found || row[3].i > *end)
-            *end = row[3].i;
+            *end = row[3].i;    /* last_ns */
         found = 1;
     }
     return found;
@@ -73,6 +75,19 @@ static int emit_rank(hta_table *out, int64_t rank, const int64_t *totals, int bi
     return 0;
 }
 
+/* Adds every segment of one packed layer (see analysis/timeline.c). */
+static void add_layer(int64_t *totals, int bins, int64_t start, int64_t end, int layer,
+                      int64_t first, const char *packed)
+{
+    int64_t at = first;
+    uint64_t gap, length;
+    while (hta_unpack_u64(&packed, &gap) && hta_unpack_u64(&packed, &length)) {
+        int64_t lo = at + (int64_t)gap;
+        at = lo + (int64_t)length;
+        add_segment(totals, bins, start, end, layer, lo, at);
+    }
+}
+
 /* Segments of one rank are contiguous rows (one analysis call each). */
 int hta_timeline_bin(hta_tableset *set, int bins, int64_t start, int64_t end,
                      hta_error *err)
@@ -86,7 +101,7 @@ int hta_timeline_bin(hta_tableset *set, int bins, int64_t start, int64_t end,
         for (; r < seg->n_rows && hta_table_row(seg, r)[0].i == rank; r++) {
             const hta_cell *row = hta_table_row(seg, r);
             if (row[1].i != HTA_LAYER_EXTENT)
-                add_segment(totals, bins, start, end, (int)row[1].i, row[2].i, row[3].i);
+                add_layer(totals, bins, start, end, (int)row[1].i, row[2].i, row[4].s);
         }
         rc = emit_rank(out, rank, totals, bins, start, end);
         for (size_t i = 0; i < (size_t)bins * 4; i++)
