@@ -49,10 +49,11 @@ typedef struct hta_part {
     uint64_t end_offset;
 } hta_part;
 
-/* Parses one part of the plain file open on fd (read with pread, so parts
- * share the descriptor) into out, initialised by the callee.  Offsets in
- * errors are absolute; on error out is freed. */
-int hta_read_part(int fd, const char *label, const hta_deadline *limit, hta_part *part,
+/* Parses one part of the plain file at path into out, initialised by the
+ * callee.  Each part opens the file itself, so the kernel's read-ahead
+ * follows each part's sequential reads.  Offsets in errors are absolute;
+ * on error out is freed. */
+int hta_read_part(const char *path, const hta_deadline *limit, hta_part *part,
                   hta_trace *out, hta_error *err);
 
 /* Parses path with options->threads threads when it is plain JSON of at

@@ -18,6 +18,7 @@
 #include <emmintrin.h>
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1067,15 +1068,21 @@ static long pull_pread(void *ctx, char *buf, size_t cap, hta_error *err)
     return (long)n;
 }
 
-int hta_read_part(int fd, const char *label, const hta_deadline *limit, hta_part *part,
+int hta_read_part(const char *path, const hta_deadline *limit, hta_part *part,
                   hta_trace *out, hta_error *err)
 {
-    file_input in = {.fd = fd};
+    file_input in = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
+    if (in.fd < 0) {
+        hta_trace_init(out);
+        return hta_fail(err, "%s: %s", path, strerror(errno));
+    }
     if (part->kind == HTA_PART_SPAN)
         in.pos = part->from > SPAN_LOOKBACK_BYTES ? part->from - SPAN_LOOKBACK_BYTES : 0;
     else if (part->kind == HTA_PART_TAIL)
         in.pos = part->from;
-    return parse_stream(pull_pread, &in, in.pos, label, limit, part, out, err);
+    int rc = parse_stream(pull_pread, &in, in.pos, path, limit, part, out, err);
+    close(in.fd);
+    return rc;
 }
 
 typedef struct memory_input {

@@ -3,8 +3,8 @@
  *
  * The file is cut into `threads` equal byte ranges.  Part 0 (the head) runs
  * on the calling thread, parts 1.. (spans) on their own threads, each into
- * its own hta_trace with its own string tables, reading with pread so that
- * no file pages are mapped into the process.  After the join the chain is
+ * its own hta_trace with its own string tables, reading with pread (not
+ * mmap, whose file pages would count in the resident size).  After the join the chain is
  * checked: every span must start exactly where its predecessor stopped, up
  * to the span that saw the event array close; spans after that one lie
  * beyond the array and are dropped, and the tail (the top level after the
@@ -24,8 +24,7 @@
 
 typedef struct worker {
     pthread_t thread;
-    int fd;
-    const char *label;
+    const char *path;
     const hta_deadline *limit;
     hta_part part;
     hta_trace trace;           /* owned when rc == 0 */
@@ -36,7 +35,7 @@ typedef struct worker {
 
 static void run_worker(worker *w)
 {
-    w->rc = hta_read_part(w->fd, w->label, w->limit, &w->part, &w->trace, &w->err);
+    w->rc = hta_read_part(w->path, w->limit, &w->part, &w->trace, &w->err);
 }
 
 static void *worker_main(void *arg)
@@ -159,7 +158,7 @@ static int merge_and_finish(worker *w, int last)
                      .bare_array = w[0].part.bare_array};
     hta_trace rest;
     hta_error err;
-    if (hta_read_part(w[0].fd, w[0].label, w[0].limit, &tail, &rest, &err))
+    if (hta_read_part(w[0].path, w[0].limit, &tail, &rest, &err))
         return -1;
     int rc = append_part(&w[0].trace, &rest);
     hta_trace_free(&rest);
@@ -181,14 +180,14 @@ static void run_parts(worker *w, int n)
     }
 }
 
-static int split_file(int fd, const char *path, int n, uint64_t size,
-                      const hta_deadline *limit, hta_trace *out)
+static int split_file(const char *path, int n, uint64_t size, const hta_deadline *limit,
+                      hta_trace *out)
 {
     worker *w = calloc((size_t)n, sizeof *w);
     if (!w)
         return -1;
     for (int k = 0; k < n; k++)
-        w[k] = (worker){.fd = fd, .label = path, .limit = limit};
+        w[k] = (worker){.path = path, .limit = limit};
     plan_parts(w, n, size);
     run_parts(w, n);
     int last = last_needed_part(w, n);
@@ -213,10 +212,10 @@ int hta_read_trace_split(const char *path, const hta_read_options *options,
     if (fd < 0)
         return -1;
     struct stat st;
-    int rc = -1;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= min_bytes &&
-        !is_gzip(fd))
-        rc = split_file(fd, path, options->threads, (uint64_t)st.st_size, limit, out);
+    int splittable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                     (uint64_t)st.st_size >= min_bytes && !is_gzip(fd);
     close(fd);
-    return rc;
+    if (!splittable)
+        return -1;
+    return split_file(path, options->threads, (uint64_t)st.st_size, limit, out);
 }
