@@ -781,9 +781,12 @@ static int read_event(lexer *lx, hta_trace *t)
 }
 
 /* 1 when the next event starts at or past lx->stop_at: the caller then
- * returns without reading it and every level above unwinds. */
-static int lx_stops_here(lexer *lx)
+ * returns without reading it and every level above unwinds.  The serial
+ * parse never stops and pays one comparison. */
+static inline int lx_stops_here(lexer *lx)
 {
+    if (lx->stop_at == NEVER_STOP)
+        return 0;
     lx_peek_token(lx);
     if (lx_offset(lx) < lx->stop_at)
         return 0;
