@@ -413,7 +413,7 @@ static int parse_threaded(const char *path, int threads, hta_trace *t, hta_error
     hta_read_options with = {.threads = threads, .split_min_bytes = 1};
     hta_deadline none = {0};
     hta_trace direct;
-    *split = hta_read_trace_split(path, &with, &none, &direct) == 0;
+    *split = hta_read_trace_split(path, &with, &none, &direct, err) == 0;
     if (*split)
         hta_trace_free(&direct);
     return hta_read_trace_file(path, &with, t, err);
@@ -548,7 +548,8 @@ static void test_threads_on_adversarial_documents(void)
     hta_read_options two = {.threads = 2, .split_min_bytes = 1};
     hta_deadline none = {0};
     hta_trace t;
-    CHECK(hta_read_trace_split(path, &two, &none, &t) != 0,
+    hta_error err;
+    CHECK(hta_read_trace_split(path, &two, &none, &t, &err) > 0,
           "a boundary guessed inside a string was accepted");
     check_threads_match_serial(path, "boundaries inside one long string");
     unlink(path);
@@ -583,6 +584,26 @@ static void test_threads_report_serial_errors(void)
     }
 }
 
+/* Out of time, the split reports the timeout as the serial parse does,
+ * instead of retrying with the budget spent. */
+static void test_threads_time_out_like_serial(void)
+{
+    hta_buf doc = make_document("{\"traceEvents\":[", 20000, 0, "]}");
+    char path[] = "/tmp/hta-split-XXXXXX";
+    write_temp_file(path, doc.data, doc.len);
+    hta_read_options serial = {.timeout_seconds = 1e-9};
+    hta_read_options threaded = {.timeout_seconds = 1e-9, .threads = 4, .split_min_bytes = 1};
+    hta_trace t;
+    hta_error serial_err = {{0}}, err = {{0}};
+    int serial_rc = hta_read_trace_file(path, &serial, &t, &serial_err);
+    int rc = hta_read_trace_file(path, &threaded, &t, &err);
+    CHECK(serial_rc && rc && strstr(serial_err.text, "timed out after 1e-09 s") &&
+              strcmp(err.text, serial_err.text) == 0,
+          "timeout: '%s' vs serial '%s'", err.text, serial_err.text);
+    unlink(path);
+    hta_buf_free(&doc);
+}
+
 /* Every real trace, decompressed to a plain file, parses identically with
  * 2, 3, 4 and 7 threads, and splits cleanly for at least one count. */
 static void check_threads_never_change_events(const char *path, char *data, size_t len)
@@ -613,6 +634,7 @@ int main(int argc, char **argv)
     test_concatenated_gzip_members();
     test_threads_on_adversarial_documents();
     test_threads_report_serial_errors();
+    test_threads_time_out_like_serial();
     if (argc > 1) {
         int n = for_each_real_trace(argv[1], check_chunking_never_changes_events);
         CHECK(n >= 10, "only %d real traces under %s", n, argv[1]);

@@ -37,6 +37,7 @@ typedef enum hta_part_end {
     HTA_PART_STOPPED,          /* before an event at end_offset */
     HTA_PART_ARRAY_END,        /* the event array closed; end_offset is past ']' */
     HTA_PART_NO_BOUNDARY,      /* span only: no boundary up to the end of data */
+    HTA_PART_TIMED_OUT,        /* failed on the deadline; the error says where */
 } hta_part_end;
 
 typedef struct hta_part {
@@ -57,12 +58,14 @@ int hta_read_part(const char *path, const hta_deadline *limit, hta_part *part,
                   hta_trace *out, hta_error *err);
 
 /* Parses path with options->threads threads when it is plain JSON of at
- * least options->split_min_bytes (0 = HTA_SPLIT_MIN_BYTES): 0 with out
- * filled exactly as a serial parse would, else nonzero and out untouched,
- * for any reason (gzip, small, a guess that failed, a parse error), and
- * the caller parses serially, which also gives the exact error text. */
+ * least options->split_min_bytes (0 = HTA_SPLIT_MIN_BYTES).  Returns 0 with
+ * out filled exactly as a serial parse would; -1 with err set when a part
+ * ran out of time (a serial retry would only fail again, at byte 0); else
+ * 1 with out untouched, for any other reason (gzip, small, a guess that
+ * failed, a parse error), and the caller parses serially, which also gives
+ * the exact error text and offset. */
 #define HTA_SPLIT_MIN_BYTES (16u << 20)
 int hta_read_trace_split(const char *path, const hta_read_options *options,
-                         const hta_deadline *limit, hta_trace *out);
+                         const hta_deadline *limit, hta_trace *out, hta_error *err);
 
 #endif

@@ -46,6 +46,7 @@ typedef struct lexer {
     uint64_t base;             /* stream offset of buf[0] */
     int at_eof;
     int failed;
+    int timed_out;             /* failed on the deadline, not on the data */
     lx_pull_fn pull;
     void *pull_ctx;
     double timeout_seconds;    /* 0 = no limit */
@@ -108,7 +109,7 @@ static int lx_out_of_time(lexer *lx)
         return 0;
     hta_fail(lx->err, "%s: timed out after %g s (--timeout-per-trace) at byte %llu",
              lx->label, lx->timeout_seconds, (unsigned long long)lx_offset(lx));
-    lx->failed = 1;
+    lx->failed = lx->timed_out = 1;
     return 1;
 }
 
@@ -1015,6 +1016,8 @@ static int parse_stream(lx_pull_fn pull, void *ctx, uint64_t base, const char *l
         return hta_fail(err, "%s: out of memory", label);
     lx.p = lx.end = lx.record_from = lx.buf;
     int rc = part ? read_part(&lx, out, part) : read_document(&lx, out);
+    if (part && lx.timed_out)
+        part->end = HTA_PART_TIMED_OUT;
     out->json_bytes = lx_offset(&lx);
     lexer_free(&lx);
     if (rc)
@@ -1039,9 +1042,11 @@ int hta_read_trace_file(const char *path, const hta_read_options *options, hta_t
                         hta_error *err)
 {
     hta_deadline limit = hta_deadline_from(options ? options->timeout_seconds : 0);
-    if (options && options->threads > 1 &&
-        hta_read_trace_split(path, options, &limit, out) == 0)
-        return 0;
+    if (options && options->threads > 1) {
+        int split = hta_read_trace_split(path, options, &limit, out, err);
+        if (split <= 0)
+            return split;
+    }
     hta_source *src;
     if (hta_source_open(path, options ? options->inflater : HTA_INFLATER_AUTO, &src, err)) {
         hta_trace_init(out);

@@ -4,15 +4,16 @@
  * The file is cut into `threads` equal byte ranges.  Part 0 (the head) runs
  * on the calling thread, parts 1.. (spans) on their own threads, each into
  * its own hta_trace with its own string tables, reading with pread (not
- * mmap, whose file pages would count in the resident size).  After the join the chain is
- * checked: every span must start exactly where its predecessor stopped, up
- * to the span that saw the event array close; spans after that one lie
- * beyond the array and are dropped, and the tail (the top level after the
- * array) is parsed serially.  Only then are the parts merged in file order,
+ * mmap, whose file pages would count in the resident size).  After the
+ * join the chain is checked: every span must start exactly where its
+ * predecessor stopped, up to the span that saw the event array close;
+ * spans after that one lie beyond the array and are dropped, and the tail
+ * (the top level after the array) is parsed serially.  Only then are the parts merged in file order,
  * with names, categories and copy indices renumbered so that ids come out
  * in first-seen order, as a serial parse assigns them.  Anything else
- * (a guess inside a string, a parse error, a timeout) returns nonzero and
- * the caller parses serially. */
+ * (a guess inside a string, a parse error) makes the caller parse serially;
+ * only running out of time is reported from here, since a retry would
+ * start with the budget spent. */
 #include "hta/parse_parts.h"
 
 #include <fcntl.h>
@@ -30,7 +31,8 @@ typedef struct worker {
     hta_trace trace;           /* owned when rc == 0 */
     int rc;
     int started;               /* a thread runs it (0 for the head) */
-    hta_error err;             /* unused: a failed split is reparsed serially */
+    hta_error err;             /* reported only for a timeout; any other
+                                  failure is reparsed serially */
 } worker;
 
 static void run_worker(worker *w)
@@ -171,33 +173,45 @@ static int append_part(hta_trace *into, hta_trace *part)
     return 0;
 }
 
-/* Merges parts 1..last into part 0's trace, freeing each, then parses the
- * tail after the array into it.  w[0].trace becomes the result. */
-static int merge_and_finish(worker *w, int last)
+/* Merges parts 1..last into part 0's trace, freeing each: 0, or 1 when
+ * out of memory. */
+static int merge_parts(worker *w, int last)
 {
     size_t extra = 0;
     for (int k = 1; k <= last; k++)
         extra += w[k].trace.n_events;
     if (reserve_events(&w[0].trace, extra))   /* once: pages untouched until filled */
-        return -1;
+        return 1;
     for (int k = 1; k <= last; k++) {
         int rc = append_part(&w[0].trace, &w[k].trace);
         hta_trace_free(&w[k].trace);
         w[k].rc = -1;          /* nothing left to free */
         if (rc)
-            return -1;
+            return 1;
     }
-    if (w[last].part.end == HTA_PART_DOCUMENT_END)
-        return 0;
-    hta_part tail = {.kind = HTA_PART_TAIL, .from = w[last].part.end_offset,
-                     .bare_array = w[0].part.bare_array};
+    return 0;
+}
+
+/* Parses the top level after the event array (from is past its ']') into
+ * the head's trace: 0; -1 with err when out of time; 1 on anything else. */
+static int read_tail(worker *head, uint64_t from, hta_error *err)
+{
+    hta_part tail = {.kind = HTA_PART_TAIL, .from = from, .bare_array = head->part.bare_array};
     hta_trace rest;
-    hta_error err;
-    if (hta_read_part(w[0].path, w[0].limit, &tail, &rest, &err))
-        return -1;
-    int rc = append_part(&w[0].trace, &rest);
+    if (hta_read_part(head->path, head->limit, &tail, &rest, err))
+        return tail.end == HTA_PART_TIMED_OUT ? -1 : 1;
+    int rc = append_part(&head->trace, &rest) ? 1 : 0;
     hta_trace_free(&rest);
     return rc;
+}
+
+/* The error of the first part that ran out of time, or NULL. */
+static const hta_error *timeout_error(const worker *w, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (w[k].rc && w[k].part.end == HTA_PART_TIMED_OUT)
+            return &w[k].err;
+    return NULL;
 }
 
 /* Runs the parts, head on this thread; a span whose thread cannot start
@@ -215,18 +229,30 @@ static void run_parts(worker *w, int n)
     }
 }
 
-static int split_file(const char *path, int n, uint64_t size, const hta_deadline *limit,
-                      hta_trace *out)
+/* More threads than this only cost memory and start-up. */
+#define MAX_PARTS 64
+
+/* Returns as hta_read_trace_split. */
+static int split_file(const char *path, int threads, uint64_t size, const hta_deadline *limit,
+                      hta_trace *out, hta_error *err)
 {
+    int n = threads < MAX_PARTS ? threads : MAX_PARTS;
     worker *w = calloc((size_t)n, sizeof *w);
     if (!w)
-        return -1;
+        return 1;
     for (int k = 0; k < n; k++)
         w[k] = (worker){.path = path, .limit = limit};
     plan_parts(w, n, size);
     run_parts(w, n);
     int last = last_needed_part(w, n);
-    int rc = last < 0 || merge_and_finish(w, last);
+    int rc = last < 0 ? 1 : merge_parts(w, last);
+    if (rc == 0 && w[last].part.end != HTA_PART_DOCUMENT_END)
+        rc = read_tail(&w[0], w[last].part.end_offset, err);
+    const hta_error *timeout = rc > 0 ? timeout_error(w, n) : NULL;
+    if (timeout) {
+        *err = *timeout;
+        rc = -1;
+    }
     for (int k = 1; k < n; k++)
         if (w[k].rc == 0)
             hta_trace_free(&w[k].trace);
@@ -234,23 +260,25 @@ static int split_file(const char *path, int n, uint64_t size, const hta_deadline
         *out = w[0].trace;
     else if (w[0].rc == 0)
         hta_trace_free(&w[0].trace);
+    if (rc < 0)
+        hta_trace_init(out);
     free(w);
-    return rc ? -1 : 0;
+    return rc;
 }
 
 int hta_read_trace_split(const char *path, const hta_read_options *options,
-                         const hta_deadline *limit, hta_trace *out)
+                         const hta_deadline *limit, hta_trace *out, hta_error *err)
 {
     uint64_t min_bytes = options->split_min_bytes ? options->split_min_bytes
                                                   : HTA_SPLIT_MIN_BYTES;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return -1;
+        return 1;
     struct stat st;
     int splittable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
                      (uint64_t)st.st_size >= min_bytes && !is_gzip(fd);
     close(fd);
     if (!splittable)
-        return -1;
-    return split_file(path, options->threads, (uint64_t)st.st_size, limit, out);
+        return 1;
+    return split_file(path, options->threads, (uint64_t)st.st_size, limit, out, err);
 }
