@@ -3,7 +3,9 @@
  * The reader target parses twice, in small refills and in one buffer, and
  * aborts when the two disagree in anything: outcome, error text, events,
  * copies, strings or metadata.  That turns every buffer-boundary bug into a
- * crash even when it corrupts nothing the sanitizers can see.
+ * crash even when it corrupts nothing the sanitizers can see.  It then
+ * parses the input as a file with 2 to 7 threads and no size floor, which
+ * must agree with one thread in the same way.
  *
  * The analyses target writes the input to a memfd so that it enters through
  * the production entry point, hta_analyze_file, as a real file would; the
@@ -51,6 +53,38 @@ static int same_trace(const hta_trace *a, const hta_trace *b)
            a->fractional_ts == b->fractional_ts;
 }
 
+/* Writes bytes to a memfd, named by path (room for 64); returns the fd. */
+static int memfd_holding(const void *bytes, size_t len, char *path)
+{
+    int fd = memfd_create("fuzz-trace", 0);
+    require(fd >= 0, "memfd_create");
+    require(write(fd, bytes, len) == (ssize_t)len, "write to the memfd");
+    snprintf(path, 64, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+/* Parsing the JSON as a file with several threads gives what one does. */
+static void check_threads_agree(const char *json, size_t len, uint8_t selector)
+{
+    char path[64];
+    int fd = memfd_holding(json, len, path);
+    hta_read_options split = {.threads = 2 + selector % 6, .split_min_bytes = 1};
+    hta_trace serial, threaded;
+    hta_error serial_err = {{0}}, threaded_err = {{0}};
+    int serial_rc = hta_read_trace_file(path, NULL, &serial, &serial_err);
+    int threaded_rc = hta_read_trace_file(path, &split, &threaded, &threaded_err);
+    close(fd);
+    require(serial_rc == threaded_rc, "the outcome depends on the thread count");
+    if (serial_rc) {
+        require(strcmp(serial_err.text, threaded_err.text) == 0,
+                "the error depends on the thread count");
+        return;
+    }
+    require(same_trace(&serial, &threaded), "the events depend on the thread count");
+    hta_trace_free(&serial);
+    hta_trace_free(&threaded);
+}
+
 int hta_fuzz_reader(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -66,6 +100,7 @@ int hta_fuzz_reader(const uint8_t *data, size_t size)
         require(strcmp(pieces_err.text, whole_err.text) == 0,
                 "the error depends on the refill size");
         require(strstr(whole_err.text, "fuzz: ") == whole_err.text, "the error names the input");
+        check_threads_agree(json, len, data[0]);
         return 0;
     }
     require(same_trace(&pieces, &whole), "the events depend on the refill size");
@@ -74,6 +109,7 @@ int hta_fuzz_reader(const uint8_t *data, size_t size)
                 "a kept event has a negative time");
     hta_trace_free(&pieces);
     hta_trace_free(&whole);
+    check_threads_agree(json, len, data[0]);
     return 0;
 }
 
@@ -120,11 +156,8 @@ int hta_fuzz_analyses(const uint8_t *data, size_t size)
         return 0;
     hta_options opt;
     options_from_byte(data[0], &opt);
-    int fd = memfd_create("fuzz-trace", 0);
-    require(fd >= 0, "memfd_create");
-    require(write(fd, data + 1, size - 1) == (ssize_t)(size - 1), "write to the memfd");
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int fd = memfd_holding(data + 1, size - 1, path);
     hta_tableset mine = {0};
     int copies = data[0] & 8 ? 2 : 1;
     for (int i = 0; i < copies; i++)

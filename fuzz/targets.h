@@ -10,8 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Byte 0 is the reader's refill size (1-255 bytes; 0 = its normal buffer),
- * the rest is the JSON.  The result must not depend on the refill size. */
+/* Byte 0 is the reader's refill size (1-255 bytes; 0 = its normal buffer)
+ * and, modulo 6, the parser threads (2-7) of a second parse as a file; the
+ * rest is the JSON.  The result must depend on neither. */
 int hta_fuzz_reader(const uint8_t *data, size_t size);
 
 /* Byte 0 selects options (see targets.c), the rest is the trace file.  The

@@ -1,6 +1,7 @@
 """MPI runs: the same HDF5 tables for 1, 2, 3 and 8 processes (only timing
-and process columns may differ), more processes than files, and the
-injected straggler found by the outlier search."""
+and process columns may differ), and for 1, 2 and 3 parser threads, more
+processes than files, and the injected straggler found by the outlier
+search."""
 from common import *
 
 VARYING = {"parse_seconds", "analysis_seconds", "process"}
@@ -28,6 +29,16 @@ def comparable(name, data):
     return {"": data}
 
 
+def assert_same_tables(base, tables, what):
+    assert sorted(tables) == sorted(base), (what, sorted(tables), sorted(base))
+    for name in base:
+        a, b = comparable(name, base[name]), comparable(name, tables[name])
+        assert a.keys() == b.keys(), name
+        for c in a:
+            same = np.array_equal(a[c], b[c], equal_nan=a[c].dtype.kind == "f")
+            assert same, f"{name}.{c} differs with {what}"
+
+
 def test_identical_tables_for_1_2_3_8_processes():
     d = generated(ranks=7, straggler=3)
     base = None
@@ -38,14 +49,21 @@ def test_identical_tables_for_1_2_3_8_processes():
             base = tables
             assert "temporal_breakdown" in tables and len(tables["ranks"]) == 7
             continue
-        assert sorted(tables) == sorted(base), (n, sorted(tables), sorted(base))
-        for name in base:
-            a, b = comparable(name, base[name]), comparable(name, tables[name])
-            assert a.keys() == b.keys(), name
-            for c in a:
-                same = np.array_equal(a[c], b[c], equal_nan=a[c].dtype.kind == "f")
-                assert same, f"{name}.{c} differs between 1 and {n} processes"
+        assert_same_tables(base, tables, f"{n} processes")
         assert set(table(out, "/ranks")["process"]) == set(range(min(n, 7))), n
+
+
+def test_threads_parse_plain_traces_identically():
+    # Plain .json of 20 MB: above the 16 MiB below which files parse serially.
+    d = tmpdir()
+    subprocess.run([TRACEGEN, "-o", d, "--ranks", "2", "--size-mb", "20"], check=True)
+    serial, _ = analyse(d, extra=["--threads", "1", "--detail"])
+    base = all_tables(serial)
+    assert len(base["ranks"]) == 2 and min(base["ranks"]["events"]) > 10000
+    for threads in ("2", "3", "0"):
+        out, _ = analyse(d, extra=["--threads", threads, "--detail"])
+        assert_same_tables(base, all_tables(out), f"--threads {threads}")
+    run(["--threads", "-1", d], expect=2)
 
 
 def test_straggler_is_flagged_and_nobody_else_on_compute():

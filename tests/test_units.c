@@ -1,7 +1,8 @@
 /* test_units.c: unit tests of the reader, interval arithmetic, kernel
  * classification, rank detection and the table packing, on inputs whose
  * answers are known by construction, and the reader's independence from
- * where its buffer boundaries fall, on every real trace. */
+ * where its buffer boundaries fall and from how many threads parse a plain
+ * file, on every real trace. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +12,9 @@
 #include <zlib.h>
 
 #include "hta/analysis.h"
+#include "hta/buf.h"
 #include "hta/packed_ints.h"
+#include "hta/parse_parts.h"
 #include "hta/reader.h"
 #include "hta/run.h"
 
@@ -300,16 +303,18 @@ static int same_events(const hta_trace *a, const hta_trace *b)
     return 1;
 }
 
-/* A buffer boundary may fall inside any token: reading in 1, 7 and 4093
- * byte pieces must give exactly the events of one large read; so must
- * either gzip library. */
-static void test_chunking_never_changes_events(const char *traces)
+typedef void (*real_trace_check)(const char *path, char *data, size_t len);
+
+/* Runs check on every real trace under traces/hta with its decompressed
+ * bytes, NUL-terminated; returns how many traces there were. */
+static int for_each_real_trace(const char *traces, real_trace_check check)
 {
     char root[4096];
     snprintf(root, sizeof root, "%s/hta", traces);
     DIR *d = opendir(root);
     CHECK(d != NULL, "cannot open %s", root);
     struct dirent *folder;
+    int files = 0;
     while (d && (folder = readdir(d))) {
         if (folder->d_name[0] == '.')
             continue;
@@ -324,33 +329,12 @@ static void test_chunking_never_changes_events(const char *traces)
             snprintf(path, sizeof path, "%s/%s", dir, file->d_name);
             size_t len;
             char *data = inflate_file(path, &len);
-            hta_trace whole;
-            hta_error err;
-            if (!data || hta_read_trace_file(path, NULL, &whole, &err)) {
-                CHECK(0, "%s: %s", path, data ? err.text : "unreadable");
-                free(data);
+            CHECK(data != NULL, "%s: unreadable", path);
+            if (!data)
                 continue;
-            }
-            size_t chunks[] = {len < 3000000 ? 1 : 5, 7, 4093};
-            for (size_t c = 0; c < 3; c++) {
-                hta_trace piece;
-                int rc = hta_read_trace_memory(data, len, chunks[c], path, &piece, &err);
-                CHECK(rc == 0 && same_events(&whole, &piece), "%s in %zu-byte chunks", path, chunks[c]);
-                if (rc == 0)
-                    hta_trace_free(&piece);
-            }
-            /* Both gzip backends (when built) give the same events. */
-            for (int inflater = HTA_INFLATER_ZLIB; inflater <= HTA_INFLATER_ISAL; inflater++) {
-                if (!hta_inflater_available((hta_inflater)inflater))
-                    continue;
-                hta_read_options with = {.inflater = (hta_inflater)inflater};
-                hta_trace other;
-                int rc = hta_read_trace_file(path, &with, &other, &err);
-                CHECK(rc == 0 && same_events(&whole, &other), "%s with inflater %d", path, inflater);
-                if (rc == 0)
-                    hta_trace_free(&other);
-            }
-            hta_trace_free(&whole);
+            data[len] = '\0';  /* inflate_file always leaves room */
+            check(path, data, len);
+            files++;
             free(data);
         }
         if (fd)
@@ -358,6 +342,303 @@ static void test_chunking_never_changes_events(const char *traces)
     }
     if (d)
         closedir(d);
+    return files;
+}
+
+/* A buffer boundary may fall inside any token: reading in 1, 7 and 4093
+ * byte pieces must give exactly the events of one large read; so must
+ * either gzip library. */
+static void check_chunking_never_changes_events(const char *path, char *data, size_t len)
+{
+    hta_trace whole;
+    hta_error err;
+    if (hta_read_trace_file(path, NULL, &whole, &err)) {
+        CHECK(0, "%s: %s", path, err.text);
+        return;
+    }
+    size_t chunks[] = {len < 3000000 ? 1 : 5, 7, 4093};
+    for (size_t c = 0; c < 3; c++) {
+        hta_trace piece;
+        int rc = hta_read_trace_memory(data, len, chunks[c], path, &piece, &err);
+        CHECK(rc == 0 && same_events(&whole, &piece), "%s in %zu-byte chunks", path, chunks[c]);
+        if (rc == 0)
+            hta_trace_free(&piece);
+    }
+    /* Both gzip backends (when built) give the same events. */
+    for (int inflater = HTA_INFLATER_ZLIB; inflater <= HTA_INFLATER_ISAL; inflater++) {
+        if (!hta_inflater_available((hta_inflater)inflater))
+            continue;
+        hta_read_options with = {.inflater = (hta_inflater)inflater};
+        hta_trace other;
+        int rc = hta_read_trace_file(path, &with, &other, &err);
+        CHECK(rc == 0 && same_events(&whole, &other), "%s with inflater %d", path, inflater);
+        if (rc == 0)
+            hta_trace_free(&other);
+    }
+    hta_trace_free(&whole);
+}
+
+/* ---- one plain file parsed by several threads ------------------------- */
+
+/* Equal in every field a user can see, ids included (both assign them in
+ * first-seen order), not just the strings they name. */
+static int same_trace(const hta_trace *a, const hta_trace *b, const char **what)
+{
+    *what = "counts or metadata";
+    if (a->n_events != b->n_events || a->n_copies != b->n_copies || a->rank != b->rank ||
+        a->world_size != b->world_size || a->json_bytes != b->json_bytes ||
+        a->skipped_events != b->skipped_events || a->fractional_ts != b->fractional_ts ||
+        a->names.count != b->names.count || a->categories.count != b->categories.count)
+        return 0;
+    *what = "string tables";
+    for (uint32_t i = 0; i < a->names.count; i++)
+        if (strcmp(a->names.strings[i], b->names.strings[i]) != 0)
+            return 0;
+    for (uint32_t i = 0; i < a->categories.count; i++)
+        if (strcmp(a->categories.strings[i], b->categories.strings[i]) != 0)
+            return 0;
+    *what = "events";
+    for (size_t i = 0; i < a->n_events; i++) {
+        const hta_event *x = &a->events[i], *y = &b->events[i];
+        if (x->ts_ns != y->ts_ns || x->dur_ns != y->dur_ns || x->correlation != y->correlation ||
+            x->stream != y->stream || x->name != y->name || x->aux != y->aux ||
+            x->cat != y->cat || x->flags != y->flags || x->kernel_type != y->kernel_type ||
+            strcmp(hta_event_name(a, x), hta_event_name(b, y)) != 0 ||
+            strcmp(hta_event_category(a, x), hta_event_category(b, y)) != 0)
+            return 0;
+    }
+    *what = "copies";
+    for (size_t i = 0; i < a->n_copies; i++) {
+        const hta_copy_info *x = &a->copies[i], *y = &b->copies[i];
+        if (x->bytes != y->bytes || (x->bandwidth_gbps != y->bandwidth_gbps &&
+                                     !(isnan(x->bandwidth_gbps) && isnan(y->bandwidth_gbps))))
+            return 0;
+    }
+    return 1;
+}
+
+static void write_temp_file(char *path, const char *data, size_t len)
+{
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "wb");
+    fwrite(data, 1, len, f);
+    fclose(f);
+}
+
+/* Parses path with `threads` threads and no size floor, so that even a
+ * small file splits; *split says whether the split itself succeeded (else
+ * hta_read_trace_file fell back to the serial parse). */
+static int parse_threaded(const char *path, int threads, hta_trace *t, hta_error *err,
+                          int *split)
+{
+    hta_read_options with = {.threads = threads, .split_min_bytes = 1};
+    hta_deadline none = {0};
+    hta_trace direct;
+    *split = hta_read_trace_split(path, &with, &none, &direct, err) == 0;
+    if (*split)
+        hta_trace_free(&direct);
+    return hta_read_trace_file(path, &with, t, err);
+}
+
+static const int THREAD_COUNTS[] = {2, 3, 4, 7};
+
+/* Serial and threaded parses of path agree for every thread count,
+ * including on the error text; returns how many split cleanly. */
+static int check_threads_match_serial(const char *path, const char *label)
+{
+    hta_trace serial;
+    hta_error serial_err = {{0}};
+    int serial_rc = hta_read_trace_file(path, NULL, &serial, &serial_err);
+    int clean = 0;
+    for (size_t i = 0; i < sizeof THREAD_COUNTS / sizeof *THREAD_COUNTS; i++) {
+        hta_trace t;
+        hta_error err = {{0}};
+        int split;
+        int rc = parse_threaded(path, THREAD_COUNTS[i], &t, &err, &split);
+        clean += split;
+        const char *what = "";
+        CHECK(rc == serial_rc, "%s, %d threads: rc %d, serial %d (%s)", label,
+              THREAD_COUNTS[i], rc, serial_rc, err.text);
+        if (rc == 0 && serial_rc == 0)
+            CHECK(same_trace(&serial, &t, &what), "%s, %d threads: %s differ", label,
+                  THREAD_COUNTS[i], what);
+        if (rc && serial_rc)
+            CHECK(strcmp(err.text, serial_err.text) == 0, "%s, %d threads: '%s' vs '%s'",
+                  label, THREAD_COUNTS[i], err.text, serial_err.text);
+        if (rc == 0)
+            hta_trace_free(&t);
+    }
+    if (serial_rc == 0)
+        hta_trace_free(&serial);
+    return clean;
+}
+
+/* Events whose names, categories and args vary so that later parts see
+ * new strings in their own order, with copies, GPU events, skipped "X"
+ * events and fractional ts; `tricky` fills names and args with `},{`,
+ * `}, {` and nested objects, where a guessed boundary can land. */
+static void append_events(hta_buf *b, int n, int tricky)
+{
+    char event[512];
+    for (int i = 0; i < n; i++) {
+        const char *name = tricky ? "x\"}, {\\\"ph\\\":\\\"X\\\"},{ y" : "kernel";
+        const char *args = tricky ? "\"args\":{\"stream\":7,\"nested\":[{\"a\":{\"b\":1}},"
+                                    "{\"c\":[{},{}]}, {\"d\":\"}\\n,\\t{\"}],\"bytes\":64}"
+                                  : "\"args\":{\"stream\":7,\"correlation\":5}";
+        switch (i % 4) {
+        case 0:
+            snprintf(event, sizeof event,
+                     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s %d\",\"ts\":%d.5,"
+                     "\"dur\":3,%s}", name, i % 97, 1000 + i, args);
+            break;
+        case 1:
+            snprintf(event, sizeof event,
+                     "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy %d\",\"ts\":%d,"
+                     "\"dur\":2,\"args\":{\"stream\":3,\"bytes\":%d,"
+                     "\"memory bandwidth (GB/s)\":%d.25}}", i % 5, 1000 + i, i, i % 13);
+            break;
+        case 2:
+            snprintf(event, sizeof event, "{\"ph\":\"X\",\"name\":\"no cat %d\",\"ts\":1}", i);
+            break;
+        default:
+            snprintf(event, sizeof event,
+                     "{\"ph\":\"i\",\"cat\":\"cpu_op %d\",\"name\":\"{\\\"}\",\"ts\":%d}",
+                     i % 3, i);
+        }
+        if (i)
+            hta_buf_append(b, i % 2 ? ",\n  " : ",", i % 2 ? 4 : 1);
+        hta_buf_append(b, event, strlen(event));
+    }
+}
+
+/* A document: optional prefix, the events, optional suffix. */
+static hta_buf make_document(const char *prefix, int n, int tricky, const char *suffix)
+{
+    hta_buf b = {0};
+    hta_buf_append(&b, prefix, strlen(prefix));
+    append_events(&b, n, tricky);
+    hta_buf_append(&b, suffix, strlen(suffix));
+    return b;
+}
+
+static void check_document(const hta_buf *doc, const char *label, int must_split)
+{
+    char path[] = "/tmp/hta-split-XXXXXX";
+    write_temp_file(path, doc->data, doc->len);
+    int clean = check_threads_match_serial(path, label);
+    if (must_split)
+        CHECK(clean > 0, "%s: no thread count split cleanly", label);
+    unlink(path);
+}
+
+/* Where a range starts inside a string holding `},{` or inside nested
+ * args, the guess is wrong and must be caught; top-level keys after
+ * traceEvents and a bare array must come through a split unchanged. */
+static void test_threads_on_adversarial_documents(void)
+{
+    const char *top = "{\"schemaVersion\":1,\"traceEvents\":[";
+    hta_buf doc = make_document(top, 400, 0,
+                                "],\"distributedInfo\":{\"rank\":3,\"world_size\":8},"
+                                "\"displayTimeUnit\":\"ns\"}");
+    check_document(&doc, "distributedInfo after traceEvents", 1);
+    hta_buf_free(&doc);
+
+    doc = make_document("{\"distributedInfo\":{\"rank\":2},\"traceEvents\":[", 400, 0,
+                        "],\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"late\",\"name\":\"again\","
+                        "\"ts\":1,\"dur\":1}],\"distributedInfo\":{\"world_size\":4}}\n");
+    check_document(&doc, "a second traceEvents and distributedInfo after", 1);
+    hta_buf_free(&doc);
+
+    doc = make_document("[", 400, 0, "]");
+    check_document(&doc, "bare array", 1);
+    hta_buf_free(&doc);
+
+    doc = make_document(top, 400, 1, "]}");
+    check_document(&doc, "boundaries in strings and nested args", 0);
+    hta_buf_free(&doc);
+
+    /* One huge event in the middle: every split point but the outer ones
+     * falls inside its name, which is all `},{` patterns. */
+    doc = make_document(top, 3, 0, ",{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"");
+    for (int i = 0; i < 20000; i++)
+        hta_buf_append(&doc, i % 2 ? "}, {" : "},{", i % 2 ? 4 : 3);
+    const char *rest = "\",\"ts\":5,\"dur\":1},{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"z\",\"ts\":6,\"dur\":1}]}";
+    hta_buf_append(&doc, rest, strlen(rest));
+    char path[] = "/tmp/hta-split-XXXXXX";
+    write_temp_file(path, doc.data, doc.len);
+    hta_read_options two = {.threads = 2, .split_min_bytes = 1};
+    hta_deadline none = {0};
+    hta_trace t;
+    hta_error err;
+    CHECK(hta_read_trace_split(path, &two, &none, &t, &err) > 0,
+          "a boundary guessed inside a string was accepted");
+    check_threads_match_serial(path, "boundaries inside one long string");
+    unlink(path);
+    hta_buf_free(&doc);
+}
+
+/* A bad byte anywhere gives the serial error text with its absolute
+ * offset, whichever part meets it. */
+static void test_threads_report_serial_errors(void)
+{
+    const char *cuts[] = {"head", "middle", "end"};
+    for (int c = 0; c < 3; c++) {
+        hta_buf doc = make_document("{\"traceEvents\":[", 600, 0, "]}");
+        size_t at = c == 0 ? doc.len / 10 : c == 1 ? doc.len / 2 : doc.len - 40;
+        char *colon = memchr(doc.data + at, ':', doc.len - at);
+        *colon = ';';
+        char label[64];
+        snprintf(label, sizeof label, "malformed in the %s", cuts[c]);
+        char path[] = "/tmp/hta-split-XXXXXX";
+        write_temp_file(path, doc.data, doc.len);
+        hta_trace t;
+        hta_error err = {{0}};
+        int split;
+        int rc = parse_threaded(path, 3, &t, &err, &split);
+        char offset[64];
+        snprintf(offset, sizeof offset, "parse error at byte %zu:", (size_t)(colon - doc.data));
+        CHECK(rc != 0 && !split && strstr(err.text, offset),
+              "%s: '%s' should name %s", label, err.text, offset);
+        check_threads_match_serial(path, label);
+        unlink(path);
+        hta_buf_free(&doc);
+    }
+}
+
+/* Out of time, the split reports the timeout as the serial parse does,
+ * instead of retrying with the budget spent. */
+static void test_threads_time_out_like_serial(void)
+{
+    hta_buf doc = make_document("{\"traceEvents\":[", 20000, 0, "]}");
+    char path[] = "/tmp/hta-split-XXXXXX";
+    write_temp_file(path, doc.data, doc.len);
+    hta_read_options serial = {.timeout_seconds = 1e-9};
+    hta_read_options threaded = {.timeout_seconds = 1e-9, .threads = 4, .split_min_bytes = 1};
+    hta_trace t;
+    hta_error serial_err = {{0}}, err = {{0}};
+    int serial_rc = hta_read_trace_file(path, &serial, &t, &serial_err);
+    int rc = hta_read_trace_file(path, &threaded, &t, &err);
+    CHECK(serial_rc && rc && strstr(serial_err.text, "timed out after 1e-09 s") &&
+              strcmp(err.text, serial_err.text) == 0,
+          "timeout: '%s' vs serial '%s'", err.text, serial_err.text);
+    unlink(path);
+    hta_buf_free(&doc);
+}
+
+/* Every real trace, decompressed to a plain file, parses identically with
+ * 2, 3, 4 and 7 threads, and splits cleanly for at least one count. */
+static void check_threads_never_change_events(const char *path, char *data, size_t len)
+{
+    char plain[] = "/tmp/hta-split-XXXXXX";
+    write_temp_file(plain, data, len);
+    int clean = check_threads_match_serial(plain, path);
+    /* The head stops at its range end, so when the array starts past half
+     * the file (a tiny trace with big metadata) even two threads fall back
+     * to the serial parse, correctly. */
+    const char *events = strstr(data, "\"traceEvents\"");
+    if (events && (size_t)(events - data) < len / 2)
+        CHECK(clean > 0, "%s: no thread count split cleanly", path);
+    unlink(plain);
 }
 
 int main(int argc, char **argv)
@@ -373,8 +654,14 @@ int main(int argc, char **argv)
     test_packed_ints_round_trip();
     test_table_pack_round_trip();
     test_concatenated_gzip_members();
-    if (argc > 1)
-        test_chunking_never_changes_events(argv[1]);
+    test_threads_on_adversarial_documents();
+    test_threads_report_serial_errors();
+    test_threads_time_out_like_serial();
+    if (argc > 1) {
+        int n = for_each_real_trace(argv[1], check_chunking_never_changes_events);
+        CHECK(n >= 10, "only %d real traces under %s", n, argv[1]);
+        for_each_real_trace(argv[1], check_threads_never_change_events);
+    }
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures ? 1 : 0;
 }

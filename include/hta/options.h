@@ -28,6 +28,8 @@ typedef struct hta_options {
     int force, recursive, quiet, verbose, detail;
     double timeout_per_trace;  /* seconds per trace file; 0 = no limit */
     int inflater;              /* hta_inflater: gzip backend */
+    int threads;               /* parser threads per plain file; 0 = automatic,
+                                  resolved by main after MPI_Init */
     char **inputs;             /* borrowed from argv */
     size_t n_inputs;
     hta_rank_range *ranks;     /* owned; NULL = all ranks */

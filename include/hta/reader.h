@@ -10,16 +10,20 @@
 #define HTA_READER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hta/error.h"
 #include "hta/source.h"
 #include "hta/trace.h"
 
-/* How to read one file; a zeroed struct (or NULL) means no timeout and
- * the fastest available inflater. */
+/* How to read one file; a zeroed struct (or NULL) means no timeout, the
+ * fastest available inflater and one thread. */
 typedef struct hta_read_options {
     double timeout_seconds;    /* fail with "timed out after N s" beyond it */
     hta_inflater inflater;     /* gzip backend */
+    int threads;               /* parse a plain file with this many (<= 1: one);
+                                  gzip input is always one stream */
+    uint64_t split_min_bytes;  /* smaller files parse serially; 0 = 16 MiB */
 } hta_read_options;
 
 /* Reads a .json or .json.gz file into out (initialised by the callee).

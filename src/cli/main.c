@@ -7,6 +7,7 @@
 
 #include "hta/cli.h"
 #include "hta/pipeline.h"
+#include "hta/threads.h"
 
 #ifndef HTA_VERSION
 #define HTA_VERSION "0.0.0"
@@ -47,6 +48,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "hta-mpi: MPI_Init failed\n");
         return HTA_EXIT_INTERNAL;
     }
+    if (opt.threads == 0)
+        opt.threads = hta_threads_per_process();
     int code = hta_run(&opt, HTA_VERSION);
     MPI_Finalize();
     hta_options_free(&opt);

@@ -49,7 +49,7 @@ enum {
     OPT_INCLUDE_LAST_STEP = 256, OPT_CKD, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
     OPT_NUM_KERNELS, OPT_DURATION_RATIO, OPT_BINS, OPT_Z_OUTLIER, OPT_Z_LIKELY,
     OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
-    OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER,
+    OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER, OPT_THREADS,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -72,6 +72,7 @@ static const struct option LONG_OPTIONS[] = {
     {"detail", no_argument, NULL, OPT_DETAIL},
     {"timeout-per-trace", required_argument, NULL, OPT_TIMEOUT_PER_TRACE},
     {"inflater", required_argument, NULL, OPT_INFLATER},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -109,6 +110,8 @@ void hta_print_usage(FILE *out)
         "      --detail                    also write per-event tables under /detail\n"
         "      --inflater NAME             gzip library: auto (ISA-L when built with it),\n"
         "                                  zlib or isal (default auto)\n"
+        "      --threads N                 threads parsing one plain .json trace; 0 =\n"
+        "                                  cores / processes on the node (default 0)\n"
         "      --timeout-per-trace S       give up on a trace after S seconds and record it\n"
         "                                  as failed; the run goes on (default: no limit)\n"
         "  -q, --quiet                     no summary on stdout, no progress on stderr\n"
@@ -228,6 +231,7 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_DETAIL: o->detail = 1; return 0;
     case OPT_TIMEOUT_PER_TRACE: return parse_double("timeout-per-trace", arg, 0, &o->timeout_per_trace, err);
     case OPT_INFLATER: return parse_inflater(arg, o, err);
+    case OPT_THREADS: return parse_int("threads", arg, 0, &o->threads, err);
     case 'q': o->quiet = 1; return 0;
     case 'v': o->verbose = 1; return 0;
     default: return hta_fail(err, "unknown option (see --help)");

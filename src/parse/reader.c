@@ -4,25 +4,39 @@
  * that keeps its nesting stack on the heap; the event decoder, which fills
  * an event_fields scratch record and appends an hta_event only when the
  * event is a complete ("X") event with cat and dur; and the top level, which
- * accepts an object with traceEvents anywhere or a bare event array. */
+ * accepts an object with traceEvents anywhere or a bare event array.
+ *
+ * The same lexer also parses one part of a plain file (hta/parse_parts.h):
+ * the head stops before the first event at or past a given offset, a span
+ * starts at an event boundary it finds itself, and the tail resumes the
+ * top level just past the event array.  A stop is one offset comparison
+ * per event, so the serial parse pays nothing measurable for it. */
 #include "hta/reader.h"
 
 #include <cjson/cJSON.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hta/buf.h"
+#include "hta/parse_parts.h"
 #include "hta/source.h"
 
 #define LX_BUFFER_BYTES (256u << 10)
 #define LX_EOF (-1)
 #define DISTRIBUTED_INFO_MAX_BYTES (64u << 20)
+/* A span reads from this far before its range so that a boundary whose
+ * '{' is at the range start is still seen whole. */
+#define SPAN_LOOKBACK_BYTES 4096u
+#define NEVER_STOP UINT64_MAX
 
 typedef long (*lx_pull_fn)(void *ctx, char *buf, size_t cap, hta_error *err);
 
@@ -32,12 +46,16 @@ typedef struct lexer {
     uint64_t base;             /* stream offset of buf[0] */
     int at_eof;
     int failed;
+    int timed_out;             /* failed on the deadline, not on the data */
     lx_pull_fn pull;
     void *pull_ctx;
     double timeout_seconds;    /* 0 = no limit */
     double deadline;           /* CLOCK_MONOTONIC seconds, with timeout_seconds */
     const char *label;
     hta_error *err;
+    uint64_t stop_at;          /* stop before an event starting here or later */
+    int stopped;               /* ... and did: unwind without finishing */
+    int bare_array;            /* the document is an event array, not an object */
     hta_buf *record;           /* when set, consumed bytes are appended */
     const char *record_from;
     hta_buf skip_stack;        /* container kinds while skipping */
@@ -91,7 +109,7 @@ static int lx_out_of_time(lexer *lx)
         return 0;
     hta_fail(lx->err, "%s: timed out after %g s (--timeout-per-trace) at byte %llu",
              lx->label, lx->timeout_seconds, (unsigned long long)lx_offset(lx));
-    lx->failed = 1;
+    lx->failed = lx->timed_out = 1;
     return 1;
 }
 
@@ -763,14 +781,31 @@ static int read_event(lexer *lx, hta_trace *t)
     return store_event(lx, t, &f);
 }
 
+/* 1 when the next event starts at or past lx->stop_at: the caller then
+ * returns without reading it and every level above unwinds.  The serial
+ * parse never stops and pays one comparison. */
+static inline int lx_stops_here(lexer *lx)
+{
+    if (lx->stop_at == NEVER_STOP)
+        return 0;
+    lx_peek_token(lx);
+    if (lx_offset(lx) < lx->stop_at)
+        return 0;
+    lx->stopped = 1;
+    return 1;
+}
+
 static int read_event_array(lexer *lx, hta_trace *t)
 {
     int more = lx_open(lx, '[', ']', "traceEvents is not an array");
     while (more > 0) {
+        if (lx_stops_here(lx))
+            return 0;
         if (read_event(lx, t))
             return -1;
         more = lx_next_member(lx, ']');
     }
+    lx->stop_at = NEVER_STOP;  /* only the first event array is split */
     return more;
 }
 
@@ -816,10 +851,10 @@ static int read_distributed_info(lexer *lx, hta_trace *t)
     return rc;
 }
 
-static int read_top_object(lexer *lx, hta_trace *t)
+/* The members of the top-level object from the current one on; `more` is
+ * what lx_open or lx_next_member said about it. */
+static int read_top_members(lexer *lx, hta_trace *t, int more, int saw_events)
 {
-    int saw_events = 0;
-    int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
         if (lx_read_key(lx))
             return -1;
@@ -836,6 +871,8 @@ static int read_top_object(lexer *lx, hta_trace *t)
         }
         if (rc)
             return -1;
+        if (lx->stopped)
+            return 0;
         more = lx_next_member(lx, '}');
     }
     if (more < 0)
@@ -845,12 +882,25 @@ static int read_top_object(lexer *lx, hta_trace *t)
     return 0;
 }
 
+static int read_top_object(lexer *lx, hta_trace *t)
+{
+    return read_top_members(lx, t, lx_open(lx, '{', '}', "expected '{'"), 0);
+}
+
+static int read_document_end(lexer *lx)
+{
+    if (lx_peek_token(lx) != LX_EOF)
+        return lx_error(lx, "unexpected data after the end of the JSON document");
+    return lx->failed ? -1 : 0;
+}
+
 static int read_document(lexer *lx, hta_trace *t)
 {
     int c = lx_peek_token(lx);
     int rc;
     if (c == LX_EOF)
         return lx->failed ? -1 : lx_error(lx, "empty file");
+    lx->bare_array = c == '[';
     if (c == '{')
         rc = read_top_object(lx, t);
     else if (c == '[')
@@ -859,9 +909,82 @@ static int read_document(lexer *lx, hta_trace *t)
         return lx_error(lx, "not a JSON trace (expected '{' or '[')");
     if (rc)
         return -1;
-    if (lx_peek_token(lx) != LX_EOF)
-        return lx_error(lx, "unexpected data after the end of the JSON document");
-    return lx->failed ? -1 : 0;
+    if (lx->stopped)
+        return 0;
+    return read_document_end(lx);
+}
+
+/* Moves to the next `}` `,` `{` (any whitespace between) whose '{' lies at
+ * or past `from`: 1 there, 0 when the data ends first.  The match may be
+ * inside a string; the caller's validation catches that. */
+static int lx_seek_event_start(lexer *lx, uint64_t from)
+{
+    for (;;) {
+        const char *close = memchr(lx->p, '}', (size_t)(lx->end - lx->p));
+        if (!close) {
+            lx->p = lx->end;
+            if (lx_refill(lx) == LX_EOF)
+                return lx->failed ? -1 : 0;
+            continue;
+        }
+        lx->p = close + 1;
+        if (lx_peek_token(lx) != ',')
+            continue;
+        lx->p++;
+        if (lx_peek_token(lx) == '{' && lx_offset(lx) >= from)
+            return 1;
+    }
+}
+
+/* Events from the boundary at or past part->from until one starts at or
+ * past part->stop_at or the array closes. */
+static int read_span(lexer *lx, hta_trace *t, hta_part *part)
+{
+    int found = lx_seek_event_start(lx, part->from);
+    if (found <= 0) {
+        part->end = HTA_PART_NO_BOUNDARY;
+        return found;
+    }
+    part->first_event = lx_offset(lx);
+    int more = 1;
+    while (more > 0) {
+        if (lx_stops_here(lx))
+            break;
+        if (read_event(lx, t))
+            return -1;
+        more = lx_next_member(lx, ']');
+    }
+    if (more < 0)
+        return -1;
+    part->end = more ? HTA_PART_STOPPED : HTA_PART_ARRAY_END;
+    part->end_offset = lx_offset(lx);
+    return 0;
+}
+
+/* The document after the event array's ']', as read_document would go on. */
+static int read_tail(lexer *lx, hta_trace *t, const hta_part *part)
+{
+    if (!part->bare_array && read_top_members(lx, t, lx_next_member(lx, '}'), 1))
+        return -1;
+    return read_document_end(lx);
+}
+
+static int read_part(lexer *lx, hta_trace *t, hta_part *part)
+{
+    switch (part->kind) {
+    case HTA_PART_HEAD: {
+        int rc = read_document(lx, t);
+        part->bare_array = lx->bare_array;
+        part->end = lx->stopped ? HTA_PART_STOPPED : HTA_PART_DOCUMENT_END;
+        part->end_offset = lx_offset(lx);
+        return rc;
+    }
+    case HTA_PART_SPAN:
+        return read_span(lx, t, part);
+    case HTA_PART_TAIL:
+        return read_tail(lx, t, part);
+    }
+    return lx_error(lx, "unknown part");
 }
 
 static void lexer_free(lexer *lx)
@@ -874,20 +997,27 @@ static void lexer_free(lexer *lx)
     hta_buf_free(&lx->ph);
 }
 
-static int parse_stream(lx_pull_fn pull, void *ctx, const char *label,
-                        const hta_read_options *options, hta_trace *out, hta_error *err)
+/* Parses the stream, which starts at byte `base` of the input: the whole
+ * document when part is NULL, else that part.  The deadline is absolute so
+ * that a serial retry after a failed split keeps the caller's budget. */
+static int parse_stream(lx_pull_fn pull, void *ctx, uint64_t base, const char *label,
+                        const hta_deadline *limit, hta_part *part, hta_trace *out,
+                        hta_error *err)
 {
-    lexer lx = {.pull = pull, .pull_ctx = ctx, .label = label, .err = err};
-    if (options && options->timeout_seconds > 0) {
-        lx.timeout_seconds = options->timeout_seconds;
-        lx.deadline = monotonic_seconds() + options->timeout_seconds;
+    lexer lx = {.pull = pull, .pull_ctx = ctx, .base = base, .label = label, .err = err,
+                .stop_at = part && part->kind != HTA_PART_TAIL ? part->stop_at : NEVER_STOP};
+    if (limit && limit->timeout_seconds > 0) {
+        lx.timeout_seconds = limit->timeout_seconds;
+        lx.deadline = limit->at;
     }
     hta_trace_init(out);
     lx.buf = malloc(LX_BUFFER_BYTES);
     if (!lx.buf)
         return hta_fail(err, "%s: out of memory", label);
     lx.p = lx.end = lx.record_from = lx.buf;
-    int rc = read_document(&lx, out);
+    int rc = part ? read_part(&lx, out, part) : read_document(&lx, out);
+    if (part && lx.timed_out)
+        part->end = HTA_PART_TIMED_OUT;
     out->json_bytes = lx_offset(&lx);
     lexer_free(&lx);
     if (rc)
@@ -900,16 +1030,66 @@ static long pull_source(void *ctx, char *buf, size_t cap, hta_error *err)
     return hta_source_read(ctx, buf, cap, err);
 }
 
+hta_deadline hta_deadline_from(double timeout_seconds)
+{
+    hta_deadline d = {.timeout_seconds = timeout_seconds > 0 ? timeout_seconds : 0};
+    if (d.timeout_seconds > 0)
+        d.at = monotonic_seconds() + d.timeout_seconds;
+    return d;
+}
+
 int hta_read_trace_file(const char *path, const hta_read_options *options, hta_trace *out,
                         hta_error *err)
 {
+    hta_deadline limit = hta_deadline_from(options ? options->timeout_seconds : 0);
+    if (options && options->threads > 1) {
+        int split = hta_read_trace_split(path, options, &limit, out, err);
+        if (split <= 0)
+            return split;
+    }
     hta_source *src;
     if (hta_source_open(path, options ? options->inflater : HTA_INFLATER_AUTO, &src, err)) {
         hta_trace_init(out);
         return -1;
     }
-    int rc = parse_stream(pull_source, src, path, options, out, err);
+    int rc = parse_stream(pull_source, src, 0, path, &limit, NULL, out, err);
     hta_source_close(src);
+    return rc;
+}
+
+typedef struct file_input {
+    int fd;
+    uint64_t pos;
+} file_input;
+
+static long pull_pread(void *ctx, char *buf, size_t cap, hta_error *err)
+{
+    file_input *in = ctx;
+    ssize_t n;
+    do
+        n = pread(in->fd, buf, cap, (off_t)in->pos);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return hta_fail(err, "read error at byte %llu: %s", (unsigned long long)in->pos,
+                        strerror(errno));
+    in->pos += (uint64_t)n;
+    return (long)n;
+}
+
+int hta_read_part(const char *path, const hta_deadline *limit, hta_part *part,
+                  hta_trace *out, hta_error *err)
+{
+    file_input in = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
+    if (in.fd < 0) {
+        hta_trace_init(out);
+        return hta_fail(err, "%s: %s", path, strerror(errno));
+    }
+    if (part->kind == HTA_PART_SPAN)
+        in.pos = part->from > SPAN_LOOKBACK_BYTES ? part->from - SPAN_LOOKBACK_BYTES : 0;
+    else if (part->kind == HTA_PART_TAIL)
+        in.pos = part->from;
+    int rc = parse_stream(pull_pread, &in, in.pos, path, limit, part, out, err);
+    close(in.fd);
     return rc;
 }
 
@@ -934,5 +1114,5 @@ int hta_read_trace_memory(const char *data, size_t len, size_t chunk, const char
                           hta_trace *out, hta_error *err)
 {
     memory_input in = {.data = data, .len = len, .chunk = chunk};
-    return parse_stream(pull_memory, &in, label, NULL, out, err);
+    return parse_stream(pull_memory, &in, 0, label, NULL, NULL, out, err);
 }

@@ -131,7 +131,8 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     double t0 = now_seconds();
     hta_trace trace;
     hta_read_options reading = {.timeout_seconds = opt->timeout_per_trace,
-                                .inflater = (hta_inflater)opt->inflater};
+                                .inflater = (hta_inflater)opt->inflater,
+                                .threads = opt->threads};
     int parsed = hta_read_trace_file(path, &reading, &trace, &err) == 0;
     r.parse_seconds = now_seconds() - t0;
     int64_t name_rank = hta_rank_from_file_name(path);

@@ -1,0 +1,284 @@
+/* split_parse.c: one plain trace parsed by several threads (see
+ * hta/parse_parts.h).
+ *
+ * The file is cut into `threads` equal byte ranges.  Part 0 (the head) runs
+ * on the calling thread, parts 1.. (spans) on their own threads, each into
+ * its own hta_trace with its own string tables, reading with pread (not
+ * mmap, whose file pages would count in the resident size).  After the
+ * join the chain is checked: every span must start exactly where its
+ * predecessor stopped, up to the span that saw the event array close;
+ * spans after that one lie beyond the array and are dropped, and the tail
+ * (the top level after the array) is parsed serially.  Only then are the parts merged in file order,
+ * with names, categories and copy indices renumbered so that ids come out
+ * in first-seen order, as a serial parse assigns them.  Anything else
+ * (a guess inside a string, a parse error) makes the caller parse serially;
+ * only running out of time is reported from here, since a retry would
+ * start with the budget spent. */
+#include "hta/parse_parts.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct worker {
+    pthread_t thread;
+    const char *path;
+    const hta_deadline *limit;
+    hta_part part;
+    hta_trace trace;           /* owned when rc == 0 */
+    int rc;
+    int started;               /* a thread runs it (0 for the head) */
+    hta_error err;             /* reported only for a timeout; any other
+                                  failure is reparsed serially */
+} worker;
+
+static void run_worker(worker *w)
+{
+    w->rc = hta_read_part(w->path, w->limit, &w->part, &w->trace, &w->err);
+}
+
+static void *worker_main(void *arg)
+{
+    run_worker(arg);
+    return NULL;
+}
+
+static int is_gzip(int fd)
+{
+    unsigned char magic[2];
+    return pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+/* Range k is [size*k/n, size*(k+1)/n); part k stops at its range end. */
+static void plan_parts(worker *w, int n, uint64_t size)
+{
+    for (int k = 0; k < n; k++) {
+        uint64_t start = size * (uint64_t)k / (uint64_t)n;
+        uint64_t end = k + 1 < n ? size * (uint64_t)(k + 1) / (uint64_t)n : UINT64_MAX;
+        w[k].part = (hta_part){.kind = k ? HTA_PART_SPAN : HTA_PART_HEAD,
+                               .from = start, .stop_at = end};
+    }
+}
+
+/* Index of the last part the parse needs (the one that ended the array or
+ * the document), or -1 when some span did not start exactly where its
+ * predecessor stopped, or a needed part failed. */
+static int last_needed_part(const worker *w, int n)
+{
+    for (int k = 0; k < n; k++) {
+        if (w[k].rc)
+            return -1;
+        if (k > 0 && (w[k].part.end == HTA_PART_NO_BOUNDARY ||
+                      w[k].part.first_event != w[k - 1].part.end_offset))
+            return -1;
+        if (w[k].part.end != HTA_PART_STOPPED)
+            return k;
+    }
+    return -1;
+}
+
+/* Interns every string of `from` into `into` in id order; map[id] is the
+ * new id.  In id order, strings new to `into` get ids in the order the
+ * part first saw them, which is the order a serial parse would. */
+static uint32_t *merge_strings(hta_strtab *into, const hta_strtab *from)
+{
+    uint32_t *map = malloc(((size_t)from->count + 1) * sizeof *map);
+    if (!map)
+        return NULL;
+    for (uint32_t id = 0; id < from->count; id++) {
+        map[id] = hta_strtab_intern(into, from->strings[id], from->lengths[id]);
+        if (map[id] == UINT32_MAX) {
+            free(map);
+            return NULL;
+        }
+    }
+    return map;
+}
+
+static int reserve_events(hta_trace *t, size_t extra)
+{
+    if (t->n_events + extra <= t->cap_events)
+        return 0;
+    size_t cap = t->n_events + extra;
+    hta_event *grown = realloc(t->events, cap * sizeof *grown);
+    if (!grown)
+        return -1;
+    t->events = grown;
+    t->cap_events = cap;
+    return 0;
+}
+
+/* Events moved per step of move_events: 2.5 MiB. */
+#define MOVE_BLOCK_EVENTS (64u << 10)
+
+/* Moves part's events to dst (room for all of them), renumbered, last block
+ * first, shrinking part's array behind the copy so that a part and its
+ * merged copy are never both resident.  The array ends one event long:
+ * freeing a large one would raise glibc's dynamic mmap threshold, keeping
+ * later large allocations on the heap (+30 MB peak RSS on a 300 MB trace
+ * before this). */
+static void move_events(hta_event *dst, hta_trace *part, const uint32_t *names,
+                        const uint32_t *cats, uint32_t copy_base)
+{
+    size_t n = part->n_events;
+    while (n > 0) {
+        size_t from = n > MOVE_BLOCK_EVENTS ? n - MOVE_BLOCK_EVENTS : 0;
+        for (size_t i = from; i < n; i++) {
+            hta_event e = part->events[i];
+            e.name = names[e.name];
+            e.cat = (uint16_t)cats[e.cat];
+            if (e.flags & HTA_EVENT_HAS_COPY)
+                e.aux += copy_base;
+            dst[i] = e;
+        }
+        n = from;
+        hta_event *shrunk = realloc(part->events, (n ? n : 1) * sizeof *shrunk);
+        if (shrunk) {          /* else the larger array stays: harmless */
+            part->events = shrunk;
+            part->cap_events = n ? n : 1;
+        }
+    }
+    part->n_events = 0;
+}
+
+/* Appends part's events (consuming them) and copies to into, renumbered. */
+static int append_part(hta_trace *into, hta_trace *part)
+{
+    uint32_t *names = merge_strings(&into->names, &part->names);
+    uint32_t *cats = merge_strings(&into->categories, &part->categories);
+    uint32_t copy_base = (uint32_t)into->n_copies;
+    size_t n_events = part->n_events;
+    int rc = !names || !cats || into->categories.count > UINT16_MAX + 1u ||
+             reserve_events(into, n_events);
+    for (size_t i = 0; rc == 0 && i < part->n_copies; i++)
+        rc = hta_trace_push_copy(into, part->copies[i]) < 0;
+    if (rc == 0) {
+        move_events(into->events + into->n_events, part, names, cats, copy_base);
+        into->n_events += n_events;
+    }
+    free(names);
+    free(cats);
+    if (rc)
+        return -1;
+    into->skipped_events += part->skipped_events;
+    into->fractional_ts |= part->fractional_ts;
+    if (part->rank >= 0)
+        into->rank = part->rank;
+    if (part->world_size >= 0)
+        into->world_size = part->world_size;
+    into->json_bytes = part->json_bytes;   /* the last part's end is the file's */
+    return 0;
+}
+
+/* Merges parts 1..last into part 0's trace, freeing each: 0, or 1 when
+ * out of memory. */
+static int merge_parts(worker *w, int last)
+{
+    size_t extra = 0;
+    for (int k = 1; k <= last; k++)
+        extra += w[k].trace.n_events;
+    if (reserve_events(&w[0].trace, extra))   /* once: pages untouched until filled */
+        return 1;
+    for (int k = 1; k <= last; k++) {
+        int rc = append_part(&w[0].trace, &w[k].trace);
+        hta_trace_free(&w[k].trace);
+        w[k].rc = -1;          /* nothing left to free */
+        if (rc)
+            return 1;
+    }
+    return 0;
+}
+
+/* Parses the top level after the event array (from is past its ']') into
+ * the head's trace: 0; -1 with err when out of time; 1 on anything else. */
+static int read_tail(worker *head, uint64_t from, hta_error *err)
+{
+    hta_part tail = {.kind = HTA_PART_TAIL, .from = from, .bare_array = head->part.bare_array};
+    hta_trace rest;
+    if (hta_read_part(head->path, head->limit, &tail, &rest, err))
+        return tail.end == HTA_PART_TIMED_OUT ? -1 : 1;
+    int rc = append_part(&head->trace, &rest) ? 1 : 0;
+    hta_trace_free(&rest);
+    return rc;
+}
+
+/* The error of the first part that ran out of time, or NULL. */
+static const hta_error *timeout_error(const worker *w, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (w[k].rc && w[k].part.end == HTA_PART_TIMED_OUT)
+            return &w[k].err;
+    return NULL;
+}
+
+/* Runs the parts, head on this thread; a span whose thread cannot start
+ * runs here too, after the head. */
+static void run_parts(worker *w, int n)
+{
+    for (int k = 1; k < n; k++)
+        w[k].started = pthread_create(&w[k].thread, NULL, worker_main, &w[k]) == 0;
+    run_worker(&w[0]);
+    for (int k = 1; k < n; k++) {
+        if (w[k].started)
+            pthread_join(w[k].thread, NULL);
+        else
+            run_worker(&w[k]);
+    }
+}
+
+/* More threads than this only cost memory and start-up. */
+#define MAX_PARTS 64
+
+/* Returns as hta_read_trace_split. */
+static int split_file(const char *path, int threads, uint64_t size, const hta_deadline *limit,
+                      hta_trace *out, hta_error *err)
+{
+    int n = threads < MAX_PARTS ? threads : MAX_PARTS;
+    worker *w = calloc((size_t)n, sizeof *w);
+    if (!w)
+        return 1;
+    for (int k = 0; k < n; k++)
+        w[k] = (worker){.path = path, .limit = limit};
+    plan_parts(w, n, size);
+    run_parts(w, n);
+    int last = last_needed_part(w, n);
+    int rc = last < 0 ? 1 : merge_parts(w, last);
+    if (rc == 0 && w[last].part.end != HTA_PART_DOCUMENT_END)
+        rc = read_tail(&w[0], w[last].part.end_offset, err);
+    const hta_error *timeout = rc > 0 ? timeout_error(w, n) : NULL;
+    if (timeout) {
+        *err = *timeout;
+        rc = -1;
+    }
+    for (int k = 1; k < n; k++)
+        if (w[k].rc == 0)
+            hta_trace_free(&w[k].trace);
+    if (rc == 0)
+        *out = w[0].trace;
+    else if (w[0].rc == 0)
+        hta_trace_free(&w[0].trace);
+    if (rc < 0)
+        hta_trace_init(out);
+    free(w);
+    return rc;
+}
+
+int hta_read_trace_split(const char *path, const hta_read_options *options,
+                         const hta_deadline *limit, hta_trace *out, hta_error *err)
+{
+    uint64_t min_bytes = options->split_min_bytes ? options->split_min_bytes
+                                                  : HTA_SPLIT_MIN_BYTES;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    struct stat st;
+    int splittable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                     (uint64_t)st.st_size >= min_bytes && !is_gzip(fd);
+    close(fd);
+    if (!splittable)
+        return 1;
+    return split_file(path, options->threads, (uint64_t)st.st_size, limit, out, err);
+}
