@@ -1,5 +1,5 @@
 /* test_units.c: unit tests of the reader, interval arithmetic, kernel
- * classification, rank detection and the table packing, on inputs whose
+ * classification, rank detection, the table packing and the radix sorts, on inputs whose
  * answers are known by construction, and the reader's independence from
  * where its buffer boundaries fall, on every real trace. */
 #include <dirent.h>
@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "hta/analysis.h"
+#include "hta/radix_sort.h"
 #include "hta/reader.h"
 #include "hta/run.h"
 
@@ -339,6 +340,44 @@ static void test_chunking_never_changes_events(const char *traces)
         closedir(d);
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The radix sorts against qsort (glibc's is a stable merge sort): random
+ * keys, many ties, negative values and both zeros, whose order must stay
+ * the input order. */
+static void test_radix_sorts_match_stable_qsort(void)
+{
+    enum { N = 5000 };
+    static int64_t keys[N];
+    static size_t order[N];
+    static double values[N], expected[N];
+    uint64_t state = 88172645463325252ULL;
+    for (size_t i = 0; i < N; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        keys[i] = (int64_t)(state % 97) * ((i & 1) ? 1 : -1000000007LL);
+        values[i] = i % 7 == 0 ? ((i / 7) % 2 ? -0.0 : 0.0) : (double)keys[i] / 1000.0;
+    }
+    CHECK(hta_stable_argsort(keys, N, order) == 0, "argsort runs");
+    int sorted = 1;
+    for (size_t i = 1; i < N; i++)
+        sorted &= keys[order[i - 1]] < keys[order[i]] ||
+                  (keys[order[i - 1]] == keys[order[i]] && order[i - 1] < order[i]);
+    CHECK(sorted, "argsort is sorted and stable");
+    memcpy(expected, values, sizeof values);
+    qsort(expected, N, sizeof *expected, compare_doubles);
+    CHECK(hta_radix_sort_doubles(values, N) == 0, "radix sort runs");
+    CHECK(memcmp(values, expected, sizeof values) == 0, "radix sort = stable qsort, bit for bit");
+    values[3] = NAN;
+    memcpy(expected, values, sizeof values);
+    CHECK(hta_radix_sort_doubles(values, N) == -1 &&
+              memcmp(values, expected, sizeof values) == 0,
+          "NaN refused, values untouched");
+}
+
 int main(int argc, char **argv)
 {
     test_numbers_are_exact_nanoseconds();
@@ -350,6 +389,7 @@ int main(int argc, char **argv)
     test_kernel_types();
     test_rank_from_file_name();
     test_table_pack_round_trip();
+    test_radix_sorts_match_stable_qsort();
     test_concatenated_gzip_members();
     if (argc > 1)
         test_chunking_never_changes_events(argv[1]);
