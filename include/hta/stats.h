@@ -40,7 +40,8 @@ double hta_sample_std(const double *values, size_t n, double mean);
  * uses): scale, round half to even, scale back. */
 double hta_round_decimals(double x, int decimals);
 /* order = the permutation numpy's argsort(kind="quicksort") gives for keys,
- * i.e. pandas' sort_values order, ties included (src/util/argsort.c). */
-void hta_argsort_like_numpy(const int64_t *keys, size_t n, size_t *order);
+ * i.e. pandas' sort_values order, ties included (src/util/argsort.c); -1
+ * when out of memory. */
+int hta_argsort_like_numpy(const int64_t *keys, size_t n, size_t *order);
 
 #endif

@@ -3,12 +3,35 @@
  *
  * The types partition the GPU events, so the first n_gpu slots hold every
  * type's list back to back: each type's events are copied into its own
- * slice, which is then merged in place and shrinks to its union.  The
- * union of all events is the union of those lists, in the slots after. */
+ * slice, which is then merged in place and shrinks to its union (already
+ * in order: the view's events are sorted by start, then end).  The union
+ * of all events is the union of those lists, merged in order into the
+ * slots after. */
 #include "hta/analysis.h"
 
 #include <stdlib.h>
-#include <string.h>
+
+static int precedes(const hta_interval *a, const hta_interval *b)
+{
+    return a->start != b->start ? a->start < b->start : a->end < b->end;
+}
+
+/* Merges the sorted per-type lists into out, keeping (start, end) order so
+ * that their union needs no sort; returns the count. */
+static size_t merge_sorted_lists(const hta_type_unions *u, hta_interval *out)
+{
+    size_t next[HTA_KT_OTHER + 1] = {0}, n = 0;
+    for (;;) {
+        int best = -1;
+        for (int type = 0; type <= HTA_KT_OTHER; type++)
+            if (next[type] < u->n[type] &&
+                (best < 0 || precedes(&u->of[type][next[type]], &u->of[best][next[best]])))
+                best = type;
+        if (best < 0)
+            return n;
+        out[n++] = u->of[best][next[best]++];
+    }
+}
 
 int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu)
 {
@@ -27,11 +50,7 @@ int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu
         slot += n;
     }
     hta_interval *all = u->storage + n_gpu;
-    size_t n_all = 0;
-    for (int type = 0; type <= HTA_KT_OTHER; type++) {
-        memcpy(all + n_all, u->of[type], u->n[type] * sizeof *all);
-        n_all += u->n[type];
-    }
+    size_t n_all = merge_sorted_lists(u, all);
     u->all = all;
     u->n_all = hta_intervals_union(all, n_all);
     return 0;
