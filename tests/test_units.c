@@ -361,12 +361,22 @@ static void test_radix_sorts_match_stable_qsort(void)
         keys[i] = (int64_t)(state % 97) * ((i & 1) ? 1 : -1000000007LL);
         values[i] = i % 7 == 0 ? ((i / 7) % 2 ? -0.0 : 0.0) : (double)keys[i] / 1000.0;
     }
-    CHECK(hta_stable_argsort(keys, N, order) == 0, "argsort runs");
+    static int64_t sorted_keys[N];
+    memcpy(sorted_keys, keys, sizeof keys);
+    CHECK(hta_stable_argsort(sorted_keys, N, order) == 0, "argsort runs");
     int sorted = 1;
     for (size_t i = 1; i < N; i++)
         sorted &= keys[order[i - 1]] < keys[order[i]] ||
                   (keys[order[i - 1]] == keys[order[i]] && order[i - 1] < order[i]);
-    CHECK(sorted, "argsort is sorted and stable");
+    for (size_t i = 0; i < N; i++)
+        sorted &= sorted_keys[i] == keys[order[i]];
+    CHECK(sorted, "argsort is sorted and stable, keys sorted along");
+    int64_t few[] = {5, -3, 5, 0, -3};
+    size_t few_order[5];
+    CHECK(hta_stable_argsort(few, 5, few_order) == 0 && few_order[0] == 1 &&
+              few_order[1] == 4 && few_order[2] == 3 && few_order[3] == 0 &&
+              few_order[4] == 2 && few[0] == -3 && few[4] == 5,
+          "short argsort is stable, keys sorted along");
     memcpy(expected, values, sizeof values);
     qsort(expected, N, sizeof *expected, compare_doubles);
     CHECK(hta_radix_sort_doubles(values, N) == 0, "radix sort runs");

@@ -15,8 +15,9 @@
 #include <stdint.h>
 
 /* order = the indices 0..n-1 sorted by keys[index], equal keys in index
- * order.  -1 when out of memory. */
-int hta_stable_argsort(const int64_t *keys, size_t n, size_t *order);
+ * order; keys come back sorted too (keys[i] is the key of order[i]), which
+ * spares a copy of them.  -1 when out of memory, keys then unchanged. */
+int hta_stable_argsort(int64_t *keys, size_t n, size_t *order);
 
 /* Sorts values ascending in the order a stable sort with the comparison
  * (x > y) - (x < y) gives: -0.0 and 0.0 are equal and keep their order.

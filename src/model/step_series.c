@@ -83,8 +83,13 @@ static size_t *time_order(const step *steps, size_t n)
     if (keys && order) {
         for (size_t i = 0; i < n; i++)
             keys[i] = steps[i].ts;
-        if (hta_stable_argsort(keys, n, order) == 0 &&
-            (!any_tie_matters(steps, order, n) || hta_argsort_like_numpy(keys, n, order) == 0)) {
+        int rc = hta_stable_argsort(keys, n, order);
+        if (rc == 0 && any_tie_matters(steps, order, n)) {
+            for (size_t i = 0; i < n; i++) /* the radix sort sorted them */
+                keys[i] = steps[i].ts;
+            rc = hta_argsort_like_numpy(keys, n, order);
+        }
+        if (rc == 0) {
             free(keys);
             return order;
         }
@@ -147,18 +152,19 @@ typedef struct pair_order {
 static int make_stream_series(hta_step_series_set *set, const launch_pair *pairs, size_t n,
                               pair_order *by)
 {
-    set->series = calloc(n + 1, sizeof *set->series);
-    if (!set->series)
-        return -1;
     for (size_t i = 0; i < n; i++)
         by->keys[i] = pairs[i].gpu->stream;
     if (hta_stable_argsort(by->keys, n, by->order))
         return -1;
-    for (size_t i = 0; i < n; i++) {
-        int64_t stream = by->keys[by->order[i]];
-        if (i == 0 || stream != by->keys[by->order[i - 1]])
-            set->series[set->n_series++].stream = (uint32_t)stream;
-    }
+    size_t streams = 0;
+    for (size_t i = 0; i < n; i++)
+        streams += i == 0 || by->keys[i] != by->keys[i - 1];
+    set->series = calloc(streams + 1, sizeof *set->series);
+    if (!set->series)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || by->keys[i] != by->keys[i - 1])
+            set->series[set->n_series++].stream = (uint32_t)by->keys[i];
     return 0;
 }
 

@@ -60,10 +60,10 @@ static int collect_work(const hta_trace *t, const uint8_t *is_work, hta_stream_w
     return 0;
 }
 
-static int has_equal_neighbours(const int64_t *keys, const size_t *order, size_t n)
+static int has_equal_neighbours(const int64_t *sorted, size_t n)
 {
     for (size_t i = 1; i < n; i++)
-        if (keys[order[i]] == keys[order[i - 1]])
+        if (sorted[i] == sorted[i - 1])
             return 1;
     return 0;
 }
@@ -80,9 +80,12 @@ static int order_by_start(const hta_event **events, size_t n, work_order *by)
     }
     if (hta_stable_argsort(by->keys, n, by->order))
         return -1;
-    if (has_equal_neighbours(by->keys, by->order, n) &&
-        hta_argsort_like_numpy(by->keys, n, by->order))
-        return -1;
+    if (has_equal_neighbours(by->keys, n)) {
+        for (size_t i = 0; i < n; i++) /* the radix sort sorted them */
+            by->keys[i] = events[i]->ts_ns;
+        if (hta_argsort_like_numpy(by->keys, n, by->order))
+            return -1;
+    }
     for (size_t i = 0; i < n; i++)
         events[i] = by->events[by->order[i]];
     return 0;

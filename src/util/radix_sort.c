@@ -1,10 +1,12 @@
 /* radix_sort.c: stable LSD radix sorts (see hta/radix_sort.h).
  *
- * One pass over the keys counts every byte position at once; a byte
- * position where all keys share one value would move nothing and is
- * skipped; each remaining byte, lowest first, is one stable scatter
- * between two buffers.  Keys are unsigned: int64 keys are offset by their
- * minimum, doubles mapped to integers that order as the doubles do. */
+ * A first pass over the keys finds the bits on which they differ; a byte
+ * position where all keys agree would move nothing and is skipped (the
+ * high bytes of one trace's timestamps, the low bytes of small integers
+ * stored as doubles).  A second pass counts the remaining bytes, and each
+ * of them, lowest first, is one stable scatter between two buffers.  Keys
+ * are unsigned: int64 keys with the sign bit flipped, doubles mapped to
+ * integers that order as the doubles do. */
 #include "hta/radix_sort.h"
 
 #include <stdlib.h>
@@ -14,58 +16,102 @@
 #define BUCKETS 256
 #define SMALL_SORT 32          /* below this, insertion sort is cheaper */
 
-typedef struct byte_counts {
-    size_t at[KEY_BYTES][BUCKETS];
-} byte_counts;
+/* The byte positions to sort on, lowest first, and per position the
+ * count of each byte value, then the first slot of each. */
+typedef struct radix_plan {
+    int n_passes;
+    int byte[KEY_BYTES];
+    size_t slot[KEY_BYTES][BUCKETS];
+} radix_plan;
 
-static void count_key(byte_counts *c, uint64_t key)
+static unsigned digit(uint64_t key, int byte)
 {
-    for (int b = 0; b < KEY_BYTES; b++)
-        c->at[b][(key >> (8 * b)) & 0xff]++;
+    return (unsigned)(key >> (8 * byte)) & 0xff;
 }
 
-/* The byte positions where keys differ, lowest first, with their counts
- * turned into each bucket's first slot.  any_key is one of the n keys. */
-static int plan_passes(byte_counts *c, size_t n, uint64_t any_key, int *passes)
+/* A plan for keys whose differing bits are set in differ; NULL when out
+ * of memory. */
+static radix_plan *plan_new(uint64_t differ)
 {
-    int n_passes = 0;
-    for (int b = 0; b < KEY_BYTES; b++) {
-        if (c->at[b][(any_key >> (8 * b)) & 0xff] == n)
-            continue;
+    radix_plan *p = malloc(sizeof *p);
+    if (!p)
+        return NULL;
+    p->n_passes = 0;
+    for (int b = 0; b < KEY_BYTES; b++)
+        if (digit(differ, b))
+            p->byte[p->n_passes++] = b;
+    memset(p->slot, 0, (size_t)p->n_passes * sizeof p->slot[0]);
+    return p;
+}
+
+static void plan_count(radix_plan *p, uint64_t key)
+{
+    for (int i = 0; i < p->n_passes; i++)
+        p->slot[i][digit(key, p->byte[i])]++;
+}
+
+/* Turns the counts into each bucket's first slot. */
+static void plan_slots(radix_plan *p)
+{
+    for (int i = 0; i < p->n_passes; i++) {
         size_t first = 0;
         for (int d = 0; d < BUCKETS; d++) {
-            size_t count = c->at[b][d];
-            c->at[b][d] = first;
+            size_t count = p->slot[i][d];
+            p->slot[i][d] = first;
             first += count;
         }
-        passes[n_passes++] = b;
     }
-    return n_passes;
 }
 
 /* ---- argsort of int64 keys ---------------------------------------------- */
 
-static void insertion_argsort(const int64_t *keys, size_t n, size_t *order)
+static void insertion_argsort(int64_t *keys, size_t n, size_t *order)
 {
     for (size_t i = 1; i < n; i++) {
-        size_t index = order[i], j = i;
-        for (; j > 0 && keys[order[j - 1]] > keys[index]; j--)
+        int64_t key = keys[i];
+        size_t j = i;
+        for (; j > 0 && keys[j - 1] > key; j--) {
+            keys[j] = keys[j - 1];
             order[j] = order[j - 1];
-        order[j] = index;
+        }
+        keys[j] = key;
+        order[j] = i;
     }
 }
 
 static void scatter_pairs(const uint64_t *key, const size_t *index, uint64_t *key_out,
-                          size_t *index_out, size_t n, size_t *first, int byte)
+                          size_t *index_out, size_t n, size_t *slot, int byte)
 {
     for (size_t i = 0; i < n; i++) {
-        size_t slot = first[(key[i] >> (8 * byte)) & 0xff]++;
-        key_out[slot] = key[i];
-        index_out[slot] = index[i];
+        size_t to = slot[digit(key[i], byte)]++;
+        key_out[to] = key[i];
+        index_out[to] = index[i];
     }
 }
 
-int hta_stable_argsort(const int64_t *keys, size_t n, size_t *order)
+/* Sorts key[] carrying order[] along, both back in place at the end;
+ * key_tmp and index_tmp hold n each. */
+static void radix_pairs(radix_plan *p, uint64_t *key, uint64_t *key_tmp, size_t *order,
+                        size_t *index_tmp, size_t n)
+{
+    uint64_t *k_from = key, *k_to = key_tmp;
+    size_t *i_from = order, *i_to = index_tmp;
+    for (int i = 0; i < p->n_passes; i++) {
+        scatter_pairs(k_from, i_from, k_to, i_to, n, p->slot[i], p->byte[i]);
+        uint64_t *k = k_from;
+        k_from = k_to, k_to = k;
+        size_t *ix = i_from;
+        i_from = i_to, i_to = ix;
+    }
+    if (k_from != key) {
+        memcpy(key, k_from, n * sizeof *key);
+        memcpy(order, i_from, n * sizeof *order);
+    }
+}
+
+#define SIGN_BIT (UINT64_C(1) << 63)
+
+int hta_stable_argsort(int64_t *keys, size_t n, size_t *order)
 {
     for (size_t i = 0; i < n; i++)
         order[i] = i;
@@ -73,37 +119,32 @@ int hta_stable_argsort(const int64_t *keys, size_t n, size_t *order)
         insertion_argsort(keys, n, order);
         return 0;
     }
-    uint64_t *key = malloc(n * sizeof *key), *key_tmp = malloc(n * sizeof *key_tmp);
+    uint64_t *key_tmp = malloc(n * sizeof *key_tmp);
     size_t *index_tmp = malloc(n * sizeof *index_tmp);
-    byte_counts *counts = calloc(1, sizeof *counts);
-    int rc = key && key_tmp && index_tmp && counts ? 0 : -1;
-    if (rc == 0) {
-        int64_t min = keys[0];
-        for (size_t i = 1; i < n; i++)
-            min = keys[i] < min ? keys[i] : min;
-        for (size_t i = 0; i < n; i++) {
-            key[i] = (uint64_t)keys[i] - (uint64_t)min; /* order-preserving, no overflow */
-            count_key(counts, key[i]);
-        }
-        int passes[KEY_BYTES];
-        int n_passes = plan_passes(counts, n, key[0], passes);
-        uint64_t *key_from = key, *key_to = key_tmp;
-        size_t *index_from = order, *index_to = index_tmp;
-        for (int p = 0; p < n_passes; p++) {
-            scatter_pairs(key_from, index_from, key_to, index_to, n, counts->at[passes[p]],
-                          passes[p]);
-            uint64_t *k = key_from;
-            key_from = key_to, key_to = k;
-            size_t *ix = index_from;
-            index_from = index_to, index_to = ix;
-        }
-        if (index_from != order)
-            memcpy(order, index_from, n * sizeof *order);
+    radix_plan *plan = NULL;
+    /* The keys are sorted in place as unsigned integers with the sign bit
+     * flipped, which order as the signed values do. */
+    uint64_t *key = (uint64_t *)keys;
+    if (key_tmp && index_tmp) {
+        uint64_t differ = 0;
+        for (size_t i = 0; i < n; i++)
+            differ |= key[i] ^ key[0];
+        plan = plan_new(differ);
     }
-    free(key);
+    if (plan) {
+        for (size_t i = 0; i < n; i++) {
+            key[i] ^= SIGN_BIT;
+            plan_count(plan, key[i]);
+        }
+        plan_slots(plan);
+        radix_pairs(plan, key, key_tmp, order, index_tmp, n);
+        for (size_t i = 0; i < n; i++)
+            key[i] ^= SIGN_BIT;
+    }
+    int rc = plan ? 0 : -1;
     free(key_tmp);
     free(index_tmp);
-    free(counts);
+    free(plan);
     return rc;
 }
 
@@ -121,41 +162,49 @@ static uint64_t double_key(double x)
     return bits >> 63 ? ~bits : bits | (UINT64_C(1) << 63);
 }
 
-static void scatter_doubles(const double *v, double *out, size_t n, size_t *first, int byte)
+static void scatter_doubles(const double *v, double *out, size_t n, size_t *slot, int byte)
 {
     for (size_t i = 0; i < n; i++)
-        out[first[(double_key(v[i]) >> (8 * byte)) & 0xff]++] = v[i];
+        out[slot[digit(double_key(v[i]), byte)]++] = v[i];
+}
+
+/* The plan for values, or NULL when one is NaN or out of memory. */
+static radix_plan *plan_doubles(const double *values, size_t n)
+{
+    uint64_t first = double_key(values[0]), differ = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (values[i] != values[i])
+            return NULL;
+        differ |= double_key(values[i]) ^ first;
+    }
+    radix_plan *plan = plan_new(differ);
+    if (!plan)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        plan_count(plan, double_key(values[i]));
+    plan_slots(plan);
+    return plan;
 }
 
 int hta_radix_sort_doubles(double *values, size_t n)
 {
     if (n < 2)
         return 0;
-    byte_counts *counts = calloc(1, sizeof *counts);
-    double *tmp = counts ? malloc(n * sizeof *tmp) : NULL;
+    radix_plan *plan = plan_doubles(values, n);
+    double *tmp = plan ? malloc(n * sizeof *tmp) : NULL;
     if (!tmp) {
-        free(counts);
+        free(plan);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (values[i] != values[i]) { /* NaN */
-            free(counts);
-            free(tmp);
-            return -1;
-        }
-        count_key(counts, double_key(values[i]));
-    }
-    int passes[KEY_BYTES];
-    int n_passes = plan_passes(counts, n, double_key(values[0]), passes);
     double *from = values, *to = tmp;
-    for (int p = 0; p < n_passes; p++) {
-        scatter_doubles(from, to, n, counts->at[passes[p]], passes[p]);
+    for (int i = 0; i < plan->n_passes; i++) {
+        scatter_doubles(from, to, n, plan->slot[i], plan->byte[i]);
         double *t = from;
         from = to, to = t;
     }
     if (from != values)
         memcpy(values, from, n * sizeof *values);
-    free(counts);
+    free(plan);
     free(tmp);
     return 0;
 }
