@@ -27,15 +27,20 @@ int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t ran
     view->trace = trace;
     view->rank_key = rank_key;
     size_t n_gpu = 0, n_cpu_correlated = 0;
+    int64_t lowest = INT64_MAX, highest = INT64_MIN;
     for (size_t i = 0; i < trace->n_events; i++) {
         const hta_event *e = &trace->events[i];
-        if (hta_event_is_gpu(e))
+        if (hta_event_is_gpu(e)) {
             n_gpu++;
-        else if (e->correlation >= 0)
+        } else if (e->correlation >= 0) {
             n_cpu_correlated++;
+            lowest = e->correlation < lowest ? e->correlation : lowest;
+            highest = e->correlation > highest ? e->correlation : highest;
+        }
     }
     view->gpu = malloc((n_gpu ? n_gpu : 1) * sizeof *view->gpu);
-    if (!view->gpu || hta_corrmap_init(&view->cpu_by_correlation, n_cpu_correlated)) {
+    if (!view->gpu ||
+        hta_corrmap_init(&view->cpu_by_correlation, n_cpu_correlated, lowest, highest)) {
         hta_rank_view_free(view);
         return -1;
     }

@@ -46,13 +46,17 @@ int hta_step_filter(hta_trace *t, int include_last_step,
     int64_t cutoff = include_last_step ? hta_event_end(last_step) : last_step->ts_ns;
 
     size_t n_kept_correlated = 0;
+    int64_t lowest = INT64_MAX, highest = INT64_MIN;
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
-        if (is_cpu_side(e) && e->correlation >= 0 && e->ts_ns <= cutoff)
+        if (is_cpu_side(e) && e->correlation >= 0 && e->ts_ns <= cutoff) {
             n_kept_correlated++;
+            lowest = e->correlation < lowest ? e->correlation : lowest;
+            highest = e->correlation > highest ? e->correlation : highest;
+        }
     }
     hta_corrmap kept;
-    if (hta_corrmap_init(&kept, n_kept_correlated))
+    if (hta_corrmap_init(&kept, n_kept_correlated, lowest, highest))
         return hta_fail(err, "out of memory in the step filter");
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
