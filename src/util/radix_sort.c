@@ -111,10 +111,21 @@ static void radix_pairs(radix_plan *p, uint64_t *key, uint64_t *key_tmp, size_t 
 
 #define SIGN_BIT (UINT64_C(1) << 63)
 
+static int is_sorted(const int64_t *keys, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (keys[i] < keys[i - 1])
+            return 0;
+    return 1;
+}
+
 int hta_stable_argsort(int64_t *keys, size_t n, size_t *order)
 {
     for (size_t i = 0; i < n; i++)
         order[i] = i;
+    /* Often so: a stream's events, launches of one thread, in trace order. */
+    if (is_sorted(keys, n))
+        return 0;
     if (n < SMALL_SORT) {
         insertion_argsort(keys, n, order);
         return 0;
