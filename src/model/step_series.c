@@ -72,23 +72,33 @@ static int any_tie_matters(const step *steps, const size_t *order, size_t n)
     return 0;
 }
 
+#define NS_PER_US 1000
+
 /* numpy's order of the steps by time; NULL when out of memory.  Any
  * sort by time gives the same series when no two steps of one series tie
  * with different deltas, so a stable radix sort serves unless such a tie
- * exists, and then numpy's own algorithm runs. */
+ * exists, and then numpy's own algorithm runs.  With whole-microsecond
+ * times (most traces) such ties are the rule, and numpy's algorithm runs
+ * at once rather than after a wasted radix sort. */
 static size_t *time_order(const step *steps, size_t n)
 {
     int64_t *keys = calloc(n + 1, sizeof *keys);
     size_t *order = malloc((n + 1) * sizeof *order);
     if (keys && order) {
-        for (size_t i = 0; i < n; i++)
+        int whole_us = 1;
+        for (size_t i = 0; i < n; i++) {
             keys[i] = steps[i].ts;
-        int rc = hta_stable_argsort(keys, n, order);
-        if (rc == 0 && any_tie_matters(steps, order, n)) {
-            for (size_t i = 0; i < n; i++) /* the radix sort sorted them */
-                keys[i] = steps[i].ts;
-            rc = hta_argsort_like_numpy(keys, n, order);
+            whole_us &= keys[i] % NS_PER_US == 0;
         }
+        int rc = 0, like_numpy = whole_us;
+        if (!whole_us) {
+            rc = hta_stable_argsort(keys, n, order);
+            like_numpy = rc == 0 && any_tie_matters(steps, order, n);
+            for (size_t i = 0; like_numpy && i < n; i++) /* the radix sort sorted them */
+                keys[i] = steps[i].ts;
+        }
+        if (like_numpy)
+            rc = hta_argsort_like_numpy(keys, n, order);
         if (rc == 0) {
             free(keys);
             return order;
