@@ -6,10 +6,11 @@
  * slice, which is then merged in place and shrinks to its union (already
  * in order: the view's events are sorted by start, then end).  The union
  * of all events is the union of those lists, merged in order into the
- * slots after. */
+ * slots after.  The lists then move to storage of their exact size. */
 #include "hta/analysis.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int precedes(const hta_interval *a, const hta_interval *b)
 {
@@ -33,6 +34,29 @@ static size_t merge_sorted_lists(const hta_type_unions *u, hta_interval *out)
     }
 }
 
+/* Moves the lists into storage of their exact size: merged, they are
+ * usually a fraction of the two slots per event reserved.  -1 when out of
+ * memory. */
+static int compact(hta_type_unions *u)
+{
+    size_t total = u->n_all;
+    for (int type = 0; type <= HTA_KT_OTHER; type++)
+        total += u->n[type];
+    hta_interval *fitted = malloc((total + 1) * sizeof *fitted), *slot = fitted;
+    if (!fitted)
+        return -1;
+    for (int type = 0; type <= HTA_KT_OTHER; type++) {
+        memcpy(slot, u->of[type], u->n[type] * sizeof *slot);
+        u->of[type] = slot;
+        slot += u->n[type];
+    }
+    memcpy(slot, u->all, u->n_all * sizeof *slot);
+    u->all = slot;
+    free(u->storage);
+    u->storage = fitted;
+    return 0;
+}
+
 int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu)
 {
     *u = (hta_type_unions){0};
@@ -53,7 +77,7 @@ int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu
     size_t n_all = merge_sorted_lists(u, all);
     u->all = all;
     u->n_all = hta_intervals_union(all, n_all);
-    return 0;
+    return compact(u);
 }
 
 void hta_type_unions_free(hta_type_unions *u)

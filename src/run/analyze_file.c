@@ -160,6 +160,7 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     hta_step_filter_stats filter;
     hta_rank_view view;
     int ok = hta_step_filter(&trace, opt->include_last_step, &filter, &err) == 0;
+    hta_trace_shrink(&trace);
     if (ok && hta_rank_view_build(&view, &trace, file_index)) {
         hta_fail(&err, "%s: out of memory building the event index", path);
         ok = 0;
