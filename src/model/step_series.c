@@ -74,6 +74,50 @@ static int any_tie_matters(const step *steps, const size_t *order, size_t n)
 
 #define NS_PER_US 1000
 
+static int whole_microseconds(const step *steps, size_t n)
+{
+    int whole = 1;
+    for (size_t i = 0; i < n; i++)
+        whole &= steps[i].ts % NS_PER_US == 0;
+    return whole;
+}
+
+/* numpy's order of the steps by time; NULL when out of memory.  The
+ * steps' times are laid out with their positions directly, so no copy of
+ * the keys exists beside the pairs at the queue length's memory peak. */
+static size_t *numpy_time_order(const step *steps, size_t n)
+{
+    hta_keyed *v = malloc((n + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (hta_keyed){steps[i].ts, i};
+    hta_sort_keyed_like_numpy(v, n);
+    size_t *order = malloc((n + 1) * sizeof *order);
+    for (size_t i = 0; order && i < n; i++)
+        order[i] = v[i].index;
+    free(v);
+    return order;
+}
+
+/* A stable order of the steps by time, or NULL (out of memory, or with
+ * *tie_matters set when a tie makes it differ from numpy's). */
+static size_t *radix_time_order(const step *steps, size_t n, int *tie_matters)
+{
+    int64_t *keys = calloc(n + 1, sizeof *keys);
+    size_t *order = malloc((n + 1) * sizeof *order);
+    int ok = keys && order;
+    for (size_t i = 0; ok && i < n; i++)
+        keys[i] = steps[i].ts;
+    ok = ok && hta_stable_argsort(keys, n, order) == 0;
+    *tie_matters = ok && any_tie_matters(steps, order, n);
+    free(keys);
+    if (ok && !*tie_matters)
+        return order;
+    free(order);
+    return NULL;
+}
+
 /* numpy's order of the steps by time; NULL when out of memory.  Any
  * sort by time gives the same series when no two steps of one series tie
  * with different deltas, so a stable radix sort serves unless such a tie
@@ -82,31 +126,9 @@ static int any_tie_matters(const step *steps, const size_t *order, size_t n)
  * at once rather than after a wasted radix sort. */
 static size_t *time_order(const step *steps, size_t n)
 {
-    int64_t *keys = calloc(n + 1, sizeof *keys);
-    size_t *order = malloc((n + 1) * sizeof *order);
-    if (keys && order) {
-        int whole_us = 1;
-        for (size_t i = 0; i < n; i++) {
-            keys[i] = steps[i].ts;
-            whole_us &= keys[i] % NS_PER_US == 0;
-        }
-        int rc = 0, like_numpy = whole_us;
-        if (!whole_us) {
-            rc = hta_stable_argsort(keys, n, order);
-            like_numpy = rc == 0 && any_tie_matters(steps, order, n);
-            for (size_t i = 0; like_numpy && i < n; i++) /* the radix sort sorted them */
-                keys[i] = steps[i].ts;
-        }
-        if (like_numpy)
-            rc = hta_argsort_like_numpy(keys, n, order);
-        if (rc == 0) {
-            free(keys);
-            return order;
-        }
-    }
-    free(keys);
-    free(order);
-    return NULL;
+    int like_numpy = whole_microseconds(steps, n);
+    size_t *order = like_numpy ? NULL : radix_time_order(steps, n, &like_numpy);
+    return like_numpy ? numpy_time_order(steps, n) : order;
 }
 
 /* Sorts the steps as HTA and writes each series' running sums. */

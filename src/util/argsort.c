@@ -21,10 +21,7 @@
 #define SMALL_PARTITION 15     /* numpy's SMALL_QUICKSORT */
 #define STACK_SIZE 128         /* numpy's PYA_QS_STACK: 2 x bits of npy_intp */
 
-typedef struct keyed {
-    int64_t key;
-    size_t index;
-} keyed;
+typedef hta_keyed keyed;
 
 static void swap(keyed *a, keyed *b)
 {
@@ -143,6 +140,12 @@ static void introsort(keyed *v, size_t n)
     }
 }
 
+void hta_sort_keyed_like_numpy(hta_keyed *v, size_t n)
+{
+    if (n > 1)
+        introsort(v, n);
+}
+
 int hta_argsort_like_numpy(const int64_t *keys, size_t n, size_t *order)
 {
     keyed *v = malloc((n ? n : 1) * sizeof *v);
@@ -150,8 +153,7 @@ int hta_argsort_like_numpy(const int64_t *keys, size_t n, size_t *order)
         return -1;
     for (size_t i = 0; i < n; i++)
         v[i] = (keyed){keys[i], i};
-    if (n > 1)
-        introsort(v, n);
+    hta_sort_keyed_like_numpy(v, n);
     for (size_t i = 0; i < n; i++)
         order[i] = v[i].index;
     free(v);
