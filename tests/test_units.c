@@ -1,5 +1,5 @@
 /* test_units.c: unit tests of the reader, interval arithmetic, kernel
- * classification, rank detection and the table packing, on inputs whose
+ * classification, rank detection, the table packing and the radix sorts, on inputs whose
  * answers are known by construction, and the reader's independence from
  * where its buffer boundaries fall and from how many threads parse a plain
  * file, on every real trace. */
@@ -15,6 +15,7 @@
 #include "hta/buf.h"
 #include "hta/packed_ints.h"
 #include "hta/parse_parts.h"
+#include "hta/radix_sort.h"
 #include "hta/reader.h"
 #include "hta/run.h"
 
@@ -641,6 +642,54 @@ static void check_threads_never_change_events(const char *path, char *data, size
     unlink(plain);
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The radix sorts against qsort (glibc's is a stable merge sort): random
+ * keys, many ties, negative values and both zeros, whose order must stay
+ * the input order. */
+static void test_radix_sorts_match_stable_qsort(void)
+{
+    enum { N = 5000 };
+    static int64_t keys[N];
+    static size_t order[N];
+    static double values[N], expected[N];
+    uint64_t state = 88172645463325252ULL;
+    for (size_t i = 0; i < N; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        keys[i] = (int64_t)(state % 97) * ((i & 1) ? 1 : -1000000007LL);
+        values[i] = i % 7 == 0 ? ((i / 7) % 2 ? -0.0 : 0.0) : (double)keys[i] / 1000.0;
+    }
+    static int64_t sorted_keys[N];
+    memcpy(sorted_keys, keys, sizeof keys);
+    CHECK(hta_stable_argsort(sorted_keys, N, order) == 0, "argsort runs");
+    int sorted = 1;
+    for (size_t i = 1; i < N; i++)
+        sorted &= keys[order[i - 1]] < keys[order[i]] ||
+                  (keys[order[i - 1]] == keys[order[i]] && order[i - 1] < order[i]);
+    for (size_t i = 0; i < N; i++)
+        sorted &= sorted_keys[i] == keys[order[i]];
+    CHECK(sorted, "argsort is sorted and stable, keys sorted along");
+    int64_t few[] = {5, -3, 5, 0, -3};
+    size_t few_order[5];
+    CHECK(hta_stable_argsort(few, 5, few_order) == 0 && few_order[0] == 1 &&
+              few_order[1] == 4 && few_order[2] == 3 && few_order[3] == 0 &&
+              few_order[4] == 2 && few[0] == -3 && few[4] == 5,
+          "short argsort is stable, keys sorted along");
+    memcpy(expected, values, sizeof values);
+    qsort(expected, N, sizeof *expected, compare_doubles);
+    CHECK(hta_radix_sort_doubles(values, N) == 0, "radix sort runs");
+    CHECK(memcmp(values, expected, sizeof values) == 0, "radix sort = stable qsort, bit for bit");
+    values[3] = NAN;
+    memcpy(expected, values, sizeof values);
+    CHECK(hta_radix_sort_doubles(values, N) == -1 &&
+              memcmp(values, expected, sizeof values) == 0,
+          "NaN refused, values untouched");
+}
+
 int main(int argc, char **argv)
 {
     test_numbers_are_exact_nanoseconds();
@@ -653,6 +702,7 @@ int main(int argc, char **argv)
     test_rank_from_file_name();
     test_packed_ints_round_trip();
     test_table_pack_round_trip();
+    test_radix_sorts_match_stable_qsort();
     test_concatenated_gzip_members();
     test_threads_on_adversarial_documents();
     test_threads_report_serial_errors();

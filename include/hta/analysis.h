@@ -23,7 +23,7 @@
  * intervals (definitions section 4): every analysis that combines types
  * reads these instead of merging the events again. */
 typedef struct hta_type_unions {
-    hta_interval *storage;     /* owned, two slots per GPU event */
+    hta_interval *storage;     /* owned, the lists back to back */
     const hta_interval *of[HTA_KT_OTHER + 1]; /* indexed by hta_kernel_type */
     size_t n[HTA_KT_OTHER + 1];
     const hta_interval *all;   /* union of every GPU event */

@@ -71,6 +71,10 @@ void hta_trace_free(hta_trace *t);
 
 /* Appends a zeroed event and returns it, or NULL when out of memory. */
 hta_event *hta_trace_push_event(hta_trace *t);
+/* Gives the event array's unused capacity back (growth by half leaves up
+ * to a third of it unused; the step filter frees more), for the analyses
+ * to use. */
+void hta_trace_shrink(hta_trace *t);
 /* Appends a copy record and returns its index, or -1 when out of memory. */
 long hta_trace_push_copy(hta_trace *t, hta_copy_info info);
 

@@ -16,11 +16,22 @@ static int compare_starts(const void *a, const void *b)
     return (x->end > y->end) - (x->end < y->end);
 }
 
+static int is_sorted_by_start(const hta_interval *iv, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (compare_starts(&iv[i - 1], &iv[i]) > 0)
+            return 0;
+    return 1;
+}
+
 size_t hta_intervals_union(hta_interval *iv, size_t n)
 {
     if (n == 0)
         return 0;
-    qsort(iv, n, sizeof *iv, compare_starts);
+    /* Callers mostly pass intervals already in order (the view's events
+     * are sorted): a check costs one pass, the sort n log n. */
+    if (!is_sorted_by_start(iv, n))
+        qsort(iv, n, sizeof *iv, compare_starts);
     size_t out = 0;
     for (size_t i = 1; i < n; i++) {
         if (iv[i].start > iv[out].end)

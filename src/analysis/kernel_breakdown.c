@@ -67,12 +67,6 @@ typedef struct named_duration {
     int64_t dur_ns;
 } named_duration;
 
-static int compare_name_ids(const void *a, const void *b)
-{
-    const named_duration *x = a, *y = b;
-    return (x->name > y->name) - (x->name < y->name);
-}
-
 static int compare_type_then_name(const void *a, const void *b)
 {
     const kernel_stats *x = a, *y = b;
@@ -96,14 +90,32 @@ static kernel_stats summarize(const char *name, hta_kernel_type type, int64_t co
     return s;
 }
 
-/* Groups the durations by name id into rows; values is scratch for one
- * group.  Returns the number of rows. */
-static size_t group_by_name(const hta_rank_view *v, named_duration *d, double *values,
-                            kernel_stats *rows)
+/* The GPU events' durations grouped by name id, each name's in view order
+ * (a stable counting sort: the sums below add in that order); -1 when out
+ * of memory. */
+static int durations_by_name(const hta_rank_view *v, named_duration *d)
 {
+    size_t *first = calloc((size_t)v->trace->names.count + 1, sizeof *first);
+    if (!first)
+        return -1;
     for (size_t i = 0; i < v->n_gpu; i++)
-        d[i] = (named_duration){v->gpu[i].name, v->gpu[i].kernel_type, v->gpu[i].dur_ns};
-    qsort(d, v->n_gpu, sizeof *d, compare_name_ids);
+        first[v->gpu[i].name + 1]++;
+    for (uint32_t name = 0; name < v->trace->names.count; name++)
+        first[name + 1] += first[name];
+    for (size_t i = 0; i < v->n_gpu; i++)
+        d[first[v->gpu[i].name]++] =
+            (named_duration){v->gpu[i].name, v->gpu[i].kernel_type, v->gpu[i].dur_ns};
+    free(first);
+    return 0;
+}
+
+/* Groups the durations by name id into rows; values is scratch for one
+ * group.  Returns the number of rows, or -1 when out of memory. */
+static long group_by_name(const hta_rank_view *v, named_duration *d, double *values,
+                          kernel_stats *rows)
+{
+    if (durations_by_name(v, d))
+        return -1;
     size_t n = 0;
     for (size_t first = 0, end; first < v->n_gpu; first = end) {
         int64_t sum_ns = 0;
@@ -117,7 +129,7 @@ static size_t group_by_name(const hta_rank_view *v, named_duration *d, double *v
         rows[n].sum_ns = sum_ns;
         rows[n++].sum_us = hta_ns_to_us(sum_ns);
     }
-    return n;
+    return (long)n;
 }
 
 /* One kernel_stats per distinct name, sorted by type name then name;
@@ -127,9 +139,13 @@ static kernel_stats *stats_per_name(const hta_rank_view *v, size_t *n)
     named_duration *d = malloc(v->n_gpu * sizeof *d);
     double *values = malloc(v->n_gpu * sizeof *values);
     kernel_stats *rows = d && values ? malloc(v->n_gpu * sizeof *rows) : NULL;
-    if (rows) {
-        *n = group_by_name(v, d, values, rows);
+    long grouped = rows ? group_by_name(v, d, values, rows) : -1;
+    if (grouped >= 0) {
+        *n = (size_t)grouped;
         qsort(rows, *n, sizeof *rows, compare_type_then_name);
+    } else {
+        free(rows);
+        rows = NULL;
     }
     free(d);
     free(values);
@@ -201,13 +217,15 @@ static int top_scratch_alloc(top_scratch *s, size_t n)
  * sort_values("sum", ascending=False): numpy's unstable quicksort of the
  * reversed column, read backwards.  The same permutation keeps HTA's
  * choice among equal sums at the num_kernels cut. */
-static void rank_like_hta(const kernel_stats *rows, size_t n, top_scratch *s)
+static int rank_like_hta(const kernel_stats *rows, size_t n, top_scratch *s)
 {
     for (size_t i = 0; i < n; i++)
         s->keys[i] = rows[n - 1 - i].sum_ns;
-    hta_argsort_like_numpy(s->keys, n, s->order);
+    if (hta_argsort_like_numpy(s->keys, n, s->order))
+        return -1;
     for (size_t j = 0; j < n; j++)
         s->ranked[j] = rows[n - 1 - s->order[n - 1 - j]];
+    return 0;
 }
 
 /* HTA's fold of the n ranked names of one type into kept rows plus
@@ -256,9 +274,9 @@ static int put_top_rows(hta_tableset *out, const hta_rank_view *v, const hta_opt
             rc = put_kernel_rows(out, "kernels_top", v->rank_key, rows + first, m);
             continue;
         }
-        rank_like_hta(rows + first, m, &s);
-        size_t kept = fold_ranked(m, opt, &s);
-        rc = put_kernel_rows(out, "kernels_top", v->rank_key, s.top, kept);
+        rc = rank_like_hta(rows + first, m, &s);
+        if (rc == 0)
+            rc = put_kernel_rows(out, "kernels_top", v->rank_key, s.top, fold_ranked(m, opt, &s));
     }
     top_scratch_free(&s);
     return rc;

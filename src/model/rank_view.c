@@ -3,6 +3,7 @@
  * hta/analysis.h).  Built once per rank so that no analysis sorts, indexes
  * or merges the same events again. */
 #include "hta/analysis.h"
+#include "hta/radix_sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,21 +22,91 @@ static int compare_gpu_events(const void *a, const void *b)
     return (x->name > y->name) - (x->name < y->name);
 }
 
+/* Longest run of equal starts left to insertion sort. */
+#define SHORT_RUN 32
+
+/* Orders a run of events with one start by the rest of the comparison,
+ * stably: insertion sort for the usual short runs, qsort (glibc's is a
+ * stable merge sort) for long ones. */
+static void sort_equal_starts(hta_event *e, size_t n)
+{
+    if (n > SHORT_RUN) {
+        qsort(e, n, sizeof *e, compare_gpu_events);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        hta_event v = e[i];
+        size_t j = i;
+        for (; j > 0 && compare_gpu_events(&e[j - 1], &v) > 0; j--)
+            e[j] = e[j - 1];
+        e[j] = v;
+    }
+}
+
+/* Places events[i] at slot i of the order, in place: each cycle of the
+ * permutation is followed once, order[i] = i marking a placed slot. */
+static void apply_order(hta_event *events, size_t *order, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (order[i] == i)
+            continue;
+        hta_event first = events[i];
+        size_t j = i;
+        while (order[j] != i) {
+            size_t from = order[j];
+            events[j] = events[from];
+            order[j] = j;
+            j = from;
+        }
+        events[j] = first;
+        order[j] = j;
+    }
+}
+
+/* Sorts the GPU events as a stable qsort with compare_gpu_events would: a
+ * stable radix sort by start, then each run of equal starts by the rest,
+ * stably.  -1 when out of memory. */
+static int sort_gpu_events(hta_event *gpu, size_t n)
+{
+    int64_t *starts = malloc((n ? n : 1) * sizeof *starts);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    int rc = starts && order ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        starts[i] = gpu[i].ts_ns;
+    if (rc == 0)
+        rc = hta_stable_argsort(starts, n, order);
+    free(starts);
+    if (rc == 0)
+        apply_order(gpu, order, n);
+    free(order);
+    for (size_t first = 0, end; rc == 0 && first < n; first = end) {
+        for (end = first + 1; end < n && gpu[end].ts_ns == gpu[first].ts_ns;)
+            end++;
+        sort_equal_starts(gpu + first, end - first);
+    }
+    return rc;
+}
+
 int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key)
 {
     memset(view, 0, sizeof *view);
     view->trace = trace;
     view->rank_key = rank_key;
     size_t n_gpu = 0, n_cpu_correlated = 0;
+    int64_t lowest = INT64_MAX, highest = INT64_MIN;
     for (size_t i = 0; i < trace->n_events; i++) {
         const hta_event *e = &trace->events[i];
-        if (hta_event_is_gpu(e))
+        if (hta_event_is_gpu(e)) {
             n_gpu++;
-        else if (e->correlation >= 0)
+        } else if (e->correlation >= 0) {
             n_cpu_correlated++;
+            lowest = e->correlation < lowest ? e->correlation : lowest;
+            highest = e->correlation > highest ? e->correlation : highest;
+        }
     }
     view->gpu = malloc((n_gpu ? n_gpu : 1) * sizeof *view->gpu);
-    if (!view->gpu || hta_corrmap_init(&view->cpu_by_correlation, n_cpu_correlated)) {
+    if (!view->gpu ||
+        hta_corrmap_init(&view->cpu_by_correlation, n_cpu_correlated, lowest, highest)) {
         hta_rank_view_free(view);
         return -1;
     }
@@ -46,7 +117,10 @@ int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t ran
         else if (e->correlation >= 0)
             hta_corrmap_put_first(&view->cpu_by_correlation, e->correlation, (uint32_t)i);
     }
-    qsort(view->gpu, view->n_gpu, sizeof *view->gpu, compare_gpu_events);
+    if (sort_gpu_events(view->gpu, view->n_gpu)) {
+        hta_rank_view_free(view);
+        return -1;
+    }
     for (size_t i = 0; i < view->n_gpu; i++) {
         if (i == 0 || hta_event_end(&view->gpu[i]) > view->gpu_end)
             view->gpu_end = hta_event_end(&view->gpu[i]);

@@ -22,37 +22,59 @@ static int is_cpu_side(const hta_event *e)
     return !(hta_event_is_gpu(e) && e->correlation >= 0);
 }
 
-int hta_step_filter(hta_trace *t, int include_last_step,
-                    hta_step_filter_stats *stats, hta_error *err)
+/* The latest-starting ProfilerStep#N event when the trace has at least two
+ * distinct step names, else NULL.  Names are tested once per name id
+ * rather than once per event; -1 when out of memory. */
+static int find_last_step(const hta_trace *t, const hta_event **last_step)
 {
-    memset(stats, 0, sizeof *stats);
+    uint8_t *is_step = malloc(t->names.count + 1);
+    if (!is_step)
+        return -1;
+    for (uint32_t id = 0; id < t->names.count; id++)
+        is_step[id] = (uint8_t)is_profiler_step(hta_strtab_get(&t->names, id));
     uint32_t first_step_name = UINT32_MAX;
     int distinct_steps = 0;
-    const hta_event *last_step = NULL;
+    const hta_event *last = NULL;
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
-        if (!is_cpu_side(e) || !is_profiler_step(hta_event_name(t, e)))
+        if (!is_cpu_side(e) || !is_step[e->name])
             continue;
         if (first_step_name == UINT32_MAX)
             first_step_name = e->name;
         if (e->name != first_step_name)
             distinct_steps = 2;
-        if (!last_step || e->ts_ns > last_step->ts_ns)
-            last_step = e;
+        if (!last || e->ts_ns > last->ts_ns)
+            last = e;
     }
-    if (distinct_steps < 2)
+    free(is_step);
+    *last_step = distinct_steps < 2 ? NULL : last;
+    return 0;
+}
+
+int hta_step_filter(hta_trace *t, int include_last_step,
+                    hta_step_filter_stats *stats, hta_error *err)
+{
+    memset(stats, 0, sizeof *stats);
+    const hta_event *last_step;
+    if (find_last_step(t, &last_step))
+        return hta_fail(err, "out of memory in the step filter");
+    if (!last_step)
         return 0;
     stats->applied = 1;
     int64_t cutoff = include_last_step ? hta_event_end(last_step) : last_step->ts_ns;
 
     size_t n_kept_correlated = 0;
+    int64_t lowest = INT64_MAX, highest = INT64_MIN;
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
-        if (is_cpu_side(e) && e->correlation >= 0 && e->ts_ns <= cutoff)
+        if (is_cpu_side(e) && e->correlation >= 0 && e->ts_ns <= cutoff) {
             n_kept_correlated++;
+            lowest = e->correlation < lowest ? e->correlation : lowest;
+            highest = e->correlation > highest ? e->correlation : highest;
+        }
     }
     hta_corrmap kept;
-    if (hta_corrmap_init(&kept, n_kept_correlated))
+    if (hta_corrmap_init(&kept, n_kept_correlated, lowest, highest))
         return hta_fail(err, "out of memory in the step filter");
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];

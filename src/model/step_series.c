@@ -8,6 +8,7 @@
  * per stream or kind keeping that order (pandas' groupby), and summed
  * running, in float64 in that order, as pandas' cumsum. */
 #include "hta/launch.h"
+#include "hta/radix_sort.h"
 #include "hta/stats.h"
 #include "hta/step_series.h"
 
@@ -37,21 +38,97 @@ static size_t *place_groups(hta_step_series_set *set, const step *steps, size_t 
     return next;
 }
 
-/* numpy's order of the steps by time; NULL when out of memory. */
-static size_t *time_order(const step *steps, size_t n)
+/* Longest run of equal times whose steps are compared pairwise; a longer
+ * one is taken to matter. */
+#define MAX_TIE_RUN 16
+
+static int same_delta(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Whether, in the run order[first, end) of steps at one time, two steps of
+ * one series differ in delta: only then does their order change a value. */
+static int tie_matters(const step *steps, const size_t *order, size_t first, size_t end)
+{
+    if (end - first > MAX_TIE_RUN)
+        return 1;
+    for (size_t i = first; i < end; i++)
+        for (size_t j = i + 1; j < end; j++)
+            if (steps[order[i]].group == steps[order[j]].group &&
+                !same_delta(steps[order[i]].delta, steps[order[j]].delta))
+                return 1;
+    return 0;
+}
+
+static int any_tie_matters(const step *steps, const size_t *order, size_t n)
+{
+    for (size_t first = 0, end; first < n; first = end) {
+        for (end = first + 1; end < n && steps[order[end]].ts == steps[order[first]].ts;)
+            end++;
+        if (end - first > 1 && tie_matters(steps, order, first, end))
+            return 1;
+    }
+    return 0;
+}
+
+#define NS_PER_US 1000
+
+static int whole_microseconds(const step *steps, size_t n)
+{
+    int whole = 1;
+    for (size_t i = 0; i < n; i++)
+        whole &= steps[i].ts % NS_PER_US == 0;
+    return whole;
+}
+
+/* numpy's order of the steps by time; NULL when out of memory.  The
+ * steps' times are laid out with their positions directly, so no copy of
+ * the keys exists beside the pairs at the queue length's memory peak. */
+static size_t *numpy_time_order(const step *steps, size_t n)
+{
+    hta_keyed *v = malloc((n + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (hta_keyed){steps[i].ts, i};
+    hta_sort_keyed_like_numpy(v, n);
+    size_t *order = malloc((n + 1) * sizeof *order);
+    for (size_t i = 0; order && i < n; i++)
+        order[i] = v[i].index;
+    free(v);
+    return order;
+}
+
+/* A stable order of the steps by time, or NULL (out of memory, or with
+ * *tie_matters set when a tie makes it differ from numpy's). */
+static size_t *radix_time_order(const step *steps, size_t n, int *tie_matters)
 {
     int64_t *keys = calloc(n + 1, sizeof *keys);
     size_t *order = malloc((n + 1) * sizeof *order);
-    if (keys && order) {
-        for (size_t i = 0; i < n; i++)
-            keys[i] = steps[i].ts;
-        hta_argsort_like_numpy(keys, n, order);
-    } else {
-        free(order);
-        order = NULL;
-    }
+    int ok = keys && order;
+    for (size_t i = 0; ok && i < n; i++)
+        keys[i] = steps[i].ts;
+    ok = ok && hta_stable_argsort(keys, n, order) == 0;
+    *tie_matters = ok && any_tie_matters(steps, order, n);
     free(keys);
-    return order;
+    if (ok && !*tie_matters)
+        return order;
+    free(order);
+    return NULL;
+}
+
+/* numpy's order of the steps by time; NULL when out of memory.  Any
+ * sort by time gives the same series when no two steps of one series tie
+ * with different deltas, so a stable radix sort serves unless such a tie
+ * exists, and then numpy's own algorithm runs.  With whole-microsecond
+ * times (most traces) such ties are the rule, and numpy's algorithm runs
+ * at once rather than after a wasted radix sort. */
+static size_t *time_order(const step *steps, size_t n)
+{
+    int like_numpy = whole_microseconds(steps, n);
+    size_t *order = like_numpy ? NULL : radix_time_order(steps, n, &like_numpy);
+    return like_numpy ? numpy_time_order(steps, n) : order;
 }
 
 /* Sorts the steps as HTA and writes each series' running sums. */
@@ -83,21 +160,6 @@ typedef struct launch_pair {
     const hta_event *cpu, *gpu;
 } launch_pair;
 
-/* Launch call order; a call with several GPU events keeps their order. */
-static int compare_by_launch(const void *a, const void *b)
-{
-    const launch_pair *x = a, *y = b;
-    if (x->cpu != y->cpu)
-        return x->cpu < y->cpu ? -1 : 1;
-    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
-}
-
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The GPU events launched by a queue API, in trace order. */
 static size_t find_launch_pairs(const hta_rank_view *v, launch_pair *pairs)
 {
@@ -112,22 +174,29 @@ static size_t find_launch_pairs(const hta_rank_view *v, launch_pair *pairs)
     return n;
 }
 
+/* Scratch for ordering the n pairs by a key. */
+typedef struct pair_order {
+    int64_t *keys;
+    size_t *order;
+} pair_order;
+
 /* One series per stream, ascending. */
-static int make_stream_series(hta_step_series_set *set, const launch_pair *pairs, size_t n)
+static int make_stream_series(hta_step_series_set *set, const launch_pair *pairs, size_t n,
+                              pair_order *by)
 {
-    uint32_t *streams = malloc((n + 1) * sizeof *streams);
-    set->series = calloc(n + 1, sizeof *set->series);
-    if (!streams || !set->series) {
-        free(streams);
+    for (size_t i = 0; i < n; i++)
+        by->keys[i] = pairs[i].gpu->stream;
+    if (hta_stable_argsort(by->keys, n, by->order))
         return -1;
-    }
+    size_t streams = 0;
     for (size_t i = 0; i < n; i++)
-        streams[i] = pairs[i].gpu->stream;
-    qsort(streams, n, sizeof *streams, compare_u32);
+        streams += i == 0 || by->keys[i] != by->keys[i - 1];
+    set->series = calloc(streams + 1, sizeof *set->series);
+    if (!set->series)
+        return -1;
     for (size_t i = 0; i < n; i++)
-        if (i == 0 || streams[i] != streams[i - 1])
-            set->series[set->n_series++].stream = streams[i];
-    free(streams);
+        if (i == 0 || by->keys[i] != by->keys[i - 1])
+            set->series[set->n_series++].stream = (uint32_t)by->keys[i];
     return 0;
 }
 
@@ -144,16 +213,24 @@ static uint32_t stream_series_index(const hta_step_series_set *set, uint32_t str
     return (uint32_t)lo;
 }
 
-/* HTA's order: the launch calls (in trace order), then the GPU events. */
-static void queue_steps(const hta_step_series_set *set, launch_pair *pairs, size_t n,
-                        step *steps)
+/* HTA's order: the launch calls (in trace order; a call with several GPU
+ * events once per event, in their trace order, which the pairs are in),
+ * then the GPU events.  -1 when out of memory. */
+static int queue_steps(const hta_step_series_set *set, const hta_trace *t,
+                       const launch_pair *pairs, size_t n, pair_order *by, step *steps)
 {
     for (size_t i = 0; i < n; i++)
         steps[n + i] = (step){pairs[i].gpu->ts_ns, -1.0,
                               stream_series_index(set, pairs[i].gpu->stream)};
-    qsort(pairs, n, sizeof *pairs, compare_by_launch);
     for (size_t i = 0; i < n; i++)
-        steps[i] = (step){pairs[i].cpu->ts_ns, +1.0, stream_series_index(set, pairs[i].gpu->stream)};
+        by->keys[i] = pairs[i].cpu - t->events;
+    if (hta_stable_argsort(by->keys, n, by->order))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const launch_pair *p = &pairs[by->order[i]];
+        steps[i] = (step){p->cpu->ts_ns, +1.0, steps[n + by->order[i]].group};
+    }
+    return 0;
 }
 
 int hta_queue_length_series(hta_step_series_set *set, const hta_rank_view *v)
@@ -162,19 +239,26 @@ int hta_queue_length_series(hta_step_series_set *set, const hta_rank_view *v)
     size_t cap = v->n_gpu + 1;
     launch_pair *pairs = malloc(cap * sizeof *pairs);
     step *steps = malloc(2 * cap * sizeof *steps);
+    pair_order by = {malloc(cap * sizeof *by.keys), malloc(cap * sizeof *by.order)};
     int rc = -1;
-    if (pairs && steps) {
+    if (pairs && steps && by.keys && by.order) {
         size_t n = find_launch_pairs(v, pairs);
-        if (make_stream_series(set, pairs, n) == 0) {
-            queue_steps(set, pairs, n, steps);
-            /* The pairs are in the steps now; free them before the sort's
-             * buffers exist, it is the peak of a rank's memory. */
+        if (make_stream_series(set, pairs, n, &by) == 0 &&
+            queue_steps(set, v->trace, pairs, n, &by, steps) == 0) {
+            /* The pairs are in the steps now; free them and the scratch
+             * before the sort's buffers exist, it is the peak of a rank's
+             * memory. */
             free(pairs);
+            free(by.keys);
+            free(by.order);
             pairs = NULL;
+            by = (pair_order){NULL, NULL};
             rc = accumulate(set, steps, 2 * n, 0);
         }
     }
     free(pairs);
+    free(by.keys);
+    free(by.order);
     free(steps);
     if (rc)
         hta_step_series_free(set);

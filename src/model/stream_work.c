@@ -4,7 +4,11 @@
  * Events are grouped by stream keeping trace order (what HTA's boolean
  * selection of one stream keeps), then each stream is ordered by start
  * with numpy's quicksort permutation, so that events starting together
- * get the predecessor HTA gives them. */
+ * get the predecessor HTA gives them.  Both orders are stable radix sorts
+ * (numpy's permutation differs from a stable one only among equal starts,
+ * so it runs only for a stream that has some); the buffers are sized by
+ * the work events, not by the whole trace. */
+#include "hta/radix_sort.h"
 #include "hta/stats.h"
 #include "hta/stream_work.h"
 
@@ -21,45 +25,70 @@ static int is_work_category(const char *cat)
     return 0;
 }
 
-/* Stream, then trace order: pointers into one array order like indices. */
-static int compare_stream_then_position(const void *a, const void *b)
+static size_t count_work(const hta_trace *t, const uint8_t *is_work)
 {
-    const hta_event *x = *(const hta_event *const *)a, *y = *(const hta_event *const *)b;
-    if (x->stream != y->stream)
-        return x->stream < y->stream ? -1 : 1;
-    return (x > y) - (x < y);
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        n += hta_event_is_gpu(&t->events[i]) && is_work[t->events[i].cat];
+    return n;
 }
 
-/* The work events in stream, then trace order; -1 when out of memory. */
-static long collect_work(const hta_trace *t, const hta_event **out)
+/* Scratch for ordering up to n_work events by a key. */
+typedef struct work_order {
+    int64_t *keys;
+    size_t *order;
+    const hta_event **events;
+} work_order;
+
+/* The work events into set->storage in stream, then trace order (a stable
+ * sort by stream of the trace-order events); -1 when out of memory. */
+static int collect_work(const hta_trace *t, const uint8_t *is_work, hta_stream_work_set *set,
+                        size_t n, work_order *by)
 {
-    uint8_t *is_work = malloc(t->categories.count + 1);
-    if (!is_work)
-        return -1;
-    for (uint32_t c = 0; c < t->categories.count; c++)
-        is_work[c] = (uint8_t)is_work_category(hta_strtab_get(&t->categories, c));
-    size_t n = 0;
+    size_t k = 0;
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
-        if (hta_event_is_gpu(e) && is_work[e->cat])
-            out[n++] = e;
+        if (hta_event_is_gpu(e) && is_work[e->cat]) {
+            by->events[k] = e;
+            by->keys[k++] = e->stream;
+        }
     }
-    free(is_work);
-    qsort(out, n, sizeof *out, compare_stream_then_position);
-    return (long)n;
+    if (hta_stable_argsort(by->keys, n, by->order))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        set->storage[i] = by->events[by->order[i]];
+    return 0;
 }
 
-/* Reorders one stream's events by start as pandas' sort_values does. */
-static void order_by_start(const hta_event **events, size_t n, int64_t *keys,
-                           size_t *order, const hta_event **scratch)
+static int has_equal_neighbours(const int64_t *sorted, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (sorted[i] == sorted[i - 1])
+            return 1;
+    return 0;
+}
+
+/* Reorders one stream's events by start as pandas' sort_values does.
+ * Without equal starts every sort gives numpy's order, and a radix sort
+ * is the cheapest; with them numpy's own algorithm decides.  -1 when out
+ * of memory. */
+static int order_by_start(const hta_event **events, size_t n, work_order *by)
 {
     for (size_t i = 0; i < n; i++) {
-        keys[i] = events[i]->ts_ns;
-        scratch[i] = events[i];
+        by->keys[i] = events[i]->ts_ns;
+        by->events[i] = events[i];
     }
-    hta_argsort_like_numpy(keys, n, order);
+    if (hta_stable_argsort(by->keys, n, by->order))
+        return -1;
+    if (has_equal_neighbours(by->keys, n)) {
+        for (size_t i = 0; i < n; i++) /* the radix sort sorted them */
+            by->keys[i] = events[i]->ts_ns;
+        if (hta_argsort_like_numpy(by->keys, n, by->order))
+            return -1;
+    }
     for (size_t i = 0; i < n; i++)
-        events[i] = scratch[order[i]];
+        events[i] = by->events[by->order[i]];
+    return 0;
 }
 
 static size_t count_streams(const hta_event **events, size_t n)
@@ -71,40 +100,54 @@ static size_t count_streams(const hta_event **events, size_t n)
 }
 
 /* Cuts the grouped events into streams, each ordered by start. */
-static void split_streams(hta_stream_work_set *set, size_t n, int64_t *keys, size_t *order,
-                          const hta_event **scratch)
+static int split_streams(hta_stream_work_set *set, size_t n, work_order *by)
 {
     const hta_event **ev = set->storage;
     for (size_t begin = 0, end; begin < n; begin = end) {
         for (end = begin + 1; end < n && ev[end]->stream == ev[begin]->stream;)
             end++;
-        order_by_start(ev + begin, end - begin, keys, order, scratch);
+        if (order_by_start(ev + begin, end - begin, by))
+            return -1;
         set->streams[set->n_streams++] =
             (hta_stream_work){.stream = ev[begin]->stream, .events = ev + begin, .n = end - begin};
     }
+    return 0;
+}
+
+/* Fills the set from the work events; -1 when out of memory. */
+static int build(hta_stream_work_set *set, const hta_trace *t, const uint8_t *is_work)
+{
+    size_t n = count_work(t, is_work), cap = n ? n : 1;
+    work_order by = {calloc(cap, sizeof *by.keys), malloc(cap * sizeof *by.order),
+                     malloc(cap * sizeof *by.events)};
+    set->storage = malloc(cap * sizeof *set->storage);
+    int rc = by.keys && by.order && by.events && set->storage ? 0 : -1;
+    if (rc == 0)
+        rc = collect_work(t, is_work, set, n, &by);
+    if (rc == 0 && !(set->streams = malloc((count_streams(set->storage, n) + 1) *
+                                           sizeof *set->streams)))
+        rc = -1;
+    if (rc == 0)
+        rc = split_streams(set, n, &by);
+    free(by.keys);
+    free(by.order);
+    free(by.events);
+    return rc;
 }
 
 int hta_stream_work_build(hta_stream_work_set *set, const hta_trace *t)
 {
     memset(set, 0, sizeof *set);
-    size_t cap = t->n_events ? t->n_events : 1;
-    set->storage = malloc(cap * sizeof *set->storage);
-    const hta_event **scratch = malloc(cap * sizeof *scratch);
-    int64_t *keys = malloc(cap * sizeof *keys);
-    size_t *order = malloc(cap * sizeof *order);
-    long n = set->storage && scratch && keys && order ? collect_work(t, set->storage) : -1;
-    if (n >= 0)
-        set->streams = malloc((count_streams(set->storage, (size_t)n) + 1) * sizeof *set->streams);
-    if (set->streams)
-        split_streams(set, (size_t)n, keys, order, scratch);
-    free(scratch);
-    free(keys);
-    free(order);
-    if (!set->streams) {
-        hta_stream_work_free(set);
+    uint8_t *is_work = malloc(t->categories.count + 1);
+    if (!is_work)
         return -1;
-    }
-    return 0;
+    for (uint32_t c = 0; c < t->categories.count; c++)
+        is_work[c] = (uint8_t)is_work_category(hta_strtab_get(&t->categories, c));
+    int rc = build(set, t, is_work);
+    free(is_work);
+    if (rc)
+        hta_stream_work_free(set);
+    return rc;
 }
 
 void hta_stream_work_free(hta_stream_work_set *set)

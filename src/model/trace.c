@@ -45,6 +45,17 @@ hta_event *hta_trace_push_event(hta_trace *t)
     return e;
 }
 
+void hta_trace_shrink(hta_trace *t)
+{
+    if (t->n_events == 0 || t->n_events == t->cap_events)
+        return;
+    hta_event *fitted = realloc(t->events, t->n_events * sizeof *t->events);
+    if (fitted) { /* else keep the larger block: nothing is lost */
+        t->events = fitted;
+        t->cap_events = t->n_events;
+    }
+}
+
 long hta_trace_push_copy(hta_trace *t, hta_copy_info info)
 {
     if (t->n_copies == t->cap_copies &&

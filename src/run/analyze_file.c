@@ -8,6 +8,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <time.h>
 
@@ -104,6 +107,17 @@ static uint64_t count_gpu_events(const hta_trace *t)
     return n;
 }
 
+/* glibc keeps freed heap memory for reuse, and after the first large
+ * free it raises its thresholds so far that a rank's event array and
+ * analysis buffers stay resident: the next trace, or the output, would
+ * then add its own peak on top.  Trimming once per trace returns them. */
+static void give_back_free_memory(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
 /* Runs the analyses; on failure the tables may hold some of this file's
  * rows, which the root discards with the failed rank.  The reader enforces
  * --timeout-per-trace while parsing; the rest of the budget is checked
@@ -161,6 +175,7 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     hta_step_filter_stats filter;
     hta_rank_view view;
     int ok = hta_step_filter(&trace, opt->include_last_step, &filter, &err) == 0;
+    hta_trace_shrink(&trace);
     if (ok && hta_rank_view_build(&view, &trace, file_index)) {
         hta_fail(&err, "%s: out of memory building the event index", path);
         ok = 0;
@@ -179,5 +194,6 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     }
     int rc = append_ranks_row(out, file_index, process, path, &r);
     hta_trace_free(&trace);
+    give_back_free_memory();
     return rc;
 }

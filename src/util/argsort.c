@@ -8,15 +8,24 @@
  * value at every such tie, so reproducing HTA's numbers needs the very same
  * permutation.  This is numpy 1.24's aquicksort (the numpy HTA's expected
  * values were computed with): median-of-3 quicksort down to partitions of
- * 16, insertion sort below, heapsort past a depth limit of 2 log2(n). */
+ * 16, insertion sort below, heapsort past a depth limit of 2 log2(n).
+ *
+ * numpy moves indices and reads each key through its index; this moves
+ * (key, index) pairs, which makes the same comparisons and the same swaps,
+ * hence the same permutation, without a cache miss per comparison once
+ * the array outgrows the cache. */
 #include "hta/stats.h"
+
+#include <stdlib.h>
 
 #define SMALL_PARTITION 15     /* numpy's SMALL_QUICKSORT */
 #define STACK_SIZE 128         /* numpy's PYA_QS_STACK: 2 x bits of npy_intp */
 
-static void swap(size_t *a, size_t *b)
+typedef hta_keyed keyed;
+
+static void swap(keyed *a, keyed *b)
 {
-    size_t t = *a;
+    keyed t = *a;
     *a = *b;
     *b = t;
 }
@@ -30,12 +39,12 @@ static int floor_log2(size_t n)
 }
 
 /* Moves tmp down from slot i of the 1-based heap a[1..n], as numpy does. */
-static void sift_down(const int64_t *keys, size_t *a, size_t n, size_t i, size_t tmp)
+static void sift_down(keyed *a, size_t n, size_t i, keyed tmp)
 {
     for (size_t j = i << 1; j <= n;) {
-        if (j < n && keys[a[j]] < keys[a[j + 1]])
+        if (j < n && a[j].key < a[j + 1].key)
             j++;
-        if (!(keys[tmp] < keys[a[j]]))
+        if (!(tmp.key < a[j].key))
             break;
         a[i] = a[j];
         i = j;
@@ -44,40 +53,40 @@ static void sift_down(const int64_t *keys, size_t *a, size_t n, size_t i, size_t
     a[i] = tmp;
 }
 
-/* numpy's aheapsort on order[0..n), used when a partition nests too deep. */
-static void heapsort_indices(const int64_t *keys, size_t *order, size_t n)
+/* numpy's aheapsort on v[0..n), used when a partition nests too deep. */
+static void heapsort_pairs(keyed *v, size_t n)
 {
-    size_t *a = order - 1;     /* 1-based heap indexing, as numpy */
+    keyed *a = v - 1;          /* 1-based heap indexing, as numpy */
     for (size_t l = n >> 1; l > 0; --l)
-        sift_down(keys, a, n, l, a[l]);
+        sift_down(a, n, l, a[l]);
     while (n > 1) {
-        size_t tmp = a[n];
+        keyed tmp = a[n];
         a[n] = a[1];
         n -= 1;
-        sift_down(keys, a, n, 1, tmp);
+        sift_down(a, n, 1, tmp);
     }
 }
 
 /* Partitions [pl, pr] around the median of three; returns the pivot slot. */
-static size_t *partition(const int64_t *keys, size_t *pl, size_t *pr)
+static keyed *partition(keyed *pl, keyed *pr)
 {
-    size_t *pm = pl + ((pr - pl) >> 1);
-    if (keys[*pm] < keys[*pl])
+    keyed *pm = pl + ((pr - pl) >> 1);
+    if (pm->key < pl->key)
         swap(pm, pl);
-    if (keys[*pr] < keys[*pm])
+    if (pr->key < pm->key)
         swap(pr, pm);
-    if (keys[*pm] < keys[*pl])
+    if (pm->key < pl->key)
         swap(pm, pl);
-    int64_t pivot = keys[*pm];
-    size_t *pi = pl, *pj = pr - 1;
+    int64_t pivot = pm->key;
+    keyed *pi = pl, *pj = pr - 1;
     swap(pm, pj);
     for (;;) {
         do
             ++pi;
-        while (keys[*pi] < pivot);
+        while (pi->key < pivot);
         do
             --pj;
-        while (pivot < keys[*pj]);
+        while (pivot < pj->key);
         if (pi >= pj)
             break;
         swap(pi, pj);
@@ -86,35 +95,30 @@ static size_t *partition(const int64_t *keys, size_t *pl, size_t *pr)
     return pi;
 }
 
-static void insertion_sort(const int64_t *keys, size_t *pl, size_t *pr)
+static void insertion_sort(keyed *pl, keyed *pr)
 {
-    for (size_t *pi = pl + 1; pi <= pr; ++pi) {
-        size_t vi = *pi;
-        int64_t v = keys[vi];
-        size_t *pj = pi, *pk = pi - 1;
-        while (pj > pl && v < keys[*pk])
+    for (keyed *pi = pl + 1; pi <= pr; ++pi) {
+        keyed v = *pi;
+        keyed *pj = pi, *pk = pi - 1;
+        while (pj > pl && v.key < pk->key)
             *pj-- = *pk--;
-        *pj = vi;
+        *pj = v;
     }
 }
 
-void hta_argsort_like_numpy(const int64_t *keys, size_t n, size_t *order)
+static void introsort(keyed *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    if (n < 2)
-        return;
-    size_t *pl = order, *pr = order + n - 1;
-    size_t *stack[STACK_SIZE], **sptr = stack;
+    keyed *pl = v, *pr = v + n - 1;
+    keyed *stack[STACK_SIZE], **sptr = stack;
     int depth[STACK_SIZE], *psdepth = depth;
     int cdepth = floor_log2(n) * 2;
     for (;;) {
         if (cdepth < 0) {
-            heapsort_indices(keys, pl, (size_t)(pr - pl) + 1);
+            heapsort_pairs(pl, (size_t)(pr - pl) + 1);
         } else {
             /* The larger side goes on the stack, the smaller is split on. */
             while (pr - pl > SMALL_PARTITION) {
-                size_t *pi = partition(keys, pl, pr);
+                keyed *pi = partition(pl, pr);
                 if (pi - pl < pr - pi) {
                     *sptr++ = pi + 1;
                     *sptr++ = pr;
@@ -126,7 +130,7 @@ void hta_argsort_like_numpy(const int64_t *keys, size_t n, size_t *order)
                 }
                 *psdepth++ = --cdepth;
             }
-            insertion_sort(keys, pl, pr);
+            insertion_sort(pl, pr);
         }
         if (sptr == stack)
             break;
@@ -134,4 +138,24 @@ void hta_argsort_like_numpy(const int64_t *keys, size_t n, size_t *order)
         pl = *(--sptr);
         cdepth = *(--psdepth);
     }
+}
+
+void hta_sort_keyed_like_numpy(hta_keyed *v, size_t n)
+{
+    if (n > 1)
+        introsort(v, n);
+}
+
+int hta_argsort_like_numpy(const int64_t *keys, size_t n, size_t *order)
+{
+    keyed *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (keyed){keys[i], i};
+    hta_sort_keyed_like_numpy(v, n);
+    for (size_t i = 0; i < n; i++)
+        order[i] = v[i].index;
+    free(v);
+    return 0;
 }

@@ -1,6 +1,9 @@
-/* corrmap.c: flat int64 -> uint32 hash table (see hta/corrmap.h).
- * Fixed capacity (4/3 of the expected count, rounded up to a power of two)
- * because the number of keys is known before filling. */
+/* corrmap.c: flat int64 -> uint32 table (see hta/corrmap.h).
+ * Fixed capacity because the number and range of the keys are known
+ * before filling: a direct array when it takes no more memory than the
+ * hash table would (zeroed by calloc, so pages never touched cost
+ * nothing), else a hash table at most 3/4 full (4/3 of the expected
+ * count, rounded up to a power of two). */
 #include "hta/corrmap.h"
 
 #include <stdlib.h>
@@ -13,36 +16,75 @@ static size_t slot_of(const hta_corrmap *m, int64_t key)
     return (size_t)(h >> 17) & (m->n_slots - 1);
 }
 
-int hta_corrmap_init(hta_corrmap *m, size_t expected)
+static int init_direct(hta_corrmap *m, int64_t lowest, size_t range)
 {
-    m->n_slots = 16;
-    /* At most 3/4 full: linear probing stays short, and the table is a
-     * sizeable part of a rank's memory. */
-    while (m->n_slots < expected + expected / 3 + 1)
-        m->n_slots *= 2;
-    m->count = 0;
+    m->lowest = lowest;
+    m->n_slots = range;
+    m->direct = calloc(range, sizeof *m->direct);
+    return m->direct ? 0 : -1;
+}
+
+/* At most 3/4 full: linear probing stays short, and the table is a
+ * sizeable part of a rank's memory. */
+static size_t hashed_slots(size_t expected)
+{
+    size_t n = 16;
+    while (n < expected + expected / 3 + 1)
+        n *= 2;
+    return n;
+}
+
+static int init_hashed(hta_corrmap *m, size_t expected)
+{
+    m->n_slots = hashed_slots(expected);
     m->keys = malloc(m->n_slots * sizeof *m->keys);
     m->values = malloc(m->n_slots * sizeof *m->values);
-    if (!m->keys || !m->values) {
-        hta_corrmap_free(m);
+    if (!m->keys || !m->values)
         return -1;
-    }
     for (size_t i = 0; i < m->n_slots; i++)
         m->keys[i] = EMPTY_KEY;
     return 0;
 }
 
+int hta_corrmap_init(hta_corrmap *m, size_t expected, int64_t lowest, int64_t highest)
+{
+    *m = (hta_corrmap){0};
+    /* The range in unsigned arithmetic: no overflow for any int64 pair. */
+    uint64_t range = highest >= lowest ? (uint64_t)highest - (uint64_t)lowest + 1 : 0;
+    size_t hashed_bytes = hashed_slots(expected) * (sizeof *m->keys + sizeof *m->values);
+    int rc = range && range <= hashed_bytes / sizeof *m->direct
+                 ? init_direct(m, lowest, (size_t)range)
+                 : init_hashed(m, expected);
+    if (rc)
+        hta_corrmap_free(m);
+    return rc;
+}
+
 void hta_corrmap_free(hta_corrmap *m)
 {
+    free(m->direct);
     free(m->keys);
     free(m->values);
-    m->keys = NULL;
-    m->values = NULL;
-    m->n_slots = m->count = 0;
+    *m = (hta_corrmap){0};
+}
+
+/* The direct slot of key, or NULL when outside the array. */
+static uint32_t *direct_slot(const hta_corrmap *m, int64_t key)
+{
+    uint64_t offset = (uint64_t)key - (uint64_t)m->lowest;
+    return key >= m->lowest && offset < m->n_slots ? &m->direct[offset] : NULL;
 }
 
 void hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value)
 {
+    if (m->direct) {
+        uint32_t *slot = direct_slot(m, key);
+        if (slot && *slot == 0) {
+            *slot = value + 1;
+            m->count++;
+        }
+        return;
+    }
     if (key == EMPTY_KEY || m->count + 1 >= m->n_slots) /* keep one slot empty */
         return;
     size_t mask = m->n_slots - 1;
@@ -60,6 +102,13 @@ void hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value)
 
 int hta_corrmap_get(const hta_corrmap *m, int64_t key, uint32_t *value)
 {
+    if (m->direct) {
+        const uint32_t *slot = direct_slot(m, key);
+        if (!slot || *slot == 0)
+            return 0;
+        *value = *slot - 1;
+        return 1;
+    }
     if (!m->n_slots || key == EMPTY_KEY)
         return 0;
     size_t mask = m->n_slots - 1;

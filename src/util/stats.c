@@ -1,4 +1,5 @@
 /* stats.c: mean, sample std and interpolated quantiles (see hta/stats.h). */
+#include "hta/radix_sort.h"
 #include "hta/stats.h"
 #include "hta/table.h"
 
@@ -11,9 +12,16 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Below this a radix sort's passes cost more than qsort. */
+#define RADIX_FROM 64
+
+/* The radix sort gives qsort's order (glibc's qsort is a stable merge
+ * sort); qsort stays for short arrays and for NaN, whose order only that
+ * merge sort defines. */
 void hta_sort_doubles(double *values, size_t n)
 {
-    qsort(values, n, sizeof *values, compare_doubles);
+    if (n < RADIX_FROM || hta_radix_sort_doubles(values, n))
+        qsort(values, n, sizeof *values, compare_doubles);
 }
 
 double hta_quantile_sorted(const double *sorted, size_t n, double q)
