@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdio.h>
 #ifdef __GLIBC__
-#include <malloc.h>
 #endif
 #include <string.h>
 #include <time.h>
@@ -107,17 +106,6 @@ static uint64_t count_gpu_events(const hta_trace *t)
     return n;
 }
 
-/* glibc keeps freed heap memory for reuse, and after the first large
- * free it raises its thresholds so far that a rank's event array and
- * analysis buffers stay resident: the next trace, or the output, would
- * then add its own peak on top.  Trimming once per trace returns them. */
-static void give_back_free_memory(void)
-{
-#ifdef __GLIBC__
-    malloc_trim(0);
-#endif
-}
-
 /* Runs the analyses; on failure the tables may hold some of this file's
  * rows, which the root discards with the failed rank.  The reader enforces
  * --timeout-per-trace while parsing; the rest of the budget is checked
@@ -194,6 +182,5 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     }
     int rc = append_ranks_row(out, file_index, process, path, &r);
     hta_trace_free(&trace);
-    give_back_free_memory();
     return rc;
 }
