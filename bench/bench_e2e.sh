@@ -4,7 +4,10 @@
 # in the same run on the same files:
 #   gzip -dc FILE.json.gz > /dev/null   (inflating is the floor for .gz)
 #   cat FILE.json > /dev/null           (reading is the floor for .json)
-# Prints a markdown table (time, throughput of uncompressed bytes, peak RSS).
+# The plain trace is analysed twice: with the automatic thread count (one
+# process alone on the machine splits the parse over every core) and with
+# --threads 1.  Prints a markdown table (time, throughput of uncompressed
+# bytes, peak RSS).
 #
 #   bench/bench_e2e.sh [BUILD_DIR] [SIZE_MB] [WORK_DIR]
 set -euo pipefail
@@ -41,6 +44,7 @@ read -r t_gzip m_gzip < <(measure sh -c "gzip -dc '$GZ'")
 read -r t_cat m_cat < <(measure sh -c "cat '$JSON'")
 read -r t_hgz m_hgz < <(measure "$BUILD/hta-mpi" -q --force -o "$WORK/gz.h5" "$GZ")
 read -r t_hjs m_hjs < <(measure "$BUILD/hta-mpi" -q --force -o "$WORK/json.h5" "$JSON")
+read -r t_hj1 m_hj1 < <(measure "$BUILD/hta-mpi" -q --force --threads 1 -o "$WORK/json.h5" "$JSON")
 
 echo "Trace: $(awk -v b="$BYTES" 'BEGIN{printf "%.0f", b/1e6}') MB uncompressed, $(stat -c %s "$GZ" | awk '{printf "%.0f", $1/1e6}') MB gzip; $(nproc) cores; $(date -u +%F)"
 echo
@@ -49,6 +53,7 @@ echo "|---|---|---|---|---|"
 row "gzip -dc FILE.json.gz > /dev/null" "$t_gzip" "$m_gzip"
 row "hta-mpi FILE.json.gz (1 process)" "$t_hgz" "$m_hgz"
 row "cat FILE.json > /dev/null" "$t_cat" "$m_cat"
-row "hta-mpi FILE.json (1 process)" "$t_hjs" "$m_hjs"
+row "hta-mpi FILE.json (1 process, $(nproc) parse threads)" "$t_hjs" "$m_hjs"
+row "hta-mpi --threads 1 FILE.json (1 process)" "$t_hj1" "$m_hj1"
 echo
 awk -v a="$t_hgz" -v b="$t_gzip" 'BEGIN{printf "hta-mpi .gz / gzip -dc = %.2fx\n", a/b}'

@@ -13,7 +13,9 @@
 #      clock (attribute wall_seconds): mpirun, MPI_Init and exit; and, as a
 #      separate fixed cost, mpirun -n 2 on one 10 kB trace.
 # In (a), "wall minus busiest" is the same non-parallel part: start-up, the
-# HDF5 write and the rest outside parse + analysis.
+# HDF5 write and the rest outside parse + analysis.  Every process parses
+# with one thread (--threads 1): a lone process would otherwise split each
+# plain trace over both cores, and the speedup would not be MPI's.
 # Each measurement is printed with the 1-minute load average (shared machine).
 # The traces live in a temporary directory under WORK_DIR, removed on exit.
 #
@@ -35,7 +37,8 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 run() {
   local n=$1 dir=$2 t0 t1 line
   t0=$(date +%s.%N)
-  line=$(mpirun -n "$n" --oversubscribe "$BUILD/hta-mpi" -q -v --force -o "$WORK/r.h5" "$dir" 2>&1 |
+  line=$(mpirun -n "$n" --oversubscribe "$BUILD/hta-mpi" -q -v --force --threads 1 \
+           -o "$WORK/r.h5" "$dir" 2>&1 |
            grep 'after the last trace')
   t1=$(date +%s.%N)
   echo "$(echo "$t1 - $t0" | bc) $(echo "$line" |
