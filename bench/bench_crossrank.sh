@@ -59,13 +59,16 @@ import sys
 import h5py
 ROOT_TABLES = {"outliers", "collective_wait", "stragglers", "cross_rank/kernels",
                "kernel_type_breakdown"}
+# Written by each process into the file, never sent (src/output/hdf5_in_place.c).
+IN_PLACE = {"idle_time", "queue_length", "memory_bw", "launch_stats", "overlap_breakdown",
+            "comm_comp_overlap"}
 f = h5py.File(sys.argv[1], "r")
 n_ranks = int(f.attrs["n_ranks"])
 ranks = f["ranks"][()]
 process_of = dict(zip(ranks["rank"], ranks["process"]))
 sizes = {}
 def visit(name, obj):
-    if not (isinstance(obj, h5py.Dataset) and obj.dtype.names) or name in ROOT_TABLES:
+    if not (isinstance(obj, h5py.Dataset) and obj.dtype.names) or name in ROOT_TABLES | IN_PLACE:
         return
     data = obj[()]
     size = 0
