@@ -5,6 +5,7 @@ contiguous.  Checked: the same values as with one process, rank order,
 dropped ranks (failed, duplicate, outside --ranks) absent as from the
 gathered tables, processes without rows, the on-disk layout, and a full
 disk with several processes."""
+import json
 import shutil
 
 from common import *
@@ -114,6 +115,24 @@ def test_processes_without_rows_and_ranks_without_rows():
     out, _ = analyse([d, d2], processes=2, extra=["--detail"])
     assert 5 not in set(table(out, "/detail/memory_bw")["rank"])
     assert set(table(out, "/temporal_breakdown")["rank"]) == {0, 1, 5}
+
+
+def test_invalid_utf8_in_a_copy_kind_is_repaired():
+    # The copy kind is the first 11 bytes of the event's name: here a cut
+    # 2-byte sequence and a stray byte, which must decode strictly.
+    name = b"Memcpy \xc3 \xff (Device -> Device)"
+    event = {"ph": "X", "cat": "gpu_memcpy", "name": "NAME", "pid": 0, "tid": 7, "ts": 10,
+             "dur": 5, "args": {"stream": 7, "correlation": 3, "bytes": 100,
+                                "memory bandwidth (GB/s)": 2.0}}
+    d = tmpdir()
+    trace = json.dumps({"distributedInfo": {"rank": 0}, "traceEvents": [event]})
+    with open(os.path.join(d, "rank-0.json"), "wb") as f:
+        f.write(trace.encode().replace(b"NAME", name))
+    out, _ = analyse(d, processes=2, extra=["--detail"])
+    want = name[:11].decode("utf-8", errors="replace")
+    assert want == "Memcpy \ufffd \ufffd ", want
+    for t in ("/memory_bw", "/detail/memory_bw"):
+        assert set(table(out, t)["kind"]) == {want}, (t, set(table(out, t)["kind"]))
 
 
 LIMITED_EXEC = """import os, resource, signal, sys

@@ -93,14 +93,13 @@ typedef struct hta_run_info {
  *  2. every process: hta_write_in_place_tables adds its own rows of the
  *     tables that were never gathered, collectively through MPI-IO
  *     (collective over MPI_COMM_WORLD; rows already passed through
- *     hta_apply_rank_map);
+ *     hta_apply_rank_map; invalid UTF-8 in them is repaired in place);
  *  3. root: hta_publish_results syncs and renames it when complete, else
  *     removes it. */
 int hta_write_root_tables(const hta_tableset *set, const hta_options *opt,
                           const hta_run_info *info, char **tmp_path, hta_error *err);
-int hta_write_in_place_tables(const char *tmp_path, const char *output,
-                              const hta_tableset *mine, const hta_rank_map *map,
-                              hta_error *err);
+int hta_write_in_place_tables(const char *tmp_path, const char *output, hta_tableset *mine,
+                              const hta_rank_map *map, hta_error *err);
 int hta_publish_results(const char *tmp_path, const char *output, int complete,
                         hta_error *err);
 /* Tables written in place: per-rank tables the root does not need for the

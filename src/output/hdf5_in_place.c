@@ -23,6 +23,7 @@
  * free text (kernel names, file paths, errors) stay with the root. */
 #define _GNU_SOURCE /* fallocate */
 #include "hta/run.h"
+#include "hta/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,6 +97,26 @@ static int agree_on_tables(const hta_tableset *mine, hta_tableset *schema, hta_e
     free(offsets);
     free(all);
     return any_failed(failed) ? hta_fail(err, "cannot agree on the per-rank tables") : 0;
+}
+
+/* The file declares its strings UTF-8, as the root's tables do: a copy
+ * kind is the start of a trace's event name and may hold any bytes. */
+static int repair_strings(hta_tableset *mine)
+{
+    for (size_t i = 0; i < mine->n_tables; i++) {
+        hta_table *t = mine->tables[i];
+        for (size_t k = 0; k < t->n_rows * t->n_columns; k++) {
+            char **s = &t->cells[k].s;
+            if (t->columns[k % t->n_columns].type != HTA_COL_STR || hta_utf8_valid(*s))
+                continue;
+            char *valid = hta_utf8_repair(*s);
+            if (!valid)
+                return -1;
+            free(*s);
+            *s = valid;
+        }
+    }
+    return 0;
 }
 
 /* The ranks that have rows anywhere, ascending: a rank's slot is its
@@ -426,9 +447,8 @@ static void free_tables(in_place_table *tables, size_t n_tables)
 }
 
 /* Collective over MPI_COMM_WORLD. */
-int hta_write_in_place_tables(const char *tmp_path, const char *output,
-                              const hta_tableset *mine, const hta_rank_map *map,
-                              hta_error *err)
+int hta_write_in_place_tables(const char *tmp_path, const char *output, hta_tableset *mine,
+                              const hta_rank_map *map, hta_error *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hta_tableset schema = {0};
@@ -441,7 +461,7 @@ int hta_write_in_place_tables(const char *tmp_path, const char *output,
             tables[i].schema = schema.tables[i];
             tables[i].rows = hta_tableset_find(mine, schema.tables[i]->name);
         }
-        failed = any_failed(!tables || rank_slots_init(&slots, map) ||
+        failed = any_failed(!tables || repair_strings(mine) || rank_slots_init(&slots, map) ||
                             alloc_layouts(tables, schema.n_tables, &slots));
         if (failed)
             hta_fail(err, "out of memory while laying out the per-rank tables");

@@ -2,11 +2,14 @@
  *
  * Communication is a handful of collectives: the root broadcasts the file
  * list (or the reason there is nothing to do); an allreduce agrees on the
- * timeline's global range; every process sends its packed result tables to
- * the root with one gather (a barrier before it only makes the gather's
- * timing meaningful); and the root broadcasts the exit status so that
- * mpirun reports the same code everywhere.  Progress messages travel on a
- * duplicate communicator (run/progress.c). */
+ * timeline's global range; every process sends the result tables the root
+ * needs to the root with one gather (a barrier before it only makes the
+ * gather's timing meaningful); the root broadcasts its decisions (exit code
+ * so far, each file's rank, the temporary results file), after which every
+ * process writes its own rows of the per-rank tables into that file
+ * collectively (output/hdf5_in_place.c); and the root broadcasts the exit
+ * status so that mpirun reports the same code everywhere.  Progress
+ * messages travel on a duplicate communicator (run/progress.c). */
 #include "hta/pipeline.h"
 
 #include <errno.h>
