@@ -135,6 +135,21 @@ def test_invalid_utf8_in_a_copy_kind_is_repaired():
         assert set(table(out, t)["kind"]) == {want}, (t, set(table(out, t)["kind"]))
 
 
+def test_output_not_shared_by_every_process_exits_2_before_any_work():
+    # Two processes in different working directories given the same
+    # relative output: as a node-local directory on a multi-node job.
+    a, b, traces = tmpdir(), tmpdir(), generated(2)
+    cmd = ["mpirun", "-n", "1", "--wdir", a, HTA_MPI, "-q", "-o", "r.h5", traces, ":",
+           "-n", "1", "--wdir", b, HTA_MPI, "-q", "-o", "r.h5", traces]
+    p = subprocess.run(cmd, env=MPI_ENV, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("hta-mpi:")]
+    assert lines == ["hta-mpi: r.h5: process 1 does not see the output directory: every process "
+                     "writes into the results file, so it must be on a file system they all "
+                     "share"], p.stderr
+    assert os.listdir(a) == [] and os.listdir(b) == []
+
+
 LIMITED_EXEC = """import os, resource, signal, sys
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (200000, 200000))

@@ -144,6 +144,46 @@ static int share_file_list(const hta_options *opt, int me, hta_file_list *list)
     return rc ? HTA_EXIT_INTERNAL : HTA_EXIT_OK;
 }
 
+/* Every process writes its own rows into the results file, so the output
+ * directory must be the same directory for all of them: a node-local /tmp
+ * in a multi-node job, or a relative path under different working
+ * directories, would otherwise fail only after all the work (or leave a
+ * collective open waiting).  The root leaves a probe file there; every
+ * process must see it under the same path.  0 or HTA_EXIT_USAGE, agreed. */
+static int check_output_is_shared(const hta_options *opt, int me)
+{
+    char probe[PATH_MAX] = "";
+    int failed = 0;
+    if (me == ROOT) {
+        char *dir = strdup(opt->output);
+        char *slash = dir ? strrchr(dir, '/') : NULL;
+        const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+        snprintf(probe, sizeof probe, "%s/.hta-mpi-shared.%ld", d, (long)getpid());
+        int fd = dir ? open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600) : -1;
+        failed = fd < 0;
+        if (fd >= 0)
+            close(fd);
+        free(dir);
+    }
+    MPI_Bcast(probe, PATH_MAX, MPI_CHAR, ROOT, MPI_COMM_WORLD);
+    int first_blind = failed || access(probe, W_OK) == 0 ? INT_MAX : me;
+    MPI_Allreduce(MPI_IN_PLACE, &first_blind, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (me != ROOT)
+        return first_blind == INT_MAX ? HTA_EXIT_OK : HTA_EXIT_USAGE;
+    unlink(probe);
+    if (!failed && first_blind == INT_MAX)
+        return HTA_EXIT_OK;
+    char line[PATH_MAX + 256];
+    if (failed)
+        snprintf(line, sizeof line, "%s: cannot create a file beside it", opt->output);
+    else
+        snprintf(line, sizeof line, "%s: process %d does not see the output directory: every "
+                 "process writes into the results file, so it must be on a file system "
+                 "they all share", opt->output, first_blind);
+    report(line);
+    return HTA_EXIT_USAGE;
+}
+
 static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
                             const hta_options *opt, hta_tableset *out)
 {
@@ -374,6 +414,10 @@ int hta_run(const hta_options *opt, const char *tool_version)
     int code = share_file_list(opt, me, &list);
     if (code != HTA_EXIT_OK)
         return code;
+    if ((code = check_output_is_shared(opt, me)) != HTA_EXIT_OK) {
+        hta_file_list_free(&list);
+        return code;
+    }
     info.files = &list;
 
     hta_tableset mine = {0}, in_place = {0}, all = {0};
