@@ -331,11 +331,13 @@ static int write_table(hid_t file, const in_place_table *it, const rank_slots *s
     if (ds < 0)
         rc = -1;
     if (total > 0 && ds >= 0) {
-        /* Collective: a process without rows still takes part. */
-        if (select_my_rows(file_space, it, slots) < 0 ||
-            (mine == 0 && H5Sselect_none(mem_space) < 0))
+        /* Collective: a process without rows, or without the memory to
+         * pack them (the run then fails as a whole), still takes part. */
+        int writes = records && mine > 0;
+        if ((writes ? select_my_rows(file_space, it, slots) : H5Sselect_none(file_space)) < 0 ||
+            (!writes && H5Sselect_none(mem_space) < 0))
             rc = -1;
-        if (H5Dwrite(ds, type, mem_space, file_space, xfer, records ? records : "") < 0)
+        if (H5Dwrite(ds, type, mem_space, file_space, xfer, writes ? records : "") < 0)
             rc = -1;
     }
     free(records);
