@@ -155,7 +155,7 @@ static int append_part(hta_trace *into, hta_trace *part)
              reserve_events(into, n_events);
     for (size_t i = 0; rc == 0 && i < part->n_copies; i++)
         rc = hta_trace_push_copy(into, part->copies[i]) < 0;
-    if (rc == 0) {
+    if (rc == 0 && n_events > 0) { /* into->events may still be NULL */
         move_events(into->events + into->n_events, part, names, cats, copy_base);
         into->n_events += n_events;
     }
