@@ -8,8 +8,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#ifdef __GLIBC__
-#endif
 #include <string.h>
 #include <time.h>
 
