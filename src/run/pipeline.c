@@ -36,18 +36,25 @@ static void report(const char *line)
     fprintf(stderr, "hta-mpi: %s\n", line);
 }
 
-/* Creates and removes a file in dir: unlike access(2), this also fails for
- * root on a read-only file system and for a "directory" that is a file. */
-static int probe_directory(const char *dir, hta_error *err)
+/* Creates an empty file beside the output and puts its path in probe:
+ * unlike access(2), creating one also fails for root on a read-only file
+ * system and for a "directory" that is a file. */
+static int create_probe(const char *output, char probe[PATH_MAX], hta_error *err)
 {
-    char probe[PATH_MAX];
-    snprintf(probe, sizeof probe, "%s/.hta-mpi-probe.%ld", dir, (long)getpid());
+    char *dir = strdup(output);
+    if (!dir)
+        return hta_fail(err, "out of memory");
+    char *slash = strrchr(dir, '/');
+    const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    snprintf(probe, PATH_MAX, "%s/.hta-mpi-probe.%ld", d, (long)getpid());
     int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0)
-        return hta_fail(err, "cannot write to directory %s: %s", dir, strerror(errno));
-    close(fd);
-    unlink(probe);
-    return 0;
+    int rc = fd < 0 ? hta_fail(err, "%s: cannot write to directory %s: %s", output, d,
+                               strerror(errno))
+                    : 0;
+    if (fd >= 0)
+        close(fd);
+    free(dir);
+    return rc;
 }
 
 /* Root: refuse to clobber results, and fail early on an unwritable target. */
@@ -60,15 +67,11 @@ static int check_output(const hta_options *opt, hta_error *err)
         if (!opt->force)
             return hta_fail(err, "%s: already exists (use --force to overwrite)", opt->output);
     }
-    char *dir = strdup(opt->output);
-    if (!dir)
-        return hta_fail(err, "out of memory");
-    char *slash = strrchr(dir, '/');
-    const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
-    hta_error why;
-    int rc = probe_directory(d, &why) ? hta_fail(err, "%s: %s", opt->output, why.text) : 0;
-    free(dir);
-    return rc;
+    char probe[PATH_MAX];
+    if (create_probe(opt->output, probe, err))
+        return -1;
+    unlink(probe);
+    return 0;
 }
 
 static int pack_file_list(const hta_file_list *list, hta_buf *out)
@@ -155,15 +158,8 @@ static int check_output_is_shared(const hta_options *opt, int me)
     char probe[PATH_MAX] = "";
     int failed = 0;
     if (me == ROOT) {
-        char *dir = strdup(opt->output);
-        char *slash = dir ? strrchr(dir, '/') : NULL;
-        const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
-        snprintf(probe, sizeof probe, "%s/.hta-mpi-shared.%ld", d, (long)getpid());
-        int fd = dir ? open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600) : -1;
-        failed = fd < 0;
-        if (fd >= 0)
-            close(fd);
-        free(dir);
+        hta_error unused;
+        failed = create_probe(opt->output, probe, &unused) != 0;
     }
     MPI_Bcast(probe, PATH_MAX, MPI_CHAR, ROOT, MPI_COMM_WORLD);
     int first_blind = failed || access(probe, W_OK) == 0 ? INT_MAX : me;
