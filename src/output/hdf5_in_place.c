@@ -36,7 +36,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 static const char *const IN_PLACE_TABLES[] = {
     "idle_time",         "queue_length",        "memory_bw",
     "launch_stats",      "overlap_breakdown",   "comm_comp_overlap",
@@ -158,6 +157,17 @@ static size_t rank_slot(const rank_slots *s, int64_t rank)
     return lo;
 }
 
+/* End of the run of rows of one rank that starts at row r (rows are sorted
+ * by rank): a rank's rows are one block in the file. */
+static size_t rank_run_end(const hta_table *t, size_t r)
+{
+    int64_t rank = hta_table_row(t, r)[0].i;
+    size_t end = r + 1;
+    while (end < t->n_rows && hta_table_row(t, end)[0].i == rank)
+        end++;
+    return end;
+}
+
 /* One agreed table: its HDF5 layout, its global row offsets by rank slot,
  * and this process's rows packed in that layout. */
 typedef struct in_place_table {
@@ -215,8 +225,11 @@ static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_sl
 {
     for (size_t i = 0; i < n_tables; i++) {
         int64_t *counts = tables[i].first_row;
-        for (size_t r = 0; tables[i].rows && r < tables[i].rows->n_rows; r++)
-            counts[rank_slot(slots, hta_table_row(tables[i].rows, r)[0].i)]++;
+        const hta_table *rows = tables[i].rows;
+        for (size_t r = 0, end; rows && r < rows->n_rows; r = end) {
+            end = rank_run_end(rows, r);
+            counts[rank_slot(slots, hta_table_row(rows, r)[0].i)] += (int64_t)(end - r);
+        }
         MPI_Allreduce(MPI_IN_PLACE, counts, (int)slots->n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
         int64_t next = 0;
         for (size_t s = 0; s <= slots->n; s++) {
@@ -297,15 +310,13 @@ static int select_my_rows(hid_t space, const in_place_table *it, const rank_slot
     size_t n = it->rows ? it->rows->n_rows : 0;
     if (H5Sselect_none(space) < 0)
         return -1;
-    for (size_t r = 0; r < n;) {
+    for (size_t r = 0, end; r < n; r = end) {
+        end = rank_run_end(it->rows, r);
         int64_t rank = hta_table_row(it->rows, r)[0].i;
-        size_t run = 1;
-        while (r + run < n && hta_table_row(it->rows, r + run)[0].i == rank)
-            run++;
-        hsize_t start[1] = {(hsize_t)it->first_row[rank_slot(slots, rank)]}, count[1] = {run};
+        hsize_t start[1] = {(hsize_t)it->first_row[rank_slot(slots, rank)]};
+        hsize_t count[1] = {end - r};
         if (H5Sselect_hyperslab(space, H5S_SELECT_OR, start, NULL, count, NULL) < 0)
             return -1;
-        r += run;
     }
     return 0;
 }
