@@ -331,8 +331,9 @@ static void repair_superblock_checksum(unsigned char *image, size_t size)
         image[covered + i] = (unsigned char)(sum >> (8 * i));
 }
 
-/* Writes the finished in-memory file to fd, synced so that the rename
- * that follows never exposes an incomplete file, even after a power cut. */
+/* Writes the finished in-memory file to fd.  Not synced here:
+ * hta_publish_results syncs the whole file, the in-place tables included,
+ * before the rename exposes it. */
 static int save_image(hid_t file, int fd, const char *output, hta_error *err)
 {
     if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
@@ -344,7 +345,7 @@ static int save_image(hid_t file, int fd, const char *output, hta_error *err)
         return hta_fail(err, "%s: out of memory for the results file", output);
     }
     repair_superblock_checksum(image, (size_t)size);
-    int failed = write_all(fd, image, (size_t)size) || fsync(fd);
+    int failed = write_all(fd, image, (size_t)size);
     int why = errno;
     free(image);
     return failed ? hta_fail(err, "%s: cannot write the results file: %s", output, strerror(why))
@@ -440,8 +441,10 @@ int hta_write_root_tables(const hta_tableset *set, const hta_options *opt,
     return 0;
 }
 
-/* The in-place tables were written through MPI-IO, whose close does not
- * promise the data is on the disk: sync before the rename exposes it. */
+/* Synced once the file is complete (the root's part and the in-place
+ * tables, written through MPI-IO, whose close promises nothing about the
+ * disk), so that the rename never exposes an incomplete file, even after a
+ * power cut. */
 int hta_publish_results(const char *tmp_path, const char *output, int complete, hta_error *err)
 {
     int rc = complete ? 0 : -1;
