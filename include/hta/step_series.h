@@ -57,6 +57,9 @@ static inline int hta_event_is_copy(const hta_event *e)
     return hta_event_is_gpu(e) && e->kernel_type == HTA_KT_MEMORY;
 }
 
+/* How many of the trace's events are copies (for sizing scratch arrays). */
+size_t hta_trace_count_copies(const hta_trace *t);
+
 /* HTA's copy kind of a MEMORY event name: "Memset"; "Memcpy Unknown" for
  * names not starting with "Memcpy"; else the first 11 characters
  * ("Memcpy DtoH"). */

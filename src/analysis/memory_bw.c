@@ -72,9 +72,7 @@ static int64_t busy_time(const hta_trace *t, const uint32_t *kind_of, uint32_t k
 /* Bytes and busy time of every kind; -1 when out of memory. */
 static int total_copies(const hta_trace *t, const hta_step_series_set *set, kind_totals *totals)
 {
-    size_t n_copies = 0;
-    for (size_t i = 0; i < t->n_events; i++)
-        n_copies += hta_event_is_copy(&t->events[i]);
+    size_t n_copies = hta_trace_count_copies(t);
     uint32_t *kind_of = malloc((n_copies + 1) * sizeof *kind_of);
     hta_interval *scratch = malloc((n_copies + 1) * sizeof *scratch);
     if (kind_of && scratch) {

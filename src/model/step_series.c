@@ -342,12 +342,18 @@ static size_t bandwidth_steps(const hta_step_series_set *set, const hta_trace *t
     return 2 * n;
 }
 
+size_t hta_trace_count_copies(const hta_trace *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        n += hta_event_is_copy(&t->events[i]);
+    return n;
+}
+
 int hta_memory_bw_series(hta_step_series_set *set, const hta_trace *t)
 {
     memset(set, 0, sizeof *set);
-    size_t n_copies = 0;
-    for (size_t i = 0; i < t->n_events; i++)
-        n_copies += hta_event_is_copy(&t->events[i]);
+    size_t n_copies = hta_trace_count_copies(t);
     step *steps = malloc((2 * n_copies + 1) * sizeof *steps);
     int rc = -1;
     if (steps && make_kind_series(set, t) == 0)
