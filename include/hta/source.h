@@ -22,6 +22,12 @@ typedef enum hta_inflater {
     HTA_INFLATER_ISAL = 2,
 } hta_inflater;
 
+/* 1 when a file's first n bytes start with the gzip magic. */
+static inline int hta_is_gzip_magic(const unsigned char *first, long n)
+{
+    return n >= 2 && first[0] == 0x1f && first[1] == 0x8b;
+}
+
 /* 1 when this build can use the given inflater. */
 int hta_inflater_available(hta_inflater which);
 

@@ -201,7 +201,7 @@ int hta_source_open(const char *path, hta_inflater which, hta_source **out, hta_
         return hta_fail(err, "%s: cannot read: %s", path, strerror(e));
     }
     s->n_pending = (size_t)n;
-    s->is_gzip = n == 2 && s->pending[0] == 0x1f && s->pending[1] == 0x8b;
+    s->is_gzip = hta_is_gzip_magic(s->pending, n);
     if (s->is_gzip && open_gzip(s, which)) {
         close(s->fd);
         free(s);

@@ -15,6 +15,7 @@
  * only running out of time is reported from here, since a retry would
  * start with the budget spent. */
 #include "hta/parse_parts.h"
+#include "hta/source.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -48,8 +49,8 @@ static void *worker_main(void *arg)
 
 static int is_gzip(int fd)
 {
-    unsigned char magic[2];
-    return pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    unsigned char first[2];
+    return hta_is_gzip_magic(first, (long)pread(fd, first, sizeof first, 0));
 }
 
 /* Range k is [size*k/n, size*(k+1)/n); part k stops at its range end. */
