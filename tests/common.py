@@ -94,6 +94,46 @@ def hta_args(folder):
     return ["--round-like-hta"] if folder in FRACTIONAL_FOLDERS else []
 
 
+# Columns that may differ between runs of the same traces: timings, and
+# which process analysed a trace.
+VARYING = {"parse_seconds", "analysis_seconds", "process"}
+
+
+def generated(ranks=6, straggler=None, size_mb=0.3, extra=()):
+    """A fresh directory of generated .json.gz rank traces."""
+    d = tmpdir()
+    args = [TRACEGEN, "-o", d, "--ranks", str(ranks), "--size-mb", str(size_mb), "--gzip"] + list(extra)
+    if straggler is not None:
+        args += ["--straggler", f"{straggler}:1.3"]
+    subprocess.run(args, check=True)
+    return d
+
+
+def all_tables(path):
+    """Every dataset of a results file, by path, as numpy arrays."""
+    with h5py.File(path, "r") as f:
+        names = []
+        f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+        return {n: f[n][()] for n in names}
+
+
+def comparable(name, data):
+    if data.dtype.names:
+        return {c: data[c] for c in data.dtype.names if c not in VARYING}
+    return {"": data}
+
+
+def assert_same_tables(base, tables, what):
+    """The same datasets with the same values, VARYING columns aside."""
+    assert sorted(tables) == sorted(base), (what, sorted(tables), sorted(base))
+    for name in base:
+        a, b = comparable(name, base[name]), comparable(name, tables[name])
+        assert a.keys() == b.keys(), name
+        for c in a:
+            same = np.array_equal(a[c], b[c], equal_nan=a[c].dtype.kind == "f")
+            assert same, f"{name}.{c} differs with {what}"
+
+
 def main(tests):
     """Runs each test function, reports, exits 1 if any failed."""
     failed = 0

@@ -12,44 +12,6 @@ from common import *
 
 IN_PLACE = ["idle_time", "queue_length", "memory_bw", "launch_stats", "overlap_breakdown",
             "comm_comp_overlap", "detail/launches", "detail/queue_length", "detail/memory_bw"]
-VARYING = {"parse_seconds", "analysis_seconds", "process"}
-
-
-def generated(ranks, size_mb=0.2):
-    d = tmpdir()
-    subprocess.run([TRACEGEN, "-o", d, "--ranks", str(ranks), "--size-mb", str(size_mb),
-                    "--gzip"], check=True, capture_output=True)
-    return d
-
-
-def datasets(path):
-    with h5py.File(path, "r") as f:
-        names = []
-        f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
-        return {n: f[n][()] for n in names}
-
-
-def values(column):
-    if column.dtype.kind in "OS":
-        return [v.decode() if isinstance(v, bytes) else v for v in column]
-    return column
-
-
-def assert_same_tables(a, b, what):
-    assert sorted(a) == sorted(b), (what, sorted(set(a) ^ set(b)))
-    for name in a:
-        x, y = a[name], b[name]
-        assert len(x) == len(y), (what, name, len(x), len(y))
-        for c in x.dtype.names or [None]:
-            if c in VARYING:
-                continue
-            u, v = (x, y) if c is None else (x[c], y[c])
-            if u.dtype.kind == "f":
-                assert np.array_equal(u, v, equal_nan=True), (what, name, c)
-            else:
-                assert list(values(u)) == list(values(v)), (what, name, c)
-
-
 def owns_non_contiguous_ranks(out):
     ranks = table(out, "/ranks").sort_values("rank")
     runs = (ranks["process"] != ranks["process"].shift()).sum()
@@ -57,15 +19,15 @@ def owns_non_contiguous_ranks(out):
 
 
 def test_same_rows_as_one_process_with_interleaved_ranks():
-    d = generated(7)
+    d = generated(7, size_mb=0.2)
     base, _ = analyse(d, processes=1, extra=["--detail"])
-    base_tables = datasets(base)
+    base_tables = all_tables(base)
     assert all(n in base_tables for n in IN_PLACE), sorted(base_tables)
     assert len(base_tables["detail/launches"]) > 100, len(base_tables["detail/launches"])
     for n in (2, 3):
         out, _ = analyse(d, processes=n, extra=["--detail"])
         assert owns_non_contiguous_ranks(out), table(out, "/ranks")[["rank", "process"]]
-        assert_same_tables(base_tables, datasets(out), f"{n} processes")
+        assert_same_tables(base_tables, all_tables(out), f"{n} processes")
         for name in IN_PLACE:
             ranks = table(out, name)["rank"]
             assert ranks.is_monotonic_increasing, name
@@ -73,7 +35,7 @@ def test_same_rows_as_one_process_with_interleaved_ranks():
 
 
 def test_layout_fixed_strings_and_compressed_detail():
-    out, _ = analyse(generated(2), processes=2, extra=["--detail"])
+    out, _ = analyse(generated(2, size_mb=0.2), processes=2, extra=["--detail"])
     with h5py.File(out, "r") as f:
         assert f["idle_time"].dtype["idle_category"].kind == "S"
         assert f["detail/launches"].dtype["launch_name"].kind == "S"
@@ -86,7 +48,7 @@ def test_layout_fixed_strings_and_compressed_detail():
 
 
 def test_dropped_ranks_are_absent_as_from_gathered_tables():
-    d = generated(5)
+    d = generated(5, size_mb=0.2)
     # rank 1 claimed twice (the later file fails), a corrupt rank 7, and
     # rank 3 excluded by --ranks.
     shutil.copy(os.path.join(d, "rank-1.json.gz"), os.path.join(d, "rank-1b.json.gz"))
@@ -100,14 +62,14 @@ def test_dropped_ranks_are_absent_as_from_gathered_tables():
     for name in IN_PLACE:
         assert sorted(set(table(out, name)["rank"])) == kept, name
     one, _ = analyse(d, processes=1, extra=["--detail", "--ranks", "0-2,4-9"], expect=1)
-    assert_same_tables(datasets(one), datasets(out), "failed and excluded ranks")
+    assert_same_tables(all_tables(one), all_tables(out), "failed and excluded ranks")
 
 
 def test_processes_without_rows_and_ranks_without_rows():
-    d = generated(2)
+    d = generated(2, size_mb=0.2)
     one, _ = analyse(d, processes=1, extra=["--detail"])
     four, _ = analyse(d, processes=4, extra=["--detail"])
-    assert_same_tables(datasets(one), datasets(four), "4 processes, 2 files")
+    assert_same_tables(all_tables(one), all_tables(four), "4 processes, 2 files")
     # A trace with no memory copies has rows in no memory table.
     d2 = tmpdir()
     shutil.copy(os.path.join(trace_dir("triton"), "triton_example.json.gz"),
@@ -138,7 +100,7 @@ def test_invalid_utf8_in_a_copy_kind_is_repaired():
 def test_output_not_shared_by_every_process_exits_2_before_any_work():
     # Two processes in different working directories given the same
     # relative output: as a node-local directory on a multi-node job.
-    a, b, traces = tmpdir(), tmpdir(), generated(2)
+    a, b, traces = tmpdir(), tmpdir(), generated(2, size_mb=0.2)
     cmd = ["mpirun", "-n", "1", "--wdir", a, HTA_MPI, "-q", "-o", "r.h5", traces, ":",
            "-n", "1", "--wdir", b, HTA_MPI, "-q", "-o", "r.h5", traces]
     p = subprocess.run(cmd, env=MPI_ENV, capture_output=True, text=True, timeout=600)
@@ -159,7 +121,7 @@ os.execv(sys.argv[1], sys.argv[1:])"""
 def test_full_disk_with_two_processes_leaves_nothing():
     out = os.path.join(tmpdir(), "r.h5")
     cmd = ["mpirun", "-n", "2", sys.executable, "-c", LIMITED_EXEC, HTA_MPI, "-o", out,
-           "-q", "--detail", generated(3)]
+           "-q", "--detail", generated(3, size_mb=0.2)]
     p = subprocess.run(cmd, env=MPI_ENV, capture_output=True, text=True, timeout=600)
     assert p.returncode == 3, (p.returncode, p.stderr)
     lines = [l for l in p.stderr.splitlines() if l.startswith("hta-mpi:")]
