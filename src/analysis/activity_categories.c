@@ -16,6 +16,7 @@
  * cost more than all the other analyses together.  Rows come out in
  * category-name order so that the table does not depend on file order. */
 #include "hta/analysis.h"
+#include "hta/large_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ static int group_by_category(const hta_trace *t, category_durations *g)
 {
     size_t n_cat = t->categories.count;
     g->n_categories = n_cat;
-    g->durations = malloc((t->n_events ? t->n_events : 1) * sizeof *g->durations);
+    g->durations = hta_large_malloc((t->n_events ? t->n_events : 1) * sizeof *g->durations);
     g->first = calloc(n_cat + 1, sizeof *g->first);
     size_t *fill = calloc(n_cat + 1, sizeof *fill);
     if (!g->durations || !g->first || !fill) {

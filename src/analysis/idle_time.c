@@ -15,6 +15,7 @@
  * host_wait and kernel_wait only when they occur.  Ratios stay unrounded;
  * HTA rounds them to 2 decimals. */
 #include "hta/analysis.h"
+#include "hta/large_alloc.h"
 #include "hta/stats.h"
 #include "hta/stream_work.h"
 
@@ -119,7 +120,7 @@ static int breakdown(const hta_rank_view *v, const hta_options *opt,
     gaps g;
     int rc = t ? 0 : -1;
     for (int c = 0; c < N_CATEGORIES; c++)
-        rc |= (g.us[c] = malloc(longest * sizeof *g.us[c])) ? 0 : -1;
+        rc |= (g.us[c] = hta_large_malloc(longest * sizeof *g.us[c])) ? 0 : -1;
     int64_t rank_total[N_CATEGORIES] = {0};
     for (size_t s = 0; s < work->n_streams && rc == 0; s++) {
         collect_gaps(v, &work->streams[s], opt->consecutive_kernel_delay_us * 1000.0, &g);

@@ -22,6 +22,7 @@
  *   kernel_type_totals.c).
  * Rows come in HTA's order within a rank: by kernel type name, then name. */
 #include "hta/analysis.h"
+#include "hta/large_alloc.h"
 #include "hta/stats.h"
 
 #include <stdio.h>
@@ -136,9 +137,9 @@ static long group_by_name(const hta_rank_view *v, named_duration *d, double *val
  * NULL when out of memory.  Needs at least one GPU event. */
 static kernel_stats *stats_per_name(const hta_rank_view *v, size_t *n)
 {
-    named_duration *d = malloc(v->n_gpu * sizeof *d);
-    double *values = malloc(v->n_gpu * sizeof *values);
-    kernel_stats *rows = d && values ? malloc(v->n_gpu * sizeof *rows) : NULL;
+    named_duration *d = hta_large_malloc(v->n_gpu * sizeof *d);
+    double *values = hta_large_malloc(v->n_gpu * sizeof *values);
+    kernel_stats *rows = d && values ? hta_large_malloc(v->n_gpu * sizeof *rows) : NULL;
     long grouped = rows ? group_by_name(v, d, values, rows) : -1;
     if (grouped >= 0) {
         *n = (size_t)grouped;
@@ -200,13 +201,13 @@ static void top_scratch_free(top_scratch *s)
 
 static int top_scratch_alloc(top_scratch *s, size_t n)
 {
-    s->keys = malloc(n * sizeof *s->keys);
-    s->order = malloc(n * sizeof *s->order);
-    s->cumsum = malloc(n * sizeof *s->cumsum);
-    s->sorted = malloc(n * sizeof *s->sorted);
-    s->folded = malloc(n * sizeof *s->folded);
-    s->ranked = malloc(n * sizeof *s->ranked);
-    s->top = malloc(n * sizeof *s->top);
+    s->keys = hta_large_malloc(n * sizeof *s->keys);
+    s->order = hta_large_malloc(n * sizeof *s->order);
+    s->cumsum = hta_large_malloc(n * sizeof *s->cumsum);
+    s->sorted = hta_large_malloc(n * sizeof *s->sorted);
+    s->folded = hta_large_malloc(n * sizeof *s->folded);
+    s->ranked = hta_large_malloc(n * sizeof *s->ranked);
+    s->top = hta_large_malloc(n * sizeof *s->top);
     if (s->keys && s->order && s->cumsum && s->sorted && s->folded && s->ranked && s->top)
         return 0;
     top_scratch_free(s);

@@ -20,6 +20,7 @@
  * often first (ties by name), at most 5, as "name (count); name (count)". */
 #include "hta/analysis.h"
 #include "hta/buf.h"
+#include "hta/large_alloc.h"
 #include "hta/launch.h"
 #include "hta/stream_work.h"
 
@@ -152,7 +153,7 @@ static int measure(const hta_rank_view *v, const hta_stream_work_set *work, hta_
 {
     hta_launch_names apis = hta_launch_names_find(v->trace, HTA_LAUNCH_STATS_APIS);
     pipelining p = {.launches = count_launches(v, &apis),
-                    .waited = malloc((v->n_gpu + 1) * sizeof *p.waited)};
+                    .waited = hta_large_malloc((v->n_gpu + 1) * sizeof *p.waited)};
     hta_buf waited = {0};
     int rc = p.waited ? 0 : -1;
     for (size_t s = 0; s < work->n_streams && rc == 0; s++)

@@ -12,6 +12,7 @@
  *   runtime_outliers       launch calls longer than runtime_cutoff;
  *   launch_delay_outliers  launch delays longer than launch_delay_cutoff. */
 #include "hta/analysis.h"
+#include "hta/large_alloc.h"
 #include "hta/launch.h"
 #include "hta/stats.h"
 
@@ -113,9 +114,9 @@ int hta_launch_stats(const hta_rank_view *v, const hta_options *opt, hta_tablese
 {
     if (v->n_gpu == 0)
         return 0;
-    launches l = {.cpu_us = malloc(v->n_gpu * sizeof(double)),
-                  .gpu_us = malloc(v->n_gpu * sizeof(double)),
-                  .delay_us = malloc(v->n_gpu * sizeof(double))};
+    launches l = {.cpu_us = hta_large_malloc(v->n_gpu * sizeof(double)),
+                  .gpu_us = hta_large_malloc(v->n_gpu * sizeof(double)),
+                  .delay_us = hta_large_malloc(v->n_gpu * sizeof(double))};
     int rc = -1;
     if (l.cpu_us && l.gpu_us && l.delay_us) {
         collect_launches(v, opt, &l);

@@ -9,6 +9,7 @@
  * no bandwidth (ROCm traces) keeps a row with count 0, for its bytes and
  * busy time; HTA shows no row for it. */
 #include "hta/analysis.h"
+#include "hta/large_alloc.h"
 #include "hta/stats.h"
 #include "hta/step_series.h"
 
@@ -73,8 +74,8 @@ static int64_t busy_time(const hta_trace *t, const uint32_t *kind_of, uint32_t k
 static int total_copies(const hta_trace *t, const hta_step_series_set *set, kind_totals *totals)
 {
     size_t n_copies = hta_trace_count_copies(t);
-    uint32_t *kind_of = malloc((n_copies + 1) * sizeof *kind_of);
-    hta_interval *scratch = malloc((n_copies + 1) * sizeof *scratch);
+    uint32_t *kind_of = hta_large_malloc((n_copies + 1) * sizeof *kind_of);
+    hta_interval *scratch = hta_large_malloc((n_copies + 1) * sizeof *scratch);
     if (kind_of && scratch) {
         classify_copies(t, set, kind_of, totals);
         for (uint32_t k = 0; k < set->n_series; k++)
@@ -125,7 +126,7 @@ static int summarize_kinds(const hta_rank_view *v, const hta_step_series_set *se
     size_t points = 1;
     for (size_t k = 0; k < set->n_series; k++)
         points += set->series[k].n;
-    double *values = malloc(points * sizeof *values);
+    double *values = hta_large_malloc(points * sizeof *values);
     kind_totals *totals = calloc(set->n_series + 1, sizeof *totals);
     int rc = t && values && totals ? total_copies(v->trace, set, totals) : -1;
     for (size_t k = 0; k < set->n_series && rc == 0; k++) {

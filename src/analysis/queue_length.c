@@ -14,6 +14,7 @@
  *   ratio to HTA's trace duration (latest event start minus earliest).  HTA
  *   keeps only a rank's last stream there, a defect; every stream is kept. */
 #include "hta/analysis.h"
+#include "hta/large_alloc.h"
 #include "hta/stats.h"
 #include "hta/step_series.h"
 
@@ -94,7 +95,7 @@ static int summarize_streams(const hta_rank_view *v, const hta_step_series_set *
     size_t longest = 1;
     for (size_t s = 0; s < set->n_series; s++)
         longest = set->series[s].n > longest ? set->series[s].n : longest;
-    double *scratch = malloc(longest * sizeof *scratch);
+    double *scratch = hta_large_malloc(longest * sizeof *scratch);
     int rc = t && scratch ? 0 : -1;
     int64_t duration = trace_duration(v->trace), rank_at_max = 0;
     for (size_t s = 0; s < set->n_series && rc == 0; s++) {

@@ -8,6 +8,7 @@
  * of all events is the union of those lists, merged in order into the
  * slots after.  The lists then move to storage of their exact size. */
 #include "hta/analysis.h"
+#include "hta/large_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ static int compact(hta_type_unions *u)
     size_t total = u->n_all;
     for (int type = 0; type <= HTA_KT_OTHER; type++)
         total += u->n[type];
-    hta_interval *fitted = malloc((total + 1) * sizeof *fitted), *slot = fitted;
+    hta_interval *fitted = hta_large_malloc((total + 1) * sizeof *fitted), *slot = fitted;
     if (!fitted)
         return -1;
     for (int type = 0; type <= HTA_KT_OTHER; type++) {
@@ -60,7 +61,7 @@ static int compact(hta_type_unions *u)
 int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu)
 {
     *u = (hta_type_unions){0};
-    u->storage = malloc((2 * n_gpu + 1) * sizeof *u->storage);
+    u->storage = hta_large_malloc((2 * n_gpu + 1) * sizeof *u->storage);
     if (!u->storage)
         return -1;
     hta_interval *slot = u->storage;

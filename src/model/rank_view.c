@@ -3,6 +3,7 @@
  * hta/analysis.h).  Built once per rank so that no analysis sorts, indexes
  * or merges the same events again. */
 #include "hta/analysis.h"
+#include "hta/large_alloc.h"
 #include "hta/radix_sort.h"
 
 #include <stdlib.h>
@@ -68,8 +69,8 @@ static void apply_order(hta_event *events, size_t *order, size_t n)
  * stably.  -1 when out of memory. */
 static int sort_gpu_events(hta_event *gpu, size_t n)
 {
-    int64_t *starts = malloc((n ? n : 1) * sizeof *starts);
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    int64_t *starts = hta_large_malloc((n ? n : 1) * sizeof *starts);
+    size_t *order = hta_large_malloc((n ? n : 1) * sizeof *order);
     int rc = starts && order ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++)
         starts[i] = gpu[i].ts_ns;
@@ -104,7 +105,7 @@ int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t ran
             highest = e->correlation > highest ? e->correlation : highest;
         }
     }
-    view->gpu = malloc((n_gpu ? n_gpu : 1) * sizeof *view->gpu);
+    view->gpu = hta_large_malloc((n_gpu ? n_gpu : 1) * sizeof *view->gpu);
     if (!view->gpu ||
         hta_corrmap_init(&view->cpu_by_correlation, n_cpu_correlated, lowest, highest)) {
         hta_rank_view_free(view);

@@ -7,6 +7,7 @@
  * then every copy's end), sorted by time in numpy's quicksort order, split
  * per stream or kind keeping that order (pandas' groupby), and summed
  * running, in float64 in that order, as pandas' cumsum. */
+#include "hta/large_alloc.h"
 #include "hta/launch.h"
 #include "hta/radix_sort.h"
 #include "hta/stats.h"
@@ -87,13 +88,13 @@ static int whole_microseconds(const step *steps, size_t n)
  * the keys exists beside the pairs at the queue length's memory peak. */
 static size_t *numpy_time_order(const step *steps, size_t n)
 {
-    hta_keyed *v = malloc((n + 1) * sizeof *v);
+    hta_keyed *v = hta_large_malloc((n + 1) * sizeof *v);
     if (!v)
         return NULL;
     for (size_t i = 0; i < n; i++)
         v[i] = (hta_keyed){steps[i].ts, i};
     hta_sort_keyed_like_numpy(v, n);
-    size_t *order = malloc((n + 1) * sizeof *order);
+    size_t *order = hta_large_malloc((n + 1) * sizeof *order);
     for (size_t i = 0; order && i < n; i++)
         order[i] = v[i].index;
     free(v);
@@ -104,8 +105,8 @@ static size_t *numpy_time_order(const step *steps, size_t n)
  * *tie_matters set when a tie makes it differ from numpy's). */
 static size_t *radix_time_order(const step *steps, size_t n, int *tie_matters)
 {
-    int64_t *keys = calloc(n + 1, sizeof *keys);
-    size_t *order = malloc((n + 1) * sizeof *order);
+    int64_t *keys = hta_large_calloc(n + 1, sizeof *keys);
+    size_t *order = hta_large_malloc((n + 1) * sizeof *order);
     int ok = keys && order;
     for (size_t i = 0; ok && i < n; i++)
         keys[i] = steps[i].ts;
@@ -136,7 +137,7 @@ static int accumulate(hta_step_series_set *set, const step *steps, size_t n, int
 {
     size_t *order = time_order(steps, n);
     double *sum = calloc(set->n_series + 1, sizeof *sum);
-    set->storage = malloc((n + 1) * sizeof *set->storage);
+    set->storage = hta_large_malloc((n + 1) * sizeof *set->storage);
     size_t *next = order && sum && set->storage ? place_groups(set, steps, n) : NULL;
     for (size_t k = 0; next && k < n; k++) {
         const step *s = &steps[order[k]];
@@ -237,9 +238,9 @@ int hta_queue_length_series(hta_step_series_set *set, const hta_rank_view *v)
 {
     memset(set, 0, sizeof *set);
     size_t cap = v->n_gpu + 1;
-    launch_pair *pairs = malloc(cap * sizeof *pairs);
-    step *steps = malloc(2 * cap * sizeof *steps);
-    pair_order by = {malloc(cap * sizeof *by.keys), malloc(cap * sizeof *by.order)};
+    launch_pair *pairs = hta_large_malloc(cap * sizeof *pairs);
+    step *steps = hta_large_malloc(2 * cap * sizeof *steps);
+    pair_order by = {hta_large_malloc(cap * sizeof *by.keys), hta_large_malloc(cap * sizeof *by.order)};
     int rc = -1;
     if (pairs && steps && by.keys && by.order) {
         size_t n = find_launch_pairs(v, pairs);
@@ -354,7 +355,7 @@ int hta_memory_bw_series(hta_step_series_set *set, const hta_trace *t)
 {
     memset(set, 0, sizeof *set);
     size_t n_copies = hta_trace_count_copies(t);
-    step *steps = malloc((2 * n_copies + 1) * sizeof *steps);
+    step *steps = hta_large_malloc((2 * n_copies + 1) * sizeof *steps);
     int rc = -1;
     if (steps && make_kind_series(set, t) == 0)
         rc = accumulate(set, steps, bandwidth_steps(set, t, steps, n_copies), 1);

@@ -8,6 +8,7 @@
  * (numpy's permutation differs from a stable one only among equal starts,
  * so it runs only for a stream that has some); the buffers are sized by
  * the work events, not by the whole trace. */
+#include "hta/large_alloc.h"
 #include "hta/radix_sort.h"
 #include "hta/stats.h"
 #include "hta/stream_work.h"
@@ -118,9 +119,9 @@ static int split_streams(hta_stream_work_set *set, size_t n, work_order *by)
 static int build(hta_stream_work_set *set, const hta_trace *t, const uint8_t *is_work)
 {
     size_t n = count_work(t, is_work), cap = n ? n : 1;
-    work_order by = {calloc(cap, sizeof *by.keys), malloc(cap * sizeof *by.order),
-                     malloc(cap * sizeof *by.events)};
-    set->storage = malloc(cap * sizeof *set->storage);
+    work_order by = {hta_large_calloc(cap, sizeof *by.keys), hta_large_malloc(cap * sizeof *by.order),
+                     hta_large_malloc(cap * sizeof *by.events)};
+    set->storage = hta_large_malloc(cap * sizeof *set->storage);
     int rc = by.keys && by.order && by.events && set->storage ? 0 : -1;
     if (rc == 0)
         rc = collect_work(t, is_work, set, n, &by);

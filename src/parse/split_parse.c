@@ -14,6 +14,7 @@
  * (a guess inside a string, a parse error) makes the caller parse serially;
  * only running out of time is reported from here, since a retry would
  * start with the budget spent. */
+#include "hta/large_alloc.h"
 #include "hta/parse_parts.h"
 #include "hta/source.h"
 
@@ -104,7 +105,7 @@ static int reserve_events(hta_trace *t, size_t extra)
     if (t->n_events + extra <= t->cap_events)
         return 0;
     size_t cap = t->n_events + extra;
-    hta_event *grown = realloc(t->events, cap * sizeof *grown);
+    hta_event *grown = hta_large_realloc(t->events, cap * sizeof *grown);
     if (!grown)
         return -1;
     t->events = grown;

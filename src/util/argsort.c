@@ -14,6 +14,7 @@
  * (key, index) pairs, which makes the same comparisons and the same swaps,
  * hence the same permutation, without a cache miss per comparison once
  * the array outgrows the cache. */
+#include "hta/large_alloc.h"
 #include "hta/stats.h"
 
 #include <stdlib.h>
@@ -148,7 +149,7 @@ void hta_sort_keyed_like_numpy(hta_keyed *v, size_t n)
 
 int hta_argsort_like_numpy(const int64_t *keys, size_t n, size_t *order)
 {
-    keyed *v = malloc((n ? n : 1) * sizeof *v);
+    keyed *v = hta_large_malloc((n ? n : 1) * sizeof *v);
     if (!v)
         return -1;
     for (size_t i = 0; i < n; i++)

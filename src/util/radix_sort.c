@@ -7,6 +7,7 @@
  * of them, lowest first, is one stable scatter between two buffers.  Keys
  * are unsigned: int64 keys with the sign bit flipped, doubles mapped to
  * integers that order as the doubles do. */
+#include "hta/large_alloc.h"
 #include "hta/radix_sort.h"
 
 #include <stdlib.h>
@@ -130,8 +131,8 @@ int hta_stable_argsort(int64_t *keys, size_t n, size_t *order)
         insertion_argsort(keys, n, order);
         return 0;
     }
-    uint64_t *key_tmp = malloc(n * sizeof *key_tmp);
-    size_t *index_tmp = malloc(n * sizeof *index_tmp);
+    uint64_t *key_tmp = hta_large_malloc(n * sizeof *key_tmp);
+    size_t *index_tmp = hta_large_malloc(n * sizeof *index_tmp);
     radix_plan *plan = NULL;
     /* The keys are sorted in place as unsigned integers with the sign bit
      * flipped, which order as the signed values do. */
@@ -202,7 +203,7 @@ int hta_radix_sort_doubles(double *values, size_t n)
     if (n < 2)
         return 0;
     radix_plan *plan = plan_doubles(values, n);
-    double *tmp = plan ? malloc(n * sizeof *tmp) : NULL;
+    double *tmp = plan ? hta_large_malloc(n * sizeof *tmp) : NULL;
     if (!tmp) {
         free(plan);
         return -1;

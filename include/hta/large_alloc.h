@@ -1,0 +1,20 @@
+/* hta/large_alloc.h: allocation of the arrays that grow with a trace.
+ *
+ * A 1 GB trace's event array and the analyses' series and sort buffers are
+ * hundreds of megabytes of fresh memory per trace; faulting it in 4 KB at a
+ * time cost a third of the analysis time on this project's VMs.  These
+ * calls behave as malloc, calloc and realloc (free the result with free),
+ * and also ask the kernel to back the block with 2 MB transparent huge
+ * pages (MADV_HUGEPAGE: honoured where THP is "madvise" or "always",
+ * ignored elsewhere), which glibc does not do for its own mappings unless
+ * told at process start-up. */
+#ifndef HTA_LARGE_ALLOC_H
+#define HTA_LARGE_ALLOC_H
+
+#include <stddef.h>
+
+void *hta_large_malloc(size_t bytes);
+void *hta_large_calloc(size_t count, size_t size);
+void *hta_large_realloc(void *block, size_t bytes);
+
+#endif
