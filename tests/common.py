@@ -35,9 +35,9 @@ def tmpdir():
     return tempfile.mkdtemp(prefix="hta-test-")
 
 
-def run(args, processes=1, expect=0, timeout=600):
+def run(args, processes=1, expect=0, timeout=600, mpirun_options=()):
     """Runs hta-mpi under mpirun; returns the CompletedProcess."""
-    cmd = ["mpirun", "-n", str(processes), HTA_MPI] + list(args)
+    cmd = ["mpirun"] + list(mpirun_options) + ["-n", str(processes), HTA_MPI] + list(args)
     p = subprocess.run(cmd, env=MPI_ENV, capture_output=True, text=True, timeout=timeout)
     if expect is not None and p.returncode != expect:
         raise AssertionError(f"{' '.join(cmd)} exited {p.returncode}, expected {expect}\n"
@@ -45,12 +45,13 @@ def run(args, processes=1, expect=0, timeout=600):
     return p
 
 
-def analyse(inputs, processes=1, extra=(), expect=0):
+def analyse(inputs, processes=1, extra=(), expect=0, mpirun_options=()):
     """Runs hta-mpi on inputs into a fresh file; returns (path, process)."""
     out = os.path.join(tmpdir(), "results.h5")
     if isinstance(inputs, str):
         inputs = [inputs]
-    p = run(["-o", out] + list(extra) + list(inputs), processes=processes, expect=expect)
+    p = run(["-o", out] + list(extra) + list(inputs), processes=processes, expect=expect,
+            mpirun_options=mpirun_options)
     return out, p
 
 
@@ -96,7 +97,7 @@ def hta_args(folder):
 
 # Columns that may differ between runs of the same traces: timings, and
 # which process analysed a trace.
-VARYING = {"parse_seconds", "analysis_seconds", "process"}
+VARYING = {"parse_seconds", "analysis_seconds", "process", "threads"}
 
 
 def generated(ranks=6, straggler=None, size_mb=0.3, extra=()):

@@ -1,5 +1,6 @@
 """MPI runs: the same HDF5 tables for 1, 2, 3 and 8 processes (only timing
-and process columns may differ), and for 1, 2 and 3 parser threads, more
+and process columns may differ), and for 1, 2 and 3 threads (parse and
+analyses), more
 processes than files, and the injected straggler found by the outlier
 search."""
 from common import *
@@ -18,17 +19,35 @@ def test_identical_tables_for_1_2_3_8_processes():
         assert set(table(out, "/ranks")["process"]) == set(range(min(n, 7))), n
 
 
-def test_threads_parse_plain_traces_identically():
-    # Plain .json of 20 MB: above the 16 MiB below which files parse serially.
+def test_threads_parse_and_analyse_plain_traces_identically():
+    # Plain .json of 20 MB: above the 16 MiB below which files parse
+    # serially, and above the 32768 events below which analyses run on one
+    # thread.
     d = tmpdir()
     subprocess.run([TRACEGEN, "-o", d, "--ranks", "2", "--size-mb", "20"], check=True)
     serial, _ = analyse(d, extra=["--threads", "1", "--detail"])
     base = all_tables(serial)
-    assert len(base["ranks"]) == 2 and min(base["ranks"]["events"]) > 10000
+    assert len(base["ranks"]) == 2 and min(base["ranks"]["events"]) > 32768
     for threads in ("2", "3", "0"):
         out, _ = analyse(d, extra=["--threads", threads, "--detail"])
         assert_same_tables(base, all_tables(out), f"--threads {threads}")
+        if threads != "0":
+            assert list(table(out, "/ranks")["threads"]) == [int(threads)] * 2
     run(["--threads", "-1", d], expect=2)
+
+
+def test_automatic_threads_follow_the_cpus_a_process_may_use():
+    # mpirun binds each of up to two processes to one core unless told
+    # otherwise (then one thread each, whatever the node has); unbound, one
+    # process may use every CPU it is allowed, and two share them.
+    d = generated(ranks=2, size_mb=0.05)
+    cpus = len(os.sched_getaffinity(0))
+    launches = [([], 1, 1), (["--bind-to", "none"], 1, cpus),
+                (["--bind-to", "none"], 2, max(1, cpus // 2))]
+    for options, processes, threads in launches:
+        out, _ = analyse(d, processes=processes, mpirun_options=options)
+        got = list(table(out, "/ranks")["threads"])
+        assert got == [threads] * 2, (options, processes, got)
 
 
 def test_straggler_is_flagged_and_nobody_else_on_compute():

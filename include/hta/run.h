@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hta/analysis.h"
 #include "hta/error.h"
 #include "hta/options.h"
 #include "hta/table.h"
@@ -41,6 +42,14 @@ int64_t hta_rank_from_file_name(const char *path);
  * failure is recorded in the ranks row.  Returns -1 only when out of memory. */
 int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_options *opt, hta_tableset *out);
+
+/* Runs every analysis of hta_analyses over the view into out, on up to
+ * opt->threads threads for a large trace, with the same rows in the same
+ * order whatever the thread count.  deadline: monotonic seconds after which
+ * no analysis starts (0: none).  -1 with err set on the first failure in
+ * registry order. */
+int hta_run_analyses(const hta_rank_view *view, const hta_options *opt, const char *path,
+                     double deadline, hta_tableset *out, hta_error *err);
 
 /* Where each file's rows go: rank_of_file[file index] is the trace's rank,
  * or -1 when its rows are dropped (failed, duplicate, outside --ranks). */

@@ -87,6 +87,12 @@ long hta_table_find_sorted(const hta_table *table, int64_t key);
 /* Keeps only rows for which keep(row, ctx) is true. */
 void hta_table_filter(hta_table *table, int (*keep)(const hta_cell *row, void *ctx), void *ctx);
 
+/* Moves every row of from to the end of the same-named table of into
+ * (created as needed), table by table in from's order, and empties from.
+ * -1 when out of memory or when columns differ; from then keeps what was
+ * not moved. */
+int hta_tableset_move_rows(hta_tableset *into, hta_tableset *from);
+
 /* Serialises every table to out; hta_tableset_merge appends the rows of a
  * packed buffer to set, creating tables as needed. */
 int hta_tableset_pack(const hta_tableset *set, hta_buf *out);

@@ -6,6 +6,7 @@
 #include "hta/large_alloc.h"
 #include "hta/radix_sort.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,11 +89,23 @@ static int sort_gpu_events(hta_event *gpu, size_t n)
     return rc;
 }
 
-int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key)
+typedef struct stream_work_job {
+    hta_stream_work_set *set;
+    const hta_trace *trace;
+    int rc;
+} stream_work_job;
+
+static void *build_stream_work(void *arg)
 {
-    memset(view, 0, sizeof *view);
-    view->trace = trace;
-    view->rank_key = rank_key;
+    stream_work_job *job = arg;
+    job->rc = hta_stream_work_build(job->set, job->trace);
+    return NULL;
+}
+
+/* The GPU events sorted, their type unions, and the CPU correlation
+ * index: everything but the per-stream work. */
+static int build_sorted_part(hta_rank_view *view, const hta_trace *trace)
+{
     size_t n_gpu = 0, n_cpu_correlated = 0;
     int64_t lowest = INT64_MAX, highest = INT64_MIN;
     for (size_t i = 0; i < trace->n_events; i++) {
@@ -107,10 +120,8 @@ int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t ran
     }
     view->gpu = hta_large_malloc((n_gpu ? n_gpu : 1) * sizeof *view->gpu);
     if (!view->gpu ||
-        hta_corrmap_init(&view->cpu_by_correlation, n_cpu_correlated, lowest, highest)) {
-        hta_rank_view_free(view);
+        hta_corrmap_init(&view->cpu_by_correlation, n_cpu_correlated, lowest, highest))
         return -1;
-    }
     for (size_t i = 0; i < trace->n_events; i++) {
         const hta_event *e = &trace->events[i];
         if (hta_event_is_gpu(e))
@@ -118,17 +129,34 @@ int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t ran
         else if (e->correlation >= 0)
             hta_corrmap_put_first(&view->cpu_by_correlation, e->correlation, (uint32_t)i);
     }
-    if (sort_gpu_events(view->gpu, view->n_gpu)) {
-        hta_rank_view_free(view);
+    if (sort_gpu_events(view->gpu, view->n_gpu))
         return -1;
-    }
     for (size_t i = 0; i < view->n_gpu; i++) {
         if (i == 0 || hta_event_end(&view->gpu[i]) > view->gpu_end)
             view->gpu_end = hta_event_end(&view->gpu[i]);
     }
     view->gpu_start = view->n_gpu ? view->gpu[0].ts_ns : 0;
-    if (hta_type_unions_build(&view->unions, view->gpu, view->n_gpu) ||
-        hta_stream_work_build(&view->stream_work, trace)) {
+    return hta_type_unions_build(&view->unions, view->gpu, view->n_gpu);
+}
+
+/* The per-stream work reads only the trace, so for a large trace it is
+ * built on a second thread while this one sorts. */
+int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key,
+                        int threads)
+{
+    memset(view, 0, sizeof *view);
+    view->trace = trace;
+    view->rank_key = rank_key;
+    stream_work_job job = {&view->stream_work, trace, 0};
+    pthread_t thread;
+    int threaded = threads > 1 && trace->n_events >= HTA_THREADED_MIN_EVENTS &&
+                   pthread_create(&thread, NULL, build_stream_work, &job) == 0;
+    int rc = build_sorted_part(view, trace);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else
+        build_stream_work(&job);
+    if (rc || job.rc) {
         hta_rank_view_free(view);
         return -1;
     }

@@ -11,6 +11,7 @@
  * starts at an event boundary it finds itself, and the tail resumes the
  * top level just past the event array.  A stop is one offset comparison
  * per event, so the serial parse pays nothing measurable for it. */
+#include "hta/clock.h"
 #include "hta/reader.h"
 
 #include <cjson/cJSON.h>
@@ -23,7 +24,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "hta/buf.h"
@@ -93,19 +93,12 @@ static void lx_flush_record(lexer *lx)
     lx->record_from = lx->p;
 }
 
-static double monotonic_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Every pathological input (huge strings, deep nesting, endless events)
  * still consumes bytes, so checking the clock once per buffer bounds the
  * overrun by the time one buffer takes. */
 static int lx_out_of_time(lexer *lx)
 {
-    if (lx->timeout_seconds <= 0 || monotonic_seconds() <= lx->deadline)
+    if (lx->timeout_seconds <= 0 || hta_monotonic_seconds() <= lx->deadline)
         return 0;
     hta_fail(lx->err, "%s: timed out after %g s (--timeout-per-trace) at byte %llu",
              lx->label, lx->timeout_seconds, (unsigned long long)lx_offset(lx));
@@ -1034,7 +1027,7 @@ hta_deadline hta_deadline_from(double timeout_seconds)
 {
     hta_deadline d = {.timeout_seconds = timeout_seconds > 0 ? timeout_seconds : 0};
     if (d.timeout_seconds > 0)
-        d.at = monotonic_seconds() + d.timeout_seconds;
+        d.at = hta_monotonic_seconds() + d.timeout_seconds;
     return d;
 }
 

@@ -3,13 +3,13 @@
  * the input ends up in the file's row of the "ranks" table, never as an
  * abort, so every other rank's results survive. */
 #include "hta/analysis.h"
+#include "hta/clock.h"
 #include "hta/reader.h"
 #include "hta/run.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 static const hta_column RANK_COLUMNS[] = {
     {"rank", HTA_COL_I64},
@@ -31,6 +31,7 @@ static const hta_column RANK_COLUMNS[] = {
     {"parse_seconds", HTA_COL_F64},
     {"analysis_seconds", HTA_COL_F64},
     {"process", HTA_COL_I64},
+    {"threads", HTA_COL_I64},
 };
 
 typedef struct file_report {
@@ -45,14 +46,7 @@ typedef struct file_report {
     double first_ts_us, last_ts_us, parse_seconds, analysis_seconds;
 } file_report;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int append_ranks_row(hta_tableset *out, int64_t file_index, int process,
+static int append_ranks_row(hta_tableset *out, int64_t file_index, int process, int threads,
                             const char *path, const file_report *r)
 {
     hta_table *t = HTA_TABLE(out, "ranks", RANK_COLUMNS);
@@ -78,6 +72,7 @@ static int append_ranks_row(hta_tableset *out, int64_t file_index, int process,
     hta_row_put_f64(&row, r->parse_seconds);
     hta_row_put_f64(&row, r->analysis_seconds);
     hta_row_put_i64(&row, process);
+    hta_row_put_i64(&row, threads);
     return hta_row_done(&row);
 }
 
@@ -104,23 +99,6 @@ static uint64_t count_gpu_events(const hta_trace *t)
     return n;
 }
 
-/* Runs the analyses; on failure the tables may hold some of this file's
- * rows, which the root discards with the failed rank.  The reader enforces
- * --timeout-per-trace while parsing; the rest of the budget is checked
- * between analyses. */
-static int run_analyses(const hta_rank_view *view, const hta_options *opt, const char *path,
-                        double started, hta_tableset *out, hta_error *err)
-{
-    for (size_t i = 0; i < hta_n_analyses; i++) {
-        if (opt->timeout_per_trace > 0 && now_seconds() - started > opt->timeout_per_trace)
-            return hta_fail(err, "%s: timed out after %g s (--timeout-per-trace) before %s",
-                            path, opt->timeout_per_trace, hta_analyses[i].name);
-        if (hta_analyses[i].run(view, opt, out, err))
-            return -1;
-    }
-    return 0;
-}
-
 int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_options *opt, hta_tableset *out)
 {
@@ -128,13 +106,13 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
                      .status = "failed", .error = "", .world_size = -1,
                      .first_ts_us = NAN, .last_ts_us = NAN};
     hta_error err = {{0}};
-    double t0 = now_seconds();
+    double t0 = hta_monotonic_seconds();
     hta_trace trace;
     hta_read_options reading = {.timeout_seconds = opt->timeout_per_trace,
                                 .inflater = (hta_inflater)opt->inflater,
                                 .threads = opt->threads};
     int parsed = hta_read_trace_file(path, &reading, &trace, &err) == 0;
-    r.parse_seconds = now_seconds() - t0;
+    r.parse_seconds = hta_monotonic_seconds() - t0;
     int64_t name_rank = hta_rank_from_file_name(path);
     if (name_rank >= 0) {
         r.claimed_rank = name_rank;
@@ -142,7 +120,7 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     }
     if (!parsed) {
         r.error = err.text;
-        return append_ranks_row(out, file_index, process, path, &r);
+        return append_ranks_row(out, file_index, process, opt->threads, path, &r);
     }
     if (trace.rank >= 0) {
         r.claimed_rank = trace.rank;
@@ -155,30 +133,33 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     r.world_size = trace.world_size;
     describe_span(&trace, &r);
 
-    double t1 = now_seconds();
+    double t1 = hta_monotonic_seconds();
     if (opt->round_like_hta)
         hta_round_like_hta(&trace);
     hta_step_filter_stats filter;
     hta_rank_view view;
     int ok = hta_step_filter(&trace, opt->include_last_step, &filter, &err) == 0;
     hta_trace_shrink(&trace);
-    if (ok && hta_rank_view_build(&view, &trace, file_index)) {
+    if (ok && hta_rank_view_build(&view, &trace, file_index, opt->threads)) {
         hta_fail(&err, "%s: out of memory building the event index", path);
         ok = 0;
     }
     if (ok) {
         r.step_filter_applied = filter.applied;
         r.filtered_gpu_events = filter.dropped_gpu_events;
-        ok = run_analyses(&view, opt, path, t0, out, &err) == 0;
+        /* On failure the tables may hold some of this file's rows, which
+         * the root discards with the failed rank. */
+        double deadline = opt->timeout_per_trace > 0 ? t0 + opt->timeout_per_trace : 0;
+        ok = hta_run_analyses(&view, opt, path, deadline, out, &err) == 0;
         hta_rank_view_free(&view);
     }
-    r.analysis_seconds = now_seconds() - t1;
+    r.analysis_seconds = hta_monotonic_seconds() - t1;
     if (ok) {
         r.status = r.gpu_events ? "ok" : "no_gpu_events";
     } else {
         r.error = err.text;
     }
-    int rc = append_ranks_row(out, file_index, process, path, &r);
+    int rc = append_ranks_row(out, file_index, process, opt->threads, path, &r);
     hta_trace_free(&trace);
     return rc;
 }

@@ -124,18 +124,28 @@ long hta_table_column(const hta_table *table, const char *name)
     return -1;
 }
 
+/* Room for n more rows, growing by doubling as hta_table_add_row does. */
+static int reserve_rows(hta_table *t, size_t n)
+{
+    if (t->n_rows + n <= t->cap_rows)
+        return 0;
+    size_t cap = t->cap_rows ? t->cap_rows : 16;
+    while (cap < t->n_rows + n)
+        cap *= 2;
+    hta_cell *cells = realloc(t->cells, cap * t->n_columns * sizeof *cells);
+    if (!cells)
+        return -1;
+    t->cells = cells;
+    t->cap_rows = cap;
+    return 0;
+}
+
 hta_row hta_table_add_row(hta_table *table)
 {
     hta_row row = {.table = table};
-    if (table->n_rows == table->cap_rows) {
-        size_t cap = table->cap_rows ? table->cap_rows * 2 : 16;
-        hta_cell *cells = realloc(table->cells, cap * table->n_columns * sizeof *cells);
-        if (!cells) {
-            row.failed = 1;
-            return row;
-        }
-        table->cells = cells;
-        table->cap_rows = cap;
+    if (reserve_rows(table, 1)) {
+        row.failed = 1;
+        return row;
     }
     row.cells = hta_table_row(table, table->n_rows++);
     memset(row.cells, 0, table->n_columns * sizeof *row.cells);
@@ -185,6 +195,23 @@ int hta_row_done(hta_row *row)
         row->table->n_rows--;
     }
     return -1;
+}
+
+int hta_tableset_move_rows(hta_tableset *into, hta_tableset *from)
+{
+    for (size_t i = 0; i < from->n_tables; i++) {
+        hta_table *src = from->tables[i];
+        hta_table *dst = hta_tableset_table(into, src->name, src->columns, src->n_columns);
+        if (!dst || reserve_rows(dst, src->n_rows))
+            return -1;
+        /* String cells move with their pointers: into owns them now. */
+        memcpy(hta_table_row(dst, dst->n_rows), src->cells,
+               src->n_rows * src->n_columns * sizeof *src->cells);
+        dst->n_rows += src->n_rows;
+        src->n_rows = 0;
+    }
+    hta_tableset_free(from);
+    return 0;
 }
 
 typedef struct sort_key {

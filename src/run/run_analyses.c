@@ -1,0 +1,130 @@
+/* run_analyses.c: every analysis of hta_analyses over one rank's view, on
+ * this thread or, for a large trace when the process has cores to spare
+ * (--threads), on several.
+ *
+ * The analyses only read the view, so they can run side by side as they
+ * are.  Each threaded analysis appends to a table set of its own, and the
+ * sets are moved into the trace's tables in registry order once all have
+ * finished: rows come out in the order of a serial run, so results never
+ * depend on the thread count.  Workers take the next analysis from a shared
+ * counter, so one long analysis (the queue length on a large trace) does
+ * not hold back the others. */
+#include "hta/analysis.h"
+#include "hta/clock.h"
+#include "hta/run.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+typedef struct analysis_job {
+    const hta_rank_view *view;
+    const hta_options *opt;
+    const char *path;
+    double deadline;           /* monotonic seconds; 0 = none */
+} analysis_job;
+
+/* The --timeout-per-trace budget is checked before each analysis; the
+ * reader enforces it while parsing. */
+static int run_analysis(const analysis_job *job, size_t i, hta_tableset *out, hta_error *err)
+{
+    if (job->deadline > 0 && hta_monotonic_seconds() > job->deadline)
+        return hta_fail(err, "%s: timed out after %g s (--timeout-per-trace) before %s",
+                        job->path, job->opt->timeout_per_trace, hta_analyses[i].name);
+    return hta_analyses[i].run(job->view, job->opt, out, err);
+}
+
+static int run_serially(const analysis_job *job, hta_tableset *out, hta_error *err)
+{
+    for (size_t i = 0; i < hta_n_analyses; i++)
+        if (run_analysis(job, i, out, err))
+            return -1;
+    return 0;
+}
+
+/* What the workers share: one table set, error and result per analysis. */
+typedef struct shared_results {
+    const analysis_job *job;
+    atomic_size_t next;
+    atomic_int failed;         /* stops workers taking more analyses */
+    hta_tableset *outs;        /* owned, hta_n_analyses */
+    hta_error *errs;           /* owned, hta_n_analyses */
+    int *rcs;                  /* owned, hta_n_analyses */
+} shared_results;
+
+static void *worker_main(void *arg)
+{
+    shared_results *s = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&s->next, 1);
+        if (i >= hta_n_analyses || atomic_load(&s->failed))
+            return NULL;
+        s->rcs[i] = run_analysis(s->job, i, &s->outs[i], &s->errs[i]);
+        if (s->rcs[i])
+            atomic_store(&s->failed, 1);
+    }
+}
+
+/* Runs worker_main on n threads, this one included; a thread that cannot
+ * start leaves its share to the others. */
+static void run_workers(shared_results *s, int n)
+{
+    pthread_t threads[n];
+    int started[n];
+    for (int k = 1; k < n; k++)
+        started[k] = pthread_create(&threads[k], NULL, worker_main, s) == 0;
+    worker_main(s);
+    for (int k = 1; k < n; k++)
+        if (started[k])
+            pthread_join(threads[k], NULL);
+}
+
+/* The first failure in registry order, as a serial run would report it;
+ * else every analysis's rows, in registry order. */
+static int collect_results(shared_results *s, hta_tableset *out, hta_error *err)
+{
+    for (size_t i = 0; i < hta_n_analyses; i++) {
+        if (s->rcs[i]) {
+            *err = s->errs[i];
+            return -1;
+        }
+        if (hta_tableset_move_rows(out, &s->outs[i]))
+            return hta_fail(err, "%s: out of memory collecting %s", s->job->path,
+                            hta_analyses[i].name);
+    }
+    return 0;
+}
+
+static int run_threaded(const analysis_job *job, int threads, hta_tableset *out,
+                        hta_error *err)
+{
+    shared_results s = {.job = job,
+                        .outs = calloc(hta_n_analyses, sizeof *s.outs),
+                        .errs = calloc(hta_n_analyses, sizeof *s.errs),
+                        .rcs = calloc(hta_n_analyses, sizeof *s.rcs)};
+    atomic_init(&s.next, 0);
+    atomic_init(&s.failed, 0);
+    int rc = s.outs && s.errs && s.rcs ? 0 : -1;
+    if (rc == 0) {
+        run_workers(&s, threads);
+        rc = collect_results(&s, out, err);
+    } else {
+        hta_fail(err, "%s: out of memory starting the analyses", job->path);
+    }
+    for (size_t i = 0; s.outs && i < hta_n_analyses; i++)
+        hta_tableset_free(&s.outs[i]);
+    free(s.outs);
+    free(s.errs);
+    free(s.rcs);
+    return rc;
+}
+
+int hta_run_analyses(const hta_rank_view *view, const hta_options *opt, const char *path,
+                     double deadline, hta_tableset *out, hta_error *err)
+{
+    analysis_job job = {view, opt, path, deadline};
+    int threads = opt->threads < (int)hta_n_analyses ? opt->threads : (int)hta_n_analyses;
+    if (threads > 1 && view->trace->n_events >= HTA_THREADED_MIN_EVENTS)
+        return run_threaded(&job, threads, out, err);
+    return run_serially(&job, out, err);
+}

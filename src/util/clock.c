@@ -1,0 +1,11 @@
+/* clock.c: see hta/clock.h. */
+#include "hta/clock.h"
+
+#include <time.h>
+
+double hta_monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
