@@ -12,6 +12,7 @@
 #      and HDF5 write (hta-mpi -v), and what lies outside hta-mpi's own
 #      clock (attribute wall_seconds): mpirun, MPI_Init and exit; and, as a
 #      separate fixed cost, mpirun -n 2 on one 10 kB trace.
+# The script prints the Open MPI point-to-point layer it used.
 # In (a), "wall minus busiest" is the same non-parallel part: start-up, the
 # HDF5 write and the rest outside parse + analysis.  Every process parses
 # with one thread (--threads 1): a lone process would otherwise split each
@@ -25,6 +26,10 @@ BUILD=$(realpath "${1:-build}")
 WORK=$(mktemp -d "${2:-/tmp}/hta-scaling.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# One node: Open MPI's ob1 point-to-point layer, as the README advises for
+# single-node jobs (choosing among network transports costs 0.2 s of
+# start-up); set OMPI_MCA_pml to measure another.
+export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
 
 "$BUILD/hta-tracegen" -o "$WORK/big" --ranks 64 --size-mb 50 >/dev/null
 "$BUILD/hta-tracegen" -o "$WORK/small" --ranks 1024 --size-mb 1 >/dev/null
@@ -63,6 +68,7 @@ EOF
 
 min() { awk -v a="$1" -v b="$2" 'BEGIN{print (a == "" || b < a) ? b : a}'; }
 
+echo "OMPI_MCA_pml=$OMPI_MCA_pml"
 echo "(a) 64 generated traces of $(stat -c %s "$WORK/big/rank-0.json" | awk '{printf "%.0f", $1/1e6}') MB" \
      "(.json, $(du -sh "$WORK/big" | cut -f1) in all); $(nproc) cores; $(date -u +%F)"
 echo
