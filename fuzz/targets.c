@@ -9,7 +9,9 @@
  *
  * The analyses target writes the input to a memfd so that it enters through
  * the production entry point, hta_analyze_file, as a real file would; the
- * stages after it are the root's (MPI only moves the packed tables). */
+ * stages after it are the root's (MPI only moves the packed tables).  It
+ * also analyses the input on 2 to 4 threads, whatever its size, and aborts
+ * when any table differs from the one-thread run's. */
 #define _GNU_SOURCE
 #include "targets.h"
 
@@ -150,6 +152,40 @@ static void finish_like_root(hta_tableset *mine, const hta_options *opt)
     hta_tableset_free(&all);
 }
 
+/* The tables as bytes, the ranks table left out: its timings and thread
+ * count differ between runs. */
+static void pack_without_ranks(const hta_tableset *set, hta_buf *out)
+{
+    hta_buf all = {0};
+    hta_tableset copy = {0};
+    hta_error err = {{0}};
+    require(hta_tableset_pack(set, &all) == 0, "tables pack");
+    require(hta_tableset_merge(&copy, all.data, all.len, &err) == 0, "tables merge");
+    hta_tableset_remove(&copy, "ranks");
+    require(hta_tableset_pack(&copy, out) == 0, "tables pack");
+    hta_buf_free(&all);
+    hta_tableset_free(&copy);
+}
+
+/* Analysing on several threads gives what one thread does. */
+static void check_analysis_threads_agree(const char *path, uint64_t bytes,
+                                         const hta_tableset *serial, hta_options opt,
+                                         uint8_t selector)
+{
+    opt.threads = 2 + selector % 3;
+    opt.threaded_min_events = 1;
+    hta_tableset threaded = {0};
+    require(hta_analyze_file(path, bytes, 0, 0, &opt, &threaded) == 0, "threaded analyze_file");
+    hta_buf a = {0}, b = {0};
+    pack_without_ranks(serial, &a);
+    pack_without_ranks(&threaded, &b);
+    require(a.len == b.len && memcmp(a.data, b.data, a.len) == 0,
+            "the tables depend on the thread count");
+    hta_buf_free(&a);
+    hta_buf_free(&b);
+    hta_tableset_free(&threaded);
+}
+
 int hta_fuzz_analyses(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -162,6 +198,8 @@ int hta_fuzz_analyses(const uint8_t *data, size_t size)
     int copies = data[0] & 8 ? 2 : 1;
     for (int i = 0; i < copies; i++)
         require(hta_analyze_file(path, size - 1, i, 0, &opt, &mine) == 0, "analyze_file");
+    if (copies == 1)
+        check_analysis_threads_agree(path, size - 1, &mine, opt, data[0]);
     close(fd);
     finish_like_root(&mine, &opt);
     hta_tableset_free(&mine);

@@ -46,13 +46,8 @@ typedef struct hta_rank_view {
 int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu);
 void hta_type_unions_free(hta_type_unions *u);
 
-/* A trace with fewer events is built and analysed on one thread: its
- * analyses take a few milliseconds, and starting threads would cost more
- * than they save. */
-#define HTA_THREADED_MIN_EVENTS 32768
-
-/* Builds the view of a filtered trace, with up to `threads` threads for a
- * large one; -1 when out of memory. */
+/* Builds the view of a filtered trace, with a second thread when threads
+ * > 1; -1 when out of memory. */
 int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key,
                         int threads);
 void hta_rank_view_free(hta_rank_view *view);

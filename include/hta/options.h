@@ -28,8 +28,11 @@ typedef struct hta_options {
     int force, recursive, quiet, verbose, detail;
     double timeout_per_trace;  /* seconds per trace file; 0 = no limit */
     int inflater;              /* hta_inflater: gzip backend */
-    int threads;               /* parser threads per plain file; 0 = automatic,
-                                  resolved by main after MPI_Init */
+    int threads;               /* threads for one large trace (parse and
+                                  analyses); 0 = automatic, resolved by main
+                                  after MPI_Init */
+    uint64_t threaded_min_events; /* tests: a trace of this many events is
+                                  analysed on threads; 0 = HTA_THREADED_MIN_EVENTS */
     char **inputs;             /* borrowed from argv */
     size_t n_inputs;
     hta_rank_range *ranks;     /* owned; NULL = all ranks */

@@ -37,6 +37,11 @@ int hta_assign(const hta_file_list *list, int n_processes, int *owner);
  * digits (rank-3, rank_3, rank3, sampled_rank-1); -1 when absent. */
 int64_t hta_rank_from_file_name(const char *path);
 
+/* A trace with fewer events is viewed and analysed on one thread: its
+ * analyses take a few milliseconds, and starting threads would cost more
+ * than they save (opt->threaded_min_events overrides it for tests). */
+#define HTA_THREADED_MIN_EVENTS 32768
+
 /* Parses and analyses one file, appending its rows (rank column = file
  * index) and one row of the "ranks" table.  Never fails for bad input: the
  * failure is recorded in the ranks row.  Returns -1 only when out of memory. */
@@ -44,12 +49,12 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_options *opt, hta_tableset *out);
 
 /* Runs every analysis of hta_analyses over the view into out, on up to
- * opt->threads threads for a large trace, with the same rows in the same
- * order whatever the thread count.  deadline: monotonic seconds after which
- * no analysis starts (0: none).  -1 with err set on the first failure in
- * registry order. */
-int hta_run_analyses(const hta_rank_view *view, const hta_options *opt, const char *path,
-                     double deadline, hta_tableset *out, hta_error *err);
+ * `threads` threads, with the same rows in the same order whatever the
+ * thread count.  deadline: monotonic seconds after which no analysis
+ * starts (0: none).  -1 with err set on the first failure in registry
+ * order. */
+int hta_run_analyses(const hta_rank_view *view, const hta_options *opt, int threads,
+                     const char *path, double deadline, hta_tableset *out, hta_error *err);
 
 /* Where each file's rows go: rank_of_file[file index] is the trace's rank,
  * or -1 when its rows are dropped (failed, duplicate, outside --ranks). */

@@ -139,8 +139,8 @@ static int build_sorted_part(hta_rank_view *view, const hta_trace *trace)
     return hta_type_unions_build(&view->unions, view->gpu, view->n_gpu);
 }
 
-/* The per-stream work reads only the trace, so for a large trace it is
- * built on a second thread while this one sorts. */
+/* The per-stream work reads only the trace, so it can be built on a
+ * second thread while this one sorts. */
 int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key,
                         int threads)
 {
@@ -149,8 +149,7 @@ int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t ran
     view->rank_key = rank_key;
     stream_work_job job = {&view->stream_work, trace, 0};
     pthread_t thread;
-    int threaded = threads > 1 && trace->n_events >= HTA_THREADED_MIN_EVENTS &&
-                   pthread_create(&thread, NULL, build_stream_work, &job) == 0;
+    int threaded = threads > 1 && pthread_create(&thread, NULL, build_stream_work, &job) == 0;
     int rc = build_sorted_part(view, trace);
     if (threaded)
         pthread_join(thread, NULL);

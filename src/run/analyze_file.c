@@ -99,6 +99,14 @@ static uint64_t count_gpu_events(const hta_trace *t)
     return n;
 }
 
+/* Threads for the view and the analyses: --threads, for a large trace. */
+static int trace_threads(const hta_trace *t, const hta_options *opt)
+{
+    uint64_t min_events = opt->threaded_min_events ? opt->threaded_min_events
+                                                   : HTA_THREADED_MIN_EVENTS;
+    return t->n_events >= min_events ? opt->threads : 1;
+}
+
 int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_options *opt, hta_tableset *out)
 {
@@ -140,7 +148,8 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     hta_rank_view view;
     int ok = hta_step_filter(&trace, opt->include_last_step, &filter, &err) == 0;
     hta_trace_shrink(&trace);
-    if (ok && hta_rank_view_build(&view, &trace, file_index, opt->threads)) {
+    int threads = trace_threads(&trace, opt);
+    if (ok && hta_rank_view_build(&view, &trace, file_index, threads)) {
         hta_fail(&err, "%s: out of memory building the event index", path);
         ok = 0;
     }
@@ -150,7 +159,7 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
         /* On failure the tables may hold some of this file's rows, which
          * the root discards with the failed rank. */
         double deadline = opt->timeout_per_trace > 0 ? t0 + opt->timeout_per_trace : 0;
-        ok = hta_run_analyses(&view, opt, path, deadline, out, &err) == 0;
+        ok = hta_run_analyses(&view, opt, threads, path, deadline, out, &err) == 0;
         hta_rank_view_free(&view);
     }
     r.analysis_seconds = hta_monotonic_seconds() - t1;

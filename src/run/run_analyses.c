@@ -1,6 +1,5 @@
 /* run_analyses.c: every analysis of hta_analyses over one rank's view, on
- * this thread or, for a large trace when the process has cores to spare
- * (--threads), on several.
+ * this thread or on several (hta_analyze_file decides how many).
  *
  * The analyses only read the view, so they can run side by side as they
  * are.  Each threaded analysis appends to a table set of its own, and the
@@ -119,12 +118,11 @@ static int run_threaded(const analysis_job *job, int threads, hta_tableset *out,
     return rc;
 }
 
-int hta_run_analyses(const hta_rank_view *view, const hta_options *opt, const char *path,
-                     double deadline, hta_tableset *out, hta_error *err)
+int hta_run_analyses(const hta_rank_view *view, const hta_options *opt, int threads,
+                     const char *path, double deadline, hta_tableset *out, hta_error *err)
 {
     analysis_job job = {view, opt, path, deadline};
-    int threads = opt->threads < (int)hta_n_analyses ? opt->threads : (int)hta_n_analyses;
-    if (threads > 1 && view->trace->n_events >= HTA_THREADED_MIN_EVENTS)
-        return run_threaded(&job, threads, out, err);
-    return run_serially(&job, out, err);
+    if (threads > (int)hta_n_analyses)
+        threads = (int)hta_n_analyses;
+    return threads > 1 ? run_threaded(&job, threads, out, err) : run_serially(&job, out, err);
 }

@@ -204,6 +204,8 @@ int hta_tableset_move_rows(hta_tableset *into, hta_tableset *from)
         hta_table *dst = hta_tableset_table(into, src->name, src->columns, src->n_columns);
         if (!dst || reserve_rows(dst, src->n_rows))
             return -1;
+        if (src->n_rows == 0) /* the table exists in into, as after a serial run */
+            continue;
         /* String cells move with their pointers: into owns them now. */
         memcpy(hta_table_row(dst, dst->n_rows), src->cells,
                src->n_rows * src->n_columns * sizeof *src->cells);
