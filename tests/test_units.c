@@ -195,6 +195,38 @@ static void test_packed_ints_round_trip(void)
     hta_buf_free(&packed);
 }
 
+/* Series divide out their common factor and come back exactly: whole
+ * microseconds, signed values down to INT64_MIN, all zeros. */
+static void test_packed_series_round_trip(void)
+{
+    static const uint64_t micros[] = {0, 2000, 59000, 127000, 1683564901225140000ull};
+    static const int64_t signed_values[][3] = {
+        {-1000, 0, 3000}, {INT64_MIN, INT64_MAX, -1}, {INT64_MIN, 0, 0}, {0, 0, 0}};
+    hta_buf packed = {0};
+    CHECK(hta_pack_series(&packed, micros, 5) == 0, "pack series");
+    CHECK(strlen(packed.data) == packed.len, "no NUL byte inside");
+    CHECK(packed.len == 2 + 1 + 1 + 1 + 2 + 8, "factor 1000, then values / 1000");
+    hta_series s;
+    uint64_t u;
+    hta_series_open(&s, packed.data);
+    for (size_t i = 0; i < 5; i++)
+        CHECK(hta_series_next(&s, &u) == 1 && u == micros[i], "unsigned value back");
+    CHECK(hta_series_next(&s, &u) == 0, "end of the series");
+    for (size_t k = 0; k < sizeof signed_values / sizeof *signed_values; k++) {
+        packed.len = 0;
+        CHECK(hta_pack_signed_series(&packed, signed_values[k], 3) == 0, "pack signed");
+        int64_t v;
+        hta_series_open(&s, packed.data);
+        for (size_t i = 0; i < 3; i++)
+            CHECK(hta_series_next_signed(&s, &v) == 1 && v == signed_values[k][i],
+                  "signed value back");
+        CHECK(hta_series_next_signed(&s, &v) == 0, "end of the signed series");
+    }
+    hta_series_open(&s, "");
+    CHECK(hta_series_next(&s, &u) == 0, "empty series");
+    hta_buf_free(&packed);
+}
+
 static void test_table_pack_round_trip(void)
 {
     static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"name", HTA_COL_STR}, {"v", HTA_COL_F64}};
@@ -701,6 +733,7 @@ int main(int argc, char **argv)
     test_kernel_types();
     test_rank_from_file_name();
     test_packed_ints_round_trip();
+    test_packed_series_round_trip();
     test_table_pack_round_trip();
     test_radix_sorts_match_stable_qsort();
     test_concatenated_gzip_members();
