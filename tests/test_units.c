@@ -18,6 +18,7 @@
 #include "hta/radix_sort.h"
 #include "hta/reader.h"
 #include "hta/run.h"
+#include "hta/table_stash.h"
 
 static int failures, checks;
 
@@ -225,6 +226,37 @@ static void test_packed_series_round_trip(void)
     hta_series_open(&s, "");
     CHECK(hta_series_next(&s, &u) == 0, "empty series");
     hta_buf_free(&packed);
+}
+
+/* Rows one trace at a time through the stash come back as if appended to
+ * one set directly: tables in first-seen order, rows in trace order. */
+static void test_table_stash_keeps_order(void)
+{
+    static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"name", HTA_COL_STR}};
+    static const char *const tables[][2] = {{"ranks", NULL}, {"kernels", "ranks"}};
+    hta_table_stash stash = {0};
+    for (int trace = 0; trace < 2; trace++) {
+        hta_tableset set = {0};
+        for (int k = 0; k < 2 && tables[trace][k]; k++) {
+            hta_row r = hta_table_add_row(hta_tableset_table(&set, tables[trace][k], cols, 2));
+            hta_row_put_i64(&r, trace);
+            hta_row_put_str(&r, tables[trace][k]);
+            CHECK(hta_row_done(&r) == 0, "row");
+        }
+        CHECK(hta_table_stash_add(&stash, &set) == 0, "stash a trace");
+        hta_tableset_free(&set);
+    }
+    hta_tableset out = {0};
+    hta_error err;
+    CHECK(hta_table_stash_unpack(&stash, &out, &err) == 0, "unpack");
+    CHECK(out.n_tables == 2 && strcmp(out.tables[0]->name, "ranks") == 0 &&
+              strcmp(out.tables[1]->name, "kernels") == 0, "tables in first-seen order");
+    const hta_table *ranks = hta_tableset_find(&out, "ranks");
+    CHECK(ranks && ranks->n_rows == 2 && hta_table_row(ranks, 0)[0].i == 0 &&
+              hta_table_row(ranks, 1)[0].i == 1, "rows in trace order");
+    CHECK(strcmp(hta_table_row(out.tables[1], 0)[1].s, "kernels") == 0, "string survives");
+    hta_tableset_free(&out);
+    hta_table_stash_free(&stash);
 }
 
 static void test_table_pack_round_trip(void)
@@ -735,6 +767,7 @@ int main(int argc, char **argv)
     test_packed_ints_round_trip();
     test_packed_series_round_trip();
     test_table_pack_round_trip();
+    test_table_stash_keeps_order();
     test_radix_sorts_match_stable_qsort();
     test_concatenated_gzip_members();
     test_threads_on_adversarial_documents();
