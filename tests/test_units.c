@@ -259,6 +259,36 @@ static void test_table_stash_keeps_order(void)
     hta_table_stash_free(&stash);
 }
 
+/* Large tables are deflated in the stash and come back byte for byte, and
+ * take less room there than packed. */
+static void test_table_stash_deflates_large_tables(void)
+{
+    static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"segments", HTA_COL_STR}};
+    size_t len = 600 << 10;
+    char *text = malloc(len + 1);
+    for (size_t i = 0; text && i < len; i++)
+        text[i] = (char)('a' + (i * i / 7) % 26);
+    if (!text)
+        return;
+    text[len] = '\0';
+    hta_tableset set = {0}, out = {0};
+    hta_row r = hta_table_add_row(hta_tableset_table(&set, "_segments", cols, 2));
+    hta_row_put_i64(&r, 7);
+    hta_row_put_str(&r, text);
+    CHECK(hta_row_done(&r) == 0, "row");
+    hta_table_stash stash = {0};
+    hta_error err;
+    CHECK(hta_table_stash_add(&stash, &set) == 0 && stash.packed.len < len, "deflated");
+    CHECK(hta_table_stash_unpack(&stash, &out, &err) == 0, "unpack");
+    const hta_table *t = hta_tableset_find(&out, "_segments");
+    CHECK(t && t->n_rows == 1 && strcmp(hta_table_row(t, 0)[1].s, text) == 0,
+          "string back byte for byte");
+    hta_tableset_free(&set);
+    hta_tableset_free(&out);
+    hta_table_stash_free(&stash);
+    free(text);
+}
+
 static void test_table_pack_round_trip(void)
 {
     static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"name", HTA_COL_STR}, {"v", HTA_COL_F64}};
@@ -768,6 +798,7 @@ int main(int argc, char **argv)
     test_packed_series_round_trip();
     test_table_pack_round_trip();
     test_table_stash_keeps_order();
+    test_table_stash_deflates_large_tables();
     test_radix_sorts_match_stable_qsort();
     test_concatenated_gzip_members();
     test_threads_on_adversarial_documents();
