@@ -18,6 +18,7 @@
 #include "hta/radix_sort.h"
 #include "hta/reader.h"
 #include "hta/run.h"
+#include "hta/table_stash.h"
 
 static int failures, checks;
 
@@ -193,6 +194,99 @@ static void test_packed_ints_round_trip(void)
         CHECK(hta_unpack_u64(&p, &v) == 1 && v == values[i], "value back");
     CHECK(hta_unpack_u64(&p, &v) == 0, "end of the string");
     hta_buf_free(&packed);
+}
+
+/* Series divide out their common factor and come back exactly: whole
+ * microseconds, signed values down to INT64_MIN, all zeros. */
+static void test_packed_series_round_trip(void)
+{
+    static const uint64_t micros[] = {0, 2000, 59000, 127000, 1683564901225140000ull};
+    static const int64_t signed_values[][3] = {
+        {-1000, 0, 3000}, {INT64_MIN, INT64_MAX, -1}, {INT64_MIN, 0, 0}, {0, 0, 0}};
+    hta_buf packed = {0};
+    CHECK(hta_pack_series(&packed, micros, 5) == 0, "pack series");
+    CHECK(strlen(packed.data) == packed.len, "no NUL byte inside");
+    CHECK(packed.len == 2 + 1 + 1 + 1 + 2 + 8, "factor 1000, then values / 1000");
+    hta_series s;
+    uint64_t u;
+    hta_series_open(&s, packed.data);
+    for (size_t i = 0; i < 5; i++)
+        CHECK(hta_series_next(&s, &u) == 1 && u == micros[i], "unsigned value back");
+    CHECK(hta_series_next(&s, &u) == 0, "end of the series");
+    for (size_t k = 0; k < sizeof signed_values / sizeof *signed_values; k++) {
+        packed.len = 0;
+        CHECK(hta_pack_signed_series(&packed, signed_values[k], 3) == 0, "pack signed");
+        int64_t v;
+        hta_series_open(&s, packed.data);
+        for (size_t i = 0; i < 3; i++)
+            CHECK(hta_series_next_signed(&s, &v) == 1 && v == signed_values[k][i],
+                  "signed value back");
+        CHECK(hta_series_next_signed(&s, &v) == 0, "end of the signed series");
+    }
+    hta_series_open(&s, "");
+    CHECK(hta_series_next(&s, &u) == 0, "empty series");
+    hta_buf_free(&packed);
+}
+
+/* Rows one trace at a time through the stash come back as if appended to
+ * one set directly: tables in first-seen order, rows in trace order. */
+static void test_table_stash_keeps_order(void)
+{
+    static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"name", HTA_COL_STR}};
+    static const char *const tables[][2] = {{"ranks", NULL}, {"kernels", "ranks"}};
+    hta_table_stash stash = {0};
+    for (int trace = 0; trace < 2; trace++) {
+        hta_tableset set = {0};
+        for (int k = 0; k < 2 && tables[trace][k]; k++) {
+            hta_row r = hta_table_add_row(hta_tableset_table(&set, tables[trace][k], cols, 2));
+            hta_row_put_i64(&r, trace);
+            hta_row_put_str(&r, tables[trace][k]);
+            CHECK(hta_row_done(&r) == 0, "row");
+        }
+        CHECK(hta_table_stash_add(&stash, &set) == 0, "stash a trace");
+        hta_tableset_free(&set);
+    }
+    hta_tableset out = {0};
+    hta_error err;
+    CHECK(hta_table_stash_unpack(&stash, &out, &err) == 0, "unpack");
+    CHECK(out.n_tables == 2 && strcmp(out.tables[0]->name, "ranks") == 0 &&
+              strcmp(out.tables[1]->name, "kernels") == 0, "tables in first-seen order");
+    const hta_table *ranks = hta_tableset_find(&out, "ranks");
+    CHECK(ranks && ranks->n_rows == 2 && hta_table_row(ranks, 0)[0].i == 0 &&
+              hta_table_row(ranks, 1)[0].i == 1, "rows in trace order");
+    CHECK(strcmp(hta_table_row(out.tables[1], 0)[1].s, "kernels") == 0, "string survives");
+    hta_tableset_free(&out);
+    hta_table_stash_free(&stash);
+}
+
+/* Large tables are deflated in the stash and come back byte for byte, and
+ * take less room there than packed. */
+static void test_table_stash_deflates_large_tables(void)
+{
+    static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"segments", HTA_COL_STR}};
+    size_t len = 600 << 10;
+    char *text = malloc(len + 1);
+    for (size_t i = 0; text && i < len; i++)
+        text[i] = (char)('a' + (i * i / 7) % 26);
+    if (!text)
+        return;
+    text[len] = '\0';
+    hta_tableset set = {0}, out = {0};
+    hta_row r = hta_table_add_row(hta_tableset_table(&set, "_segments", cols, 2));
+    hta_row_put_i64(&r, 7);
+    hta_row_put_str(&r, text);
+    CHECK(hta_row_done(&r) == 0, "row");
+    hta_table_stash stash = {0};
+    hta_error err;
+    CHECK(hta_table_stash_add(&stash, &set) == 0 && stash.packed.len < len, "deflated");
+    CHECK(hta_table_stash_unpack(&stash, &out, &err) == 0, "unpack");
+    const hta_table *t = hta_tableset_find(&out, "_segments");
+    CHECK(t && t->n_rows == 1 && strcmp(hta_table_row(t, 0)[1].s, text) == 0,
+          "string back byte for byte");
+    hta_tableset_free(&set);
+    hta_tableset_free(&out);
+    hta_table_stash_free(&stash);
+    free(text);
 }
 
 static void test_table_pack_round_trip(void)
@@ -701,7 +795,10 @@ int main(int argc, char **argv)
     test_kernel_types();
     test_rank_from_file_name();
     test_packed_ints_round_trip();
+    test_packed_series_round_trip();
     test_table_pack_round_trip();
+    test_table_stash_keeps_order();
+    test_table_stash_deflates_large_tables();
     test_radix_sorts_match_stable_qsort();
     test_concatenated_gzip_members();
     test_threads_on_adversarial_documents();

@@ -105,7 +105,7 @@ int hta_queue_length(const hta_rank_view *view, const hta_options *opt,
 int hta_memory_bw(const hta_rank_view *view, const hta_options *opt,
                   hta_tableset *out, hta_error *err);
 /* "_collectives": every COMMUNICATION kernel for the root's wait-state
- * analysis (crossrank/collective_wait.c). */
+ * analysis (crossrank/collective_wait.c), packed per (rank, stream). */
 int hta_collectives(const hta_rank_view *view, const hta_options *opt,
                     hta_tableset *out, hta_error *err);
 

@@ -1,27 +1,36 @@
 /* collectives.c: the rank's side of the collective wait-state analysis
  * (crossrank/collective_wait.c matches them across ranks on the root).
  *
- * Every COMMUNICATION kernel (NCCL, RCCL, HCCL) becomes one row of the
- * process-local table "_collectives": its stream, its ordinal among the
- * COMMUNICATION kernels of that stream in start order, and its start and
- * end in nanoseconds.  (stream, ordinal) is the matching key: a
- * communicator issues its collectives in the same order on every rank and
- * NCCL runs one communicator's kernels on one stream, so the n-th kernel
- * on the stream is the n-th collective of that communicator.  The trace's
- * process-group names are not parsed, so ranks must use the same stream
- * number for a communicator (they do in the traces PyTorch writes for one
- * process group, and in hta-tracegen's).  The leading '_' keeps the table
- * out of the results file; it still travels to the root with the others. */
+ * Every COMMUNICATION kernel (NCCL, RCCL, HCCL) takes part: per stream,
+ * its ordinal among the COMMUNICATION kernels of that stream in start
+ * order, and its start and end in nanoseconds.  (stream, ordinal) is the
+ * matching key: a communicator issues its collectives in the same order on
+ * every rank and NCCL runs one communicator's kernels on one stream, so
+ * the n-th kernel on the stream is the n-th collective of that
+ * communicator.  The trace's process-group names are not parsed, so ranks
+ * must use the same stream number for a communicator (they do in the
+ * traces PyTorch writes for one process group, and in hta-tracegen's).
+ *
+ * The process keeps these until its last trace is analysed and then sends
+ * them to the root, so they are packed: one row of the process-local table
+ * "_collectives" per (rank, stream) with the kernel count, the first start,
+ * and two series (hta/packed_ints.h): each start's gap since the previous
+ * start, and each duration (signed: --round-like-hta makes sub-microsecond
+ * kernels negative).  The ordinal is the position in the series.  A few
+ * bytes per kernel instead of a 40-byte row.  The leading '_' keeps the
+ * table out of the results file; it still travels to the root. */
 #include "hta/analysis.h"
+#include "hta/packed_ints.h"
 
 #include <stdlib.h>
 
 static const hta_column COLUMNS[] = {
     {"rank", HTA_COL_I64},
     {"stream", HTA_COL_I64},
-    {"ordinal", HTA_COL_I64},
-    {"start_ns", HTA_COL_I64},
-    {"end_ns", HTA_COL_I64},
+    {"kernels", HTA_COL_I64},
+    {"first_start_ns", HTA_COL_I64},
+    {"start_gaps", HTA_COL_STR},
+    {"durations", HTA_COL_STR},
 };
 
 static int compare_stream_then_start(const void *a, const void *b)
@@ -33,15 +42,51 @@ static int compare_stream_then_start(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int put_collective(hta_table *t, int64_t rank_key, const hta_event *e, int64_t ordinal)
+/* Scratch for one stream's series, room for every collective of the rank. */
+typedef struct stream_scratch {
+    uint64_t *gaps;            /* owned */
+    int64_t *durations;        /* owned */
+    hta_buf gaps_packed, durations_packed;
+} stream_scratch;
+
+/* One row for the kernels comm[0..n) of one stream, in start order. */
+static int put_stream(hta_table *t, int64_t rank_key, const hta_event *const *comm, size_t n,
+                      stream_scratch *s)
 {
+    for (size_t k = 0; k < n; k++) {
+        s->gaps[k] = k ? (uint64_t)(comm[k]->ts_ns - comm[k - 1]->ts_ns) : 0;
+        s->durations[k] = hta_event_end(comm[k]) - comm[k]->ts_ns;
+    }
+    /* n >= 1, so both strings are non-empty and NUL-terminated. */
+    s->gaps_packed.len = s->durations_packed.len = 0;
+    if (hta_pack_series(&s->gaps_packed, s->gaps, n) ||
+        hta_pack_signed_series(&s->durations_packed, s->durations, n))
+        return -1;
     hta_row row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
-    hta_row_put_i64(&row, e->stream);
-    hta_row_put_i64(&row, ordinal);
-    hta_row_put_i64(&row, e->ts_ns);
-    hta_row_put_i64(&row, hta_event_end(e));
+    hta_row_put_i64(&row, comm[0]->stream);
+    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_i64(&row, comm[0]->ts_ns);
+    hta_row_put_str(&row, s->gaps_packed.data);
+    hta_row_put_str(&row, s->durations_packed.data);
     return hta_row_done(&row);
+}
+
+static int put_streams(hta_table *t, int64_t rank_key, const hta_event *const *comm, size_t n)
+{
+    stream_scratch s = {.gaps = malloc(n * sizeof *s.gaps),
+                        .durations = malloc(n * sizeof *s.durations)};
+    int rc = s.gaps && s.durations ? 0 : -1;
+    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+        for (end = i + 1; end < n && comm[end]->stream == comm[i]->stream;)
+            end++;
+        rc = put_stream(t, rank_key, &comm[i], end - i, &s);
+    }
+    hta_buf_free(&s.gaps_packed);
+    hta_buf_free(&s.durations_packed);
+    free(s.gaps);
+    free(s.durations);
+    return rc;
 }
 
 int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
@@ -59,12 +104,9 @@ int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset
     for (size_t i = 0, k = 0; rc == 0 && i < v->n_gpu; i++)
         if (v->gpu[i].kernel_type == HTA_KT_COMMUNICATION)
             comm[k++] = &v->gpu[i];
-    if (rc == 0)
+    if (rc == 0) {
         qsort(comm, n, sizeof *comm, compare_stream_then_start);
-    int64_t ordinal = 0;
-    for (size_t k = 0; rc == 0 && k < n; k++) {
-        ordinal = k > 0 && comm[k]->stream == comm[k - 1]->stream ? ordinal + 1 : 0;
-        rc = put_collective(t, v->rank_key, comm[k], ordinal);
+        rc = put_streams(t, v->rank_key, comm, n);
     }
     free(comm);
     return rc ? hta_fail(err, "out of memory listing collectives") : 0;

@@ -1,9 +1,9 @@
 /* collective_wait.c: who waits for whom at the collectives (the Scalasca
  * "wait at N x N" pattern, TraceLens' collective skew), on the root.
  *
- * Input: "_collectives" (analysis/collectives.c), one row per
- * COMMUNICATION kernel of every rank with its (stream, ordinal) matching
- * key.  Per stream, the ranks that use it take part in its collectives;
+ * Input: "_collectives" (analysis/collectives.c): every COMMUNICATION
+ * kernel of every rank, packed per (rank, stream), unpacked here with its
+ * (stream, ordinal) matching key.  Per stream, the ranks that use it take part in its collectives;
  * the k-th kernel of each of them is one collective instance.  When they
  * issued different numbers of kernels on the stream, only the common
  * prefix is matched and every rank's surplus is reported ("unmatched"),
@@ -33,6 +33,7 @@
  * an "outliers" row (metric "arrived_last_share", class "straggler"). */
 #include "hta/analysis.h"
 #include "hta/crossrank.h"
+#include "hta/packed_ints.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -130,20 +131,49 @@ static rank_waits *list_ranks(const hta_table *ranks)
     return w;
 }
 
-/* Copies the table's rows, with rank slots, sorted by (stream, rank,
- * ordinal); -1 when a row's rank is not a rank analysed without failure. */
-static int load_collectives(const hta_table *t, const hta_table *ranks, rank_waits *w,
-                            collective *out)
+static size_t count_collectives(const hta_table *t)
 {
+    size_t n = 0;
+    for (size_t r = 0; r < t->n_rows; r++)
+        n += (size_t)hta_table_row(t, r)[2].i; /* kernels */
+    return n;
+}
+
+/* Appends the row's kernels to out; -1 when its series are shorter than
+ * its kernel count. */
+static int unpack_stream(const hta_cell *row, size_t slot, collective *out)
+{
+    hta_series gaps, durations;
+    hta_series_open(&gaps, row[4].s);
+    hta_series_open(&durations, row[5].s);
+    int64_t start = row[3].i;
+    for (int64_t k = 0; k < row[2].i; k++) {
+        uint64_t gap;
+        int64_t duration;
+        if (!hta_series_next(&gaps, &gap) || !hta_series_next_signed(&durations, &duration))
+            return -1;
+        start += (int64_t)gap;
+        out[k] = (collective){slot, row[1].i, k, start, start + duration};
+    }
+    return 0;
+}
+
+/* Unpacks the table's n kernels, with rank slots, sorted by (stream,
+ * rank, ordinal); -1 when a row's rank is not a rank analysed without
+ * failure, or its series are corrupt. */
+static int load_collectives(const hta_table *t, const hta_table *ranks, rank_waits *w,
+                            collective *out, size_t n)
+{
+    size_t at = 0;
     for (size_t r = 0; r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
         long k = hta_table_find_sorted(ranks, row[0].i);
-        if (k < 0 || w[k].failed)
+        if (k < 0 || w[k].failed || unpack_stream(row, (size_t)k, &out[at]))
             return -1;
-        out[r] = (collective){(size_t)k, row[1].i, row[2].i, row[3].i, row[4].i};
-        w[k].collectives++;
+        at += (size_t)row[2].i;
+        w[k].collectives += row[2].i;
     }
-    qsort(out, t->n_rows, sizeof *out, compare_stream_rank_ordinal);
+    qsort(out, n, sizeof *out, compare_stream_rank_ordinal);
     return 0;
 }
 
@@ -285,16 +315,17 @@ int hta_collective_wait(hta_tableset *set, hta_error *err)
     const hta_table *ranks = hta_tableset_find(set, "ranks");
     if (!in || in->n_rows == 0)
         return 0;
+    size_t n = count_collectives(in);
     rank_waits *w = list_ranks(ranks);
-    collective *c = malloc(in->n_rows * sizeof *c);
+    collective *c = malloc((n ? n : 1) * sizeof *c);
     int rc = w && c ? 0 : -1;
-    if (rc == 0 && load_collectives(in, ranks, w, c)) {
+    if (rc == 0 && load_collectives(in, ranks, w, c, n)) {
         free(w);
         free(c);
-        return hta_fail(err, "collectives of a rank missing from /ranks");
+        return hta_fail(err, "collectives of a rank missing from /ranks, or corrupt");
     }
     if (rc == 0)
-        rc = match_all(c, in->n_rows, w, ranks->n_rows);
+        rc = match_all(c, n, w, ranks->n_rows);
     if (rc == 0)
         rc = put_rows(t, w, ranks->n_rows);
     if (rc == 0)

@@ -27,6 +27,7 @@
 #include "hta/crossrank.h"
 #include "hta/progress.h"
 #include "hta/run.h"
+#include "hta/table_stash.h"
 #include "hta/timeline.h"
 
 #define ROOT 0
@@ -180,6 +181,8 @@ static int check_output_is_shared(const hta_options *opt, int me)
     return HTA_EXIT_USAGE;
 }
 
+/* Each trace's tables go into the stash, packed and deflated, right after
+ * the trace (hta/table_stash.h); out gets them all after the last one. */
 static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
                             const hta_options *opt, hta_tableset *out)
 {
@@ -190,16 +193,24 @@ static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
     }
     hta_progress progress;
     hta_progress_start(&progress, list, owner, !opt->quiet);
+    hta_table_stash stash = {0};
     int rc = 0;
     for (size_t i = 0; i < list->count && rc == 0; i++) {
         if (owner[i] != me)
             continue;
-        rc = hta_analyze_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt, out);
+        hta_tableset trace_tables = {0};
+        rc = hta_analyze_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt,
+                              &trace_tables) ||
+             hta_table_stash_add(&stash, &trace_tables);
+        hta_tableset_free(&trace_tables);
         if (opt->verbose)
             fprintf(stderr, "hta-mpi: process %d analysed %s\n", me, list->paths[i]);
         hta_progress_file_done(&progress, i);
     }
     hta_progress_finish(&progress);
+    hta_error unused;
+    rc = rc || hta_table_stash_unpack(&stash, out, &unused);
+    hta_table_stash_free(&stash);
     free(owner);
     return rc;
 }

@@ -81,7 +81,9 @@ static void add_layer(int64_t *totals, int bins, int64_t start, int64_t end, int
 {
     int64_t at = first;
     uint64_t gap, length;
-    while (hta_unpack_u64(&packed, &gap) && hta_unpack_u64(&packed, &length)) {
+    hta_series series;
+    hta_series_open(&series, packed);
+    while (hta_series_next(&series, &gap) && hta_series_next(&series, &length)) {
         int64_t lo = at + (int64_t)gap;
         at = lo + (int64_t)length;
         add_segment(totals, bins, start, end, layer, lo, at);
