@@ -736,6 +736,40 @@ static void check_threads_never_change_events(const char *path, char *data, size
     unlink(plain);
 }
 
+/* One trace's tables as bytes, analysed on `threads` threads whatever its
+ * size, with --detail; the ranks table (timings, thread count) left out. */
+static hta_buf analysed_tables(const char *path, int threads)
+{
+    hta_options opt;
+    hta_options_defaults(&opt);
+    opt.detail = 1;
+    opt.threads = threads;
+    opt.threaded_min_events = 1;
+    hta_tableset set = {0};
+    hta_buf packed = {0};
+    CHECK(hta_analyze_file(path, 0, 0, 0, &opt, &set) == 0, "%s: out of memory", path);
+    hta_tableset_remove(&set, "ranks");
+    CHECK(hta_tableset_pack(&set, &packed) == 0, "%s: cannot pack", path);
+    hta_tableset_free(&set);
+    return packed;
+}
+
+/* Every real trace gives the same tables with 1 to 4 analysis threads. */
+static void check_analysis_threads_never_change_tables(const char *path, char *data,
+                                                       size_t len)
+{
+    (void)data;
+    (void)len;
+    hta_buf serial = analysed_tables(path, 1);
+    for (int threads = 2; threads <= 4; threads++) {
+        hta_buf threaded = analysed_tables(path, threads);
+        CHECK(threaded.len == serial.len && memcmp(threaded.data, serial.data, serial.len) == 0,
+              "%s: %d analysis threads change the tables", path, threads);
+        hta_buf_free(&threaded);
+    }
+    hta_buf_free(&serial);
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -808,6 +842,7 @@ int main(int argc, char **argv)
         int n = for_each_real_trace(argv[1], check_chunking_never_changes_events);
         CHECK(n >= 10, "only %d real traces under %s", n, argv[1]);
         for_each_real_trace(argv[1], check_threads_never_change_events);
+        for_each_real_trace(argv[1], check_analysis_threads_never_change_tables);
     }
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures ? 1 : 0;
