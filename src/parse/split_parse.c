@@ -17,34 +17,28 @@
 #include "hta/large_alloc.h"
 #include "hta/parse_parts.h"
 #include "hta/source.h"
+#include "hta/thread_jobs.h"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct worker {
-    pthread_t thread;
     const char *path;
     const hta_deadline *limit;
     hta_part part;
     hta_trace trace;           /* owned when rc == 0 */
     int rc;
-    int started;               /* a thread runs it (0 for the head) */
     hta_error err;             /* reported only for a timeout; any other
                                   failure is reparsed serially */
 } worker;
 
-static void run_worker(worker *w)
+static void *run_worker(void *arg)
 {
+    worker *w = arg;
     w->rc = hta_read_part(w->path, w->limit, &w->part, &w->trace, &w->err);
-}
-
-static void *worker_main(void *arg)
-{
-    run_worker(arg);
     return NULL;
 }
 
@@ -216,21 +210,6 @@ static const hta_error *timeout_error(const worker *w, int n)
     return NULL;
 }
 
-/* Runs the parts, head on this thread; a span whose thread cannot start
- * runs here too, after the head. */
-static void run_parts(worker *w, int n)
-{
-    for (int k = 1; k < n; k++)
-        w[k].started = pthread_create(&w[k].thread, NULL, worker_main, &w[k]) == 0;
-    run_worker(&w[0]);
-    for (int k = 1; k < n; k++) {
-        if (w[k].started)
-            pthread_join(w[k].thread, NULL);
-        else
-            run_worker(&w[k]);
-    }
-}
-
 /* More threads than this only cost memory and start-up. */
 #define MAX_PARTS 64
 
@@ -245,7 +224,7 @@ static int split_file(const char *path, int threads, uint64_t size, const hta_de
     for (int k = 0; k < n; k++)
         w[k] = (worker){.path = path, .limit = limit};
     plan_parts(w, n, size);
-    run_parts(w, n);
+    hta_run_jobs(run_worker, w, sizeof *w, n); /* the head on this thread */
     int last = last_needed_part(w, n);
     int rc = last < 0 ? 1 : merge_parts(w, last);
     if (rc == 0 && w[last].part.end != HTA_PART_DOCUMENT_END)

@@ -11,8 +11,8 @@
 #include "hta/analysis.h"
 #include "hta/clock.h"
 #include "hta/run.h"
+#include "hta/thread_jobs.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -64,20 +64,6 @@ static void *worker_main(void *arg)
     }
 }
 
-/* Runs worker_main on n threads, this one included; a thread that cannot
- * start leaves its share to the others. */
-static void run_workers(shared_results *s, int n)
-{
-    pthread_t threads[n];
-    int started[n];
-    for (int k = 1; k < n; k++)
-        started[k] = pthread_create(&threads[k], NULL, worker_main, s) == 0;
-    worker_main(s);
-    for (int k = 1; k < n; k++)
-        if (started[k])
-            pthread_join(threads[k], NULL);
-}
-
 /* The first failure in registry order, as a serial run would report it;
  * else every analysis's rows, in registry order. */
 static int collect_results(shared_results *s, hta_tableset *out, hta_error *err)
@@ -105,7 +91,7 @@ static int run_threaded(const analysis_job *job, int threads, hta_tableset *out,
     atomic_init(&s.failed, 0);
     int rc = s.outs && s.errs && s.rcs ? 0 : -1;
     if (rc == 0) {
-        run_workers(&s, threads);
+        hta_run_jobs(worker_main, &s, 0, threads);
         rc = collect_results(&s, out, err);
     } else {
         hta_fail(err, "%s: out of memory starting the analyses", job->path);
