@@ -50,6 +50,27 @@ def test_automatic_threads_follow_the_cpus_a_process_may_use():
         assert got == [threads] * 2, (options, processes, got)
 
 
+def test_lone_processes_started_together_are_silent_and_agree():
+    # Processes started without mpirun run as isolated singletons, which
+    # share Open MPI's session directory; the first to finish removes it,
+    # which once made MPI-IO print an error in the others.  Eight at once,
+    # three rounds: all succeed, print nothing and write what mpirun does.
+    d = generated(ranks=2, size_mb=0.05)
+    reference, _ = analyse(d)
+    want = table(reference, "/kernels")
+    work = tmpdir()
+    for round_ in range(3):
+        outs = [os.path.join(work, f"r{round_}-{i}.h5") for i in range(8)]
+        procs = [subprocess.Popen([HTA_MPI, "-q", "-o", out, d], env=MPI_ENV,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for out in outs]
+        for out, proc in zip(outs, procs):
+            stdout, stderr = proc.communicate(timeout=300)
+            assert proc.returncode == 0 and stdout == "" and stderr == "", \
+                (round_, proc.returncode, stdout, stderr)
+            assert table(out, "/kernels").equals(want), out
+
+
 def test_straggler_is_flagged_and_nobody_else_on_compute():
     out, p = analyse(generated(ranks=8, straggler=5), processes=2)
     outliers = table(out, "/outliers")

@@ -31,7 +31,13 @@
  * network transport it was built with (UCX, libfabric, PSM) to choose a
  * point-to-point layer.  Such a process runs isolated (no daemon: 0.05 s)
  * on the plain ob1 layer, unless the user set either; processes of a
- * launched job keep whatever the cluster configures. */
+ * launched job keep whatever the cluster configures.  Isolated singletons
+ * would all share one session directory, which the first to finish
+ * removes: with several lone processes at once, another's MPI_Init then
+ * failed to create it, or MPI-IO printed an error when its "sm"
+ * shared-file-pointer component found its file gone.  A lone process
+ * needs no session directory and hta-mpi no shared file pointer, so it
+ * creates none and leaves that component out. */
 static void prefer_quick_start_when_alone(void)
 {
     static const char *const launcher_variables[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
@@ -41,6 +47,8 @@ static void prefer_quick_start_when_alone(void)
             return;
     setenv("OMPI_MCA_pml", "ob1", 0);
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+    setenv("OMPI_MCA_orte_create_session_dirs", "0", 0);
+    setenv("OMPI_MCA_sharedfp", "^sm", 0);
 }
 
 int main(int argc, char **argv)
