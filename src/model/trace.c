@@ -1,5 +1,6 @@
 /* trace.c: growth of the per-rank event arrays (see hta/trace.h). */
 #include "hta/trace.h"
+#include "hta/large_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ void hta_trace_free(hta_trace *t)
 static int grow(void **items, size_t *cap, size_t size)
 {
     size_t n = *cap ? *cap + *cap / 2 : 4096;
-    void *p = realloc(*items, n * size);
+    void *p = hta_large_realloc(*items, n * size);
     if (!p)
         return -1;
     *items = p;

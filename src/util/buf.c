@@ -1,5 +1,6 @@
 /* buf.c: growable byte buffer (see hta/buf.h). */
 #include "hta/buf.h"
+#include "hta/large_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@ int hta_buf_reserve(hta_buf *b, size_t extra)
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra + 1)
         cap *= 2;
-    char *data = realloc(b->data, cap);
+    char *data = hta_large_realloc(b->data, cap);
     if (!data)
         return -1;
     b->data = data;

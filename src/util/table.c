@@ -8,6 +8,7 @@
  * The dictionary sends each distinct string once per process: kernel names
  * (hundreds of bytes of C++ templates) repeat in /kernels, /kernels_top and
  * every --detail row, and across the ranks a process holds. */
+#include "hta/large_alloc.h"
 #include "hta/strtab.h"
 #include "hta/table.h"
 
@@ -132,7 +133,7 @@ static int reserve_rows(hta_table *t, size_t n)
     size_t cap = t->cap_rows ? t->cap_rows : 16;
     while (cap < t->n_rows + n)
         cap *= 2;
-    hta_cell *cells = realloc(t->cells, cap * t->n_columns * sizeof *cells);
+    hta_cell *cells = hta_large_realloc(t->cells, cap * t->n_columns * sizeof *cells);
     if (!cells)
         return -1;
     t->cells = cells;
