@@ -90,7 +90,7 @@ static kernel_stats summarize(const char *name, hta_kernel_type type, int64_t co
 static size_t number_names(const hta_rank_view *v, uint32_t *row_of)
 {
     for (size_t i = 0; i < v->n_gpu; i++)
-        row_of[v->gpu[i].name] = 1;
+        row_of[v->gpu[i]->name] = 1;
     size_t n = 0;
     for (uint32_t name = 0; name < v->trace->names.count; name++)
         if (row_of[name])
@@ -103,7 +103,7 @@ static size_t number_names(const hta_rank_view *v, uint32_t *row_of)
 static void add_durations(const hta_rank_view *v, const uint32_t *row_of, kernel_stats *rows)
 {
     for (size_t i = 0; i < v->n_gpu; i++) {
-        const hta_event *e = &v->gpu[i];
+        const hta_event *e = v->gpu[i];
         kernel_stats *s = &rows[row_of[e->name] - 1];
         double us = hta_ns_to_us(e->dur_ns);
         if (s->count++ == 0) {
@@ -124,8 +124,8 @@ static void add_deviations(const hta_rank_view *v, const uint32_t *row_of, kerne
                            double *squares)
 {
     for (size_t i = 0; i < v->n_gpu; i++) {
-        size_t r = row_of[v->gpu[i].name] - 1;
-        double d = hta_ns_to_us(v->gpu[i].dur_ns) - rows[r].mean_us;
+        size_t r = row_of[v->gpu[i]->name] - 1;
+        double d = hta_ns_to_us(v->gpu[i]->dur_ns) - rows[r].mean_us;
         squares[r] += d * d;
     }
 }

@@ -58,7 +58,7 @@ static int compact(hta_type_unions *u)
     return 0;
 }
 
-int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu)
+int hta_type_unions_build(hta_type_unions *u, const hta_event *const *gpu, size_t n_gpu)
 {
     *u = (hta_type_unions){0};
     u->storage = hta_large_malloc((2 * n_gpu + 1) * sizeof *u->storage);
@@ -68,8 +68,8 @@ int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu
     for (int type = 0; type <= HTA_KT_OTHER; type++) {
         size_t n = 0;
         for (size_t i = 0; i < n_gpu; i++)
-            if (gpu[i].kernel_type == type)
-                slot[n++] = (hta_interval){gpu[i].ts_ns, hta_event_end(&gpu[i])};
+            if (gpu[i]->kernel_type == type)
+                slot[n++] = (hta_interval){gpu[i]->ts_ns, hta_event_end(gpu[i])};
         u->of[type] = slot;
         u->n[type] = hta_intervals_union(slot, n);
         slot += n;
