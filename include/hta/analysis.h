@@ -19,15 +19,16 @@
 #include "hta/table.h"
 #include "hta/trace.h"
 
-/* The view's GPU events of each kernel type, and of all types, as merged
- * intervals (definitions section 4): every analysis that combines types
- * reads these instead of merging the events again. */
+/* The view's GPU events of each kernel type as merged intervals
+ * (definitions section 4): every analysis that combines types reads these
+ * instead of merging the events again.  Of the union of all types only
+ * its span and covered time are kept, all that is read of it. */
 typedef struct hta_type_unions {
     hta_interval *storage;     /* owned, the lists back to back */
     const hta_interval *of[HTA_KT_OTHER + 1]; /* indexed by hta_kernel_type */
     size_t n[HTA_KT_OTHER + 1];
-    const hta_interval *all;   /* union of every GPU event */
-    size_t n_all;
+    int64_t all_start, all_end; /* first start and last end of the union of all */
+    int64_t all_length;        /* time the union of all covers */
 } hta_type_unions;
 
 typedef struct hta_rank_view {
