@@ -1,8 +1,8 @@
 /* test_units.c: unit tests of the reader, interval arithmetic, kernel
- * classification, rank detection, the table packing and the radix sorts, on inputs whose
- * answers are known by construction, and the reader's independence from
- * where its buffer boundaries fall and from how many threads parse a plain
- * file, on every real trace. */
+ * classification, rank detection, the table packing, the radix sorts and
+ * value counts, on inputs whose answers are known by construction, and the
+ * reader's independence from where its buffer boundaries fall and from how
+ * many threads parse a plain file, on every real trace. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +19,7 @@
 #include "hta/reader.h"
 #include "hta/run.h"
 #include "hta/table_stash.h"
+#include "hta/value_counts.h"
 
 static int failures, checks;
 
@@ -807,6 +808,14 @@ static void test_radix_sorts_match_stable_qsort(void)
               few_order[1] == 4 && few_order[2] == 3 && few_order[3] == 0 &&
               few_order[4] == 2 && few[0] == -3 && few[4] == 5,
           "short argsort is stable, keys sorted along");
+    static hta_keyed pairs[N];
+    for (size_t i = 0; i < N; i++)
+        pairs[i] = (hta_keyed){keys[i], i};
+    CHECK(hta_stable_sort_keyed(pairs, N) == 0, "keyed sort runs");
+    int same = 1;
+    for (size_t i = 0; i < N; i++)
+        same &= pairs[i].index == order[i] && pairs[i].key == keys[order[i]];
+    CHECK(same, "keyed sort = stable argsort");
     memcpy(expected, values, sizeof values);
     qsort(expected, N, sizeof *expected, compare_doubles);
     CHECK(hta_radix_sort_doubles(values, N) == 0, "radix sort runs");
@@ -816,6 +825,56 @@ static void test_radix_sorts_match_stable_qsort(void)
     CHECK(hta_radix_sort_doubles(values, N) == -1 &&
               memcmp(values, expected, sizeof values) == 0,
           "NaN refused, values untouched");
+}
+
+static int same_summary(const hta_summary *a, const hta_summary *b)
+{
+    return a->count == b->count && memcmp(&a->mean, &b->mean, 7 * sizeof a->mean) == 0;
+}
+
+/* Value counts summarise as hta_summarize over the values, bit for bit:
+ * none, one, a queue-like walk of +1/-1 steps that goes negative (the sums
+ * of std's squares differ from any other order in the last bits), and a
+ * spread of values far from zero. */
+static void test_value_counts_summarize_like_values(void)
+{
+    enum { N = 20000 };
+    static double values[N];
+    hta_value_counts counts = {0};
+    hta_summary expected, got;
+    hta_summarize(values, 0, &expected);
+    hta_value_counts_summarize(&counts, &got);
+    CHECK(got.count == 0 && isnan(got.mean) && isnan(got.std) && isnan(got.min) &&
+              isnan(got.p50) && isnan(got.max), "no values: count 0, NaN elsewhere");
+    values[0] = -3;
+    CHECK(hta_value_counts_add(&counts, -3) == 0, "count one");
+    hta_summarize(values, 1, &expected);
+    hta_value_counts_summarize(&counts, &got);
+    CHECK(same_summary(&got, &expected) && isnan(got.std) && got.p75 == -3,
+          "one value: std NaN, every quantile the value");
+    hta_value_counts_free(&counts);
+    uint64_t state = 88172645463325252ULL;
+    int64_t queue = 0;
+    for (size_t i = 0; i < N; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        queue += i < N / 3 ? (state % 3 ? 1 : -1) : (state % 3 ? -1 : 1);
+        values[i] = (double)queue;
+        CHECK(hta_value_counts_add(&counts, queue) == 0, "count %lld", (long long)queue);
+    }
+    hta_summarize(values, N, &expected);
+    hta_value_counts_summarize(&counts, &got);
+    CHECK(expected.min < 0 && same_summary(&got, &expected),
+          "random walk: mean %.17g/%.17g std %.17g/%.17g p25 %g/%g", got.mean, expected.mean,
+          got.std, expected.std, got.p25, expected.p25);
+    hta_value_counts_free(&counts);
+    for (size_t i = 0; i < 7; i++) {
+        values[i] = (double)(1000 + 37 * (int64_t)(i * i % 5));
+        hta_value_counts_add(&counts, (int64_t)values[i]);
+    }
+    hta_summarize(values, 7, &expected);
+    hta_value_counts_summarize(&counts, &got);
+    CHECK(same_summary(&got, &expected), "sparse values: p25 %g/%g", got.p25, expected.p25);
+    hta_value_counts_free(&counts);
 }
 
 int main(int argc, char **argv)
@@ -834,6 +893,7 @@ int main(int argc, char **argv)
     test_table_stash_keeps_order();
     test_table_stash_deflates_large_tables();
     test_radix_sorts_match_stable_qsort();
+    test_value_counts_summarize_like_values();
     test_concatenated_gzip_members();
     test_threads_on_adversarial_documents();
     test_threads_report_serial_errors();

@@ -1,7 +1,7 @@
 /* hta/analysis.h: the per-rank analyses and what they share.
  *
  * After the step filter a rank's trace becomes an hta_rank_view: the GPU
- * events copied out and sorted by start, and an index from correlation id
+ * events listed in order of start, and an index from correlation id
  * to the launching CPU event.  Each analysis is one file with one entry
  * point of type hta_analysis_fn that reads the view and appends rows to
  * result tables; hta_analyses lists them in the order they run. */
@@ -19,21 +19,24 @@
 #include "hta/table.h"
 #include "hta/trace.h"
 
-/* The view's GPU events of each kernel type, and of all types, as merged
- * intervals (definitions section 4): every analysis that combines types
- * reads these instead of merging the events again. */
+/* The view's GPU events of each kernel type as merged intervals
+ * (definitions section 4): every analysis that combines types reads these
+ * instead of merging the events again.  Of the union of all types only
+ * its span and covered time are kept, all that is read of it. */
 typedef struct hta_type_unions {
     hta_interval *storage;     /* owned, the lists back to back */
     const hta_interval *of[HTA_KT_OTHER + 1]; /* indexed by hta_kernel_type */
     size_t n[HTA_KT_OTHER + 1];
-    const hta_interval *all;   /* union of every GPU event */
-    size_t n_all;
+    int64_t all_start, all_end; /* first start and last end of the union of all */
+    int64_t all_length;        /* time the union of all covers */
 } hta_type_unions;
 
 typedef struct hta_rank_view {
     const hta_trace *trace;
     int64_t rank_key;          /* value for "rank" columns (see hta/table.h) */
-    hta_event *gpu;            /* owned copies, sorted by (start, end) */
+    /* The GPU events sorted by (start, end): owned array of pointers into
+     * trace->events, a fifth of copies' size. */
+    const hta_event **gpu;
     size_t n_gpu;
     hta_corrmap cpu_by_correlation; /* CPU-side event index in trace->events */
     hta_type_unions unions;
@@ -43,7 +46,7 @@ typedef struct hta_rank_view {
 
 /* Merges sorted GPU events by type (part of building the view); -1 when
  * out of memory. */
-int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu);
+int hta_type_unions_build(hta_type_unions *u, const hta_event *const *gpu, size_t n_gpu);
 void hta_type_unions_free(hta_type_unions *u);
 
 /* Builds the view of a filtered trace, with a second thread when threads

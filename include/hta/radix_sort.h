@@ -14,10 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hta/stats.h"
+
 /* order = the indices 0..n-1 sorted by keys[index], equal keys in index
  * order; keys come back sorted too (keys[i] is the key of order[i]), which
  * spares a copy of them.  -1 when out of memory, keys then unchanged. */
 int hta_stable_argsort(int64_t *keys, size_t n, size_t *order);
+
+/* Sorts v by key, equal keys keeping their order; -1 when out of memory,
+ * v then unchanged.  Needs n more pairs of scratch. */
+int hta_stable_sort_keyed(hta_keyed *v, size_t n);
 
 /* Sorts values ascending in the order a stable sort with the comparison
  * (x > y) - (x < y) gives: -0.0 and 0.0 are equal and keep their order.

@@ -33,9 +33,19 @@ void hta_row_put_summary(struct hta_row *row, const hta_summary *s);
 void hta_summarize(double *values, size_t n, hta_summary *out);
 /* q in [0, 1] of sorted values, linear interpolation; NaN when n == 0. */
 double hta_quantile_sorted(const double *sorted, size_t n, double q);
+/* Its parts, for values kept otherwise than sorted: quantile q of n >= 1
+ * values lies between order statistics lo and lo + 1 at frac, and is
+ * hta_quantile_between(value lo, value lo + 1, frac), or value n - 1
+ * when lo + 1 == n. */
+void hta_quantile_position(size_t n, double q, size_t *lo, double *frac);
+double hta_quantile_between(double a, double b, double frac);
 void hta_sort_doubles(double *values, size_t n);
 double hta_mean(const double *values, size_t n);
 double hta_sample_std(const double *values, size_t n, double mean);
+/* The sample std of n values whose squared deviations from their mean sum
+ * to squares, for callers that add them as they go: 0 for one value, NaN
+ * for none, as hta_sample_std. */
+double hta_std_from_squares(double squares, size_t n);
 /* x rounded to the given decimals as numpy and pandas round (which HTA
  * uses): scale, round half to even, scale back. */
 double hta_round_decimals(double x, int decimals);

@@ -41,6 +41,19 @@ typedef struct hta_step_series_set {
  * -1 when out of memory. */
 int hta_queue_length_series(hta_step_series_set *set, const hta_rank_view *view);
 
+/* Receives each point of a walk: its series' index in the set, time and
+ * value. */
+typedef void (*hta_step_visitor)(void *ctx, size_t series, int64_t ts_ns, double value);
+
+/* The queue length in two steps, for callers that summarise the points as
+ * they pass instead of storing them: the series (streams) of the set, with
+ * no points; then a walk that hands visit every point in time order and
+ * counts each series' points.  Each -1 when out of memory; free the set
+ * either way. */
+int hta_queue_length_streams(hta_step_series_set *set, const hta_rank_view *view);
+int hta_queue_length_walk(hta_step_series_set *set, const hta_rank_view *view,
+                          hta_step_visitor visit, void *ctx);
+
 /* Concurrent bandwidth per copy kind over the MEMORY events: +bw at the
  * start, -bw at the end (a 0 duration counts as 1 us, as HTA), the sum
  * reported clamped at 0 against rounding.  -1 when out of memory. */

@@ -95,15 +95,15 @@ int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset
     (void)opt;
     size_t n = 0;
     for (size_t i = 0; i < v->n_gpu; i++)
-        n += v->gpu[i].kernel_type == HTA_KT_COMMUNICATION;
+        n += v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION;
     if (n == 0)
         return 0;
     const hta_event **comm = malloc(n * sizeof *comm);
     hta_table *t = HTA_TABLE(out, "_collectives", COLUMNS);
     int rc = comm && t ? 0 : -1;
     for (size_t i = 0, k = 0; rc == 0 && i < v->n_gpu; i++)
-        if (v->gpu[i].kernel_type == HTA_KT_COMMUNICATION)
-            comm[k++] = &v->gpu[i];
+        if (v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION)
+            comm[k++] = v->gpu[i];
     if (rc == 0) {
         qsort(comm, n, sizeof *comm, compare_stream_then_start);
         rc = put_streams(t, v->rank_key, comm, n);

@@ -62,7 +62,7 @@ static int add_launch_rows(const hta_rank_view *v, hta_tableset *out)
         return -1;
     hta_launch_names launches = hta_launch_names_find(v->trace, HTA_LAUNCH_STATS_APIS);
     for (size_t i = 0; i < v->n_gpu; i++) {
-        const hta_event *gpu = &v->gpu[i];
+        const hta_event *gpu = v->gpu[i];
         const hta_event *cpu = listed_launch(v, gpu, &launches);
         if (!cpu)
             continue;

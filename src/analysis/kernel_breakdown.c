@@ -62,12 +62,6 @@ typedef struct kernel_stats {
     double sum_us, max_us, min_us, mean_us, stddev_us;
 } kernel_stats;
 
-typedef struct named_duration {
-    uint32_t name;
-    hta_kernel_type type;
-    int64_t dur_ns;
-} named_duration;
-
 static int compare_type_then_name(const void *a, const void *b)
 {
     const kernel_stats *x = a, *y = b;
@@ -91,65 +85,79 @@ static kernel_stats summarize(const char *name, hta_kernel_type type, int64_t co
     return s;
 }
 
-/* The GPU events' durations grouped by name id, each name's in view order
- * (a stable counting sort: the sums below add in that order); -1 when out
- * of memory. */
-static int durations_by_name(const hta_rank_view *v, named_duration *d)
+/* row_of[name] = 1 + the row of each kernel name of the view, rows
+ * numbered in name-id order; returns the number of rows. */
+static size_t number_names(const hta_rank_view *v, uint32_t *row_of)
 {
-    size_t *first = calloc((size_t)v->trace->names.count + 1, sizeof *first);
-    if (!first)
-        return -1;
     for (size_t i = 0; i < v->n_gpu; i++)
-        first[v->gpu[i].name + 1]++;
+        row_of[v->gpu[i]->name] = 1;
+    size_t n = 0;
     for (uint32_t name = 0; name < v->trace->names.count; name++)
-        first[name + 1] += first[name];
-    for (size_t i = 0; i < v->n_gpu; i++)
-        d[first[v->gpu[i].name]++] =
-            (named_duration){v->gpu[i].name, v->gpu[i].kernel_type, v->gpu[i].dur_ns};
-    free(first);
-    return 0;
+        if (row_of[name])
+            row_of[name] = (uint32_t)++n;
+    return n;
 }
 
-/* Groups the durations by name id into rows; values is scratch for one
- * group.  Returns the number of rows, or -1 when out of memory. */
-static long group_by_name(const hta_rank_view *v, named_duration *d, double *values,
-                          kernel_stats *rows)
+/* Count, sums, max and min per name, adding each name's durations in view
+ * order as summarize() would over the name's values. */
+static void add_durations(const hta_rank_view *v, const uint32_t *row_of, kernel_stats *rows)
 {
-    if (durations_by_name(v, d))
-        return -1;
-    size_t n = 0;
-    for (size_t first = 0, end; first < v->n_gpu; first = end) {
-        int64_t sum_ns = 0;
-        for (end = first; end < v->n_gpu && d[end].name == d[first].name; end++) {
-            values[end - first] = hta_ns_to_us(d[end].dur_ns);
-            sum_ns = hta_add_saturating(sum_ns, d[end].dur_ns);
+    for (size_t i = 0; i < v->n_gpu; i++) {
+        const hta_event *e = v->gpu[i];
+        kernel_stats *s = &rows[row_of[e->name] - 1];
+        double us = hta_ns_to_us(e->dur_ns);
+        if (s->count++ == 0) {
+            s->name = hta_strtab_get(&v->trace->names, e->name);
+            s->type = (hta_kernel_type)e->kernel_type;
+            s->max_us = s->min_us = us;
         }
-        rows[n] = summarize(hta_strtab_get(&v->trace->names, d[first].name), d[first].type,
-                            (int64_t)(end - first), values, end - first);
-        /* Summed in integer ns: exact for nanosecond-resolution traces. */
-        rows[n].sum_ns = sum_ns;
-        rows[n++].sum_us = hta_ns_to_us(sum_ns);
+        s->sum_us += us;
+        s->max_us = us > s->max_us ? us : s->max_us;
+        s->min_us = us < s->min_us ? us : s->min_us;
+        s->sum_ns = hta_add_saturating(s->sum_ns, e->dur_ns);
     }
-    return (long)n;
+}
+
+/* The second pass of the sample std: squared deviations from each name's
+ * mean, in view order as hta_sample_std adds them. */
+static void add_deviations(const hta_rank_view *v, const uint32_t *row_of, kernel_stats *rows,
+                           double *squares)
+{
+    for (size_t i = 0; i < v->n_gpu; i++) {
+        size_t r = row_of[v->gpu[i]->name] - 1;
+        double d = hta_ns_to_us(v->gpu[i]->dur_ns) - rows[r].mean_us;
+        squares[r] += d * d;
+    }
 }
 
 /* One kernel_stats per distinct name, sorted by type name then name;
- * NULL when out of memory.  Needs at least one GPU event. */
+ * NULL when out of memory.  Two passes over the view (sums, then the
+ * deviations from the means) keep only a row per name, not every
+ * duration. */
 static kernel_stats *stats_per_name(const hta_rank_view *v, size_t *n)
 {
-    named_duration *d = hta_large_malloc(v->n_gpu * sizeof *d);
-    double *values = hta_large_malloc(v->n_gpu * sizeof *values);
-    kernel_stats *rows = d && values ? hta_large_malloc(v->n_gpu * sizeof *rows) : NULL;
-    long grouped = rows ? group_by_name(v, d, values, rows) : -1;
-    if (grouped >= 0) {
-        *n = (size_t)grouped;
-        qsort(rows, *n, sizeof *rows, compare_type_then_name);
+    uint32_t *row_of = calloc((size_t)v->trace->names.count + 1, sizeof *row_of);
+    size_t n_rows = row_of ? number_names(v, row_of) : 0;
+    kernel_stats *rows = row_of ? calloc(n_rows + 1, sizeof *rows) : NULL;
+    double *squares = rows ? calloc(n_rows + 1, sizeof *squares) : NULL;
+    if (squares) {
+        add_durations(v, row_of, rows);
+        for (size_t r = 0; r < n_rows; r++)
+            rows[r].mean_us = rows[r].sum_us / (double)rows[r].count;
+        add_deviations(v, row_of, rows, squares);
+        for (size_t r = 0; r < n_rows; r++) {
+            rows[r].stddev_us = hta_std_from_squares(squares[r], (size_t)rows[r].count);
+            /* Summed in integer ns: exact for nanosecond-resolution traces. */
+            rows[r].sum_us = hta_ns_to_us(rows[r].sum_ns);
+        }
+        *n = n_rows;
+        qsort(rows, n_rows, sizeof *rows, compare_type_then_name);
     } else {
         free(rows);
         rows = NULL;
     }
-    free(d);
-    free(values);
+    free(row_of);
+    free(squares);
     return rows;
 }
 

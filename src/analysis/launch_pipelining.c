@@ -54,7 +54,7 @@ static int64_t count_launches(const hta_rank_view *v, const hta_launch_names *ap
 {
     int64_t n = 0;
     for (size_t i = 0; i < v->n_gpu; i++)
-        n += hta_listed_launch(v, apis, &v->gpu[i]) != NULL;
+        n += hta_listed_launch(v, apis, v->gpu[i]) != NULL;
     return n;
 }
 

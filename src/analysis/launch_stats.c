@@ -65,9 +65,9 @@ static void collect_launches(const hta_rank_view *v, const hta_options *opt, lau
 {
     hta_launch_names apis = hta_launch_names_find(v->trace, HTA_LAUNCH_STATS_APIS);
     for (size_t i = 0; i < v->n_gpu; i++) {
-        const hta_event *cpu = hta_listed_launch(v, &apis, &v->gpu[i]);
+        const hta_event *cpu = hta_listed_launch(v, &apis, v->gpu[i]);
         if (cpu)
-            add_launch(l, cpu, &v->gpu[i], opt);
+            add_launch(l, cpu, v->gpu[i], opt);
     }
 }
 

@@ -12,11 +12,15 @@
  * - time_at_max: the time spent at a queue length >= 1024, CUDA's launch
  *   queue depth (HTA's max_queue_length), where launch calls block, and its
  *   ratio to HTA's trace duration (latest event start minus earliest).  HTA
- *   keeps only a rank's last stream there, a defect; every stream is kept. */
+ *   keeps only a rank's last stream there, a defect; every stream is kept.
+ * All of it is gathered as the points pass by in time order (the series of
+ * a large trace would be tens of megabytes): the time-weighted sums step by
+ * step, and the values as counts (hta/value_counts.h), whose summary equals
+ * describe()'s over the values. */
 #include "hta/analysis.h"
-#include "hta/large_alloc.h"
 #include "hta/stats.h"
 #include "hta/step_series.h"
+#include "hta/value_counts.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -52,58 +56,69 @@ static int64_t trace_duration(const hta_trace *t)
     return last - first;
 }
 
-static double time_weighted_mean(const hta_step_series *s)
+/* One stream's statistics so far. */
+typedef struct stream_queue {
+    hta_value_counts values;
+    int64_t first_ts, last_ts;
+    double last_value;
+    double area;               /* value x time up to the last point */
+    int64_t at_max;            /* time at a full queue up to the last point */
+} stream_queue;
+
+typedef struct queue_walk {
+    stream_queue *streams;     /* owned, one per series */
+    int failed;                /* out of memory counting a value */
+} queue_walk;
+
+/* Adds a point: the previous value held from the previous point to it. */
+static void add_point(void *ctx, size_t series, int64_t ts_ns, double value)
 {
-    double area = 0;
-    for (size_t i = 0; i + 1 < s->n; i++)
-        area += s->points[i].value * (double)(s->points[i + 1].ts_ns - s->points[i].ts_ns);
-    int64_t span = s->points[s->n - 1].ts_ns - s->points[0].ts_ns;
-    return span > 0 ? area / (double)span : NAN;
+    queue_walk *w = ctx;
+    stream_queue *q = &w->streams[series];
+    if (q->values.total == 0) {
+        q->first_ts = ts_ns;
+    } else {
+        q->area += q->last_value * (double)(ts_ns - q->last_ts);
+        if (q->last_value >= FULL_QUEUE)
+            q->at_max += ts_ns - q->last_ts;
+    }
+    q->last_ts = ts_ns;
+    q->last_value = value;
+    w->failed |= hta_value_counts_add(&q->values, (int64_t)value);
 }
 
-/* Time from each step at a full queue to the next step. */
-static int64_t time_at_full_queue(const hta_step_series *s)
+/* The queue length averaged over time from the first point to the last. */
+static double time_weighted_mean(const stream_queue *q)
 {
-    int64_t total = 0;
-    for (size_t i = 0; i + 1 < s->n; i++)
-        if (s->points[i].value >= FULL_QUEUE)
-            total += s->points[i + 1].ts_ns - s->points[i].ts_ns;
-    return total;
+    int64_t span = q->last_ts - q->first_ts;
+    return span > 0 ? q->area / (double)span : NAN;
 }
 
-static int add_row(hta_table *t, int64_t rank_key, const hta_step_series *s, double *scratch,
-                   int64_t at_max, int64_t duration)
+static int add_row(hta_table *t, int64_t rank_key, uint32_t stream, const stream_queue *q,
+                   int64_t duration)
 {
-    for (size_t i = 0; i < s->n; i++)
-        scratch[i] = s->points[i].value;
     hta_summary sum;
-    hta_summarize(scratch, s->n, &sum);
+    hta_value_counts_summarize(&q->values, &sum);
     hta_row row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
-    hta_row_put_i64(&row, s->stream);
+    hta_row_put_i64(&row, stream);
     hta_row_put_summary(&row, &sum);
-    hta_row_put_f64(&row, time_weighted_mean(s));
-    hta_row_put_f64(&row, hta_ns_to_us(at_max));
-    hta_row_put_f64(&row, duration > 0 ? (double)at_max / (double)duration : NAN);
+    hta_row_put_f64(&row, time_weighted_mean(q));
+    hta_row_put_f64(&row, hta_ns_to_us(q->at_max));
+    hta_row_put_f64(&row, duration > 0 ? (double)q->at_max / (double)duration : NAN);
     return hta_row_done(&row);
 }
 
 static int summarize_streams(const hta_rank_view *v, const hta_step_series_set *set,
-                             hta_tableset *out)
+                             const stream_queue *streams, hta_tableset *out)
 {
     hta_table *t = HTA_TABLE(out, "queue_length", COLUMNS);
-    size_t longest = 1;
-    for (size_t s = 0; s < set->n_series; s++)
-        longest = set->series[s].n > longest ? set->series[s].n : longest;
-    double *scratch = hta_large_malloc(longest * sizeof *scratch);
-    int rc = t && scratch ? 0 : -1;
+    int rc = t ? 0 : -1;
     int64_t duration = trace_duration(v->trace), rank_at_max = 0;
     for (size_t s = 0; s < set->n_series && rc == 0; s++) {
-        int64_t at_max = time_at_full_queue(&set->series[s]);
-        rank_at_max += at_max;
-        rc = add_row(t, v->rank_key, &set->series[s], scratch, at_max, duration);
+        rank_at_max += streams[s].at_max;
+        rc = add_row(t, v->rank_key, set->series[s].stream, &streams[s], duration);
     }
-    free(scratch);
     if (rc == 0)
         rc = hta_emit_metric(out, v->rank_key, "queue_time_at_max_us", hta_ns_to_us(rank_at_max));
     return rc;
@@ -116,9 +131,17 @@ int hta_queue_length(const hta_rank_view *v, const hta_options *opt, hta_tablese
     if (v->n_gpu == 0)
         return 0;
     hta_step_series_set set;
-    if (hta_queue_length_series(&set, v))
-        return hta_fail(err, "out of memory in the queue length");
-    int rc = summarize_streams(v, &set, out);
+    queue_walk w = {NULL, 0};
+    int rc = hta_queue_length_streams(&set, v);
+    if (rc == 0)
+        rc = (w.streams = calloc(set.n_series + 1, sizeof *w.streams)) ? 0 : -1;
+    if (rc == 0)
+        rc = hta_queue_length_walk(&set, v, add_point, &w) || w.failed;
+    if (rc == 0)
+        rc = summarize_streams(v, &set, w.streams, out);
+    for (size_t s = 0; w.streams && s < set.n_series; s++)
+        hta_value_counts_free(&w.streams[s].values);
+    free(w.streams);
     hta_step_series_free(&set);
     return rc ? hta_fail(err, "out of memory in the queue length") : 0;
 }

@@ -31,8 +31,8 @@ int hta_temporal_breakdown(const hta_rank_view *v, const hta_options *opt,
     if (v->n_gpu == 0)
         return 0;
     const hta_type_unions *u = &v->unions;
-    int64_t kernel_time = u->all[u->n_all - 1].end - u->all[0].start;
-    int64_t busy = hta_intervals_length(u->all, u->n_all);
+    int64_t kernel_time = u->all_end - u->all_start;
+    int64_t busy = u->all_length;
     int64_t compute = hta_intervals_length(u->of[HTA_KT_COMPUTATION], u->n[HTA_KT_COMPUTATION]);
     int64_t idle = kernel_time - busy;
     int64_t non_compute = kernel_time - compute - idle;

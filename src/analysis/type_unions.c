@@ -1,12 +1,13 @@
 /* type_unions.c: the merged intervals of each kernel type of a rank, and
  * of all of them (see hta_type_unions in hta/analysis.h).
  *
- * The types partition the GPU events, so the first n_gpu slots hold every
- * type's list back to back: each type's events are copied into its own
- * slice, which is then merged in place and shrinks to its union (already
- * in order: the view's events are sorted by start, then end).  The union
- * of all events is the union of those lists, merged in order into the
- * slots after.  The lists then move to storage of their exact size. */
+ * The types partition the GPU events, so n_gpu slots hold every type's
+ * list back to back: each type's events are copied into its own slice,
+ * which is then merged in place and shrinks to its union (already in
+ * order: the view's events are sorted by start, then end).  The union of
+ * all events is the union of those lists, measured as they are merged in
+ * order, never stored.  The lists then move to storage of their exact
+ * size. */
 #include "hta/analysis.h"
 #include "hta/large_alloc.h"
 
@@ -18,11 +19,36 @@ static int precedes(const hta_interval *a, const hta_interval *b)
     return a->start != b->start ? a->start < b->start : a->end < b->end;
 }
 
-/* Merges the sorted per-type lists into out, keeping (start, end) order so
- * that their union needs no sort; returns the count. */
-static size_t merge_sorted_lists(const hta_type_unions *u, hta_interval *out)
+/* Adds the next interval, in (start, end) order, to the running union of
+ * all: a merged interval ends when one starts strictly after its end, as
+ * hta_intervals_union merges. */
+typedef struct running_union {
+    hta_interval current;
+    size_t n;                  /* intervals added */
+    int64_t length;            /* of the merged intervals before current */
+    int64_t first_start;
+} running_union;
+
+static void add_to_union(running_union *r, hta_interval iv)
 {
-    size_t next[HTA_KT_OTHER + 1] = {0}, n = 0;
+    if (r->n++ == 0) {
+        r->current = iv;
+        r->first_start = iv.start;
+    } else if (iv.start > r->current.end) {
+        r->length += r->current.end - r->current.start;
+        r->current = iv;
+    } else if (iv.end > r->current.end) {
+        r->current.end = iv.end;
+    }
+}
+
+/* The union of all types: the per-type lists merged in (start, end) order
+ * (their union is the union of every event) into a running union, so that
+ * it is never stored. */
+static void measure_union_of_all(hta_type_unions *u)
+{
+    size_t next[HTA_KT_OTHER + 1] = {0};
+    running_union all = {{0, 0}, 0, 0, 0};
     for (;;) {
         int best = -1;
         for (int type = 0; type <= HTA_KT_OTHER; type++)
@@ -30,17 +56,20 @@ static size_t merge_sorted_lists(const hta_type_unions *u, hta_interval *out)
                 (best < 0 || precedes(&u->of[type][next[type]], &u->of[best][next[best]])))
                 best = type;
         if (best < 0)
-            return n;
-        out[n++] = u->of[best][next[best]++];
+            break;
+        add_to_union(&all, u->of[best][next[best]++]);
     }
+    u->all_start = all.first_start;
+    u->all_end = all.current.end;
+    u->all_length = all.n ? all.length + all.current.end - all.current.start : 0;
 }
 
 /* Moves the lists into storage of their exact size: merged, they are
- * usually a fraction of the two slots per event reserved.  -1 when out of
+ * usually a fraction of the slot per event reserved.  -1 when out of
  * memory. */
 static int compact(hta_type_unions *u)
 {
-    size_t total = u->n_all;
+    size_t total = 0;
     for (int type = 0; type <= HTA_KT_OTHER; type++)
         total += u->n[type];
     hta_interval *fitted = hta_large_malloc((total + 1) * sizeof *fitted), *slot = fitted;
@@ -51,33 +80,28 @@ static int compact(hta_type_unions *u)
         u->of[type] = slot;
         slot += u->n[type];
     }
-    memcpy(slot, u->all, u->n_all * sizeof *slot);
-    u->all = slot;
     free(u->storage);
     u->storage = fitted;
     return 0;
 }
 
-int hta_type_unions_build(hta_type_unions *u, const hta_event *gpu, size_t n_gpu)
+int hta_type_unions_build(hta_type_unions *u, const hta_event *const *gpu, size_t n_gpu)
 {
     *u = (hta_type_unions){0};
-    u->storage = hta_large_malloc((2 * n_gpu + 1) * sizeof *u->storage);
+    u->storage = hta_large_malloc((n_gpu + 1) * sizeof *u->storage);
     if (!u->storage)
         return -1;
     hta_interval *slot = u->storage;
     for (int type = 0; type <= HTA_KT_OTHER; type++) {
         size_t n = 0;
         for (size_t i = 0; i < n_gpu; i++)
-            if (gpu[i].kernel_type == type)
-                slot[n++] = (hta_interval){gpu[i].ts_ns, hta_event_end(&gpu[i])};
+            if (gpu[i]->kernel_type == type)
+                slot[n++] = (hta_interval){gpu[i]->ts_ns, hta_event_end(gpu[i])};
         u->of[type] = slot;
         u->n[type] = hta_intervals_union(slot, n);
         slot += n;
     }
-    hta_interval *all = u->storage + n_gpu;
-    size_t n_all = merge_sorted_lists(u, all);
-    u->all = all;
-    u->n_all = hta_intervals_union(all, n_all);
+    measure_union_of_all(u);
     return compact(u);
 }
 

@@ -6,7 +6,14 @@
  * GPU event in trace order; bandwidth: every copy's start in trace order,
  * then every copy's end), sorted by time in numpy's quicksort order, split
  * per stream or kind keeping that order (pandas' groupby), and summed
- * running, in float64 in that order, as pandas' cumsum. */
+ * running, in float64 in that order, as pandas' cumsum.
+ *
+ * A step is a (time, payload) pair, 16 bytes, the very record numpy's
+ * sort moves: the payload tells the step's series and delta, so the sort
+ * needs no index array beside it and the steps no second copy.  A walk
+ * hands each point to a visitor, which either stores the series or
+ * summarises them as they pass (the queue length's statistics), so the
+ * sorted steps are the only array as long as the series. */
 #include "hta/large_alloc.h"
 #include "hta/launch.h"
 #include "hta/radix_sort.h"
@@ -17,27 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct step {
-    int64_t ts;
-    double delta;              /* NaN: a point that does not move the sum */
-    uint32_t group;            /* index into the set's series */
-} step;
-
-/* Lays each group's points out contiguously; returns the offsets. */
-static size_t *place_groups(hta_step_series_set *set, const step *steps, size_t n)
-{
-    size_t *next = calloc(set->n_series + 1, sizeof *next);
-    if (!next)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        set->series[steps[i].group].n++;
-    for (size_t g = 0, offset = 0; g < set->n_series; g++) {
-        set->series[g].points = set->storage + offset;
-        next[g] = offset;
-        offset += set->series[g].n;
-    }
-    return next;
-}
+/* Where steps come from: lay_out writes them in HTA's concatenation order
+ * and returns their number (-1 when out of memory); series and delta read
+ * a payload (delta NaN: a point that does not move the sum). */
+typedef struct step_source {
+    const void *ctx;
+    long (*lay_out)(const void *ctx, hta_keyed *steps);
+    uint32_t (*series)(const void *ctx, size_t payload);
+    double (*delta)(const void *ctx, size_t payload);
+} step_source;
 
 /* Longest run of equal times whose steps are compared pairwise; a longer
  * one is taken to matter. */
@@ -48,26 +43,27 @@ static int same_delta(double a, double b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-/* Whether, in the run order[first, end) of steps at one time, two steps of
- * one series differ in delta: only then does their order change a value. */
-static int tie_matters(const step *steps, const size_t *order, size_t first, size_t end)
+/* Whether, in the run [first, end) of steps at one time, two steps of one
+ * series differ in delta: only then does their order change a value. */
+static int tie_matters(const step_source *src, const hta_keyed *steps, size_t first, size_t end)
 {
     if (end - first > MAX_TIE_RUN)
         return 1;
     for (size_t i = first; i < end; i++)
         for (size_t j = i + 1; j < end; j++)
-            if (steps[order[i]].group == steps[order[j]].group &&
-                !same_delta(steps[order[i]].delta, steps[order[j]].delta))
+            if (src->series(src->ctx, steps[i].index) == src->series(src->ctx, steps[j].index) &&
+                !same_delta(src->delta(src->ctx, steps[i].index),
+                            src->delta(src->ctx, steps[j].index)))
                 return 1;
     return 0;
 }
 
-static int any_tie_matters(const step *steps, const size_t *order, size_t n)
+static int any_tie_matters(const step_source *src, const hta_keyed *steps, size_t n)
 {
     for (size_t first = 0, end; first < n; first = end) {
-        for (end = first + 1; end < n && steps[order[end]].ts == steps[order[first]].ts;)
+        for (end = first + 1; end < n && steps[end].key == steps[first].key;)
             end++;
-        if (end - first > 1 && tie_matters(steps, order, first, end))
+        if (end - first > 1 && tie_matters(src, steps, first, end))
             return 1;
     }
     return 0;
@@ -75,130 +71,129 @@ static int any_tie_matters(const step *steps, const size_t *order, size_t n)
 
 #define NS_PER_US 1000
 
-static int whole_microseconds(const step *steps, size_t n)
+static int whole_microseconds(const hta_keyed *steps, size_t n)
 {
     int whole = 1;
     for (size_t i = 0; i < n; i++)
-        whole &= steps[i].ts % NS_PER_US == 0;
+        whole &= steps[i].key % NS_PER_US == 0;
     return whole;
 }
 
-/* numpy's order of the steps by time; NULL when out of memory.  The
- * steps' times are laid out with their positions directly, so no copy of
- * the keys exists beside the pairs at the queue length's memory peak. */
-static size_t *numpy_time_order(const step *steps, size_t n)
+/* Sorts the n steps into numpy's order by time; -1 when out of memory.
+ * Any sort by time gives the same series when no two steps of one series
+ * tie with different deltas, so a stable radix sort serves unless such a
+ * tie exists, and then the steps are laid out again for numpy's own
+ * algorithm.  With whole-microsecond times (most traces) such ties are the
+ * rule, and numpy's algorithm runs at once rather than after a wasted
+ * radix sort. */
+static int sort_by_time(const step_source *src, hta_keyed *steps, size_t n)
 {
-    hta_keyed *v = hta_large_malloc((n + 1) * sizeof *v);
-    if (!v)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        v[i] = (hta_keyed){steps[i].ts, i};
-    hta_sort_keyed_like_numpy(v, n);
-    size_t *order = hta_large_malloc((n + 1) * sizeof *order);
-    for (size_t i = 0; order && i < n; i++)
-        order[i] = v[i].index;
-    free(v);
-    return order;
-}
-
-/* A stable order of the steps by time, or NULL (out of memory, or with
- * *tie_matters set when a tie makes it differ from numpy's). */
-static size_t *radix_time_order(const step *steps, size_t n, int *tie_matters)
-{
-    int64_t *keys = hta_large_calloc(n + 1, sizeof *keys);
-    size_t *order = hta_large_malloc((n + 1) * sizeof *order);
-    int ok = keys && order;
-    for (size_t i = 0; ok && i < n; i++)
-        keys[i] = steps[i].ts;
-    ok = ok && hta_stable_argsort(keys, n, order) == 0;
-    *tie_matters = ok && any_tie_matters(steps, order, n);
-    free(keys);
-    if (ok && !*tie_matters)
-        return order;
-    free(order);
-    return NULL;
-}
-
-/* numpy's order of the steps by time; NULL when out of memory.  Any
- * sort by time gives the same series when no two steps of one series tie
- * with different deltas, so a stable radix sort serves unless such a tie
- * exists, and then numpy's own algorithm runs.  With whole-microsecond
- * times (most traces) such ties are the rule, and numpy's algorithm runs
- * at once rather than after a wasted radix sort. */
-static size_t *time_order(const step *steps, size_t n)
-{
-    int like_numpy = whole_microseconds(steps, n);
-    size_t *order = like_numpy ? NULL : radix_time_order(steps, n, &like_numpy);
-    return like_numpy ? numpy_time_order(steps, n) : order;
-}
-
-/* Sorts the steps as HTA and writes each series' running sums. */
-static int accumulate(hta_step_series_set *set, const step *steps, size_t n, int clamp_at_zero)
-{
-    size_t *order = time_order(steps, n);
-    double *sum = calloc(set->n_series + 1, sizeof *sum);
-    set->storage = hta_large_malloc((n + 1) * sizeof *set->storage);
-    size_t *next = order && sum && set->storage ? place_groups(set, steps, n) : NULL;
-    for (size_t k = 0; next && k < n; k++) {
-        const step *s = &steps[order[k]];
-        double value = NAN;
-        if (!isnan(s->delta)) {
-            sum[s->group] += s->delta;
-            value = clamp_at_zero && sum[s->group] < 0 ? 0.0 : sum[s->group];
-        }
-        set->storage[next[s->group]++] = (hta_step_point){s->ts, value};
+    if (!whole_microseconds(steps, n)) {
+        if (hta_stable_sort_keyed(steps, n))
+            return -1;
+        if (!any_tie_matters(src, steps, n))
+            return 0;
+        src->lay_out(src->ctx, steps);
     }
-    int rc = next ? 0 : -1;
-    free(order);
+    hta_sort_keyed_like_numpy(steps, n);
+    return 0;
+}
+
+/* Stores each point at its series' next slot of the set's storage. */
+typedef struct point_store {
+    hta_step_series_set *set;
+    size_t *next;              /* per series */
+} point_store;
+
+static void store_point(void *ctx, size_t series, int64_t ts_ns, double value)
+{
+    point_store *p = ctx;
+    p->set->storage[p->next[series]++] = (hta_step_point){ts_ns, value};
+}
+
+/* Lays each series' points out contiguously in new storage; the store
+ * that fills it, or next NULL when out of memory. */
+static point_store place_series(hta_step_series_set *set, size_t n)
+{
+    point_store p = {set, calloc(set->n_series + 1, sizeof *p.next)};
+    set->storage = hta_large_malloc((n + 1) * sizeof *set->storage);
+    if (!p.next || !set->storage) {
+        free(p.next);
+        p.next = NULL;
+        return p;
+    }
+    for (size_t g = 0, offset = 0; g < set->n_series; g++) {
+        set->series[g].points = set->storage + offset;
+        p.next[g] = offset;
+        offset += set->series[g].n;
+    }
+    return p;
+}
+
+/* Hands visit each series' running sums in time order (to the set's
+ * storage when visit is NULL), after counting each series' points. */
+static int walk_sums(hta_step_series_set *set, const step_source *src, const hta_keyed *steps,
+                     size_t n, int clamp_at_zero, hta_step_visitor visit, void *ctx)
+{
+    for (size_t k = 0; k < n; k++)
+        set->series[src->series(src->ctx, steps[k].index)].n++;
+    point_store store = {NULL, NULL};
+    if (!visit) {
+        store = place_series(set, n);
+        if (!store.next)
+            return -1;
+        visit = store_point;
+        ctx = &store;
+    }
+    double *sum = calloc(set->n_series + 1, sizeof *sum);
+    for (size_t k = 0; sum && k < n; k++) {
+        uint32_t g = src->series(src->ctx, steps[k].index);
+        double delta = src->delta(src->ctx, steps[k].index), value = NAN;
+        if (!isnan(delta)) {
+            sum[g] += delta;
+            value = clamp_at_zero && sum[g] < 0 ? 0.0 : sum[g];
+        }
+        visit(ctx, g, steps[k].key, value);
+    }
+    int rc = sum ? 0 : -1;
     free(sum);
-    free(next);
+    free(store.next);
+    return rc;
+}
+
+/* Lays out at most max_steps steps, sorts them as HTA and walks the sums. */
+static int walk(hta_step_series_set *set, const step_source *src, size_t max_steps,
+                int clamp_at_zero, hta_step_visitor visit, void *ctx)
+{
+    hta_keyed *steps = hta_large_malloc((max_steps + 1) * sizeof *steps);
+    long n = steps ? src->lay_out(src->ctx, steps) : -1;
+    int rc = n >= 0 && sort_by_time(src, steps, (size_t)n) == 0
+                 ? walk_sums(set, src, steps, (size_t)n, clamp_at_zero, visit, ctx)
+                 : -1;
+    free(steps);
     return rc;
 }
 
 /* ---- queue length ------------------------------------------------------ */
 
-typedef struct launch_pair {
-    const hta_event *cpu, *gpu;
-} launch_pair;
+/* The queue's steps: payload = series << 1 | 1 for a launch call (+1), or
+ * series << 1 for its GPU event (-1). */
+typedef struct queue_source {
+    const hta_rank_view *view;
+    hta_launch_names apis;
+    const hta_step_series_set *set;
+} queue_source;
 
-/* The GPU events launched by a queue API, in trace order. */
-static size_t find_launch_pairs(const hta_rank_view *v, launch_pair *pairs)
+static uint32_t queue_series(const void *ctx, size_t payload)
 {
-    hta_launch_names apis = hta_launch_names_find(v->trace, HTA_LAUNCH_QUEUE_APIS);
-    size_t n = 0;
-    for (size_t i = 0; i < v->trace->n_events; i++) {
-        const hta_event *e = &v->trace->events[i];
-        const hta_event *cpu = hta_event_is_gpu(e) ? hta_listed_launch(v, &apis, e) : NULL;
-        if (cpu)
-            pairs[n++] = (launch_pair){cpu, e};
-    }
-    return n;
+    (void)ctx;
+    return (uint32_t)(payload >> 1);
 }
 
-/* Scratch for ordering the n pairs by a key. */
-typedef struct pair_order {
-    int64_t *keys;
-    size_t *order;
-} pair_order;
-
-/* One series per stream, ascending. */
-static int make_stream_series(hta_step_series_set *set, const launch_pair *pairs, size_t n,
-                              pair_order *by)
+static double queue_delta(const void *ctx, size_t payload)
 {
-    for (size_t i = 0; i < n; i++)
-        by->keys[i] = pairs[i].gpu->stream;
-    if (hta_stable_argsort(by->keys, n, by->order))
-        return -1;
-    size_t streams = 0;
-    for (size_t i = 0; i < n; i++)
-        streams += i == 0 || by->keys[i] != by->keys[i - 1];
-    set->series = calloc(streams + 1, sizeof *set->series);
-    if (!set->series)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || by->keys[i] != by->keys[i - 1])
-            set->series[set->n_series++].stream = (uint32_t)by->keys[i];
-    return 0;
+    (void)ctx;
+    return payload & 1 ? +1.0 : -1.0;
 }
 
 static uint32_t stream_series_index(const hta_step_series_set *set, uint32_t stream)
@@ -214,53 +209,82 @@ static uint32_t stream_series_index(const hta_step_series_set *set, uint32_t str
     return (uint32_t)lo;
 }
 
-/* HTA's order: the launch calls (in trace order; a call with several GPU
- * events once per event, in their trace order, which the pairs are in),
- * then the GPU events.  -1 when out of memory. */
-static int queue_steps(const hta_step_series_set *set, const hta_trace *t,
-                       const launch_pair *pairs, size_t n, pair_order *by, step *steps)
+/* The launching queue API call of a trace event, or NULL when it is not a
+ * GPU event launched by one. */
+static const hta_event *queue_launch(const queue_source *q, const hta_event *e)
 {
-    for (size_t i = 0; i < n; i++)
-        steps[n + i] = (step){pairs[i].gpu->ts_ns, -1.0,
-                              stream_series_index(set, pairs[i].gpu->stream)};
-    for (size_t i = 0; i < n; i++)
-        by->keys[i] = pairs[i].cpu - t->events;
-    if (hta_stable_argsort(by->keys, n, by->order))
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        const launch_pair *p = &pairs[by->order[i]];
-        steps[i] = (step){p->cpu->ts_ns, +1.0, steps[n + by->order[i]].group};
+    return hta_event_is_gpu(e) ? hta_listed_launch(q->view, &q->apis, e) : NULL;
+}
+
+/* HTA's order: the launch calls (in trace order; a call with several GPU
+ * events once per event, in their trace order), then the GPU events.  The
+ * GPU events' steps go after room for one call per GPU event of the view,
+ * then move down next to the calls' once their number is known; the calls
+ * are keyed by their place in the trace, sorted stably, then given their
+ * times. */
+static long lay_out_queue(const void *ctx, hta_keyed *steps)
+{
+    const queue_source *q = ctx;
+    const hta_trace *t = q->view->trace;
+    size_t room = q->view->n_gpu, n = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hta_event *cpu = queue_launch(q, &t->events[i]);
+        if (!cpu)
+            continue;
+        size_t series = stream_series_index(q->set, t->events[i].stream);
+        steps[n] = (hta_keyed){cpu - t->events, series << 1 | 1};
+        steps[room + n++] = (hta_keyed){t->events[i].ts_ns, series << 1};
     }
-    return 0;
+    memmove(steps + n, steps + room, n * sizeof *steps);
+    if (hta_stable_sort_keyed(steps, n))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        steps[i].key = t->events[steps[i].key].ts_ns;
+    return (long)(2 * n);
+}
+
+/* One series per stream of the launched GPU events, ascending. */
+static int make_stream_series(hta_step_series_set *set, const queue_source *q)
+{
+    const hta_trace *t = q->view->trace;
+    int64_t *streams = hta_large_malloc((q->view->n_gpu + 1) * sizeof *streams);
+    size_t *order = hta_large_malloc((q->view->n_gpu + 1) * sizeof *order);
+    size_t n = 0;
+    for (size_t i = 0; streams && i < t->n_events; i++)
+        if (queue_launch(q, &t->events[i]))
+            streams[n++] = t->events[i].stream;
+    int rc = streams && order ? hta_stable_argsort(streams, n, order) : -1;
+    free(order);
+    size_t distinct = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        distinct += i == 0 || streams[i] != streams[i - 1];
+    set->series = rc == 0 ? calloc(distinct + 1, sizeof *set->series) : NULL;
+    for (size_t i = 0; set->series && i < n; i++)
+        if (i == 0 || streams[i] != streams[i - 1])
+            set->series[set->n_series++].stream = (uint32_t)streams[i];
+    free(streams);
+    return set->series ? 0 : -1;
+}
+
+int hta_queue_length_streams(hta_step_series_set *set, const hta_rank_view *v)
+{
+    memset(set, 0, sizeof *set);
+    queue_source q = {v, hta_launch_names_find(v->trace, HTA_LAUNCH_QUEUE_APIS), set};
+    return make_stream_series(set, &q);
+}
+
+int hta_queue_length_walk(hta_step_series_set *set, const hta_rank_view *v,
+                          hta_step_visitor visit, void *ctx)
+{
+    queue_source q = {v, hta_launch_names_find(v->trace, HTA_LAUNCH_QUEUE_APIS), set};
+    step_source src = {&q, lay_out_queue, queue_series, queue_delta};
+    return walk(set, &src, 2 * v->n_gpu, 0, visit, ctx);
 }
 
 int hta_queue_length_series(hta_step_series_set *set, const hta_rank_view *v)
 {
-    memset(set, 0, sizeof *set);
-    size_t cap = v->n_gpu + 1;
-    launch_pair *pairs = hta_large_malloc(cap * sizeof *pairs);
-    step *steps = hta_large_malloc(2 * cap * sizeof *steps);
-    pair_order by = {hta_large_malloc(cap * sizeof *by.keys), hta_large_malloc(cap * sizeof *by.order)};
-    int rc = -1;
-    if (pairs && steps && by.keys && by.order) {
-        size_t n = find_launch_pairs(v, pairs);
-        if (make_stream_series(set, pairs, n, &by) == 0 &&
-            queue_steps(set, v->trace, pairs, n, &by, steps) == 0) {
-            /* The pairs are in the steps now; free them and the scratch
-             * before the sort's buffers exist, it is the peak of a rank's
-             * memory. */
-            free(pairs);
-            free(by.keys);
-            free(by.order);
-            pairs = NULL;
-            by = (pair_order){NULL, NULL};
-            rc = accumulate(set, steps, 2 * n, 0);
-        }
-    }
-    free(pairs);
-    free(by.keys);
-    free(by.order);
-    free(steps);
+    int rc = hta_queue_length_streams(set, v) == 0 ? hta_queue_length_walk(set, v, NULL, NULL)
+                                                   : -1;
     if (rc)
         hta_step_series_free(set);
     return rc;
@@ -322,25 +346,43 @@ static int make_kind_series(hta_step_series_set *set, const hta_trace *t)
     return 0;
 }
 
-/* HTA's order: every copy's start in trace order, then every end. */
-static size_t bandwidth_steps(const hta_step_series_set *set, const hta_trace *t, step *steps,
-                              size_t n_copies)
+/* The bandwidth's steps: payload = event index << 1, | 1 for the end. */
+typedef struct bandwidth_source {
+    const hta_trace *trace;
+    const hta_step_series_set *set;
+    size_t n_copies;
+} bandwidth_source;
+
+static uint32_t bandwidth_series(const void *ctx, size_t payload)
 {
+    const bandwidth_source *b = ctx;
+    char kind[HTA_COPY_KIND_SIZE];
+    hta_copy_kind(hta_event_name(b->trace, &b->trace->events[payload >> 1]), kind);
+    return (uint32_t)hta_step_series_find_kind(b->set, kind);
+}
+
+static double bandwidth_delta(const void *ctx, size_t payload)
+{
+    const bandwidth_source *b = ctx;
+    const hta_event *e = &b->trace->events[payload >> 1];
+    double bw = e->flags & HTA_EVENT_HAS_COPY ? b->trace->copies[e->aux].bandwidth_gbps : NAN;
+    return payload & 1 ? -bw : bw;
+}
+
+/* HTA's order: every copy's start in trace order, then every end. */
+static long lay_out_bandwidth(const void *ctx, hta_keyed *steps)
+{
+    const bandwidth_source *b = ctx;
     size_t n = 0;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hta_event *e = &t->events[i];
+    for (size_t i = 0; i < b->trace->n_events; i++) {
+        const hta_event *e = &b->trace->events[i];
         if (!hta_event_is_copy(e))
             continue;
-        char kind[HTA_COPY_KIND_SIZE];
-        hta_copy_kind(hta_event_name(t, e), kind);
-        uint32_t g = (uint32_t)hta_step_series_find_kind(set, kind);
-        double bw = e->flags & HTA_EVENT_HAS_COPY ? t->copies[e->aux].bandwidth_gbps : NAN;
         int64_t dur = e->dur_ns == 0 ? 1000 : e->dur_ns; /* 1 us, as HTA */
-        steps[n] = (step){e->ts_ns, bw, g};
-        steps[n_copies + n] = (step){e->ts_ns + dur, -bw, g};
-        n++;
+        steps[n] = (hta_keyed){e->ts_ns, i << 1};
+        steps[b->n_copies + n++] = (hta_keyed){e->ts_ns + dur, i << 1 | 1};
     }
-    return 2 * n;
+    return (long)(2 * n);
 }
 
 size_t hta_trace_count_copies(const hta_trace *t)
@@ -354,12 +396,9 @@ size_t hta_trace_count_copies(const hta_trace *t)
 int hta_memory_bw_series(hta_step_series_set *set, const hta_trace *t)
 {
     memset(set, 0, sizeof *set);
-    size_t n_copies = hta_trace_count_copies(t);
-    step *steps = hta_large_malloc((2 * n_copies + 1) * sizeof *steps);
-    int rc = -1;
-    if (steps && make_kind_series(set, t) == 0)
-        rc = accumulate(set, steps, bandwidth_steps(set, t, steps, n_copies), 1);
-    free(steps);
+    bandwidth_source b = {t, set, hta_trace_count_copies(t)};
+    step_source src = {&b, lay_out_bandwidth, bandwidth_series, bandwidth_delta};
+    int rc = make_kind_series(set, t) == 0 ? walk(set, &src, 2 * b.n_copies, 1, NULL, NULL) : -1;
     if (rc)
         hta_step_series_free(set);
     return rc;

@@ -64,6 +64,23 @@ static void plan_slots(radix_plan *p)
     }
 }
 
+/* Sorts n elements by the plan's bytes, one stable scatter between data
+ * and tmp per byte; the result ends in data. */
+typedef void (*scatter_fn)(const void *from, void *to, size_t n, size_t *slot, int byte);
+
+static void run_passes(radix_plan *p, void *data, void *tmp, size_t n, size_t size,
+                       scatter_fn scatter)
+{
+    void *from = data, *to = tmp;
+    for (int i = 0; i < p->n_passes; i++) {
+        scatter(from, to, n, p->slot[i], p->byte[i]);
+        void *t = from;
+        from = to, to = t;
+    }
+    if (from != data)
+        memcpy(data, from, n * size);
+}
+
 /* ---- argsort of int64 keys ---------------------------------------------- */
 
 static void insertion_argsort(int64_t *keys, size_t n, size_t *order)
@@ -160,6 +177,51 @@ int hta_stable_argsort(int64_t *keys, size_t n, size_t *order)
     return rc;
 }
 
+/* ---- (key, index) pairs ------------------------------------------------- */
+
+static uint64_t keyed_digit_key(const hta_keyed *v)
+{
+    return (uint64_t)v->key ^ SIGN_BIT;
+}
+
+static int is_sorted_keyed(const hta_keyed *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (v[i].key < v[i - 1].key)
+            return 0;
+    return 1;
+}
+
+static void scatter_keyed(const void *from, void *to, size_t n, size_t *slot, int byte)
+{
+    const hta_keyed *in = from;
+    hta_keyed *out = to;
+    for (size_t i = 0; i < n; i++)
+        out[slot[digit(keyed_digit_key(&in[i]), byte)]++] = in[i];
+}
+
+int hta_stable_sort_keyed(hta_keyed *v, size_t n)
+{
+    if (n < 2 || is_sorted_keyed(v, n))
+        return 0;
+    uint64_t differ = 0;
+    for (size_t i = 0; i < n; i++)
+        differ |= keyed_digit_key(&v[i]) ^ keyed_digit_key(&v[0]);
+    radix_plan *plan = plan_new(differ);
+    hta_keyed *tmp = plan ? hta_large_malloc(n * sizeof *tmp) : NULL;
+    if (!tmp) {
+        free(plan);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        plan_count(plan, keyed_digit_key(&v[i]));
+    plan_slots(plan);
+    run_passes(plan, v, tmp, n, sizeof *v, scatter_keyed);
+    free(plan);
+    free(tmp);
+    return 0;
+}
+
 /* ---- doubles ------------------------------------------------------------ */
 
 /* An unsigned key ordering as the double does, -0.0 as 0.0: negative
@@ -174,8 +236,10 @@ static uint64_t double_key(double x)
     return bits >> 63 ? ~bits : bits | (UINT64_C(1) << 63);
 }
 
-static void scatter_doubles(const double *v, double *out, size_t n, size_t *slot, int byte)
+static void scatter_doubles(const void *from, void *to, size_t n, size_t *slot, int byte)
 {
+    const double *v = from;
+    double *out = to;
     for (size_t i = 0; i < n; i++)
         out[slot[digit(double_key(v[i]), byte)]++] = v[i];
 }
@@ -208,14 +272,7 @@ int hta_radix_sort_doubles(double *values, size_t n)
         free(plan);
         return -1;
     }
-    double *from = values, *to = tmp;
-    for (int i = 0; i < plan->n_passes; i++) {
-        scatter_doubles(from, to, n, plan->slot[i], plan->byte[i]);
-        double *t = from;
-        from = to, to = t;
-    }
-    if (from != values)
-        memcpy(values, from, n * sizeof *values);
+    run_passes(plan, values, tmp, n, sizeof *values, scatter_doubles);
     free(plan);
     free(tmp);
     return 0;

@@ -24,20 +24,31 @@ void hta_sort_doubles(double *values, size_t n)
         qsort(values, n, sizeof *values, compare_doubles);
 }
 
-double hta_quantile_sorted(const double *sorted, size_t n, double q)
+void hta_quantile_position(size_t n, double q, size_t *lo, double *frac)
 {
-    if (n == 0)
-        return NAN;
     double pos = q * (double)(n - 1);
-    size_t lo = (size_t)floor(pos);
-    if (lo + 1 >= n)
-        return sorted[n - 1];
-    double frac = pos - (double)lo;
-    double a = sorted[lo], b = sorted[lo + 1];
+    *lo = (size_t)floor(pos);
+    *frac = pos - (double)*lo;
+}
+
+double hta_quantile_between(double a, double b, double frac)
+{
     /* numpy's lerp, bit for bit: from the nearer neighbour, so that HTA's
      * comparisons against a quantile (the top-kernels cut) come out the
      * same. */
     return frac >= 0.5 ? b - (b - a) * (1.0 - frac) : a + (b - a) * frac;
+}
+
+double hta_quantile_sorted(const double *sorted, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    size_t lo;
+    double frac;
+    hta_quantile_position(n, q, &lo, &frac);
+    if (lo + 1 >= n)
+        return sorted[n - 1];
+    return hta_quantile_between(sorted[lo], sorted[lo + 1], frac);
 }
 
 double hta_mean(const double *values, size_t n)
@@ -52,12 +63,17 @@ double hta_mean(const double *values, size_t n)
 
 double hta_sample_std(const double *values, size_t n, double mean)
 {
-    if (n < 2)
-        return n == 1 ? 0.0 : NAN;
     double ss = 0;
     for (size_t i = 0; i < n; i++)
         ss += (values[i] - mean) * (values[i] - mean);
-    return sqrt(ss / (double)(n - 1));
+    return hta_std_from_squares(ss, n);
+}
+
+double hta_std_from_squares(double squares, size_t n)
+{
+    if (n < 2)
+        return n == 1 ? 0.0 : NAN;
+    return sqrt(squares / (double)(n - 1));
 }
 
 double hta_round_decimals(double x, int decimals)
