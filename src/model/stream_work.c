@@ -6,8 +6,10 @@
  * with numpy's quicksort permutation, so that events starting together
  * get the predecessor HTA gives them.  Both orders are stable radix sorts
  * (numpy's permutation differs from a stable one only among equal starts,
- * so it runs only for a stream that has some); the buffers are sized by
- * the work events, not by the whole trace. */
+ * so it runs only for a stream that has some).  Memory was the point: the
+ * grouping sorts the event pointers themselves, with one array of them as
+ * scratch, and the start-order scratch is sized by the longest stream and
+ * allocated only for a stream not already in start order. */
 #include "hta/large_alloc.h"
 #include "hta/radix_sort.h"
 #include "hta/stats.h"
@@ -34,30 +36,56 @@ static size_t count_work(const hta_trace *t, const uint8_t *is_work)
     return n;
 }
 
-/* Scratch for ordering up to n_work events by a key. */
+/* Scratch for ordering the events of one stream by start, allocated for
+ * the longest stream when a stream first needs it. */
 typedef struct work_order {
+    size_t capacity;
     int64_t *keys;
     size_t *order;
     const hta_event **events;
 } work_order;
 
-/* The work events into set->storage in stream, then trace order (a stable
- * sort by stream of the trace-order events); -1 when out of memory. */
-static int collect_work(const hta_trace *t, const uint8_t *is_work, hta_stream_work_set *set,
-                        size_t n, work_order *by)
+static unsigned stream_byte(const hta_event *e, int shift)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < t->n_events; i++) {
+    return (e->stream >> shift) & 255;
+}
+
+/* The work events into set->storage in stream, then trace order: a stable
+ * LSD radix sort of the trace-order events by stream, one byte per pass,
+ * skipping the bytes on which every stream agrees.  -1 when out of memory. */
+static int collect_work(const hta_trace *t, const uint8_t *is_work, hta_stream_work_set *set,
+                        size_t n)
+{
+    const hta_event **from = set->storage, **to;
+    uint32_t differ = 0;
+    for (size_t i = 0, k = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
         if (hta_event_is_gpu(e) && is_work[e->cat]) {
-            by->events[k] = e;
-            by->keys[k++] = e->stream;
+            from[k++] = e;
+            differ |= e->stream ^ from[0]->stream;
         }
     }
-    if (hta_stable_argsort(by->keys, n, by->order))
+    if (differ == 0)
+        return 0;
+    const hta_event **scratch = to = hta_large_malloc(n * sizeof *to);
+    if (!scratch)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        set->storage[i] = by->events[by->order[i]];
+    for (int shift = 0; shift < 32; shift += 8) {
+        if (((differ >> shift) & 255) == 0)
+            continue;
+        size_t slot[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            slot[stream_byte(from[i], shift) + 1]++;
+        for (unsigned b = 0; b < 256; b++)
+            slot[b + 1] += slot[b];
+        for (size_t i = 0; i < n; i++)
+            to[slot[stream_byte(from[i], shift)]++] = from[i];
+        const hta_event **swap = from;
+        from = to, to = swap;
+    }
+    if (from != set->storage)
+        memcpy(set->storage, from, n * sizeof *from);
+    free(scratch);
     return 0;
 }
 
@@ -69,12 +97,29 @@ static int has_equal_neighbours(const int64_t *sorted, size_t n)
     return 0;
 }
 
+static int starts_increase(const hta_event **events, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (events[i]->ts_ns <= events[i - 1]->ts_ns)
+            return 0;
+    return 1;
+}
+
 /* Reorders one stream's events by start as pandas' sort_values does.
  * Without equal starts every sort gives numpy's order, and a radix sort
- * is the cheapest; with them numpy's own algorithm decides.  -1 when out
- * of memory. */
+ * is the cheapest; with them numpy's own algorithm decides.  A stream
+ * already in start order (the usual case) needs neither.  -1 when out of
+ * memory. */
 static int order_by_start(const hta_event **events, size_t n, work_order *by)
 {
+    if (starts_increase(events, n))
+        return 0;
+    if (!by->keys && !(by->keys = hta_large_malloc(by->capacity * sizeof *by->keys)))
+        return -1;
+    if (!by->order && !(by->order = hta_large_malloc(by->capacity * sizeof *by->order)))
+        return -1;
+    if (!by->events && !(by->events = hta_large_malloc(by->capacity * sizeof *by->events)))
+        return -1;
     for (size_t i = 0; i < n; i++) {
         by->keys[i] = events[i]->ts_ns;
         by->events[i] = events[i];
@@ -92,11 +137,16 @@ static int order_by_start(const hta_event **events, size_t n, work_order *by)
     return 0;
 }
 
-static size_t count_streams(const hta_event **events, size_t n)
+/* The number of streams of the grouped events, and the longest's length. */
+static size_t count_streams(const hta_event **events, size_t n, size_t *longest)
 {
     size_t streams = 0;
-    for (size_t i = 0; i < n; i++)
-        streams += i == 0 || events[i]->stream != events[i - 1]->stream;
+    *longest = 0;
+    for (size_t begin = 0, end; begin < n; begin = end, streams++) {
+        for (end = begin + 1; end < n && events[end]->stream == events[begin]->stream;)
+            end++;
+        *longest = end - begin > *longest ? end - begin : *longest;
+    }
     return streams;
 }
 
@@ -118,14 +168,11 @@ static int split_streams(hta_stream_work_set *set, size_t n, work_order *by)
 /* Fills the set from the work events; -1 when out of memory. */
 static int build(hta_stream_work_set *set, const hta_trace *t, const uint8_t *is_work)
 {
-    size_t n = count_work(t, is_work), cap = n ? n : 1;
-    work_order by = {hta_large_calloc(cap, sizeof *by.keys), hta_large_malloc(cap * sizeof *by.order),
-                     hta_large_malloc(cap * sizeof *by.events)};
-    set->storage = hta_large_malloc(cap * sizeof *set->storage);
-    int rc = by.keys && by.order && by.events && set->storage ? 0 : -1;
-    if (rc == 0)
-        rc = collect_work(t, is_work, set, n, &by);
-    if (rc == 0 && !(set->streams = malloc((count_streams(set->storage, n) + 1) *
+    size_t n = count_work(t, is_work);
+    work_order by = {0};
+    set->storage = hta_large_malloc((n ? n : 1) * sizeof *set->storage);
+    int rc = set->storage ? collect_work(t, is_work, set, n) : -1;
+    if (rc == 0 && !(set->streams = malloc((count_streams(set->storage, n, &by.capacity) + 1) *
                                            sizeof *set->streams)))
         rc = -1;
     if (rc == 0)
