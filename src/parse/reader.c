@@ -40,6 +40,16 @@
 
 typedef long (*lx_pull_fn)(void *ctx, char *buf, size_t cap, hta_error *err);
 
+/* A string value the decoder keeps until the end of its event.  A string
+ * without escapes that lies wholly in the buffer is borrowed from it (no
+ * copy); a refill copies borrowed text into `own` before it is overwritten. */
+typedef struct lx_text {
+    const char *data;
+    size_t len;
+    int borrowed;
+    hta_buf own;
+} lx_text;
+
 typedef struct lexer {
     const char *p, *end;
     char *buf;                 /* owned */
@@ -59,10 +69,11 @@ typedef struct lexer {
     hta_buf *record;           /* when set, consumed bytes are appended */
     const char *record_from;
     hta_buf skip_stack;        /* container kinds while skipping */
-    hta_buf name, cat, ph;
-    hta_buf long_key;          /* keys too long for `key` land here */
-    char key[64];              /* the member name just read, NUL-terminated */
-    size_t key_len;
+    lx_text name, cat, ph;
+    hta_buf long_key;          /* keys that need decoding land here */
+    const char *key;           /* the member name just read: in the buffer or */
+    size_t key_len;            /* long_key, valid until the next lexer call */
+    hta_buf kernel_types;      /* per name id: hta_kernel_type + 1, 0 = not yet known */
 } lexer;
 
 /* ---- lexer ------------------------------------------------------------ */
@@ -106,12 +117,28 @@ static int lx_out_of_time(lexer *lx)
     return 1;
 }
 
+static int lx_keep_text(lx_text *t)
+{
+    if (!t->borrowed)
+        return 0;
+    t->own.len = 0;
+    if (hta_buf_append(&t->own, t->data, t->len))
+        return -1;
+    t->data = t->own.data;
+    t->borrowed = 0;
+    return 0;
+}
+
 /* Slow path of lx_peek: the buffer is exhausted. */
 static int lx_refill(lexer *lx)
 {
     if (lx->at_eof || lx->failed || lx_out_of_time(lx))
         return LX_EOF;
     lx_flush_record(lx);
+    if (lx_keep_text(&lx->name) || lx_keep_text(&lx->cat) || lx_keep_text(&lx->ph)) {
+        lx_error(lx, "out of memory");
+        return LX_EOF;
+    }
     lx->base += (uint64_t)(lx->end - lx->buf);
     long n = lx->pull(lx->pull_ctx, lx->buf, LX_BUFFER_BYTES, lx->err);
     lx->p = lx->end = lx->record_from = lx->buf;
@@ -139,10 +166,19 @@ static inline int is_space(char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* Every byte above ' ' ends a run of whitespace: one comparison settles
+ * the usual case of a token right after ':' or ','. */
+static inline int is_token_byte(char c)
+{
+    return (unsigned char)c > ' ';
+}
+
 /* Byte scanners: pretty-printed traces are a third indentation and most of
  * the rest is long kernel names, so both scans go 16 bytes at a time. */
 static const char *skip_spaces(const char *p, const char *end)
 {
+    if (end - p >= 2 && p[0] == ' ' && is_token_byte(p[1]))
+        return p + 1;          /* `": 1"` and `", "`: not worth a vector */
 #ifdef __SSE2__
     const __m128i space = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
     const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
@@ -180,17 +216,23 @@ static const char *find_string_end(const char *p, const char *end)
     return p;
 }
 
-static inline int lx_peek_token(lexer *lx)
+/* Slow path of lx_peek_token: whitespace or the end of the buffer. */
+static int lx_skip_to_token(lexer *lx)
 {
     for (;;) {
-        if (lx->p < lx->end && !is_space(*lx->p))
-            return (unsigned char)*lx->p;
         lx->p = skip_spaces(lx->p, lx->end);
         if (lx->p < lx->end)
             return (unsigned char)*lx->p;
         if (lx_refill(lx) == LX_EOF)
             return LX_EOF;
     }
+}
+
+static inline int lx_peek_token(lexer *lx)
+{
+    if (lx->p < lx->end && is_token_byte(*lx->p))
+        return (unsigned char)*lx->p;
+    return lx_skip_to_token(lx);
 }
 
 static int lx_expect(lexer *lx, char c, const char *what)
@@ -322,9 +364,46 @@ typedef struct number {
     int fractional;            /* written with a fraction or an exponent */
 } number;
 
-static int is_number_char(int c)
+#define NUMBER_TEXT_MAX 80
+
+/* The bytes a number's text runs over (its grammar is checked after). */
+static const unsigned char number_bytes[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+    ['7'] = 1, ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+};
+
+static inline int is_number_char(int c)
 {
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    return number_bytes[(unsigned char)c];
+}
+
+static inline int is_digit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
+/* Fills out for an integer part of at most 18 digits (no int64 overflow)
+ * and up to one fraction, exactly as convert_number would without a
+ * double: thousandths from the first three fraction digits, rounded half
+ * away from zero on the fourth. */
+static void plain_number(int negative, int64_t whole, const char *frac, size_t frac_digits,
+                         number *out)
+{
+    int64_t milli = 0;
+    for (size_t k = 0; k < 3; k++)
+        milli = milli * 10 + (k < frac_digits ? frac[k] - '0' : 0);
+    out->value = NAN;
+    out->fractional = frac_digits > 0;
+    out->integer = negative ? -whole : whole;
+    out->integer_ok = 1;
+    out->thousandths_ok = 0;
+    if (whole > (INT64_MAX - 1000) / 1000)
+        return;                /* beyond ~292 years of microseconds */
+    int64_t t = whole * 1000 + milli;
+    if (frac_digits > 3 && frac[3] >= '5')
+        t++;
+    out->thousandths = negative ? -t : t;
+    out->thousandths_ok = 1;
 }
 
 /* Validates the JSON number grammar on text[0..n) and converts it.  Decimal
@@ -367,7 +446,7 @@ static int convert_number(const char *text, size_t n, int want_double, number *o
     out->value = NAN;
     if (want_double || has_exponent || int_digits > 18) {
         /* strtod is the costly part of a number; most fields never need it. */
-        char tmp[80];
+        char tmp[NUMBER_TEXT_MAX];
         memcpy(tmp, text, n);
         tmp[n] = '\0';
         out->value = strtod(tmp, NULL);
@@ -388,30 +467,59 @@ static int convert_number(const char *text, size_t n, int want_double, number *o
     int64_t whole = 0;
     for (size_t k = int_start; k < int_start + int_digits; k++)
         whole = whole * 10 + (text[k] - '0');
-    int64_t milli = 0;
-    for (size_t k = 0; k < 3; k++)
-        milli = milli * 10 + (k < frac_digits ? text[frac_start + k] - '0' : 0);
-    out->integer = negative ? -whole : whole;
-    out->integer_ok = 1;
-    if (whole > (INT64_MAX - 1000) / 1000)
-        return 0;              /* beyond ~292 years of microseconds */
-    int64_t t = whole * 1000 + milli;
-    if (frac_digits > 3 && text[frac_start + 3] >= '5')
-        t++;                   /* round half away from zero */
-    out->thousandths = negative ? -t : t;
-    out->thousandths_ok = 1;
+    double value = out->value;
+    plain_number(negative, whole, text + frac_start, frac_digits, out);
+    out->value = value;
     return 0;
+}
+
+/* Fast path of lx_read_number for the forms of nearly every number in a
+ * trace, 123 and 123.456: one pass over the buffer, no copy.  0 when the
+ * number is anything else or might cross the buffer's end; lx_read_number
+ * then does it the general way. */
+static int lx_read_plain_number(lexer *lx, number *out)
+{
+    const char *p = lx->p;
+    if (lx->end - p <= NUMBER_TEXT_MAX)
+        return 0;
+    const char *limit = p + NUMBER_TEXT_MAX - 1; /* longer runs are unusable */
+    int negative = *p == '-';
+    p += negative;
+    const char *digits = p;
+    uint64_t whole = 0;        /* unsigned: wraps harmlessly past 18 digits */
+    while (p < limit && is_digit(*p))
+        whole = whole * 10 + (uint64_t)(*p++ - '0');
+    size_t int_digits = (size_t)(p - digits);
+    if (int_digits == 0 || int_digits > 18 || (int_digits > 1 && *digits == '0'))
+        return 0;
+    const char *frac = p;
+    size_t frac_digits = 0;
+    if (*p == '.') {
+        frac = ++p;
+        while (p < limit && is_digit(*p))
+            p++;
+        frac_digits = (size_t)(p - frac);
+        if (frac_digits == 0)
+            return 0;
+    }
+    if (p == limit || is_number_char(*p))
+        return 0;
+    plain_number(negative, (int64_t)whole, frac, frac_digits, out);
+    lx->p = p;
+    return 1;
 }
 
 /* Reads a number at the current position.  Numbers longer than any real
  * value (e.g. 10159970886766084423) are validated and marked unusable. */
 static int lx_read_number(lexer *lx, int want_double, number *out)
 {
-    char text[80];
+    if (!want_double && lx_read_plain_number(lx, out))
+        return 0;
+    char text[NUMBER_TEXT_MAX];
     size_t n = 0, total = 0;
     const char *p = lx->p;
     if (lx->end - p > (long)sizeof text) {
-        /* Fast path: the number cannot cross the end of the buffer. */
+        /* The number cannot cross the end of the buffer. */
         while (n < sizeof text - 1 && is_number_char((unsigned char)*p))
             text[n++] = *p++;
         lx->p = p;
@@ -445,10 +553,14 @@ static int lx_read_number(lexer *lx, int want_double, number *out)
 /* Skips a number without converting it (values nobody reads). */
 static int lx_skip_number(lexer *lx)
 {
-    int c;
-    while ((c = lx_peek(lx)) != LX_EOF && is_number_char(c))
-        lx->p++;
-    return lx->failed ? -1 : 0;
+    for (;;) {
+        const char *p = lx->p, *end = lx->end;
+        while (p < end && is_number_char(*p))
+            p++;
+        lx->p = p;
+        if (p < end || lx_refill(lx) == LX_EOF)
+            return lx->failed ? -1 : 0;
+    }
 }
 
 static int lx_skip_literal(lexer *lx)
@@ -532,32 +644,24 @@ static int lx_skip_value(lexer *lx)
     }
 }
 
-/* Reads `"key":` into lx->key.  Every key the decoder looks for is short,
- * so a longer one is only checked for syntax and never matches. */
+/* Reads `"key":`; lx->key then points at the decoded name. */
 static int lx_read_key(lexer *lx)
 {
     if (lx_peek_token(lx) != '"')
         return lx_error_eof(lx, "expected a string key");
-    const char *start = lx->p + 1, *p = start;
-    size_t room = sizeof lx->key - 1;
-    const char *limit = (size_t)(lx->end - start) > room ? start + room : lx->end;
-    while (p < limit && *p != '"' && *p != '\\')
-        p++;
-    if (p < limit && *p == '"') {
-        /* Fast path: a short plain key wholly inside the buffer. */
-        lx->key_len = (size_t)(p - start);
-        memcpy(lx->key, start, lx->key_len);
-        lx->p = p + 1;
-    } else {
-        if (lx_read_string(lx, &lx->long_key))
-            return -1;
-        int fits = lx->long_key.len <= room;
-        lx->key_len = fits ? lx->long_key.len : 0;
-        memcpy(lx->key, lx->long_key.data, lx->key_len);
-        if (!fits)
-            lx->key[lx->key_len++] = '\1'; /* matches no key the decoder wants */
+    const char *start = lx->p + 1, *q = find_string_end(start, lx->end);
+    if (lx->end - q >= 2 && q[0] == '"' && q[1] == ':') {
+        /* Fast path: a plain key and its ':' inside the buffer, which the
+         * caller's dispatch, before any refill, reads in place. */
+        lx->key = start;
+        lx->key_len = (size_t)(q - start);
+        lx->p = q + 2;
+        return 0;
     }
-    lx->key[lx->key_len] = '\0';
+    if (lx_read_string(lx, &lx->long_key))
+        return -1;
+    lx->key = lx->long_key.data;
+    lx->key_len = lx->long_key.len;
     return lx_expect(lx, ':', "expected ':'");
 }
 
@@ -588,7 +692,8 @@ static int lx_open(lexer *lx, char open, char close, const char *what)
     return 1;
 }
 
-/* Inline with a literal: the length test settles most mismatches. */
+/* Inline with a literal: the length test settles most mismatches and the
+ * comparison of a constant length compiles to a load or two. */
 static inline int key_is(const lexer *lx, const char *s)
 {
     size_t n = strlen(s);
@@ -674,12 +779,48 @@ static int read_time_field(lexer *lx, int64_t *out, int *has, int *fractional)
     return 0;
 }
 
-static int read_string_field(lexer *lx, hta_buf *out, int *has)
+/* Reads the string whose opening quote is current into t. */
+static int lx_read_text(lexer *lx, lx_text *t)
+{
+    const char *start = lx->p + 1, *q = find_string_end(start, lx->end);
+    if (q < lx->end && *q == '"') {
+        t->data = start;
+        t->len = (size_t)(q - start);
+        t->borrowed = 1;
+        lx->p = q + 1;
+        return 0;
+    }
+    t->borrowed = 0;
+    if (lx_read_string(lx, &t->own))
+        return -1;
+    t->data = t->own.data;
+    t->len = t->own.len;
+    return 0;
+}
+
+static int read_string_field(lexer *lx, lx_text *out, int *has)
 {
     if (lx_peek_token(lx) != '"')
         return lx_skip_value(lx);
     *has = 1;
-    return lx_read_string(lx, out);
+    return lx_read_text(lx, out);
+}
+
+/* The kernel type of a GPU event's name, classified once per name: kernel
+ * names are long and classifying scans them for several substrings. */
+static int kernel_type_of(lexer *lx, const hta_trace *t, uint32_t name)
+{
+    hta_buf *known = &lx->kernel_types;
+    if (name >= known->len) {
+        size_t more = name + 1 - known->len;
+        if (hta_buf_reserve(known, more))
+            return -1;
+        memset(known->data + known->len, 0, more);
+        known->len += more;
+    }
+    if (!known->data[name])
+        known->data[name] = (char)(1 + hta_classify_kernel(hta_strtab_get(&t->names, name)));
+    return known->data[name] - 1;
 }
 
 static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
@@ -697,7 +838,10 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
     if (f->has_stream) {
         e->flags |= HTA_EVENT_GPU;
         e->stream = (uint32_t)f->stream;
-        e->kernel_type = (uint8_t)hta_classify_kernel(lx->name.data);
+        int kernel_type = kernel_type_of(lx, t, name);
+        if (kernel_type < 0)
+            return lx_error(lx, "out of memory");
+        e->kernel_type = (uint8_t)kernel_type;
     }
     if (f->has_copy) {
         long idx = hta_trace_push_copy(t, (hta_copy_info){
@@ -732,7 +876,6 @@ static int read_event(lexer *lx, hta_trace *t)
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
                       .bandwidth_gbps = NAN};
     int has_ph = 0;
-    lx->ph.len = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
         if (lx_read_key(lx))
@@ -766,11 +909,8 @@ static int read_event(lexer *lx, hta_trace *t)
         return 0;
     }
     t->fractional_ts |= f.fractional_ts;
-    if (!f.has_name) {
-        lx->name.len = 0;
-        if (hta_buf_append(&lx->name, "", 0))
-            return lx_error(lx, "out of memory");
-    }
+    if (!f.has_name)
+        lx->name = (lx_text){.data = "", .own = lx->name.own};
     return store_event(lx, t, &f);
 }
 
@@ -985,9 +1125,10 @@ static void lexer_free(lexer *lx)
     free(lx->buf);
     hta_buf_free(&lx->skip_stack);
     hta_buf_free(&lx->long_key);
-    hta_buf_free(&lx->name);
-    hta_buf_free(&lx->cat);
-    hta_buf_free(&lx->ph);
+    hta_buf_free(&lx->name.own);
+    hta_buf_free(&lx->cat.own);
+    hta_buf_free(&lx->ph.own);
+    hta_buf_free(&lx->kernel_types);
 }
 
 /* Parses the stream, which starts at byte `base` of the input: the whole
