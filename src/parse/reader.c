@@ -177,8 +177,6 @@ static inline int is_token_byte(char c)
  * the rest is long kernel names, so both scans go 16 bytes at a time. */
 static const char *skip_spaces(const char *p, const char *end)
 {
-    if (end - p >= 2 && p[0] == ' ' && is_token_byte(p[1]))
-        return p + 1;          /* `": 1"` and `", "`: not worth a vector */
 #ifdef __SSE2__
     const __m128i space = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
     const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
@@ -198,7 +196,7 @@ static const char *skip_spaces(const char *p, const char *end)
 }
 
 /* First '"' or '\\' in [p, end), or end. */
-static const char *find_string_end(const char *p, const char *end)
+static inline const char *find_string_end(const char *p, const char *end)
 {
 #ifdef __SSE2__
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
@@ -228,10 +226,16 @@ static int lx_skip_to_token(lexer *lx)
     }
 }
 
+/* Inline for a token at hand or after one space (`": 1"`, `", "`). */
 static inline int lx_peek_token(lexer *lx)
 {
-    if (lx->p < lx->end && is_token_byte(*lx->p))
-        return (unsigned char)*lx->p;
+    const char *p = lx->p;
+    if (p < lx->end && is_token_byte(*p))
+        return (unsigned char)*p;
+    if (lx->end - p >= 2 && *p == ' ' && is_token_byte(p[1])) {
+        lx->p = p + 1;
+        return (unsigned char)p[1];
+    }
     return lx_skip_to_token(lx);
 }
 
@@ -350,9 +354,22 @@ static int lx_read_string(lexer *lx, hta_buf *out)
     }
 }
 
+/* The closing quote of the string whose opening quote is current, when
+ * the string has no escape and ends inside the buffer (nearly always);
+ * else NULL and the caller goes through lx_read_string. */
+static inline const char *lx_plain_string_end(const lexer *lx)
+{
+    const char *q = find_string_end(lx->p + 1, lx->end);
+    return q < lx->end && *q == '"' ? q : NULL;
+}
+
 static int lx_skip_string(lexer *lx)
 {
-    return lx_read_string(lx, NULL);
+    const char *q = lx_plain_string_end(lx);
+    if (!q)
+        return lx_read_string(lx, NULL);
+    lx->p = q + 1;
+    return 0;
 }
 
 /* A JSON number in every form the analyses want. */
@@ -380,6 +397,32 @@ static inline int is_number_char(int c)
 static inline int is_digit(char c)
 {
     return (unsigned char)(c - '0') < 10;
+}
+
+/* Accumulates the decimal digits at p (stopping at limit) onto *whole.
+ * Timestamps have 16 digits, so on little-endian machines eight are
+ * checked and converted at once (the SWAR steps of simdjson/fast_float). */
+static const char *add_digits(const char *p, const char *limit, uint64_t *whole)
+{
+    uint64_t v = *whole;       /* unsigned: wraps harmlessly past 19 digits */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (uint64_t w; limit - p >= 8; p += 8) {
+        memcpy(&w, p, 8);
+        uint64_t all_digits = (w & 0xF0F0F0F0F0F0F0F0u) |
+                              (((w + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4);
+        if (all_digits != 0x3333333333333333u)
+            break;
+        w -= 0x3030303030303030u;
+        w = w * 10 + (w >> 8);
+        w = ((w & 0x000000FF000000FFu) * (100 + (1000000ull << 32)) +
+             ((w >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32))) >> 32;
+        v = v * 100000000u + w;
+    }
+#endif
+    for (; p < limit && is_digit(*p); p++)
+        v = v * 10 + (uint64_t)(*p - '0');
+    *whole = v;
+    return p;
 }
 
 /* Fills out for an integer part of at most 18 digits (no int64 overflow)
@@ -486,9 +529,8 @@ static int lx_read_plain_number(lexer *lx, number *out)
     int negative = *p == '-';
     p += negative;
     const char *digits = p;
-    uint64_t whole = 0;        /* unsigned: wraps harmlessly past 18 digits */
-    while (p < limit && is_digit(*p))
-        whole = whole * 10 + (uint64_t)(*p++ - '0');
+    uint64_t whole = 0;
+    p = add_digits(p, limit, &whole);
     size_t int_digits = (size_t)(p - digits);
     if (int_digits == 0 || int_digits > 18 || (int_digits > 1 && *digits == '0'))
         return 0;
@@ -604,22 +646,23 @@ static int lx_skip_member_key(lexer *lx)
  * stack lives in a heap buffer, so depth is bounded by memory only. */
 static int lx_skip_value(lexer *lx)
 {
+    int c = lx_peek_token(lx);
+    if (c != '{' && c != '[')
+        return lx_skip_scalar(lx, c); /* most skipped values */
     hta_buf *stack = &lx->skip_stack;
     stack->len = 0;
-    for (;;) {
-        int c = lx_peek_token(lx);
+    for (;; c = lx_peek_token(lx)) {
         if (c == '{' || c == '[') {
             lx->p++;
-            if (hta_buf_putc(stack, (char)c))
-                return lx_error(lx, "out of memory");
             int close = c == '{' ? '}' : ']';
             if (lx_peek_token(lx) != close) {
+                if (hta_buf_putc(stack, (char)c))
+                    return lx_error(lx, "out of memory");
                 if (c == '{' && lx_skip_member_key(lx))
                     return -1;
                 continue;
             }
-            lx->p++;
-            stack->len--;
+            lx->p++;           /* an empty container is a complete value */
         } else if (lx_skip_scalar(lx, c)) {
             return -1;
         }
@@ -649,12 +692,12 @@ static int lx_read_key(lexer *lx)
 {
     if (lx_peek_token(lx) != '"')
         return lx_error_eof(lx, "expected a string key");
-    const char *start = lx->p + 1, *q = find_string_end(start, lx->end);
-    if (lx->end - q >= 2 && q[0] == '"' && q[1] == ':') {
+    const char *q = lx_plain_string_end(lx);
+    if (q && lx->end - q >= 2 && q[1] == ':') {
         /* Fast path: a plain key and its ':' inside the buffer, which the
          * caller's dispatch, before any refill, reads in place. */
-        lx->key = start;
-        lx->key_len = (size_t)(q - start);
+        lx->key = lx->p + 1;
+        lx->key_len = (size_t)(q - lx->key);
         lx->p = q + 2;
         return 0;
     }
@@ -782,10 +825,10 @@ static int read_time_field(lexer *lx, int64_t *out, int *has, int *fractional)
 /* Reads the string whose opening quote is current into t. */
 static int lx_read_text(lexer *lx, lx_text *t)
 {
-    const char *start = lx->p + 1, *q = find_string_end(start, lx->end);
-    if (q < lx->end && *q == '"') {
-        t->data = start;
-        t->len = (size_t)(q - start);
+    const char *q = lx_plain_string_end(lx);
+    if (q) {
+        t->data = lx->p + 1;
+        t->len = (size_t)(q - t->data);
         t->borrowed = 1;
         lx->p = q + 1;
         return 0;
@@ -868,6 +911,21 @@ static int is_analysable(const event_fields *f)
            f->dur_ns >= 0 && f->dur_ns <= MAX_DUR_NS;
 }
 
+typedef enum event_key {
+    EVENT_OTHER, EVENT_PH, EVENT_CAT, EVENT_NAME, EVENT_TS, EVENT_DUR, EVENT_ARGS
+} event_key;
+
+/* The event member lx->key names: its length leaves one or two candidates. */
+static inline event_key event_key_of(const lexer *lx)
+{
+    switch (lx->key_len) {
+    case 2: return key_is(lx, "ph") ? EVENT_PH : key_is(lx, "ts") ? EVENT_TS : EVENT_OTHER;
+    case 3: return key_is(lx, "cat") ? EVENT_CAT : key_is(lx, "dur") ? EVENT_DUR : EVENT_OTHER;
+    case 4: return key_is(lx, "name") ? EVENT_NAME : key_is(lx, "args") ? EVENT_ARGS : EVENT_OTHER;
+    default: return EVENT_OTHER;
+    }
+}
+
 /* Decodes one event object and keeps it when it is a complete event. */
 static int read_event(lexer *lx, hta_trace *t)
 {
@@ -881,20 +939,15 @@ static int read_event(lexer *lx, hta_trace *t)
         if (lx_read_key(lx))
             return -1;
         int rc;
-        if (key_is(lx, "ph"))
-            rc = read_string_field(lx, &lx->ph, &has_ph);
-        else if (key_is(lx, "cat"))
-            rc = read_string_field(lx, &lx->cat, &f.has_cat);
-        else if (key_is(lx, "name"))
-            rc = read_string_field(lx, &lx->name, &f.has_name);
-        else if (key_is(lx, "ts"))
-            rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts);
-        else if (key_is(lx, "dur"))
-            rc = read_time_field(lx, &f.dur_ns, &f.has_dur, &f.fractional_dur);
-        else if (key_is(lx, "args"))
-            rc = read_event_args(lx, &f);
-        else
-            rc = lx_skip_value(lx);
+        switch (event_key_of(lx)) {
+        case EVENT_PH: rc = read_string_field(lx, &lx->ph, &has_ph); break;
+        case EVENT_CAT: rc = read_string_field(lx, &lx->cat, &f.has_cat); break;
+        case EVENT_NAME: rc = read_string_field(lx, &lx->name, &f.has_name); break;
+        case EVENT_TS: rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts); break;
+        case EVENT_DUR: rc = read_time_field(lx, &f.dur_ns, &f.has_dur, &f.fractional_dur); break;
+        case EVENT_ARGS: rc = read_event_args(lx, &f); break;
+        default: rc = lx_skip_value(lx); break;
+        }
         if (rc)
             return -1;
         more = lx_next_member(lx, '}');
