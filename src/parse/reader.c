@@ -1184,20 +1184,37 @@ static void lexer_free(lexer *lx)
     hta_buf_free(&lx->kernel_types);
 }
 
-/* Parses the stream, which starts at byte `base` of the input: the whole
- * document when part is NULL, else that part.  The deadline is absolute so
- * that a serial retry after a failed split keeps the caller's budget. */
-static int parse_stream(lx_pull_fn pull, void *ctx, uint64_t base, const char *label,
-                        const hta_deadline *limit, hta_part *part, hta_trace *out,
-                        hta_error *err)
+/* Every trace at hand has 340-420 bytes of JSON per kept event, so this
+ * guess from the input's size reserves enough event array for the usual
+ * trace without a copy or a remap, and at most 16% of the JSON's size of
+ * address space (only what is filled becomes resident). */
+#define JSON_BYTES_PER_EVENT_GUESS 256
+
+/* Where a parse reads from: pull fills the buffer from ctx; the stream
+ * starts at byte `base` of the input and is expected to yield about
+ * expected_bytes (0 = unknown). */
+typedef struct lx_input {
+    lx_pull_fn pull;
+    void *ctx;
+    uint64_t base;
+    uint64_t expected_bytes;
+} lx_input;
+
+/* Parses the stream: the whole document when part is NULL, else that part.
+ * The deadline is absolute so that a serial retry after a failed split
+ * keeps the caller's budget. */
+static int parse_stream(const lx_input *in, const char *label, const hta_deadline *limit,
+                        hta_part *part, hta_trace *out, hta_error *err)
 {
-    lexer lx = {.pull = pull, .pull_ctx = ctx, .base = base, .label = label, .err = err,
+    lexer lx = {.pull = in->pull, .pull_ctx = in->ctx, .base = in->base, .label = label,
+                .err = err,
                 .stop_at = part && part->kind != HTA_PART_TAIL ? part->stop_at : NEVER_STOP};
     if (limit && limit->timeout_seconds > 0) {
         lx.timeout_seconds = limit->timeout_seconds;
         lx.deadline = limit->at;
     }
     hta_trace_init(out);
+    hta_trace_reserve_events(out, (size_t)(in->expected_bytes / JSON_BYTES_PER_EVENT_GUESS));
     lx.buf = malloc(LX_BUFFER_BYTES);
     if (!lx.buf)
         return hta_fail(err, "%s: out of memory", label);
@@ -1239,7 +1256,8 @@ int hta_read_trace_file(const char *path, const hta_read_options *options, hta_t
         hta_trace_init(out);
         return -1;
     }
-    int rc = parse_stream(pull_source, src, 0, path, &limit, NULL, out, err);
+    lx_input in = {pull_source, src, 0, hta_source_size_hint(src)};
+    int rc = parse_stream(&in, path, &limit, NULL, out, err);
     hta_source_close(src);
     return rc;
 }
@@ -1266,17 +1284,19 @@ static long pull_pread(void *ctx, char *buf, size_t cap, hta_error *err)
 int hta_read_part(const char *path, const hta_deadline *limit, hta_part *part,
                   hta_trace *out, hta_error *err)
 {
-    file_input in = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
-    if (in.fd < 0) {
+    file_input file = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
+    if (file.fd < 0) {
         hta_trace_init(out);
         return hta_fail(err, "%s: %s", path, strerror(errno));
     }
     if (part->kind == HTA_PART_SPAN)
-        in.pos = part->from > SPAN_LOOKBACK_BYTES ? part->from - SPAN_LOOKBACK_BYTES : 0;
+        file.pos = part->from > SPAN_LOOKBACK_BYTES ? part->from - SPAN_LOOKBACK_BYTES : 0;
     else if (part->kind == HTA_PART_TAIL)
-        in.pos = part->from;
-    int rc = parse_stream(pull_pread, &in, in.pos, path, limit, part, out, err);
-    close(in.fd);
+        file.pos = part->from;
+    int has_events = part->kind != HTA_PART_TAIL && part->stop_at > part->from;
+    lx_input in = {pull_pread, &file, file.pos, has_events ? part->stop_at - part->from : 0};
+    int rc = parse_stream(&in, path, limit, part, out, err);
+    close(file.fd);
     return rc;
 }
 
@@ -1300,6 +1320,7 @@ static long pull_memory(void *ctx, char *buf, size_t cap, hta_error *err)
 int hta_read_trace_memory(const char *data, size_t len, size_t chunk, const char *label,
                           hta_trace *out, hta_error *err)
 {
-    memory_input in = {.data = data, .len = len, .chunk = chunk};
-    return parse_stream(pull_memory, &in, 0, label, NULL, NULL, out, err);
+    memory_input memory = {.data = data, .len = len, .chunk = chunk};
+    lx_input in = {pull_memory, &memory, 0, len};
+    return parse_stream(&in, label, NULL, NULL, out, err);
 }
