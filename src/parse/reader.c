@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hta/buf.h"
@@ -1281,6 +1282,17 @@ static long pull_pread(void *ctx, char *buf, size_t cap, hta_error *err)
     return (long)n;
 }
 
+/* The bytes of the file that a part's events come from, for sizing: its
+ * range, the last one's ending at the end of the file. */
+static uint64_t part_bytes(int fd, const hta_part *part)
+{
+    struct stat st;
+    if (part->kind == HTA_PART_TAIL || fstat(fd, &st) != 0)
+        return 0;
+    uint64_t end = part->stop_at < (uint64_t)st.st_size ? part->stop_at : (uint64_t)st.st_size;
+    return end > part->from ? end - part->from : 0;
+}
+
 int hta_read_part(const char *path, const hta_deadline *limit, hta_part *part,
                   hta_trace *out, hta_error *err)
 {
@@ -1293,8 +1305,7 @@ int hta_read_part(const char *path, const hta_deadline *limit, hta_part *part,
         file.pos = part->from > SPAN_LOOKBACK_BYTES ? part->from - SPAN_LOOKBACK_BYTES : 0;
     else if (part->kind == HTA_PART_TAIL)
         file.pos = part->from;
-    int has_events = part->kind != HTA_PART_TAIL && part->stop_at > part->from;
-    lx_input in = {pull_pread, &file, file.pos, has_events ? part->stop_at - part->from : 0};
+    lx_input in = {pull_pread, &file, file.pos, part_bytes(file.fd, part)};
     int rc = parse_stream(&in, path, limit, part, out, err);
     close(file.fd);
     return rc;
