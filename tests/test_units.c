@@ -62,6 +62,33 @@ static void test_numbers_are_exact_nanoseconds(void)
     hta_trace_free(&t);
 }
 
+/* Events denser than the reader's guess of JSON bytes per event outgrow
+ * the array it reserved from the input's size, and growth takes over. */
+static void test_dense_events_outgrow_the_reservation(void)
+{
+    enum { EVENTS = 60000 };
+    hta_buf json = {0};
+    hta_buf_append(&json, "[", 1);
+    for (int i = 0; i < EVENTS; i++) {
+        char event[96];
+        int n = snprintf(event, sizeof event, "%s{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"n%d\","
+                         "\"ts\":%d,\"dur\":1}", i ? "," : "", i % 7, i);
+        hta_buf_append(&json, event, (size_t)n);
+    }
+    hta_buf_append(&json, "]", 1);
+    hta_trace t;
+    hta_error err;
+    CHECK(hta_read_trace_memory(json.data, json.len, 0, "dense", &t, &err) == 0, "parse: %s",
+          err.text);
+    CHECK(t.n_events == EVENTS, "%zu events", t.n_events);
+    int in_order = 1;
+    for (size_t i = 0; i < t.n_events; i++)
+        in_order &= t.events[i].ts_ns == (int64_t)i * 1000 && t.events[i].name == i % 7;
+    CHECK(in_order, "events kept in order with their names");
+    hta_trace_free(&t);
+    hta_buf_free(&json);
+}
+
 static void test_event_selection_and_metadata(void)
 {
     hta_trace t;
@@ -880,6 +907,7 @@ static void test_value_counts_summarize_like_values(void)
 int main(int argc, char **argv)
 {
     test_numbers_are_exact_nanoseconds();
+    test_dense_events_outgrow_the_reservation();
     test_event_selection_and_metadata();
     test_escapes_are_decoded();
     test_malformed_inputs_fail_with_offsets();

@@ -41,6 +41,11 @@ long hta_source_read(hta_source *s, char *buf, size_t cap, hta_error *err);
 /* Size of the file on disk. */
 uint64_t hta_source_file_bytes(const hta_source *s);
 
+/* Bytes the stream is expected to yield, for sizing only: the file size,
+ * or a gzip file's trailer (its last member's size modulo 4 GiB); 0 when
+ * unknown. */
+uint64_t hta_source_size_hint(const hta_source *s);
+
 void hta_source_close(hta_source *s);
 
 #endif

@@ -1,9 +1,13 @@
 /* trace.c: growth of the per-rank event arrays (see hta/trace.h). */
 #include "hta/trace.h"
-#include "hta/large_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "hta/large_alloc.h"
+
+/* Items in an array's first block; smaller reservations are left to it. */
+#define FIRST_CAPACITY 4096
 
 void hta_trace_init(hta_trace *t)
 {
@@ -27,13 +31,21 @@ void hta_trace_free(hta_trace *t)
  * allocation per rank and doubling would waste up to 50% of peak memory. */
 static int grow(void **items, size_t *cap, size_t size)
 {
-    size_t n = *cap ? *cap + *cap / 2 : 4096;
+    size_t n = *cap ? *cap + *cap / 2 : FIRST_CAPACITY;
     void *p = hta_large_realloc(*items, n * size);
     if (!p)
         return -1;
     *items = p;
     *cap = n;
     return 0;
+}
+
+void hta_trace_reserve_events(hta_trace *t, size_t n)
+{
+    if (t->events || n <= FIRST_CAPACITY || n > SIZE_MAX / sizeof *t->events)
+        return;
+    t->events = hta_large_malloc(n * sizeof *t->events);
+    t->cap_events = t->events ? n : 0;
 }
 
 hta_event *hta_trace_push_event(hta_trace *t)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hta/buf.h"
@@ -39,6 +40,16 @@
 #define NEVER_STOP UINT64_MAX
 
 typedef long (*lx_pull_fn)(void *ctx, char *buf, size_t cap, hta_error *err);
+
+/* A string value the decoder keeps until the end of its event.  A string
+ * without escapes that lies wholly in the buffer is borrowed from it (no
+ * copy); a refill copies borrowed text into `own` before it is overwritten. */
+typedef struct lx_text {
+    const char *data;
+    size_t len;
+    int borrowed;
+    hta_buf own;
+} lx_text;
 
 typedef struct lexer {
     const char *p, *end;
@@ -59,10 +70,11 @@ typedef struct lexer {
     hta_buf *record;           /* when set, consumed bytes are appended */
     const char *record_from;
     hta_buf skip_stack;        /* container kinds while skipping */
-    hta_buf name, cat, ph;
-    hta_buf long_key;          /* keys too long for `key` land here */
-    char key[64];              /* the member name just read, NUL-terminated */
-    size_t key_len;
+    lx_text name, cat, ph;
+    hta_buf long_key;          /* keys that need decoding land here */
+    const char *key;           /* the member name just read: in the buffer or */
+    size_t key_len;            /* long_key, valid until the next lexer call */
+    hta_buf kernel_types;      /* per name id: hta_kernel_type + 1, 0 = not yet known */
 } lexer;
 
 /* ---- lexer ------------------------------------------------------------ */
@@ -106,12 +118,28 @@ static int lx_out_of_time(lexer *lx)
     return 1;
 }
 
+static int lx_keep_text(lx_text *t)
+{
+    if (!t->borrowed)
+        return 0;
+    t->own.len = 0;
+    if (hta_buf_append(&t->own, t->data, t->len))
+        return -1;
+    t->data = t->own.data;
+    t->borrowed = 0;
+    return 0;
+}
+
 /* Slow path of lx_peek: the buffer is exhausted. */
 static int lx_refill(lexer *lx)
 {
     if (lx->at_eof || lx->failed || lx_out_of_time(lx))
         return LX_EOF;
     lx_flush_record(lx);
+    if (lx_keep_text(&lx->name) || lx_keep_text(&lx->cat) || lx_keep_text(&lx->ph)) {
+        lx_error(lx, "out of memory");
+        return LX_EOF;
+    }
     lx->base += (uint64_t)(lx->end - lx->buf);
     long n = lx->pull(lx->pull_ctx, lx->buf, LX_BUFFER_BYTES, lx->err);
     lx->p = lx->end = lx->record_from = lx->buf;
@@ -139,6 +167,13 @@ static inline int is_space(char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* Every byte above ' ' ends a run of whitespace: one comparison settles
+ * the usual case of a token right after ':' or ','. */
+static inline int is_token_byte(char c)
+{
+    return (unsigned char)c > ' ';
+}
+
 /* Byte scanners: pretty-printed traces are a third indentation and most of
  * the rest is long kernel names, so both scans go 16 bytes at a time. */
 static const char *skip_spaces(const char *p, const char *end)
@@ -162,7 +197,7 @@ static const char *skip_spaces(const char *p, const char *end)
 }
 
 /* First '"' or '\\' in [p, end), or end. */
-static const char *find_string_end(const char *p, const char *end)
+static inline const char *find_string_end(const char *p, const char *end)
 {
 #ifdef __SSE2__
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
@@ -180,17 +215,29 @@ static const char *find_string_end(const char *p, const char *end)
     return p;
 }
 
-static inline int lx_peek_token(lexer *lx)
+/* Slow path of lx_peek_token: whitespace or the end of the buffer. */
+static int lx_skip_to_token(lexer *lx)
 {
     for (;;) {
-        if (lx->p < lx->end && !is_space(*lx->p))
-            return (unsigned char)*lx->p;
         lx->p = skip_spaces(lx->p, lx->end);
         if (lx->p < lx->end)
             return (unsigned char)*lx->p;
         if (lx_refill(lx) == LX_EOF)
             return LX_EOF;
     }
+}
+
+/* Inline for a token at hand or after one space (`": 1"`, `", "`). */
+static inline int lx_peek_token(lexer *lx)
+{
+    const char *p = lx->p;
+    if (p < lx->end && is_token_byte(*p))
+        return (unsigned char)*p;
+    if (lx->end - p >= 2 && *p == ' ' && is_token_byte(p[1])) {
+        lx->p = p + 1;
+        return (unsigned char)p[1];
+    }
+    return lx_skip_to_token(lx);
 }
 
 static int lx_expect(lexer *lx, char c, const char *what)
@@ -308,9 +355,22 @@ static int lx_read_string(lexer *lx, hta_buf *out)
     }
 }
 
+/* The closing quote of the string whose opening quote is current, when
+ * the string has no escape and ends inside the buffer (nearly always);
+ * else NULL and the caller goes through lx_read_string. */
+static inline const char *lx_plain_string_end(const lexer *lx)
+{
+    const char *q = find_string_end(lx->p + 1, lx->end);
+    return q < lx->end && *q == '"' ? q : NULL;
+}
+
 static int lx_skip_string(lexer *lx)
 {
-    return lx_read_string(lx, NULL);
+    const char *q = lx_plain_string_end(lx);
+    if (!q)
+        return lx_read_string(lx, NULL);
+    lx->p = q + 1;
+    return 0;
 }
 
 /* A JSON number in every form the analyses want. */
@@ -322,9 +382,72 @@ typedef struct number {
     int fractional;            /* written with a fraction or an exponent */
 } number;
 
-static int is_number_char(int c)
+#define NUMBER_TEXT_MAX 80
+
+/* The bytes a number's text runs over (its grammar is checked after). */
+static const unsigned char number_bytes[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+    ['7'] = 1, ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+};
+
+static inline int is_number_char(int c)
 {
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    return number_bytes[(unsigned char)c];
+}
+
+static inline int is_digit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
+/* Accumulates the decimal digits at p (stopping at limit) onto *whole.
+ * Timestamps have 16 digits, so on little-endian machines eight are
+ * checked and converted at once (the SWAR steps of simdjson/fast_float). */
+static const char *add_digits(const char *p, const char *limit, uint64_t *whole)
+{
+    uint64_t v = *whole;       /* unsigned: wraps harmlessly past 19 digits */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (uint64_t w; limit - p >= 8; p += 8) {
+        memcpy(&w, p, 8);
+        uint64_t all_digits = (w & 0xF0F0F0F0F0F0F0F0u) |
+                              (((w + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4);
+        if (all_digits != 0x3333333333333333u)
+            break;
+        w -= 0x3030303030303030u;
+        w = w * 10 + (w >> 8);
+        w = ((w & 0x000000FF000000FFu) * (100 + (1000000ull << 32)) +
+             ((w >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32))) >> 32;
+        v = v * 100000000u + w;
+    }
+#endif
+    for (; p < limit && is_digit(*p); p++)
+        v = v * 10 + (uint64_t)(*p - '0');
+    *whole = v;
+    return p;
+}
+
+/* Fills out for an integer part of at most 18 digits (no int64 overflow)
+ * and up to one fraction, exactly as convert_number would without a
+ * double: thousandths from the first three fraction digits, rounded half
+ * away from zero on the fourth. */
+static void plain_number(int negative, int64_t whole, const char *frac, size_t frac_digits,
+                         number *out)
+{
+    int64_t milli = 0;
+    for (size_t k = 0; k < 3; k++)
+        milli = milli * 10 + (k < frac_digits ? frac[k] - '0' : 0);
+    out->value = NAN;
+    out->fractional = frac_digits > 0;
+    out->integer = negative ? -whole : whole;
+    out->integer_ok = 1;
+    out->thousandths_ok = 0;
+    if (whole > (INT64_MAX - 1000) / 1000)
+        return;                /* beyond ~292 years of microseconds */
+    int64_t t = whole * 1000 + milli;
+    if (frac_digits > 3 && frac[3] >= '5')
+        t++;
+    out->thousandths = negative ? -t : t;
+    out->thousandths_ok = 1;
 }
 
 /* Validates the JSON number grammar on text[0..n) and converts it.  Decimal
@@ -367,7 +490,7 @@ static int convert_number(const char *text, size_t n, int want_double, number *o
     out->value = NAN;
     if (want_double || has_exponent || int_digits > 18) {
         /* strtod is the costly part of a number; most fields never need it. */
-        char tmp[80];
+        char tmp[NUMBER_TEXT_MAX];
         memcpy(tmp, text, n);
         tmp[n] = '\0';
         out->value = strtod(tmp, NULL);
@@ -388,30 +511,58 @@ static int convert_number(const char *text, size_t n, int want_double, number *o
     int64_t whole = 0;
     for (size_t k = int_start; k < int_start + int_digits; k++)
         whole = whole * 10 + (text[k] - '0');
-    int64_t milli = 0;
-    for (size_t k = 0; k < 3; k++)
-        milli = milli * 10 + (k < frac_digits ? text[frac_start + k] - '0' : 0);
-    out->integer = negative ? -whole : whole;
-    out->integer_ok = 1;
-    if (whole > (INT64_MAX - 1000) / 1000)
-        return 0;              /* beyond ~292 years of microseconds */
-    int64_t t = whole * 1000 + milli;
-    if (frac_digits > 3 && text[frac_start + 3] >= '5')
-        t++;                   /* round half away from zero */
-    out->thousandths = negative ? -t : t;
-    out->thousandths_ok = 1;
+    double value = out->value;
+    plain_number(negative, whole, text + frac_start, frac_digits, out);
+    out->value = value;
     return 0;
+}
+
+/* Fast path of lx_read_number for the forms of nearly every number in a
+ * trace, 123 and 123.456: one pass over the buffer, no copy.  0 when the
+ * number is anything else or might cross the buffer's end; lx_read_number
+ * then does it the general way. */
+static int lx_read_plain_number(lexer *lx, number *out)
+{
+    const char *p = lx->p;
+    if (lx->end - p <= NUMBER_TEXT_MAX)
+        return 0;
+    const char *limit = p + NUMBER_TEXT_MAX - 1; /* longer runs are unusable */
+    int negative = *p == '-';
+    p += negative;
+    const char *digits = p;
+    uint64_t whole = 0;
+    p = add_digits(p, limit, &whole);
+    size_t int_digits = (size_t)(p - digits);
+    if (int_digits == 0 || int_digits > 18 || (int_digits > 1 && *digits == '0'))
+        return 0;
+    const char *frac = p;
+    size_t frac_digits = 0;
+    if (*p == '.') {
+        frac = ++p;
+        while (p < limit && is_digit(*p))
+            p++;
+        frac_digits = (size_t)(p - frac);
+        if (frac_digits == 0)
+            return 0;
+    }
+    if (p == limit || is_number_char(*p))
+        return 0;
+    plain_number(negative, (int64_t)whole, frac, frac_digits, out);
+    lx->p = p;
+    return 1;
 }
 
 /* Reads a number at the current position.  Numbers longer than any real
  * value (e.g. 10159970886766084423) are validated and marked unusable. */
 static int lx_read_number(lexer *lx, int want_double, number *out)
 {
-    char text[80];
+    if (!want_double && lx_read_plain_number(lx, out))
+        return 0;
+    char text[NUMBER_TEXT_MAX];
     size_t n = 0, total = 0;
     const char *p = lx->p;
     if (lx->end - p > (long)sizeof text) {
-        /* Fast path: the number cannot cross the end of the buffer. */
+        /* The number cannot cross the end of the buffer. */
         while (n < sizeof text - 1 && is_number_char((unsigned char)*p))
             text[n++] = *p++;
         lx->p = p;
@@ -445,10 +596,14 @@ static int lx_read_number(lexer *lx, int want_double, number *out)
 /* Skips a number without converting it (values nobody reads). */
 static int lx_skip_number(lexer *lx)
 {
-    int c;
-    while ((c = lx_peek(lx)) != LX_EOF && is_number_char(c))
-        lx->p++;
-    return lx->failed ? -1 : 0;
+    for (;;) {
+        const char *p = lx->p, *end = lx->end;
+        while (p < end && is_number_char(*p))
+            p++;
+        lx->p = p;
+        if (p < end || lx_refill(lx) == LX_EOF)
+            return lx->failed ? -1 : 0;
+    }
 }
 
 static int lx_skip_literal(lexer *lx)
@@ -492,22 +647,23 @@ static int lx_skip_member_key(lexer *lx)
  * stack lives in a heap buffer, so depth is bounded by memory only. */
 static int lx_skip_value(lexer *lx)
 {
+    int c = lx_peek_token(lx);
+    if (c != '{' && c != '[')
+        return lx_skip_scalar(lx, c); /* most skipped values */
     hta_buf *stack = &lx->skip_stack;
     stack->len = 0;
-    for (;;) {
-        int c = lx_peek_token(lx);
+    for (;; c = lx_peek_token(lx)) {
         if (c == '{' || c == '[') {
             lx->p++;
-            if (hta_buf_putc(stack, (char)c))
-                return lx_error(lx, "out of memory");
             int close = c == '{' ? '}' : ']';
             if (lx_peek_token(lx) != close) {
+                if (hta_buf_putc(stack, (char)c))
+                    return lx_error(lx, "out of memory");
                 if (c == '{' && lx_skip_member_key(lx))
                     return -1;
                 continue;
             }
-            lx->p++;
-            stack->len--;
+            lx->p++;           /* an empty container is a complete value */
         } else if (lx_skip_scalar(lx, c)) {
             return -1;
         }
@@ -532,32 +688,24 @@ static int lx_skip_value(lexer *lx)
     }
 }
 
-/* Reads `"key":` into lx->key.  Every key the decoder looks for is short,
- * so a longer one is only checked for syntax and never matches. */
+/* Reads `"key":`; lx->key then points at the decoded name. */
 static int lx_read_key(lexer *lx)
 {
     if (lx_peek_token(lx) != '"')
         return lx_error_eof(lx, "expected a string key");
-    const char *start = lx->p + 1, *p = start;
-    size_t room = sizeof lx->key - 1;
-    const char *limit = (size_t)(lx->end - start) > room ? start + room : lx->end;
-    while (p < limit && *p != '"' && *p != '\\')
-        p++;
-    if (p < limit && *p == '"') {
-        /* Fast path: a short plain key wholly inside the buffer. */
-        lx->key_len = (size_t)(p - start);
-        memcpy(lx->key, start, lx->key_len);
-        lx->p = p + 1;
-    } else {
-        if (lx_read_string(lx, &lx->long_key))
-            return -1;
-        int fits = lx->long_key.len <= room;
-        lx->key_len = fits ? lx->long_key.len : 0;
-        memcpy(lx->key, lx->long_key.data, lx->key_len);
-        if (!fits)
-            lx->key[lx->key_len++] = '\1'; /* matches no key the decoder wants */
+    const char *q = lx_plain_string_end(lx);
+    if (q && lx->end - q >= 2 && q[1] == ':') {
+        /* Fast path: a plain key and its ':' inside the buffer, which the
+         * caller's dispatch, before any refill, reads in place. */
+        lx->key = lx->p + 1;
+        lx->key_len = (size_t)(q - lx->key);
+        lx->p = q + 2;
+        return 0;
     }
-    lx->key[lx->key_len] = '\0';
+    if (lx_read_string(lx, &lx->long_key))
+        return -1;
+    lx->key = lx->long_key.data;
+    lx->key_len = lx->long_key.len;
     return lx_expect(lx, ':', "expected ':'");
 }
 
@@ -588,7 +736,8 @@ static int lx_open(lexer *lx, char open, char close, const char *what)
     return 1;
 }
 
-/* Inline with a literal: the length test settles most mismatches. */
+/* Inline with a literal: the length test settles most mismatches and the
+ * comparison of a constant length compiles to a load or two. */
 static inline int key_is(const lexer *lx, const char *s)
 {
     size_t n = strlen(s);
@@ -674,12 +823,48 @@ static int read_time_field(lexer *lx, int64_t *out, int *has, int *fractional)
     return 0;
 }
 
-static int read_string_field(lexer *lx, hta_buf *out, int *has)
+/* Reads the string whose opening quote is current into t. */
+static int lx_read_text(lexer *lx, lx_text *t)
+{
+    const char *q = lx_plain_string_end(lx);
+    if (q) {
+        t->data = lx->p + 1;
+        t->len = (size_t)(q - t->data);
+        t->borrowed = 1;
+        lx->p = q + 1;
+        return 0;
+    }
+    t->borrowed = 0;
+    if (lx_read_string(lx, &t->own))
+        return -1;
+    t->data = t->own.data;
+    t->len = t->own.len;
+    return 0;
+}
+
+static int read_string_field(lexer *lx, lx_text *out, int *has)
 {
     if (lx_peek_token(lx) != '"')
         return lx_skip_value(lx);
     *has = 1;
-    return lx_read_string(lx, out);
+    return lx_read_text(lx, out);
+}
+
+/* The kernel type of a GPU event's name, classified once per name: kernel
+ * names are long and classifying scans them for several substrings. */
+static int kernel_type_of(lexer *lx, const hta_trace *t, uint32_t name)
+{
+    hta_buf *known = &lx->kernel_types;
+    if (name >= known->len) {
+        size_t more = name + 1 - known->len;
+        if (hta_buf_reserve(known, more))
+            return -1;
+        memset(known->data + known->len, 0, more);
+        known->len += more;
+    }
+    if (!known->data[name])
+        known->data[name] = (char)(1 + hta_classify_kernel(hta_strtab_get(&t->names, name)));
+    return known->data[name] - 1;
 }
 
 static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
@@ -697,7 +882,10 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
     if (f->has_stream) {
         e->flags |= HTA_EVENT_GPU;
         e->stream = (uint32_t)f->stream;
-        e->kernel_type = (uint8_t)hta_classify_kernel(lx->name.data);
+        int kernel_type = kernel_type_of(lx, t, name);
+        if (kernel_type < 0)
+            return lx_error(lx, "out of memory");
+        e->kernel_type = (uint8_t)kernel_type;
     }
     if (f->has_copy) {
         long idx = hta_trace_push_copy(t, (hta_copy_info){
@@ -724,6 +912,21 @@ static int is_analysable(const event_fields *f)
            f->dur_ns >= 0 && f->dur_ns <= MAX_DUR_NS;
 }
 
+typedef enum event_key {
+    EVENT_OTHER, EVENT_PH, EVENT_CAT, EVENT_NAME, EVENT_TS, EVENT_DUR, EVENT_ARGS
+} event_key;
+
+/* The event member lx->key names: its length leaves one or two candidates. */
+static inline event_key event_key_of(const lexer *lx)
+{
+    switch (lx->key_len) {
+    case 2: return key_is(lx, "ph") ? EVENT_PH : key_is(lx, "ts") ? EVENT_TS : EVENT_OTHER;
+    case 3: return key_is(lx, "cat") ? EVENT_CAT : key_is(lx, "dur") ? EVENT_DUR : EVENT_OTHER;
+    case 4: return key_is(lx, "name") ? EVENT_NAME : key_is(lx, "args") ? EVENT_ARGS : EVENT_OTHER;
+    default: return EVENT_OTHER;
+    }
+}
+
 /* Decodes one event object and keeps it when it is a complete event. */
 static int read_event(lexer *lx, hta_trace *t)
 {
@@ -732,26 +935,20 @@ static int read_event(lexer *lx, hta_trace *t)
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
                       .bandwidth_gbps = NAN};
     int has_ph = 0;
-    lx->ph.len = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
         if (lx_read_key(lx))
             return -1;
         int rc;
-        if (key_is(lx, "ph"))
-            rc = read_string_field(lx, &lx->ph, &has_ph);
-        else if (key_is(lx, "cat"))
-            rc = read_string_field(lx, &lx->cat, &f.has_cat);
-        else if (key_is(lx, "name"))
-            rc = read_string_field(lx, &lx->name, &f.has_name);
-        else if (key_is(lx, "ts"))
-            rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts);
-        else if (key_is(lx, "dur"))
-            rc = read_time_field(lx, &f.dur_ns, &f.has_dur, &f.fractional_dur);
-        else if (key_is(lx, "args"))
-            rc = read_event_args(lx, &f);
-        else
-            rc = lx_skip_value(lx);
+        switch (event_key_of(lx)) {
+        case EVENT_PH: rc = read_string_field(lx, &lx->ph, &has_ph); break;
+        case EVENT_CAT: rc = read_string_field(lx, &lx->cat, &f.has_cat); break;
+        case EVENT_NAME: rc = read_string_field(lx, &lx->name, &f.has_name); break;
+        case EVENT_TS: rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts); break;
+        case EVENT_DUR: rc = read_time_field(lx, &f.dur_ns, &f.has_dur, &f.fractional_dur); break;
+        case EVENT_ARGS: rc = read_event_args(lx, &f); break;
+        default: rc = lx_skip_value(lx); break;
+        }
         if (rc)
             return -1;
         more = lx_next_member(lx, '}');
@@ -766,11 +963,8 @@ static int read_event(lexer *lx, hta_trace *t)
         return 0;
     }
     t->fractional_ts |= f.fractional_ts;
-    if (!f.has_name) {
-        lx->name.len = 0;
-        if (hta_buf_append(&lx->name, "", 0))
-            return lx_error(lx, "out of memory");
-    }
+    if (!f.has_name)
+        lx->name = (lx_text){.data = "", .own = lx->name.own};
     return store_event(lx, t, &f);
 }
 
@@ -985,25 +1179,43 @@ static void lexer_free(lexer *lx)
     free(lx->buf);
     hta_buf_free(&lx->skip_stack);
     hta_buf_free(&lx->long_key);
-    hta_buf_free(&lx->name);
-    hta_buf_free(&lx->cat);
-    hta_buf_free(&lx->ph);
+    hta_buf_free(&lx->name.own);
+    hta_buf_free(&lx->cat.own);
+    hta_buf_free(&lx->ph.own);
+    hta_buf_free(&lx->kernel_types);
 }
 
-/* Parses the stream, which starts at byte `base` of the input: the whole
- * document when part is NULL, else that part.  The deadline is absolute so
- * that a serial retry after a failed split keeps the caller's budget. */
-static int parse_stream(lx_pull_fn pull, void *ctx, uint64_t base, const char *label,
-                        const hta_deadline *limit, hta_part *part, hta_trace *out,
-                        hta_error *err)
+/* Every trace at hand has 340-420 bytes of JSON per kept event, so this
+ * guess from the input's size reserves enough event array for the usual
+ * trace without a copy or a remap, and at most 16% of the JSON's size of
+ * address space (only what is filled becomes resident). */
+#define JSON_BYTES_PER_EVENT_GUESS 256
+
+/* Where a parse reads from: pull fills the buffer from ctx; the stream
+ * starts at byte `base` of the input and is expected to yield about
+ * expected_bytes (0 = unknown). */
+typedef struct lx_input {
+    lx_pull_fn pull;
+    void *ctx;
+    uint64_t base;
+    uint64_t expected_bytes;
+} lx_input;
+
+/* Parses the stream: the whole document when part is NULL, else that part.
+ * The deadline is absolute so that a serial retry after a failed split
+ * keeps the caller's budget. */
+static int parse_stream(const lx_input *in, const char *label, const hta_deadline *limit,
+                        hta_part *part, hta_trace *out, hta_error *err)
 {
-    lexer lx = {.pull = pull, .pull_ctx = ctx, .base = base, .label = label, .err = err,
+    lexer lx = {.pull = in->pull, .pull_ctx = in->ctx, .base = in->base, .label = label,
+                .err = err,
                 .stop_at = part && part->kind != HTA_PART_TAIL ? part->stop_at : NEVER_STOP};
     if (limit && limit->timeout_seconds > 0) {
         lx.timeout_seconds = limit->timeout_seconds;
         lx.deadline = limit->at;
     }
     hta_trace_init(out);
+    hta_trace_reserve_events(out, (size_t)(in->expected_bytes / JSON_BYTES_PER_EVENT_GUESS));
     lx.buf = malloc(LX_BUFFER_BYTES);
     if (!lx.buf)
         return hta_fail(err, "%s: out of memory", label);
@@ -1045,7 +1257,8 @@ int hta_read_trace_file(const char *path, const hta_read_options *options, hta_t
         hta_trace_init(out);
         return -1;
     }
-    int rc = parse_stream(pull_source, src, 0, path, &limit, NULL, out, err);
+    lx_input in = {pull_source, src, 0, hta_source_size_hint(src)};
+    int rc = parse_stream(&in, path, &limit, NULL, out, err);
     hta_source_close(src);
     return rc;
 }
@@ -1069,20 +1282,32 @@ static long pull_pread(void *ctx, char *buf, size_t cap, hta_error *err)
     return (long)n;
 }
 
+/* The bytes of the file that a part's events come from, for sizing: its
+ * range, the last one's ending at the end of the file. */
+static uint64_t part_bytes(int fd, const hta_part *part)
+{
+    struct stat st;
+    if (part->kind == HTA_PART_TAIL || fstat(fd, &st) != 0)
+        return 0;
+    uint64_t end = part->stop_at < (uint64_t)st.st_size ? part->stop_at : (uint64_t)st.st_size;
+    return end > part->from ? end - part->from : 0;
+}
+
 int hta_read_part(const char *path, const hta_deadline *limit, hta_part *part,
                   hta_trace *out, hta_error *err)
 {
-    file_input in = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
-    if (in.fd < 0) {
+    file_input file = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
+    if (file.fd < 0) {
         hta_trace_init(out);
         return hta_fail(err, "%s: %s", path, strerror(errno));
     }
     if (part->kind == HTA_PART_SPAN)
-        in.pos = part->from > SPAN_LOOKBACK_BYTES ? part->from - SPAN_LOOKBACK_BYTES : 0;
+        file.pos = part->from > SPAN_LOOKBACK_BYTES ? part->from - SPAN_LOOKBACK_BYTES : 0;
     else if (part->kind == HTA_PART_TAIL)
-        in.pos = part->from;
-    int rc = parse_stream(pull_pread, &in, in.pos, path, limit, part, out, err);
-    close(in.fd);
+        file.pos = part->from;
+    lx_input in = {pull_pread, &file, file.pos, part_bytes(file.fd, part)};
+    int rc = parse_stream(&in, path, limit, part, out, err);
+    close(file.fd);
     return rc;
 }
 
@@ -1106,6 +1331,7 @@ static long pull_memory(void *ctx, char *buf, size_t cap, hta_error *err)
 int hta_read_trace_memory(const char *data, size_t len, size_t chunk, const char *label,
                           hta_trace *out, hta_error *err)
 {
-    memory_input in = {.data = data, .len = len, .chunk = chunk};
-    return parse_stream(pull_memory, &in, 0, label, NULL, NULL, out, err);
+    memory_input memory = {.data = data, .len = len, .chunk = chunk};
+    lx_input in = {pull_memory, &memory, 0, len};
+    return parse_stream(&in, label, NULL, NULL, out, err);
 }

@@ -402,6 +402,21 @@ uint64_t hta_source_file_bytes(const hta_source *s)
     return s->file_bytes;
 }
 
+/* Deflate expands at most about 1032-fold, which bounds a forged trailer. */
+#define DEFLATE_MAX_RATIO 1032u
+
+uint64_t hta_source_size_hint(const hta_source *s)
+{
+    if (!s->is_gzip)
+        return s->file_bytes;
+    unsigned char isize[4];
+    if (s->file_bytes < 18 || pread(s->fd, isize, 4, (off_t)(s->file_bytes - 4)) != 4)
+        return 0;              /* 18: the smallest gzip member */
+    uint64_t n = (uint64_t)isize[0] | (uint64_t)isize[1] << 8 | (uint64_t)isize[2] << 16 |
+                 (uint64_t)isize[3] << 24;
+    return n < s->file_bytes * DEFLATE_MAX_RATIO ? n : s->file_bytes * DEFLATE_MAX_RATIO;
+}
+
 void hta_source_close(hta_source *s)
 {
     if (!s)
