@@ -5,6 +5,9 @@
  * an event_fields scratch record and appends an hta_event only when the
  * event is a complete ("X") event with cat and dur; and the top level, which
  * accepts an object with traceEvents anywhere or a bare event array.
+ * The hot paths read in place: a key, or a kept string (name, cat, ph)
+ * without escapes, points into the buffer (a refill copies kept strings
+ * first), and the usual number forms are converted in one pass there.
  *
  * The same lexer also parses one part of a plain file (hta/parse_parts.h):
  * the head stops before the first event at or past a given offset, a span
