@@ -429,17 +429,15 @@ static const char *add_digits(const char *p, const char *limit, uint64_t *whole)
     return p;
 }
 
-/* Fills out for an integer part of at most 18 digits (no int64 overflow)
- * and up to one fraction, exactly as convert_number would without a
- * double: thousandths from the first three fraction digits, rounded half
- * away from zero on the fourth. */
+/* Fills out, all but its double value, for an integer part of at most 18
+ * digits (no int64 overflow) and up to one fraction: thousandths from the
+ * first three fraction digits, rounded half away from zero on the fourth. */
 static void plain_number(int negative, int64_t whole, const char *frac, size_t frac_digits,
                          number *out)
 {
     int64_t milli = 0;
     for (size_t k = 0; k < 3; k++)
         milli = milli * 10 + (k < frac_digits ? frac[k] - '0' : 0);
-    out->value = NAN;
     out->fractional = frac_digits > 0;
     out->integer = negative ? -whole : whole;
     out->integer_ok = 1;
@@ -514,9 +512,7 @@ static int convert_number(const char *text, size_t n, int want_double, number *o
     int64_t whole = 0;
     for (size_t k = int_start; k < int_start + int_digits; k++)
         whole = whole * 10 + (text[k] - '0');
-    double value = out->value;
     plain_number(negative, whole, text + frac_start, frac_digits, out);
-    out->value = value;
     return 0;
 }
 
@@ -550,6 +546,7 @@ static int lx_read_plain_number(lexer *lx, number *out)
     }
     if (p == limit || is_number_char(*p))
         return 0;
+    out->value = NAN;
     plain_number(negative, (int64_t)whole, frac, frac_digits, out);
     lx->p = p;
     return 1;
