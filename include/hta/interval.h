@@ -13,6 +13,18 @@ typedef struct hta_interval {
     int64_t start, end;
 } hta_interval;
 
+/* The union's merge step: next, which starts no earlier than *current,
+ * extends *current when it starts at or before its end (returns 0), and
+ * begins a new merged interval otherwise (returns 1, *current as it was). */
+static inline int hta_interval_merge(hta_interval *current, hta_interval next)
+{
+    if (next.start > current->end)
+        return 1;
+    if (next.end > current->end)
+        current->end = next.end;
+    return 0;
+}
+
 /* Sorts and merges iv in place; returns the number of merged intervals. */
 size_t hta_intervals_union(hta_interval *iv, size_t n);
 /* Total length of merged (disjoint, sorted) intervals. */

@@ -33,12 +33,9 @@ size_t hta_intervals_union(hta_interval *iv, size_t n)
     if (!is_sorted_by_start(iv, n))
         qsort(iv, n, sizeof *iv, compare_starts);
     size_t out = 0;
-    for (size_t i = 1; i < n; i++) {
-        if (iv[i].start > iv[out].end)
+    for (size_t i = 1; i < n; i++)
+        if (hta_interval_merge(&iv[out], iv[i]))
             iv[++out] = iv[i];
-        else if (iv[i].end > iv[out].end)
-            iv[out].end = iv[i].end;
-    }
     return out + 1;
 }
 

@@ -20,8 +20,7 @@ static int precedes(const hta_interval *a, const hta_interval *b)
 }
 
 /* Adds the next interval, in (start, end) order, to the running union of
- * all: a merged interval ends when one starts strictly after its end, as
- * hta_intervals_union merges. */
+ * all, merging as hta_intervals_union does. */
 typedef struct running_union {
     hta_interval current;
     size_t n;                  /* intervals added */
@@ -34,11 +33,9 @@ static void add_to_union(running_union *r, hta_interval iv)
     if (r->n++ == 0) {
         r->current = iv;
         r->first_start = iv.start;
-    } else if (iv.start > r->current.end) {
+    } else if (hta_interval_merge(&r->current, iv)) {
         r->length += r->current.end - r->current.start;
         r->current = iv;
-    } else if (iv.end > r->current.end) {
-        r->current.end = iv.end;
     }
 }
 
