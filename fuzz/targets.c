@@ -2,7 +2,7 @@
  *
  * The reader target parses twice, in small refills and in one buffer, and
  * aborts when the two disagree in anything: outcome, error text, events,
- * copies, strings or metadata.  That turns every buffer-boundary bug into a
+ * extras, strings or metadata.  That turns every buffer-boundary bug into a
  * crash even when it corrupts nothing the sanitizers can see.  It then
  * parses the input as a file with 2 to 7 threads and no size floor, which
  * must agree with one thread in the same way.
@@ -46,9 +46,9 @@ static int same_strings(const hta_strtab *a, const hta_strtab *b)
 
 static int same_trace(const hta_trace *a, const hta_trace *b)
 {
-    return a->n_events == b->n_events && a->n_copies == b->n_copies &&
+    return a->n_events == b->n_events && a->n_extras == b->n_extras &&
            (a->n_events == 0 || memcmp(a->events, b->events, a->n_events * sizeof *a->events) == 0) &&
-           (a->n_copies == 0 || memcmp(a->copies, b->copies, a->n_copies * sizeof *a->copies) == 0) &&
+           (a->n_extras == 0 || memcmp(a->extras, b->extras, a->n_extras * sizeof *a->extras) == 0) &&
            same_strings(&a->names, &b->names) && same_strings(&a->categories, &b->categories) &&
            a->rank == b->rank && a->world_size == b->world_size &&
            a->json_bytes == b->json_bytes && a->skipped_events == b->skipped_events &&

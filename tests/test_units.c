@@ -54,11 +54,62 @@ static void test_numbers_are_exact_nanoseconds(void)
     CHECK(t.events[0].ts_ns == 1712195495519689047LL, "ts %lld", (long long)t.events[0].ts_ns);
     CHECK(t.events[0].dur_ns == 63814, "dur rounds half up: %lld", (long long)t.events[0].dur_ns);
     CHECK(hta_event_is_gpu(&t.events[0]) && t.events[0].stream == 7, "gpu stream");
-    CHECK(t.events[0].correlation == 12, "correlation");
+    CHECK(hta_event_correlation(&t, &t.events[0]) == 12, "correlation");
     CHECK(t.events[1].ts_ns == 1500000, "exponent ts %lld", (long long)t.events[1].ts_ns);
     CHECK(!hta_event_is_gpu(&t.events[1]), "string stream is a CPU event");
-    CHECK(t.events[1].correlation == HTA_NO_CORRELATION, "missing correlation");
+    CHECK(hta_event_correlation(&t, &t.events[1]) == HTA_NO_CORRELATION, "missing correlation");
     CHECK(t.fractional_ts, "fractional ts noticed");
+    hta_trace_free(&t);
+}
+
+/* Correlations beyond 32 bits and copy payloads live in the trace's
+ * extras: they read back exactly, match launches, and stay with their
+ * events when the step filter compacts the trace ahead of them. */
+static void test_extras_follow_their_events(void)
+{
+    const char *json =
+        "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#1\",\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"ts\":250,\"dur\":5,"
+        "\"args\":{\"correlation\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"ts\":260,\"dur\":4,"
+        "\"args\":{\"stream\":7,\"correlation\":7,\"bytes\":100,\"memory bandwidth (GB/s)\":3}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":10,\"dur\":5,"
+        "\"args\":{\"correlation\":5000000000}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":20,\"dur\":10,"
+        "\"args\":{\"stream\":7,\"correlation\":5000000000}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"ts\":30,\"dur\":2,"
+        "\"args\":{\"correlation\":8}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH\",\"ts\":40,\"dur\":4,"
+        "\"args\":{\"stream\":7,\"correlation\":8,\"bytes\":64,\"memory bandwidth (GB/s)\":1.5}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::x\",\"ts\":50,\"dur\":1,"
+        "\"args\":{\"correlation\":-5}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#2\",\"ts\":200,\"dur\":100}]";
+    hta_trace t;
+    hta_error err;
+    CHECK(parse(json, &t, &err) == 0, "parse: %s", err.text);
+    if (t.n_events != 9)
+        return;
+    CHECK(t.n_extras == 5, "extras %zu", t.n_extras);
+    hta_step_filter_stats stats;
+    CHECK(hta_step_filter(&t, 0, &stats, &err) == 0 && stats.applied, "step filter");
+    CHECK(t.n_events == 6 && stats.dropped_gpu_events == 1, "kept %zu", t.n_events);
+    CHECK(t.n_extras == 4, "extras after the filter %zu", t.n_extras);
+    if (t.n_events != 6 || t.n_extras != 4) {
+        hta_trace_free(&t);
+        return;
+    }
+    CHECK(hta_event_correlation(&t, &t.events[1]) == 5000000000LL, "wide launch correlation");
+    CHECK(hta_event_correlation(&t, &t.events[2]) == 5000000000LL, "wide kernel correlation");
+    CHECK(hta_event_correlation(&t, &t.events[3]) == 8, "narrow correlation");
+    CHECK(hta_event_correlation(&t, &t.events[5]) == -5, "negative correlation kept");
+    const hta_event_extra *copy = hta_trace_extra(&t, &t.events[4]);
+    CHECK(copy->bytes == 64 && copy->bandwidth_gbps == 1.5, "copy payload %lld %g",
+          (long long)copy->bytes, copy->bandwidth_gbps);
+    hta_rank_view view;
+    CHECK(hta_rank_view_build(&view, &t, 0, 1) == 0, "view");
+    CHECK(hta_rank_view_launch(&view, &t.events[2]) == &t.events[1], "launch by wide correlation");
+    CHECK(hta_rank_view_launch(&view, &t.events[4]) == &t.events[3], "launch by narrow correlation");
+    hta_rank_view_free(&view);
     hta_trace_free(&t);
 }
 
@@ -418,7 +469,8 @@ static int same_events(const hta_trace *a, const hta_trace *b)
         return 0;
     for (size_t i = 0; i < a->n_events; i++) {
         const hta_event *x = &a->events[i], *y = &b->events[i];
-        if (x->ts_ns != y->ts_ns || x->dur_ns != y->dur_ns || x->correlation != y->correlation ||
+        if (x->ts_ns != y->ts_ns || x->dur_ns != y->dur_ns ||
+            hta_event_correlation(a, x) != hta_event_correlation(b, y) ||
             x->stream != y->stream || x->flags != y->flags ||
             strcmp(hta_event_name(a, x), hta_event_name(b, y)) != 0)
             return 0;
@@ -508,7 +560,7 @@ static void check_chunking_never_changes_events(const char *path, char *data, si
 static int same_trace(const hta_trace *a, const hta_trace *b, const char **what)
 {
     *what = "counts or metadata";
-    if (a->n_events != b->n_events || a->n_copies != b->n_copies || a->rank != b->rank ||
+    if (a->n_events != b->n_events || a->n_extras != b->n_extras || a->rank != b->rank ||
         a->world_size != b->world_size || a->json_bytes != b->json_bytes ||
         a->skipped_events != b->skipped_events || a->fractional_ts != b->fractional_ts ||
         a->names.count != b->names.count || a->categories.count != b->categories.count)
@@ -524,17 +576,18 @@ static int same_trace(const hta_trace *a, const hta_trace *b, const char **what)
     for (size_t i = 0; i < a->n_events; i++) {
         const hta_event *x = &a->events[i], *y = &b->events[i];
         if (x->ts_ns != y->ts_ns || x->dur_ns != y->dur_ns || x->correlation != y->correlation ||
-            x->stream != y->stream || x->name != y->name || x->aux != y->aux ||
+            x->stream != y->stream || x->name != y->name ||
             x->cat != y->cat || x->flags != y->flags || x->kernel_type != y->kernel_type ||
             strcmp(hta_event_name(a, x), hta_event_name(b, y)) != 0 ||
             strcmp(hta_event_category(a, x), hta_event_category(b, y)) != 0)
             return 0;
     }
-    *what = "copies";
-    for (size_t i = 0; i < a->n_copies; i++) {
-        const hta_copy_info *x = &a->copies[i], *y = &b->copies[i];
-        if (x->bytes != y->bytes || (x->bandwidth_gbps != y->bandwidth_gbps &&
-                                     !(isnan(x->bandwidth_gbps) && isnan(y->bandwidth_gbps))))
+    *what = "extras";
+    for (size_t i = 0; i < a->n_extras; i++) {
+        const hta_event_extra *x = &a->extras[i], *y = &b->extras[i];
+        if (x->event != y->event || x->correlation != y->correlation || x->bytes != y->bytes ||
+            (x->bandwidth_gbps != y->bandwidth_gbps &&
+             !(isnan(x->bandwidth_gbps) && isnan(y->bandwidth_gbps))))
             return 0;
     }
     return 1;
@@ -908,6 +961,7 @@ int main(int argc, char **argv)
 {
     test_numbers_are_exact_nanoseconds();
     test_dense_events_outgrow_the_reservation();
+    test_extras_follow_their_events();
     test_event_selection_and_metadata();
     test_escapes_are_decoded();
     test_malformed_inputs_fail_with_offsets();

@@ -1,10 +1,12 @@
 /* hta/trace.h: one rank's trace as compact event arrays.
  *
  * The reader keeps only complete events ("ph":"X" with "cat" and "dur") and
- * stores each in a fixed 40-byte record with integer nanosecond times, so
- * nanosecond-resolution traces lose nothing and memory is a small fraction
- * of the JSON size.  Rare per-event payloads (memory-copy bandwidth, NCCL
- * process group) live in side arrays indexed by hta_event.aux. */
+ * stores each in a fixed 32-byte record with integer nanosecond times, so
+ * nanosecond-resolution traces lose nothing and the events take about a
+ * thirtieth of the JSON (the largest share of a rank's memory).  What few
+ * events carry beyond that record (a memory copy's bandwidth and bytes, a
+ * correlation id outside 32 bits) lives in a side array of extras, sorted
+ * by event index and found by binary search. */
 #ifndef HTA_TRACE_H
 #define HTA_TRACE_H
 
@@ -22,7 +24,8 @@ typedef enum hta_kernel_type {
 
 enum {
     HTA_EVENT_GPU = 1,         /* args.stream present and numeric */
-    HTA_EVENT_HAS_COPY = 2,    /* aux indexes trace->copies */
+    HTA_EVENT_HAS_COPY = 2,    /* its extra holds bandwidth and bytes */
+    HTA_EVENT_WIDE_CORRELATION = 4, /* its extra holds the correlation */
 };
 
 #define HTA_NO_CORRELATION (-1)
@@ -30,20 +33,21 @@ enum {
 typedef struct hta_event {
     int64_t ts_ns;
     int64_t dur_ns;
-    int64_t correlation;       /* HTA_NO_CORRELATION when absent */
+    int32_t correlation;       /* read it with hta_event_correlation */
     uint32_t stream;           /* GPU events only */
     uint32_t name;             /* id in trace->names */
-    uint32_t aux;              /* index into a side array, see flags */
     uint16_t cat;              /* id in trace->categories */
     uint8_t flags;
     uint8_t kernel_type;       /* hta_kernel_type, GPU events only */
 } hta_event;
 
-/* Memory copy/set payload: args["memory bandwidth (GB/s)"] and args.bytes. */
-typedef struct hta_copy_info {
-    double bandwidth_gbps;     /* NaN when absent */
-    int64_t bytes;             /* -1 when absent */
-} hta_copy_info;
+/* The payload of an event flagged HAS_COPY or WIDE_CORRELATION. */
+typedef struct hta_event_extra {
+    size_t event;              /* index in trace->events */
+    int64_t correlation;       /* WIDE_CORRELATION */
+    double bandwidth_gbps;     /* HAS_COPY: args["memory bandwidth (GB/s)"], NaN when absent */
+    int64_t bytes;             /* HAS_COPY: args.bytes, -1 when absent */
+} hta_event_extra;
 
 typedef enum hta_rank_source {
     HTA_RANK_FROM_DISTRIBUTED_INFO = 0,
@@ -54,8 +58,8 @@ typedef enum hta_rank_source {
 typedef struct hta_trace {
     hta_event *events;         /* owned */
     size_t n_events, cap_events;
-    hta_copy_info *copies;     /* owned */
-    size_t n_copies, cap_copies;
+    hta_event_extra *extras;   /* owned, ascending by event */
+    size_t n_extras, cap_extras;
     hta_strtab names;
     hta_strtab categories;
     int64_t rank;              /* distributedInfo.rank, -1 when absent */
@@ -82,12 +86,22 @@ hta_event *hta_trace_push_event(hta_trace *t);
  * to a third of it unused; the step filter frees more), for the analyses
  * to use. */
 void hta_trace_shrink(hta_trace *t);
-/* Appends a copy record and returns its index, or -1 when out of memory. */
-long hta_trace_push_copy(hta_trace *t, hta_copy_info info);
+/* Appends the extra of the last pushed event, which gets `flags`: 0, or
+ * -1 when out of memory. */
+int hta_trace_push_extra(hta_trace *t, hta_event_extra extra, uint8_t flags);
+/* The extra of an event of t flagged HAS_COPY or WIDE_CORRELATION. */
+const hta_event_extra *hta_trace_extra(const hta_trace *t, const hta_event *e);
 
 static inline int hta_event_is_gpu(const hta_event *e)
 {
     return e->flags & HTA_EVENT_GPU;
+}
+
+/* HTA_NO_CORRELATION when absent. */
+static inline int64_t hta_event_correlation(const hta_trace *t, const hta_event *e)
+{
+    return e->flags & HTA_EVENT_WIDE_CORRELATION ? hta_trace_extra(t, e)->correlation
+                                                 : e->correlation;
 }
 
 static inline int64_t hta_event_end(const hta_event *e)

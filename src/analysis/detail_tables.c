@@ -69,7 +69,7 @@ static int add_launch_rows(const hta_rank_view *v, hta_tableset *out)
         int64_t delay = gpu->ts_ns - hta_event_end(cpu);
         hta_row row = hta_table_add_row(t);
         hta_row_put_i64(&row, v->rank_key);
-        hta_row_put_i64(&row, gpu->correlation);
+        hta_row_put_i64(&row, hta_event_correlation(v->trace, gpu));
         hta_row_put_str(&row, hta_event_name(v->trace, cpu));
         hta_row_put_f64(&row, hta_ns_to_us(cpu->ts_ns));
         hta_row_put_f64(&row, hta_ns_to_us(cpu->dur_ns));

@@ -51,8 +51,9 @@ static void classify_copies(const hta_trace *t, const hta_step_series_set *set,
         hta_copy_kind(hta_event_name(t, e), kind);
         uint32_t k = (uint32_t)hta_step_series_find_kind(set, kind);
         kind_of[n++] = k;
-        if (e->flags & HTA_EVENT_HAS_COPY && t->copies[e->aux].bytes > 0)
-            totals[k].bytes = hta_add_saturating(totals[k].bytes, t->copies[e->aux].bytes);
+        int64_t bytes = e->flags & HTA_EVENT_HAS_COPY ? hta_trace_extra(t, e)->bytes : -1;
+        if (bytes > 0)
+            totals[k].bytes = hta_add_saturating(totals[k].bytes, bytes);
     }
 }
 

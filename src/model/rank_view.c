@@ -2,8 +2,9 @@
  * interval unions and per-stream work order every analysis shares (see
  * hta/analysis.h).  Built once per rank so that no analysis sorts, indexes
  * or merges the same events again.  The sorted events are pointers into
- * the trace rather than copies: 8 bytes an event instead of 40, at the
+ * the trace rather than copies: 8 bytes an event instead of 32, at the
  * price of one indirection where an analysis reads one. */
+#define _GNU_SOURCE /* qsort_r */
 #include "hta/analysis.h"
 #include "hta/large_alloc.h"
 #include "hta/radix_sort.h"
@@ -12,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int compare_gpu_events(const void *a, const void *b)
+/* The trace is the context: a correlation may live in its extras. */
+static int compare_gpu_events(const void *a, const void *b, void *trace)
 {
     const hta_event *x = *(const hta_event *const *)a, *y = *(const hta_event *const *)b;
     if (x->ts_ns != y->ts_ns)
@@ -21,8 +23,9 @@ static int compare_gpu_events(const void *a, const void *b)
         return x->dur_ns < y->dur_ns ? -1 : 1;
     if (x->stream != y->stream)
         return x->stream < y->stream ? -1 : 1;
-    if (x->correlation != y->correlation)
-        return x->correlation < y->correlation ? -1 : 1;
+    int64_t cx = hta_event_correlation(trace, x), cy = hta_event_correlation(trace, y);
+    if (cx != cy)
+        return cx < cy ? -1 : 1;
     return (x->name > y->name) - (x->name < y->name);
 }
 
@@ -32,16 +35,17 @@ static int compare_gpu_events(const void *a, const void *b)
 /* Orders a run of events with one start by the rest of the comparison,
  * stably: insertion sort for the usual short runs, qsort (glibc's is a
  * stable merge sort) for long ones. */
-static void sort_equal_starts(const hta_event **e, size_t n)
+static void sort_equal_starts(const hta_event **e, size_t n, const hta_trace *trace)
 {
+    void *context = (void *)trace;
     if (n > SHORT_RUN) {
-        qsort(e, n, sizeof *e, compare_gpu_events);
+        qsort_r(e, n, sizeof *e, compare_gpu_events, context);
         return;
     }
     for (size_t i = 1; i < n; i++) {
         const hta_event *v = e[i];
         size_t j = i;
-        for (; j > 0 && compare_gpu_events(&e[j - 1], &v) > 0; j--)
+        for (; j > 0 && compare_gpu_events(&e[j - 1], &v, context) > 0; j--)
             e[j] = e[j - 1];
         e[j] = v;
     }
@@ -70,7 +74,7 @@ static void apply_order(const hta_event **events, size_t *order, size_t n)
 /* Sorts the GPU events as a stable qsort with compare_gpu_events would: a
  * stable radix sort by start, then each run of equal starts by the rest,
  * stably.  -1 when out of memory. */
-static int sort_gpu_events(const hta_event **gpu, size_t n)
+static int sort_gpu_events(const hta_event **gpu, size_t n, const hta_trace *trace)
 {
     int64_t *starts = hta_large_malloc((n ? n : 1) * sizeof *starts);
     size_t *order = hta_large_malloc((n ? n : 1) * sizeof *order);
@@ -86,7 +90,7 @@ static int sort_gpu_events(const hta_event **gpu, size_t n)
     for (size_t first = 0, end; rc == 0 && first < n; first = end) {
         for (end = first + 1; end < n && gpu[end]->ts_ns == gpu[first]->ts_ns;)
             end++;
-        sort_equal_starts(gpu + first, end - first);
+        sort_equal_starts(gpu + first, end - first, trace);
     }
     return rc;
 }
@@ -112,12 +116,13 @@ static int build_sorted_part(hta_rank_view *view, const hta_trace *trace)
     int64_t lowest = INT64_MAX, highest = INT64_MIN;
     for (size_t i = 0; i < trace->n_events; i++) {
         const hta_event *e = &trace->events[i];
+        int64_t correlation = hta_event_correlation(trace, e);
         if (hta_event_is_gpu(e)) {
             n_gpu++;
-        } else if (e->correlation >= 0) {
+        } else if (correlation >= 0) {
             n_cpu_correlated++;
-            lowest = e->correlation < lowest ? e->correlation : lowest;
-            highest = e->correlation > highest ? e->correlation : highest;
+            lowest = correlation < lowest ? correlation : lowest;
+            highest = correlation > highest ? correlation : highest;
         }
     }
     view->gpu = hta_large_malloc((n_gpu ? n_gpu : 1) * sizeof *view->gpu);
@@ -126,12 +131,13 @@ static int build_sorted_part(hta_rank_view *view, const hta_trace *trace)
         return -1;
     for (size_t i = 0; i < trace->n_events; i++) {
         const hta_event *e = &trace->events[i];
+        int64_t correlation = hta_event_correlation(trace, e);
         if (hta_event_is_gpu(e))
             view->gpu[view->n_gpu++] = e;
-        else if (e->correlation >= 0)
-            hta_corrmap_put_first(&view->cpu_by_correlation, e->correlation, (uint32_t)i);
+        else if (correlation >= 0)
+            hta_corrmap_put_first(&view->cpu_by_correlation, correlation, (uint32_t)i);
     }
-    if (sort_gpu_events(view->gpu, view->n_gpu))
+    if (sort_gpu_events(view->gpu, view->n_gpu, trace))
         return -1;
     for (size_t i = 0; i < view->n_gpu; i++) {
         if (i == 0 || hta_event_end(view->gpu[i]) > view->gpu_end)
@@ -176,8 +182,8 @@ void hta_rank_view_free(hta_rank_view *view)
 const hta_event *hta_rank_view_launch(const hta_rank_view *view, const hta_event *gpu)
 {
     uint32_t index;
-    if (gpu->correlation < 0 ||
-        !hta_corrmap_get(&view->cpu_by_correlation, gpu->correlation, &index))
+    int64_t correlation = hta_event_correlation(view->trace, gpu);
+    if (correlation < 0 || !hta_corrmap_get(&view->cpu_by_correlation, correlation, &index))
         return NULL;
     return &view->trace->events[index];
 }

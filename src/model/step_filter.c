@@ -17,9 +17,9 @@ static int is_profiler_step(const char *name)
 
 /* A GPU event with a correlation is judged by its launch; everything else
  * (CPU events, and GPU events without correlation) by its own start. */
-static int is_cpu_side(const hta_event *e)
+static int is_cpu_side(const hta_event *e, int64_t correlation)
 {
-    return !(hta_event_is_gpu(e) && e->correlation >= 0);
+    return !(hta_event_is_gpu(e) && correlation >= 0);
 }
 
 /* The latest-starting ProfilerStep#N event when the trace has at least two
@@ -37,7 +37,7 @@ static int find_last_step(const hta_trace *t, const hta_event **last_step)
     const hta_event *last = NULL;
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
-        if (!is_cpu_side(e) || !is_step[e->name])
+        if (!is_cpu_side(e, hta_event_correlation(t, e)) || !is_step[e->name])
             continue;
         if (first_step_name == UINT32_MAX)
             first_step_name = e->name;
@@ -67,10 +67,11 @@ int hta_step_filter(hta_trace *t, int include_last_step,
     int64_t lowest = INT64_MAX, highest = INT64_MIN;
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
-        if (is_cpu_side(e) && e->correlation >= 0 && e->ts_ns <= cutoff) {
+        int64_t correlation = hta_event_correlation(t, e);
+        if (is_cpu_side(e, correlation) && correlation >= 0 && e->ts_ns <= cutoff) {
             n_kept_correlated++;
-            lowest = e->correlation < lowest ? e->correlation : lowest;
-            highest = e->correlation > highest ? e->correlation : highest;
+            lowest = correlation < lowest ? correlation : lowest;
+            highest = correlation > highest ? correlation : highest;
         }
     }
     hta_corrmap kept;
@@ -79,21 +80,34 @@ int hta_step_filter(hta_trace *t, int include_last_step,
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
         int before = include_last_step ? e->ts_ns <= cutoff : e->ts_ns < cutoff;
-        if (is_cpu_side(e) && e->correlation >= 0 && before)
-            hta_corrmap_put_first(&kept, e->correlation, 0);
+        int64_t correlation = hta_event_correlation(t, e);
+        if (is_cpu_side(e, correlation) && correlation >= 0 && before)
+            hta_corrmap_put_first(&kept, correlation, 0);
     }
-    size_t out = 0;
-    for (size_t i = 0; i < t->n_events; i++) {
+    /* The extras are compacted along, so each event's is read in step
+     * rather than searched for. */
+    size_t out = 0, out_extras = 0;
+    for (size_t i = 0, extra = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
+        int has_extra = extra < t->n_extras && t->extras[extra].event == i;
+        hta_event_extra x = has_extra ? t->extras[extra++] : (hta_event_extra){0};
+        int64_t correlation =
+            e->flags & HTA_EVENT_WIDE_CORRELATION ? x.correlation : e->correlation;
         uint32_t unused;
-        int keep = is_cpu_side(e)
+        int keep = is_cpu_side(e, correlation)
                        ? (include_last_step ? e->ts_ns <= cutoff : e->ts_ns < cutoff)
-                       : hta_corrmap_get(&kept, e->correlation, &unused);
-        if (keep)
-            t->events[out++] = *e;
-        else if (hta_event_is_gpu(e))
-            stats->dropped_gpu_events++;
+                       : hta_corrmap_get(&kept, correlation, &unused);
+        if (!keep) {
+            stats->dropped_gpu_events += hta_event_is_gpu(e);
+            continue;
+        }
+        if (has_extra) {
+            x.event = out;
+            t->extras[out_extras++] = x;
+        }
+        t->events[out++] = *e;
     }
+    t->n_extras = out_extras;
     stats->dropped_events = t->n_events - out;
     t->n_events = out;
     hta_corrmap_free(&kept);

@@ -365,7 +365,7 @@ static double bandwidth_delta(const void *ctx, size_t payload)
 {
     const bandwidth_source *b = ctx;
     const hta_event *e = &b->trace->events[payload >> 1];
-    double bw = e->flags & HTA_EVENT_HAS_COPY ? b->trace->copies[e->aux].bandwidth_gbps : NAN;
+    double bw = e->flags & HTA_EVENT_HAS_COPY ? hta_trace_extra(b->trace, e)->bandwidth_gbps : NAN;
     return payload & 1 ? -bw : bw;
 }
 

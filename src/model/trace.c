@@ -21,7 +21,7 @@ void hta_trace_init(hta_trace *t)
 void hta_trace_free(hta_trace *t)
 {
     free(t->events);
-    free(t->copies);
+    free(t->extras);
     hta_strtab_free(&t->names);
     hta_strtab_free(&t->categories);
     memset(t, 0, sizeof *t);
@@ -69,11 +69,26 @@ void hta_trace_shrink(hta_trace *t)
     }
 }
 
-long hta_trace_push_copy(hta_trace *t, hta_copy_info info)
+int hta_trace_push_extra(hta_trace *t, hta_event_extra extra, uint8_t flags)
 {
-    if (t->n_copies == t->cap_copies &&
-        grow((void **)&t->copies, &t->cap_copies, sizeof *t->copies))
+    if (t->n_events == 0 || (t->n_extras == t->cap_extras &&
+                             grow((void **)&t->extras, &t->cap_extras, sizeof *t->extras)))
         return -1;
-    t->copies[t->n_copies] = info;
-    return (long)t->n_copies++;
+    extra.event = t->n_events - 1;
+    t->extras[t->n_extras++] = extra;
+    t->events[extra.event].flags |= flags;
+    return 0;
+}
+
+const hta_event_extra *hta_trace_extra(const hta_trace *t, const hta_event *e)
+{
+    size_t event = (size_t)(e - t->events), lo = 0, hi = t->n_extras;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->extras[mid].event <= event)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return &t->extras[lo];
 }

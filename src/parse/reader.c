@@ -889,6 +889,13 @@ static int kernel_type_of(lexer *lx, const hta_trace *t, uint32_t name)
     return known->data[name] - 1;
 }
 
+/* Correlations that fit the event's 32 bits (all that Kineto writes in
+ * practice) stay there; any other goes to the event's extra. */
+static int is_narrow_correlation(int64_t correlation)
+{
+    return correlation >= HTA_NO_CORRELATION && correlation <= INT32_MAX;
+}
+
 static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
 {
     hta_event *e = hta_trace_push_event(t);
@@ -898,7 +905,6 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
         return lx_error(lx, "out of memory");
     e->ts_ns = f->ts_ns;
     e->dur_ns = f->dur_ns;
-    e->correlation = f->correlation;
     e->name = name;
     e->cat = (uint16_t)cat;
     if (f->has_stream) {
@@ -909,14 +915,15 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
             return lx_error(lx, "out of memory");
         e->kernel_type = (uint8_t)kernel_type;
     }
-    if (f->has_copy) {
-        long idx = hta_trace_push_copy(t, (hta_copy_info){
-            .bandwidth_gbps = f->bandwidth_gbps, .bytes = f->bytes});
-        if (idx < 0)
-            return lx_error(lx, "out of memory");
-        e->flags |= HTA_EVENT_HAS_COPY;
-        e->aux = (uint32_t)idx;
-    }
+    int narrow = is_narrow_correlation(f->correlation);
+    e->correlation = narrow ? (int32_t)f->correlation : HTA_NO_CORRELATION;
+    uint8_t extra_flags = (uint8_t)((f->has_copy ? HTA_EVENT_HAS_COPY : 0) |
+                                    (narrow ? 0 : HTA_EVENT_WIDE_CORRELATION));
+    if (extra_flags && hta_trace_push_extra(t, (hta_event_extra){.correlation = f->correlation,
+                                                                 .bandwidth_gbps = f->bandwidth_gbps,
+                                                                 .bytes = f->bytes},
+                                            extra_flags))
+        return lx_error(lx, "out of memory");
     return 0;
 }
 

@@ -117,7 +117,7 @@ static int reserve_events(hta_trace *t, size_t extra)
  * later large allocations on the heap (+30 MB peak RSS on a 300 MB trace
  * before this). */
 static void move_events(hta_event *dst, hta_trace *part, const uint32_t *names,
-                        const uint32_t *cats, uint32_t copy_base)
+                        const uint32_t *cats)
 {
     size_t n = part->n_events;
     while (n > 0) {
@@ -126,8 +126,6 @@ static void move_events(hta_event *dst, hta_trace *part, const uint32_t *names,
             hta_event e = part->events[i];
             e.name = names[e.name];
             e.cat = (uint16_t)cats[e.cat];
-            if (e.flags & HTA_EVENT_HAS_COPY)
-                e.aux += copy_base;
             dst[i] = e;
         }
         n = from;
@@ -140,19 +138,35 @@ static void move_events(hta_event *dst, hta_trace *part, const uint32_t *names,
     part->n_events = 0;
 }
 
-/* Appends part's events (consuming them) and copies to into, renumbered. */
+/* Appends part's extras to into's, their events placed after into's. */
+static int append_extras(hta_trace *into, const hta_trace *part)
+{
+    if (into->n_extras + part->n_extras > into->cap_extras) {
+        size_t cap = into->n_extras + part->n_extras;
+        hta_event_extra *grown = realloc(into->extras, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        into->extras = grown;
+        into->cap_extras = cap;
+    }
+    for (size_t i = 0; i < part->n_extras; i++) {
+        hta_event_extra x = part->extras[i];
+        x.event += into->n_events;
+        into->extras[into->n_extras++] = x;
+    }
+    return 0;
+}
+
+/* Appends part's events (consuming them) and extras to into, renumbered. */
 static int append_part(hta_trace *into, hta_trace *part)
 {
     uint32_t *names = merge_strings(&into->names, &part->names);
     uint32_t *cats = merge_strings(&into->categories, &part->categories);
-    uint32_t copy_base = (uint32_t)into->n_copies;
     size_t n_events = part->n_events;
     int rc = !names || !cats || into->categories.count > UINT16_MAX + 1u ||
-             reserve_events(into, n_events);
-    for (size_t i = 0; rc == 0 && i < part->n_copies; i++)
-        rc = hta_trace_push_copy(into, part->copies[i]) < 0;
+             reserve_events(into, n_events) || append_extras(into, part);
     if (rc == 0 && n_events > 0) { /* into->events may still be NULL */
-        move_events(into->events + into->n_events, part, names, cats, copy_base);
+        move_events(into->events + into->n_events, part, names, cats);
         into->n_events += n_events;
     }
     free(names);
