@@ -7,20 +7,32 @@
  * finished: rows come out in the order of a serial run, so results never
  * depend on the thread count.  Workers take the next analysis from a shared
  * counter, so one long analysis (the queue length on a large trace) does
- * not hold back the others. */
+ * not hold back the others.
+ *
+ * On a large trace each analysis frees megabytes of scratch, which glibc
+ * keeps as free heap (up to TRIM_THRESHOLD in main.c, per thread's arena)
+ * for reuse; there it would sit beside the next analysis's own large
+ * arrays and raise the peak (12 MB on a 1 GB trace), so it is handed back
+ * after each analysis.  A small trace keeps it: re-faulting pages for
+ * thousands of small traces is what the threshold avoids. */
 #include "hta/analysis.h"
 #include "hta/clock.h"
 #include "hta/run.h"
 #include "hta/thread_jobs.h"
 
+#include <malloc.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+
+/* Events from which a trace's analyses hand their freed scratch back. */
+#define TRIM_MIN_EVENTS (1u << 20)
 
 typedef struct analysis_job {
     const hta_rank_view *view;
     const hta_options *opt;
     const char *path;
     double deadline;           /* monotonic seconds; 0 = none */
+    int trim;                  /* hand free heap back after each analysis */
 } analysis_job;
 
 /* The --timeout-per-trace budget is checked before each analysis; the
@@ -30,7 +42,10 @@ static int run_analysis(const analysis_job *job, size_t i, hta_tableset *out, ht
     if (job->deadline > 0 && hta_monotonic_seconds() > job->deadline)
         return hta_fail(err, "%s: timed out after %g s (--timeout-per-trace) before %s",
                         job->path, job->opt->timeout_per_trace, hta_analyses[i].name);
-    return hta_analyses[i].run(job->view, job->opt, out, err);
+    int rc = hta_analyses[i].run(job->view, job->opt, out, err);
+    if (job->trim)
+        malloc_trim(0);
+    return rc;
 }
 
 static int run_serially(const analysis_job *job, hta_tableset *out, hta_error *err)
@@ -107,7 +122,7 @@ static int run_threaded(const analysis_job *job, int threads, hta_tableset *out,
 int hta_run_analyses(const hta_rank_view *view, const hta_options *opt, int threads,
                      const char *path, double deadline, hta_tableset *out, hta_error *err)
 {
-    analysis_job job = {view, opt, path, deadline};
+    analysis_job job = {view, opt, path, deadline, view->trace->n_events >= TRIM_MIN_EVENTS};
     if (threads > (int)hta_n_analyses)
         threads = (int)hta_n_analyses;
     return threads > 1 ? run_threaded(&job, threads, out, err) : run_serially(&job, out, err);
