@@ -24,6 +24,8 @@ int hta_stable_argsort(int64_t *keys, size_t n, size_t *order);
 /* Sorts v by key, equal keys keeping their order; -1 when out of memory,
  * v then unchanged.  Needs n more pairs of scratch. */
 int hta_stable_sort_keyed(hta_keyed *v, size_t n);
+/* The same with the caller's scratch, room for n pairs (NULL: allocated). */
+int hta_stable_sort_keyed_using(hta_keyed *v, size_t n, hta_keyed *scratch);
 
 /* Sorts values ascending in the order a stable sort with the comparison
  * (x > y) - (x < y) gives: -0.0 and 0.0 are equal and keep their order.

@@ -218,28 +218,41 @@ static const hta_event *queue_launch(const queue_source *q, const hta_event *e)
 
 /* HTA's order: the launch calls (in trace order; a call with several GPU
  * events once per event, in their trace order), then the GPU events.  The
- * GPU events' steps go after room for one call per GPU event of the view,
- * then move down next to the calls' once their number is known; the calls
- * are keyed by their place in the trace, sorted stably, then given their
- * times. */
+ * calls' steps are keyed by their place in the trace and sorted stably,
+ * with the room of the GPU events' steps as the sort's scratch, then given
+ * their times; the GPU events' steps follow, from a bit per trace event
+ * marking the launched ones, so that no array beside the steps is as long
+ * as they are. */
 static long lay_out_queue(const void *ctx, hta_keyed *steps)
 {
     const queue_source *q = ctx;
     const hta_trace *t = q->view->trace;
-    size_t room = q->view->n_gpu, n = 0;
+    uint64_t *launched = calloc(t->n_events / 64 + 1, sizeof *launched);
+    if (!launched)
+        return -1;
+    size_t n = 0;
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *cpu = queue_launch(q, &t->events[i]);
         if (!cpu)
             continue;
+        launched[i / 64] |= (uint64_t)1 << (i % 64);
         size_t series = stream_series_index(q->set, t->events[i].stream);
-        steps[n] = (hta_keyed){cpu - t->events, series << 1 | 1};
-        steps[room + n++] = (hta_keyed){t->events[i].ts_ns, series << 1};
+        steps[n++] = (hta_keyed){cpu - t->events, series << 1 | 1};
     }
-    memmove(steps + n, steps + room, n * sizeof *steps);
-    if (hta_stable_sort_keyed(steps, n))
+    if (hta_stable_sort_keyed_using(steps, n, steps + n)) {
+        free(launched);
         return -1;
+    }
     for (size_t i = 0; i < n; i++)
         steps[i].key = t->events[steps[i].key].ts_ns;
+    size_t gpu = n;
+    for (size_t i = 0; i < t->n_events; i++) {
+        if (!(launched[i / 64] >> (i % 64) & 1))
+            continue;
+        size_t series = stream_series_index(q->set, t->events[i].stream);
+        steps[gpu++] = (hta_keyed){t->events[i].ts_ns, series << 1};
+    }
+    free(launched);
     return (long)(2 * n);
 }
 

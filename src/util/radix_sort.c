@@ -200,7 +200,7 @@ static void scatter_keyed(const void *from, void *to, size_t n, size_t *slot, in
         out[slot[digit(keyed_digit_key(&in[i]), byte)]++] = in[i];
 }
 
-int hta_stable_sort_keyed(hta_keyed *v, size_t n)
+int hta_stable_sort_keyed_using(hta_keyed *v, size_t n, hta_keyed *scratch)
 {
     if (n < 2 || is_sorted_keyed(v, n))
         return 0;
@@ -208,9 +208,11 @@ int hta_stable_sort_keyed(hta_keyed *v, size_t n)
     for (size_t i = 0; i < n; i++)
         differ |= keyed_digit_key(&v[i]) ^ keyed_digit_key(&v[0]);
     radix_plan *plan = plan_new(differ);
-    hta_keyed *tmp = plan ? hta_large_malloc(n * sizeof *tmp) : NULL;
-    if (!tmp) {
+    hta_keyed *tmp = scratch ? scratch : hta_large_malloc(n * sizeof *tmp);
+    if (!plan || !tmp) {
         free(plan);
+        if (tmp != scratch)
+            free(tmp);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
@@ -218,8 +220,14 @@ int hta_stable_sort_keyed(hta_keyed *v, size_t n)
     plan_slots(plan);
     run_passes(plan, v, tmp, n, sizeof *v, scatter_keyed);
     free(plan);
-    free(tmp);
+    if (tmp != scratch)
+        free(tmp);
     return 0;
+}
+
+int hta_stable_sort_keyed(hta_keyed *v, size_t n)
+{
+    return hta_stable_sort_keyed_using(v, n, NULL);
 }
 
 /* ---- doubles ------------------------------------------------------------ */
