@@ -181,8 +181,10 @@ static int check_output_is_shared(const hta_options *opt, int me)
     return HTA_EXIT_USAGE;
 }
 
-/* Each trace's tables go into the stash, packed and deflated, right after
- * the trace (hta/table_stash.h); out gets them all after the last one. */
+/* Each trace's tables go into the stash, packed and deflated, once the
+ * next trace starts (hta/table_stash.h); out gets them all after the last
+ * one, whose own tables are moved rather than packed and unpacked (the
+ * whole of the work for a process with one trace). */
 static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
                             const hta_options *opt, hta_tableset *out)
 {
@@ -194,33 +196,35 @@ static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
     hta_progress progress;
     hta_progress_start(&progress, list, owner, !opt->quiet);
     hta_table_stash stash = {0};
+    hta_tableset latest = {0};
     int rc = 0;
     for (size_t i = 0; i < list->count && rc == 0; i++) {
         if (owner[i] != me)
             continue;
-        hta_tableset trace_tables = {0};
-        rc = hta_analyze_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt,
-                              &trace_tables) ||
-             hta_table_stash_add(&stash, &trace_tables);
-        hta_tableset_free(&trace_tables);
+        if (latest.n_tables)
+            rc = hta_table_stash_add(&stash, &latest);
+        hta_tableset_free(&latest);
+        rc = rc || hta_analyze_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt, &latest);
         if (opt->verbose)
             fprintf(stderr, "hta-mpi: process %d analysed %s\n", me, list->paths[i]);
         hta_progress_file_done(&progress, i);
     }
     hta_progress_finish(&progress);
     hta_error unused;
-    rc = rc || hta_table_stash_unpack(&stash, out, &unused);
+    rc = rc || hta_table_stash_unpack(&stash, out, &unused) || hta_tableset_move_rows(out, &latest);
+    hta_tableset_free(&latest);
     hta_table_stash_free(&stash);
     free(owner);
     return rc;
 }
 
-/* Sends every process's packed tables to the root and merges them there. */
-static int gather_tables(const hta_tableset *mine, int me, int n_processes,
-                         hta_tableset *all, hta_error *err)
+/* Sends every other process's packed tables to the root, which merges
+ * them after its own, moved rather than packed (mine is emptied there). */
+static int gather_tables(hta_tableset *mine, int me, int n_processes, hta_tableset *all,
+                         hta_error *err)
 {
     hta_buf packed = {0};
-    int failed = hta_tableset_pack(mine, &packed) || packed.len > INT_MAX;
+    int failed = me != ROOT && (hta_tableset_pack(mine, &packed) || packed.len > INT_MAX);
     int len = failed ? 0 : (int)packed.len;
     int *lens = NULL, *offsets = NULL;
     char *data = NULL;
@@ -243,9 +247,12 @@ static int gather_tables(const hta_tableset *mine, int me, int n_processes,
                 MPI_COMM_WORLD);
     hta_buf_free(&packed);
     int rc = failed ? hta_fail(err, "result tables too large to gather") : 0;
+    if (me == ROOT && rc == 0 && hta_tableset_move_rows(all, mine))
+        rc = hta_fail(err, "out of memory gathering the result tables");
     if (me == ROOT && rc == 0)
-        for (int p = 0; p < n_processes && rc == 0; p++)
-            rc = hta_tableset_merge(all, data + offsets[p], (size_t)lens[p], err);
+        for (int p = 0; p < n_processes && rc == 0; p++) /* the root, 0, came first */
+            if (p != ROOT)
+                rc = hta_tableset_merge(all, data + offsets[p], (size_t)lens[p], err);
     free(lens);
     free(offsets);
     free(data);
