@@ -22,8 +22,9 @@ def cpu(cat, ts, dur, name="op"):
     return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur}
 
 
-def write_trace(directory, rank, events):
-    random.Random(rank).shuffle(events)   # row order must not follow file order
+def write_trace(directory, rank, events, shuffle=True):
+    if shuffle:
+        random.Random(rank).shuffle(events)   # row order must not follow file order
     path = os.path.join(directory, f"rank-{rank}.json")
     with open(path, "w") as f:
         json.dump({"distributedInfo": {"rank": rank, "world_size": 2}, "traceEvents": events}, f)
@@ -90,6 +91,68 @@ def test_tail_sizes_are_exact_integer_fractions():
                 assert_close(row[f"{col}_mean_us"], 1.0, f"n={n} {col}_mean_us", EXACT)
             else:
                 assert math.isnan(row[f"{col}_mean_us"]), row
+
+
+def tail_cases():
+    """Category name -> durations in ns, in trace order: the cases a bounded
+    selection of the longest 10% can get wrong (fewer than 10 events, tails
+    of exactly 1, 5 and 10 events, ties where the kept set ends, durations
+    only ever entering it: ascending, all in one power of two, and zeros)."""
+    rng = random.Random(7)
+    spread = [int(2 ** rng.uniform(0, 30)) for _ in range(2000)]
+    spread += rng.sample(spread, 500)      # repeated values
+    rng.shuffle(spread)
+    return {
+        "n9": [1000 * (i + 1) for i in range(9)],
+        "n10": [1000 * (i + 1) for i in range(10)],
+        "n20": rng.sample([1000 * (i + 1) for i in range(20)], 20),
+        "n100": rng.sample([1000 * (i + 1) for i in range(100)], 100),
+        "ascending": [37 * i for i in range(1, 5001)],
+        "descending": [37 * i for i in range(5000, 0, -1)],
+        "ascending_one_class": [4096 + i for i in range(3000)],
+        "descending_one_class": [4096 + i for i in range(2999, -1, -1)],
+        "ties": [6000] * 950 + [7000] * 50,
+        "ties_interleaved": [7000 if i % 20 == 0 else 6000 for i in range(1000)],
+        "all_equal": [5000] * 100,
+        "zeros": [0] * 30,
+        "zero_and_one": [0] * 19 + [1],
+        "spread": spread,
+    }
+
+
+def tail_row(durs, grand):
+    """The row the definitions give, from the sorted durations."""
+    n, total = len(durs), sum(durs)
+    longest = sorted(durs, reverse=True)
+    shares, means = [], []
+    for p in (1, 5, 10):
+        k = n * p // 100
+        top = sum(longest[:k])
+        shares.append((top / total if total else float("nan")) if k else 0.0)
+        means.append(top / k / 1000 if k else float("nan"))
+    return [n, total / 1000, total / grand, max(durs) / 1000, min(durs) / 1000] + shares + means
+
+
+def test_tails_by_construction():
+    cases = tail_cases()
+    in_order = [(cat, d) for cat, durs in cases.items() for d in durs]
+    events = [cpu(cat, 10000.0 * i, d / 1000) for i, (cat, d) in enumerate(in_order)]
+    d = tmpdir()
+    write_trace(d, 0, events, shuffle=False)
+    out, _ = analyse(d)
+    got = table(out, "/activity_categories").set_index("category")
+    assert list(got.index) == sorted(cases), got.index
+    grand = sum(sum(durs) for durs in cases.values())
+    cols = ["count", "total_us", "share", "max_us", "min_us", "top1_share", "top5_share",
+            "top10_share", "top1_mean_us", "top5_mean_us", "top10_mean_us"]
+    for cat, durs in cases.items():
+        for col, v in zip(cols, tail_row(durs, grand)):
+            assert_close(got.loc[cat, col], v, f"{cat} {col}", EXACT)
+    # Spot checks by hand: 5 longest of the ties are all 7 us, the 10 longest
+    # of 1..10 us only 10 us, and zeros have no share to speak of.
+    assert got.loc["ties", "top5_mean_us"] == 7.0 and got.loc["ties", "top10_mean_us"] == 6.5
+    assert got.loc["n10", "top10_mean_us"] == 10.0 and math.isnan(got.loc["n10", "top5_mean_us"])
+    assert got.loc["zeros", "top1_share"] == 0.0 and math.isnan(got.loc["zeros", "top10_share"])
 
 
 # --- invariants on every real trace folder -------------------------------
@@ -163,5 +226,5 @@ def make_real_test(folder):
 REAL_FOLDERS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(TRACES, "hta", "*")))
 
 if __name__ == "__main__":
-    main([test_known_answers, test_tail_sizes_are_exact_integer_fractions] +
+    main([test_known_answers, test_tail_sizes_are_exact_integer_fractions, test_tails_by_construction] +
          [make_real_test(f) for f in REAL_FOLDERS])

@@ -1,8 +1,9 @@
 /* test_units.c: unit tests of the reader, interval arithmetic, kernel
- * classification, rank detection, the table packing, the radix sorts and
- * value counts, on inputs whose answers are known by construction, and the
- * reader's independence from where its buffer boundaries fall and from how
- * many threads parse a plain file, on every real trace. */
+ * classification, rank detection, the table packing, the radix sorts,
+ * value counts and activity category tails, on inputs whose answers are
+ * known by construction, and the reader's independence from where its
+ * buffer boundaries fall and from how many threads parse a plain file, on
+ * every real trace. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -907,6 +908,126 @@ static void test_radix_sorts_match_stable_qsort(void)
           "NaN refused, values untouched");
 }
 
+static int compare_longest_first(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* The activity_categories row of n durations as the definitions give it,
+ * from a sorted copy: count, total, share, max, min, the three tail shares
+ * and the three tail means, formed as the analysis forms them. */
+static void sorted_tail_row(const int64_t *durs, size_t n, int64_t grand_total, double row[11])
+{
+    static int64_t longest[20000];
+    memcpy(longest, durs, n * sizeof *durs);
+    qsort(longest, n, sizeof *longest, compare_longest_first);
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += longest[i];
+    row[0] = (double)n;
+    row[1] = hta_ns_to_us(total);
+    row[2] = grand_total ? (double)total / (double)grand_total : NAN;
+    row[3] = hta_ns_to_us(longest[0]);
+    row[4] = hta_ns_to_us(longest[n - 1]);
+    static const size_t percents[3] = {1, 5, 10};
+    for (size_t p = 0; p < 3; p++) {
+        size_t k = n * percents[p] / 100;
+        int64_t top = 0;
+        for (size_t i = 0; i < k; i++)
+            top += longest[i];
+        row[5 + p] = !k ? 0.0 : total ? (double)top / (double)total : NAN;
+        row[8 + p] = k ? hta_ns_to_us(top) / (double)k : NAN;
+    }
+}
+
+/* Category "a" holds durs in order and "b" the same reversed, interleaved
+ * in one trace; both rows must be the sorted definition's, bit for bit. */
+static void check_tails_match_sorting(const char *what, const int64_t *durs, size_t n)
+{
+    hta_trace t;
+    hta_trace_init(&t);
+    uint32_t a = hta_strtab_intern(&t.categories, "a", 1);
+    uint32_t b = hta_strtab_intern(&t.categories, "b", 1);
+    int64_t grand_total = 0;
+    for (size_t i = 0; i < n; i++) {
+        hta_event *ea = hta_trace_push_event(&t), *eb = hta_trace_push_event(&t);
+        if (!ea || !eb)
+            return;
+        ea->cat = (uint16_t)a, ea->dur_ns = durs[i], ea->ts_ns = (int64_t)i * 1000000;
+        eb->cat = (uint16_t)b, eb->dur_ns = durs[n - 1 - i], eb->ts_ns = ea->ts_ns;
+        grand_total += 2 * durs[i];
+    }
+    hta_rank_view view = {.trace = &t};
+    hta_options opt;
+    hta_options_defaults(&opt);
+    hta_tableset set = {0};
+    hta_error err;
+    CHECK(hta_activity_categories(&view, &opt, &set, &err) == 0, "%s: %s", what, err.text);
+    hta_table *table = hta_tableset_find(&set, "activity_categories");
+    CHECK(table && table->n_rows == 2, "%s: two rows", what);
+    double want[11];
+    sorted_tail_row(durs, n, grand_total, want);
+    for (size_t r = 0; table && r < table->n_rows; r++) {
+        const hta_cell *row = hta_table_row(table, r);
+        CHECK(row[2].i == (int64_t)n, "%s: count %lld", what, (long long)row[2].i);
+        for (size_t c = 1; c < 11; c++)
+            CHECK(memcmp(&row[2 + c].f, &want[c], sizeof want[c]) == 0,
+                  "%s row %zu column %s: %.17g, sorted %.17g", what, r,
+                  table->columns[2 + c].name, row[2 + c].f, want[c]);
+    }
+    hta_tableset_free(&set);
+    hta_trace_free(&t);
+}
+
+/* Activity categories keep only each category's longest 10%: against a full
+ * sort on the orders and values that could trip that up.  Fewer than 10
+ * events (no tails), tails of exactly 1, 5 and 10 events, durations only
+ * ever entering the kept set (ascending, also all within one power of two),
+ * ties where the kept set ends, zeros, the negative durations of
+ * --round-like-hta, and a wide random spread with repeats. */
+static void test_activity_tails_match_sorting(void)
+{
+    enum { N = 20000 };
+    static int64_t d[N];
+    static const size_t few[] = {9, 10, 20, 100};
+    for (size_t f = 0; f < sizeof few / sizeof few[0]; f++) {
+        size_t n = few[f];
+        for (size_t i = 0; i < n; i++)
+            d[i] = (int64_t)((i * 7 + 3) % n + 1) * 1000;
+        char what[32];
+        snprintf(what, sizeof what, "%zu distinct", n);
+        check_tails_match_sorting(what, d, n);
+    }
+    for (size_t i = 0; i < 5000; i++)
+        d[i] = 37 * (int64_t)(i + 1);
+    check_tails_match_sorting("ascending", d, 5000);
+    for (size_t i = 0; i < 3000; i++)
+        d[i] = 4096 + (int64_t)i;
+    check_tails_match_sorting("ascending in one power of two", d, 3000);
+    for (size_t i = 0; i < 1000; i++)
+        d[i] = i < 950 ? 6000 : 7000;
+    check_tails_match_sorting("ties at the end of the kept set", d, 1000);
+    for (size_t i = 0; i < 100; i++)
+        d[i] = 5000;
+    check_tails_match_sorting("all equal", d, 100);
+    for (size_t i = 0; i < 30; i++)
+        d[i] = 0;
+    check_tails_match_sorting("zeros", d, 30);
+    for (size_t i = 0; i < 1000; i++)
+        d[i] = (int64_t)(i * 7919 % 2001) - 1000;
+    check_tails_match_sorting("negative, zero and positive", d, 1000);
+    for (size_t i = 0; i < 40; i++)
+        d[i] = -1000 + (int64_t)(i % 3);
+    check_tails_match_sorting("all negative", d, 40);
+    uint64_t state = 88172645463325252ULL;
+    for (size_t i = 0; i < N; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        d[i] = i % 4 == 3 ? d[state % i] : (int64_t)((state >> 20) >> (state % 44));
+    }
+    check_tails_match_sorting("random spread with repeats", d, N);
+}
+
 static int same_summary(const hta_summary *a, const hta_summary *b)
 {
     return a->count == b->count && memcmp(&a->mean, &b->mean, 7 * sizeof a->mean) == 0;
@@ -976,6 +1097,7 @@ int main(int argc, char **argv)
     test_table_stash_deflates_large_tables();
     test_radix_sorts_match_stable_qsort();
     test_value_counts_summarize_like_values();
+    test_activity_tails_match_sorting();
     test_concatenated_gzip_members();
     test_threads_on_adversarial_documents();
     test_threads_report_serial_errors();
