@@ -2,8 +2,8 @@
  * of all of them (see hta_type_unions in hta/analysis.h).
  *
  * The types partition the GPU events, so n_gpu slots hold every type's
- * list back to back: each type's events are copied into its own slice,
- * which is then merged in place and shrinks to its union (already in
+ * list back to back: each event's interval is copied into its type's
+ * slice, which is then merged in place and shrinks to its union (already in
  * order: the view's events are sorted by start, then end).  The union of
  * all events is the union of those lists, measured as they are merged in
  * order, never stored.  The lists then move to storage of their exact
@@ -82,21 +82,30 @@ static int compact(hta_type_unions *u)
     return 0;
 }
 
+/* Each event's interval goes to its type's slice in one pass over the
+ * events (after one that sizes the slices), rather than one pass a type:
+ * reading the events through the view's pointers is most of the cost. */
 int hta_type_unions_build(hta_type_unions *u, const hta_event *const *gpu, size_t n_gpu)
 {
     *u = (hta_type_unions){0};
     u->storage = hta_large_malloc((n_gpu + 1) * sizeof *u->storage);
     if (!u->storage)
         return -1;
-    hta_interval *slot = u->storage;
+    for (size_t i = 0; i < n_gpu; i++)
+        u->n[gpu[i]->kernel_type]++;
+    hta_interval *slice[HTA_KT_OTHER + 1], *slot = u->storage;
     for (int type = 0; type <= HTA_KT_OTHER; type++) {
-        size_t n = 0;
-        for (size_t i = 0; i < n_gpu; i++)
-            if (gpu[i]->kernel_type == type)
-                slot[n++] = (hta_interval){gpu[i]->ts_ns, hta_event_end(gpu[i])};
-        u->of[type] = slot;
-        u->n[type] = hta_intervals_union(slot, n);
-        slot += n;
+        slice[type] = slot;
+        slot += u->n[type];
+        u->n[type] = 0;
+    }
+    for (size_t i = 0; i < n_gpu; i++) {
+        int type = gpu[i]->kernel_type;
+        slice[type][u->n[type]++] = (hta_interval){gpu[i]->ts_ns, hta_event_end(gpu[i])};
+    }
+    for (int type = 0; type <= HTA_KT_OTHER; type++) {
+        u->of[type] = slice[type];
+        u->n[type] = hta_intervals_union(slice[type], u->n[type]);
     }
     measure_union_of_all(u);
     return compact(u);

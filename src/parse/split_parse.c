@@ -1,15 +1,15 @@
 /* split_parse.c: one plain trace parsed by several threads (see
  * hta/parse_parts.h).
  *
- * The file is cut into `threads` equal byte ranges.  Part 0 (the head) runs
- * on the calling thread, parts 1.. (spans) on their own threads, each into
- * its own hta_trace with its own string tables, reading with pread (not
- * mmap, whose file pages would count in the resident size).  After the
- * join the chain is checked: every span must start exactly where its
+ * The file is cut into byte ranges (plan_parts), which `threads` threads
+ * take in file order as they come free: part 0 (the head) and parts 1..
+ * (spans), each into its own hta_trace with its own string tables, reading
+ * with pread (not mmap, whose file pages would count in the resident size).
+ * After the join the chain is checked: every span must start exactly where its
  * predecessor stopped, up to the span that saw the event array close;
  * spans after that one lie beyond the array and are dropped, and the tail
- * (the top level after the array) is parsed serially.  Only then are the parts merged in file order,
- * with names, categories and copy indices renumbered so that ids come out
+ * (the top level after the array) is parsed serially.  Only then are the
+ * parts merged in file order, with names, categories and extras renumbered so that ids come out
  * in first-seen order, as a serial parse assigns them.  Anything else
  * (a guess inside a string, a parse error) makes the caller parse serially;
  * only running out of time is reported from here, since a retry would
@@ -35,11 +35,10 @@ typedef struct worker {
                                   failure is reparsed serially */
 } worker;
 
-static void *run_worker(void *arg)
+static void parse_part(void *parts, int k)
 {
-    worker *w = arg;
+    worker *w = &((worker *)parts)[k];
     w->rc = hta_read_part(w->path, w->limit, &w->part, &w->trace, &w->err);
-    return NULL;
 }
 
 static int is_gzip(int fd)
@@ -48,15 +47,32 @@ static int is_gzip(int fd)
     return hta_is_gzip_magic(first, (long)pread(fd, first, sizeof first, 0));
 }
 
-/* Range k is [size*k/n, size*(k+1)/n); part k stops at its range end. */
-static void plan_parts(worker *w, int n, uint64_t size)
+/* More parts than this only cost memory and start-up. */
+#define MAX_PARTS 64
+
+/* Cuts the file into parts that threads take in order as they come free,
+ * so that a slower core or a costlier stretch of the file does not leave
+ * the others waiting (equal halves on this project's VMs finished 0.2 s
+ * apart: one core is a third slower).  The head takes 80% of an even
+ * share, since only its events are not copied when the parts are merged;
+ * each later part half of what remains per thread, down to an eighth of an
+ * even share, so the last parts are small enough to even out the finish.
+ * Returns the number of parts. */
+static int plan_parts(worker *w, int threads, uint64_t size)
 {
-    for (int k = 0; k < n; k++) {
-        uint64_t start = size * (uint64_t)k / (uint64_t)n;
-        uint64_t end = k + 1 < n ? size * (uint64_t)(k + 1) / (uint64_t)n : UINT64_MAX;
-        w[k].part = (hta_part){.kind = k ? HTA_PART_SPAN : HTA_PART_HEAD,
-                               .from = start, .stop_at = end};
+    uint64_t even = size / (uint64_t)threads, smallest = even / 8 ? even / 8 : 1;
+    uint64_t start = 0, len = threads > 1 ? even - even / 5 : size;
+    int n = 0;
+    for (int last = 0; !last; n++) {
+        uint64_t rest = size - start;
+        last = n + 1 == MAX_PARTS || len >= rest || rest - len < smallest;
+        w[n].part = (hta_part){.kind = n ? HTA_PART_SPAN : HTA_PART_HEAD,
+                               .from = start, .stop_at = last ? UINT64_MAX : start + len};
+        start += len;
+        len = size - start > 0 ? (size - start) / (2 * (uint64_t)threads) : 0;
+        len = len > smallest ? len : smallest;
     }
+    return n;
 }
 
 /* Index of the last part the parse needs (the one that ended the array or
@@ -157,22 +173,25 @@ static int append_extras(hta_trace *into, const hta_trace *part)
     return 0;
 }
 
-/* Appends part's events (consuming them) and extras to into, renumbered. */
-static int append_part(hta_trace *into, hta_trace *part)
+/* A part's events on their way into the merged array, at `at`. */
+typedef struct part_move {
+    hta_trace *part;
+    size_t at;
+    uint32_t *names, *cats;    /* owned: the part's ids -> the merged ids */
+} part_move;
+
+/* Merges part's strings, extras and counts into into and gives its events
+ * their place after into's, reserved; the move fills it.  0, or -1 when
+ * out of memory. */
+static int place_part(hta_trace *into, hta_trace *part, part_move *move)
 {
-    uint32_t *names = merge_strings(&into->names, &part->names);
-    uint32_t *cats = merge_strings(&into->categories, &part->categories);
-    size_t n_events = part->n_events;
-    int rc = !names || !cats || into->categories.count > UINT16_MAX + 1u ||
-             reserve_events(into, n_events) || append_extras(into, part);
-    if (rc == 0 && n_events > 0) { /* into->events may still be NULL */
-        move_events(into->events + into->n_events, part, names, cats);
-        into->n_events += n_events;
-    }
-    free(names);
-    free(cats);
-    if (rc)
+    *move = (part_move){.part = part, .at = into->n_events,
+                        .names = merge_strings(&into->names, &part->names),
+                        .cats = merge_strings(&into->categories, &part->categories)};
+    if (!move->names || !move->cats || into->categories.count > UINT16_MAX + 1u ||
+        reserve_events(into, part->n_events) || append_extras(into, part))
         return -1;
+    into->n_events += part->n_events;
     into->skipped_events += part->skipped_events;
     into->fractional_ts |= part->fractional_ts;
     if (part->rank >= 0)
@@ -183,23 +202,64 @@ static int append_part(hta_trace *into, hta_trace *part)
     return 0;
 }
 
+static void free_move(part_move *move)
+{
+    free(move->names);
+    free(move->cats);
+}
+
+/* The parts placed in into, whose events move_part moves. */
+typedef struct placed_parts {
+    hta_trace *into;
+    part_move *moves;
+} placed_parts;
+
+static void move_part(void *placed, int k)
+{
+    placed_parts *p = placed;
+    part_move *m = &p->moves[k];
+    if (m->part->n_events > 0) /* into->events may still be NULL */
+        move_events(p->into->events + m->at, m->part, m->names, m->cats);
+}
+
+/* Appends part's events (consuming them) and extras to into, renumbered. */
+static int append_part(hta_trace *into, hta_trace *part)
+{
+    part_move move;
+    int rc = place_part(into, part, &move);
+    if (rc == 0)
+        move_part(&(placed_parts){into, &move}, 0);
+    free_move(&move);
+    return rc;
+}
+
 /* Merges parts 1..last into part 0's trace, freeing each: 0, or 1 when
- * out of memory. */
-static int merge_parts(worker *w, int last)
+ * out of memory.  Their strings and extras are merged in order; their
+ * events, the bulk, are copied on `threads` threads, each part into its
+ * place, reserved beforehand. */
+static int merge_parts(worker *w, int last, int threads)
 {
     size_t extra = 0;
     for (int k = 1; k <= last; k++)
         extra += w[k].trace.n_events;
-    if (reserve_events(&w[0].trace, extra))   /* once: pages untouched until filled */
-        return 1;
+    part_move *moves = calloc((size_t)last + 1, sizeof *moves);
+    /* Reserved once: pages untouched until filled, and no place moves. */
+    int rc = !moves || reserve_events(&w[0].trace, extra);
+    int placed = 0;
+    while (rc == 0 && placed < last) {
+        rc = place_part(&w[0].trace, &w[placed + 1].trace, &moves[placed]);
+        placed++;
+    }
+    if (rc == 0)
+        hta_run_tasks(move_part, &(placed_parts){&w[0].trace, moves}, last, threads);
+    for (int k = 0; k < placed; k++)
+        free_move(&moves[k]);
+    free(moves);
     for (int k = 1; k <= last; k++) {
-        int rc = append_part(&w[0].trace, &w[k].trace);
         hta_trace_free(&w[k].trace);
         w[k].rc = -1;          /* nothing left to free */
-        if (rc)
-            return 1;
     }
-    return 0;
+    return rc ? 1 : 0;
 }
 
 /* Parses the top level after the event array (from is past its ']') into
@@ -224,23 +284,19 @@ static const hta_error *timeout_error(const worker *w, int n)
     return NULL;
 }
 
-/* More threads than this only cost memory and start-up. */
-#define MAX_PARTS 64
-
 /* Returns as hta_read_trace_split. */
 static int split_file(const char *path, int threads, uint64_t size, const hta_deadline *limit,
                       hta_trace *out, hta_error *err)
 {
-    int n = threads < MAX_PARTS ? threads : MAX_PARTS;
-    worker *w = calloc((size_t)n, sizeof *w);
+    worker *w = calloc(MAX_PARTS, sizeof *w);
     if (!w)
         return 1;
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < MAX_PARTS; k++)
         w[k] = (worker){.path = path, .limit = limit};
-    plan_parts(w, n, size);
-    hta_run_jobs(run_worker, w, sizeof *w, n); /* the head on this thread */
+    int n = plan_parts(w, threads < MAX_PARTS ? threads : MAX_PARTS, size);
+    hta_run_tasks(parse_part, w, n, threads);
     int last = last_needed_part(w, n);
-    int rc = last < 0 ? 1 : merge_parts(w, last);
+    int rc = last < 0 ? 1 : merge_parts(w, last, threads);
     if (rc == 0 && w[last].part.end != HTA_PART_DOCUMENT_END)
         rc = read_tail(&w[0], w[last].part.end_offset, err);
     const hta_error *timeout = rc > 0 ? timeout_error(w, n) : NULL;

@@ -5,8 +5,8 @@
  * are.  Each threaded analysis appends to a table set of its own, and the
  * sets are moved into the trace's tables in registry order once all have
  * finished: rows come out in the order of a serial run, so results never
- * depend on the thread count.  Workers take the next analysis from a shared
- * counter, so one long analysis (the queue length on a large trace) does
+ * depend on the thread count.  Threads take the next analysis as they come
+ * free (hta_run_tasks), so one long analysis (the queue length on a large trace) does
  * not hold back the others.
  *
  * On a large trace each analysis frees megabytes of scratch, which glibc
@@ -56,27 +56,23 @@ static int run_serially(const analysis_job *job, hta_tableset *out, hta_error *e
     return 0;
 }
 
-/* What the workers share: one table set, error and result per analysis. */
+/* What the threads share: one table set, error and result per analysis. */
 typedef struct shared_results {
     const analysis_job *job;
-    atomic_size_t next;
-    atomic_int failed;         /* stops workers taking more analyses */
+    atomic_int failed;         /* the analyses not yet started are skipped */
     hta_tableset *outs;        /* owned, hta_n_analyses */
     hta_error *errs;           /* owned, hta_n_analyses */
     int *rcs;                  /* owned, hta_n_analyses */
 } shared_results;
 
-static void *worker_main(void *arg)
+static void run_shared(void *shared, int i)
 {
-    shared_results *s = arg;
-    for (;;) {
-        size_t i = atomic_fetch_add(&s->next, 1);
-        if (i >= hta_n_analyses || atomic_load(&s->failed))
-            return NULL;
-        s->rcs[i] = run_analysis(s->job, i, &s->outs[i], &s->errs[i]);
-        if (s->rcs[i])
-            atomic_store(&s->failed, 1);
-    }
+    shared_results *s = shared;
+    if (atomic_load(&s->failed))
+        return;
+    s->rcs[i] = run_analysis(s->job, (size_t)i, &s->outs[i], &s->errs[i]);
+    if (s->rcs[i])
+        atomic_store(&s->failed, 1);
 }
 
 /* The first failure in registry order, as a serial run would report it;
@@ -102,11 +98,10 @@ static int run_threaded(const analysis_job *job, int threads, hta_tableset *out,
                         .outs = calloc(hta_n_analyses, sizeof *s.outs),
                         .errs = calloc(hta_n_analyses, sizeof *s.errs),
                         .rcs = calloc(hta_n_analyses, sizeof *s.rcs)};
-    atomic_init(&s.next, 0);
     atomic_init(&s.failed, 0);
     int rc = s.outs && s.errs && s.rcs ? 0 : -1;
     if (rc == 0) {
-        hta_run_jobs(worker_main, &s, 0, threads);
+        hta_run_tasks(run_shared, &s, (int)hta_n_analyses, threads);
         rc = collect_results(&s, out, err);
     } else {
         hta_fail(err, "%s: out of memory starting the analyses", job->path);
