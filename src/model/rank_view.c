@@ -8,8 +8,8 @@
 #include "hta/analysis.h"
 #include "hta/large_alloc.h"
 #include "hta/radix_sort.h"
+#include "hta/thread_jobs.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,48 +95,18 @@ static int sort_gpu_events(const hta_event **gpu, size_t n, const hta_trace *tra
     return rc;
 }
 
-typedef struct stream_work_job {
-    hta_stream_work_set *set;
-    const hta_trace *trace;
-    int rc;
-} stream_work_job;
-
-static void *build_stream_work(void *arg)
+/* The GPU events sorted and their type unions. */
+static int build_sorted_gpu(hta_rank_view *view, const hta_trace *trace)
 {
-    stream_work_job *job = arg;
-    job->rc = hta_stream_work_build(job->set, job->trace);
-    return NULL;
-}
-
-/* The GPU events sorted, their type unions, and the CPU correlation
- * index: everything but the per-stream work. */
-static int build_sorted_part(hta_rank_view *view, const hta_trace *trace)
-{
-    size_t n_gpu = 0, n_cpu_correlated = 0;
-    int64_t lowest = INT64_MAX, highest = INT64_MIN;
-    for (size_t i = 0; i < trace->n_events; i++) {
-        const hta_event *e = &trace->events[i];
-        int64_t correlation = hta_event_correlation(trace, e);
-        if (hta_event_is_gpu(e)) {
-            n_gpu++;
-        } else if (correlation >= 0) {
-            n_cpu_correlated++;
-            lowest = correlation < lowest ? correlation : lowest;
-            highest = correlation > highest ? correlation : highest;
-        }
-    }
+    size_t n_gpu = 0;
+    for (size_t i = 0; i < trace->n_events; i++)
+        n_gpu += hta_event_is_gpu(&trace->events[i]);
     view->gpu = hta_large_malloc((n_gpu ? n_gpu : 1) * sizeof *view->gpu);
-    if (!view->gpu ||
-        hta_corrmap_init(&view->cpu_by_correlation, n_cpu_correlated, lowest, highest))
+    if (!view->gpu)
         return -1;
-    for (size_t i = 0; i < trace->n_events; i++) {
-        const hta_event *e = &trace->events[i];
-        int64_t correlation = hta_event_correlation(trace, e);
-        if (hta_event_is_gpu(e))
-            view->gpu[view->n_gpu++] = e;
-        else if (correlation >= 0)
-            hta_corrmap_put_first(&view->cpu_by_correlation, correlation, (uint32_t)i);
-    }
+    for (size_t i = 0; i < trace->n_events; i++)
+        if (hta_event_is_gpu(&trace->events[i]))
+            view->gpu[view->n_gpu++] = &trace->events[i];
     if (sort_gpu_events(view->gpu, view->n_gpu, trace))
         return -1;
     for (size_t i = 0; i < view->n_gpu; i++) {
@@ -147,23 +117,56 @@ static int build_sorted_part(hta_rank_view *view, const hta_trace *trace)
     return hta_type_unions_build(&view->unions, view->gpu, view->n_gpu);
 }
 
-/* The per-stream work reads only the trace, so it can be built on a
- * second thread while this one sorts. */
+/* Each correlation's first CPU-side event. */
+static int index_correlations(hta_corrmap *map, const hta_trace *trace)
+{
+    size_t n_cpu_correlated = 0;
+    int64_t lowest = INT64_MAX, highest = INT64_MIN;
+    for (size_t i = 0; i < trace->n_events; i++) {
+        const hta_event *e = &trace->events[i];
+        int64_t correlation = hta_event_correlation(trace, e);
+        if (!hta_event_is_gpu(e) && correlation >= 0) {
+            n_cpu_correlated++;
+            lowest = correlation < lowest ? correlation : lowest;
+            highest = correlation > highest ? correlation : highest;
+        }
+    }
+    if (hta_corrmap_init(map, n_cpu_correlated, lowest, highest))
+        return -1;
+    for (size_t i = 0; i < trace->n_events; i++) {
+        const hta_event *e = &trace->events[i];
+        int64_t correlation = hta_event_correlation(trace, e);
+        if (!hta_event_is_gpu(e) && correlation >= 0)
+            hta_corrmap_put_first(map, correlation, (uint32_t)i);
+    }
+    return 0;
+}
+
+/* The view in two halves of about equal cost, side by side when the
+ * trace is analysed on several threads. */
+typedef struct view_halves {
+    hta_rank_view *view;
+    int rc[2];
+} view_halves;
+
+static void build_half(void *halves, int k)
+{
+    view_halves *h = halves;
+    hta_rank_view *v = h->view;
+    h->rc[k] = k == 0 ? build_sorted_gpu(v, v->trace)
+                      : hta_stream_work_build(&v->stream_work, v->trace) ||
+                            index_correlations(&v->cpu_by_correlation, v->trace);
+}
+
 int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key,
                         int threads)
 {
     memset(view, 0, sizeof *view);
     view->trace = trace;
     view->rank_key = rank_key;
-    stream_work_job job = {&view->stream_work, trace, 0};
-    pthread_t thread;
-    int threaded = threads > 1 && pthread_create(&thread, NULL, build_stream_work, &job) == 0;
-    int rc = build_sorted_part(view, trace);
-    if (threaded)
-        pthread_join(thread, NULL);
-    else
-        build_stream_work(&job);
-    if (rc || job.rc) {
+    view_halves halves = {view, {0, 0}};
+    hta_run_tasks(build_half, &halves, 2, threads);
+    if (halves.rc[0] || halves.rc[1]) {
         hta_rank_view_free(view);
         return -1;
     }
