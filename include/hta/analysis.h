@@ -78,6 +78,9 @@ typedef struct hta_analysis {
 
 extern const hta_analysis hta_analyses[];
 extern const size_t hta_n_analyses;
+/* hta_analyses' indices in the order threads take them (run_analyses.c);
+ * results keep the registry's order. */
+extern const size_t hta_analysis_schedule[];
 
 /* Records a per-rank scalar for the cross-rank outlier search
  * (table "rank_metrics": rank, metric, value). */

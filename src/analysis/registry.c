@@ -20,6 +20,19 @@ const hta_analysis hta_analyses[] = {
 
 const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
 
+/* On a large trace: the longest first, so that what is left at the end is
+ * short, and the two with the most scratch (the queue length and the
+ * launch statistics, 16 MB each on a 1 GB trace) one after the other
+ * rather than side by side.  Indices into hta_analyses. */
+enum { TEMPORAL, COMM_COMP, KERNELS, OVERLAP, IDLE, LAUNCH_STATS, PIPELINING, QUEUE,
+       MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DETAIL, N_ANALYSES };
+_Static_assert(N_ANALYSES == sizeof hta_analyses / sizeof hta_analyses[0],
+               "one schedule slot per analysis");
+const size_t hta_analysis_schedule[N_ANALYSES] = {
+    QUEUE, IDLE, TIMELINE, MEMORY_BW, LAUNCH_STATS, ACTIVITY, PIPELINING,
+    KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, DETAIL,
+};
+
 static const hta_column METRIC_COLUMNS[] = {
     {"rank", HTA_COL_I64}, {"metric", HTA_COL_STR}, {"value", HTA_COL_F64},
 };

@@ -6,8 +6,8 @@
  * sets are moved into the trace's tables in registry order once all have
  * finished: rows come out in the order of a serial run, so results never
  * depend on the thread count.  Threads take the next analysis as they come
- * free (hta_run_tasks), so one long analysis (the queue length on a large trace) does
- * not hold back the others.
+ * free (hta_run_tasks), in the order of hta_analysis_schedule: the longest
+ * first, so that one long analysis does not hold back the others.
  *
  * On a large trace each analysis frees megabytes of scratch, which glibc
  * keeps as free heap (up to TRIM_THRESHOLD in main.c, per thread's arena)
@@ -21,7 +21,6 @@
 #include "hta/thread_jobs.h"
 
 #include <malloc.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 
 /* Events from which a trace's analyses hand their freed scratch back. */
@@ -59,20 +58,16 @@ static int run_serially(const analysis_job *job, hta_tableset *out, hta_error *e
 /* What the threads share: one table set, error and result per analysis. */
 typedef struct shared_results {
     const analysis_job *job;
-    atomic_int failed;         /* the analyses not yet started are skipped */
     hta_tableset *outs;        /* owned, hta_n_analyses */
     hta_error *errs;           /* owned, hta_n_analyses */
     int *rcs;                  /* owned, hta_n_analyses */
 } shared_results;
 
-static void run_shared(void *shared, int i)
+static void run_shared(void *shared, int turn)
 {
     shared_results *s = shared;
-    if (atomic_load(&s->failed))
-        return;
-    s->rcs[i] = run_analysis(s->job, (size_t)i, &s->outs[i], &s->errs[i]);
-    if (s->rcs[i])
-        atomic_store(&s->failed, 1);
+    size_t i = hta_analysis_schedule[turn];
+    s->rcs[i] = run_analysis(s->job, i, &s->outs[i], &s->errs[i]);
 }
 
 /* The first failure in registry order, as a serial run would report it;
@@ -98,7 +93,6 @@ static int run_threaded(const analysis_job *job, int threads, hta_tableset *out,
                         .outs = calloc(hta_n_analyses, sizeof *s.outs),
                         .errs = calloc(hta_n_analyses, sizeof *s.errs),
                         .rcs = calloc(hta_n_analyses, sizeof *s.rcs)};
-    atomic_init(&s.failed, 0);
     int rc = s.outs && s.errs && s.rcs ? 0 : -1;
     if (rc == 0) {
         hta_run_tasks(run_shared, &s, (int)hta_n_analyses, threads);
