@@ -42,6 +42,15 @@ int64_t hta_rank_from_file_name(const char *path);
  * than they save (opt->threaded_min_events overrides it for tests). */
 #define HTA_THREADED_MIN_EVENTS 32768
 
+/* A trace this large frees megabytes of scratch per analysis, which glibc
+ * keeps as free heap (up to TRIM_THRESHOLD in main.c, per thread's arena)
+ * for reuse.  There it would sit beside the next analysis's own large
+ * arrays, and between traces under the next trace's peak (12 and 20 MB on
+ * 1 GB traces), so it is handed back after each analysis and after the
+ * trace.  A small trace keeps it: re-faulting pages for thousands of small
+ * traces is what the threshold avoids. */
+#define HTA_TRIM_MIN_EVENTS (1u << 20)
+
 /* Parses and analyses one file, appending its rows (rank column = file
  * index) and one row of the "ranks" table.  Never fails for bad input: the
  * failure is recorded in the ranks row.  Returns -1 only when out of memory. */

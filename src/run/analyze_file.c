@@ -8,6 +8,7 @@
 #include "hta/run.h"
 
 #include <math.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -169,6 +170,9 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
         r.error = err.text;
     }
     int rc = append_ranks_row(out, file_index, process, opt->threads, path, &r);
+    int large = trace.n_events >= HTA_TRIM_MIN_EVENTS;
     hta_trace_free(&trace);
+    if (large)
+        malloc_trim(0);
     return rc;
 }

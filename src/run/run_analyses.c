@@ -8,13 +8,8 @@
  * depend on the thread count.  Threads take the next analysis as they come
  * free (hta_run_tasks), in the order of hta_analysis_schedule: the longest
  * first, so that one long analysis does not hold back the others.
- *
- * On a large trace each analysis frees megabytes of scratch, which glibc
- * keeps as free heap (up to TRIM_THRESHOLD in main.c, per thread's arena)
- * for reuse; there it would sit beside the next analysis's own large
- * arrays and raise the peak (12 MB on a 1 GB trace), so it is handed back
- * after each analysis.  A small trace keeps it: re-faulting pages for
- * thousands of small traces is what the threshold avoids. */
+ * A large trace's analyses hand their free heap back as they end
+ * (HTA_TRIM_MIN_EVENTS). */
 #include "hta/analysis.h"
 #include "hta/clock.h"
 #include "hta/run.h"
@@ -22,9 +17,6 @@
 
 #include <malloc.h>
 #include <stdlib.h>
-
-/* Events from which a trace's analyses hand their freed scratch back. */
-#define TRIM_MIN_EVENTS (1u << 20)
 
 typedef struct analysis_job {
     const hta_rank_view *view;
@@ -111,7 +103,7 @@ static int run_threaded(const analysis_job *job, int threads, hta_tableset *out,
 int hta_run_analyses(const hta_rank_view *view, const hta_options *opt, int threads,
                      const char *path, double deadline, hta_tableset *out, hta_error *err)
 {
-    analysis_job job = {view, opt, path, deadline, view->trace->n_events >= TRIM_MIN_EVENTS};
+    analysis_job job = {view, opt, path, deadline, view->trace->n_events >= HTA_TRIM_MIN_EVENTS};
     if (threads > (int)hta_n_analyses)
         threads = (int)hta_n_analyses;
     return threads > 1 ? run_threaded(&job, threads, out, err) : run_serially(&job, out, err);
