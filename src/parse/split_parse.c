@@ -4,16 +4,16 @@
  * The file is cut into byte ranges (plan_parts), which `threads` threads
  * take in file order as they come free: part 0 (the head) and parts 1..
  * (spans), each into its own hta_trace with its own string tables, reading
- * with pread (not mmap, whose file pages would count in the resident size).
- * After the join the chain is checked: every span must start exactly where its
- * predecessor stopped, up to the span that saw the event array close;
- * spans after that one lie beyond the array and are dropped, and the tail
- * (the top level after the array) is parsed serially.  Only then are the
- * parts merged in file order, with names, categories and extras renumbered so that ids come out
- * in first-seen order, as a serial parse assigns them.  Anything else
- * (a guess inside a string, a parse error) makes the caller parse serially;
- * only running out of time is reported from here, since a retry would
- * start with the budget spent. */
+ * with pread (not mmap, whose file pages would count in the resident
+ * size).  After the join the chain is checked: every span must start
+ * exactly where its predecessor stopped, up to the span that saw the event
+ * array close; spans after that one lie beyond the array and are dropped,
+ * and the tail (the top level after the array) is parsed serially.  Only
+ * then are the parts merged in file order, with names, categories and
+ * extras renumbered so that ids come out in first-seen order, as a serial
+ * parse assigns them.  Anything else (a guess inside a string, a parse
+ * error) makes the caller parse serially; only running out of time is
+ * reported from here, since a retry would start with the budget spent. */
 #include "hta/large_alloc.h"
 #include "hta/parse_parts.h"
 #include "hta/source.h"
