@@ -55,12 +55,12 @@ static int is_gzip(int fd)
  * the others waiting (equal halves on this project's VMs finished 0.2 s
  * apart: one core is a third slower).  The head takes 80% of an even
  * share, since only its events are not copied when the parts are merged;
- * each later part half of what remains per thread, down to an eighth of an
+ * each later part half of what remains per thread, down to a sixteenth of an
  * even share, so the last parts are small enough to even out the finish.
  * Returns the number of parts. */
 static int plan_parts(worker *w, int threads, uint64_t size)
 {
-    uint64_t even = size / (uint64_t)threads, smallest = even / 8 ? even / 8 : 1;
+    uint64_t even = size / (uint64_t)threads, smallest = even / 16 ? even / 16 : 1;
     uint64_t start = 0, len = threads > 1 ? even - even / 5 : size;
     int n = 0;
     for (int last = 0; !last; n++) {
