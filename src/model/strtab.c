@@ -8,21 +8,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Eight bytes per step: kernel names run to hundreds of bytes and every
- * event's name is hashed once. */
+static uint64_t load64(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return w;
+}
+
+static uint32_t load32(const char *s)
+{
+    uint32_t w;
+    memcpy(&w, s, 4);
+    return w;
+}
+
+static uint64_t mix(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+    return h ^ (h >> 32);
+}
+
+/* The bytes after the last whole word, read as overlapping loads that
+ * cover all of them (the length is in the seed, so overlaps are harmless)
+ * and need no call to memcpy. */
+static uint64_t tail_bytes(const char *s, size_t len, size_t i)
+{
+    if (len >= 8)
+        return i < len ? load64(s + len - 8) : 0;
+    if (len >= 4)
+        return load32(s) | (uint64_t)load32(s + len - 4) << 32;
+    if (len > 0)
+        return (unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+               (uint64_t)(unsigned char)s[len - 1] << 16;
+    return 0;
+}
+
+/* Every byte counts, so many names of one length still spread.  Kernel
+ * names run to hundreds of bytes and every event's name is hashed once:
+ * four independent lanes per 32 bytes keep the multipliers busy instead
+ * of waiting on one chain of them. */
 static uint64_t hash_bytes(const char *s, size_t len)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ len;
+    uint64_t a = 0x9E3779B97F4A7C15ULL ^ len, b = 0xC2B2AE3D27D4EB4FULL;
+    uint64_t c = 0x165667B19E3779F9ULL, d = 0x27D4EB2F165667C5ULL;
     size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
-        h ^= h >> 32;
+    for (; i + 32 <= len; i += 32) {
+        a = mix(a, load64(s + i));
+        b = mix(b, load64(s + i + 8));
+        c = mix(c, load64(s + i + 16));
+        d = mix(d, load64(s + i + 24));
     }
-    uint64_t tail = 0;
-    memcpy(&tail, s + i, len - i);
-    h = (h ^ tail) * 0xC4CEB9FE1A85EC53ULL;
+    uint64_t h = i ? mix(mix(mix(a, b), c), d) : a;
+    for (; i + 8 <= len; i += 8)
+        h = mix(h, load64(s + i));
+    h = (h ^ tail_bytes(s, len, i)) * 0xC4CEB9FE1A85EC53ULL;
     return h ^ (h >> 29);
 }
 
