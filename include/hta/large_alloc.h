@@ -7,7 +7,8 @@
  * and also ask the kernel to back the block with 2 MB transparent huge
  * pages (MADV_HUGEPAGE: honoured where THP is "madvise" or "always",
  * ignored elsewhere), which glibc does not do for its own mappings unless
- * told at process start-up. */
+ * told at process start-up.  A new block starts on a huge page boundary
+ * (see large_alloc.c). */
 #ifndef HTA_LARGE_ALLOC_H
 #define HTA_LARGE_ALLOC_H
 

@@ -62,7 +62,7 @@ void hta_trace_shrink(hta_trace *t)
 {
     if (t->n_events == 0 || t->n_events == t->cap_events)
         return;
-    hta_event *fitted = realloc(t->events, t->n_events * sizeof *t->events);
+    hta_event *fitted = hta_large_realloc(t->events, t->n_events * sizeof *t->events);
     if (fitted) { /* else keep the larger block: nothing is lost */
         t->events = fitted;
         t->cap_events = t->n_events;

@@ -145,7 +145,7 @@ static void move_events(hta_event *dst, hta_trace *part, const uint32_t *names,
             dst[i] = e;
         }
         n = from;
-        hta_event *shrunk = realloc(part->events, (n ? n : 1) * sizeof *shrunk);
+        hta_event *shrunk = hta_large_realloc(part->events, (n ? n : 1) * sizeof *shrunk);
         if (shrunk) {          /* else the larger array stays: harmless */
             part->events = shrunk;
             part->cap_events = n ? n : 1;
@@ -159,7 +159,7 @@ static int append_extras(hta_trace *into, const hta_trace *part)
 {
     if (into->n_extras + part->n_extras > into->cap_extras) {
         size_t cap = into->n_extras + part->n_extras;
-        hta_event_extra *grown = realloc(into->extras, cap * sizeof *grown);
+        hta_event_extra *grown = hta_large_realloc(into->extras, cap * sizeof *grown);
         if (!grown)
             return -1;
         into->extras = grown;

@@ -5,6 +5,7 @@
  * nothing), else a hash table at most 3/4 full (4/3 of the expected
  * count, rounded up to a power of two). */
 #include "hta/corrmap.h"
+#include "hta/large_alloc.h"
 
 #include <stdlib.h>
 
@@ -20,7 +21,7 @@ static int init_direct(hta_corrmap *m, int64_t lowest, size_t range)
 {
     m->lowest = lowest;
     m->n_slots = range;
-    m->direct = calloc(range, sizeof *m->direct);
+    m->direct = hta_large_calloc(range, sizeof *m->direct);
     return m->direct ? 0 : -1;
 }
 
@@ -37,8 +38,8 @@ static size_t hashed_slots(size_t expected)
 static int init_hashed(hta_corrmap *m, size_t expected)
 {
     m->n_slots = hashed_slots(expected);
-    m->keys = malloc(m->n_slots * sizeof *m->keys);
-    m->values = malloc(m->n_slots * sizeof *m->values);
+    m->keys = hta_large_malloc(m->n_slots * sizeof *m->keys);
+    m->values = hta_large_malloc(m->n_slots * sizeof *m->values);
     if (!m->keys || !m->values)
         return -1;
     for (size_t i = 0; i < m->n_slots; i++)

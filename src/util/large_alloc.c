@@ -18,8 +18,9 @@
  * realloc can then no longer grow the block in place with mremap but
  * copies it whole at every growth.  A block this large is mapped on its
  * own (MMAP_THRESHOLD in main.c), from the page below it to its usable
- * end.  Best effort: the block is usable either way. */
-static void *advise_huge_pages(void *block, size_t bytes)
+ * end.  For blocks that grow.  Best effort: the block is usable either
+ * way. */
+static void *advise_whole_mapping(void *block, size_t bytes)
 {
     if (!block || bytes < SMALLEST_ADVISED)
         return block;
@@ -29,17 +30,33 @@ static void *advise_huge_pages(void *block, size_t bytes)
     return block;
 }
 
+/* A new block starts on a huge page boundary, and only the huge pages
+ * wholly inside it are advised.  Otherwise the part before the first
+ * boundary, up to 2 MB, is faulted in 4 KB at a time (13 us a page on this
+ * project's VMs: aligning took a 1 GB trace's run from 1.11 to 1.00 s),
+ * and advising the mapping's slack after the block would back its last
+ * partial huge page whole (8 MB more at a 1 GB trace's peak).  Growing
+ * the block re-advises the whole mapping first (hta_large_realloc). */
 void *hta_large_malloc(size_t bytes)
 {
-    return advise_huge_pages(malloc(bytes), bytes);
+    void *block = NULL;
+    if (bytes < SMALLEST_ADVISED || posix_memalign(&block, HUGE_PAGE, bytes) != 0)
+        return advise_whole_mapping(malloc(bytes), bytes);
+    (void)madvise(block, bytes & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
+    return block;
 }
 
 void *hta_large_calloc(size_t count, size_t size)
 {
-    return advise_huge_pages(calloc(count, size), count * size);
+    return advise_whole_mapping(calloc(count, size), count * size);
 }
 
+/* The whole mapping is advised before realloc too: a block from
+ * hta_large_malloc is advised in part, which splits its mapping. */
 void *hta_large_realloc(void *block, size_t bytes)
 {
-    return advise_huge_pages(realloc(block, bytes), bytes);
+    if (!block)
+        return hta_large_malloc(bytes);
+    advise_whole_mapping(block, malloc_usable_size(block));
+    return advise_whole_mapping(realloc(block, bytes), bytes);
 }
