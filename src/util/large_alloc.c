@@ -13,13 +13,12 @@
 /* Blocks below two huge pages rarely hold a whole aligned one. */
 #define SMALLEST_ADVISED (2 * HUGE_PAGE)
 
-/* Advises the block's whole mapping, not only the huge pages inside it:
- * advice on part of a mapping splits it in the kernel, and glibc's
- * realloc can then no longer grow the block in place with mremap but
- * copies it whole at every growth.  A block this large is mapped on its
- * own (MMAP_THRESHOLD in main.c), from the page below it to its usable
- * end.  For blocks that grow.  Best effort: the block is usable either
- * way. */
+/* Advises the block's whole mapping, not only the huge pages inside it,
+ * for blocks that grow: advice on part of a mapping splits it in the
+ * kernel, and glibc's realloc can then no longer grow the block in place
+ * with mremap but copies it whole at every growth.  A block this large is
+ * mapped on its own (MMAP_THRESHOLD in main.c), from the page below it to
+ * its usable end.  Best effort: the block is usable either way. */
 static void *advise_whole_mapping(void *block, size_t bytes)
 {
     if (!block || bytes < SMALLEST_ADVISED)

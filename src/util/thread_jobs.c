@@ -4,24 +4,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-void hta_run_jobs(void *(*job)(void *), void *first, size_t stride, int n)
-{
-    if (n < 1)
-        return;
-    pthread_t threads[n];
-    int started[n];
-    for (int k = 1; k < n; k++)
-        started[k] =
-            pthread_create(&threads[k], NULL, job, (char *)first + (size_t)k * stride) == 0;
-    job(first);
-    for (int k = 1; k < n; k++) {
-        if (started[k])
-            pthread_join(threads[k], NULL);
-        else
-            job((char *)first + (size_t)k * stride);
-    }
-}
-
 typedef struct task_queue {
     void (*task)(void *ctx, int k);
     void *ctx;
@@ -41,5 +23,15 @@ void hta_run_tasks(void (*task)(void *ctx, int k), void *ctx, int n_tasks, int t
 {
     task_queue q = {.task = task, .ctx = ctx, .n_tasks = n_tasks};
     atomic_init(&q.next, 0);
-    hta_run_jobs(take_tasks, &q, 0, threads < n_tasks ? threads : n_tasks);
+    int n = threads < n_tasks ? threads : n_tasks;
+    if (n < 1)
+        n = 1;                 /* the calling thread, which runs them all */
+    pthread_t helpers[n];
+    int started[n];
+    for (int k = 1; k < n; k++)
+        started[k] = pthread_create(&helpers[k], NULL, take_tasks, &q) == 0;
+    take_tasks(&q);
+    for (int k = 1; k < n; k++)
+        if (started[k])
+            pthread_join(helpers[k], NULL);
 }
