@@ -93,7 +93,8 @@ static int sort_by_time(const step_source *src, hta_keyed *steps, size_t n)
             return -1;
         if (!any_tie_matters(src, steps, n))
             return 0;
-        src->lay_out(src->ctx, steps);
+        if (src->lay_out(src->ctx, steps) < 0)
+            return -1;
     }
     hta_sort_keyed_like_numpy(steps, n);
     return 0;
