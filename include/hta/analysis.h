@@ -27,7 +27,7 @@ typedef struct hta_type_unions {
     hta_interval *storage;     /* owned, the lists back to back */
     const hta_interval *of[HTA_KT_OTHER + 1]; /* indexed by hta_kernel_type */
     size_t n[HTA_KT_OTHER + 1];
-    int64_t all_start, all_end; /* first start and last end of the union of all */
+    int64_t all_start, all_end; /* first GPU start, latest GPU end */
     int64_t all_length;        /* time the union of all covers */
 } hta_type_unions;
 
@@ -41,7 +41,6 @@ typedef struct hta_rank_view {
     hta_corrmap cpu_by_correlation; /* CPU-side event index in trace->events */
     hta_type_unions unions;
     hta_stream_work_set stream_work; /* per-stream GPU work in HTA's order */
-    int64_t gpu_start, gpu_end; /* first GPU start, latest GPU end */
 } hta_rank_view;
 
 /* Merges sorted GPU events by type (part of building the view); -1 when

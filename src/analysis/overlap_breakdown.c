@@ -36,7 +36,7 @@ static void split_span(const hta_rank_view *v, int64_t part[N_PARTS], int64_t *s
     size_t counts[2] = {u->n[HTA_KT_COMPUTATION], u->n[HTA_KT_COMMUNICATION]};
     int64_t by_mask[4];
     hta_intervals_exclusive(lists, counts, 2, by_mask);
-    *span = v->gpu_end - v->gpu_start;
+    *span = v->unions.all_end - v->unions.all_start;
     part[COMPUTE] = by_mask[1];
     part[COMMUNICATE] = by_mask[2];
     part[OVERLAP] = by_mask[3];

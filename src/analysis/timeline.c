@@ -88,7 +88,7 @@ int hta_timeline_segments(const hta_rank_view *v, const hta_options *opt,
                                                    u->of[HTA_KT_COMMUNICATION], n_comm, both);
         /* The extent layer marks the rank's GPU span even when it holds
          * only MEMORY or OTHER kernels. */
-        hta_interval extent = {v->gpu_start, v->gpu_end};
+        hta_interval extent = {u->all_start, u->all_end};
         rc = emit_layer(t, &packed, values, v->rank_key, HTA_LAYER_COMPUTE,
                         u->of[HTA_KT_COMPUTATION], n_comp) ||
              emit_layer(t, &packed, values, v->rank_key, HTA_LAYER_COMMUNICATE,

@@ -109,11 +109,6 @@ static int build_sorted_gpu(hta_rank_view *view, const hta_trace *trace)
             view->gpu[view->n_gpu++] = &trace->events[i];
     if (sort_gpu_events(view->gpu, view->n_gpu, trace))
         return -1;
-    for (size_t i = 0; i < view->n_gpu; i++) {
-        if (i == 0 || hta_event_end(view->gpu[i]) > view->gpu_end)
-            view->gpu_end = hta_event_end(view->gpu[i]);
-    }
-    view->gpu_start = view->n_gpu ? view->gpu[0]->ts_ns : 0;
     return hta_type_unions_build(&view->unions, view->gpu, view->n_gpu);
 }
 
