@@ -73,13 +73,14 @@ typedef struct hta_trace {
 void hta_trace_init(hta_trace *t);
 void hta_trace_free(hta_trace *t);
 
-/* Makes room for n events at once, before the first is pushed; best
- * effort (pushing grows the array as usual past n or when this fails).
- * The reader sizes it from the input so that the array is neither copied
- * nor remapped while it fills, and backs it with huge pages: faulting a
+/* Makes room for `events` more events and `extras` more extras at once:
+ * 0, or -1 when out of memory.  The reader sizes the event array from the
+ * input, best effort, so that it is neither copied nor remapped while it
+ * fills (pushing grows it as usual past that), on huge pages: faulting a
  * growing array in page by page was a quarter of the parse time of a
- * 50 MB trace on this project's VMs. */
-void hta_trace_reserve_events(hta_trace *t, size_t n);
+ * 50 MB trace on this project's VMs.  The split parse reserves the places
+ * of a part's events and extras before it copies them. */
+int hta_trace_reserve(hta_trace *t, size_t events, size_t extras);
 /* Appends a zeroed event and returns it, or NULL when out of memory. */
 hta_event *hta_trace_push_event(hta_trace *t);
 /* Gives the event array's unused capacity back (growth by half leaves up

@@ -27,25 +27,38 @@ void hta_trace_free(hta_trace *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Makes the array hold at least `need` items, and a first block at
+ * least; -1 when out of memory, the array then as it was. */
+static int make_room(void **items, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    need = need > FIRST_CAPACITY ? need : FIRST_CAPACITY;
+    void *p = need <= SIZE_MAX / size ? hta_large_realloc(*items, need * size) : NULL;
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = need;
+    return 0;
+}
+
 /* Grows by half rather than doubling: the event array is the one large
  * allocation per rank and doubling would waste up to 50% of peak memory. */
 static int grow(void **items, size_t *cap, size_t size)
 {
-    size_t n = *cap ? *cap + *cap / 2 : FIRST_CAPACITY;
-    void *p = hta_large_realloc(*items, n * size);
-    if (!p)
-        return -1;
-    *items = p;
-    *cap = n;
-    return 0;
+    return make_room(items, cap, *cap + (*cap / 2 ? *cap / 2 : 1), size);
 }
 
-void hta_trace_reserve_events(hta_trace *t, size_t n)
+int hta_trace_reserve(hta_trace *t, size_t events, size_t extras)
 {
-    if (t->events || n <= FIRST_CAPACITY || n > SIZE_MAX / sizeof *t->events)
-        return;
-    t->events = hta_large_malloc(n * sizeof *t->events);
-    t->cap_events = t->events ? n : 0;
+    if (events > SIZE_MAX - t->n_events || extras > SIZE_MAX - t->n_extras)
+        return -1;
+    return make_room((void **)&t->events, &t->cap_events, t->n_events + events,
+                     sizeof *t->events) ||
+                   make_room((void **)&t->extras, &t->cap_extras, t->n_extras + extras,
+                             sizeof *t->extras)
+               ? -1
+               : 0;
 }
 
 hta_event *hta_trace_push_event(hta_trace *t)

@@ -1246,7 +1246,7 @@ static int parse_stream(const lx_input *in, const char *label, const hta_deadlin
         lx.deadline = limit->at;
     }
     hta_trace_init(out);
-    hta_trace_reserve_events(out, (size_t)(in->expected_bytes / JSON_BYTES_PER_EVENT_GUESS));
+    (void)hta_trace_reserve(out, (size_t)(in->expected_bytes / JSON_BYTES_PER_EVENT_GUESS), 0);
     lx.buf = malloc(LX_BUFFER_BYTES);
     if (!lx.buf)
         return hta_fail(err, "%s: out of memory", label);

@@ -110,19 +110,6 @@ static uint32_t *merge_strings(hta_strtab *into, const hta_strtab *from)
     return map;
 }
 
-static int reserve_events(hta_trace *t, size_t extra)
-{
-    if (t->n_events + extra <= t->cap_events)
-        return 0;
-    size_t cap = t->n_events + extra;
-    hta_event *grown = hta_large_realloc(t->events, cap * sizeof *grown);
-    if (!grown)
-        return -1;
-    t->events = grown;
-    t->cap_events = cap;
-    return 0;
-}
-
 /* Events moved per step of move_events: 2.5 MiB. */
 #define MOVE_BLOCK_EVENTS (64u << 10)
 
@@ -154,23 +141,15 @@ static void move_events(hta_event *dst, hta_trace *part, const uint32_t *names,
     part->n_events = 0;
 }
 
-/* Appends part's extras to into's, their events placed after into's. */
-static int append_extras(hta_trace *into, const hta_trace *part)
+/* Appends part's extras to into's (room reserved), their events placed
+ * after into's. */
+static void append_extras(hta_trace *into, const hta_trace *part)
 {
-    if (into->n_extras + part->n_extras > into->cap_extras) {
-        size_t cap = into->n_extras + part->n_extras;
-        hta_event_extra *grown = hta_large_realloc(into->extras, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        into->extras = grown;
-        into->cap_extras = cap;
-    }
     for (size_t i = 0; i < part->n_extras; i++) {
         hta_event_extra x = part->extras[i];
         x.event += into->n_events;
         into->extras[into->n_extras++] = x;
     }
-    return 0;
 }
 
 /* A part's events on their way into the merged array, at `at`. */
@@ -189,8 +168,9 @@ static int place_part(hta_trace *into, hta_trace *part, part_move *move)
                         .names = merge_strings(&into->names, &part->names),
                         .cats = merge_strings(&into->categories, &part->categories)};
     if (!move->names || !move->cats || into->categories.count > UINT16_MAX + 1u ||
-        reserve_events(into, part->n_events) || append_extras(into, part))
+        hta_trace_reserve(into, part->n_events, part->n_extras))
         return -1;
+    append_extras(into, part);
     into->n_events += part->n_events;
     into->skipped_events += part->skipped_events;
     into->fractional_ts |= part->fractional_ts;
@@ -244,7 +224,7 @@ static int merge_parts(worker *w, int last, int threads)
         extra += w[k].trace.n_events;
     part_move *moves = calloc((size_t)last + 1, sizeof *moves);
     /* Reserved once: pages untouched until filled, and no place moves. */
-    int rc = !moves || reserve_events(&w[0].trace, extra);
+    int rc = !moves || hta_trace_reserve(&w[0].trace, extra, 0);
     int placed = 0;
     while (rc == 0 && placed < last) {
         rc = place_part(&w[0].trace, &w[placed + 1].trace, &moves[placed]);
