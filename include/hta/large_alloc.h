@@ -3,7 +3,7 @@
  * A 1 GB trace's event array and the analyses' series and sort buffers are
  * hundreds of megabytes of fresh memory per trace; faulting it in 4 KB at a
  * time cost a third of the analysis time on this project's VMs.  These
- * calls behave as malloc, calloc and realloc (free the result with free),
+ * calls behave as malloc and realloc (free the result with free),
  * and also ask the kernel to back the block with 2 MB transparent huge
  * pages (MADV_HUGEPAGE: honoured where THP is "madvise" or "always",
  * ignored elsewhere), which glibc does not do for its own mappings unless
@@ -15,7 +15,11 @@
 #include <stddef.h>
 
 void *hta_large_malloc(size_t bytes);
-void *hta_large_calloc(size_t count, size_t size);
 void *hta_large_realloc(void *block, size_t bytes);
+
+/* Zeroed memory for a table that is written sparsely (untouched pages cost
+ * nothing); free it with hta_large_zeroed_free and the same size. */
+void *hta_large_zeroed(size_t bytes);
+void hta_large_zeroed_free(void *block, size_t bytes);
 
 #endif

@@ -20,6 +20,7 @@
  * bytes per kernel instead of a 40-byte row.  The leading '_' keeps the
  * table out of the results file; it still travels to the root. */
 #include "hta/analysis.h"
+#include "hta/large_alloc.h"
 #include "hta/packed_ints.h"
 
 #include <stdlib.h>
@@ -74,8 +75,8 @@ static int put_stream(hta_table *t, int64_t rank_key, const hta_event *const *co
 
 static int put_streams(hta_table *t, int64_t rank_key, const hta_event *const *comm, size_t n)
 {
-    stream_scratch s = {.gaps = malloc(n * sizeof *s.gaps),
-                        .durations = malloc(n * sizeof *s.durations)};
+    stream_scratch s = {.gaps = hta_large_malloc(n * sizeof *s.gaps),
+                        .durations = hta_large_malloc(n * sizeof *s.durations)};
     int rc = s.gaps && s.durations ? 0 : -1;
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && comm[end]->stream == comm[i]->stream;)
@@ -98,7 +99,7 @@ int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset
         n += v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION;
     if (n == 0)
         return 0;
-    const hta_event **comm = malloc(n * sizeof *comm);
+    const hta_event **comm = hta_large_malloc(n * sizeof *comm);
     hta_table *t = HTA_TABLE(out, "_collectives", COLUMNS);
     int rc = comm && t ? 0 : -1;
     for (size_t i = 0, k = 0; rc == 0 && i < v->n_gpu; i++)

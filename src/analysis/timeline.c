@@ -14,6 +14,7 @@
  * traces), which keeps a process's memory nearly flat in the number of
  * traces it analyses. */
 #include "hta/analysis.h"
+#include "hta/large_alloc.h"
 #include "hta/packed_ints.h"
 #include "hta/timeline.h"
 
@@ -78,8 +79,8 @@ int hta_timeline_segments(const hta_rank_view *v, const hta_options *opt,
     size_t n_comp = u->n[HTA_KT_COMPUTATION], n_comm = u->n[HTA_KT_COMMUNICATION];
     /* The intersection has at most n_comp + n_comm segments, as many as
      * any layer. */
-    hta_interval *both = malloc((n_comp + n_comm + 1) * sizeof *both);
-    uint64_t *values = malloc(2 * (n_comp + n_comm + 1) * sizeof *values);
+    hta_interval *both = hta_large_malloc((n_comp + n_comm + 1) * sizeof *both);
+    uint64_t *values = hta_large_malloc(2 * (n_comp + n_comm + 1) * sizeof *values);
     hta_table *t = HTA_TABLE(out, HTA_TIMELINE_SEGMENTS, SEGMENT_COLUMNS);
     hta_buf packed = {0};
     int rc = both && values && t ? 0 : -1;

@@ -1,7 +1,7 @@
 /* corrmap.c: flat int64 -> uint32 table (see hta/corrmap.h).
  * Fixed capacity because the number and range of the keys are known
  * before filling: a direct array when it takes no more memory than the
- * hash table would (zeroed by calloc, so pages never touched cost
+ * hash table would (zeroed, so pages never touched cost
  * nothing), else a hash table at most 3/4 full (4/3 of the expected
  * count, rounded up to a power of two). */
 #include "hta/corrmap.h"
@@ -21,7 +21,7 @@ static int init_direct(hta_corrmap *m, int64_t lowest, size_t range)
 {
     m->lowest = lowest;
     m->n_slots = range;
-    m->direct = hta_large_calloc(range, sizeof *m->direct);
+    m->direct = hta_large_zeroed(range * sizeof *m->direct);
     return m->direct ? 0 : -1;
 }
 
@@ -63,7 +63,7 @@ int hta_corrmap_init(hta_corrmap *m, size_t expected, int64_t lowest, int64_t hi
 
 void hta_corrmap_free(hta_corrmap *m)
 {
-    free(m->direct);
+    hta_large_zeroed_free(m->direct, m->n_slots * sizeof *m->direct);
     free(m->keys);
     free(m->values);
     *m = (hta_corrmap){0};

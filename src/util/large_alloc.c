@@ -45,9 +45,34 @@ void *hta_large_malloc(size_t bytes)
     return block;
 }
 
-void *hta_large_calloc(size_t count, size_t size)
+/* Mapped directly, not through calloc: glibc's own mapping would start
+ * just past a page boundary, and up to 2 MB at each end of a sparsely
+ * written table (a correlation index) would fault 4 KB at a time.  Fresh
+ * mappings are zero, so no page is touched here.  Small blocks come from
+ * calloc, to reuse the heap's pages from one small trace to the next. */
+void *hta_large_zeroed(size_t bytes)
 {
-    return advise_whole_mapping(calloc(count, size), count * size);
+    if (bytes < SMALLEST_ADVISED)
+        return calloc(bytes ? bytes : 1, 1);
+    size_t length = (bytes + PAGE - 1) & ~(PAGE - 1);
+    char *mapped = mmap(NULL, length + HUGE_PAGE, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED)
+        return NULL;
+    char *block = (char *)(((uintptr_t)mapped + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+    if (block > mapped)
+        munmap(mapped, (size_t)(block - mapped));
+    munmap(block + length, (size_t)(mapped + HUGE_PAGE - block));
+    (void)madvise(block, bytes & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
+    return block;
+}
+
+void hta_large_zeroed_free(void *block, size_t bytes)
+{
+    if (!block || bytes < SMALLEST_ADVISED)
+        free(block);
+    else
+        munmap(block, (bytes + PAGE - 1) & ~(PAGE - 1));
 }
 
 /* The whole mapping is advised before realloc too: a block from
