@@ -17,6 +17,10 @@
 void *hta_large_malloc(size_t bytes);
 void *hta_large_realloc(void *block, size_t bytes);
 
+/* As hta_large_malloc, for an array that is filled once and lives as long
+ * as its trace (the parse's event array): aligned from 2 MB on, not 4. */
+void *hta_large_reserve(size_t bytes);
+
 /* Zeroed memory for a table that is written sparsely (untouched pages cost
  * nothing); free it with hta_large_zeroed_free and the same size. */
 void *hta_large_zeroed(size_t bytes);

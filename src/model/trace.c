@@ -34,7 +34,9 @@ static int make_room(void **items, size_t *cap, size_t need, size_t size)
     if (need <= *cap)
         return 0;
     need = need > FIRST_CAPACITY ? need : FIRST_CAPACITY;
-    void *p = need <= SIZE_MAX / size ? hta_large_realloc(*items, need * size) : NULL;
+    void *p = need > SIZE_MAX / size ? NULL
+              : *items            ? hta_large_realloc(*items, need * size)
+                                  : hta_large_reserve(need * size);
     if (!p)
         return -1;
     *items = p;
