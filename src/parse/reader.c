@@ -15,6 +15,7 @@
  * top level just past the event array.  A stop is one offset comparison
  * per event, so the serial parse pays nothing measurable for it. */
 #include "hta/clock.h"
+#include "hta/large_alloc.h"
 #include "hta/reader.h"
 
 #include <cjson/cJSON.h>
@@ -1250,6 +1251,9 @@ static int parse_stream(const lx_input *in, const char *label, const hta_deadlin
     lx.buf = malloc(LX_BUFFER_BYTES);
     if (!lx.buf)
         return hta_fail(err, "%s: out of memory", label);
+    hta_populate(lx.buf, in->expected_bytes && in->expected_bytes < LX_BUFFER_BYTES
+                             ? (size_t)in->expected_bytes
+                             : LX_BUFFER_BYTES);
     lx.p = lx.end = lx.record_from = lx.buf;
     int rc = part ? read_part(&lx, out, part) : read_document(&lx, out);
     if (part && lx.timed_out)

@@ -6,6 +6,7 @@
  * memory stays at RING_BLOCKS x BLOCK_BYTES whatever the file size.  The
  * inflater is ISA-L's igzip when the build has it, else zlib: both sit
  * behind start_member/inflate_step, the rest is shared. */
+#include "hta/large_alloc.h"
 #include "hta/source.h"
 
 #include <errno.h>
@@ -35,6 +36,7 @@ typedef struct block {
     size_t len;
     int last;
     int failed;                /* the inflater's error is in ring.error */
+    int resident;              /* data was made resident at its first use */
 } block;
 
 typedef struct ring {
@@ -168,6 +170,8 @@ static int open_gzip(hta_source *s, hta_inflater which)
         free(s->input);
         return -1;
     }
+    hta_populate(s->input, s->file_bytes < SOURCE_INPUT_BYTES ? (size_t)s->file_bytes
+                                                               : SOURCE_INPUT_BYTES);
     memcpy(s->input, s->pending, 2);
     s->in_next = s->input;
     s->in_avail = 2;
@@ -280,6 +284,10 @@ static void inflate_block(hta_source *s, block *b, hta_error *err)
 {
     b->len = 0;
     b->failed = b->last = 0;
+    if (!b->resident) {
+        hta_populate(b->data, BLOCK_BYTES);
+        b->resident = 1;
+    }
     while (b->len < BLOCK_BYTES) {
         long n = read_gzip(s, b->data + b->len, BLOCK_BYTES - b->len, err);
         if (n <= 0) {

@@ -98,3 +98,14 @@ void *hta_large_realloc(void *block, size_t bytes)
     advise_whole_mapping(block, malloc_usable_size(block));
     return advise_whole_mapping(realloc(block, bytes), bytes);
 }
+
+/* The start and end pages may hold other blocks too: making them resident
+ * changes nothing of theirs. */
+void hta_populate(void *block, size_t bytes)
+{
+    if (!block || !bytes)
+        return;
+    uintptr_t start = (uintptr_t)block & ~(PAGE - 1);
+    uintptr_t end = ((uintptr_t)block + bytes + PAGE - 1) & ~(PAGE - 1);
+    (void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+}
