@@ -308,6 +308,29 @@ static void test_packed_series_round_trip(void)
     hta_buf_free(&packed);
 }
 
+/* A series packed from values produced twice (the timeline's layers) is
+ * byte for byte the series packed from an array, all zeros included. */
+static void test_packed_series_in_two_passes(void)
+{
+    static const uint64_t series[][4] = {
+        {0, 2000, 59000, 127000}, {3, 6, 9, 12}, {0, 0, 0, 0}, {7, 1, 0, 5}};
+    for (size_t k = 0; k < sizeof series / sizeof *series; k++) {
+        hta_buf whole = {0}, passes = {0};
+        CHECK(hta_pack_series(&whole, series[k], 4) == 0, "pack from the array");
+        uint64_t factor = 0;
+        for (size_t i = 0; i < 4; i++)
+            factor = hta_series_factor(factor, series[k][i]);
+        int rc = hta_pack_series_start(&passes, &factor);
+        for (size_t i = 0; i < 4; i++)
+            rc |= hta_pack_series_value(&passes, series[k][i], factor);
+        CHECK(rc == 0 && passes.len == whole.len &&
+                  memcmp(passes.data, whole.data, whole.len) == 0,
+              "same bytes from two passes");
+        hta_buf_free(&whole);
+        hta_buf_free(&passes);
+    }
+}
+
 /* Rows one trace at a time through the stash come back as if appended to
  * one set directly: tables in first-seen order, rows in trace order. */
 static void test_table_stash_keeps_order(void)
@@ -1092,6 +1115,7 @@ int main(int argc, char **argv)
     test_rank_from_file_name();
     test_packed_ints_round_trip();
     test_packed_series_round_trip();
+    test_packed_series_in_two_passes();
     test_table_pack_round_trip();
     test_table_stash_keeps_order();
     test_table_stash_deflates_large_tables();

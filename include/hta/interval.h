@@ -45,9 +45,10 @@ int64_t hta_intervals_overlap(const hta_interval *a, size_t na,
 void hta_intervals_exclusive(const hta_interval *const lists[], const size_t counts[],
                              size_t k, int64_t *time_by_mask);
 
-/* Writes the intersection of two merged lists to out (room for na + nb
- * intervals); returns its count.  The result is merged too. */
-size_t hta_intervals_intersection(const hta_interval *a, size_t na,
-                                  const hta_interval *b, size_t nb, hta_interval *out);
+/* Hands each piece of the intersection of two merged lists to emit, in
+ * order, without storing them; the pieces are merged too. */
+typedef void (*hta_interval_visitor)(void *ctx, int64_t start, int64_t end);
+void hta_intervals_walk_intersection(const hta_interval *a, size_t na, const hta_interval *b,
+                                     size_t nb, hta_interval_visitor emit, void *ctx);
 
 #endif

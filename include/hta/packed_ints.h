@@ -29,6 +29,14 @@ int hta_unpack_u64(const char **p, uint64_t *v);
 int hta_pack_series(hta_buf *out, const uint64_t *v, size_t n);
 int hta_pack_signed_series(hta_buf *out, const int64_t *v, size_t n);
 
+/* The same series packed from values produced twice instead of stored:
+ * the factor is folded over every value (hta_series_factor, from 0), then
+ * hta_pack_series_start writes it, made 1 when every value is 0, and
+ * hta_pack_series_value each value in turn. */
+uint64_t hta_series_factor(uint64_t factor, uint64_t v);
+int hta_pack_series_start(hta_buf *out, uint64_t *factor);
+int hta_pack_series_value(hta_buf *out, uint64_t v, uint64_t factor);
+
 /* Reading a series back: open it, then take values until one returns 0. */
 typedef struct hta_series {
     const char *next;          /* into the packed string, not owned */

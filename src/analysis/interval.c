@@ -47,10 +47,8 @@ int64_t hta_intervals_length(const hta_interval *iv, size_t n)
     return total;
 }
 
-/* Walks two merged lists in step, calling emit for each overlapping piece. */
-static void walk_intersection(const hta_interval *a, size_t na, const hta_interval *b,
-                              size_t nb, void (*emit)(void *ctx, int64_t lo, int64_t hi),
-                              void *ctx)
+void hta_intervals_walk_intersection(const hta_interval *a, size_t na, const hta_interval *b,
+                                     size_t nb, hta_interval_visitor emit, void *ctx)
 {
     size_t i = 0, j = 0;
     while (i < na && j < nb) {
@@ -74,27 +72,8 @@ int64_t hta_intervals_overlap(const hta_interval *a, size_t na,
                               const hta_interval *b, size_t nb)
 {
     int64_t total = 0;
-    walk_intersection(a, na, b, nb, add_length, &total);
+    hta_intervals_walk_intersection(a, na, b, nb, add_length, &total);
     return total;
-}
-
-typedef struct interval_sink {
-    hta_interval *out;
-    size_t n;
-} interval_sink;
-
-static void append_interval(void *ctx, int64_t lo, int64_t hi)
-{
-    interval_sink *sink = ctx;
-    sink->out[sink->n++] = (hta_interval){lo, hi};
-}
-
-size_t hta_intervals_intersection(const hta_interval *a, size_t na,
-                                  const hta_interval *b, size_t nb, hta_interval *out)
-{
-    interval_sink sink = {out, 0};
-    walk_intersection(a, na, b, nb, append_interval, &sink);
-    return sink.n;
 }
 
 /* One list's position in the exclusive sweep: the first interval not yet

@@ -42,16 +42,32 @@ static uint64_t magnitude(int64_t v)
     return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 }
 
+uint64_t hta_series_factor(uint64_t factor, uint64_t v)
+{
+    return factor == 1 ? 1 : gcd(factor, v);
+}
+
+/* 1 when every value is 0, so that dividing by it is always defined. */
+int hta_pack_series_start(hta_buf *out, uint64_t *factor)
+{
+    *factor = *factor ? *factor : 1;
+    return hta_pack_u64(out, *factor);
+}
+
+int hta_pack_series_value(hta_buf *out, uint64_t v, uint64_t factor)
+{
+    return hta_pack_u64(out, v / factor);
+}
+
 /* The series helpers take either unsigned values u or signed values s
  * (the other NULL). */
 
-/* 1 when every value is 0, so that dividing by it is always defined. */
 static uint64_t common_factor(const uint64_t *u, const int64_t *s, size_t n)
 {
     uint64_t g = 0;
     for (size_t i = 0; i < n && g != 1; i++)
-        g = gcd(g, u ? u[i] : magnitude(s[i]));
-    return g ? g : 1;
+        g = hta_series_factor(g, u ? u[i] : magnitude(s[i]));
+    return g;
 }
 
 /* Value i divided by factor; signed ones zigzagged, computed on the
@@ -69,7 +85,7 @@ static int pack_series(hta_buf *out, const uint64_t *u, const int64_t *s, size_t
     if (n == 0)
         return 0;
     uint64_t factor = common_factor(u, s, n);
-    int rc = hta_pack_u64(out, factor);
+    int rc = hta_pack_series_start(out, &factor);
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = hta_pack_u64(out, scaled_code(u, s, i, factor));
     return rc;
