@@ -2,9 +2,12 @@
 #ifndef HTA_PIPELINE_H
 #define HTA_PIPELINE_H
 
+#include "hta/head_start.h"
 #include "hta/options.h"
 
-/* Runs every stage; returns the exit code (the same on every process). */
-int hta_run(const hta_options *opt, const char *tool_version);
+/* Runs every stage; returns the exit code (the same on every process).
+ * head: this process's head start, adopted when it analysed the right
+ * file (hta/head_start.h). */
+int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *head);
 
 #endif

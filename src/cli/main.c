@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "hta/cli.h"
+#include "hta/head_start.h"
 #include "hta/pipeline.h"
 #include "hta/threads.h"
 
@@ -40,11 +41,8 @@
  * creates none and leaves that component out. */
 static void prefer_quick_start_when_alone(void)
 {
-    static const char *const launcher_variables[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
-                                                     "PMI_RANK", "SLURM_PROCID", NULL};
-    for (const char *const *v = launcher_variables; *v; v++)
-        if (getenv(*v))
-            return;
+    if (!hta_started_alone())
+        return;
     setenv("OMPI_MCA_pml", "ob1", 0);
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     setenv("OMPI_MCA_orte_create_session_dirs", "0", 0);
@@ -72,13 +70,17 @@ int main(int argc, char **argv)
         return HTA_EXIT_USAGE;
     }
     prefer_quick_start_when_alone();
+    hta_head_start head;
+    hta_head_start_begin(&head, &opt);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "hta-mpi: MPI_Init failed\n");
+        hta_head_start_end(&head);
         return HTA_EXIT_INTERNAL;
     }
     if (opt.threads == 0)
         opt.threads = hta_threads_per_process();
-    int code = hta_run(&opt, HTA_VERSION);
+    int code = hta_run(&opt, HTA_VERSION, &head);
+    hta_head_start_end(&head);
     MPI_Finalize();
     hta_options_free(&opt);
     return code;

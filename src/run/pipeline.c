@@ -186,7 +186,7 @@ static int check_output_is_shared(const hta_options *opt, int me)
  * one, whose own tables are moved rather than packed and unpacked (the
  * whole of the work for a process with one trace). */
 static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
-                            const hta_options *opt, hta_tableset *out)
+                            const hta_options *opt, hta_head_start *head, hta_tableset *out)
 {
     int *owner = malloc((list->count ? list->count : 1) * sizeof *owner);
     if (!owner || hta_assign(list, n_processes, owner)) {
@@ -197,16 +197,20 @@ static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
     hta_progress_start(&progress, list, owner, !opt->quiet);
     hta_table_stash stash = {0};
     hta_tableset latest = {0};
-    int rc = 0;
+    int rc = 0, taken = 0;
     for (size_t i = 0; i < list->count && rc == 0; i++) {
         if (owner[i] != me)
             continue;
         if (latest.n_tables)
             rc = hta_table_stash_add(&stash, &latest);
         hta_tableset_free(&latest);
-        rc = rc || hta_analyze_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt, &latest);
+        taken = rc ? 0 : hta_head_start_take(head, list, i, me, &latest);
+        rc = rc || taken < 0 ||
+             (!taken && hta_analyze_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt,
+                                         &latest));
         if (opt->verbose)
-            fprintf(stderr, "hta-mpi: process %d analysed %s\n", me, list->paths[i]);
+            fprintf(stderr, "hta-mpi: process %d analysed %s%s\n", me, list->paths[i],
+                    taken > 0 ? " (begun during MPI start-up)" : "");
         hta_progress_file_done(&progress, i);
     }
     hta_progress_finish(&progress);
@@ -417,7 +421,7 @@ static int finish_results(hta_tableset *in_place, const hta_tableset *all,
     return code;
 }
 
-int hta_run(const hta_options *opt, const char *tool_version)
+int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *head)
 {
     int me, n_processes;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -436,7 +440,7 @@ int hta_run(const hta_options *opt, const char *tool_version)
 
     hta_tableset mine = {0}, in_place = {0}, all = {0};
     hta_error err = {{0}};
-    int local_failed = analyze_my_files(&list, me, n_processes, opt, &mine);
+    int local_failed = analyze_my_files(&list, me, n_processes, opt, head, &mine);
     if (local_failed)
         report("out of memory while analysing traces");
     if (bin_timeline(&mine, opt, &info, &err)) {

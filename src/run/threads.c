@@ -60,3 +60,11 @@ int hta_threads_per_process(void)
     int threads = CPU_COUNT(&mine) / processes_sharing(&mine);
     return threads > 1 ? threads : 1;
 }
+
+int hta_threads_for_share(int node_processes)
+{
+    cpu_set_t mine;
+    my_cpus(&mine);
+    int threads = CPU_COUNT(&mine) / (node_processes > 0 ? node_processes : 1);
+    return threads > 1 ? threads : 1;
+}
