@@ -1,20 +1,19 @@
-/* hta/head_start.h: a process's first trace analysed while MPI starts up.
+/* hta/head_start.h: a lone process's first trace analysed while MPI
+ * starts up.
  *
- * MPI_Init costs a lone process 0.05 s here and a large job seconds of
- * launch and wire-up, in which the process could already be parsing.  When
- * the environment tells a process its rank, the job's size and how many
- * processes share its node before MPI_Init (a process started alone, or by
- * Open MPI's mpirun), a thread lists the inputs, assigns them as the run
- * will, and analyses the first file this process owns.  Once MPI is up the
- * run adopts that analysis only if the root's list gives this process the
- * same first file (same index, path and size); otherwise it is discarded
- * and the file analysed again, so results never depend on the head start.
- * The thread writes nothing and makes no MPI call. */
+ * MPI_Init costs a process started alone 0.05 s here, in which it could
+ * already be parsing.  Such a process (no launcher in its environment) is
+ * rank 0 of 1 before MPI_Init says so: a thread lists the inputs and
+ * analyses the first file while MPI starts.  The run adopts those rows only
+ * if the root's list, once MPI is up, has the same first file (path and
+ * size); otherwise they are discarded and the file analysed again, so
+ * results never depend on the head start.  The thread writes nothing and
+ * makes no MPI call.  Processes of a launched job get none (head_start.c
+ * says why). */
 #ifndef HTA_HEAD_START_H
 #define HTA_HEAD_START_H
 
 #include <pthread.h>
-#include <stdint.h>
 
 #include "hta/options.h"
 #include "hta/run.h"
@@ -24,9 +23,8 @@ typedef struct hta_head_start {
     int started;               /* the thread runs, or ran */
     pthread_t thread;
     hta_options opt;           /* a copy: the caller may change its own */
-    int rank, size, local_size;
-    hta_file_list list;        /* owned: the list as this process saw it */
-    int64_t file_index;        /* the file analysed, -1 for none */
+    hta_file_list list;        /* owned: the list as the thread saw it */
+    int analysed;              /* its first file was analysed, not yet taken */
     hta_tableset tables;       /* owned: its rows */
     int rc;                    /* hta_analyze_file's result */
 } hta_head_start;
@@ -35,9 +33,9 @@ typedef struct hta_head_start {
  * be an MPI singleton, alone in its job. */
 int hta_started_alone(void);
 
-/* Starts the thread when the environment gives rank, size and node share
- * (else leaves h->started 0); call before MPI_Init.  opt must outlive
- * hta_head_start_end. */
+/* Starts the thread for a process started alone whose run will not refuse
+ * its output (else leaves h->started 0); call before MPI_Init.  opt must
+ * outlive hta_head_start_end. */
 void hta_head_start_begin(hta_head_start *h, const hta_options *opt);
 
 /* When the head start analysed file i of list for process me: waits for

@@ -14,8 +14,8 @@
  * MPI_COMM_WORLD, call after MPI_Init. */
 int hta_threads_per_process(void);
 
-/* The same before MPI_Init, when only the number of processes on the node
- * is known: max(1, CPUs in the mask / node_processes). */
-int hta_threads_for_share(int node_processes);
+/* The same for a process started alone, before MPI_Init: the CPUs in its
+ * mask. */
+int hta_threads_alone(void);
 
 #endif

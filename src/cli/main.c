@@ -38,12 +38,18 @@
  * failed to create it, or MPI-IO printed an error when its "sm"
  * shared-file-pointer component found its file gone.  A lone process
  * needs no session directory and hta-mpi no shared file pointer, so it
- * creates none and leaves that component out. */
+ * creates none and leaves that component out.  It talks to nobody but
+ * itself, so it brings up no network transport either (btl "self", no UCX
+ * one-sided layer): besides their start-up time, verbs and UCX hook the
+ * process's memory calls, which the head start's thread (head_start.c)
+ * makes while MPI_Init runs. */
 static void prefer_quick_start_when_alone(void)
 {
     if (!hta_started_alone())
         return;
     setenv("OMPI_MCA_pml", "ob1", 0);
+    setenv("OMPI_MCA_btl", "self", 0);
+    setenv("OMPI_MCA_osc", "^ucx", 0);
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     setenv("OMPI_MCA_orte_create_session_dirs", "0", 0);
     setenv("OMPI_MCA_sharedfp", "^sm", 0);

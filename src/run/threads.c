@@ -61,10 +61,9 @@ int hta_threads_per_process(void)
     return threads > 1 ? threads : 1;
 }
 
-int hta_threads_for_share(int node_processes)
+int hta_threads_alone(void)
 {
     cpu_set_t mine;
     my_cpus(&mine);
-    int threads = CPU_COUNT(&mine) / (node_processes > 0 ? node_processes : 1);
-    return threads > 1 ? threads : 1;
+    return CPU_COUNT(&mine) > 1 ? CPU_COUNT(&mine) : 1;
 }
