@@ -257,27 +257,50 @@ static long lay_out_queue(const void *ctx, hta_keyed *steps)
     return (long)(2 * n);
 }
 
-/* One series per stream of the launched GPU events, ascending. */
+/* Adds a series for stream unless the set has one, keeping them ascending;
+ * -1 when out of memory. */
+static int add_stream_series(hta_step_series_set *set, size_t *cap, uint32_t stream)
+{
+    size_t at = 0;
+    if (set->n_series) {
+        at = stream_series_index(set, stream);
+        if (set->series[at].stream == stream)
+            return 0;
+        at += set->series[at].stream < stream;
+    }
+    if (set->n_series == *cap) {
+        size_t grown = *cap ? 2 * *cap : 16;
+        hta_step_series *series = realloc(set->series, grown * sizeof *series);
+        if (!series)
+            return -1;
+        set->series = series;
+        *cap = grown;
+    }
+    memmove(&set->series[at + 1], &set->series[at], (set->n_series - at) * sizeof *set->series);
+    set->series[at] = (hta_step_series){.stream = stream};
+    set->n_series++;
+    return 0;
+}
+
+/* One series per stream of the launched GPU events, ascending.  A trace
+ * has tens of streams, so each event's is looked up among those found so
+ * far, the previous event's first. */
 static int make_stream_series(hta_step_series_set *set, const queue_source *q)
 {
     const hta_trace *t = q->view->trace;
-    int64_t *streams = hta_large_malloc((q->view->n_gpu + 1) * sizeof *streams);
-    size_t *order = hta_large_malloc((q->view->n_gpu + 1) * sizeof *order);
-    size_t n = 0;
-    for (size_t i = 0; streams && i < t->n_events; i++)
-        if (queue_launch(q, &t->events[i]))
-            streams[n++] = t->events[i].stream;
-    int rc = streams && order ? hta_stable_argsort(streams, n, order) : -1;
-    free(order);
-    size_t distinct = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        distinct += i == 0 || streams[i] != streams[i - 1];
-    set->series = rc == 0 ? calloc(distinct + 1, sizeof *set->series) : NULL;
-    for (size_t i = 0; set->series && i < n; i++)
-        if (i == 0 || streams[i] != streams[i - 1])
-            set->series[set->n_series++].stream = (uint32_t)streams[i];
-    free(streams);
-    return set->series ? 0 : -1;
+    size_t cap = 0;
+    uint32_t last = 0;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        if (!queue_launch(q, e) || (set->n_series && e->stream == last))
+            continue;
+        last = e->stream;
+        rc = add_stream_series(set, &cap, last);
+    }
+    if (rc == 0 && !set->series)
+        set->series = calloc(1, sizeof *set->series);
+    return rc == 0 && set->series ? 0 : -1;
 }
 
 int hta_queue_length_streams(hta_step_series_set *set, const hta_rank_view *v)
