@@ -383,6 +383,34 @@ def test_disk_full_exits_3_and_leaves_nothing():
             unmount(small)
 
 
+def test_unusable_tmpdir_keeps_the_tables_between_traces_in_memory():
+    # A process keeps each trace's packed tables until the gather, beyond
+    # 1 MB of them in an unlinked file in $TMPDIR: 120 small traces keep
+    # about 1.5 MB on one process, 0.8 MB on each of two.  With TMPDIR
+    # missing, a file, or full (where mounting is allowed: the writes stop
+    # part way) they stay in memory.  The same tables every way, and
+    # nothing left in TMPDIR.  Lone processes: mpirun would put its own
+    # session directory in TMPDIR.
+    d = generated(ranks=120, size_mb=0.02)
+    base = all_tables(analyse(d, processes=2)[0])
+    spill = tmpdir()
+    not_a_dir = os.path.join(tmpdir(), "file")
+    open(not_a_dir, "w").close()
+    full = try_mount_tmpfs("size=64k")
+    try:
+        for tmp in [spill, "/nonexistent/hta-test", not_a_dir] + ([full] if full else []):
+            out = os.path.join(tmpdir(), "r.h5")
+            p = subprocess.run([HTA_MPI, "-q", "-o", out, d], env=dict(MPI_ENV, TMPDIR=tmp),
+                               capture_output=True, text=True, timeout=600)
+            assert p.returncode == 0 and p.stderr == "", (tmp, p.returncode, p.stderr)
+            assert_same_tables(base, all_tables(out), f"TMPDIR={tmp}")
+            if tmp in (spill, full):
+                assert os.listdir(tmp) == [], os.listdir(tmp)
+    finally:
+        if full:
+            unmount(full)
+
+
 def test_timeout_per_trace_fails_the_slow_trace_only():
     # Small good ranks, parsed in well under a millisecond, so that only the
     # 200 MB one can reach a 0.05 s limit even on a loaded machine.

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -381,7 +382,8 @@ static void test_table_stash_deflates_large_tables(void)
     CHECK(hta_row_done(&r) == 0, "row");
     hta_table_stash stash = {0};
     hta_error err;
-    CHECK(hta_table_stash_add(&stash, &set) == 0 && stash.packed.len < len, "deflated");
+    CHECK(hta_table_stash_add(&stash, &set) == 0 && stash.entries[0].deflated_len > 0 &&
+              stash.entries[0].deflated_len < len, "deflated");
     CHECK(hta_table_stash_unpack(&stash, &out, &err) == 0, "unpack");
     const hta_table *t = hta_tableset_find(&out, "_segments");
     CHECK(t && t->n_rows == 1 && strcmp(hta_table_row(t, 0)[1].s, text) == 0,
@@ -390,6 +392,176 @@ static void test_table_stash_deflates_large_tables(void)
     hta_tableset_free(&out);
     hta_table_stash_free(&stash);
     free(text);
+}
+
+/* The stash tests' traces: trace k has one row, k and a string of random
+ * letters (deflated to about 0.6x).  stash_plan lists their lengths: rows
+ * below the deflate threshold until the memory budget is full (4 KB of
+ * room each for the packing's names and lengths), then one more (to disk),
+ * a small one (in memory beside it), a large deflated one (to disk) and a
+ * small one; where each must go is in_file. */
+#define STASH_ROW 200000
+#define STASH_MAX_TRACES 64
+
+static size_t stash_plan(size_t *lens, int *in_file)
+{
+    static const size_t tail_lens[] = {STASH_ROW, 3000, 3 * STASH_ROW, 3000};
+    static const int tail_in_file[] = {1, 0, 1, 0};
+    size_t n = 0;
+    for (size_t kept = STASH_ROW + 4096;
+         kept <= HTA_STASH_MEMORY_BYTES && n < STASH_MAX_TRACES - 4; kept += STASH_ROW + 4096)
+        lens[n] = STASH_ROW, in_file[n++] = 0;
+    for (size_t i = 0; i < 4; i++)
+        lens[n] = tail_lens[i], in_file[n++] = tail_in_file[i];
+    return n;
+}
+
+static char *stash_text(int k, size_t len)
+{
+    char *text = malloc(len + 1);
+    uint64_t state = 0x9e3779b97f4a7c15ull * (uint64_t)(k + 1);
+    for (size_t i = 0; text && i < len; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        text[i] = (char)('a' + state % 26);
+    }
+    if (text)
+        text[len] = '\0';
+    return text;
+}
+
+static void stash_traces(hta_table_stash *stash, const size_t *lens, size_t n)
+{
+    static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"text", HTA_COL_STR}};
+    for (size_t k = 0; k < n; k++) {
+        char *text = stash_text((int)k, lens[k]);
+        hta_tableset set = {0};
+        hta_row r = hta_table_add_row(hta_tableset_table(&set, "t", cols, 2));
+        hta_row_put_i64(&r, (int64_t)k);
+        hta_row_put_str(&r, text ? text : "");
+        CHECK(text && hta_row_done(&r) == 0 && hta_table_stash_add(stash, &set) == 0,
+              "stash trace %zu", k);
+        hta_tableset_free(&set);
+        free(text);
+    }
+}
+
+/* Unpacks the stash and packs the result into packed, to compare runs byte
+ * for byte. */
+static int stash_unpacked_bytes(const hta_table_stash *stash, hta_buf *packed, hta_error *err)
+{
+    hta_tableset out = {0};
+    int rc = hta_table_stash_unpack(stash, &out, err) || hta_tableset_pack(&out, packed);
+    hta_tableset_free(&out);
+    return rc;
+}
+
+static size_t stash_entries_in_file(const hta_table_stash *stash)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < stash->n_entries; i++)
+        n += stash->entries[i].in_file != 0;
+    return n;
+}
+
+static int dir_is_empty(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    int empty = d != NULL;
+    while (d && (e = readdir(d)))
+        empty &= strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    if (d)
+        closedir(d);
+    return empty;
+}
+
+/* Entries beyond the memory budget go to an unlinked file in $TMPDIR,
+ * those that fit stay in memory, in between too, and all come back in
+ * order; a file that can no longer be read back is an error, not lost or
+ * garbled rows.  The bytes of the unpacked tables go to reference. */
+static void test_table_stash_spills_beyond_budget(hta_buf *reference)
+{
+    size_t lens[STASH_MAX_TRACES];
+    int in_file[STASH_MAX_TRACES];
+    size_t n = stash_plan(lens, in_file);
+    char dir[] = "/tmp/hta-units-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "temporary directory");
+    setenv("TMPDIR", dir, 1);
+    hta_table_stash stash = {0};
+    stash_traces(&stash, lens, n);
+    CHECK(stash.n_entries == n, "%zu entries", stash.n_entries);
+    for (size_t k = 0; k < stash.n_entries; k++)
+        CHECK(stash.entries[k].in_file == in_file[k], "trace %zu (%zu bytes) in file: %d", k,
+              lens[k], stash.entries[k].in_file);
+    CHECK(stash.entries[n - 2].deflated_len > 0, "the large entry on disk is deflated");
+    CHECK(stash.memory.len <= HTA_STASH_MEMORY_BYTES, "memory within budget: %zu",
+          stash.memory.len);
+    CHECK(dir_is_empty(dir), "no named file left in $TMPDIR");
+
+    hta_tableset out = {0};
+    hta_error err;
+    CHECK(hta_table_stash_unpack(&stash, &out, &err) == 0, "unpack: %s", err.text);
+    const hta_table *t = hta_tableset_find(&out, "t");
+    CHECK(t && t->n_rows == n, "one row per trace");
+    for (size_t k = 0; t && k < t->n_rows && k < n; k++) {
+        char *text = stash_text((int)k, lens[k]);
+        CHECK(text && hta_table_row(t, k)[0].i == (int64_t)k &&
+                  strcmp(hta_table_row(t, k)[1].s, text) == 0, "trace %zu back as stashed", k);
+        free(text);
+    }
+    CHECK(hta_tableset_pack(&out, reference) == 0, "pack");
+    hta_tableset_free(&out);
+
+    CHECK(stash.file.open && ftruncate(stash.file.fd, 0) == 0, "truncate the spill file");
+    CHECK(hta_table_stash_unpack(&stash, &out, &err) != 0 && strstr(err.text, "temporary file"),
+          "a lost spill file is an error: %s", err.text);
+    hta_tableset_free(&out);
+    hta_table_stash_free(&stash);
+    unsetenv("TMPDIR");
+    rmdir(dir);
+}
+
+/* Without a usable temporary file (no such directory, a file in its place,
+ * a file size limit below the first entry to spill), every entry stays in
+ * memory and the tables come back the same.  Writing past the limit would
+ * end the process with SIGXFSZ: the stash must not try. */
+static void test_table_stash_keeps_entries_without_disk(const hta_buf *reference)
+{
+    size_t lens[STASH_MAX_TRACES];
+    int in_file[STASH_MAX_TRACES];
+    size_t n = stash_plan(lens, in_file);
+    char not_a_dir[] = "/tmp/hta-units-file-XXXXXX";
+    int fd = mkstemp(not_a_dir);
+    CHECK(fd >= 0, "temporary file");
+    const struct {
+        const char *tmpdir;
+        rlim_t file_size_limit;
+    } cases[] = {{"/nonexistent/hta-units", RLIM_INFINITY}, {not_a_dir, RLIM_INFINITY},
+                 {"/tmp", 64 << 10}};
+    struct rlimit limit;
+    getrlimit(RLIMIT_FSIZE, &limit);
+    for (int i = 0; i < 3; i++) {
+        setenv("TMPDIR", cases[i].tmpdir, 1);
+        struct rlimit lower = {cases[i].file_size_limit, limit.rlim_max};
+        CHECK(cases[i].file_size_limit == RLIM_INFINITY || setrlimit(RLIMIT_FSIZE, &lower) == 0,
+              "file size limit");
+        hta_table_stash stash = {0};
+        stash_traces(&stash, lens, n);
+        setrlimit(RLIMIT_FSIZE, &limit);
+        hta_buf bytes = {0};
+        hta_error err;
+        CHECK(stash.n_entries == n && stash_entries_in_file(&stash) == 0 && stash.file.unusable,
+              "case %d: every entry in memory", i);
+        CHECK(stash_unpacked_bytes(&stash, &bytes, &err) == 0, "unpack: %s", err.text);
+        CHECK(bytes.len == reference->len && memcmp(bytes.data, reference->data, bytes.len) == 0,
+              "case %d: the same tables as with the file", i);
+        hta_buf_free(&bytes);
+        hta_table_stash_free(&stash);
+    }
+    unsetenv("TMPDIR");
+    if (fd >= 0)
+        close(fd);
+    unlink(not_a_dir);
 }
 
 static void test_table_pack_round_trip(void)
@@ -1119,6 +1291,10 @@ int main(int argc, char **argv)
     test_table_pack_round_trip();
     test_table_stash_keeps_order();
     test_table_stash_deflates_large_tables();
+    hta_buf stash_reference = {0};
+    test_table_stash_spills_beyond_budget(&stash_reference);
+    test_table_stash_keeps_entries_without_disk(&stash_reference);
+    hta_buf_free(&stash_reference);
     test_radix_sorts_match_stable_qsort();
     test_value_counts_summarize_like_values();
     test_activity_tails_match_sorting();

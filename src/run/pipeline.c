@@ -186,12 +186,13 @@ static int check_output_is_shared(const hta_options *opt, int me)
  * one, whose own tables are moved rather than packed and unpacked (the
  * whole of the work for a process with one trace). */
 static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
-                            const hta_options *opt, hta_head_start *head, hta_tableset *out)
+                            const hta_options *opt, hta_head_start *head, hta_tableset *out,
+                            hta_error *err)
 {
     int *owner = malloc((list->count ? list->count : 1) * sizeof *owner);
     if (!owner || hta_assign(list, n_processes, owner)) {
         free(owner);
-        return -1;
+        return hta_fail(err, "out of memory while analysing traces");
     }
     hta_progress progress;
     hta_progress_start(&progress, list, owner, !opt->quiet);
@@ -214,8 +215,10 @@ static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
         hta_progress_file_done(&progress, i);
     }
     hta_progress_finish(&progress);
-    hta_error unused;
-    rc = rc || hta_table_stash_unpack(&stash, out, &unused) || hta_tableset_move_rows(out, &latest);
+    if (rc == 0 && hta_table_stash_unpack(&stash, out, err))
+        rc = -1; /* err says why */
+    else if (rc || hta_tableset_move_rows(out, &latest))
+        rc = hta_fail(err, "out of memory while analysing traces");
     hta_tableset_free(&latest);
     hta_table_stash_free(&stash);
     free(owner);
@@ -440,9 +443,9 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
 
     hta_tableset mine = {0}, in_place = {0}, all = {0};
     hta_error err = {{0}};
-    int local_failed = analyze_my_files(&list, me, n_processes, opt, head, &mine);
+    int local_failed = analyze_my_files(&list, me, n_processes, opt, head, &mine, &err) != 0;
     if (local_failed)
-        report("out of memory while analysing traces");
+        report(err.text);
     if (bin_timeline(&mine, opt, &info, &err)) {
         report(err.text);
         local_failed = 1;

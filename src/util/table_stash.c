@@ -1,95 +1,114 @@
-/* table_stash.c: one trace's tables after another in one buffer (see
- * hta/table_stash.h).
+/* table_stash.c: one trace's tables after another, in memory or in a
+ * temporary file, with an index in memory (see hta/table_stash.h).
  *
- * Per trace: u64 packed length, u64 deflated length (0: stored as packed),
- * then the bytes.  zlib's fastest level runs at ~100 MB/s and keeps 28-64%
- * of the bytes (the timeline's packed segments, which dominate, compress
- * least): about 1% of a large trace's time, but 10% of a 1 MB trace's,
- * whose tens of kilobytes of rows never decide a peak (with many small traces
- * the peak comes after the last one, when the tables are unpacked anyway).
- * So only tables from DEFLATE_FROM bytes on (generated traces from about
- * 150 MB) are deflated.  The lengths mark where the next trace begins,
- * because hta_tableset_merge reads one packed set. */
+ * zlib's fastest level runs at ~100 MB/s and keeps 28-64% of the bytes
+ * (the timeline's packed segments, which dominate, compress least): about
+ * 1% of a large trace's time, but 10% of a 1 MB trace's, whose tens of
+ * kilobytes of rows never decide a peak (with many small traces the peak
+ * comes after the last one, when the tables are unpacked anyway).  So only
+ * tables from DEFLATE_FROM bytes on (generated traces from about 150 MB)
+ * are deflated.  Entries are unpacked one by one because
+ * hta_tableset_merge reads one packed set; those on disk are read into one
+ * buffer that each next entry reuses. */
 #include "hta/table_stash.h"
 
-#include <string.h>
+#include <stdlib.h>
 #include <zlib.h>
 
 #define DEFLATE_FROM (256 << 10)
 
-typedef struct entry_header {
-    uint64_t packed_len, deflated_len;
-} entry_header;
-
-/* Appends the header and data, deflated when large, to out; scratch holds
- * the deflated bytes first, so that out grows only by what it keeps. */
-static int append_entry(hta_buf *out, hta_buf *scratch, const char *data, size_t len)
+static size_t stored_len(const hta_stash_entry *e)
 {
-    entry_header h = {len, 0};
-    uLongf n = compressBound(len);
-    if (len >= DEFLATE_FROM) {
-        if (hta_buf_reserve(scratch, n) ||
-            compress2((Bytef *)scratch->data, &n, (const Bytef *)data, len, Z_BEST_SPEED) != Z_OK)
-            return -1;
-        h.deflated_len = n;
-        data = scratch->data;
-        len = n;
+    return e->deflated_len ? e->deflated_len : e->packed_len;
+}
+
+static int reserve_entry(hta_table_stash *stash)
+{
+    if (stash->n_entries < stash->cap_entries)
+        return 0;
+    size_t cap = stash->cap_entries ? 2 * stash->cap_entries : 16;
+    hta_stash_entry *entries = realloc(stash->entries, cap * sizeof *entries);
+    if (!entries)
+        return -1;
+    stash->entries = entries;
+    stash->cap_entries = cap;
+    return 0;
+}
+
+/* Puts the entry's bytes in memory while the budget allows, else in the
+ * file, and in memory after all when the file cannot take them. */
+static int keep(hta_table_stash *stash, hta_stash_entry *e, const char *data, size_t len)
+{
+    if (stash->memory.len + len > HTA_STASH_MEMORY_BYTES &&
+        hta_spill_file_append(&stash->file, data, len, &e->at) == 0) {
+        e->in_file = 1;
+        return 0;
     }
-    return hta_buf_append(out, &h, sizeof h) || hta_buf_append(out, data, len) ? -1 : 0;
+    e->at = stash->memory.len;
+    return hta_buf_append(&stash->memory, data, len);
 }
 
 int hta_table_stash_add(hta_table_stash *stash, const hta_tableset *set)
 {
-    size_t at = stash->packed.len;
     hta_buf packed = {0}, deflated = {0};
-    int rc = hta_tableset_pack(set, &packed) ||
-             append_entry(&stash->packed, &deflated, packed.data, packed.len);
-    if (rc)
-        stash->packed.len = at;
+    int rc = reserve_entry(stash) || hta_tableset_pack(set, &packed);
+    hta_stash_entry e = {.packed_len = packed.len};
+    if (rc == 0 && packed.len >= DEFLATE_FROM) {
+        uLongf n = compressBound(packed.len);
+        rc = hta_buf_reserve(&deflated, n) ||
+             compress2((Bytef *)deflated.data, &n, (const Bytef *)packed.data, packed.len,
+                       Z_BEST_SPEED) != Z_OK;
+        e.deflated_len = n;
+    }
+    if (rc == 0)
+        rc = keep(stash, &e, e.deflated_len ? deflated.data : packed.data, stored_len(&e));
+    if (rc == 0)
+        stash->entries[stash->n_entries++] = e;
     hta_buf_free(&packed);
     hta_buf_free(&deflated);
     return rc ? -1 : 0;
 }
 
-/* Points *data at the packed tables of the entry at *at, inflated into
- * scratch when deflated, and advances past it. */
-static int take_entry(const hta_buf *stash, size_t *at, hta_buf *scratch, const char **data,
-                      size_t *len)
+/* Points *tables at the entry's packed tables: read from the file into
+ * `read` when on disk, inflated into `inflated` when deflated. */
+static int entry_tables(const hta_table_stash *stash, const hta_stash_entry *e, hta_buf *read,
+                        hta_buf *inflated, const char **tables, hta_error *err)
 {
-    entry_header h;
-    memcpy(&h, stash->data + *at, sizeof h);
-    const char *bytes = stash->data + *at + sizeof h;
-    *at += sizeof h + (h.deflated_len ? h.deflated_len : h.packed_len);
-    *data = bytes;
-    *len = h.packed_len;
-    if (h.deflated_len == 0)
-        return 0;
-    uLongf n = h.packed_len;
-    scratch->len = 0;
-    if (hta_buf_reserve(scratch, h.packed_len) ||
-        uncompress((Bytef *)scratch->data, &n, (const Bytef *)bytes, h.deflated_len) != Z_OK ||
-        n != h.packed_len)
+    if (e->in_file && hta_spill_file_read(&stash->file, e->at, stored_len(e), read, err))
         return -1;
-    *data = scratch->data;
+    const char *bytes = e->in_file ? read->data : stash->memory.data + e->at;
+    *tables = bytes;
+    if (e->deflated_len == 0)
+        return 0;
+    uLongf n = e->packed_len;
+    inflated->len = 0;
+    if (hta_buf_reserve(inflated, e->packed_len))
+        return hta_fail(err, "out of memory unpacking the result tables");
+    if (uncompress((Bytef *)inflated->data, &n, (const Bytef *)bytes, e->deflated_len) != Z_OK ||
+        n != e->packed_len)
+        return hta_fail(err, "cannot inflate the kept result tables");
+    *tables = inflated->data;
     return 0;
 }
 
 int hta_table_stash_unpack(const hta_table_stash *stash, hta_tableset *out, hta_error *err)
 {
-    hta_buf scratch = {0};
+    hta_buf read = {0}, inflated = {0};
     int rc = 0;
-    for (size_t at = 0; rc == 0 && at < stash->packed.len;) {
-        const char *data;
-        size_t len;
-        rc = take_entry(&stash->packed, &at, &scratch, &data, &len)
-                 ? hta_fail(err, "out of memory unpacking the result tables")
-                 : hta_tableset_merge(out, data, len, err);
+    for (size_t i = 0; rc == 0 && i < stash->n_entries; i++) {
+        const char *tables;
+        rc = entry_tables(stash, &stash->entries[i], &read, &inflated, &tables, err) ||
+             hta_tableset_merge(out, tables, stash->entries[i].packed_len, err);
     }
-    hta_buf_free(&scratch);
-    return rc;
+    hta_buf_free(&read);
+    hta_buf_free(&inflated);
+    return rc ? -1 : 0;
 }
 
 void hta_table_stash_free(hta_table_stash *stash)
 {
-    hta_buf_free(&stash->packed);
+    hta_buf_free(&stash->memory);
+    hta_spill_file_close(&stash->file);
+    free(stash->entries);
+    *stash = (hta_table_stash){0};
 }
