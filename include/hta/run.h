@@ -43,8 +43,8 @@ int64_t hta_rank_from_file_name(const char *path);
 #define HTA_THREADED_MIN_EVENTS 32768
 
 /* A trace this large frees megabytes of scratch per analysis, which glibc
- * keeps as free heap (up to TRIM_THRESHOLD in main.c, per thread's arena)
- * for reuse.  There it would sit beside the next analysis's own large
+ * keeps as free heap (up to TRIM_THRESHOLD in main.c) for reuse.  There
+ * it would sit beside the next analysis's own large
  * arrays, and between traces under the next trace's peak (12 and 20 MB on
  * 1 GB traces), so it is handed back after each analysis and after the
  * trace.  A small trace keeps it: re-faulting pages for thousands of small

@@ -1247,15 +1247,10 @@ static int parse_stream(const lx_input *in, const char *label, const hta_deadlin
         lx.deadline = limit->at;
     }
     hta_trace_init(out);
-    /* The buffer first: a thread's first allocation creates its malloc
-     * arena, sized to hold it, and an event array that came first would
-     * live in that arena instead of a mapping of its own; freed there, it
-     * stayed resident as the arena's free top (9 MB of a split 1 GB
-     * trace's peak). */
+    (void)hta_trace_reserve(out, (size_t)(in->expected_bytes / JSON_BYTES_PER_EVENT_GUESS), 0);
     lx.buf = malloc(LX_BUFFER_BYTES);
     if (!lx.buf)
         return hta_fail(err, "%s: out of memory", label);
-    (void)hta_trace_reserve(out, (size_t)(in->expected_bytes / JSON_BYTES_PER_EVENT_GUESS), 0);
     hta_populate(lx.buf, in->expected_bytes && in->expected_bytes < LX_BUFFER_BYTES
                              ? (size_t)in->expected_bytes
                              : LX_BUFFER_BYTES);
