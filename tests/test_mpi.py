@@ -73,8 +73,8 @@ def test_lone_processes_started_together_are_silent_and_agree():
 
 def test_lone_process_analyses_its_first_trace_during_mpi_start_up():
     # A process started alone analyses its first trace while MPI_Init runs
-    # and adopts the rows; processes launched by mpirun start none.  The
-    # tables are the same either way.
+    # and adopts the rows, unless HTA_MPI_NO_HEAD_START is set; processes
+    # launched by mpirun start none.  The tables are the same every way.
     d = generated(ranks=4, size_mb=0.05)
     marker = "(begun during MPI start-up)"
     lone = os.path.join(tmpdir(), "lone.h5")
@@ -82,6 +82,11 @@ def test_lone_process_analyses_its_first_trace_during_mpi_start_up():
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and p.stderr.count(marker) == 1, p.stderr
     base = all_tables(lone)
+    p = subprocess.run([HTA_MPI, "-q", "-v", "-o", lone + ".off.h5", d],
+                       env=dict(MPI_ENV, HTA_MPI_NO_HEAD_START="1"),
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and marker not in p.stderr, p.stderr
+    assert_same_tables(base, all_tables(lone + ".off.h5"), "without the head start")
     for processes in (1, 2):
         out, p = analyse(d, processes=processes, extra=["-v"])
         assert p.stderr.count("analysed /") == 4 and marker not in p.stderr, p.stderr

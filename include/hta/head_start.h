@@ -34,8 +34,8 @@ typedef struct hta_head_start {
 int hta_started_alone(void);
 
 /* Starts the thread for a process started alone whose run will not refuse
- * its output (else leaves h->started 0); call before MPI_Init.  opt must
- * outlive hta_head_start_end. */
+ * its output, unless HTA_MPI_NO_HEAD_START is set (else leaves h->started
+ * 0); call before MPI_Init.  opt must outlive hta_head_start_end. */
 void hta_head_start_begin(hta_head_start *h, const hta_options *opt);
 
 /* When the head start analysed file i of list for process me: waits for

@@ -42,7 +42,7 @@ void hta_head_start_begin(hta_head_start *h, const hta_options *opt)
     /* A run that will refuse its output would wait for the thread first. */
     struct stat st;
     int refused = stat(opt->output, &st) == 0 && (!opt->force || S_ISDIR(st.st_mode));
-    if (refused || !hta_started_alone())
+    if (refused || !hta_started_alone() || getenv("HTA_MPI_NO_HEAD_START"))
         return;
     h->opt = *opt;
     if (h->opt.threads == 0)
