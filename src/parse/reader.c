@@ -449,12 +449,13 @@ static const char *add_digits(const char *p, const char *limit, uint64_t *whole)
 /* Fills out, all but its double value, for an integer part of at most 18
  * digits (no int64 overflow) and up to one fraction: thousandths from the
  * first three fraction digits, rounded half away from zero on the fourth. */
-static void plain_number(int negative, int64_t whole, const char *frac, size_t frac_digits,
-                         number *out)
+static inline void plain_number(int negative, int64_t whole, const char *frac,
+                                size_t frac_digits, number *out)
 {
+    static const int place[3] = {100, 10, 1};
     int64_t milli = 0;
-    for (size_t k = 0; k < 3; k++)
-        milli = milli * 10 + (k < frac_digits ? frac[k] - '0' : 0);
+    for (size_t k = 0; k < frac_digits && k < 3; k++)
+        milli += (frac[k] - '0') * place[k];
     out->fractional = frac_digits > 0;
     out->integer = negative ? -whole : whole;
     out->integer_ok = 1;
@@ -569,12 +570,11 @@ static int lx_read_plain_number(lexer *lx, number *out)
     return 1;
 }
 
-/* Reads a number at the current position.  Numbers longer than any real
- * value (e.g. 10159970886766084423) are validated and marked unusable. */
-static int lx_read_number(lexer *lx, int want_double, number *out)
+/* Slow path of lx_read_number: any form, anywhere in the buffer.  Numbers
+ * longer than any real value (e.g. 10159970886766084423) are validated
+ * and marked unusable. */
+static int lx_read_any_number(lexer *lx, int want_double, number *out)
 {
-    if (!want_double && lx_read_plain_number(lx, out))
-        return 0;
     char text[NUMBER_TEXT_MAX];
     size_t n = 0, total = 0;
     const char *p = lx->p;
@@ -608,6 +608,14 @@ static int lx_read_number(lexer *lx, int want_double, number *out)
     if (convert_number(text, n, want_double, out))
         return lx_error(lx, "malformed number");
     return 0;
+}
+
+/* Reads a number at the current position. */
+static inline int lx_read_number(lexer *lx, int want_double, number *out)
+{
+    if (!want_double && lx_read_plain_number(lx, out))
+        return 0;
+    return lx_read_any_number(lx, want_double, out);
 }
 
 /* The end of the run of number bytes at p: the NUL after the data stops it. */
