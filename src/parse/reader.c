@@ -8,6 +8,10 @@
  * The hot paths read in place: a key, or a kept string (name, cat, ph)
  * without escapes, points into the buffer (a refill copies kept strings
  * first), and the usual number forms are converted in one pass there.
+ * A NUL and some zero padding follow the data in the buffer, so the scans
+ * for tokens and number bytes need no bounds test of their own, and the
+ * per-member steps (key, scalar skip, separator) are inline with their
+ * rare cases (escapes, the buffer's end, containers) out of line.
  *
  * The same lexer also parses one part of a plain file (hta/parse_parts.h):
  * the head stops before the first event at or past a given offset, a span
@@ -36,6 +40,11 @@
 #include "hta/source.h"
 
 #define LX_BUFFER_BYTES (256u << 10)
+/* The data in the buffer is followed by this many zero bytes: the NUL at
+ * lx->end stops every scan for a token, digit or string byte without a
+ * bounds check, and a 16-byte load anywhere before lx->end stays inside
+ * the allocation and reads only initialised bytes. */
+#define LX_PADDING_BYTES 64u
 #define LX_EOF (-1)
 #define DISTRIBUTED_INFO_MAX_BYTES (64u << 20)
 /* A span reads from this far before its range so that a boundary whose
@@ -134,6 +143,11 @@ static int lx_keep_text(lx_text *t)
     return 0;
 }
 
+static void lx_pad(lexer *lx)
+{
+    memset(lx->buf + (lx->end - lx->buf), 0, LX_PADDING_BYTES);
+}
+
 /* Slow path of lx_peek: the buffer is exhausted. */
 static int lx_refill(lexer *lx)
 {
@@ -146,7 +160,9 @@ static int lx_refill(lexer *lx)
     }
     lx->base += (uint64_t)(lx->end - lx->buf);
     long n = lx->pull(lx->pull_ctx, lx->buf, LX_BUFFER_BYTES, lx->err);
-    lx->p = lx->end = lx->record_from = lx->buf;
+    lx->p = lx->record_from = lx->buf;
+    lx->end = lx->buf + (n > 0 ? n : 0);
+    lx_pad(lx);
     if (n < 0) {
         lx->failed = 1;
         return LX_EOF;
@@ -155,7 +171,6 @@ static int lx_refill(lexer *lx)
         lx->at_eof = 1;
         return LX_EOF;
     }
-    lx->end = lx->buf + n;
     return (unsigned char)*lx->p;
 }
 
@@ -231,13 +246,14 @@ static int lx_skip_to_token(lexer *lx)
     }
 }
 
-/* Inline for a token at hand or after one space (`": 1"`, `", "`). */
+/* Inline for a token at hand or after one space (`": 1"`, `", "`); the
+ * NUL after the data ends both tests at the end of the buffer. */
 static inline int lx_peek_token(lexer *lx)
 {
     const char *p = lx->p;
-    if (p < lx->end && is_token_byte(*p))
+    if (is_token_byte(*p))
         return (unsigned char)*p;
-    if (lx->end - p >= 2 && *p == ' ' && is_token_byte(p[1])) {
+    if (*p == ' ' && is_token_byte(p[1])) {
         lx->p = p + 1;
         return (unsigned char)p[1];
     }
@@ -368,7 +384,7 @@ static inline const char *lx_plain_string_end(const lexer *lx)
     return q < lx->end && *q == '"' ? q : NULL;
 }
 
-static int lx_skip_string(lexer *lx)
+static inline int lx_skip_string(lexer *lx)
 {
     const char *q = lx_plain_string_end(lx);
     if (!q)
@@ -433,12 +449,13 @@ static const char *add_digits(const char *p, const char *limit, uint64_t *whole)
 /* Fills out, all but its double value, for an integer part of at most 18
  * digits (no int64 overflow) and up to one fraction: thousandths from the
  * first three fraction digits, rounded half away from zero on the fourth. */
-static void plain_number(int negative, int64_t whole, const char *frac, size_t frac_digits,
-                         number *out)
+static inline void plain_number(int negative, int64_t whole, const char *frac,
+                                size_t frac_digits, number *out)
 {
+    static const int place[3] = {100, 10, 1};
     int64_t milli = 0;
-    for (size_t k = 0; k < 3; k++)
-        milli = milli * 10 + (k < frac_digits ? frac[k] - '0' : 0);
+    for (size_t k = 0; k < frac_digits && k < 3; k++)
+        milli += (frac[k] - '0') * place[k];
     out->fractional = frac_digits > 0;
     out->integer = negative ? -whole : whole;
     out->integer_ok = 1;
@@ -553,12 +570,11 @@ static int lx_read_plain_number(lexer *lx, number *out)
     return 1;
 }
 
-/* Reads a number at the current position.  Numbers longer than any real
- * value (e.g. 10159970886766084423) are validated and marked unusable. */
-static int lx_read_number(lexer *lx, int want_double, number *out)
+/* Slow path of lx_read_number: any form, anywhere in the buffer.  Numbers
+ * longer than any real value (e.g. 10159970886766084423) are validated
+ * and marked unusable. */
+static int lx_read_any_number(lexer *lx, int want_double, number *out)
 {
-    if (!want_double && lx_read_plain_number(lx, out))
-        return 0;
     char text[NUMBER_TEXT_MAX];
     size_t n = 0, total = 0;
     const char *p = lx->p;
@@ -594,23 +610,47 @@ static int lx_read_number(lexer *lx, int want_double, number *out)
     return 0;
 }
 
-/* Skips a number without converting it (values nobody reads). */
-static int lx_skip_number(lexer *lx)
+/* Reads a number at the current position. */
+static inline int lx_read_number(lexer *lx, int want_double, number *out)
 {
-    for (;;) {
-        const char *p = lx->p, *end = lx->end;
-        while (p < end && is_number_char(*p))
-            p++;
-        lx->p = p;
-        if (p < end || lx_refill(lx) == LX_EOF)
-            return lx->failed ? -1 : 0;
-    }
+    if (!want_double && lx_read_plain_number(lx, out))
+        return 0;
+    return lx_read_any_number(lx, want_double, out);
 }
 
-static int lx_skip_literal(lexer *lx)
+/* The end of the run of number bytes at p: the NUL after the data stops it. */
+static inline const char *number_bytes_end(const char *p)
+{
+    while (is_number_char(*p))
+        p++;
+    return p;
+}
+
+/* Slow path of lx_skip_number: the number runs on past the buffer. */
+static int lx_skip_number_across(lexer *lx)
+{
+    while (lx_refill(lx) != LX_EOF) {
+        lx->p = number_bytes_end(lx->p);
+        if (lx->p < lx->end)
+            break;
+    }
+    return lx->failed ? -1 : 0;
+}
+
+/* Skips a number without converting it (values nobody reads). */
+static inline int lx_skip_number(lexer *lx)
+{
+    lx->p = number_bytes_end(lx->p);
+    return lx->p < lx->end ? 0 : lx_skip_number_across(lx);
+}
+
+/* Skips true, false or null, whose first byte is `first`; fails at the
+ * end of the data or on any other byte. */
+static int lx_skip_literal(lexer *lx, int first)
 {
     static const char *const words[] = {"true", "false", "null"};
-    int first = lx_peek(lx);
+    if (first == LX_EOF)
+        return lx_error_eof(lx, "unexpected end of data");
     for (int w = 0; w < 3; w++) {
         if (first != words[w][0])
             continue;
@@ -624,15 +664,13 @@ static int lx_skip_literal(lexer *lx)
     return lx_error(lx, "unexpected character");
 }
 
-static int lx_skip_scalar(lexer *lx, int c)
+static inline int lx_skip_scalar(lexer *lx, int c)
 {
     if (c == '"')
         return lx_skip_string(lx);
-    if (c == '-' || (c >= '0' && c <= '9'))
+    if (c == '-' || is_digit((char)c))
         return lx_skip_number(lx);
-    if (c == LX_EOF)
-        return lx_error_eof(lx, "unexpected end of data");
-    return lx_skip_literal(lx);
+    return lx_skip_literal(lx, c);
 }
 
 static int lx_skip_member_key(lexer *lx)
@@ -644,13 +682,10 @@ static int lx_skip_member_key(lexer *lx)
     return lx_expect(lx, ':', "expected ':'");
 }
 
-/* Skips one value of any depth, validating its structure.  The nesting
+/* Skips a container of any depth, validating its structure.  The nesting
  * stack lives in a heap buffer, so depth is bounded by memory only. */
-static int lx_skip_value(lexer *lx)
+static int lx_skip_container(lexer *lx, int c)
 {
-    int c = lx_peek_token(lx);
-    if (c != '{' && c != '[')
-        return lx_skip_scalar(lx, c); /* most skipped values */
     hta_buf *stack = &lx->skip_stack;
     stack->len = 0;
     for (;; c = lx_peek_token(lx)) {
@@ -689,42 +724,43 @@ static int lx_skip_value(lexer *lx)
     }
 }
 
+/* Skips one value; inline, as most are plain strings and numbers that
+ * end inside the buffer. */
+static inline int lx_skip_value(lexer *lx)
+{
+    int c = lx_peek_token(lx);
+    if (c == '{' || c == '[')
+        return lx_skip_container(lx, c);
+    return lx_skip_scalar(lx, c);
+}
+
 /* Length of the plain key whose opening quote is current when it and its
  * ':' lie in the buffer, else -1.  Most keys are shorter than 15 bytes:
- * one 16-byte block then settles it from bit masks alone, with no
- * dependent load of the byte found. */
+ * one 16-byte block (the padding keeps it in bounds) then settles it from
+ * bit masks alone, with no dependent load of the byte found. */
 static inline long lx_plain_key_length(const lexer *lx)
 {
     const char *start = lx->p + 1;
 #ifdef __SSE2__
-    if (lx->end - start >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)start);
-        unsigned quotes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
-        unsigned escapes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
-        unsigned colons = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')));
-        unsigned first_quote = quotes & -quotes;
-        if (first_quote && !(escapes & (first_quote - 1)) && (colons & first_quote << 1))
-            return __builtin_ctz(first_quote);
+    __m128i v = _mm_loadu_si128((const __m128i *)start);
+    unsigned quotes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    unsigned escapes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    unsigned colons = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')));
+    unsigned first_quote = quotes & -quotes;
+    if (first_quote && !(escapes & (first_quote - 1)) && (colons & first_quote << 1)) {
+        long len = __builtin_ctz(first_quote);
+        if (lx->end - start > len + 1)
+            return len;
     }
 #endif
     const char *q = lx_plain_string_end(lx);
     return q && lx->end - q >= 2 && q[1] == ':' ? q - start : -1;
 }
 
-/* Reads `"key":`; lx->key then points at the decoded name. */
-static int lx_read_key(lexer *lx)
+/* Slow path of lx_read_key: a key with escapes, or one near the end of
+ * the buffer, decoded into long_key. */
+static int lx_read_long_key(lexer *lx)
 {
-    if (lx_peek_token(lx) != '"')
-        return lx_error_eof(lx, "expected a string key");
-    long len = lx_plain_key_length(lx);
-    if (len >= 0) {
-        /* The key is read in place: the caller's dispatch comes before
-         * any refill. */
-        lx->key = lx->p + 1;
-        lx->key_len = (size_t)len;
-        lx->p += len + 3;
-        return 0;
-    }
     if (lx_read_string(lx, &lx->long_key))
         return -1;
     lx->key = lx->long_key.data;
@@ -732,8 +768,26 @@ static int lx_read_key(lexer *lx)
     return lx_expect(lx, ':', "expected ':'");
 }
 
+/* Reads `"key":`; lx->key then points at the decoded name.  Inline, as
+ * are lx_next_member and the skipping of scalars: a member's own work is
+ * a few dozen instructions, so calls were a large share of it. */
+static inline int lx_read_key(lexer *lx)
+{
+    if (lx_peek_token(lx) != '"')
+        return lx_error_eof(lx, "expected a string key");
+    long len = lx_plain_key_length(lx);
+    if (len < 0)
+        return lx_read_long_key(lx);
+    /* The key is read in place: the caller's dispatch comes before any
+     * refill. */
+    lx->key = lx->p + 1;
+    lx->key_len = (size_t)len;
+    lx->p += len + 3;
+    return 0;
+}
+
 /* After a member: 1 when another follows, 0 at the closing bracket. */
-static int lx_next_member(lexer *lx, char close)
+static inline int lx_next_member(lexer *lx, char close)
 {
     int c = lx_peek_token(lx);
     if (c == ',') {
@@ -1248,13 +1302,14 @@ static int parse_stream(const lx_input *in, const char *label, const hta_deadlin
     }
     hta_trace_init(out);
     (void)hta_trace_reserve(out, (size_t)(in->expected_bytes / JSON_BYTES_PER_EVENT_GUESS), 0);
-    lx.buf = malloc(LX_BUFFER_BYTES);
+    lx.buf = malloc(LX_BUFFER_BYTES + LX_PADDING_BYTES);
     if (!lx.buf)
         return hta_fail(err, "%s: out of memory", label);
     hta_populate(lx.buf, in->expected_bytes && in->expected_bytes < LX_BUFFER_BYTES
                              ? (size_t)in->expected_bytes
                              : LX_BUFFER_BYTES);
     lx.p = lx.end = lx.record_from = lx.buf;
+    lx_pad(&lx);
     int rc = part ? read_part(&lx, out, part) : read_document(&lx, out);
     if (part && lx.timed_out)
         part->end = HTA_PART_TIMED_OUT;
