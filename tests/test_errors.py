@@ -51,6 +51,15 @@ def test_corrupt_gzip_reports_compressed_offset():
     assert "rank-7.json.gz" in err and ("corrupt gzip" in err or "parse error" in err), err
 
 
+def test_corrupt_gzip_inflated_by_the_reader_thread():
+    # A file of over 4 MiB inflated (its trailer says 25.8 MB) is inflated
+    # on a reader thread, not inline: its errors come out the same way.
+    data = bytearray(open(os.path.join(trace_dir("negative_queue"), "rank0.json.gz"), "rb").read())
+    data[700000:700100] = b"\x00" * 100
+    err, _ = run_with_bad("rank-7.json.gz", bytes(data))
+    assert "rank-7.json.gz" in err and ("corrupt gzip" in err or "parse error" in err), err
+
+
 def test_truncated_gzip():
     err, _ = run_with_bad("rank-7.json.gz", open(GOOD[0], "rb").read()[:30000])
     assert "truncated gzip" in err and "rank-7.json.gz" in err, err
