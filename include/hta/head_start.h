@@ -27,6 +27,7 @@ typedef struct hta_head_start {
     int analysed;              /* its first file was analysed, not yet taken */
     hta_tableset tables;       /* owned: its rows */
     int rc;                    /* hta_analyze_file's result */
+    double begun_at;           /* hta_monotonic_seconds() at the start, 0 for none */
 } hta_head_start;
 
 /* 1 when no launcher (mpirun, srun, a PMI) started this process: it will

@@ -27,9 +27,10 @@ typedef struct hta_progress {
 } hta_progress;
 
 /* Collective over MPI_COMM_WORLD when enabled (which must be the same on
- * every process).  owner[i] is the process of file i. */
+ * every process).  owner[i] is the process of file i; the rate counts from
+ * started (MPI_Wtime's scale), when the work on the files began. */
 void hta_progress_start(hta_progress *p, const hta_file_list *list, const int *owner,
-                       int enabled);
+                       int enabled, double started);
 /* After this process has finished file i (successfully or not). */
 void hta_progress_file_done(hta_progress *p, size_t i);
 /* After this process's last file: the root waits for every other process's

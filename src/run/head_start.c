@@ -7,6 +7,7 @@
  * moment calls them by the million.  A lone process is told to use no such
  * transport (main.c), and it knows its rank (0) and the job's size (1)
  * before MPI_Init says so. */
+#include "hta/clock.h"
 #include "hta/head_start.h"
 #include "hta/threads.h"
 
@@ -48,6 +49,7 @@ void hta_head_start_begin(hta_head_start *h, const hta_options *opt)
     if (h->opt.threads == 0)
         h->opt.threads = hta_threads_alone();
     h->started = pthread_create(&h->thread, NULL, analyze_first_file, h) == 0;
+    h->begun_at = h->started ? hta_monotonic_seconds() : 0;
 }
 
 static void wait_for_thread(hta_head_start *h)

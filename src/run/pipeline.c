@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "hta/cli.h"
+#include "hta/clock.h"
 #include "hta/crossrank.h"
 #include "hta/progress.h"
 #include "hta/run.h"
@@ -186,8 +187,8 @@ static int check_output_is_shared(const hta_options *opt, int me)
  * one, whose own tables are moved rather than packed and unpacked (the
  * whole of the work for a process with one trace). */
 static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
-                            const hta_options *opt, hta_head_start *head, hta_tableset *out,
-                            hta_error *err)
+                            const hta_options *opt, hta_head_start *head, double started,
+                            hta_tableset *out, hta_error *err)
 {
     int *owner = malloc((list->count ? list->count : 1) * sizeof *owner);
     if (!owner || hta_assign(list, n_processes, owner)) {
@@ -195,7 +196,7 @@ static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
         return hta_fail(err, "out of memory while analysing traces");
     }
     hta_progress progress;
-    hta_progress_start(&progress, list, owner, !opt->quiet);
+    hta_progress_start(&progress, list, owner, !opt->quiet, started);
     hta_table_stash stash = {0};
     hta_tableset latest = {0};
     int rc = 0, taken = 0;
@@ -429,8 +430,11 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
     int me, n_processes;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n_processes);
+    /* The run's clock starts with its work: a head start's began before
+     * MPI_Init, so it is set back by the time since then. */
+    double head_start_seconds = head->begun_at > 0 ? hta_monotonic_seconds() - head->begun_at : 0;
     hta_run_info info = {.tool_version = tool_version, .n_processes = n_processes,
-                         .wall_seconds = MPI_Wtime()};
+                         .wall_seconds = MPI_Wtime() - head_start_seconds};
     hta_file_list list;
     int code = share_file_list(opt, me, &list);
     if (code != HTA_EXIT_OK)
@@ -443,7 +447,8 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
 
     hta_tableset mine = {0}, in_place = {0}, all = {0};
     hta_error err = {{0}};
-    int local_failed = analyze_my_files(&list, me, n_processes, opt, head, &mine, &err) != 0;
+    int local_failed =
+        analyze_my_files(&list, me, n_processes, opt, head, info.wall_seconds, &mine, &err) != 0;
     if (local_failed)
         report(err.text);
     if (bin_timeline(&mine, opt, &info, &err)) {

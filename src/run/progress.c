@@ -25,7 +25,7 @@
 #define THROTTLE_SECONDS 0.1
 
 void hta_progress_start(hta_progress *p, const hta_file_list *list, const int *owner,
-                        int enabled)
+                        int enabled, double started)
 {
     *p = (hta_progress){.enabled = enabled, .list = list};
     if (!enabled || list->count == 0) {
@@ -35,7 +35,7 @@ void hta_progress_start(hta_progress *p, const hta_file_list *list, const int *o
     MPI_Comm_dup(MPI_COMM_WORLD, &p->comm);
     MPI_Comm_rank(p->comm, &p->me);
     MPI_Comm_size(p->comm, &p->n_processes);
-    p->start = MPI_Wtime();
+    p->start = started;
     p->last_print = p->start - THROTTLE_SECONDS; /* the first file shows */
     if (p->me == ROOT) {
         p->tty = isatty(STDERR_FILENO);
