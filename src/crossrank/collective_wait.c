@@ -58,7 +58,7 @@ static const hta_column COLUMNS[] = {
 
 typedef struct collective {
     size_t rank;               /* its rank's slot: the row in /ranks */
-    int64_t stream, ordinal, start_ns, end_ns;
+    int64_t stream, start_ns, end_ns;
 } collective;
 
 typedef struct rank_waits {
@@ -78,14 +78,18 @@ typedef struct stream_block {
     size_t common;             /* matched instances */
 } stream_block;
 
-static int compare_stream_rank_ordinal(const void *a, const void *b)
+/* A row of "_collectives" with its rank's slot, to order the rows. */
+typedef struct stream_row {
+    const hta_cell *cells;
+    size_t slot;
+} stream_row;
+
+static int compare_stream_then_rank(const void *a, const void *b)
 {
-    const collective *x = a, *y = b;
-    if (x->stream != y->stream)
-        return x->stream < y->stream ? -1 : 1;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
+    const stream_row *x = a, *y = b;
+    if (x->cells[1].i != y->cells[1].i)
+        return x->cells[1].i < y->cells[1].i ? -1 : 1;
+    return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
 static double binomial_upper_tail(int64_t k, int64_t n, double p)
@@ -153,28 +157,35 @@ static int unpack_stream(const hta_cell *row, size_t slot, collective *out)
         if (!hta_series_next(&gaps, &gap) || !hta_series_next_signed(&durations, &duration))
             return -1;
         start += (int64_t)gap;
-        out[k] = (collective){slot, row[1].i, k, start, start + duration};
+        out[k] = (collective){slot, row[1].i, start, start + duration};
     }
     return 0;
 }
 
 /* Unpacks the table's n kernels, with rank slots, sorted by (stream,
- * rank, ordinal); -1 when a row's rank is not a rank analysed without
- * failure, or its series are corrupt. */
+ * rank, ordinal): a row holds one (rank, stream) with its kernels in
+ * order, so ordering the rows orders the kernels.  -1 when a row's rank is
+ * not a rank analysed without failure, or its series are corrupt. */
 static int load_collectives(const hta_table *t, const hta_table *ranks, rank_waits *w,
-                            collective *out, size_t n)
+                            collective *out)
 {
-    size_t at = 0;
-    for (size_t r = 0; r < t->n_rows; r++) {
+    stream_row *rows = malloc((t->n_rows ? t->n_rows : 1) * sizeof *rows);
+    int rc = rows ? 0 : -1;
+    for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
         long k = hta_table_find_sorted(ranks, row[0].i);
-        if (k < 0 || w[k].failed || unpack_stream(row, (size_t)k, &out[at]))
-            return -1;
-        at += (size_t)row[2].i;
-        w[k].collectives += row[2].i;
+        rc = k < 0 || w[k].failed ? -1 : 0;
+        rows[r] = (stream_row){row, (size_t)k};
     }
-    qsort(out, n, sizeof *out, compare_stream_rank_ordinal);
-    return 0;
+    if (rc == 0)
+        qsort(rows, t->n_rows, sizeof *rows, compare_stream_then_rank);
+    for (size_t r = 0, at = 0; rc == 0 && r < t->n_rows; r++) {
+        rc = unpack_stream(rows[r].cells, rows[r].slot, &out[at]);
+        at += (size_t)rows[r].cells[2].i;
+        w[rows[r].slot].collectives += rows[r].cells[2].i;
+    }
+    free(rows);
+    return rc;
 }
 
 /* Splits rows [0, n) of one stream into per-rank runs. */
@@ -319,7 +330,7 @@ int hta_collective_wait(hta_tableset *set, hta_error *err)
     rank_waits *w = list_ranks(ranks);
     collective *c = malloc((n ? n : 1) * sizeof *c);
     int rc = w && c ? 0 : -1;
-    if (rc == 0 && load_collectives(in, ranks, w, c, n)) {
+    if (rc == 0 && load_collectives(in, ranks, w, c)) {
         free(w);
         free(c);
         return hta_fail(err, "collectives of a rank missing from /ranks, or corrupt");
