@@ -12,6 +12,10 @@
 #      and HDF5 write (hta-mpi -v), and what lies outside hta-mpi's own
 #      clock (attribute wall_seconds): mpirun, MPI_Init and exit; and, as a
 #      separate fixed cost, mpirun -n 2 on one 10 kB trace.
+#  (c) how (b) grows with the number of traces: the first 128, 256, 512 and
+#      1024 of its traces (symbolic links in a directory each), best of 3;
+#      a least-squares line through the wall times splits them into a fixed
+#      part and a part per trace, set beside the work per trace.
 # The script prints the Open MPI point-to-point layer it used.
 # In (a), "wall minus busiest" is the same non-parallel part: start-up, the
 # HDF5 write and the rest outside parse + analysis.  Every process parses
@@ -128,4 +132,34 @@ echo
 awk -v t="$t" -v s="$sum" -v u="$startup" -v l="$(load)" 'BEGIN{
   printf "MPI start-up alone: mpirun -n 2 on one 10 kB trace, best of 3: %.2f s (load %s)\n", u, l
   printf "wall / (sum / 2) = %.2f; target <= 1.20\n", t/(s/2)
+}'
+echo
+
+echo "(c) the first N of the 1 MB traces, mpirun -n 2, best of 3 each"
+echo
+echo "| traces | wall s | sum(parse + analysis) / 2 s | wall minus that s | load (1 min) |"
+echo "|---|---|---|---|---|"
+points=""
+for n in 128 256 512 1024; do
+  mkdir "$WORK/first$n"
+  ls "$WORK/small" | sort | head -n "$n" | while read -r f; do ln -s "$WORK/small/$f" "$WORK/first$n/$f"; done
+  best="" half=""
+  for _ in 1 2 3; do
+    read -r t _ < <(run 2 "$WORK/first$n")
+    if [ -z "$best" ] || [ "$(min "$best" "$t")" = "$t" ]; then
+      best=$t
+      read -r sum _ < <(work)
+      half=$(echo "$sum / 2" | bc -l)
+    fi
+  done
+  printf "| %d | %.2f | %.2f | %.2f | %s |\n" "$n" "$best" "$half" "$(echo "$best - $half" | bc -l)" "$(load)"
+  points="$points $n $best $half"
+done
+echo
+echo "$points" | awk '{
+  for (i = 1; i <= NF; i += 3) { n++; x = $i; y = $(i + 1); h = $(i + 2)
+    sx += x; sy += y; sxx += x * x; sxy += x * y; sh += h / x }
+  b = (n * sxy - sx * sy) / (n * sxx - sx * sx); a = (sy - b * sx) / n
+  printf "least squares: wall = %.2f s + %.3f ms per trace; work / 2 = %.3f ms per trace;\n", a, 1000 * b, 1000 * sh / n
+  printf "so %.3f ms per trace (%.0f%% of its work / 2) besides the work, and a fixed %.2f s\n", 1000 * (b - sh / n), 100 * (b - sh / n) / (sh / n), a
 }'
