@@ -81,16 +81,26 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 for n in 1 2; do
   times="" loads="" best=""
   for _ in 1 2 3; do
-    read -r t _ < <(run "$n" "$WORK/big")
+    read -r t _ _ w < <(run "$n" "$WORK/big")
     times="$times | $(printf %.2f "$t")"
     loads="$loads $(load)"
-    if [ -z "$best" ] || [ "$(min "$best" "$t")" = "$t" ]; then best=$t; read -r sum busiest _ < <(work); fi
+    if [ -z "$best" ] || [ "$(min "$best" "$t")" = "$t" ]; then
+      best=$t
+      read -r sum busiest inside < <(work)
+      outside=$(echo "$t - $inside - $w" | bc -l)
+    fi
   done
-  [ "$n" = 1 ] && best1=$best
+  [ "$n" = 1 ] && best1=$best sum1=$sum outside1=$outside
   awk -v n="$n" -v r="$times" -v t="$best" -v l="$loads" -v s="$sum" -v b="$busiest" -v t1="$best1" \
     'BEGIN{printf "| %d%s | %.2f |%s | %.2f | %.2f | %.2f | %.2fx |\n", n, r, t, l, s, b, t - b, t1/t}'
 done
 echo
+# What no change to hta-mpi can remove: mpirun, MPI_Init, MPI_Finalize and
+# exit (outside hta-mpi's clock, as in (b)), with the work as measured.
+awk -v s="$sum1" -v o1="$outside1" -v b="$busiest" -v o2="$outside" 'BEGIN{
+  printf "outside hta-mpi (mpirun, MPI_Init, MPI_Finalize, exit): %.2f s (1 process), %.2f s (2);\n", o1, o2
+  printf "ceiling with every other non-parallel cost at zero: (%.2f + %.2f) / (%.2f + %.2f) = %.2fx\n", s, o1, b, o2, (s + o1) / (b + o2)
+}'
 echo "target: speedup >= 1.8 on 2 processes"
 echo
 
