@@ -397,21 +397,32 @@ def test_unusable_tmpdir_keeps_the_tables_between_traces_in_memory():
     # 1 MB of them in an unlinked file in $TMPDIR: 120 small traces keep
     # about 1.5 MB on one process, 0.8 MB on each of two.  With TMPDIR
     # missing, a file, or full (where mounting is allowed: the writes stop
-    # part way) they stay in memory.  The same tables every way, and
-    # nothing left in TMPDIR.  Lone processes: mpirun would put its own
-    # session directory in TMPDIR.
+    # part way) they stay in memory.  The same tables every way, nothing
+    # left in TMPDIR, and -v says where the tables went and why.  Lone
+    # processes: mpirun would put its own session directory in TMPDIR.
     d = generated(ranks=120, size_mb=0.02)
     base = all_tables(analyse(d, processes=2)[0])
     spill = tmpdir()
     not_a_dir = os.path.join(tmpdir(), "file")
     open(not_a_dir, "w").close()
     full = try_mount_tmpfs("size=64k")
+    in_file = re.compile(r"hta-mpi: process 0 kept \d+\.\d MB of result tables in a temporary "
+                         r"file in (.*)")
+    why = {"/nonexistent/hta-test": "No such file or directory", not_a_dir: "Not a directory",
+           full: "No space left on device"}
     try:
         for tmp in [spill, "/nonexistent/hta-test", not_a_dir] + ([full] if full else []):
             out = os.path.join(tmpdir(), "r.h5")
-            p = subprocess.run([HTA_MPI, "-q", "-o", out, d], env=dict(MPI_ENV, TMPDIR=tmp),
+            p = subprocess.run([HTA_MPI, "-q", "-v", "-o", out, d], env=dict(MPI_ENV, TMPDIR=tmp),
                                capture_output=True, text=True, timeout=600)
-            assert p.returncode == 0 and p.stderr == "", (tmp, p.returncode, p.stderr)
+            assert p.returncode == 0, (tmp, p.returncode, p.stderr)
+            said = [line for line in hta_lines(p) if "result tables" in line]
+            if tmp == spill:
+                assert len(said) == 1 and in_file.fullmatch(said[0]).group(1) == spill, said
+            else:
+                assert said[-1] == ("hta-mpi: process 0 kept result tables in memory: cannot "
+                                    f"write a temporary file in {tmp}: {why[tmp]}"), said
+                assert all(in_file.fullmatch(line).group(1) == tmp for line in said[:-1]), said
             assert_same_tables(base, all_tables(out), f"TMPDIR={tmp}")
             if tmp in (spill, full):
                 assert os.listdir(tmp) == [], os.listdir(tmp)

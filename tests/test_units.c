@@ -5,6 +5,7 @@
  * buffer boundaries fall and from how many threads parse a plain file, on
  * every real trace. */
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,8 +537,10 @@ static void test_table_stash_keeps_entries_without_disk(const hta_buf *reference
     const struct {
         const char *tmpdir;
         rlim_t file_size_limit;
-    } cases[] = {{"/nonexistent/hta-units", RLIM_INFINITY}, {not_a_dir, RLIM_INFINITY},
-                 {"/tmp", 64 << 10}};
+        int error;
+    } cases[] = {{"/nonexistent/hta-units", RLIM_INFINITY, ENOENT},
+                 {not_a_dir, RLIM_INFINITY, ENOTDIR},
+                 {"/tmp", 64 << 10, EFBIG}};
     struct rlimit limit;
     getrlimit(RLIMIT_FSIZE, &limit);
     for (int i = 0; i < 3; i++) {
@@ -552,6 +555,8 @@ static void test_table_stash_keeps_entries_without_disk(const hta_buf *reference
         hta_error err;
         CHECK(stash.n_entries == n && stash_entries_in_file(&stash) == 0 && stash.file.unusable,
               "case %d: every entry in memory", i);
+        CHECK(stash.file.error == cases[i].error, "case %d: the reason, %s", i,
+              strerror(stash.file.error));
         CHECK(stash_unpacked_bytes(&stash, &bytes, &err) == 0, "unpack: %s", err.text);
         CHECK(bytes.len == reference->len && memcmp(bytes.data, reference->data, bytes.len) == 0,
               "case %d: the same tables as with the file", i);

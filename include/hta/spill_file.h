@@ -20,8 +20,12 @@ typedef struct hta_spill_file {
     int fd;        /* owned, when open */
     int open;      /* 0 until the first append creates the file */
     int unusable;  /* set when creating or writing failed: no more appends */
+    int error;     /* why it became unusable (an errno value), else 0 */
     uint64_t len;  /* bytes appended */
 } hta_spill_file;
+
+/* Where the file is made: $TMPDIR, else /tmp. */
+const char *hta_spill_file_dir(void);
 
 /* Appends len bytes and puts their offset in *at: 0, or -1 when the file
  * cannot take them (then it holds nothing more than before). */

@@ -182,6 +182,20 @@ static int check_output_is_shared(const hta_options *opt, int me)
     return HTA_EXIT_USAGE;
 }
 
+/* -v: how much of the stash went to disk, and why none or no more could. */
+static void report_stash(int me, const hta_table_stash *stash)
+{
+    const hta_spill_file *file = &stash->file;
+    if (file->len)
+        fprintf(stderr, "hta-mpi: process %d kept %.1f MB of result tables in a temporary "
+                        "file in %s\n",
+                me, (double)file->len / 1e6, hta_spill_file_dir());
+    if (file->unusable)
+        fprintf(stderr, "hta-mpi: process %d kept result tables in memory: cannot write a "
+                        "temporary file in %s: %s\n",
+                me, hta_spill_file_dir(), strerror(file->error));
+}
+
 /* Each trace's tables go into the stash, packed and deflated, once the
  * next trace starts (hta/table_stash.h); out gets them all after the last
  * one, whose own tables are moved rather than packed and unpacked (the
@@ -216,6 +230,8 @@ static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
         hta_progress_file_done(&progress, i);
     }
     hta_progress_finish(&progress);
+    if (opt->verbose)
+        report_stash(me, &stash);
     if (rc == 0 && hta_table_stash_unpack(&stash, out, err))
         rc = -1; /* err says why */
     else if (rc || hta_tableset_move_rows(out, &latest))

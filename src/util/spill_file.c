@@ -40,19 +40,29 @@ static int open_unlinked(const char *dir)
     return fd;
 }
 
+const char *hta_spill_file_dir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
+static int give_up(hta_spill_file *file, int error)
+{
+    if (!file->unusable)
+        file->error = error;
+    file->unusable = 1;
+    return -1;
+}
+
 int hta_spill_file_append(hta_spill_file *file, const void *data, size_t len, uint64_t *at)
 {
-    if (file->unusable || !within_size_limit(file->len + len)) {
-        file->unusable = 1;
-        return -1;
-    }
+    if (file->unusable || !within_size_limit(file->len + len))
+        return give_up(file, EFBIG);
     if (!file->open) {
-        const char *dir = getenv("TMPDIR");
-        file->fd = open_unlinked(dir && *dir ? dir : "/tmp");
+        file->fd = open_unlinked(hta_spill_file_dir());
         file->open = file->fd >= 0;
-        file->unusable = !file->open;
-        if (file->unusable)
-            return -1;
+        if (!file->open)
+            return give_up(file, errno);
     }
     /* A failed write may leave bytes past file->len; the next append, if
      * any, would overwrite them, and nothing reads them. */
@@ -61,10 +71,8 @@ int hta_spill_file_append(hta_spill_file *file, const void *data, size_t len, ui
                            (off_t)(file->len + done));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0) {
-            file->unusable = 1;
-            return -1;
-        }
+        if (n <= 0)
+            return give_up(file, n < 0 ? errno : ENOSPC);
         done += (size_t)n;
     }
     *at = file->len;
