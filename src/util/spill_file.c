@@ -46,17 +46,19 @@ const char *hta_spill_file_dir(void)
     return dir && *dir ? dir : "/tmp";
 }
 
+/* Marks the file unusable for the reason error (an errno value). */
 static int give_up(hta_spill_file *file, int error)
 {
-    if (!file->unusable)
-        file->error = error;
     file->unusable = 1;
+    file->error = error;
     return -1;
 }
 
 int hta_spill_file_append(hta_spill_file *file, const void *data, size_t len, uint64_t *at)
 {
-    if (file->unusable || !within_size_limit(file->len + len))
+    if (file->unusable)
+        return -1;
+    if (!within_size_limit(file->len + len))
         return give_up(file, EFBIG);
     if (!file->open) {
         file->fd = open_unlinked(hta_spill_file_dir());
