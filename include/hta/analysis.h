@@ -109,6 +109,12 @@ int hta_queue_length(const hta_rank_view *view, const hta_options *opt,
                      hta_tableset *out, hta_error *err);
 int hta_memory_bw(const hta_rank_view *view, const hta_options *opt,
                   hta_tableset *out, hta_error *err);
+/* "ops": GPU work per CPU op (analysis/ops.c). */
+int hta_ops(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+            hta_error *err);
+/* "annotations": GPU and CPU user annotations (analysis/annotations.c). */
+int hta_annotations(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+                    hta_error *err);
 /* "_collectives": every COMMUNICATION kernel for the root's wait-state
  * analysis (crossrank/collective_wait.c), packed per (rank, stream). */
 int hta_collectives(const hta_rank_view *view, const hta_options *opt,

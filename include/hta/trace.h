@@ -6,7 +6,16 @@
  * thirtieth of the JSON (the largest share of a rank's memory).  What few
  * events carry beyond that record (a memory copy's bandwidth and bytes, a
  * correlation id outside 32 bits) lives in a side array of extras, sorted
- * by event index and found by binary search. */
+ * by event index and found by binary search.
+ *
+ * A CPU event's record has two fields a GPU event needs and it does not,
+ * and they carry the CPU side at no cost per event: `stream` holds its
+ * context, an id in trace->cpu_contexts (pid, tid, Input Dims and Input
+ * type, interned together: a trace has few distinct ones, see
+ * hta/cpu_context.h), and an event without a correlation (a cpu_op, an
+ * annotation) keeps its External id in `correlation`, flagged
+ * EXTERNAL_ID.  A runtime event keeps its correlation; its External id is
+ * its enclosing op's. */
 #ifndef HTA_TRACE_H
 #define HTA_TRACE_H
 
@@ -26,6 +35,7 @@ enum {
     HTA_EVENT_GPU = 1,         /* args.stream present and numeric */
     HTA_EVENT_HAS_COPY = 2,    /* its extra holds bandwidth and bytes */
     HTA_EVENT_WIDE_CORRELATION = 4, /* its extra holds the correlation */
+    HTA_EVENT_EXTERNAL_ID = 8, /* CPU event: correlation holds its External id */
 };
 
 #define HTA_NO_CORRELATION (-1)
@@ -34,7 +44,7 @@ typedef struct hta_event {
     int64_t ts_ns;
     int64_t dur_ns;
     int32_t correlation;       /* read it with hta_event_correlation */
-    uint32_t stream;           /* GPU events only */
+    uint32_t stream;           /* GPU events; a CPU event's context (see above) */
     uint32_t name;             /* id in trace->names */
     uint16_t cat;              /* id in trace->categories */
     uint8_t flags;
@@ -62,6 +72,9 @@ typedef struct hta_trace {
     size_t n_extras, cap_extras;
     hta_strtab names;
     hta_strtab categories;
+    /* A CPU event's "pid\ttid\tInput Dims\tInput type" (JSON text without
+     * whitespace; empty when absent), by the event's context id. */
+    hta_strtab cpu_contexts;
     int64_t rank;              /* distributedInfo.rank, -1 when absent */
     int64_t world_size;        /* distributedInfo.world_size, -1 when absent */
     uint64_t json_bytes;       /* uncompressed bytes read */
@@ -101,8 +114,23 @@ static inline int hta_event_is_gpu(const hta_event *e)
 /* HTA_NO_CORRELATION when absent. */
 static inline int64_t hta_event_correlation(const hta_trace *t, const hta_event *e)
 {
-    return e->flags & HTA_EVENT_WIDE_CORRELATION ? hta_trace_extra(t, e)->correlation
-                                                 : e->correlation;
+    if (e->flags & (HTA_EVENT_WIDE_CORRELATION | HTA_EVENT_EXTERNAL_ID))
+        return e->flags & HTA_EVENT_EXTERNAL_ID ? HTA_NO_CORRELATION
+                                                : hta_trace_extra(t, e)->correlation;
+    return e->correlation;
+}
+
+/* A CPU event's External id, or -1 (absent, beyond 32 bits, or a runtime
+ * event, whose External id is its enclosing op's). */
+static inline int64_t hta_event_external_id(const hta_event *e)
+{
+    return e->flags & HTA_EVENT_EXTERNAL_ID ? e->correlation : -1;
+}
+
+/* A CPU event's context id in trace->cpu_contexts. */
+static inline uint32_t hta_event_cpu_context(const hta_event *e)
+{
+    return e->stream;
 }
 
 static inline int64_t hta_event_end(const hta_event *e)

@@ -84,6 +84,10 @@ typedef struct lexer {
     const char *record_from;
     hta_buf skip_stack;        /* container kinds while skipping */
     lx_text name, cat, ph;
+    lx_text pid, tid;          /* as written: a number's text or a string's */
+    hta_buf input_dims, input_type; /* JSON text without whitespace */
+    hta_buf context_key, last_context_key; /* see cpu_context_of */
+    uint32_t last_context;
     hta_buf long_key;          /* keys that need decoding land here */
     const char *key;           /* the member name just read: in the buffer or */
     size_t key_len;            /* long_key, valid until the next lexer call */
@@ -154,7 +158,8 @@ static int lx_refill(lexer *lx)
     if (lx->at_eof || lx->failed || lx_out_of_time(lx))
         return LX_EOF;
     lx_flush_record(lx);
-    if (lx_keep_text(&lx->name) || lx_keep_text(&lx->cat) || lx_keep_text(&lx->ph)) {
+    if (lx_keep_text(&lx->name) || lx_keep_text(&lx->cat) || lx_keep_text(&lx->ph) ||
+        lx_keep_text(&lx->pid) || lx_keep_text(&lx->tid)) {
         lx_error(lx, "out of memory");
         return LX_EOF;
     }
@@ -830,6 +835,8 @@ typedef struct event_fields {
     int64_t stream, correlation, bytes;
     double bandwidth_gbps;
     int has_copy;
+    int has_pid, has_tid, has_input_dims, has_input_type; /* texts in the lexer */
+    int64_t external_id;
 } event_fields;
 
 /* Reads a numeric field; a non-numeric value is skipped and reported as 0. */
@@ -840,6 +847,138 @@ static int read_numeric(lexer *lx, number *out, int *is_number, int want_double)
     if (!*is_number)
         return lx_skip_value(lx);
     return lx_read_number(lx, want_double, out);
+}
+
+/* ---- CPU side: pid, tid, External id, Input Dims, Input type -------- */
+
+static int lx_read_text(lexer *lx, lx_text *t);
+
+/* Reads a pid or tid as its text: a number's bytes (borrowed from the
+ * buffer like a kept string) or a string's content; any other value is
+ * skipped and counts as absent. */
+static int read_id_text(lexer *lx, lx_text *out, int *has)
+{
+    int c = lx_peek_token(lx);
+    if (c == '"') {
+        *has = 1;
+        return lx_read_text(lx, out);
+    }
+    if (c != '-' && !is_digit((char)c))
+        return lx_skip_value(lx);
+    *has = 1;
+    const char *start = lx->p, *end = number_bytes_end(start);
+    if (end < lx->end) {
+        *out = (lx_text){.data = start, .len = (size_t)(end - start), .borrowed = 1,
+                         .own = out->own};
+        lx->p = end;
+        return 0;
+    }
+    /* The number runs past the buffer: a refill must not keep the text of
+     * an earlier event into the bytes gathered here. */
+    out->borrowed = 0;
+    out->own.len = 0;
+    for (; (c = lx_peek(lx)) != LX_EOF && is_number_char(c); lx->p++)
+        if (hta_buf_putc(&out->own, (char)c))
+            return lx_error(lx, "out of memory");
+    *out = (lx_text){.data = out->own.data, .len = out->own.len, .own = out->own};
+    return lx->failed ? -1 : 0;
+}
+
+/* Drops the whitespace outside strings, so that a pretty-printed and a
+ * compact trace give one text. */
+static void squeeze_json_text(hta_buf *b)
+{
+    size_t n = 0;
+    int in_string = 0, escaped = 0;
+    for (size_t i = 0; i < b->len; i++) {
+        char c = b->data[i];
+        if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if (is_space(c)) {
+            continue;
+        } else {
+            in_string = c == '"';
+        }
+        b->data[n++] = c;
+    }
+    b->len = n;
+}
+
+/* Reads any value as its JSON text, without whitespace, into out; a value
+ * too large to be an argument list leaves out empty. */
+static int read_json_text(lexer *lx, hta_buf *out, int *has)
+{
+    out->len = 0;
+    lx_peek_token(lx);
+    lx->record = out;
+    lx->record_from = lx->p;
+    int rc = lx_skip_value(lx);
+    lx_flush_record(lx);
+    int complete = lx->record != NULL;
+    lx->record = NULL;
+    if (!complete)
+        out->len = 0;
+    squeeze_json_text(out);
+    *has = out->len > 0;
+    return rc;
+}
+
+/* An args member of 10 or 11 bytes: External id, Input Dims, Input type,
+ * or one nobody reads. */
+static int read_op_arg(lexer *lx, event_fields *f)
+{
+    if (key_is(lx, "External id")) {
+        number v;
+        int numeric;
+        if (read_numeric(lx, &v, &numeric, 0))
+            return -1;
+        if (numeric && v.integer_ok)
+            f->external_id = v.integer;
+        return 0;
+    }
+    if (key_is(lx, "Input Dims"))
+        return read_json_text(lx, &lx->input_dims, &f->has_input_dims);
+    if (key_is(lx, "Input type"))
+        return read_json_text(lx, &lx->input_type, &f->has_input_type);
+    return lx_skip_value(lx);
+}
+
+static int append_text(hta_buf *b, const char *s, size_t len, int present)
+{
+    return hta_buf_append(b, present ? s : "", present ? len : 0);
+}
+
+/* The context id of a CPU event (hta/trace.h): its key interned, the
+ * previous event's id again without a lookup when the key repeats, as it
+ * does for most events of a thread.  UINT32_MAX when out of memory. */
+static uint32_t cpu_context_of(lexer *lx, hta_trace *t, const event_fields *f)
+{
+    hta_buf *key = &lx->context_key;
+    key->len = 0;
+    if (append_text(key, lx->pid.data, lx->pid.len, f->has_pid) || hta_buf_putc(key, '\t') ||
+        append_text(key, lx->tid.data, lx->tid.len, f->has_tid) || hta_buf_putc(key, '\t') ||
+        append_text(key, lx->input_dims.data, lx->input_dims.len, f->has_input_dims) ||
+        hta_buf_putc(key, '\t') ||
+        append_text(key, lx->input_type.data, lx->input_type.len, f->has_input_type))
+        return UINT32_MAX;
+    hta_buf *last = &lx->last_context_key;
+    if (last->data && last->len == key->len && memcmp(last->data, key->data, key->len) == 0)
+        return lx->last_context;
+    uint32_t id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
+    hta_buf swap = *last;
+    *last = *key;
+    *key = swap;
+    lx->last_context = id;
+    return id;
+}
+
+/* Where a CPU event keeps its External id: in its correlation field when
+ * it has no correlation and the id fits. */
+static int keeps_external_id(const event_fields *f)
+{
+    return f->correlation == HTA_NO_CORRELATION && f->external_id >= 0 &&
+           f->external_id <= INT32_MAX;
 }
 
 static int read_event_args(lexer *lx, event_fields *f)
@@ -878,6 +1017,9 @@ static int read_event_args(lexer *lx, event_fields *f)
                 f->bandwidth_gbps = v.value;
                 f->has_copy = 1;
             }
+        } else if (lx->key_len == 10 || lx->key_len == 11) {
+            if (read_op_arg(lx, f))
+                return -1;
         } else if (lx_skip_value(lx)) {
             return -1;
         }
@@ -969,9 +1111,18 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
         if (kernel_type < 0)
             return lx_error(lx, "out of memory");
         e->kernel_type = (uint8_t)kernel_type;
+    } else {
+        uint32_t context = cpu_context_of(lx, t, f);
+        if (context == UINT32_MAX)
+            return lx_error(lx, "out of memory");
+        e->stream = context;
     }
     int narrow = is_narrow_correlation(f->correlation);
     e->correlation = narrow ? (int32_t)f->correlation : HTA_NO_CORRELATION;
+    if (!f->has_stream && keeps_external_id(f)) {
+        e->flags |= HTA_EVENT_EXTERNAL_ID;
+        e->correlation = (int32_t)f->external_id;
+    }
     uint8_t extra_flags = (uint8_t)((f->has_copy ? HTA_EVENT_HAS_COPY : 0) |
                                     (narrow ? 0 : HTA_EVENT_WIDE_CORRELATION));
     if (extra_flags && hta_trace_push_extra(t, (hta_event_extra){.correlation = f->correlation,
@@ -997,7 +1148,8 @@ static int is_analysable(const event_fields *f)
 }
 
 typedef enum event_key {
-    EVENT_OTHER, EVENT_PH, EVENT_CAT, EVENT_NAME, EVENT_TS, EVENT_DUR, EVENT_ARGS
+    EVENT_OTHER, EVENT_PH, EVENT_CAT, EVENT_NAME, EVENT_TS, EVENT_DUR, EVENT_ARGS,
+    EVENT_PID, EVENT_TID
 } event_key;
 
 /* The event member lx->key names: its length leaves one or two candidates. */
@@ -1005,7 +1157,11 @@ static inline event_key event_key_of(const lexer *lx)
 {
     switch (lx->key_len) {
     case 2: return key_is(lx, "ph") ? EVENT_PH : key_is(lx, "ts") ? EVENT_TS : EVENT_OTHER;
-    case 3: return key_is(lx, "cat") ? EVENT_CAT : key_is(lx, "dur") ? EVENT_DUR : EVENT_OTHER;
+    case 3: return key_is(lx, "cat")   ? EVENT_CAT
+                   : key_is(lx, "dur") ? EVENT_DUR
+                   : key_is(lx, "pid") ? EVENT_PID
+                   : key_is(lx, "tid") ? EVENT_TID
+                                       : EVENT_OTHER;
     case 4: return key_is(lx, "name") ? EVENT_NAME : key_is(lx, "args") ? EVENT_ARGS : EVENT_OTHER;
     default: return EVENT_OTHER;
     }
@@ -1017,7 +1173,7 @@ static int read_event(lexer *lx, hta_trace *t)
     if (lx_peek_token(lx) != '{')
         return lx_error_eof(lx, "expected an event object");
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
-                      .bandwidth_gbps = NAN};
+                      .bandwidth_gbps = NAN, .external_id = -1};
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
@@ -1031,6 +1187,8 @@ static int read_event(lexer *lx, hta_trace *t)
         case EVENT_TS: rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts); break;
         case EVENT_DUR: rc = read_time_field(lx, &f.dur_ns, &f.has_dur, &f.fractional_dur); break;
         case EVENT_ARGS: rc = read_event_args(lx, &f); break;
+        case EVENT_PID: rc = read_id_text(lx, &lx->pid, &f.has_pid); break;
+        case EVENT_TID: rc = read_id_text(lx, &lx->tid, &f.has_tid); break;
         default: rc = lx_skip_value(lx); break;
         }
         if (rc)
@@ -1266,6 +1424,12 @@ static void lexer_free(lexer *lx)
     hta_buf_free(&lx->name.own);
     hta_buf_free(&lx->cat.own);
     hta_buf_free(&lx->ph.own);
+    hta_buf_free(&lx->pid.own);
+    hta_buf_free(&lx->tid.own);
+    hta_buf_free(&lx->input_dims);
+    hta_buf_free(&lx->input_type);
+    hta_buf_free(&lx->context_key);
+    hta_buf_free(&lx->last_context_key);
     hta_buf_free(&lx->kernel_types);
 }
 

@@ -9,7 +9,7 @@
  * exactly where its predecessor stopped, up to the span that saw the event
  * array close; spans after that one lie beyond the array and are dropped,
  * and the tail (the top level after the array) is parsed serially.  Only
- * then are the parts merged in file order, with names, categories and
+ * then are the parts merged in file order, with names, categories, CPU contexts and
  * extras renumbered so that ids come out in first-seen order, as a serial
  * parse assigns them.  Anything else (a guess inside a string, a parse
  * error) makes the caller parse serially; only running out of time is
@@ -120,7 +120,7 @@ static uint32_t *merge_strings(hta_strtab *into, const hta_strtab *from)
  * later large allocations on the heap (+30 MB peak RSS on a 300 MB trace
  * before this). */
 static void move_events(hta_event *dst, hta_trace *part, const uint32_t *names,
-                        const uint32_t *cats)
+                        const uint32_t *cats, const uint32_t *contexts)
 {
     size_t n = part->n_events;
     while (n > 0) {
@@ -129,6 +129,8 @@ static void move_events(hta_event *dst, hta_trace *part, const uint32_t *names,
             hta_event e = part->events[i];
             e.name = names[e.name];
             e.cat = (uint16_t)cats[e.cat];
+            if (!hta_event_is_gpu(&e))
+                e.stream = contexts[e.stream];
             dst[i] = e;
         }
         n = from;
@@ -156,7 +158,7 @@ static void append_extras(hta_trace *into, const hta_trace *part)
 typedef struct part_move {
     hta_trace *part;
     size_t at;
-    uint32_t *names, *cats;    /* owned: the part's ids -> the merged ids */
+    uint32_t *names, *cats, *contexts; /* owned: the part's ids -> the merged ids */
 } part_move;
 
 /* Merges part's strings, extras and counts into into and gives its events
@@ -166,8 +168,9 @@ static int place_part(hta_trace *into, hta_trace *part, part_move *move)
 {
     *move = (part_move){.part = part, .at = into->n_events,
                         .names = merge_strings(&into->names, &part->names),
-                        .cats = merge_strings(&into->categories, &part->categories)};
-    if (!move->names || !move->cats || into->categories.count > UINT16_MAX + 1u ||
+                        .cats = merge_strings(&into->categories, &part->categories),
+                        .contexts = merge_strings(&into->cpu_contexts, &part->cpu_contexts)};
+    if (!move->names || !move->cats || !move->contexts || into->categories.count > UINT16_MAX + 1u ||
         hta_trace_reserve(into, part->n_events, part->n_extras))
         return -1;
     append_extras(into, part);
@@ -186,6 +189,7 @@ static void free_move(part_move *move)
 {
     free(move->names);
     free(move->cats);
+    free(move->contexts);
 }
 
 /* The parts placed in into, whose events move_part moves. */
@@ -199,7 +203,7 @@ static void move_part(void *placed, int k)
     placed_parts *p = placed;
     part_move *m = &p->moves[k];
     if (m->part->n_events > 0) /* into->events may still be NULL */
-        move_events(p->into->events + m->at, m->part, m->names, m->cats);
+        move_events(p->into->events + m->at, m->part, m->names, m->cats, m->contexts);
 }
 
 /* Appends part's events (consuming them) and extras to into, renumbered. */

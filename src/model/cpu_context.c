@@ -1,0 +1,77 @@
+/* cpu_context.c: decoding the CPU contexts (see hta/cpu_context.h). */
+#include "hta/cpu_context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A whole number written as text, or -1. */
+static int64_t whole_number(const char *s, size_t len)
+{
+    if (len == 0 || len > 18)
+        return -1;
+    int64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* Splits the key at k in place into its four fields (a missing one is
+ * empty) and returns the length of its "pid\ttid" prefix. */
+static size_t split_key(char *key, size_t len, char *field[4])
+{
+    size_t f = 0, prefix = len;
+    field[0] = key;
+    for (size_t i = 0; i < len && f < 3; i++)
+        if (key[i] == '\t') {
+            if (f == 1)
+                prefix = i;
+            key[i] = '\0';
+            field[++f] = key + i + 1;
+        }
+    for (size_t k = f + 1; k < 4; k++)
+        field[k] = key + len;  /* the NUL at the end */
+    return prefix;
+}
+
+int hta_cpu_contexts_build(hta_cpu_contexts *c, const hta_trace *t)
+{
+    const hta_strtab *keys = &t->cpu_contexts;
+    memset(c, 0, sizeof *c);
+    size_t total = 1;
+    for (uint32_t k = 0; k < keys->count; k++)
+        total += (size_t)keys->lengths[k] + 1;
+    c->of = malloc(((size_t)keys->count + 1) * sizeof *c->of);
+    c->text = malloc(total);
+    hta_strtab threads;
+    hta_strtab_init(&threads);
+    int rc = c->of && c->text ? 0 : -1;
+    char *at = c->text;
+    for (uint32_t k = 0; rc == 0 && k < keys->count; k++) {
+        size_t len = keys->lengths[k];
+        memcpy(at, keys->strings[k], len + 1);
+        char *field[4];
+        size_t prefix = split_key(at, len, field);
+        /* The pid and tid fields, rejoined, name the thread. */
+        uint32_t thread = hta_strtab_intern(&threads, keys->strings[k], prefix);
+        rc = thread == UINT32_MAX ? -1 : 0;
+        c->of[k] = (hta_cpu_context){thread, whole_number(field[1], strlen(field[1])),
+                                     field[2], field[3]};
+        at += len + 1;
+    }
+    c->n = keys->count;
+    c->n_threads = threads.count;
+    hta_strtab_free(&threads);
+    if (rc)
+        hta_cpu_contexts_free(c);
+    return rc;
+}
+
+void hta_cpu_contexts_free(hta_cpu_contexts *c)
+{
+    free(c->of);
+    free(c->text);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,240 @@
+/* op_walk.c: nesting CPU ops and attributing launches (see hta/op_walk.h).
+ *
+ * The ops and launches are put in per-thread order by a counting sort on
+ * the thread and an insertion sort within each thread (Kineto writes a
+ * thread's events nearly in start order, so it moves a few), falling back
+ * to qsort for a thread that is far from sorted.  One sweep per thread
+ * then keeps the chain of open ops and a buffer of the GPU events launched
+ * under the outermost one. */
+#define _GNU_SOURCE /* qsort_r */
+#include "hta/op_walk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hta/large_alloc.h"
+
+typedef struct walk {
+    const hta_rank_view *view;
+    const hta_cpu_contexts *contexts;
+    const hta_event *events;
+    hta_corrmap gpu_by_correlation; /* position in view->gpu */
+    uint32_t cpu_op;           /* the cpu_op category id, UINT32_MAX if none */
+    hta_op_gpu *gpu;           /* the open subtree's GPU events */
+    size_t n_gpu, cap_gpu;
+    uint32_t *open;            /* the open ops' event indices, outermost first */
+    size_t *open_mark;         /* n_gpu when each opened */
+    size_t n_open, cap_open;
+} walk;
+
+static int is_op(const walk *w, const hta_event *e)
+{
+    return e->cat == w->cpu_op && !hta_event_is_gpu(e);
+}
+
+/* Order within a thread: start, then longer first, then ops before
+ * launches, then trace order. */
+static int compare_items(const void *a, const void *b, void *ctx)
+{
+    const walk *w = ctx;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    const hta_event *x = &w->events[i], *y = &w->events[j];
+    if (x->ts_ns != y->ts_ns)
+        return x->ts_ns < y->ts_ns ? -1 : 1;
+    if (x->dur_ns != y->dur_ns)
+        return x->dur_ns > y->dur_ns ? -1 : 1;
+    int ox = is_op(w, x), oy = is_op(w, y);
+    if (ox != oy)
+        return ox ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+/* Insertion sort, or qsort once it has moved more than 8 items per item. */
+static void sort_thread(walk *w, uint32_t *v, size_t n)
+{
+    size_t moves = 0;
+    for (size_t i = 1; i < n; i++) {
+        uint32_t x = v[i];
+        size_t j = i;
+        for (; j > 0 && compare_items(&v[j - 1], &x, w) > 0; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+        moves += i - j;
+        if (moves > 8 * n) {
+            qsort_r(v, n, sizeof *v, compare_items, w);
+            return;
+        }
+    }
+}
+
+/* The GPU event a CPU event launched, or NULL. */
+static const hta_event *launched_gpu(const walk *w, const hta_event *e)
+{
+    uint32_t at;
+    int64_t correlation = hta_event_correlation(w->view->trace, e);
+    if (correlation < 0 || !hta_corrmap_get(&w->gpu_by_correlation, correlation, &at))
+        return NULL;
+    return w->view->gpu[at];
+}
+
+static int index_gpu(walk *w)
+{
+    const hta_rank_view *v = w->view;
+    int64_t lowest = INT64_MAX, highest = INT64_MIN;
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_gpu; i++) {
+        int64_t c = hta_event_correlation(v->trace, v->gpu[i]);
+        if (c < 0)
+            continue;
+        n++;
+        lowest = c < lowest ? c : lowest;
+        highest = c > highest ? c : highest;
+    }
+    if (hta_corrmap_init(&w->gpu_by_correlation, n, lowest, highest))
+        return -1;
+    for (size_t i = 0; i < v->n_gpu; i++) {
+        int64_t c = hta_event_correlation(v->trace, v->gpu[i]);
+        if (c >= 0)
+            hta_corrmap_put_first(&w->gpu_by_correlation, c, (uint32_t)i);
+    }
+    return 0;
+}
+
+static int is_item(const walk *w, const hta_event *e)
+{
+    return !hta_event_is_gpu(e) && (is_op(w, e) || launched_gpu(w, e));
+}
+
+/* The ops and launches grouped by thread (start[t] .. start[t + 1]) and
+ * sorted within each; -1 when out of memory. */
+static int order_items(walk *w, uint32_t **items_out, size_t **start_out)
+{
+    const hta_trace *t = w->view->trace;
+    uint32_t threads = w->contexts->n_threads;
+    size_t *start = calloc((size_t)threads + 2, sizeof *start);
+    if (!start)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        if (is_item(w, &t->events[i])) {
+            start[hta_cpu_context_of(w->contexts, &t->events[i])->thread + 2]++;
+            n++;
+        }
+    uint32_t *items = hta_large_malloc((n ? n : 1) * sizeof *items);
+    if (!items) {
+        free(start);
+        return -1;
+    }
+    for (uint32_t k = 0; k < threads; k++)
+        start[k + 2] += start[k + 1];
+    for (size_t i = 0; i < t->n_events; i++)
+        if (is_item(w, &t->events[i]))
+            items[start[hta_cpu_context_of(w->contexts, &t->events[i])->thread + 1]++] =
+                (uint32_t)i;
+    for (uint32_t k = 0; k < threads; k++)
+        sort_thread(w, items + start[k], start[k + 1] - start[k]);
+    *items_out = items;
+    *start_out = start;
+    return 0;
+}
+
+static int push_gpu(walk *w, const hta_event *launch, const hta_event *gpu)
+{
+    if (w->n_gpu == w->cap_gpu) {
+        size_t cap = w->cap_gpu ? 2 * w->cap_gpu : 256;
+        hta_op_gpu *grown = realloc(w->gpu, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        w->gpu = grown;
+        w->cap_gpu = cap;
+    }
+    w->gpu[w->n_gpu++] = (hta_op_gpu){launch, gpu, (uint32_t)(w->n_open - 1)};
+    return 0;
+}
+
+static int push_open(walk *w, uint32_t event)
+{
+    if (w->n_open == w->cap_open) {
+        size_t cap = w->cap_open ? 2 * w->cap_open : 64;
+        uint32_t *open = realloc(w->open, cap * sizeof *open);
+        size_t *mark = open ? realloc(w->open_mark, cap * sizeof *mark) : NULL;
+        if (open)
+            w->open = open;
+        if (!mark)
+            return -1;
+        w->open_mark = mark;
+        w->cap_open = cap;
+    }
+    w->open[w->n_open] = event;
+    w->open_mark[w->n_open++] = w->n_gpu;
+    return 0;
+}
+
+/* Closes the innermost open op. */
+static int close_op(walk *w, hta_op_visit_fn visit, void *ctx)
+{
+    size_t k = --w->n_open;
+    size_t mark = w->open_mark[k];
+    hta_op_visit v = {&w->events[w->open[k]], (uint32_t)k, w->gpu + mark, w->n_gpu - mark};
+    int rc = visit(ctx, &v);
+    if (k == 0)
+        w->n_gpu = 0;          /* nothing outside the outermost op keeps them */
+    return rc;
+}
+
+/* Closes the open ops that do not enclose [ts, end). */
+static int close_until(walk *w, int64_t ts, int64_t end, hta_op_visit_fn visit, void *ctx)
+{
+    while (w->n_open) {
+        const hta_event *top = &w->events[w->open[w->n_open - 1]];
+        if (top->ts_ns <= ts && hta_event_end(top) >= end)
+            return 0;
+        int rc = close_op(w, visit, ctx);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int sweep_thread(walk *w, const uint32_t *items, size_t n, hta_op_visit_fn visit,
+                        void *ctx)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const hta_event *e = &w->events[items[i]];
+        rc = close_until(w, e->ts_ns, hta_event_end(e), visit, ctx);
+        if (rc)
+            break;
+        if (is_op(w, e))
+            rc = push_open(w, items[i]);
+        else if (w->n_open)
+            rc = push_gpu(w, e, launched_gpu(w, e));
+    }
+    while (rc == 0 && w->n_open)
+        rc = close_op(w, visit, ctx);
+    return rc;
+}
+
+int hta_op_walk(const hta_rank_view *view, const hta_cpu_contexts *contexts,
+                hta_op_visit_fn visit, void *ctx)
+{
+    const hta_trace *t = view->trace;
+    uint32_t cpu_op = hta_strtab_find(&t->categories, "cpu_op", 6);
+    walk w = {.view = view, .contexts = contexts, .events = t->events, .cpu_op = cpu_op};
+    uint32_t *items = NULL;
+    size_t *start = NULL;
+    if (index_gpu(&w) || order_items(&w, &items, &start)) {
+        hta_corrmap_free(&w.gpu_by_correlation);
+        return -1;
+    }
+    int rc = 0;
+    for (uint32_t k = 0; rc == 0 && k < contexts->n_threads; k++)
+        rc = sweep_thread(&w, items + start[k], start[k + 1] - start[k], visit, ctx);
+    hta_corrmap_free(&w.gpu_by_correlation);
+    free(items);
+    free(start);
+    free(w.gpu);
+    free(w.open);
+    free(w.open_mark);
+    return rc;
+}
