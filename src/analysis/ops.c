@@ -13,7 +13,8 @@
  * get_aten_op_kernels_and_delay.  A kernel launch is what HTA calls one
  * (cuda*LaunchKernel*, cuLaunchKernel*, runFunction*) and hipLaunchKernel
  * and hipExtModuleLaunchKernel, which HTA misses; copies and memsets count
- * as GPU work but not as launches.  Rows in order of first call. */
+ * as GPU work but not as launches.  Rows by name, Input Dims, Input type. */
+#define _GNU_SOURCE /* qsort_r */
 #include "hta/analysis.h"
 #include "hta/op_groups.h"
 #include "hta/op_walk.h"
@@ -206,6 +207,19 @@ static int put_row(hta_table *t, const ops_run *r, const op_stats *s)
     return hta_row_done(&row);
 }
 
+static int compare_rows(const void *a, const void *b, void *run)
+{
+    const ops_run *r = run;
+    const op_stats *x = a, *y = b;
+    const hta_strtab *names = &r->view->trace->names;
+    int c = strcmp(hta_strtab_get(names, x->name), hta_strtab_get(names, y->name));
+    const hta_cpu_context *cx = &r->groups.contexts.of[x->context];
+    const hta_cpu_context *cy = &r->groups.contexts.of[y->context];
+    if (c == 0)
+        c = strcmp(cx->input_dims, cy->input_dims);
+    return c ? c : strcmp(cx->input_type, cy->input_type);
+}
+
 int hta_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, hta_error *err)
 {
     (void)opt;
@@ -216,6 +230,8 @@ int hta_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, h
                  : -1;
     if (rc == 0)
         rc = hta_op_walk(v, &r.groups.contexts, visit_op, &r);
+    if (rc == 0)
+        qsort_r(r.stats, r.groups.n, sizeof *r.stats, compare_rows, &r);
     for (size_t g = 0; rc == 0 && g < r.groups.n; g++)
         rc = put_row(t, &r, &r.stats[g]);
     hta_op_groups_free(&r.groups);

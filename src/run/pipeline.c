@@ -26,6 +26,7 @@
 #include "hta/cli.h"
 #include "hta/clock.h"
 #include "hta/crossrank.h"
+#include "hta/name_comparison.h"
 #include "hta/progress.h"
 #include "hta/run.h"
 #include "hta/table_stash.h"
@@ -323,6 +324,7 @@ int hta_root_statistics(hta_tableset *all, const hta_options *opt, hta_rank_map 
 {
     return hta_resolve_ranks(all, opt, map, err) || hta_find_outliers(all, opt, err) ||
                    hta_kernel_type_totals(all, err) || hta_kernel_comparison(all, opt, err) ||
+                   hta_op_and_annotation_comparison(all, opt, err) ||
                    hta_collective_wait(all, err) || hta_rank_stragglers(all, opt, err)
                ? -1
                : 0;

@@ -1,0 +1,183 @@
+/* name_comparison.c: a per-rank figure per name across ranks (see
+ * hta/name_comparison.h). */
+#include "hta/name_comparison.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hta/crossrank.h"
+#include "hta/strtab.h"
+
+static const hta_column COLUMNS[] = {
+    {"name", HTA_COL_STR},
+    {"n_ranks", HTA_COL_I64},
+    {"mean_us", HTA_COL_F64},
+    {"std_us", HTA_COL_F64},
+    {"min_us", HTA_COL_F64},
+    {"min_rank", HTA_COL_I64},
+    {"max_us", HTA_COL_F64},
+    {"max_rank", HTA_COL_I64},
+    {"outlier_ranks", HTA_COL_STR},
+};
+
+typedef struct by_name {
+    hta_strtab names;
+    uint32_t *id;              /* per row */
+    size_t *start, *row_of;    /* rows of name k: row_of[start[k] .. start[k + 1]) */
+} by_name;
+
+static void free_by_name(by_name *g)
+{
+    hta_strtab_free(&g->names);
+    free(g->id);
+    free(g->start);
+    free(g->row_of);
+}
+
+/* Counting sort of the rows by name, stable, so each name's rows stay in
+ * rank order. */
+static int group_rows(const hta_table *t, long name_col, by_name *g)
+{
+    size_t n = t->n_rows ? t->n_rows : 1;
+    hta_strtab_init(&g->names);
+    g->id = malloc(n * sizeof *g->id);
+    g->row_of = malloc(n * sizeof *g->row_of);
+    g->start = NULL;
+    int rc = g->id && g->row_of ? 0 : -1;
+    for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
+        const char *s = hta_table_row(t, r)[name_col].s;
+        g->id[r] = hta_strtab_intern(&g->names, s, strlen(s));
+        rc = g->id[r] == UINT32_MAX ? -1 : 0;
+    }
+    if (rc == 0)
+        rc = (g->start = calloc((size_t)g->names.count + 2, sizeof *g->start)) ? 0 : -1;
+    for (size_t r = 0; rc == 0 && r < t->n_rows; r++)
+        g->start[g->id[r] + 2]++;
+    for (uint32_t k = 0; rc == 0 && k < g->names.count; k++)
+        g->start[k + 2] += g->start[k + 1];
+    for (size_t r = 0; rc == 0 && r < t->n_rows; r++)
+        g->row_of[g->start[g->id[r] + 1]++] = r;
+    return rc;
+}
+
+/* The per-rank sums of one name's rows (in rank order); their count. */
+static size_t sum_per_rank(const hta_table *t, long value_col, const size_t *rows, size_t n,
+                           int64_t *ranks, double *sums)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const hta_cell *row = hta_table_row(t, rows[i]);
+        double v = isfinite(row[value_col].f) ? row[value_col].f : 0.0;
+        if (m && ranks[m - 1] == row[0].i) {
+            sums[m - 1] += v;
+            continue;
+        }
+        ranks[m] = row[0].i;
+        sums[m++] = v;
+    }
+    return m;
+}
+
+static int list_outliers(const hta_options *opt, const hta_spread *s, const int64_t *ranks,
+                         const double *v, size_t n, hta_buf *out)
+{
+    out->len = 0;
+    for (size_t i = 0; i < n; i++) {
+        double rz = hta_spread_robust_z(s, v[i]);
+        if (!(isfinite(rz) && fabs(rz) >= opt->robust_z &&
+              hta_spread_is_material(s, v[i], opt->min_effect)))
+            continue;
+        char text[32];
+        int len = snprintf(text, sizeof text, "%s%lld", out->len ? "," : "", (long long)ranks[i]);
+        if (hta_buf_append(out, text, (size_t)len))
+            return -1;
+    }
+    return 0;
+}
+
+static int put_name(hta_table *into, const char *name, const int64_t *ranks, const double *v,
+                    size_t n, const hta_options *opt, hta_buf *text)
+{
+    size_t lo = 0, hi = 0, nonzero = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = v[i] < v[lo] ? i : lo;
+        hi = v[i] > v[hi] ? i : hi;
+        nonzero += v[i] != 0.0;
+    }
+    if (!nonzero)
+        return 0;
+    hta_spread s;
+    if (hta_spread_of(v, n, &s) || list_outliers(opt, &s, ranks, v, n, text))
+        return -1;
+    hta_row row = hta_table_add_row(into);
+    hta_row_put_str(&row, name);
+    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_f64(&row, s.mean);
+    hta_row_put_f64(&row, s.std);
+    hta_row_put_f64(&row, v[lo]);
+    hta_row_put_i64(&row, ranks[lo]);
+    hta_row_put_f64(&row, v[hi]);
+    hta_row_put_i64(&row, ranks[hi]);
+    hta_row_put_str(&row, text->len ? text->data : "");
+    return hta_row_done(&row);
+}
+
+typedef struct named {
+    const char *name;
+    uint32_t id;
+} named;
+
+static int compare_named(const void *a, const void *b)
+{
+    return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+int hta_compare_names(hta_tableset *set, const hta_options *opt, const hta_name_comparison *c,
+                      hta_error *err)
+{
+    hta_table *into = hta_tableset_table(set, c->into, COLUMNS, sizeof COLUMNS / sizeof *COLUMNS);
+    const hta_table *from = hta_tableset_find(set, c->from);
+    if (!into)
+        return hta_fail(err, "out of memory comparing /%s across ranks", c->from);
+    if (!from || from->n_rows == 0)
+        return 0;
+    long name_col = hta_table_column(from, "name"), value_col = hta_table_column(from, c->value);
+    if (name_col < 0 || value_col < 0)
+        return hta_fail(err, "/%s lacks the name or %s column", c->from, c->value);
+    by_name g;
+    int rc = group_rows(from, name_col, &g);
+    named *order = malloc(((size_t)g.names.count + 1) * sizeof *order);
+    int64_t *ranks = malloc(from->n_rows * sizeof *ranks);
+    double *sums = malloc(from->n_rows * sizeof *sums);
+    hta_buf text = {0};
+    rc = rc == 0 && order && ranks && sums ? 0 : -1;
+    for (uint32_t k = 0; rc == 0 && k < g.names.count; k++)
+        order[k] = (named){hta_strtab_get(&g.names, k), k};
+    if (rc == 0)
+        qsort(order, g.names.count, sizeof *order, compare_named);
+    for (uint32_t i = 0; rc == 0 && i < g.names.count; i++) {
+        uint32_t k = order[i].id;
+        size_t n = sum_per_rank(from, value_col, &g.row_of[g.start[k]],
+                                g.start[k + 1] - g.start[k], ranks, sums);
+        rc = put_name(into, order[i].name, ranks, sums, n, opt, &text);
+    }
+    free_by_name(&g);
+    free(order);
+    free(ranks);
+    free(sums);
+    hta_buf_free(&text);
+    return rc ? hta_fail(err, "out of memory comparing /%s across ranks", c->from) : 0;
+}
+
+int hta_op_and_annotation_comparison(hta_tableset *set, const hta_options *opt, hta_error *err)
+{
+    static const hta_name_comparison OPS = {"ops", "gpu_busy_sum_us", "cross_rank/ops"};
+    static const hta_name_comparison ANNOTATIONS = {"annotations", "sum_us",
+                                                    "cross_rank/annotations"};
+    return hta_compare_names(set, opt, &OPS, err) ||
+                   hta_compare_names(set, opt, &ANNOTATIONS, err)
+               ? -1
+               : 0;
+}
