@@ -39,6 +39,8 @@ enum {
 };
 
 #define HTA_NO_CORRELATION (-1)
+/* Joins a CPU context's fields: a byte JSON text never holds raw. */
+#define HTA_CONTEXT_SEPARATOR '\x01'
 
 typedef struct hta_event {
     int64_t ts_ns;
@@ -72,8 +74,9 @@ typedef struct hta_trace {
     size_t n_extras, cap_extras;
     hta_strtab names;
     hta_strtab categories;
-    /* A CPU event's "pid\ttid\tInput Dims\tInput type" (JSON text without
-     * whitespace; empty when absent), by the event's context id. */
+    /* A CPU event's pid, tid, Input Dims and Input type (JSON text as
+     * written; empty when absent), joined by HTA_CONTEXT_SEPARATOR, by the
+     * event's context id. */
     hta_strtab cpu_contexts;
     int64_t rank;              /* distributedInfo.rank, -1 when absent */
     int64_t world_size;        /* distributedInfo.world_size, -1 when absent */

@@ -1,6 +1,7 @@
 /* annotations.c: time per user annotation ("annotations",
- * docs/definitions.md section 10; HTA's get_gpu_user_annotation_breakdown
- * on the GPU and on the CPU, and get_gpu_kernels_with_user_annotations).
+ * docs/definitions.md, CPU ops and user annotations; HTA's
+ * get_gpu_user_annotation_breakdown on the GPU and on the CPU, and
+ * get_gpu_kernels_with_user_annotations).
  *
  * A gpu_user_annotation is a range on one stream (its tid).  Each GPU event
  * on that stream (kernel, memcpy, memset) belongs to the shortest

@@ -1,4 +1,4 @@
-/* ops.c: GPU work per CPU op ("ops", docs/definitions.md section 9).
+/* ops.c: GPU work per CPU op ("ops", docs/definitions.md, CPU ops).
  *
  * Each GPU event belongs to the innermost cpu_op that encloses its launch
  * on the launching thread (hta/op_walk.h): an op's own GPU work, not its

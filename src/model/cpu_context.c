@@ -18,14 +18,14 @@ static int64_t whole_number(const char *s, size_t len)
     return v;
 }
 
-/* Splits the key at k in place into its four fields (a missing one is
- * empty) and returns the length of its "pid\ttid" prefix. */
+/* Splits a key in place into its four fields (a missing one is empty)
+ * and returns the length of its pid and tid part. */
 static size_t split_key(char *key, size_t len, char *field[4])
 {
     size_t f = 0, prefix = len;
     field[0] = key;
     for (size_t i = 0; i < len && f < 3; i++)
-        if (key[i] == '\t') {
+        if (key[i] == HTA_CONTEXT_SEPARATOR) {
             if (f == 1)
                 prefix = i;
             key[i] = '\0';
@@ -34,6 +34,26 @@ static size_t split_key(char *key, size_t len, char *field[4])
     for (size_t k = f + 1; k < 4; k++)
         field[k] = key + len;  /* the NUL at the end */
     return prefix;
+}
+
+/* Drops the whitespace outside strings of a JSON text, in place. */
+static void squeeze_json_text(char *text)
+{
+    size_t n = 0;
+    int in_string = 0, escaped = 0;
+    for (const char *p = text; *p; p++) {
+        char c = *p;
+        if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            continue;
+        } else {
+            in_string = c == '"';
+        }
+        text[n++] = c;
+    }
+    text[n] = '\0';
 }
 
 int hta_cpu_contexts_build(hta_cpu_contexts *c, const hta_trace *t)
@@ -57,6 +77,8 @@ int hta_cpu_contexts_build(hta_cpu_contexts *c, const hta_trace *t)
         /* The pid and tid fields, rejoined, name the thread. */
         uint32_t thread = hta_strtab_intern(&threads, keys->strings[k], prefix);
         rc = thread == UINT32_MAX ? -1 : 0;
+        squeeze_json_text(field[2]);
+        squeeze_json_text(field[3]);
         c->of[k] = (hta_cpu_context){thread, whole_number(field[1], strlen(field[1])),
                                      field[2], field[3]};
         at += len + 1;

@@ -88,6 +88,7 @@ typedef struct lexer {
     hta_buf input_dims, input_type; /* JSON text without whitespace */
     hta_buf context_key, last_context_key; /* see cpu_context_of */
     uint32_t last_context;
+    hta_buf op_contexts;       /* per name id: an op_context, see cpu_context_of */
     hta_buf long_key;          /* keys that need decoding land here */
     const char *key;           /* the member name just read: in the buffer or */
     size_t key_len;            /* long_key, valid until the next lexer call */
@@ -853,10 +854,9 @@ static int read_numeric(lexer *lx, number *out, int *is_number, int want_double)
 
 static int lx_read_text(lexer *lx, lx_text *t);
 
-/* Reads a pid or tid as its text: a number's bytes (borrowed from the
- * buffer like a kept string) or a string's content; any other value is
- * skipped and counts as absent. */
-static int read_id_text(lexer *lx, lx_text *out, int *has)
+/* Slow path of read_id_text: a string, a number running past the
+ * buffer, or another value (skipped; the field counts as absent). */
+static int read_id_text_slowly(lexer *lx, lx_text *out, int *has)
 {
     int c = lx_peek_token(lx);
     if (c == '"') {
@@ -866,47 +866,43 @@ static int read_id_text(lexer *lx, lx_text *out, int *has)
     if (c != '-' && !is_digit((char)c))
         return lx_skip_value(lx);
     *has = 1;
-    const char *start = lx->p, *end = number_bytes_end(start);
-    if (end < lx->end) {
-        *out = (lx_text){.data = start, .len = (size_t)(end - start), .borrowed = 1,
-                         .own = out->own};
-        lx->p = end;
-        return 0;
-    }
-    /* The number runs past the buffer: a refill must not keep the text of
-     * an earlier event into the bytes gathered here. */
+    /* A refill must not keep an earlier event's text into the bytes
+     * gathered here. */
     out->borrowed = 0;
     out->own.len = 0;
     for (; (c = lx_peek(lx)) != LX_EOF && is_number_char(c); lx->p++)
         if (hta_buf_putc(&out->own, (char)c))
             return lx_error(lx, "out of memory");
-    *out = (lx_text){.data = out->own.data, .len = out->own.len, .own = out->own};
+    out->data = out->own.data;
+    out->len = out->own.len;
     return lx->failed ? -1 : 0;
 }
 
-/* Drops the whitespace outside strings, so that a pretty-printed and a
- * compact trace give one text. */
-static void squeeze_json_text(hta_buf *b)
+/* Reads a pid or tid as its text: a number's bytes, borrowed from the
+ * buffer like a kept string, or a string's content.  Inline: every event
+ * has both, and the usual number costs what skipping it did. */
+static inline int read_id_text(lexer *lx, lx_text *out, int *has)
 {
-    size_t n = 0;
-    int in_string = 0, escaped = 0;
-    for (size_t i = 0; i < b->len; i++) {
-        char c = b->data[i];
-        if (in_string) {
-            in_string = escaped || c != '"';
-            escaped = !escaped && c == '\\';
-        } else if (is_space(c)) {
-            continue;
-        } else {
-            in_string = c == '"';
+    lx_peek_token(lx);
+    const char *p = lx->p;
+    if (is_digit(*p)) {
+        const char *end = number_bytes_end(p);
+        if (end < lx->end) {
+            out->data = p;
+            out->len = (size_t)(end - p);
+            out->borrowed = 1;
+            lx->p = end;
+            *has = 1;
+            return 0;
         }
-        b->data[n++] = c;
     }
-    b->len = n;
+    return read_id_text_slowly(lx, out, has);
 }
 
-/* Reads any value as its JSON text, without whitespace, into out; a value
- * too large to be an argument list leaves out empty. */
+/* Reads any value as its JSON text, as written, into out; a value too
+ * large to be an argument list leaves out empty.  Whitespace stays: one
+ * writer lays out one value one way, and the contexts drop it once each
+ * (cpu_context.c). */
 static int read_json_text(lexer *lx, hta_buf *out, int *has)
 {
     out->len = 0;
@@ -919,7 +915,6 @@ static int read_json_text(lexer *lx, hta_buf *out, int *has)
     lx->record = NULL;
     if (!complete)
         out->len = 0;
-    squeeze_json_text(out);
     *has = out->len > 0;
     return rc;
 }
@@ -949,28 +944,75 @@ static int append_text(hta_buf *b, const char *s, size_t len, int present)
     return hta_buf_append(b, present ? s : "", present ? len : 0);
 }
 
-/* The context id of a CPU event (hta/trace.h): its key interned, the
- * previous event's id again without a lookup when the key repeats, as it
- * does for most events of a thread.  UINT32_MAX when out of memory. */
-static uint32_t cpu_context_of(lexer *lx, hta_trace *t, const event_fields *f)
+/* Whether the event has no arguments in its context and the same pid and
+ * tid text as the last such event. */
+static int repeats_last_thread(const lexer *lx, const event_fields *f)
 {
+    const hta_buf *last = &lx->last_context_key;
+    size_t pid = f->has_pid ? lx->pid.len : 0, tid = f->has_tid ? lx->tid.len : 0;
+    return !f->has_input_dims && !f->has_input_type && last->data &&
+           last->len == pid + tid + 3 && memcmp(last->data, lx->pid.data, pid) == 0 &&
+           last->data[pid] == HTA_CONTEXT_SEPARATOR &&
+           memcmp(last->data + pid + 1, lx->tid.data, tid) == 0;
+}
+
+/* The last context of the ops of one name, with its key. */
+typedef struct op_context {
+    hta_buf key;
+    uint32_t id;
+} op_context;
+
+/* The op_context of name id, zeroed when new; NULL when out of memory. */
+static op_context *op_context_of(lexer *lx, uint32_t name)
+{
+    hta_buf *all = &lx->op_contexts;
+    size_t need = ((size_t)name + 1) * sizeof(op_context);
+    if (need > all->len) {
+        if (hta_buf_reserve(all, need - all->len))
+            return NULL;
+        memset(all->data + all->len, 0, need - all->len);
+        all->len = need;
+    }
+    return (op_context *)all->data + name;
+}
+
+/* The context id of a CPU event (hta/trace.h): its key interned.  Most
+ * CPU events without arguments (runtime calls) follow one of the same
+ * thread, whose id is reused without building the key; an op usually has
+ * the arguments its name had last time, and a comparison with that key
+ * is much cheaper than hashing it.  UINT32_MAX when out of memory. */
+static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const event_fields *f)
+{
+    if (repeats_last_thread(lx, f))
+        return lx->last_context;
     hta_buf *key = &lx->context_key;
     key->len = 0;
-    if (append_text(key, lx->pid.data, lx->pid.len, f->has_pid) || hta_buf_putc(key, '\t') ||
-        append_text(key, lx->tid.data, lx->tid.len, f->has_tid) || hta_buf_putc(key, '\t') ||
+    const char sep = HTA_CONTEXT_SEPARATOR;
+    if (append_text(key, lx->pid.data, lx->pid.len, f->has_pid) || hta_buf_putc(key, sep) ||
+        append_text(key, lx->tid.data, lx->tid.len, f->has_tid) || hta_buf_putc(key, sep) ||
         append_text(key, lx->input_dims.data, lx->input_dims.len, f->has_input_dims) ||
-        hta_buf_putc(key, '\t') ||
+        hta_buf_putc(key, sep) ||
         append_text(key, lx->input_type.data, lx->input_type.len, f->has_input_type))
         return UINT32_MAX;
-    hta_buf *last = &lx->last_context_key;
-    if (last->data && last->len == key->len && memcmp(last->data, key->data, key->len) == 0)
-        return lx->last_context;
-    uint32_t id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
-    hta_buf swap = *last;
-    *last = *key;
+    if (!f->has_input_dims && !f->has_input_type) {
+        uint32_t id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
+        hta_buf swap = lx->last_context_key;
+        lx->last_context_key = *key;
+        *key = swap;
+        lx->last_context = id;
+        return id;
+    }
+    op_context *last = op_context_of(lx, name);
+    if (!last)
+        return UINT32_MAX;
+    if (last->key.data && last->key.len == key->len &&
+        memcmp(last->key.data, key->data, key->len) == 0)
+        return last->id;
+    last->id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
+    hta_buf swap = last->key;
+    last->key = *key;
     *key = swap;
-    lx->last_context = id;
-    return id;
+    return last->id;
 }
 
 /* Where a CPU event keeps its External id: in its correlation field when
@@ -1112,7 +1154,7 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
             return lx_error(lx, "out of memory");
         e->kernel_type = (uint8_t)kernel_type;
     } else {
-        uint32_t context = cpu_context_of(lx, t, f);
+        uint32_t context = cpu_context_of(lx, t, name, f);
         if (context == UINT32_MAX)
             return lx_error(lx, "out of memory");
         e->stream = context;
@@ -1430,6 +1472,9 @@ static void lexer_free(lexer *lx)
     hta_buf_free(&lx->input_type);
     hta_buf_free(&lx->context_key);
     hta_buf_free(&lx->last_context_key);
+    for (size_t i = 0; i < lx->op_contexts.len / sizeof(op_context); i++)
+        hta_buf_free(&((op_context *)lx->op_contexts.data)[i].key);
+    hta_buf_free(&lx->op_contexts);
     hta_buf_free(&lx->kernel_types);
 }
 
