@@ -261,6 +261,60 @@ def test_handbuilt_ops_and_annotations():
     assert tuple(xa.loc["fwd", ["n_ranks", "mean_us", "std_us"]]) == (2, 70, 0)
 
 
+def test_kernel_sequences_match_hta():
+    """get_frequent_cuda_kernel_sequences(operator_name=op, min_pattern_len=3)
+    for every folder where HTA answered: the same patterns, counts and
+    times; where HTA found none, none either."""
+    checked = 0
+    for folder in sorted(os.listdir(os.path.join(TRACES, "expected"))):
+        extra = os.path.join(TRACES, "expected", folder, "extra")
+        if not os.path.isdir(extra) or not os.path.isdir(trace_dir(folder)):
+            continue
+        for f in sorted(os.listdir(extra)):
+            if not f.startswith("frequent_cuda_kernel_sequences_"):
+                continue
+            op = f[len("frequent_cuda_kernel_sequences_"):-len(".csv")]
+            out, _ = analyse(trace_dir(folder), extra=["--round-like-hta", "--sequence-op", op,
+                                                       "--sequence-top", "1000"])
+            got = table(out, "/kernel_sequences")
+            got = got[got["rank"] == got["rank"].min()] if len(got) else got
+            if os.path.getsize(os.path.join(extra, f)) <= 1:
+                assert len(got) == 0, (folder, op, got)
+                continue
+            want = pd.read_csv(os.path.join(extra, f))
+            assert list(got.name) == list(want.pattern), (folder, op)
+            assert list(got["count"]) == list(want["count"]), (folder, op)
+            for g, w in zip(got.itertuples(), want.itertuples()):
+                assert_close(g.gpu_time_us, w[3], f"{folder} {op} GPU time", 1.0)
+                assert_close(g.cpu_time_us, w[4], f"{folder} {op} CPU time", 1.0)
+            checked += 1
+    assert checked == 2, checked
+
+
+def test_kernel_sequences_handbuilt():
+    """Without --sequence-op every top-level op with >= 3 GPU events under
+    it: only aten::outer (its own kernel, its child's kernel and copy)."""
+    d = write_ranks({0: rank_events(), 1: rank_events(k1_dur=60)})
+    out, _ = analyse(d, processes=2)
+    k = table(out, "/kernel_sequences")
+    assert list(k["rank"]) == [0, 1], k
+    assert set(k.name) == {"aten::outer|gemm_a|Memcpy HtoD (Pageable -> Device)|gemm_b"}, k
+    assert list(k.gpu_time_us) == [55, 85] and list(k.cpu_time_us) == [100, 100]
+    assert list(k["count"]) == [1, 1] and list(k.n_kernels) == [3, 3]
+    x = table(out, "/cross_rank/kernel_sequences")
+    assert list(x.n_ranks) == [2] and list(x.mean_us) == [1], x
+    out, _ = analyse(d, extra=["--min-pattern-len", "4"])
+    assert len(table(out, "/kernel_sequences")) == 0
+    out, _ = analyse(d, extra=["--sequence-op", "inner", "--min-pattern-len", "1"])
+    k = table(out, "/kernel_sequences")
+    k = k[k["rank"] == 0].set_index("name")
+    # HTA's rule: only the matching ops at the smallest depth any has (the
+    # first aten::inner call is nested in aten::outer, the others are not).
+    assert sorted(k.index) == ["aten::inner|gemm_c", "aten::inner|gemm_d"], k
+    p = run(["-o", os.path.join(tmpdir(), "x.h5"), "--sequence-op", "(", d], expect=2)
+    assert "--sequence-op" in p.stderr, p.stderr
+
+
 def test_generated_every_gpu_event_has_its_op():
     """hta-tracegen launches every GPU item from a runtime call inside a
     cpu_op, so /ops accounts for every GPU event /kernels counts."""
@@ -273,4 +327,5 @@ def test_generated_every_gpu_event_has_its_op():
 if __name__ == "__main__":
     main([test_handbuilt_ops_and_annotations, test_ops_match_hta, test_ops_beyond_aten,
           test_annotations_match_hta, test_no_gpu_work_gives_empty_tables,
-          test_generated_every_gpu_event_has_its_op])
+          test_generated_every_gpu_event_has_its_op, test_kernel_sequences_match_hta,
+          test_kernel_sequences_handbuilt])

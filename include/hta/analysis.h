@@ -112,6 +112,10 @@ int hta_memory_bw(const hta_rank_view *view, const hta_options *opt,
 /* "ops": GPU work per CPU op (analysis/ops.c). */
 int hta_ops(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
             hta_error *err);
+/* "kernel_sequences": frequent GPU kernel sequences of CPU ops
+ * (analysis/kernel_sequences.c). */
+int hta_kernel_sequences(const hta_rank_view *view, const hta_options *opt,
+                         hta_tableset *out, hta_error *err);
 /* "annotations": GPU and CPU user annotations (analysis/annotations.c). */
 int hta_annotations(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
                     hta_error *err);

@@ -18,15 +18,16 @@
 
 typedef struct hta_name_comparison {
     const char *from;          /* per-rank table */
-    const char *value;         /* its column summed per (rank, name) */
+    const char *value;         /* its column summed per (rank, name): int64
+                                  or float64, NaN counting as 0 */
     const char *into;          /* the cross-rank table */
 } hta_name_comparison;
 
 int hta_compare_names(hta_tableset *set, const hta_options *opt, const hta_name_comparison *c,
                       hta_error *err);
 
-/* "cross_rank/ops" (GPU busy time) and "cross_rank/annotations" (GPU
- * annotation time). */
+/* "cross_rank/ops" (GPU busy time), "cross_rank/annotations" (GPU
+ * annotation time) and "cross_rank/kernel_sequences" (count). */
 int hta_op_and_annotation_comparison(hta_tableset *set, const hta_options *opt, hta_error *err);
 
 #endif

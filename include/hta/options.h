@@ -21,6 +21,10 @@ typedef struct hta_options {
     int num_kernels;
     double duration_ratio;
     int bins;
+    const char *sequence_op;   /* regex of ops whose kernel sequences are
+                                  counted; NULL = every top-level op */
+    int min_pattern_len;       /* kernels a sequence needs */
+    int sequence_top;          /* sequences kept per rank */
     /* cross-rank */
     double z_outlier, z_likely, robust_z, min_effect;
     /* run */

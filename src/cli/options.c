@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ void hta_options_defaults(hta_options *o)
     o->num_kernels = 10;
     o->duration_ratio = 0.8;
     o->bins = 30;
+    o->min_pattern_len = 3;
+    o->sequence_top = 10;
     o->z_outlier = 3;
     o->z_likely = 2;
     o->robust_z = 3.5;
@@ -50,6 +53,7 @@ enum {
     OPT_NUM_KERNELS, OPT_DURATION_RATIO, OPT_BINS, OPT_Z_OUTLIER, OPT_Z_LIKELY,
     OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
     OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER, OPT_THREADS,
+    OPT_SEQUENCE_OP, OPT_MIN_PATTERN_LEN, OPT_SEQUENCE_TOP,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -64,6 +68,9 @@ static const struct option LONG_OPTIONS[] = {
     {"num-kernels", required_argument, NULL, OPT_NUM_KERNELS},
     {"duration-ratio", required_argument, NULL, OPT_DURATION_RATIO},
     {"bins", required_argument, NULL, OPT_BINS},
+    {"sequence-op", required_argument, NULL, OPT_SEQUENCE_OP},
+    {"min-pattern-len", required_argument, NULL, OPT_MIN_PATTERN_LEN},
+    {"sequence-top", required_argument, NULL, OPT_SEQUENCE_TOP},
     {"z-outlier", required_argument, NULL, OPT_Z_OUTLIER},
     {"z-likely", required_argument, NULL, OPT_Z_LIKELY},
     {"robust-z", required_argument, NULL, OPT_ROBUST_Z},
@@ -102,6 +109,10 @@ void hta_print_usage(FILE *out)
         "      --duration-ratio R          cumulative share kept in the top view\n"
         "                                  (default 0.8)\n"
         "      --bins N                    timeline bins (default 30)\n"
+        "      --sequence-op REGEX         count the kernel sequences of the shallowest ops\n"
+        "                                  whose name matches (default: every top-level op)\n"
+        "      --min-pattern-len N         kernels a sequence needs (default 3)\n"
+        "      --sequence-top N            kernel sequences kept per rank (default 10)\n"
         "      --z-outlier Z               |z| for an outlier (default 3)\n"
         "      --z-likely Z                |z| for a likely outlier (default 2)\n"
         "      --robust-z Z                |robust z| for a robust outlier (default 3.5)\n"
@@ -211,6 +222,17 @@ static char *join_arguments(int argc, char **argv)
     return s;
 }
 
+/* Keeps a regular expression after checking that it compiles. */
+static int parse_regex(const char *name, const char *text, const char **out, hta_error *err)
+{
+    regex_t re;
+    if (regcomp(&re, text, REG_EXTENDED | REG_NOSUB) != 0)
+        return hta_fail(err, "--%s: not a regular expression: %s", name, text);
+    regfree(&re);
+    *out = text;
+    return 0;
+}
+
 static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
 {
     switch (c) {
@@ -225,6 +247,9 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_NUM_KERNELS: return parse_int("num-kernels", arg, 1, &o->num_kernels, err);
     case OPT_DURATION_RATIO: return parse_double("duration-ratio", arg, 0, &o->duration_ratio, err);
     case OPT_BINS: return parse_int("bins", arg, 1, &o->bins, err);
+    case OPT_SEQUENCE_OP: return parse_regex("sequence-op", arg, &o->sequence_op, err);
+    case OPT_MIN_PATTERN_LEN: return parse_int("min-pattern-len", arg, 1, &o->min_pattern_len, err);
+    case OPT_SEQUENCE_TOP: return parse_int("sequence-top", arg, 1, &o->sequence_top, err);
     case OPT_Z_OUTLIER: return parse_double("z-outlier", arg, 0, &o->z_outlier, err);
     case OPT_Z_LIKELY: return parse_double("z-likely", arg, 0, &o->z_likely, err);
     case OPT_ROBUST_Z: return parse_double("robust-z", arg, 0, &o->robust_z, err);

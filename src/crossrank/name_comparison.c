@@ -69,7 +69,9 @@ static size_t sum_per_rank(const hta_table *t, long value_col, const size_t *row
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         const hta_cell *row = hta_table_row(t, rows[i]);
-        double v = isfinite(row[value_col].f) ? row[value_col].f : 0.0;
+        double v = t->columns[value_col].type == HTA_COL_I64 ? (double)row[value_col].i
+                   : isfinite(row[value_col].f)                ? row[value_col].f
+                                                               : 0.0;
         if (m && ranks[m - 1] == row[0].i) {
             sums[m - 1] += v;
             continue;
@@ -176,8 +178,11 @@ int hta_op_and_annotation_comparison(hta_tableset *set, const hta_options *opt, 
     static const hta_name_comparison OPS = {"ops", "gpu_busy_sum_us", "cross_rank/ops"};
     static const hta_name_comparison ANNOTATIONS = {"annotations", "sum_us",
                                                     "cross_rank/annotations"};
+    static const hta_name_comparison SEQUENCES = {"kernel_sequences", "count",
+                                                  "cross_rank/kernel_sequences"};
     return hta_compare_names(set, opt, &OPS, err) ||
-                   hta_compare_names(set, opt, &ANNOTATIONS, err)
+                   hta_compare_names(set, opt, &ANNOTATIONS, err) ||
+                   hta_compare_names(set, opt, &SEQUENCES, err)
                ? -1
                : 0;
 }
