@@ -315,6 +315,49 @@ def test_kernel_sequences_handbuilt():
     assert "--sequence-op" in p.stderr, p.stderr
 
 
+def gap_trace():
+    """Five 2 ms GPU gaps, one per cause, and one of 50 us."""
+    k = [gpu_kernel(f"k{i}", ts, 100, corr=i) for i, ts in
+         enumerate([1000, 3100, 5200, 7300, 9400, 11500], start=1)]
+    k.append(gpu_kernel("k7", 11650, 50, corr=7))
+    launches = [launch("cudaLaunchKernel", ts, dur, i) for i, (ts, dur) in
+                enumerate([(990, 5), (3060, 5), (5100, 10), (7270, 10), (9300, 10), (9000, 5),
+                           (11600, 5)], start=1)]
+    return k + launches + [
+        cpu("user_annotation", "ProfilerStep#7", 900, 11100, 1),
+        cpu("cuda_runtime", "cudaDeviceSynchronize", 1050, 2000, 1),
+        cpu("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+            3150, 1850, 1),
+        op("aten::slow", 5250, 2000), op("aten::mm", 7260, 30),
+    ]
+
+
+def test_gpu_gaps_handbuilt():
+    out, _ = analyse(write_ranks({0: gap_trace()}))
+    g = table(out, "/gpu_gaps")
+    assert list(g.cause) == ["sync", "dataloader", "cpu_op", "launch_delay", "unknown"], g
+    assert list(g.duration_us) == [2000] * 5 and list(g.step) == [7] * 5
+    assert list(g.start_us) == [1100, 3200, 5300, 7400, 9500]
+    assert list(g.gpu_event_before) == ["k1", "k2", "k3", "k4", "k5"]
+    assert list(g.gpu_event_after) == ["k2", "k3", "k4", "k5", "k6"]
+    assert list(g.launch_delay_us) == [35, 90, 20, 90, 2495]
+    assert list(g.sync_call) == ["cudaDeviceSynchronize", "", "", "", ""]
+    assert list(g.cpu_event)[1:3] == [
+        "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "aten::slow"]
+    assert list(g.cpu_event_overlap_us)[1:3] == [1800, 1950]
+    s = table(out, "/sync_calls")
+    assert s.to_dict("records") == [{"rank": 0, "api": "cudaDeviceSynchronize", "count": 1,
+                                     "total_us": 2000.0, "max_us": 2000.0,
+                                     "gpu_idle_us": 1950.0}], s
+    m = table(out, "/rank_metrics").set_index("metric").value
+    assert (m["gpu_gap_idle_above_threshold_us"], m["gpu_gap_idle_below_threshold_us"],
+            m["gpu_gaps_above_threshold"]) == (10000, 50, 5)
+    out, _ = analyse(write_ranks({0: gap_trace()}), extra=["--gap-threshold", "50"])
+    assert len(table(out, "/gpu_gaps")) == 6
+    out, _ = analyse(trace_dir("cpu_only"))
+    assert len(table(out, "/gpu_gaps")) == 0 and len(table(out, "/sync_calls")) == 0
+
+
 def test_generated_every_gpu_event_has_its_op():
     """hta-tracegen launches every GPU item from a runtime call inside a
     cpu_op, so /ops accounts for every GPU event /kernels counts."""
@@ -328,4 +371,4 @@ if __name__ == "__main__":
     main([test_handbuilt_ops_and_annotations, test_ops_match_hta, test_ops_beyond_aten,
           test_annotations_match_hta, test_no_gpu_work_gives_empty_tables,
           test_generated_every_gpu_event_has_its_op, test_kernel_sequences_match_hta,
-          test_kernel_sequences_handbuilt])
+          test_kernel_sequences_handbuilt, test_gpu_gaps_handbuilt])

@@ -116,6 +116,10 @@ int hta_ops(const hta_rank_view *view, const hta_options *opt, hta_tableset *out
  * (analysis/kernel_sequences.c). */
 int hta_kernel_sequences(const hta_rank_view *view, const hta_options *opt,
                          hta_tableset *out, hta_error *err);
+/* "gpu_gaps" and "sync_calls": GPU idle gaps, their causes, and the
+ * synchronising calls (analysis/gpu_gaps.c). */
+int hta_gpu_gaps(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+                 hta_error *err);
 /* "annotations": GPU and CPU user annotations (analysis/annotations.c). */
 int hta_annotations(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
                     hta_error *err);

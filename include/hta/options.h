@@ -25,6 +25,7 @@ typedef struct hta_options {
                                   counted; NULL = every top-level op */
     int min_pattern_len;       /* kernels a sequence needs */
     int sequence_top;          /* sequences kept per rank */
+    double gap_threshold_us;   /* GPU idle gaps listed in /gpu_gaps */
     /* cross-rank */
     double z_outlier, z_likely, robust_z, min_effect;
     /* run */

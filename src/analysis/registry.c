@@ -19,6 +19,7 @@ const hta_analysis hta_analyses[] = {
     {"ops", hta_ops},
     {"annotations", hta_annotations},
     {"kernel_sequences", hta_kernel_sequences},
+    {"gpu_gaps", hta_gpu_gaps},
 };
 
 const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
@@ -29,13 +30,13 @@ const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
  * rather than side by side.  Indices into hta_analyses. */
 enum { TEMPORAL, COMM_COMP, KERNELS, OVERLAP, IDLE, LAUNCH_STATS, PIPELINING, QUEUE,
        MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DETAIL, OPS, ANNOTATIONS, SEQUENCES,
-       N_ANALYSES };
+       GAPS, N_ANALYSES };
 _Static_assert(N_ANALYSES == sizeof hta_analyses / sizeof hta_analyses[0],
                "one schedule slot per analysis");
 const size_t hta_analysis_schedule[N_ANALYSES] = {
     QUEUE, IDLE, TIMELINE, MEMORY_BW, LAUNCH_STATS, ACTIVITY, PIPELINING,
     KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, OPS, ANNOTATIONS, SEQUENCES,
-    DETAIL,
+    GAPS, DETAIL,
 };
 
 static const hta_column METRIC_COLUMNS[] = {

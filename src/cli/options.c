@@ -23,6 +23,7 @@ void hta_options_defaults(hta_options *o)
     o->bins = 30;
     o->min_pattern_len = 3;
     o->sequence_top = 10;
+    o->gap_threshold_us = 1000;
     o->z_outlier = 3;
     o->z_likely = 2;
     o->robust_z = 3.5;
@@ -53,7 +54,7 @@ enum {
     OPT_NUM_KERNELS, OPT_DURATION_RATIO, OPT_BINS, OPT_Z_OUTLIER, OPT_Z_LIKELY,
     OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
     OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER, OPT_THREADS,
-    OPT_SEQUENCE_OP, OPT_MIN_PATTERN_LEN, OPT_SEQUENCE_TOP,
+    OPT_SEQUENCE_OP, OPT_MIN_PATTERN_LEN, OPT_SEQUENCE_TOP, OPT_GAP_THRESHOLD,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -71,6 +72,7 @@ static const struct option LONG_OPTIONS[] = {
     {"sequence-op", required_argument, NULL, OPT_SEQUENCE_OP},
     {"min-pattern-len", required_argument, NULL, OPT_MIN_PATTERN_LEN},
     {"sequence-top", required_argument, NULL, OPT_SEQUENCE_TOP},
+    {"gap-threshold", required_argument, NULL, OPT_GAP_THRESHOLD},
     {"z-outlier", required_argument, NULL, OPT_Z_OUTLIER},
     {"z-likely", required_argument, NULL, OPT_Z_LIKELY},
     {"robust-z", required_argument, NULL, OPT_ROBUST_Z},
@@ -113,6 +115,8 @@ void hta_print_usage(FILE *out)
         "                                  whose name matches (default: every top-level op)\n"
         "      --min-pattern-len N         kernels a sequence needs (default 3)\n"
         "      --sequence-top N            kernel sequences kept per rank (default 10)\n"
+        "      --gap-threshold US          GPU idle gaps at least this long are listed\n"
+        "                                  with their cause (default 1000)\n"
         "      --z-outlier Z               |z| for an outlier (default 3)\n"
         "      --z-likely Z                |z| for a likely outlier (default 2)\n"
         "      --robust-z Z                |robust z| for a robust outlier (default 3.5)\n"
@@ -250,6 +254,7 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_SEQUENCE_OP: return parse_regex("sequence-op", arg, &o->sequence_op, err);
     case OPT_MIN_PATTERN_LEN: return parse_int("min-pattern-len", arg, 1, &o->min_pattern_len, err);
     case OPT_SEQUENCE_TOP: return parse_int("sequence-top", arg, 1, &o->sequence_top, err);
+    case OPT_GAP_THRESHOLD: return parse_double("gap-threshold", arg, 0, &o->gap_threshold_us, err);
     case OPT_Z_OUTLIER: return parse_double("z-outlier", arg, 0, &o->z_outlier, err);
     case OPT_Z_LIKELY: return parse_double("z-likely", arg, 0, &o->z_likely, err);
     case OPT_ROBUST_Z: return parse_double("robust-z", arg, 0, &o->robust_z, err);

@@ -299,6 +299,7 @@ static int write_root_attributes(hid_t file, const hta_tableset *set,
     rc |= put_attr_string(file, "sequence_op", opt->sequence_op ? opt->sequence_op : "");
     rc |= put_attr_i64(file, "min_pattern_len", opt->min_pattern_len);
     rc |= put_attr_i64(file, "sequence_top", opt->sequence_top);
+    rc |= put_attr_f64(file, "gap_threshold_us", opt->gap_threshold_us);
     rc |= put_attr_f64(file, "z_outlier", opt->z_outlier);
     rc |= put_attr_f64(file, "z_likely", opt->z_likely);
     rc |= put_attr_f64(file, "robust_z", opt->robust_z);
