@@ -120,6 +120,9 @@ int hta_kernel_sequences(const hta_rank_view *view, const hta_options *opt,
  * synchronising calls (analysis/gpu_gaps.c). */
 int hta_gpu_gaps(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
                  hta_error *err);
+/* "memory": allocator peaks per device (analysis/memory.c). */
+int hta_memory(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+               hta_error *err);
 /* "annotations": GPU and CPU user annotations (analysis/annotations.c). */
 int hta_annotations(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
                     hta_error *err);

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hta/memory_samples.h"
 #include "hta/strtab.h"
 
 typedef enum hta_kernel_type {
@@ -78,6 +79,7 @@ typedef struct hta_trace {
      * written; empty when absent), joined by HTA_CONTEXT_SEPARATOR, by the
      * event's context id. */
     hta_strtab cpu_contexts;
+    hta_memory_samples memory; /* [memory] instant events, file order */
     int64_t rank;              /* distributedInfo.rank, -1 when absent */
     int64_t world_size;        /* distributedInfo.world_size, -1 when absent */
     uint64_t json_bytes;       /* uncompressed bytes read */

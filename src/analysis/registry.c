@@ -20,6 +20,7 @@ const hta_analysis hta_analyses[] = {
     {"annotations", hta_annotations},
     {"kernel_sequences", hta_kernel_sequences},
     {"gpu_gaps", hta_gpu_gaps},
+    {"memory", hta_memory},
 };
 
 const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
@@ -30,13 +31,13 @@ const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
  * rather than side by side.  Indices into hta_analyses. */
 enum { TEMPORAL, COMM_COMP, KERNELS, OVERLAP, IDLE, LAUNCH_STATS, PIPELINING, QUEUE,
        MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DETAIL, OPS, ANNOTATIONS, SEQUENCES,
-       GAPS, N_ANALYSES };
+       GAPS, MEMORY, N_ANALYSES };
 _Static_assert(N_ANALYSES == sizeof hta_analyses / sizeof hta_analyses[0],
                "one schedule slot per analysis");
 const size_t hta_analysis_schedule[N_ANALYSES] = {
     QUEUE, IDLE, TIMELINE, MEMORY_BW, LAUNCH_STATS, ACTIVITY, PIPELINING,
     KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, OPS, ANNOTATIONS, SEQUENCES,
-    GAPS, DETAIL,
+    GAPS, MEMORY, DETAIL,
 };
 
 static const hta_column METRIC_COLUMNS[] = {

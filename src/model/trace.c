@@ -26,6 +26,7 @@ void hta_trace_free(hta_trace *t)
     hta_strtab_free(&t->names);
     hta_strtab_free(&t->categories);
     hta_strtab_free(&t->cpu_contexts);
+    hta_memory_samples_free(&t->memory);
     memset(t, 0, sizeof *t);
 }
 

@@ -838,6 +838,7 @@ typedef struct event_fields {
     int has_copy;
     int has_pid, has_tid, has_input_dims, has_input_type; /* texts in the lexer */
     int64_t external_id;
+    hta_memory_sample memory;  /* the args of a [memory] event */
 } event_fields;
 
 /* Reads a numeric field; a non-numeric value is skipped and reported as 0. */
@@ -853,6 +854,7 @@ static int read_numeric(lexer *lx, number *out, int *is_number, int want_double)
 /* ---- CPU side: pid, tid, External id, Input Dims, Input type -------- */
 
 static int lx_read_text(lexer *lx, lx_text *t);
+static int read_memory_number(lexer *lx, void *out);
 
 /* Slow path of read_id_text: a string, a number running past the
  * buffer, or another value (skipped; the field counts as absent). */
@@ -932,10 +934,52 @@ static int read_op_arg(lexer *lx, event_fields *f)
             f->external_id = v.integer;
         return 0;
     }
+    if (key_is(lx, "Device Type"))
+        return read_memory_number(lx, &f->memory.device_type);
     if (key_is(lx, "Input Dims"))
         return read_json_text(lx, &lx->input_dims, &f->has_input_dims);
     if (key_is(lx, "Input type"))
         return read_json_text(lx, &lx->input_type, &f->has_input_type);
+    return lx_skip_value(lx);
+}
+
+/* ---- [memory] instant events ------------------------------------------ */
+
+/* A whole number into *out, left as it was unless the value is one. */
+static int read_whole(lexer *lx, int64_t *out)
+{
+    number v;
+    int numeric;
+    if (read_numeric(lx, &v, &numeric, 0))
+        return -1;
+    if (numeric && v.integer_ok)
+        *out = v.integer;
+    return 0;
+}
+
+/* Device Type and Device Id are int32 fields. */
+static int read_memory_number(lexer *lx, void *out)
+{
+    int64_t v = INT64_MIN;
+    if (read_whole(lx, &v))
+        return -1;
+    if (v >= INT32_MIN && v <= INT32_MAX)
+        *(int32_t *)out = (int32_t)v;
+    return 0;
+}
+
+/* An args member of 5, 9, 14 or 15 bytes: a [memory] event's Bytes,
+ * Device Id, Total Reserved, Total Allocated, or one nobody reads. */
+static int read_memory_arg(lexer *lx, event_fields *f)
+{
+    if (key_is(lx, "Bytes"))
+        return read_whole(lx, &f->memory.bytes);
+    if (key_is(lx, "Device Id"))
+        return read_memory_number(lx, &f->memory.device);
+    if (key_is(lx, "Total Reserved"))
+        return read_whole(lx, &f->memory.total_reserved);
+    if (key_is(lx, "Total Allocated"))
+        return read_whole(lx, &f->memory.total_allocated);
     return lx_skip_value(lx);
 }
 
@@ -1061,6 +1105,10 @@ static int read_event_args(lexer *lx, event_fields *f)
             }
         } else if (lx->key_len == 10 || lx->key_len == 11) {
             if (read_op_arg(lx, f))
+                return -1;
+        } else if (lx->key_len == 5 || lx->key_len == 9 || lx->key_len == 14 ||
+                   lx->key_len == 15) {
+            if (read_memory_arg(lx, f))
                 return -1;
         } else if (lx_skip_value(lx)) {
             return -1;
@@ -1189,6 +1237,21 @@ static int is_analysable(const event_fields *f)
            f->dur_ns >= 0 && f->dur_ns <= MAX_DUR_NS;
 }
 
+static int is_memory_event(const lexer *lx, const event_fields *f)
+{
+    return lx->ph.len == 1 && lx->ph.data[0] == 'i' && f->has_name && lx->name.len == 8 &&
+           memcmp(lx->name.data, "[memory]", 8) == 0;
+}
+
+/* Keeps a [memory] event with a usable time (docs/robustness.md's bounds). */
+static int store_memory_sample(lexer *lx, hta_trace *t, event_fields *f)
+{
+    if (!f->has_ts || f->ts_ns < 0 || f->ts_ns > MAX_TS_NS)
+        return 0;
+    f->memory.ts_ns = f->ts_ns;
+    return hta_memory_samples_push(&t->memory, f->memory) ? lx_error(lx, "out of memory") : 0;
+}
+
 typedef enum event_key {
     EVENT_OTHER, EVENT_PH, EVENT_CAT, EVENT_NAME, EVENT_TS, EVENT_DUR, EVENT_ARGS,
     EVENT_PID, EVENT_TID
@@ -1215,7 +1278,9 @@ static int read_event(lexer *lx, hta_trace *t)
     if (lx_peek_token(lx) != '{')
         return lx_error_eof(lx, "expected an event object");
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
-                      .bandwidth_gbps = NAN, .external_id = -1};
+                      .bandwidth_gbps = NAN, .external_id = -1,
+                      .memory = {.total_allocated = -1, .total_reserved = -1, .device = -1,
+                                 .device_type = -1}};
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
@@ -1241,7 +1306,7 @@ static int read_event(lexer *lx, hta_trace *t)
         return -1;
     int complete = has_ph && lx->ph.len == 1 && lx->ph.data[0] == 'X';
     if (!complete)
-        return 0;
+        return has_ph && is_memory_event(lx, &f) ? store_memory_sample(lx, t, &f) : 0;
     if (!is_analysable(&f)) {
         t->skipped_events++;
         return 0;

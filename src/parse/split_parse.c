@@ -174,6 +174,8 @@ static int place_part(hta_trace *into, hta_trace *part, part_move *move)
         hta_trace_reserve(into, part->n_events, part->n_extras))
         return -1;
     append_extras(into, part);
+    if (hta_memory_samples_append(&into->memory, &part->memory))
+        return -1;
     into->n_events += part->n_events;
     into->skipped_events += part->skipped_events;
     into->fractional_ts |= part->fractional_ts;
