@@ -6,6 +6,7 @@
  * fifteen) and the flagged stragglers (at most five), so it stays readable
  * for a thousand ranks; the HDF5 file has the rest. */
 #include "hta/run.h"
+#include "hta/summary_ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -255,5 +256,6 @@ void hta_print_summary(const hta_tableset *set, const hta_options *opt,
     print_outliers(set, opt);
     print_stragglers(set);
     print_collective_issues(set);
+    hta_print_ops_summary(set);
     printf("\nResults: %s\n", opt->output);
 }
