@@ -85,7 +85,7 @@ typedef struct lexer {
     hta_buf skip_stack;        /* container kinds while skipping */
     lx_text name, cat, ph;
     lx_text pid, tid;          /* as written: a number's text or a string's */
-    hta_buf input_dims, input_type; /* JSON text without whitespace */
+    lx_text input_dims, input_type; /* JSON text as written */
     hta_buf context_key, last_context_key; /* see cpu_context_of */
     uint32_t last_context;
     hta_buf op_contexts;       /* per name id: an op_context, see cpu_context_of */
@@ -160,7 +160,8 @@ static int lx_refill(lexer *lx)
         return LX_EOF;
     lx_flush_record(lx);
     if (lx_keep_text(&lx->name) || lx_keep_text(&lx->cat) || lx_keep_text(&lx->ph) ||
-        lx_keep_text(&lx->pid) || lx_keep_text(&lx->tid)) {
+        lx_keep_text(&lx->pid) || lx_keep_text(&lx->tid) || lx_keep_text(&lx->input_dims) ||
+        lx_keep_text(&lx->input_type)) {
         lx_error(lx, "out of memory");
         return LX_EOF;
     }
@@ -901,23 +902,39 @@ static inline int read_id_text(lexer *lx, lx_text *out, int *has)
     return read_id_text_slowly(lx, out, has);
 }
 
-/* Reads any value as its JSON text, as written, into out; a value too
- * large to be an argument list leaves out empty.  Whitespace stays: one
- * writer lays out one value one way, and the contexts drop it once each
- * (cpu_context.c). */
-static int read_json_text(lexer *lx, hta_buf *out, int *has)
+/* Argument texts longer than this are dropped (whatever the buffer
+ * holds, so that the result never depends on where a refill falls). */
+#define ARG_TEXT_MAX (64u << 10)
+
+/* Reads any value as its JSON text, as written: borrowed from the buffer
+ * when the buffer holds the longest text kept (nearly always), else
+ * recorded across refills.  Whitespace stays: one writer lays out one
+ * value one way, and the contexts drop it once each (cpu_context.c). */
+static int read_json_text(lexer *lx, lx_text *out, int *has)
 {
-    out->len = 0;
     lx_peek_token(lx);
-    lx->record = out;
-    lx->record_from = lx->p;
+    const char *start = lx->p;
+    uint64_t base = lx->base;
+    out->borrowed = 0;         /* a refill must not keep an earlier event's text */
+    if ((size_t)(lx->end - start) > ARG_TEXT_MAX + 1) {
+        int rc = lx_skip_value(lx);
+        size_t len = (size_t)(lx->p - start);
+        *has = rc == 0 && lx->base == base && len > 0 && len <= ARG_TEXT_MAX;
+        if (*has)
+            *out = (lx_text){.data = start, .len = len, .borrowed = 1, .own = out->own};
+        return rc;
+    }
+    hta_buf *own = &out->own;
+    own->len = 0;
+    lx->record = own;
+    lx->record_from = start;
     int rc = lx_skip_value(lx);
     lx_flush_record(lx);
     int complete = lx->record != NULL;
     lx->record = NULL;
-    if (!complete)
-        out->len = 0;
-    *has = out->len > 0;
+    *has = rc == 0 && complete && own->len > 0 && own->len <= ARG_TEXT_MAX;
+    out->data = own->data;
+    out->len = own->len;
     return rc;
 }
 
@@ -1000,6 +1017,32 @@ static int repeats_last_thread(const lexer *lx, const event_fields *f)
            memcmp(last->data + pid + 1, lx->tid.data, tid) == 0;
 }
 
+static size_t text_len(const lx_text *t, int present)
+{
+    return present ? t->len : 0;
+}
+
+/* Whether key is the context key of the event's texts (compared piece by
+ * piece where they lie, without building the event's key). */
+static int is_key_of(const hta_buf *key, const lexer *lx, const event_fields *f)
+{
+    const lx_text *piece[4] = {&lx->pid, &lx->tid, &lx->input_dims, &lx->input_type};
+    const int present[4] = {f->has_pid, f->has_tid, f->has_input_dims, f->has_input_type};
+    size_t total = 3;
+    for (int k = 0; k < 4; k++)
+        total += text_len(piece[k], present[k]);
+    if (!key->data || key->len != total)
+        return 0;
+    const char *at = key->data;
+    for (int k = 0; k < 4; k++) {
+        size_t n = text_len(piece[k], present[k]);
+        if (memcmp(at, piece[k]->data, n) != 0 || (k < 3 && at[n] != HTA_CONTEXT_SEPARATOR))
+            return 0;
+        at += n + 1;
+    }
+    return 1;
+}
+
 /* The last context of the ops of one name, with its key. */
 typedef struct op_context {
     hta_buf key;
@@ -1029,6 +1072,13 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
 {
     if (repeats_last_thread(lx, f))
         return lx->last_context;
+    op_context *last = NULL;
+    if (f->has_input_dims || f->has_input_type) {
+        if (!(last = op_context_of(lx, name)))
+            return UINT32_MAX;
+        if (is_key_of(&last->key, lx, f))
+            return last->id;
+    }
     hta_buf *key = &lx->context_key;
     key->len = 0;
     const char sep = HTA_CONTEXT_SEPARATOR;
@@ -1038,7 +1088,7 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
         hta_buf_putc(key, sep) ||
         append_text(key, lx->input_type.data, lx->input_type.len, f->has_input_type))
         return UINT32_MAX;
-    if (!f->has_input_dims && !f->has_input_type) {
+    if (!last) {
         uint32_t id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
         hta_buf swap = lx->last_context_key;
         lx->last_context_key = *key;
@@ -1046,12 +1096,6 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
         lx->last_context = id;
         return id;
     }
-    op_context *last = op_context_of(lx, name);
-    if (!last)
-        return UINT32_MAX;
-    if (last->key.data && last->key.len == key->len &&
-        memcmp(last->key.data, key->data, key->len) == 0)
-        return last->id;
     last->id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
     hta_buf swap = last->key;
     last->key = *key;
@@ -1533,8 +1577,8 @@ static void lexer_free(lexer *lx)
     hta_buf_free(&lx->ph.own);
     hta_buf_free(&lx->pid.own);
     hta_buf_free(&lx->tid.own);
-    hta_buf_free(&lx->input_dims);
-    hta_buf_free(&lx->input_type);
+    hta_buf_free(&lx->input_dims.own);
+    hta_buf_free(&lx->input_type.own);
     hta_buf_free(&lx->context_key);
     hta_buf_free(&lx->last_context_key);
     for (size_t i = 0; i < lx->op_contexts.len / sizeof(op_context); i++)
