@@ -18,7 +18,6 @@ const hta_analysis hta_analyses[] = {
     {"detail_tables", hta_detail_tables},
     {"ops", hta_ops},
     {"annotations", hta_annotations},
-    {"kernel_sequences", hta_kernel_sequences},
     {"gpu_gaps", hta_gpu_gaps},
     {"memory", hta_memory},
 };
@@ -30,14 +29,14 @@ const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
  * launch statistics, 16 MB each on a 1 GB trace) one after the other
  * rather than side by side.  Indices into hta_analyses. */
 enum { TEMPORAL, COMM_COMP, KERNELS, OVERLAP, IDLE, LAUNCH_STATS, PIPELINING, QUEUE,
-       MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DETAIL, OPS, ANNOTATIONS, SEQUENCES,
-       GAPS, MEMORY, N_ANALYSES };
+       MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DETAIL, OPS, ANNOTATIONS, GAPS,
+       MEMORY, N_ANALYSES };
 _Static_assert(N_ANALYSES == sizeof hta_analyses / sizeof hta_analyses[0],
                "one schedule slot per analysis");
 const size_t hta_analysis_schedule[N_ANALYSES] = {
     QUEUE, IDLE, TIMELINE, MEMORY_BW, LAUNCH_STATS, ACTIVITY, PIPELINING,
-    KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, OPS, ANNOTATIONS, SEQUENCES,
-    GAPS, MEMORY, DETAIL,
+    KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, OPS, ANNOTATIONS, GAPS,
+    MEMORY, DETAIL,
 };
 
 static const hta_column METRIC_COLUMNS[] = {
