@@ -74,6 +74,8 @@ static int compare_spans(const void *a, const void *b)
 /* The union length of n intervals (sorted here). */
 static int64_t union_length(hta_interval *s, size_t n)
 {
+    if (n == 0)
+        return 0;
     qsort(s, n, sizeof *s, compare_spans);
     int64_t total = 0, start = 0, end = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
@@ -235,7 +237,7 @@ int hta_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, h
                  : -1;
     if (rc == 0)
         rc = hta_op_walk(v, &r.groups.contexts, visit_op, &r);
-    if (rc == 0)
+    if (rc == 0 && r.groups.n)
         qsort_r(r.stats, r.groups.n, sizeof *r.stats, compare_rows, &r);
     for (size_t g = 0; rc == 0 && g < r.groups.n; g++)
         rc = put_row(t, &r, &r.stats[g]);

@@ -1005,6 +1005,12 @@ static int append_text(hta_buf *b, const char *s, size_t len, int present)
     return hta_buf_append(b, present ? s : "", present ? len : 0);
 }
 
+/* memcmp for texts that may be absent (NULL, length 0). */
+static inline int same_bytes(const char *a, const char *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
 /* Whether the event has no arguments in its context and the same pid and
  * tid text as the last such event. */
 static int repeats_last_thread(const lexer *lx, const event_fields *f)
@@ -1012,9 +1018,9 @@ static int repeats_last_thread(const lexer *lx, const event_fields *f)
     const hta_buf *last = &lx->last_context_key;
     size_t pid = f->has_pid ? lx->pid.len : 0, tid = f->has_tid ? lx->tid.len : 0;
     return !f->has_input_dims && !f->has_input_type && last->data &&
-           last->len == pid + tid + 3 && memcmp(last->data, lx->pid.data, pid) == 0 &&
+           last->len == pid + tid + 3 && same_bytes(last->data, lx->pid.data, pid) &&
            last->data[pid] == HTA_CONTEXT_SEPARATOR &&
-           memcmp(last->data + pid + 1, lx->tid.data, tid) == 0;
+           same_bytes(last->data + pid + 1, lx->tid.data, tid);
 }
 
 static size_t text_len(const lx_text *t, int present)
@@ -1036,7 +1042,7 @@ static int is_key_of(const hta_buf *key, const lexer *lx, const event_fields *f)
     const char *at = key->data;
     for (int k = 0; k < 4; k++) {
         size_t n = text_len(piece[k], present[k]);
-        if (memcmp(at, piece[k]->data, n) != 0 || (k < 3 && at[n] != HTA_CONTEXT_SEPARATOR))
+        if (!same_bytes(at, piece[k]->data, n) || (k < 3 && at[n] != HTA_CONTEXT_SEPARATOR))
             return 0;
         at += n + 1;
     }
