@@ -187,7 +187,9 @@ static int close_op(walk *w, hta_op_visit_fn visit, void *ctx)
 {
     size_t k = --w->n_open;
     size_t mark = w->open_mark[k];
-    hta_op_visit v = {&w->events[w->open[k]], (uint32_t)k, w->gpu + mark, w->n_gpu - mark};
+    /* No GPU event yet means no buffer: no offset from NULL. */
+    hta_op_visit v = {&w->events[w->open[k]], (uint32_t)k, w->gpu ? w->gpu + mark : NULL,
+                      w->n_gpu - mark};
     int rc = visit(ctx, &v);
     if (k == 0)
         w->n_gpu = 0;          /* nothing outside the outermost op keeps them */
