@@ -21,9 +21,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hta/reader.h"
+#include "parse/reader.h"
 #include "hta/run.h"
-#include "hta/timeline.h"
+#include "analysis/timeline.h"
 
 static void require(int condition, const char *what)
 {

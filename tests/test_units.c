@@ -15,14 +15,14 @@
 #include <zlib.h>
 
 #include "hta/analysis.h"
-#include "hta/buf.h"
-#include "hta/packed_ints.h"
+#include "util/buf.h"
+#include "table/packed_ints.h"
 #include "hta/parse_parts.h"
-#include "hta/radix_sort.h"
-#include "hta/reader.h"
+#include "numerics/radix_sort.h"
+#include "parse/reader.h"
 #include "hta/run.h"
-#include "hta/table_stash.h"
-#include "hta/value_counts.h"
+#include "table/table_stash.h"
+#include "numerics/value_counts.h"
 
 static int failures, checks;
 

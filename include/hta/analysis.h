@@ -11,13 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hta/corrmap.h"
-#include "hta/error.h"
-#include "hta/interval.h"
-#include "hta/options.h"
-#include "hta/stream_work.h"
-#include "hta/table.h"
-#include "hta/trace.h"
+#include "util/corrmap.h"
+#include "util/error.h"
+#include "model/interval.h"
+#include "cli/options.h"
+#include "model/stream_work.h"
+#include "table/table.h"
+#include "model/trace.h"
 
 /* The view's GPU events of each kernel type as merged intervals
  * (definitions section 4): every analysis that combines types reads these

@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-#include "hta/error.h"
-#include "hta/options.h"
+#include "util/error.h"
+#include "cli/options.h"
 
 typedef enum hta_cli_action {
     HTA_CLI_RUN,

@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hta/error.h"
-#include "hta/options.h"
-#include "hta/table.h"
+#include "util/error.h"
+#include "cli/options.h"
+#include "table/table.h"
 
 /* How one metric spreads over ranks: classic (mean, sample std) and
  * robust (median, MAD; mean absolute deviation from the median when the

@@ -14,9 +14,9 @@
 
 #include <stdint.h>
 
-#include "hta/error.h"
-#include "hta/reader.h"
-#include "hta/trace.h"
+#include "util/error.h"
+#include "parse/reader.h"
+#include "model/trace.h"
 
 /* An absolute time limit shared by every part and a serial retry. */
 typedef struct hta_deadline {

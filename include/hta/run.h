@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 #include "hta/analysis.h"
-#include "hta/error.h"
-#include "hta/options.h"
-#include "hta/table.h"
+#include "util/error.h"
+#include "cli/options.h"
+#include "table/table.h"
 
 typedef struct hta_file_list {
     char **paths;              /* owned, sorted */

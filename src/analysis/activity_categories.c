@@ -29,7 +29,7 @@
  * do not depend on the order events are met in.  Rows come out in
  * category-name order so that the table does not depend on file order. */
 #include "hta/analysis.h"
-#include "hta/large_alloc.h"
+#include "util/large_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

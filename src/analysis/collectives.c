@@ -20,8 +20,8 @@
  * bytes per kernel instead of a 40-byte row.  The leading '_' keeps the
  * table out of the results file; it still travels to the root. */
 #include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/packed_ints.h"
+#include "util/large_alloc.h"
+#include "table/packed_ints.h"
 
 #include <stdlib.h>
 

@@ -6,7 +6,7 @@
  * HTA's.  A rank without communication time gets NaN: HTA divides by zero
  * there (issue 247), and 0% would claim a measured absence of overlap. */
 #include "hta/analysis.h"
-#include "hta/stats.h"
+#include "numerics/stats.h"
 
 #include <math.h>
 

@@ -13,8 +13,8 @@
  *   the two always agree; one row per step with the value after it.
  * Everything is read from the rank view; nothing here feeds another table. */
 #include "hta/analysis.h"
-#include "hta/launch.h"
-#include "hta/step_series.h"
+#include "model/launch_apis.h"
+#include "analysis/step_series.h"
 
 #include <math.h>
 

@@ -15,9 +15,9 @@
  * host_wait and kernel_wait only when they occur.  Ratios stay unrounded;
  * HTA rounds them to 2 decimals. */
 #include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/stats.h"
-#include "hta/stream_work.h"
+#include "util/large_alloc.h"
+#include "numerics/stats.h"
+#include "model/stream_work.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -22,8 +22,8 @@
  *   kernel_type_totals.c).
  * Rows come in HTA's order within a rank: by kernel type name, then name. */
 #include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/stats.h"
+#include "util/large_alloc.h"
+#include "numerics/stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -19,10 +19,10 @@
  * top_waited_kernels names the kernels launched onto an idle stream, most
  * often first (ties by name), at most 5, as "name (count); name (count)". */
 #include "hta/analysis.h"
-#include "hta/buf.h"
-#include "hta/large_alloc.h"
-#include "hta/launch.h"
-#include "hta/stream_work.h"
+#include "util/buf.h"
+#include "util/large_alloc.h"
+#include "model/launch_apis.h"
+#include "model/stream_work.h"
 
 #include <math.h>
 #include <stdio.h>

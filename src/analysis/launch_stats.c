@@ -12,9 +12,9 @@
  *   runtime_outliers       launch calls longer than runtime_cutoff;
  *   launch_delay_outliers  launch delays longer than launch_delay_cutoff. */
 #include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/launch.h"
-#include "hta/stats.h"
+#include "util/large_alloc.h"
+#include "model/launch_apis.h"
+#include "numerics/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,9 +9,9 @@
  * no bandwidth (ROCm traces) keeps a row with count 0, for its bytes and
  * busy time; HTA shows no row for it. */
 #include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/stats.h"
-#include "hta/step_series.h"
+#include "util/large_alloc.h"
+#include "numerics/stats.h"
+#include "analysis/step_series.h"
 
 #include <ctype.h>
 #include <stdio.h>

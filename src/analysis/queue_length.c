@@ -18,9 +18,9 @@
  * step, and the values as counts (hta/value_counts.h), whose summary equals
  * describe()'s over the values. */
 #include "hta/analysis.h"
-#include "hta/stats.h"
-#include "hta/step_series.h"
-#include "hta/value_counts.h"
+#include "numerics/stats.h"
+#include "analysis/step_series.h"
+#include "numerics/value_counts.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* registry.c: the analyses every rank runs, in order. */
 #include "hta/analysis.h"
-#include "hta/timeline.h"
+#include "analysis/timeline.h"
 
 const hta_analysis hta_analyses[] = {
     {"temporal_breakdown", hta_temporal_breakdown},

@@ -14,8 +14,8 @@
  * traces), which keeps a process's memory nearly flat in the number of
  * traces it analyses. */
 #include "hta/analysis.h"
-#include "hta/packed_ints.h"
-#include "hta/timeline.h"
+#include "table/packed_ints.h"
+#include "analysis/timeline.h"
 
 
 static const hta_column SEGMENT_COLUMNS[] = {

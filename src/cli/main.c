@@ -7,9 +7,9 @@
 #include <stdlib.h>
 
 #include "hta/cli.h"
-#include "hta/head_start.h"
-#include "hta/pipeline.h"
-#include "hta/threads.h"
+#include "run/head_start.h"
+#include "run/pipeline.h"
+#include "run/threads.h"
 
 #ifndef HTA_VERSION
 #define HTA_VERSION "0.0.0"

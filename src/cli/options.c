@@ -3,7 +3,7 @@
  * Parsing never touches MPI or the file system, so --help, --version and
  * usage errors answer at once on every process. */
 #include "hta/cli.h"
-#include "hta/source.h"
+#include "parse/source.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -33,7 +33,7 @@
  * an "outliers" row (metric "arrived_last_share", class "straggler"). */
 #include "hta/analysis.h"
 #include "hta/crossrank.h"
-#include "hta/packed_ints.h"
+#include "table/packed_ints.h"
 
 #include <math.h>
 #include <stdlib.h>

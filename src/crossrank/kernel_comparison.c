@@ -15,7 +15,7 @@
  * 64 bytes plus the lengths of its kernel names and type per distinct
  * kernel name (docs/crossrank.md has measured figures). */
 #include "hta/crossrank.h"
-#include "hta/strtab.h"
+#include "util/strtab.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * by name (HTA groups by name, and its descending sort keeps that order
  * among equal sums for its at most 7 rows). */
 #include "hta/run.h"
-#include "hta/stats.h"
+#include "numerics/stats.h"
 
 #include <stdlib.h>
 #include <string.h>

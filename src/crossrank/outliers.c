@@ -6,7 +6,7 @@
  * |median|) keeps timing noise of a few microseconds from being reported. */
 #include "hta/crossrank.h"
 #include "hta/run.h"
-#include "hta/strtab.h"
+#include "util/strtab.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * absolute deviation from the median (the 1.2533 factor makes both
  * estimate the standard deviation of normal data). */
 #include "hta/crossrank.h"
-#include "hta/stats.h"
+#include "numerics/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * overlap by fractions of a microsecond; hta-mpi keeps nanoseconds by
  * default and does this only to reproduce HTA exactly.  Shrinking every
  * event widens every gap, so HTA reports more idle time than there was. */
-#include "hta/reader.h"
+#include "parse/reader.h"
 
 #include <math.h>
 

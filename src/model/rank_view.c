@@ -6,9 +6,9 @@
  * price of one indirection where an analysis reads one. */
 #define _GNU_SOURCE /* qsort_r */
 #include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/radix_sort.h"
-#include "hta/thread_jobs.h"
+#include "util/large_alloc.h"
+#include "numerics/radix_sort.h"
+#include "util/thread_jobs.h"
 
 #include <stdlib.h>
 #include <string.h>

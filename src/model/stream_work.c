@@ -10,10 +10,10 @@
  * grouping sorts the event pointers themselves, with one array of them as
  * scratch, and the start-order scratch is sized by the longest stream and
  * allocated only for a stream not already in start order. */
-#include "hta/large_alloc.h"
-#include "hta/radix_sort.h"
-#include "hta/stats.h"
-#include "hta/stream_work.h"
+#include "util/large_alloc.h"
+#include "numerics/radix_sort.h"
+#include "numerics/stats.h"
+#include "model/stream_work.h"
 
 #include <stdlib.h>
 #include <string.h>

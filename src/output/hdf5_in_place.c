@@ -23,7 +23,7 @@
  * free text (kernel names, file paths, errors) stay with the root. */
 #define _GNU_SOURCE /* fallocate */
 #include "hta/run.h"
-#include "hta/utf8.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>

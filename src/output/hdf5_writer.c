@@ -10,9 +10,9 @@
  * name in the target directory, synced and renamed only once complete, so
  * a crash or a full disk never leaves a half file under the final name
  * (docs/robustness.md). */
-#include "hta/large_alloc.h"
+#include "util/large_alloc.h"
 #include "hta/run.h"
-#include "hta/utf8.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>

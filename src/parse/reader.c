@@ -18,9 +18,9 @@
  * starts at an event boundary it finds itself, and the tail resumes the
  * top level just past the event array.  A stop is one offset comparison
  * per event, so the serial parse pays nothing measurable for it. */
-#include "hta/clock.h"
-#include "hta/large_alloc.h"
-#include "hta/reader.h"
+#include "util/clock.h"
+#include "util/large_alloc.h"
+#include "parse/reader.h"
 
 #include <cjson/cJSON.h>
 #ifdef __SSE2__
@@ -35,9 +35,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hta/buf.h"
+#include "util/buf.h"
 #include "hta/parse_parts.h"
-#include "hta/source.h"
+#include "parse/source.h"
 
 #define LX_BUFFER_BYTES (256u << 10)
 /* The data in the buffer is followed by this many zero bytes: the NUL at

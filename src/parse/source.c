@@ -10,8 +10,8 @@
  * parsed in 3.0 ms with the thread, 1.8 ms without).  The
  * inflater is ISA-L's igzip when the build has it, else zlib: both sit
  * behind start_member/inflate_step, the rest is shared. */
-#include "hta/large_alloc.h"
-#include "hta/source.h"
+#include "util/large_alloc.h"
+#include "parse/source.h"
 
 #include <errno.h>
 #include <fcntl.h>

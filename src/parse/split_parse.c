@@ -14,10 +14,10 @@
  * parse assigns them.  Anything else (a guess inside a string, a parse
  * error) makes the caller parse serially; only running out of time is
  * reported from here, since a retry would start with the budget spent. */
-#include "hta/large_alloc.h"
+#include "util/large_alloc.h"
 #include "hta/parse_parts.h"
-#include "hta/source.h"
-#include "hta/thread_jobs.h"
+#include "parse/source.h"
+#include "util/thread_jobs.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * the input ends up in the file's row of the "ranks" table, never as an
  * abort, so every other rank's results survive. */
 #include "hta/analysis.h"
-#include "hta/clock.h"
-#include "hta/reader.h"
+#include "util/clock.h"
+#include "parse/reader.h"
 #include "hta/run.h"
 
 #include <math.h>

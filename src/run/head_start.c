@@ -7,9 +7,9 @@
  * moment calls them by the million.  A lone process is told to use no such
  * transport (main.c), and it knows its rank (0) and the job's size (1)
  * before MPI_Init says so. */
-#include "hta/clock.h"
-#include "hta/head_start.h"
-#include "hta/threads.h"
+#include "util/clock.h"
+#include "run/head_start.h"
+#include "run/threads.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * collectively (output/hdf5_in_place.c); and the root broadcasts the exit
  * status so that mpirun reports the same code everywhere.  Progress
  * messages travel on a duplicate communicator (run/progress.c). */
-#include "hta/pipeline.h"
+#include "run/pipeline.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,12 +24,12 @@
 #include <unistd.h>
 
 #include "hta/cli.h"
-#include "hta/clock.h"
+#include "util/clock.h"
 #include "hta/crossrank.h"
-#include "hta/progress.h"
+#include "run/progress.h"
 #include "hta/run.h"
-#include "hta/table_stash.h"
-#include "hta/timeline.h"
+#include "table/table_stash.h"
+#include "analysis/timeline.h"
 
 #define ROOT 0
 

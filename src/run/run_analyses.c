@@ -11,9 +11,9 @@
  * A large trace's analyses hand their free heap back as they end
  * (HTA_TRIM_MIN_EVENTS). */
 #include "hta/analysis.h"
-#include "hta/clock.h"
+#include "util/clock.h"
 #include "hta/run.h"
-#include "hta/thread_jobs.h"
+#include "util/thread_jobs.h"
 
 #include <malloc.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * can share memory, i.e. those on this node; they exchange affinity masks
  * and each counts those overlapping its own. */
 #define _GNU_SOURCE
-#include "hta/threads.h"
+#include "run/threads.h"
 
 #include <mpi.h>
 #include <sched.h>

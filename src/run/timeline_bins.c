@@ -3,11 +3,11 @@
  * Bin edges are start + k * (end - start) / bins computed in integer
  * nanoseconds, so every process derives the same edges; a segment adds its
  * clipped length to each bin it touches. */
-#include "hta/timeline.h"
+#include "analysis/timeline.h"
 
 #include <stdlib.h>
 
-#include "hta/packed_ints.h"
+#include "table/packed_ints.h"
 
 static const hta_column TIMELINE_COLUMNS[] = {
     {"rank", HTA_COL_I64}, {"bin", HTA_COL_I64},

@@ -4,8 +4,8 @@
  * hash table would (zeroed, so pages never touched cost
  * nothing), else a hash table at most 3/4 full (4/3 of the expected
  * count, rounded up to a power of two). */
-#include "hta/corrmap.h"
-#include "hta/large_alloc.h"
+#include "util/corrmap.h"
+#include "util/large_alloc.h"
 
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
 /* large_alloc.c: malloc and friends that advise huge pages for large
  * blocks (see hta/large_alloc.h). */
-#include "hta/large_alloc.h"
+#include "util/large_alloc.h"
 
 #include <malloc.h>
 #include <stdint.h>
