@@ -21,9 +21,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "parse/reader.h"
-#include "hta/run.h"
 #include "analysis/timeline.h"
+#include "output/run_info.h"
+#include "output/summary.h"
+#include "parse/reader.h"
+#include "run/analyze_file.h"
+#include "run/discover.h"
+#include "run/pipeline.h"
+#include "run/ranks.h"
+#include "run/timeline_bins.h"
 
 static void require(int condition, const char *what)
 {

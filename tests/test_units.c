@@ -14,15 +14,18 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "hta/analysis.h"
-#include "util/buf.h"
-#include "table/packed_ints.h"
-#include "hta/parse_parts.h"
+#include "analysis/activity_categories.h"
+#include "cli/options.h"
+#include "model/step_filter.h"
 #include "numerics/radix_sort.h"
-#include "parse/reader.h"
-#include "hta/run.h"
-#include "table/table_stash.h"
 #include "numerics/value_counts.h"
+#include "parse/rank_name.h"
+#include "parse/reader.h"
+#include "parse/split_parse.h"
+#include "run/analyze_file.h"
+#include "table/packed_ints.h"
+#include "table/table_stash.h"
+#include "util/buf.h"
 
 static int failures, checks;
 

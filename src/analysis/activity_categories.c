@@ -28,7 +28,8 @@
  * inside those, in linear time.  The sums are exact integers, so the values
  * do not depend on the order events are met in.  Rows come out in
  * category-name order so that the table does not depend on file order. */
-#include "hta/analysis.h"
+#include "analysis/activity_categories.h"
+
 #include "util/large_alloc.h"
 
 #include <math.h>

@@ -14,14 +14,15 @@
  * The process keeps these until its last trace is analysed and then sends
  * them to the root, so they are packed: one row of the process-local table
  * "_collectives" per (rank, stream) with the kernel count, the first start,
- * and two series (hta/packed_ints.h): each start's gap since the previous
+ * and two series (table/packed_ints.h): each start's gap since the previous
  * start, and each duration (signed: --round-like-hta makes sub-microsecond
  * kernels negative).  The ordinal is the position in the series.  A few
  * bytes per kernel instead of a 40-byte row.  The leading '_' keeps the
  * table out of the results file; it still travels to the root. */
-#include "hta/analysis.h"
-#include "util/large_alloc.h"
+#include "analysis/collectives.h"
+
 #include "table/packed_ints.h"
+#include "util/large_alloc.h"
 
 #include <stdlib.h>
 

@@ -5,7 +5,8 @@
  * COMPUTATION and COMMUNICATION kernels, as a percentage rounded like
  * HTA's.  A rank without communication time gets NaN: HTA divides by zero
  * there (issue 247), and 0% would claim a measured absence of overlap. */
-#include "hta/analysis.h"
+#include "analysis/comm_comp_overlap.h"
+
 #include "numerics/stats.h"
 
 #include <math.h>

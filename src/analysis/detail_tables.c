@@ -8,13 +8,14 @@
  *   = max(0, GPU start - CPU end), the per-correlation values of HTA's
  *   get_cuda_kernel_launch_stats.  Rows in GPU start order.
  * - detail/queue_length and detail/memory_bw: every point of the step
- *   series of hta/step_series.h (per stream, per copy kind), the very
+ *   series of analysis/step_series.h (per stream, per copy kind), the very
  *   points the /queue_length and /memory_bw summaries describe, so that
  *   the two always agree; one row per step with the value after it.
  * Everything is read from the rank view; nothing here feeds another table. */
-#include "hta/analysis.h"
-#include "model/launch_apis.h"
+#include "analysis/detail_tables.h"
+
 #include "analysis/step_series.h"
+#include "model/launch_apis.h"
 
 #include <math.h>
 

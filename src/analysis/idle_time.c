@@ -2,7 +2,7 @@
  * get_idle_time_breakdown with show_idle_interval_stats).
  *
  * Each event on a stream after the first (in HTA's order, see
- * hta/stream_work.h) closes a gap: its start minus its predecessor's end,
+ * model/stream_work.h) closes a gap: its start minus its predecessor's end,
  * negative when they overlap and kept so, as HTA.  The gap is
  *   host_wait   when the event's launching CPU call started after the
  *               predecessor ended: the GPU waited for the CPU;
@@ -14,10 +14,11 @@
  * "other" always (HTA files the first event, which has no gap, there),
  * host_wait and kernel_wait only when they occur.  Ratios stay unrounded;
  * HTA rounds them to 2 decimals. */
-#include "hta/analysis.h"
-#include "util/large_alloc.h"
-#include "numerics/stats.h"
+#include "analysis/idle_time.h"
+
 #include "model/stream_work.h"
+#include "numerics/stats.h"
+#include "util/large_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

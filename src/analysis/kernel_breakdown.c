@@ -21,9 +21,11 @@
  *   part, as in HTA.  The root sums it over ranks (crossrank/
  *   kernel_type_totals.c).
  * Rows come in HTA's order within a rank: by kernel type name, then name. */
-#include "hta/analysis.h"
-#include "util/large_alloc.h"
+#include "analysis/kernel_breakdown.h"
+
+#include "numerics/argsort.h"
 #include "numerics/stats.h"
+#include "util/large_alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

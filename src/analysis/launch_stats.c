@@ -2,7 +2,7 @@
  * get_cuda_kernel_launch_stats, summarised per rank).
  *
  * A launch is a GPU event whose launching CPU call (same correlation) is
- * one of the launch APIs of hta/launch.h.  For each: the CPU call's
+ * one of the launch APIs of model/launch_apis.h.  For each: the CPU call's
  * duration, the GPU event's duration and the launch delay max(0, GPU start
  * - CPU end).  HTA returns them per correlation; one row per rank keeps
  * their p50 / p90 / p99 / max and HTA's three counts:
@@ -11,10 +11,11 @@
  *                          the launch costs more than the work;
  *   runtime_outliers       launch calls longer than runtime_cutoff;
  *   launch_delay_outliers  launch delays longer than launch_delay_cutoff. */
-#include "hta/analysis.h"
-#include "util/large_alloc.h"
+#include "analysis/launch_stats.h"
+
 #include "model/launch_apis.h"
 #include "numerics/stats.h"
+#include "util/large_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,16 +2,17 @@
  * HTA's get_memory_bw_summary).
  *
  * Per (rank, copy kind): HTA's summary of the concurrent-bandwidth series
- * (hta/step_series.h) over its points > 0 (an instant with no copy of the
+ * (analysis/step_series.h) over its points > 0 (an instant with no copy of the
  * kind running says nothing about copy speed); plus the bytes moved
  * (args.bytes, where present) and busy_us, the time at least one copy of
  * the kind ran (the union of their intervals).  A kind whose copies carry
  * no bandwidth (ROCm traces) keeps a row with count 0, for its bytes and
  * busy time; HTA shows no row for it. */
-#include "hta/analysis.h"
-#include "util/large_alloc.h"
-#include "numerics/stats.h"
+#include "analysis/memory_bw.h"
+
 #include "analysis/step_series.h"
+#include "numerics/stats.h"
+#include "util/large_alloc.h"
 
 #include <ctype.h>
 #include <stdio.h>

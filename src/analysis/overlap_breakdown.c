@@ -7,9 +7,11 @@
  * COMPUTATION and COMMUNICATION intervals gives the time with only one,
  * only the other, or both active; Empty is the rest of the span, which
  * includes time when only memory copies or other GPU work runs. */
-#include "hta/analysis.h"
+
+#include "analysis/overlap_breakdown.h"
 
 #include <math.h>
+
 
 static const hta_column COLUMNS[] = {
     {"rank", HTA_COL_I64},

@@ -3,7 +3,7 @@
  * get_time_spent_blocked_on_full_queue).
  *
  * The queue length of a stream steps +1 when a launch call starts and -1
- * when its GPU event starts (hta/step_series.h, in HTA's exact order).  Per
+ * when its GPU event starts (analysis/step_series.h, in HTA's exact order).  Per
  * (rank, stream):
  * - count / mean / std / min / quartiles / max over the values after each
  *   step, as HTA's describe(): every step one sample, however long it held;
@@ -15,11 +15,12 @@
  *   keeps only a rank's last stream there, a defect; every stream is kept.
  * All of it is gathered as the points pass by in time order (the series of
  * a large trace would be tens of megabytes): the time-weighted sums step by
- * step, and the values as counts (hta/value_counts.h), whose summary equals
+ * step, and the values as counts (numerics/value_counts.h), whose summary equals
  * describe()'s over the values. */
-#include "hta/analysis.h"
-#include "numerics/stats.h"
+#include "analysis/queue_length.h"
+
 #include "analysis/step_series.h"
+#include "numerics/stats.h"
 #include "numerics/value_counts.h"
 
 #include <math.h>

@@ -1,5 +1,18 @@
 /* registry.c: the analyses every rank runs, in order. */
-#include "hta/analysis.h"
+#include "analysis/registry.h"
+
+#include "analysis/activity_categories.h"
+#include "analysis/collectives.h"
+#include "analysis/comm_comp_overlap.h"
+#include "analysis/detail_tables.h"
+#include "analysis/idle_time.h"
+#include "analysis/kernel_breakdown.h"
+#include "analysis/launch_pipelining.h"
+#include "analysis/launch_stats.h"
+#include "analysis/memory_bw.h"
+#include "analysis/overlap_breakdown.h"
+#include "analysis/queue_length.h"
+#include "analysis/temporal_breakdown.h"
 #include "analysis/timeline.h"
 
 const hta_analysis hta_analyses[] = {

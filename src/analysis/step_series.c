@@ -1,5 +1,5 @@
 /* step_series.c: HTA's queue-length and memory-bandwidth time series (see
- * hta/step_series.h).
+ * analysis/step_series.h).
  *
  * Both are built the way HTA builds them: the steps laid out in HTA's
  * concatenation order (queue: every launch call in trace order, then every

@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hta/analysis.h"
+#include "model/classify.h"
+#include "model/rank_view.h"
+#include "model/trace.h"
+
 
 #define HTA_COPY_KIND_SIZE 16  /* "Memcpy Unknown" and NUL */
 

@@ -4,9 +4,11 @@
  * kernel_time spans the first GPU event's start to the last merged end over
  * every stream; idle is that span minus the union of all GPU events;
  * compute is the union of COMPUTATION kernels; the rest is non-compute. */
-#include "hta/analysis.h"
+
+#include "analysis/temporal_breakdown.h"
 
 #include <math.h>
+
 
 static const hta_column COLUMNS[] = {
     {"rank", HTA_COL_I64},

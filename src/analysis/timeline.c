@@ -8,14 +8,13 @@
  * "_timeline_segments", one row per layer; run/timeline_bins.c bins them
  * once the range is agreed and drops the segments before anything is
  * gathered.  They stay until the process's last trace is analysed, so they
- * are packed as a series (hta/packed_ints.h) after the first start: for
+ * are packed as a series (table/packed_ints.h) after the first start: for
  * each segment the gap since the previous end and the length, a few bytes
  * each instead of a 32-byte row (2.5 per segment on whole-microsecond
  * traces), which keeps a process's memory nearly flat in the number of
  * traces it analyses. */
-#include "hta/analysis.h"
-#include "table/packed_ints.h"
 #include "analysis/timeline.h"
+#include "table/packed_ints.h"
 
 
 static const hta_column SEGMENT_COLUMNS[] = {

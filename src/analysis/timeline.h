@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "hta/analysis.h"
+#include "analysis/registry.h"
 
 #define HTA_TIMELINE_SEGMENTS "_timeline_segments"
 
@@ -22,13 +22,5 @@ enum {
 
 int hta_timeline_segments(const hta_rank_view *view, const hta_options *opt,
                           hta_tableset *out, hta_error *err);
-
-/* This process's extent of all segments; returns 0 when it has none. */
-int hta_timeline_local_range(const hta_tableset *set, int64_t *start, int64_t *end);
-
-/* Replaces the segments with "timeline" rows over [start, end) in `bins`
- * equal bins. */
-int hta_timeline_bin(hta_tableset *set, int bins, int64_t start, int64_t end,
-                     hta_error *err);
 
 #endif

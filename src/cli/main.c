@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hta/cli.h"
 #include "run/head_start.h"
 #include "run/pipeline.h"
 #include "run/threads.h"

@@ -2,7 +2,8 @@
  *
  * Parsing never touches MPI or the file system, so --help, --version and
  * usage errors answer at once on every process. */
-#include "hta/cli.h"
+#include "cli/options.h"
+
 #include "parse/source.h"
 
 #include <errno.h>

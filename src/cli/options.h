@@ -1,4 +1,4 @@
-/* cli/options.h: everything the command line can set.
+/* cli/options.h: everything the command line can set, and how it is parsed.
  *
  * Defaults are HTA's (see interface.md); hta_options_defaults fills them. */
 #ifndef HTA_OPTIONS_H
@@ -6,6 +6,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "util/error.h"
 
 typedef struct hta_rank_range {
     int64_t first, last;
@@ -42,5 +45,25 @@ typedef struct hta_options {
 
 void hta_options_defaults(hta_options *o);
 int hta_options_wants_rank(const hta_options *o, int64_t rank);
+
+typedef enum hta_cli_action {
+    HTA_CLI_RUN,
+    HTA_CLI_HELP,
+    HTA_CLI_VERSION,
+    HTA_CLI_USAGE_ERROR,
+} hta_cli_action;
+
+/* Exit codes (interface.md). */
+enum {
+    HTA_EXIT_OK = 0,
+    HTA_EXIT_SOME_FAILED = 1,
+    HTA_EXIT_USAGE = 2,
+    HTA_EXIT_INTERNAL = 3,
+};
+
+/* Fills o from argv (after hta_options_defaults). */
+hta_cli_action hta_parse_options(int argc, char **argv, hta_options *o, hta_error *err);
+void hta_options_free(hta_options *o);
+void hta_print_usage(FILE *out);
 
 #endif

@@ -31,8 +31,10 @@
  * below 0.001 / n_ranks (Bonferroni over the ranks, so a run without a
  * straggler flags anybody with probability under 0.1%).  Flagged ranks get
  * an "outliers" row (metric "arrived_last_share", class "straggler"). */
-#include "hta/analysis.h"
-#include "hta/crossrank.h"
+#include "crossrank/collective_wait.h"
+
+#include "crossrank/spread.h"
+#include "model/trace.h"
 #include "table/packed_ints.h"
 
 #include <math.h>

@@ -14,7 +14,9 @@
  * so it moves no extra bytes; the "kernels" rows it reads cost each rank
  * 64 bytes plus the lengths of its kernel names and type per distinct
  * kernel name (docs/crossrank.md has measured figures). */
-#include "hta/crossrank.h"
+#include "crossrank/kernel_comparison.h"
+
+#include "crossrank/spread.h"
 #include "util/strtab.h"
 
 #include <math.h>

@@ -7,7 +7,8 @@
  * decimal as HTA rounds.  Rows come in HTA's order: sum descending, ties
  * by name (HTA groups by name, and its descending sort keeps that order
  * among equal sums for its at most 7 rows). */
-#include "hta/run.h"
+#include "crossrank/kernel_type_totals.h"
+
 #include "numerics/stats.h"
 
 #include <stdlib.h>

@@ -8,7 +8,8 @@
  * share one value the MAD is 0 and the robust z falls back to the mean
  * absolute deviation from the median (the 1.2533 factor makes both
  * estimate the standard deviation of normal data). */
-#include "hta/crossrank.h"
+#include "crossrank/spread.h"
+
 #include "numerics/stats.h"
 
 #include <math.h>

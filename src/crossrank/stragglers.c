@@ -15,12 +15,16 @@
  *   --min-effect floor, as the outlier search does.
  * Every rank analysed without failure gets a row, most suspect first (ties
  * by rank); "flagged" says whether any evidence reached its flag. */
-#include "hta/crossrank.h"
+
+#include "crossrank/stragglers.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "crossrank/collective_wait.h"
+#include "crossrank/spread.h"
 
 #define RELATIVE_PERF_THRESHOLD 0.75
 

@@ -3,6 +3,8 @@
  * The rules are HTA's, applied in order, case-sensitive; the first match
  * wins, so an NCCL kernel whose name mentions Memcpy is still
  * COMMUNICATION. */
+#include "model/classify.h"
+
 #include "model/trace.h"
 
 #include <string.h>

@@ -1,5 +1,5 @@
 /* interval.c: union, intersection and exclusive combinations of time
- * intervals (see hta/interval.h).  The exclusive split is one sweep over
+ * intervals (see model/interval.h).  The exclusive split is one sweep over
  * the boundaries of all lists at once, so k lists of n intervals cost
  * O(k * n) after merging, with no allocation. */
 #include "model/interval.h"

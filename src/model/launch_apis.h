@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hta/analysis.h"
+#include "model/rank_view.h"
 #include "model/trace.h"
 
 typedef enum hta_launch_apis {

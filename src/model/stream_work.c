@@ -1,5 +1,5 @@
 /* stream_work.c: per-stream GPU work in HTA's order (see
- * hta/stream_work.h).
+ * model/stream_work.h).
  *
  * Events are grouped by stream keeping trace order (what HTA's boolean
  * selection of one stream keeps), then each stream is ordered by start
@@ -10,10 +10,11 @@
  * grouping sorts the event pointers themselves, with one array of them as
  * scratch, and the start-order scratch is sized by the longest stream and
  * allocated only for a stream not already in start order. */
-#include "util/large_alloc.h"
+#include "model/stream_work.h"
+#include "numerics/argsort.h"
 #include "numerics/radix_sort.h"
 #include "numerics/stats.h"
-#include "model/stream_work.h"
+#include "util/large_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* trace.c: growth of the per-rank event arrays (see hta/trace.h). */
+/* trace.c: growth of the per-rank event arrays (see model/trace.h). */
 #include "model/trace.h"
 
 #include <stdlib.h>

@@ -13,14 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/classify.h"
 #include "util/strtab.h"
-
-typedef enum hta_kernel_type {
-    HTA_KT_COMPUTATION = 0,
-    HTA_KT_COMMUNICATION = 1,
-    HTA_KT_MEMORY = 2,
-    HTA_KT_OTHER = 3,
-} hta_kernel_type;
 
 enum {
     HTA_EVENT_GPU = 1,         /* args.stream present and numeric */
@@ -120,8 +114,10 @@ static inline const char *hta_event_category(const hta_trace *t, const hta_event
     return hta_strtab_get(&t->categories, e->cat);
 }
 
-/* Kernel type of a GPU event name (definitions section 3). */
-hta_kernel_type hta_classify_kernel(const char *name);
-const char *hta_kernel_type_name(hta_kernel_type type);
+/* Nanoseconds to the microseconds every output column uses. */
+static inline double hta_ns_to_us(int64_t ns)
+{
+    return (double)ns / 1000.0;
+}
 
 #endif

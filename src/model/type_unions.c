@@ -1,5 +1,5 @@
 /* type_unions.c: the merged intervals of each kernel type of a rank, and
- * of all of them (see hta_type_unions in hta/analysis.h).
+ * of all of them (see hta_type_unions in model/type_unions.h).
  *
  * The types partition the GPU events, so n_gpu slots hold every type's
  * list back to back: each event's interval is copied into its type's
@@ -8,7 +8,8 @@
  * all events is the union of those lists, measured as they are merged in
  * order, never stored.  The lists then move to storage of their exact
  * size. */
-#include "hta/analysis.h"
+#include "model/type_unions.h"
+
 #include "util/large_alloc.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* argsort.c: the order numpy's argsort(kind="quicksort") gives, exactly
- * (see hta/stats.h).
+ * (see numerics/argsort.h).
  *
  * HTA sorts its time series with pandas' sort_values, whose default is
  * numpy's introsort: not stable, so among equal timestamps the order
@@ -14,6 +14,8 @@
  * (key, index) pairs, which makes the same comparisons and the same swaps,
  * hence the same permutation, without a cache miss per comparison once
  * the array outgrows the cache. */
+#include "numerics/argsort.h"
+
 #include "util/large_alloc.h"
 #include "numerics/stats.h"
 

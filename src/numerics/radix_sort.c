@@ -1,4 +1,4 @@
-/* radix_sort.c: stable LSD radix sorts (see hta/radix_sort.h).
+/* radix_sort.c: stable LSD radix sorts (see numerics/radix_sort.h).
  *
  * A first pass over the keys finds the bits on which they differ; a byte
  * position where all keys agree would move nothing and is skipped (the
@@ -7,8 +7,9 @@
  * of them, lowest first, is one stable scatter between two buffers.  Keys
  * are unsigned: int64 keys with the sign bit flipped, doubles mapped to
  * integers that order as the doubles do. */
-#include "util/large_alloc.h"
+#include "numerics/argsort.h"
 #include "numerics/radix_sort.h"
+#include "util/large_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

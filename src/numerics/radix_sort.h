@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "numerics/argsort.h"
 #include "numerics/stats.h"
 
 /* order = the indices 0..n-1 sorted by keys[index], equal keys in index

@@ -1,4 +1,4 @@
-/* stats.c: mean, sample std and interpolated quantiles (see hta/stats.h). */
+/* stats.c: mean, sample std and interpolated quantiles (see numerics/stats.h). */
 #include "numerics/radix_sort.h"
 #include "numerics/stats.h"
 #include "table/table.h"

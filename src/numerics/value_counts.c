@@ -1,5 +1,5 @@
 /* value_counts.c: integer value counts and their summary (see
- * hta/value_counts.h). */
+ * numerics/value_counts.h). */
 #include "numerics/value_counts.h"
 
 #include <math.h>

@@ -22,7 +22,8 @@
  * parallel HDF5 cannot write variable-length data, which is why tables of
  * free text (kernel names, file paths, errors) stay with the root. */
 #define _GNU_SOURCE /* fallocate */
-#include "hta/run.h"
+#include "output/hdf5_in_place.h"
+
 #include "util/utf8.h"
 
 #include <errno.h>

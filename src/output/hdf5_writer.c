@@ -10,8 +10,9 @@
  * name in the target directory, synced and renamed only once complete, so
  * a crash or a full disk never leaves a half file under the final name
  * (docs/robustness.md). */
+#include "output/hdf5_writer.h"
+
 #include "util/large_alloc.h"
-#include "hta/run.h"
 #include "util/utf8.h"
 
 #include <errno.h>

@@ -5,12 +5,14 @@
  * each: how many metrics, the worst of them; worst ranks first, at most
  * fifteen) and the flagged stragglers (at most five), so it stays readable
  * for a thousand ranks; the HDF5 file has the rest. */
-#include "hta/run.h"
+
+#include "output/summary.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 
 #define SUMMARY_EXTREME_RANKS 5
 #define SUMMARY_OUTLIER_RANKS 15

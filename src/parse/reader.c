@@ -1,4 +1,4 @@
-/* reader.c: streaming Kineto JSON parser (see hta/reader.h).
+/* reader.c: streaming Kineto JSON parser (see parse/reader.h).
  *
  * Layout: a pull lexer (lx_*) over a refillable buffer; a validating skipper
  * that keeps its nesting stack on the heap; the event decoder, which fills
@@ -13,7 +13,7 @@
  * per-member steps (key, scalar skip, separator) are inline with their
  * rare cases (escapes, the buffer's end, containers) out of line.
  *
- * The same lexer also parses one part of a plain file (hta/parse_parts.h):
+ * The same lexer also parses one part of a plain file (parse/split_parse.h):
  * the head stops before the first event at or past a given offset, a span
  * starts at an event boundary it finds itself, and the tail resumes the
  * top level just past the event array.  A stop is one offset comparison
@@ -35,9 +35,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/buf.h"
-#include "hta/parse_parts.h"
 #include "parse/source.h"
+#include "parse/split_parse.h"
+#include "util/buf.h"
 
 #define LX_BUFFER_BYTES (256u << 10)
 /* The data in the buffer is followed by this many zero bytes: the NUL at

@@ -37,9 +37,45 @@ int hta_read_trace_file(const char *path, const hta_read_options *options, hta_t
 int hta_read_trace_memory(const char *data, size_t len, size_t chunk, const char *label,
                           hta_trace *out, hta_error *err);
 
-/* HTA 0.6.1 rounds every event of a trace with fractional timestamps to
- * whole microseconds, start up and end down (its round_down_time_stamps).
- * Applied on request (--round-like-hta) to reproduce HTA's numbers. */
-void hta_round_like_hta(hta_trace *trace);
+/* The parts of a plain file parsed on threads (parse/split_parse.h). */
+
+/* An absolute time limit shared by every part and a serial retry. */
+typedef struct hta_deadline {
+    double timeout_seconds;    /* 0 = none; quoted in the error */
+    double at;                 /* CLOCK_MONOTONIC seconds */
+} hta_deadline;
+
+hta_deadline hta_deadline_from(double timeout_seconds);
+
+typedef enum hta_part_kind {
+    HTA_PART_HEAD,             /* from byte 0 */
+    HTA_PART_SPAN,             /* events from a guessed boundary */
+    HTA_PART_TAIL,             /* the top level after the event array */
+} hta_part_kind;
+
+typedef enum hta_part_end {
+    HTA_PART_DOCUMENT_END,     /* head only: the whole document was parsed */
+    HTA_PART_STOPPED,          /* before an event at end_offset */
+    HTA_PART_ARRAY_END,        /* the event array closed; end_offset is past ']' */
+    HTA_PART_NO_BOUNDARY,      /* span only: no boundary up to the end of data */
+    HTA_PART_TIMED_OUT,        /* failed on the deadline; the error says where */
+} hta_part_end;
+
+typedef struct hta_part {
+    hta_part_kind kind;
+    uint64_t from;             /* span: boundary at or past it; tail: past ']' */
+    uint64_t stop_at;          /* head, span: stop before an event starting here */
+    int bare_array;            /* head sets it, tail needs it */
+    hta_part_end end;          /* set by the parse */
+    uint64_t first_event;      /* span: offset of the '{' it started at */
+    uint64_t end_offset;
+} hta_part;
+
+/* Parses one part of the plain file at path into out, initialised by the
+ * callee.  Each part opens the file itself, so the kernel's read-ahead
+ * follows each part's sequential reads.  Offsets in errors are absolute;
+ * on error out is freed. */
+int hta_read_part(const char *path, const hta_deadline *limit, hta_part *part,
+                  hta_trace *out, hta_error *err);
 
 #endif

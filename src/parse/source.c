@@ -1,4 +1,4 @@
-/* source.c: plain or gzip byte stream of a trace file (see hta/source.h).
+/* source.c: plain or gzip byte stream of a trace file (see parse/source.h).
  *
  * Reads with read(2) in large blocks.  Gzip input is inflated by a reader
  * thread into a small ring of blocks while the caller parses the previous

@@ -1,5 +1,5 @@
 /* split_parse.c: one plain trace parsed by several threads (see
- * hta/parse_parts.h).
+ * parse/split_parse.h).
  *
  * The file is cut into byte ranges (plan_parts), which `threads` threads
  * take in file order as they come free: part 0 (the head) and parts 1..
@@ -14,9 +14,10 @@
  * parse assigns them.  Anything else (a guess inside a string, a parse
  * error) makes the caller parse serially; only running out of time is
  * reported from here, since a retry would start with the budget spent. */
-#include "util/large_alloc.h"
-#include "hta/parse_parts.h"
+#include "parse/split_parse.h"
+
 #include "parse/source.h"
+#include "util/large_alloc.h"
 #include "util/thread_jobs.h"
 
 #include <fcntl.h>

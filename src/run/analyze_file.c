@@ -2,10 +2,15 @@
  * every analysis, on the process that owns it.  Whatever goes wrong with
  * the input ends up in the file's row of the "ranks" table, never as an
  * abort, so every other rank's results survive. */
-#include "hta/analysis.h"
-#include "util/clock.h"
+#include "run/analyze_file.h"
+
+#include "model/hta_rounding.h"
+#include "model/rank_view.h"
+#include "model/step_filter.h"
+#include "parse/rank_name.h"
 #include "parse/reader.h"
-#include "hta/run.h"
+#include "run/run_analyses.h"
+#include "util/clock.h"
 
 #include <math.h>
 #include <malloc.h>

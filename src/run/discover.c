@@ -1,7 +1,8 @@
 /* discover.c: the list of trace files a run analyses, and their
- * assignment to processes (see hta/run.h).  Runs on the root only; the
+ * assignment to processes (see run/discover.h).  Runs on the root only; the
  * sorted list is then broadcast, so every process sees the same order. */
-#include "hta/run.h"
+
+#include "run/discover.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
 
 void hta_file_list_free(hta_file_list *list)
 {

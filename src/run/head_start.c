@@ -1,5 +1,5 @@
 /* head_start.c: a lone process's first trace analysed while MPI starts up
- * (see hta/head_start.h).
+ * (see run/head_start.h).
  *
  * Only a process started alone gets one.  In a launched job MPI_Init may
  * bring up transports (UCX, verbs) that hook the process's memory calls,
@@ -7,9 +7,10 @@
  * moment calls them by the million.  A lone process is told to use no such
  * transport (main.c), and it knows its rank (0) and the job's size (1)
  * before MPI_Init says so. */
-#include "util/clock.h"
+#include "run/analyze_file.h"
 #include "run/head_start.h"
 #include "run/threads.h"
+#include "util/clock.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@
 #include <pthread.h>
 
 #include "cli/options.h"
-#include "hta/run.h"
+#include "run/discover.h"
 #include "table/table.h"
 
 typedef struct hta_head_start {

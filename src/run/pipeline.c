@@ -1,4 +1,4 @@
-/* pipeline.c: one run across MPI processes (see hta/run.h for the stages).
+/* pipeline.c: one run across MPI processes (see run/pipeline.h for the stages).
  *
  * Communication is a handful of collectives: the root broadcasts the file
  * list (or the reason there is nothing to do); an allreduce agrees on the
@@ -23,13 +23,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hta/cli.h"
-#include "util/clock.h"
-#include "hta/crossrank.h"
-#include "run/progress.h"
-#include "hta/run.h"
-#include "table/table_stash.h"
 #include "analysis/timeline.h"
+#include "crossrank/collective_wait.h"
+#include "crossrank/kernel_comparison.h"
+#include "crossrank/kernel_type_totals.h"
+#include "crossrank/outliers.h"
+#include "crossrank/stragglers.h"
+#include "output/hdf5_in_place.h"
+#include "output/hdf5_writer.h"
+#include "output/run_info.h"
+#include "output/summary.h"
+#include "run/analyze_file.h"
+#include "run/discover.h"
+#include "run/progress.h"
+#include "run/timeline_bins.h"
+#include "table/table_stash.h"
+#include "util/clock.h"
 
 #define ROOT 0
 
@@ -197,7 +206,7 @@ static void report_stash(int me, const hta_table_stash *stash)
 }
 
 /* Each trace's tables go into the stash, packed and deflated, once the
- * next trace starts (hta/table_stash.h); out gets them all after the last
+ * next trace starts (table/table_stash.h); out gets them all after the last
  * one, whose own tables are moved rather than packed and unpacked (the
  * whole of the work for a process with one trace). */
 static int analyze_my_files(const hta_file_list *list, int me, int n_processes,

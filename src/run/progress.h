@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hta/run.h"
+#include "run/discover.h"
+
 
 typedef struct hta_progress {
     int enabled, me, n_processes;

@@ -10,9 +10,10 @@
  * first, so that one long analysis does not hold back the others.
  * A large trace's analyses hand their free heap back as they end
  * (HTA_TRIM_MIN_EVENTS). */
-#include "hta/analysis.h"
+#include "run/run_analyses.h"
+
+#include "run/analyze_file.h"
 #include "util/clock.h"
-#include "hta/run.h"
 #include "util/thread_jobs.h"
 
 #include <malloc.h>

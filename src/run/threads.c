@@ -1,4 +1,4 @@
-/* threads.c: the automatic thread count (see hta/threads.h).
+/* threads.c: the automatic thread count (see run/threads.h).
  *
  * MPI_Comm_split_type with MPI_COMM_TYPE_SHARED groups the processes that
  * can share memory, i.e. those on this node; they exchange affinity masks

@@ -1,4 +1,4 @@
-/* packed_ints.c: see hta/packed_ints.h. */
+/* packed_ints.c: see table/packed_ints.h. */
 #include "table/packed_ints.h"
 
 int hta_pack_u64(hta_buf *out, uint64_t v)

@@ -1,5 +1,5 @@
 /* spill_file.c: an unlinked temporary file to append to and read back (see
- * hta/spill_file.h).
+ * table/spill_file.h).
  *
  * O_TMPFILE creates a file that never has a name, so not even a crash
  * leaves it behind; where the file system or kernel lacks it, mkostemp

@@ -1,4 +1,4 @@
-/* table.c: named result tables, packing and merging (see hta/table.h).
+/* table.c: named result tables, packing and merging (see table/table.h).
  *
  * Packed form, native byte order (all processes of a job share it):
  *   a string dictionary: u32 n_strings, then each as u32 length + bytes;

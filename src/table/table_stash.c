@@ -1,5 +1,5 @@
 /* table_stash.c: one trace's tables after another, in memory or in a
- * temporary file, with an index in memory (see hta/table_stash.h).
+ * temporary file, with an index in memory (see table/table_stash.h).
  *
  * zlib's fastest level runs at ~100 MB/s and keeps 28-64% of the bytes
  * (the timeline's packed segments, which dominate, compress least): about

@@ -9,7 +9,7 @@
  * from ~150 MB): 0.64x of the packed bytes on generated traces, 0.28-0.45x
  * on real ones.  The entry stays in memory while the stash's memory holds
  * at most HTA_STASH_MEMORY_BYTES with it; otherwise it is written to an
- * unlinked temporary file (hta/spill_file.h), and only its offset and
+ * unlinked temporary file (table/spill_file.h), and only its offset and
  * lengths stay in memory.  So many small traces never touch the disk, and
  * large ones add nothing to the peak beyond the budget.  When the file
  * cannot be created or written, entries stay in memory: nothing is lost.

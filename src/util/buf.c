@@ -1,4 +1,4 @@
-/* buf.c: growable byte buffer (see hta/buf.h). */
+/* buf.c: growable byte buffer (see util/buf.h). */
 #include "util/buf.h"
 #include "util/large_alloc.h"
 

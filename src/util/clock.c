@@ -1,4 +1,4 @@
-/* clock.c: see hta/clock.h. */
+/* clock.c: see util/clock.h. */
 #include "util/clock.h"
 
 #include <time.h>

@@ -1,4 +1,4 @@
-/* corrmap.c: flat int64 -> uint32 table (see hta/corrmap.h).
+/* corrmap.c: flat int64 -> uint32 table (see util/corrmap.h).
  * Fixed capacity because the number and range of the keys are known
  * before filling: a direct array when it takes no more memory than the
  * hash table would (zeroed, so pages never touched cost

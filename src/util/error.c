@@ -1,4 +1,4 @@
-/* error.c: formatting of hta_error values (see hta/error.h). */
+/* error.c: formatting of hta_error values (see util/error.h). */
 #include "util/error.h"
 
 #include <stdio.h>

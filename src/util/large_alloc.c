@@ -1,5 +1,5 @@
 /* large_alloc.c: malloc and friends that advise huge pages for large
- * blocks (see hta/large_alloc.h). */
+ * blocks (see util/large_alloc.h). */
 #include "util/large_alloc.h"
 
 #include <malloc.h>

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+
+
 typedef struct hta_strtab {
     char **strings;     /* owned: strings[id], NUL-terminated */
     uint32_t *lengths;

@@ -1,4 +1,4 @@
-/* thread_jobs.c: see hta/thread_jobs.h. */
+/* thread_jobs.c: see util/thread_jobs.h. */
 #include "util/thread_jobs.h"
 
 #include <pthread.h>
