@@ -12,13 +12,13 @@
  * (docs/robustness.md). */
 #include "output/hdf5_writer.h"
 
+#include "output/results_file.h"
 #include "util/large_alloc.h"
 #include "util/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,19 +304,6 @@ static int write_root_attributes(hid_t file, const hta_tableset *set,
     return rc;
 }
 
-static char *temporary_name(const char *output)
-{
-    size_t len = strlen(output) + 64;
-    char *dir_copy = strdup(output), *base_copy = strdup(output);
-    char *tmp = malloc(len);
-    if (dir_copy && base_copy && tmp)
-        snprintf(tmp, len, "%s/.%s.tmp.%ld", dirname(dir_copy), basename(base_copy),
-                 (long)getpid());
-    free(dir_copy);
-    free(base_copy);
-    return tmp;
-}
-
 static int write_all(int fd, const unsigned char *data, size_t len)
 {
     while (len > 0) {
@@ -354,7 +341,7 @@ static void repair_superblock_checksum(unsigned char *image, size_t size)
 }
 
 /* Writes the finished in-memory file to fd.  Not synced here:
- * hta_publish_results syncs the whole file, the in-place tables included,
+ * hta_results_file_publish syncs the whole file, the in-place tables included,
  * before the rename exposes it. */
 static int save_image(hid_t file, int fd, const char *output, hta_error *err)
 {
@@ -473,7 +460,7 @@ static int build_and_save(const hta_tableset *set, const hta_options *opt,
 int hta_write_root_tables(const hta_tableset *set, const hta_options *opt,
                           const hta_run_info *info, char **tmp_path, hta_error *err)
 {
-    char *tmp = temporary_name(opt->output);
+    char *tmp = hta_results_file_temporary_name(opt->output);
     *tmp_path = NULL;
     if (!tmp)
         return hta_fail(err, "out of memory");
@@ -494,23 +481,4 @@ int hta_write_root_tables(const hta_tableset *set, const hta_options *opt,
     }
     *tmp_path = tmp;
     return 0;
-}
-
-/* Synced once the file is complete (the root's part and the in-place
- * tables, written through MPI-IO, whose close promises nothing about the
- * disk), so that the rename never exposes an incomplete file, even after a
- * power cut. */
-int hta_publish_results(const char *tmp_path, const char *output, int complete, hta_error *err)
-{
-    int rc = complete ? 0 : -1;
-    int fd = rc ? -1 : open(tmp_path, O_RDONLY);
-    if (rc == 0 && (fd < 0 || fsync(fd) != 0))
-        rc = hta_fail(err, "%s: cannot write the results file: %s", output, strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    if (rc == 0 && rename(tmp_path, output) != 0)
-        rc = hta_fail(err, "%s: cannot rename the finished results file into place", output);
-    if (rc)
-        unlink(tmp_path);
-    return rc;
 }

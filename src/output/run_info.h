@@ -5,12 +5,12 @@
 
 #include <stdint.h>
 
-#include "run/discover.h"
+#include "run/file_list.h"
 
 typedef struct hta_run_info {
     const char *tool_version;
     int n_processes;
-    double wall_seconds;
+    double wall_seconds;       /* from the start of the work to write_start */
     const hta_file_list *files;
     int64_t timeline_start_ns, timeline_end_ns; /* global GPU range */
     /* After every process has finished its traces: gathering the tables

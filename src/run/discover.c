@@ -11,16 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-
-void hta_file_list_free(hta_file_list *list)
-{
-    for (size_t i = 0; i < list->count; i++)
-        free(list->paths[i]);
-    free(list->paths);
-    free(list->bytes);
-    memset(list, 0, sizeof *list);
-}
-
 static int has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);

@@ -7,15 +7,8 @@
 #include <stdint.h>
 
 #include "cli/options.h"
+#include "run/file_list.h"
 #include "util/error.h"
-
-typedef struct hta_file_list {
-    char **paths;              /* owned, sorted */
-    uint64_t *bytes;           /* owned, size on disk */
-    size_t count;
-} hta_file_list;
-
-void hta_file_list_free(hta_file_list *list);
 
 /* Lists the trace files named by the inputs (directories are scanned for
  * *.json and *.json.gz, recursively with opt->recursive).  Fails with a
