@@ -22,7 +22,7 @@
 #include "parse/rank_name.h"
 #include "parse/reader.h"
 #include "parse/split_parse.h"
-#include "run/analyze_file.h"
+#include "run/analyse_file.h"
 #include "table/packed_ints.h"
 #include "table/table_stash.h"
 #include "util/buf.h"
@@ -346,7 +346,8 @@ static void test_table_stash_keeps_order(void)
     for (int trace = 0; trace < 2; trace++) {
         hta_tableset set = {0};
         for (int k = 0; k < 2 && tables[trace][k]; k++) {
-            hta_row r = hta_table_add_row(hta_tableset_table(&set, tables[trace][k], cols, 2));
+            hta_row_builder r =
+                hta_table_add_row(hta_tableset_find_or_create(&set, tables[trace][k], cols, 2));
             hta_row_put_i64(&r, trace);
             hta_row_put_str(&r, tables[trace][k]);
             CHECK(hta_row_done(&r) == 0, "row");
@@ -380,7 +381,7 @@ static void test_table_stash_deflates_large_tables(void)
         return;
     text[len] = '\0';
     hta_tableset set = {0}, out = {0};
-    hta_row r = hta_table_add_row(hta_tableset_table(&set, "_segments", cols, 2));
+    hta_row_builder r = hta_table_add_row(hta_tableset_find_or_create(&set, "_segments", cols, 2));
     hta_row_put_i64(&r, 7);
     hta_row_put_str(&r, text);
     CHECK(hta_row_done(&r) == 0, "row");
@@ -439,7 +440,7 @@ static void stash_traces(hta_table_stash *stash, const size_t *lens, size_t n)
     for (size_t k = 0; k < n; k++) {
         char *text = stash_text((int)k, lens[k]);
         hta_tableset set = {0};
-        hta_row r = hta_table_add_row(hta_tableset_table(&set, "t", cols, 2));
+        hta_row_builder r = hta_table_add_row(hta_tableset_find_or_create(&set, "t", cols, 2));
         hta_row_put_i64(&r, (int64_t)k);
         hta_row_put_str(&r, text ? text : "");
         CHECK(text && hta_row_done(&r) == 0 && hta_table_stash_add(stash, &set) == 0,
@@ -576,15 +577,15 @@ static void test_table_pack_round_trip(void)
 {
     static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"name", HTA_COL_STR}, {"v", HTA_COL_F64}};
     hta_tableset a = {0}, b = {0};
-    hta_table *t = hta_tableset_table(&a, "x/y", cols, 3);
+    hta_table *t = hta_tableset_find_or_create(&a, "x/y", cols, 3);
     for (int i = 0; i < 3; i++) {
-        hta_row r = hta_table_add_row(t);
+        hta_row_builder r = hta_table_add_row(t);
         hta_row_put_i64(&r, 2 - i);
         hta_row_put_str(&r, i == 1 ? "" : "kernel \xc3\xa9");
         hta_row_put_f64(&r, i * 0.5);
         CHECK(hta_row_done(&r) == 0, "row");
     }
-    hta_row bad = hta_table_add_row(t);
+    hta_row_builder bad = hta_table_add_row(t);
     hta_row_put_str(&bad, "wrong type");
     CHECK(hta_row_done(&bad) != 0 && t->n_rows == 3, "type mismatch rejected, no half row");
     hta_buf packed = {0};
@@ -814,7 +815,7 @@ static int parse_threaded(const char *path, int threads, hta_trace *t, hta_error
     hta_read_options with = {.threads = threads, .split_min_bytes = 1};
     hta_deadline none = {0};
     hta_trace direct;
-    *split = hta_read_trace_split(path, &with, &none, &direct, err) == 0;
+    *split = hta_read_trace_split(path, &with, &none, &direct, err) == HTA_SPLIT_DONE;
     if (*split)
         hta_trace_free(&direct);
     return hta_read_trace_file(path, &with, t, err);
@@ -950,7 +951,7 @@ static void test_threads_on_adversarial_documents(void)
     hta_deadline none = {0};
     hta_trace t;
     hta_error err;
-    CHECK(hta_read_trace_split(path, &two, &none, &t, &err) > 0,
+    CHECK(hta_read_trace_split(path, &two, &none, &t, &err) == HTA_SPLIT_SERIAL,
           "a boundary guessed inside a string was accepted");
     check_threads_match_serial(path, "boundaries inside one long string");
     unlink(path);
@@ -1032,7 +1033,7 @@ static hta_buf analysed_tables(const char *path, int threads)
     opt.threaded_min_events = 1;
     hta_tableset set = {0};
     hta_buf packed = {0};
-    CHECK(hta_analyze_file(path, 0, 0, 0, &opt, &set) == 0, "%s: out of memory", path);
+    CHECK(hta_analyse_file(path, 0, 0, 0, &opt, &set) == 0, "%s: out of memory", path);
     hta_tableset_remove(&set, "ranks");
     CHECK(hta_tableset_pack(&set, &packed) == 0, "%s: cannot pack", path);
     hta_tableset_free(&set);

@@ -293,7 +293,7 @@ static int add_category_row(hta_table *table, int64_t rank_key, const char *name
     /* Each narrower tail is selected inside the next wider one. */
     for (size_t k = WIDEST_TAIL; k-- > 0;)
         select_longest(c->longest, top_n[k + 1], top_n[k]);
-    hta_row row = hta_table_add_row(table);
+    hta_row_builder row = hta_table_add_row(table);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_str(&row, name);
     hta_row_put_i64(&row, (int64_t)c->n);

@@ -64,7 +64,7 @@ static int put_stream(hta_table *t, int64_t rank_key, const hta_event *const *co
     if (hta_pack_series(&s->gaps_packed, s->gaps, n) ||
         hta_pack_signed_series(&s->durations_packed, s->durations, n))
         return -1;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, comm[0]->stream);
     hta_row_put_i64(&row, (int64_t)n);

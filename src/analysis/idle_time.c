@@ -81,7 +81,7 @@ static int add_row(hta_table *t, int64_t rank_key, uint32_t stream, int category
     hta_summary sum;
     hta_summarize(g->us[category], g->n[category], &sum);
     int64_t idle = g->total_ns[category];
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, stream);
     hta_row_put_str(&row, CATEGORY_NAMES[category]);
@@ -118,10 +118,10 @@ static int breakdown(const hta_rank_view *v, const hta_options *opt,
     size_t longest = 1;
     for (size_t s = 0; s < work->n_streams; s++)
         longest = work->streams[s].n > longest ? work->streams[s].n : longest;
-    gaps g;
+    gaps g = {0};
     int rc = t ? 0 : -1;
-    for (int c = 0; c < N_CATEGORIES; c++)
-        rc |= (g.us[c] = hta_large_malloc(longest * sizeof *g.us[c])) ? 0 : -1;
+    for (int c = 0; c < N_CATEGORIES && rc == 0; c++)
+        rc = (g.us[c] = hta_large_malloc(longest * sizeof *g.us[c])) ? 0 : -1;
     int64_t rank_total[N_CATEGORIES] = {0};
     for (size_t s = 0; s < work->n_streams && rc == 0; s++) {
         collect_gaps(v, &work->streams[s], opt->consecutive_kernel_delay_us * 1000.0, &g);

@@ -140,7 +140,7 @@ static int add_row(hta_tableset *out, int64_t rank_key, const pipelining *p, con
     if (!t)
         return -1;
     int64_t judged = p->busy + p->idle;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, p->launches);
     hta_row_put_i64(&row, p->busy);

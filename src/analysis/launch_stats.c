@@ -73,7 +73,7 @@ static void collect_launches(const hta_rank_view *v, const hta_options *opt, lau
 }
 
 /* Sorts values and puts p50, p90, p99 and max. */
-static void put_percentiles(hta_row *row, double *values, size_t n)
+static void put_percentiles(hta_row_builder *row, double *values, size_t n)
 {
     hta_sort_doubles(values, n);
     hta_row_put_f64(row, hta_quantile_sorted(values, n, 0.50));
@@ -87,7 +87,7 @@ static int add_row(hta_tableset *out, int64_t rank_key, launches *l)
     hta_table *t = HTA_TABLE(out, "launch_stats", COLUMNS);
     if (!t)
         return -1;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, (int64_t)l->n);
     put_percentiles(&row, l->cpu_us, l->n);

@@ -112,7 +112,7 @@ static int emit_mean(hta_tableset *out, int64_t rank_key, const char *kind, doub
 static int add_row(hta_table *t, int64_t rank_key, const char *kind, const hta_summary *sum,
                    kind_totals totals)
 {
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_str(&row, kind);
     hta_row_put_summary(&row, sum);

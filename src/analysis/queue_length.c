@@ -100,7 +100,7 @@ static int add_row(hta_table *t, int64_t rank_key, uint32_t stream, const stream
 {
     hta_summary sum;
     hta_value_counts_summarize(&q->values, &sum);
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, stream);
     hta_row_put_summary(&row, &sum);

@@ -23,11 +23,31 @@ typedef struct hta_analysis {
     hta_analysis_fn run;
 } hta_analysis;
 
-extern const hta_analysis hta_analyses[];
+/* The analyses in the order their rows are kept (results never depend on
+ * the order they run in: hta_analysis_schedule). */
+typedef enum hta_analysis_id {
+    HTA_ANALYSIS_TEMPORAL_BREAKDOWN,
+    HTA_ANALYSIS_COMM_COMP_OVERLAP,
+    HTA_ANALYSIS_KERNEL_BREAKDOWN,
+    HTA_ANALYSIS_OVERLAP_BREAKDOWN,
+    HTA_ANALYSIS_IDLE_TIME,
+    HTA_ANALYSIS_LAUNCH_STATS,
+    HTA_ANALYSIS_LAUNCH_PIPELINING,
+    HTA_ANALYSIS_QUEUE_LENGTH,
+    HTA_ANALYSIS_MEMORY_BW,
+    HTA_ANALYSIS_TIMELINE,
+    HTA_ANALYSIS_ACTIVITY_CATEGORIES,
+    HTA_ANALYSIS_COLLECTIVES,
+    HTA_ANALYSIS_DETAIL_TABLES,
+    HTA_N_ANALYSES
+} hta_analysis_id;
+
+/* Indexed by hta_analysis_id. */
+extern const hta_analysis hta_analyses[HTA_N_ANALYSES];
 extern const size_t hta_n_analyses;
-/* hta_analyses' indices in the order threads take them (run_analyses.c);
- * results keep the registry's order. */
-extern const size_t hta_analysis_schedule[];
+/* Every hta_analysis_id once, in the order threads take them
+ * (run_analyses.c); results keep the registry's order. */
+extern const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES];
 
 /* Records a per-rank scalar for the cross-rank outlier search
  * (table "rank_metrics": rank, metric, value). */

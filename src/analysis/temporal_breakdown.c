@@ -42,7 +42,7 @@ int hta_temporal_breakdown(const hta_rank_view *v, const hta_options *opt,
     hta_table *t = HTA_TABLE(out, "temporal_breakdown", COLUMNS);
     if (!t)
         return hta_fail(err, "out of memory in the temporal breakdown");
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, v->rank_key);
     hta_row_put_f64(&row, hta_ns_to_us(idle));
     hta_row_put_f64(&row, hta_ns_to_us(compute));

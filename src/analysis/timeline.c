@@ -83,7 +83,7 @@ static int emit_layer(hta_table *t, hta_buf *packed, int64_t rank_key, int layer
     walk_layer(&l, &w);
     if (w.failed)
         return -1;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, layer_id);
     hta_row_put_i64(&row, w.first);

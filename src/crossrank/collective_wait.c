@@ -279,7 +279,7 @@ static int put_rows(hta_table *t, const rank_waits *w, size_t n)
         const rank_waits *r = &w[i];
         if (r->failed)
             continue;
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, r->rank);
         hta_row_put_i64(&row, r->collectives);
         hta_row_put_i64(&row, r->matched);

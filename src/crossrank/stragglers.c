@@ -190,7 +190,7 @@ static int put_suspects(hta_table *t, const suspect *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         char reasons[1024];
         write_reasons(&s[i], reasons, sizeof reasons);
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, s[i].rank);
         hta_row_put_f64(&row, s[i].score);
         hta_row_put_i64(&row, s[i].late || s[i].slow || s[i].heavy);

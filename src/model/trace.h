@@ -43,12 +43,6 @@ typedef struct hta_event_extra {
     int64_t bytes;             /* HAS_COPY: args.bytes, -1 when absent */
 } hta_event_extra;
 
-typedef enum hta_rank_source {
-    HTA_RANK_FROM_DISTRIBUTED_INFO = 0,
-    HTA_RANK_FROM_FILE_NAME = 1,
-    HTA_RANK_FALLBACK = 2,
-} hta_rank_source;
-
 typedef struct hta_trace {
     hta_event *events;         /* owned */
     size_t n_events, cap_events;

@@ -97,7 +97,7 @@ void hta_summarize(double *values, size_t n, hta_summary *out)
     out->p75 = hta_quantile_sorted(values, n, 0.75);
 }
 
-void hta_row_put_summary(hta_row *row, const hta_summary *s)
+void hta_row_put_summary(hta_row_builder *row, const hta_summary *s)
 {
     hta_row_put_i64(row, (int64_t)s->count);
     hta_row_put_f64(row, s->mean);

@@ -26,8 +26,8 @@ static inline int64_t hta_add_saturating(int64_t a, int64_t b)
 
 /* Appends count, mean, std, min, p25, p50, p75, max to a row, the column
  * run every summary table shares. */
-struct hta_row;
-void hta_row_put_summary(struct hta_row *row, const hta_summary *s);
+struct hta_row_builder;
+void hta_row_put_summary(struct hta_row_builder *row, const hta_summary *s);
 
 /* Sorts values in place and summarises them (NaN fields when empty). */
 void hta_summarize(double *values, size_t n, hta_summary *out);

@@ -183,8 +183,9 @@ static int write_timeline(hid_t file, const hta_table *t, const hta_run_info *in
         if (attr >= 0)
             H5Aclose(attr);
         H5Sclose(space);
-        rc |= put_attr_strings(ds, "categories", categories, 4);
-        rc |= put_attr_string(ds, "unit", "us");
+        if (rc == 0 && (put_attr_strings(ds, "categories", categories, 4) ||
+                        put_attr_string(ds, "unit", "us")))
+            rc = -1;
     }
     if (ds >= 0)
         H5Dclose(ds);
@@ -276,32 +277,33 @@ static int write_root_attributes(hid_t file, const hta_tableset *set,
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     int64_t n_ok, n_failed;
     count_ranks(set, &n_ok, &n_failed);
-    int rc = 0;
-    rc |= put_attr_i64(file, "schema_version", HTA_SCHEMA_VERSION);
-    rc |= put_attr_string(file, "tool_version", info->tool_version);
-    rc |= put_attr_string(file, "created_utc", created);
-    rc |= put_attr_string(file, "command_line", opt->command_line ? opt->command_line : "");
-    rc |= put_attr_strings(file, "trace_paths", info->files->paths, info->files->count);
-    rc |= put_attr_string(file, "time_unit", "us");
-    rc |= put_attr_i64(file, "n_ranks", n_ok + n_failed);
-    rc |= put_attr_i64(file, "n_failed", n_failed);
-    rc |= put_attr_i64(file, "n_processes", info->n_processes);
-    rc |= put_attr_f64(file, "wall_seconds", info->wall_seconds);
-    rc |= put_attr_f64(file, "gather_seconds", info->gather_seconds);
-    rc |= put_attr_f64(file, "crossrank_seconds", info->crossrank_seconds);
-    rc |= put_attr_i64(file, "include_last_step", opt->include_last_step);
-    rc |= put_attr_i64(file, "round_like_hta", opt->round_like_hta);
-    rc |= put_attr_f64(file, "consecutive_kernel_delay_us", opt->consecutive_kernel_delay_us);
-    rc |= put_attr_f64(file, "runtime_cutoff_us", opt->runtime_cutoff_us);
-    rc |= put_attr_f64(file, "launch_delay_cutoff_us", opt->launch_delay_cutoff_us);
-    rc |= put_attr_i64(file, "num_kernels", opt->num_kernels);
-    rc |= put_attr_f64(file, "duration_ratio", opt->duration_ratio);
-    rc |= put_attr_i64(file, "bins", opt->bins);
-    rc |= put_attr_f64(file, "z_outlier", opt->z_outlier);
-    rc |= put_attr_f64(file, "z_likely", opt->z_likely);
-    rc |= put_attr_f64(file, "robust_z", opt->robust_z);
-    rc |= put_attr_f64(file, "min_effect", opt->min_effect);
-    return rc;
+    /* The first failure stops the writing: the file is then discarded. */
+    return put_attr_i64(file, "schema_version", HTA_SCHEMA_VERSION) ||
+           put_attr_string(file, "tool_version", info->tool_version) ||
+           put_attr_string(file, "created_utc", created) ||
+           put_attr_string(file, "command_line", opt->command_line ? opt->command_line : "") ||
+           put_attr_strings(file, "trace_paths", info->files->paths, info->files->count) ||
+           put_attr_string(file, "time_unit", "us") ||
+           put_attr_i64(file, "n_ranks", n_ok + n_failed) ||
+           put_attr_i64(file, "n_failed", n_failed) ||
+           put_attr_i64(file, "n_processes", info->n_processes) ||
+           put_attr_f64(file, "wall_seconds", info->wall_seconds) ||
+           put_attr_f64(file, "gather_seconds", info->gather_seconds) ||
+           put_attr_f64(file, "crossrank_seconds", info->crossrank_seconds) ||
+           put_attr_i64(file, "include_last_step", opt->include_last_step) ||
+           put_attr_i64(file, "round_like_hta", opt->round_like_hta) ||
+           put_attr_f64(file, "consecutive_kernel_delay_us", opt->consecutive_kernel_delay_us) ||
+           put_attr_f64(file, "runtime_cutoff_us", opt->runtime_cutoff_us) ||
+           put_attr_f64(file, "launch_delay_cutoff_us", opt->launch_delay_cutoff_us) ||
+           put_attr_i64(file, "num_kernels", opt->num_kernels) ||
+           put_attr_f64(file, "duration_ratio", opt->duration_ratio) ||
+           put_attr_i64(file, "bins", opt->bins) ||
+           put_attr_f64(file, "z_outlier", opt->z_outlier) ||
+           put_attr_f64(file, "z_likely", opt->z_likely) ||
+           put_attr_f64(file, "robust_z", opt->robust_z) ||
+           put_attr_f64(file, "min_effect", opt->min_effect)
+               ? -1
+               : 0;
 }
 
 static int write_all(int fd, const unsigned char *data, size_t len)

@@ -1338,9 +1338,9 @@ int hta_read_trace_file(const char *path, const hta_read_options *options, hta_t
 {
     hta_deadline limit = hta_deadline_from(options ? options->timeout_seconds : 0);
     if (options && options->threads > 1) {
-        int split = hta_read_trace_split(path, options, &limit, out, err);
-        if (split <= 0)
-            return split;
+        hta_split_result split = hta_read_trace_split(path, options, &limit, out, err);
+        if (split != HTA_SPLIT_SERIAL)
+            return split == HTA_SPLIT_DONE ? 0 : -1;
     }
     hta_source *src;
     if (hta_source_open(path, options ? options->inflater : HTA_INFLATER_AUTO, &src, err)) {

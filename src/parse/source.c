@@ -416,11 +416,6 @@ long hta_source_read(hta_source *s, char *buf, size_t cap, hta_error *err)
     return s->is_gzip ? read_gzip(s, buf, cap, err) : read_plain(s, buf, cap, err);
 }
 
-uint64_t hta_source_file_bytes(const hta_source *s)
-{
-    return s->file_bytes;
-}
-
 /* Deflate expands at most about 1032-fold, which bounds a forged trailer. */
 #define DEFLATE_MAX_RATIO 1032u
 

@@ -38,9 +38,6 @@ int hta_source_open(const char *path, hta_inflater which, hta_source **out, hta_
  * on a read or decompression error (message names the compressed offset). */
 long hta_source_read(hta_source *s, char *buf, size_t cap, hta_error *err);
 
-/* Size of the file on disk. */
-uint64_t hta_source_file_bytes(const hta_source *s);
-
 /* Bytes the stream is expected to yield, for sizing only: the file size,
  * or a gzip file's trailer (its last member's size modulo 4 GiB); 0 when
  * unknown. */

@@ -244,14 +244,14 @@ static int merge_parts(worker *w, int last, int threads)
 }
 
 /* Parses the top level after the event array (from is past its ']') into
- * the head's trace: 0; -1 with err when out of time; 1 on anything else. */
-static int read_tail(worker *head, uint64_t from, hta_error *err)
+ * the head's trace. */
+static hta_split_result read_tail(worker *head, uint64_t from, hta_error *err)
 {
     hta_part tail = {.kind = HTA_PART_TAIL, .from = from, .bare_array = head->part.bare_array};
     hta_trace rest;
     if (hta_read_part(head->path, head->limit, &tail, &rest, err))
-        return tail.end == HTA_PART_TIMED_OUT ? -1 : 1;
-    int rc = append_part(&head->trace, &rest) ? 1 : 0;
+        return tail.end == HTA_PART_TIMED_OUT ? HTA_SPLIT_TIMED_OUT : HTA_SPLIT_SERIAL;
+    hta_split_result rc = append_part(&head->trace, &rest) ? HTA_SPLIT_SERIAL : HTA_SPLIT_DONE;
     hta_trace_free(&rest);
     return rc;
 }
@@ -265,52 +265,53 @@ static const hta_error *timeout_error(const worker *w, int n)
     return NULL;
 }
 
-/* Returns as hta_read_trace_split. */
-static int split_file(const char *path, int threads, uint64_t size, const hta_deadline *limit,
-                      hta_trace *out, hta_error *err)
+static hta_split_result split_file(const char *path, int threads, uint64_t size,
+                                   const hta_deadline *limit, hta_trace *out, hta_error *err)
 {
     worker *w = calloc(MAX_PARTS, sizeof *w);
     if (!w)
-        return 1;
+        return HTA_SPLIT_SERIAL;
     for (int k = 0; k < MAX_PARTS; k++)
         w[k] = (worker){.path = path, .limit = limit};
     int n = plan_parts(w, threads < MAX_PARTS ? threads : MAX_PARTS, size);
     hta_run_tasks(parse_part, w, n, threads);
     int last = last_needed_part(w, n);
-    int rc = last < 0 ? 1 : merge_parts(w, last, threads);
-    if (rc == 0 && w[last].part.end != HTA_PART_DOCUMENT_END)
+    hta_split_result rc = last < 0 || merge_parts(w, last, threads) ? HTA_SPLIT_SERIAL
+                                                                     : HTA_SPLIT_DONE;
+    if (rc == HTA_SPLIT_DONE && w[last].part.end != HTA_PART_DOCUMENT_END)
         rc = read_tail(&w[0], w[last].part.end_offset, err);
-    const hta_error *timeout = rc > 0 ? timeout_error(w, n) : NULL;
+    const hta_error *timeout = rc == HTA_SPLIT_SERIAL ? timeout_error(w, n) : NULL;
     if (timeout) {
         *err = *timeout;
-        rc = -1;
+        rc = HTA_SPLIT_TIMED_OUT;
     }
     for (int k = 1; k < n; k++)
         if (w[k].rc == 0)
             hta_trace_free(&w[k].trace);
-    if (rc == 0)
+    if (rc == HTA_SPLIT_DONE)
         *out = w[0].trace;
     else if (w[0].rc == 0)
         hta_trace_free(&w[0].trace);
-    if (rc < 0)
+    if (rc == HTA_SPLIT_TIMED_OUT)
         hta_trace_init(out);
     free(w);
     return rc;
 }
 
-int hta_read_trace_split(const char *path, const hta_read_options *options,
-                         const hta_deadline *limit, hta_trace *out, hta_error *err)
+hta_split_result hta_read_trace_split(const char *path, const hta_read_options *options,
+                                      const hta_deadline *limit, hta_trace *out,
+                                      hta_error *err)
 {
     uint64_t min_bytes = options->split_min_bytes ? options->split_min_bytes
                                                   : HTA_SPLIT_MIN_BYTES;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return 1;
+        return HTA_SPLIT_SERIAL;
     struct stat st;
     int splittable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
                      (uint64_t)st.st_size >= min_bytes && !is_gzip(fd);
     close(fd);
     if (!splittable)
-        return 1;
+        return HTA_SPLIT_SERIAL;
     return split_file(path, options->threads, (uint64_t)st.st_size, limit, out, err);
 }

@@ -18,15 +18,22 @@
 #include "parse/reader.h"
 #include "util/error.h"
 
-/* Parses path with options->threads threads when it is plain JSON of at
- * least options->split_min_bytes (0 = HTA_SPLIT_MIN_BYTES).  Returns 0 with
- * out filled exactly as a serial parse would; -1 with err set when a part
- * ran out of time (a serial retry would only fail again, at byte 0); else
- * 1 with out untouched, for any other reason (gzip, small, a guess that
- * failed, a parse error), and the caller parses serially, which also gives
- * the exact error text and offset. */
 #define HTA_SPLIT_MIN_BYTES (16u << 20)
-int hta_read_trace_split(const char *path, const hta_read_options *options,
-                         const hta_deadline *limit, hta_trace *out, hta_error *err);
+
+typedef enum hta_split_result {
+    HTA_SPLIT_TIMED_OUT = -1,  /* err set: a part ran out of time (a serial
+                                  retry would only fail again, at byte 0) */
+    HTA_SPLIT_DONE = 0,        /* out filled exactly as a serial parse would */
+    HTA_SPLIT_SERIAL = 1,      /* out untouched: any other reason (gzip, small,
+                                  a guess that failed, a parse error); the
+                                  caller parses serially, which also gives
+                                  the exact error text and offset */
+} hta_split_result;
+
+/* Parses path with options->threads threads when it is plain JSON of at
+ * least options->split_min_bytes (0 = HTA_SPLIT_MIN_BYTES). */
+hta_split_result hta_read_trace_split(const char *path, const hta_read_options *options,
+                                      const hta_deadline *limit, hta_trace *out,
+                                      hta_error *err);
 
 #endif

@@ -26,7 +26,7 @@ typedef struct hta_head_start {
     hta_file_list list;        /* owned: the list as the thread saw it */
     int analysed;              /* its first file was analysed, not yet taken */
     hta_tableset tables;       /* owned: its rows */
-    int rc;                    /* hta_analyze_file's result */
+    int rc;                    /* hta_analyse_file's result */
     double begun_at;           /* hta_monotonic_seconds() at the start, 0 for none */
 } hta_head_start;
 
@@ -39,11 +39,16 @@ int hta_started_alone(void);
  * 0); call before MPI_Init.  opt must outlive hta_head_start_end. */
 void hta_head_start_begin(hta_head_start *h, const hta_options *opt);
 
-/* When the head start analysed file i of list for process me: waits for
- * it, moves its rows into out (empty) and returns 1, or -1 when it ran out
- * of memory.  Else 0, and the caller analyses the file itself. */
-int hta_head_start_take(hta_head_start *h, const hta_file_list *list, size_t i, int me,
-                        hta_tableset *out);
+typedef enum hta_head_start_take_result {
+    HTA_HEAD_START_FAILED = -1, /* it analysed the file but ran out of memory */
+    HTA_HEAD_START_NOT_TAKEN = 0, /* the caller analyses the file itself */
+    HTA_HEAD_START_TAKEN = 1,  /* its rows were moved into out */
+} hta_head_start_take_result;
+
+/* Whether the head start analysed file i of list for process me: waits for
+ * it and, when it did, moves its rows into out (empty). */
+hta_head_start_take_result hta_head_start_take(hta_head_start *h, const hta_file_list *list,
+                                               size_t i, int me, hta_tableset *out);
 
 /* Waits for the thread, if any, and frees what it left. */
 void hta_head_start_end(hta_head_start *h);

@@ -26,7 +26,7 @@
 #include "output/results_file.h"
 #include "output/run_info.h"
 #include "output/summary.h"
-#include "run/analyze_file.h"
+#include "run/analyse_file.h"
 #include "run/discover.h"
 #include "run/file_list.h"
 #include "run/progress.h"
@@ -108,7 +108,7 @@ static void report_stash(int me, const hta_table_stash *stash)
  * next trace starts (table/table_stash.h); out gets them all after the last
  * one, whose own tables are moved rather than packed and unpacked (the
  * whole of the work for a process with one trace). */
-static int analyze_my_files(hta_run_context *run, hta_error *err)
+static int analyse_my_files(hta_run_context *run, hta_error *err)
 {
     const hta_file_list *list = &run->list;
     const hta_options *opt = run->opt;
@@ -122,20 +122,22 @@ static int analyze_my_files(hta_run_context *run, hta_error *err)
     hta_progress_start(&progress, list, owner, !opt->quiet, run->started_at);
     hta_table_stash stash = {0};
     hta_tableset latest = {0};
-    int rc = 0, taken = 0;
+    int rc = 0;
+    hta_head_start_take_result taken = HTA_HEAD_START_NOT_TAKEN;
     for (size_t i = 0; i < list->count && rc == 0; i++) {
         if (owner[i] != me)
             continue;
         if (latest.n_tables)
             rc = hta_table_stash_add(&stash, &latest);
         hta_tableset_free(&latest);
-        taken = rc ? 0 : hta_head_start_take(run->head, list, i, me, &latest);
-        rc = rc || taken < 0 ||
-             (!taken && hta_analyze_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt,
-                                         &latest));
+        taken = rc ? HTA_HEAD_START_NOT_TAKEN
+                   : hta_head_start_take(run->head, list, i, me, &latest);
+        rc = rc || taken == HTA_HEAD_START_FAILED ||
+             (taken == HTA_HEAD_START_NOT_TAKEN &&
+              hta_analyse_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt, &latest));
         if (opt->verbose)
             fprintf(stderr, "hta-mpi: process %d analysed %s%s\n", me, list->paths[i],
-                    taken > 0 ? " (begun during MPI start-up)" : "");
+                    taken == HTA_HEAD_START_TAKEN ? " (begun during MPI start-up)" : "");
         hta_progress_file_done(&progress, i);
     }
     hta_progress_finish(&progress);
@@ -386,7 +388,7 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
     }
     run.info.files = &run.list;
 
-    int local_failed = analyze_my_files(&run, &err) != 0;
+    int local_failed = analyse_my_files(&run, &err) != 0;
     if (local_failed)
         report(err.text);
     if (bin_timeline(&run, &err)) {

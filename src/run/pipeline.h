@@ -2,7 +2,7 @@
  * flows:
  *
  *   discover (root, run/discover.h)  ->  assign (every process, same answer)
- *   -> analyse each assigned file (run/analyze_file.h: parse, step filter,
+ *   -> analyse each assigned file (run/analyse_file.h: parse, step filter,
  *      view, analyses) -> gather tables to the root -> resolve ranks
  *      (run/ranks.h) -> cross-rank (crossrank/crossrank.h) -> write
  *      (output/results_file.h). */

@@ -1,5 +1,5 @@
 /* run_analyses.c: every analysis of hta_analyses over one rank's view, on
- * this thread or on several (hta_analyze_file decides how many).
+ * this thread or on several (hta_analyse_file decides how many).
  *
  * The analyses only read the view, so they can run side by side as they
  * are.  Each threaded analysis appends to a table set of its own, and the
@@ -12,7 +12,7 @@
  * (HTA_TRIM_MIN_EVENTS). */
 #include "run/run_analyses.h"
 
-#include "run/analyze_file.h"
+#include "run/analyse_file.h"
 #include "util/clock.h"
 #include "util/thread_jobs.h"
 

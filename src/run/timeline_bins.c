@@ -64,7 +64,7 @@ static int emit_rank(hta_table *out, int64_t rank, const int64_t *totals, int bi
         int64_t overlap = t[HTA_LAYER_OVERLAP];
         int64_t compute = t[HTA_LAYER_COMPUTE] - overlap;
         int64_t communicate = t[HTA_LAYER_COMMUNICATE] - overlap;
-        hta_row row = hta_table_add_row(out);
+        hta_row_builder row = hta_table_add_row(out);
         hta_row_put_i64(&row, rank);
         hta_row_put_i64(&row, k);
         hta_row_put_f64(&row, hta_ns_to_us(compute));

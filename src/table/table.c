@@ -95,7 +95,7 @@ static hta_table *table_new(const char *name, const hta_column *columns, size_t 
     return t;
 }
 
-hta_table *hta_tableset_table(hta_tableset *set, const char *name,
+hta_table *hta_tableset_find_or_create(hta_tableset *set, const char *name,
                               const hta_column *columns, size_t n_columns)
 {
     hta_table *t = hta_tableset_find(set, name);
@@ -141,9 +141,9 @@ static int reserve_rows(hta_table *t, size_t n)
     return 0;
 }
 
-hta_row hta_table_add_row(hta_table *table)
+hta_row_builder hta_table_add_row(hta_table *table)
 {
-    hta_row row = {.table = table};
+    hta_row_builder row = {.table = table};
     if (reserve_rows(table, 1)) {
         row.failed = 1;
         return row;
@@ -153,7 +153,7 @@ hta_row hta_table_add_row(hta_table *table)
     return row;
 }
 
-static hta_cell *row_next(hta_row *row, hta_column_type type)
+static hta_cell *row_next(hta_row_builder *row, hta_column_type type)
 {
     if (row->failed || row->next >= row->table->n_columns ||
         row->table->columns[row->next].type != type) {
@@ -163,28 +163,28 @@ static hta_cell *row_next(hta_row *row, hta_column_type type)
     return &row->cells[row->next++];
 }
 
-void hta_row_put_i64(hta_row *row, int64_t v)
+void hta_row_put_i64(hta_row_builder *row, int64_t v)
 {
     hta_cell *c = row_next(row, HTA_COL_I64);
     if (c)
         c->i = v;
 }
 
-void hta_row_put_f64(hta_row *row, double v)
+void hta_row_put_f64(hta_row_builder *row, double v)
 {
     hta_cell *c = row_next(row, HTA_COL_F64);
     if (c)
         c->f = v;
 }
 
-void hta_row_put_str(hta_row *row, const char *s)
+void hta_row_put_str(hta_row_builder *row, const char *s)
 {
     hta_cell *c = row_next(row, HTA_COL_STR);
     if (c && !(c->s = strdup(s ? s : "")))
         row->failed = 1;
 }
 
-int hta_row_done(hta_row *row)
+int hta_row_done(hta_row_builder *row)
 {
     if (!row->failed && row->next == row->table->n_columns)
         return 0;
@@ -202,7 +202,7 @@ int hta_tableset_move_rows(hta_tableset *into, hta_tableset *from)
 {
     for (size_t i = 0; i < from->n_tables; i++) {
         hta_table *src = from->tables[i];
-        hta_table *dst = hta_tableset_table(into, src->name, src->columns, src->n_columns);
+        hta_table *dst = hta_tableset_find_or_create(into, src->name, src->columns, src->n_columns);
         if (!dst || reserve_rows(dst, src->n_rows))
             return -1;
         if (src->n_rows == 0) /* the table exists in into, as after a serial run */
@@ -410,7 +410,7 @@ static char *take_string(unpacker *u)
 static int merge_rows(unpacker *u, hta_table *t, uint64_t n_rows)
 {
     for (uint64_t r = 0; r < n_rows && !u->failed; r++) {
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         if (row.failed)
             return -1;
         for (size_t c = 0; c < t->n_columns; c++) {
@@ -448,7 +448,7 @@ static int merge_table(unpacker *u, hta_tableset *set)
     }
     if (u->failed)
         goto done;
-    hta_table *t = hta_tableset_table(set, name, columns, n_columns);
+    hta_table *t = hta_tableset_find_or_create(set, name, columns, n_columns);
     if (t)
         rc = merge_rows(u, t, n_rows);
 done:

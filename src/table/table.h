@@ -50,31 +50,31 @@ typedef struct hta_tableset {
 
 /* Appending a row: hta_table_add_row then one hta_row_put_* per column in
  * order.  The row builder remembers the position. */
-typedef struct hta_row {
+typedef struct hta_row_builder {
     hta_table *table;
     hta_cell *cells;
     size_t next;
     int failed;
-} hta_row;
+} hta_row_builder;
 
 void hta_tableset_free(hta_tableset *set);
 /* Finds the table or creates it with the given columns; NULL when out of
  * memory or when an existing table has other columns. */
-hta_table *hta_tableset_table(hta_tableset *set, const char *name,
+hta_table *hta_tableset_find_or_create(hta_tableset *set, const char *name,
                               const hta_column *columns, size_t n_columns);
 hta_table *hta_tableset_find(const hta_tableset *set, const char *name);
-/* hta_tableset_table with a static column array's own length. */
+/* hta_tableset_find_or_create with a static column array's own length. */
 #define HTA_TABLE(set, name, columns) \
-    hta_tableset_table((set), (name), (columns), sizeof(columns) / sizeof((columns)[0]))
+    hta_tableset_find_or_create((set), (name), (columns), sizeof(columns) / sizeof((columns)[0]))
 /* Frees and removes the named table, if present. */
 void hta_tableset_remove(hta_tableset *set, const char *name);
 
-hta_row hta_table_add_row(hta_table *table);
-void hta_row_put_i64(hta_row *row, int64_t v);
-void hta_row_put_f64(hta_row *row, double v);
-void hta_row_put_str(hta_row *row, const char *s);
+hta_row_builder hta_table_add_row(hta_table *table);
+void hta_row_put_i64(hta_row_builder *row, int64_t v);
+void hta_row_put_f64(hta_row_builder *row, double v);
+void hta_row_put_str(hta_row_builder *row, const char *s);
 /* 0 when every put succeeded and matched the column types, else -1. */
-int hta_row_done(hta_row *row);
+int hta_row_done(hta_row_builder *row);
 
 hta_cell *hta_table_row(const hta_table *table, size_t i);
 long hta_table_column(const hta_table *table, const char *name);

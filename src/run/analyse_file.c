@@ -1,8 +1,8 @@
-/* analyze_file.c: one trace file through parse -> step filter -> view ->
+/* analyse_file.c: one trace file through parse -> step filter -> view ->
  * every analysis, on the process that owns it.  Whatever goes wrong with
  * the input ends up in the file's row of the "ranks" table, never as an
  * abort, so every other rank's results survive. */
-#include "run/analyze_file.h"
+#include "run/analyse_file.h"
 
 #include "model/hta_rounding.h"
 #include "model/rank_view.h"
@@ -58,7 +58,7 @@ static int append_ranks_row(hta_tableset *out, int64_t file_index, int process, 
     hta_table *t = HTA_TABLE(out, "ranks", RANK_COLUMNS);
     if (!t)
         return -1;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, file_index);
     hta_row_put_i64(&row, r->claimed_rank);
     hta_row_put_str(&row, r->rank_source);
@@ -113,7 +113,7 @@ static int trace_threads(const hta_trace *t, const hta_options *opt)
     return t->n_events >= min_events ? opt->threads : 1;
 }
 
-int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
+int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_options *opt, hta_tableset *out)
 {
     file_report r = {.bytes = bytes, .claimed_rank = -1, .rank_source = "fallback",

@@ -1,6 +1,6 @@
-/* run/analyze_file.h: one trace file, from bytes to result rows. */
-#ifndef HTA_ANALYZE_FILE_H
-#define HTA_ANALYZE_FILE_H
+/* run/analyse_file.h: one trace file, from bytes to result rows. */
+#ifndef HTA_ANALYSE_FILE_H
+#define HTA_ANALYSE_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +25,7 @@
 /* Parses and analyses one file, appending its rows (rank column = file
  * index) and one row of the "ranks" table.  Never fails for bad input: the
  * failure is recorded in the ranks row.  Returns -1 only when out of memory. */
-int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
+int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_options *opt, hta_tableset *out);
 
 #endif
