@@ -1,4 +1,4 @@
-"""Bad input and usage errors (interface.md, exit codes): a broken trace is
+"""Bad input and usage errors (README, "Exit codes"): a broken trace is
 reported with its file and byte offset, recorded as failed in /ranks, and
 every other rank's results are still written."""
 import gzip

@@ -1,5 +1,5 @@
 /* detail_tables.c: the per-event tables behind the per-rank summaries,
- * written under /detail/ only with --detail (interface.md: they are large;
+ * written under /detail/ only with --detail (docs/results-format.md: they are large;
  * the HDF5 writer chunks and compresses every "detail/" table).
  *
  * - detail/launches: the launches that launch_stats.c summarises, one row

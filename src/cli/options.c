@@ -1,4 +1,4 @@
-/* options.c: command-line parsing (interface.md, "Command line").
+/* options.c: command-line parsing (docs/hta-mpi.1).
  *
  * Parsing never touches MPI or the file system, so --help, --version and
  * usage errors answer at once on every process. */

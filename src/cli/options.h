@@ -1,6 +1,6 @@
 /* cli/options.h: everything the command line can set, and how it is parsed.
  *
- * Defaults are HTA's (see interface.md); hta_options_defaults fills them. */
+ * Defaults are HTA's (docs/hta-mpi.1); hta_options_defaults fills them. */
 #ifndef HTA_OPTIONS_H
 #define HTA_OPTIONS_H
 
@@ -53,7 +53,7 @@ typedef enum hta_cli_action {
     HTA_CLI_USAGE_ERROR,
 } hta_cli_action;
 
-/* Exit codes (interface.md). */
+/* Exit codes (README, "Exit codes"). */
 enum {
     HTA_EXIT_OK = 0,
     HTA_EXIT_SOME_FAILED = 1,

@@ -1,4 +1,4 @@
-/* hdf5_writer.c: the results file (interface.md, "HDF5 file").
+/* hdf5_writer.c: the results file (docs/results-format.md).
  *
  * Every table becomes a 1-D compound dataset whose memory layout is the
  * table's own cell array (8 bytes per column; strings as variable-length

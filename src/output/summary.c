@@ -1,4 +1,4 @@
-/* summary.c: the short report the root prints on stdout (interface.md).
+/* summary.c: the short report the root prints on stdout.
  *
  * It shows at most ten ranks (the five with the most and the five with the
  * least idle time), every failed trace, the ranks with outliers (one line

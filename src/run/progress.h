@@ -1,5 +1,5 @@
 /* run/progress.h: "analysed k/N traces, X MB/s" on the root's stderr while
- * every process works through its own files (interface.md: progress on
+ * every process works through its own files (README, "Progress": progress on
  * stderr; in place when stderr is a terminal, else one line per 10%). */
 #ifndef HTA_PROGRESS_H
 #define HTA_PROGRESS_H
