@@ -12,7 +12,7 @@
  * NaN (shares of a zero total are NaN too).
  *
  * Only each category's longest 10% are ever held, not a copy of every
- * duration (19 MB on a 1 GB trace).  A first pass counts, sums and bounds
+ * duration (megabytes on a large trace).  A first pass counts, sums and bounds
  * each category and counts its durations by length class (powers of two).
  * The count fixes k, how many longest durations the category keeps, and
  * the classes tell which of them holds the k-th longest: the boundary

@@ -23,8 +23,8 @@ static const hta_column SEGMENT_COLUMNS[] = {
 };
 
 /* A layer's segments pass twice, first for the series' common factor, then
- * to be packed: no copy of a layer is made (on a 1 GB trace the copies,
- * gaps and lengths and the intersection, took 11 MB at the peak of the
+ * to be packed: no copy of a layer is made (copies of the gaps, lengths and
+ * intersection would be megabytes at the peak of a large trace's
  * analyses).  Each non-empty segment adds the gap since the previous end
  * and its length. */
 typedef struct layer_walk {

@@ -6,8 +6,8 @@
  * with numpy's quicksort permutation, so that events starting together
  * get the predecessor HTA gives them.  Both orders are stable radix sorts
  * (numpy's permutation differs from a stable one only among equal starts,
- * so it runs only for a stream that has some).  Memory was the point: the
- * grouping sorts the event pointers themselves, with one array of them as
+ * so it runs only for a stream that has some).  Memory decides the
+ * shape: the grouping sorts the event pointers themselves, with one array of them as
  * scratch, and the start-order scratch is sized by the longest stream and
  * allocated only for a stream not already in start order. */
 #include "model/stream_work.h"

@@ -65,8 +65,8 @@ void hta_trace_free(hta_trace *t);
  * 0, or -1 when out of memory.  The reader sizes the event array from the
  * input, best effort, so that it is neither copied nor remapped while it
  * fills (pushing grows it as usual past that), on huge pages: faulting a
- * growing array in page by page was a quarter of the parse time of a
- * 50 MB trace on this project's VMs.  The split parse reserves the places
+ * growing array in page by page is a large share of a parse's time.  The
+ * split parse reserves the places
  * of a part's events and extras before it copies them. */
 int hta_trace_reserve(hta_trace *t, size_t events, size_t extras);
 /* Appends a zeroed event and returns it, or NULL when out of memory. */

@@ -1,13 +1,13 @@
 /* numerics/radix_sort.h: stable linear-time sorts of the analyses' keys.
  *
  * A rank's analyses order hundreds of thousands of timestamps, durations
- * and ids; qsort with a comparison callback spent most of the analysis
- * phase doing so.  These are LSD radix sorts, one byte per pass, that skip
+ * and ids, too many for a comparison callback per pair.  These are LSD
+ * radix sorts, one byte per pass, that skip
  * every byte on which all keys agree (the timestamps of one trace share
  * their high bytes, ids and small integers their high and low ones), so a
- * sort is a few sequential passes.  Both are stable: where the code they
- * replace used glibc's qsort (a stable merge sort) or needs a stable order,
- * equal keys keep their order and every result stays bit-identical. */
+ * sort is a few sequential passes.  Both are stable: equal keys keep their
+ * order, as glibc's qsort (a stable merge sort) and pandas' stable sorts
+ * do, so every result is bit-identical to theirs. */
 #ifndef HTA_RADIX_SORT_H
 #define HTA_RADIX_SORT_H
 

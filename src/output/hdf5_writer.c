@@ -83,8 +83,8 @@ static void free_repaired(const hta_table *t, hta_cell *copy)
 }
 
 /* Every write that converts, as every table with strings does, zero-fills
- * HDF5's type-conversion and background buffers, 1 MB each by default:
- * 11 ms of a small trace's 0.1 s run here.  Buffers of the table's own
+ * HDF5's type-conversion and background buffers, 1 MB each by default, a
+ * visible share of a small trace's run.  Buffers of the table's own
  * size change nothing for tables of a megabyte and more.  A converted row
  * takes at most 16 bytes a column (a variable-length string's file form). */
 #define CONVERSION_BUFFER_MAX (1u << 20)
@@ -368,7 +368,7 @@ static int save_image(hid_t file, int fd, const char *output, hta_error *err)
  * for metadata) lets it grow about once.  Small steps would copy the image
  * again at every step once the allocator serves it from the heap; one
  * large fixed step would zero-fill megabytes for a file of kilobytes (a
- * one-trace file is 30-400 KB, so the room for metadata is 128 KB). */
+ * one-trace file is a few hundred kilobytes). */
 #define STRING_OVERHEAD_BYTES 32
 #define METADATA_ROOM_BYTES (128u << 10)
 
@@ -386,8 +386,8 @@ static size_t core_increment(const hta_tableset *set)
 }
 
 /* The in-memory file's own buffer, grown and zero-filled by the core
- * driver: on huge pages, as the analyses' arrays, because faulting in
- * 18 MB 4 KB at a time took 65 ms of a 1024-rank write here. */
+ * driver: on huge pages, as the analyses' arrays, because faulting in a
+ * many-rank file 4 KB at a time is a large share of its write. */
 static void *image_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
 {
     (void)op, (void)udata;

@@ -1269,12 +1269,12 @@ static void lexer_free(lexer *lx)
     hta_buf_free(&lx->kernel_types);
 }
 
-/* Every trace at hand has 340-420 bytes of JSON per kept event, so this
+/* Real traces have a few hundred bytes of JSON per kept event, so this
  * guess from the input's size reserves enough event array for the usual
  * trace without a copy or a remap, and room for whole huge pages in a
- * trace of 25 MB (half the guess left 10-15% of its parse time to page
- * faults).  It costs address space of 31% of the JSON's size; only what
- * is filled becomes resident. */
+ * mid-sized trace (a smaller reservation leaves its growth to page
+ * faults).  It costs address space of a third of the JSON's size; only
+ * what is filled becomes resident. */
 #define JSON_BYTES_PER_EVENT_GUESS 128
 
 /* Where a parse reads from: pull fills the buffer from ctx; the stream

@@ -53,8 +53,8 @@ static int is_gzip(int fd)
 
 /* Cuts the file into parts that threads take in order as they come free,
  * so that a slower core or a costlier stretch of the file does not leave
- * the others waiting (equal halves on this project's VMs finished 0.2 s
- * apart: one core is a third slower).  The head takes 80% of an even
+ * the others waiting (on a virtual machine one core can be much slower
+ * than another).  The head takes 80% of an even
  * share, since only its events are not copied when the parts are merged;
  * each later part half of what remains per thread, down to a sixteenth of an
  * even share, so the last parts are small enough to even out the finish.
@@ -118,8 +118,8 @@ static uint32_t *merge_strings(hta_strtab *into, const hta_strtab *from)
  * first, shrinking part's array behind the copy so that a part and its
  * merged copy are never both resident.  The array ends one event long:
  * freeing a large one would raise glibc's dynamic mmap threshold, keeping
- * later large allocations on the heap (+30 MB peak RSS on a 300 MB trace
- * before this). */
+ * later large allocations on the heap, where their freed pages stay
+ * resident. */
 static void move_events(hta_event *dst, hta_trace *part, const uint32_t *names,
                         const uint32_t *cats)
 {

@@ -15,10 +15,9 @@
 
 /* A trace this large frees megabytes of scratch per analysis, which glibc
  * keeps as free heap (up to TRIM_THRESHOLD in main.c) for reuse.  There
- * it would sit beside the next analysis's own large
- * arrays, and between traces under the next trace's peak (12 and 20 MB on
- * 1 GB traces), so it is handed back after each analysis and after the
- * trace.  A small trace keeps it: re-faulting pages for thousands of small
+ * it would sit beside the next analysis's own large arrays, and between
+ * traces under the next trace's peak, so it is handed back after each
+ * analysis and after the trace.  A small trace keeps it: re-faulting pages for thousands of small
  * traces is what the threshold avoids. */
 #define HTA_TRIM_MIN_EVENTS (1u << 20)
 

@@ -1,8 +1,8 @@
 /* run/head_start.h: a lone process's first trace analysed while MPI
  * starts up.
  *
- * MPI_Init costs a process started alone 0.05 s here, in which it could
- * already be parsing.  Such a process (no launcher in its environment) is
+ * MPI_Init takes a process started alone tens of milliseconds, in which
+ * it could already be parsing.  Such a process (no launcher in its environment) is
  * rank 0 of 1 before MPI_Init says so: a thread lists the inputs and
  * analyses the first file while MPI starts.  The run adopts those rows only
  * if the root's list, once MPI is up, has the same first file (path and

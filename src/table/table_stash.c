@@ -1,13 +1,12 @@
 /* table_stash.c: one trace's tables after another, in memory or in a
  * temporary file, with an index in memory (see table/table_stash.h).
  *
- * zlib's fastest level runs at ~100 MB/s and keeps 28-64% of the bytes
- * (the timeline's packed segments, which dominate, compress least): about
- * 1% of a large trace's time, but 10% of a 1 MB trace's, whose tens of
+ * Deflating, even at zlib's fastest level, is a small share of a large
+ * trace's time but a visible one of a small trace's, whose tens of
  * kilobytes of rows never decide a peak (with many small traces the peak
  * comes after the last one, when the tables are unpacked anyway).  So only
- * tables from DEFLATE_FROM bytes on (generated traces from about 150 MB)
- * are deflated.  Entries are unpacked one by one because
+ * tables from DEFLATE_FROM bytes on (traces of a hundred megabytes or
+ * more) are deflated.  Entries are unpacked one by one because
  * hta_tableset_merge reads one packed set; those on disk are read into one
  * buffer that each next entry reuses. */
 #include "table/table_stash.h"

@@ -3,11 +3,9 @@
  *
  * A process analyses its traces one after another and keeps every trace's
  * rows until the gather; in memory, what they take would add up over its
- * traces under each later trace's own peak (about 1 MB per 1 GB trace).
- * Right after each trace its tables are packed (hta_tableset_pack: 8 bytes
- * a number, each string once) and deflated from 256 KB (generated traces
- * from ~150 MB): 0.64x of the packed bytes on generated traces, 0.28-0.45x
- * on real ones.  The entry stays in memory while the stash's memory holds
+ * traces under each later trace's own peak.  Right after each trace its
+ * tables are packed (hta_tableset_pack: 8 bytes a number, each string
+ * once) and, from 256 KB, deflated.  The entry stays in memory while the stash's memory holds
  * at most HTA_STASH_MEMORY_BYTES with it; otherwise it is written to an
  * unlinked temporary file (table/spill_file.h), and only its offset and
  * lengths stay in memory.  So many small traces never touch the disk, and

@@ -5,7 +5,8 @@
  * table rather than a general dictionary.  Kineto numbers correlations
  * in one increasing sequence, so the keys are usually dense enough for an
  * array indexed by key - lowest key (no hash, no probe, 4 bytes a slot),
- * used when it is no larger than the open-addressing hash it replaces. */
+ * used when it is no larger than an open-addressing hash of the same keys,
+ * which serves the sparse rest. */
 #ifndef HTA_CORRMAP_H
 #define HTA_CORRMAP_H
 

@@ -2,7 +2,7 @@
  *
  * A 1 GB trace's event array and the analyses' series and sort buffers are
  * hundreds of megabytes of fresh memory per trace; faulting it in 4 KB at a
- * time cost a third of the analysis time on this project's VMs.  These
+ * time is a large share of the analysis time.  These
  * calls behave as malloc and realloc (free the result with free),
  * and also ask the kernel to back the block with 2 MB transparent huge
  * pages (MADV_HUGEPAGE: honoured where THP is "madvise" or "always",
@@ -22,8 +22,8 @@ void *hta_large_realloc(void *block, size_t bytes);
 void *hta_large_reserve(size_t bytes);
 
 /* Makes a buffer's pages resident before it is written, in one call: where
- * page faults are dear (13 us a 4 KB page on this project's VMs) that
- * costs a third of faulting them in one by one.  For buffers that will be
+ * page faults are dear (virtual machines) that costs much less than
+ * faulting them in one by one.  For buffers that will be
  * filled; best effort (kernels before 5.14 ignore it). */
 void hta_populate(void *block, size_t bytes);
 
