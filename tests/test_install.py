@@ -18,7 +18,7 @@ from common import (BUILD, MPI_ENV, Skip, analyse, main, tmpdir)
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 PREFIX = SITE = None  # the installation, made by setup()
 PROGRAMS = ["hta-mpi", "hta-tracegen", "hta-mpi-plot", "hta-mpi-report"]
-MODULES = ["__init__", "results", "views", "plots", "report"]
+MODULES = ["__init__", "results", "views", "plots", "report", "colours"]
 
 
 def install():
@@ -118,6 +118,32 @@ def test_installed_pipeline_from_traces_to_report():
         p = subprocess.run(args, capture_output=True, text=True, env=CLEAN_ENV, cwd=work,
                            timeout=300)
         assert p.returncode == 0, (args, p.stdout, p.stderr)
+    assert "<svg" in open(os.path.join(work, "r.html")).read()
+    assert len([f for f in os.listdir(os.path.join(work, "plots")) if f.endswith(".png")]) == 4
+
+
+def test_pip_installs_the_package_and_its_commands():
+    """python/pyproject.toml: `pip install ./python` gives hta_mpi and the
+    two console commands, at the C program's version."""
+    if subprocess.run(["/usr/bin/python3", "-m", "pip", "--version"],
+                      capture_output=True).returncode != 0:
+        raise Skip("pip is not installed (Debian package python3-pip)")
+    target, work = tmpdir(), tmpdir()
+    p = subprocess.run(["/usr/bin/python3", "-m", "pip", "install", "--no-deps", "--no-index",
+                        "--no-build-isolation", "--target", target,
+                        os.path.join(SOURCE, "python")],
+                       capture_output=True, text=True, env=CLEAN_ENV, cwd=work, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    version = subprocess.run([installed("hta-mpi"), "--version"], capture_output=True,
+                             text=True, env=CLEAN_ENV).stdout.split()[-1]
+    assert os.path.isdir(os.path.join(target, f"hta_mpi-{version}.dist-info")), \
+        (version, os.listdir(target))
+    results, _ = analyse(os.path.join(SOURCE, "examples", "traces"))
+    env = dict(CLEAN_ENV, PYTHONPATH=target)
+    for cmd, out in (("hta-mpi-report", "r.html"), ("hta-mpi-plot", "plots")):
+        p = subprocess.run([os.path.join(target, "bin", cmd), results, "-o", out],
+                           capture_output=True, text=True, env=env, cwd=work, timeout=300)
+        assert p.returncode == 0, (cmd, p.stdout, p.stderr)
     assert "<svg" in open(os.path.join(work, "r.html")).read()
     assert len([f for f in os.listdir(os.path.join(work, "plots")) if f.endswith(".png")]) == 4
 

@@ -44,6 +44,17 @@ def raw(name):
         return f[name][()]
 
 
+def test_importing_plots_keeps_the_callers_backend():
+    """A notebook's matplotlib backend is its own: importing hta_mpi.plots
+    and drawing every figure must not switch it."""
+    code = ("import matplotlib; matplotlib.use('svg'); import sys; sys.path.insert(0, sys.argv[1]); "
+            "from hta_mpi import plots; plots.plot_all(sys.argv[2], sys.argv[3]); "
+            "print(matplotlib.get_backend())")
+    p = subprocess.run([sys.executable, "-c", code, PYTHON_DIR, RESULTS, tmpdir()],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.strip() == "svg", (p.stdout, p.stderr)
+
+
 def test_load_decodes_strings_and_lists_tables():
     names = results.tables(RESULTS)
     assert "cross_rank/kernels" in names and "temporal_breakdown" in names, names
