@@ -105,9 +105,9 @@ static void report_stash(int me, const hta_table_stash *stash)
 }
 
 /* Each trace's tables go into the stash, packed and deflated, once the
- * next trace starts (table/table_stash.h); out gets them all after the last
- * one, whose own tables are moved rather than packed and unpacked (the
- * whole of the work for a process with one trace). */
+ * next trace starts (table/table_stash.h); run->mine gets them all after
+ * the last one, whose own tables are moved rather than packed and unpacked
+ * (the whole of the work for a process with one trace). */
 static int analyse_my_files(hta_run_context *run, hta_error *err)
 {
     const hta_file_list *list = &run->list;
