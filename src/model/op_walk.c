@@ -1,4 +1,4 @@
-/* op_walk.c: nesting CPU ops and attributing launches (see hta/op_walk.h).
+/* op_walk.c: nesting CPU ops and attributing launches (see model/op_walk.h).
  *
  * The ops and launches are put in per-thread order by a counting sort on
  * the thread and an insertion sort within each thread (Kineto writes a
@@ -7,12 +7,12 @@
  * then keeps the chain of open ops and a buffer of the GPU events launched
  * under the outermost one. */
 #define _GNU_SOURCE /* qsort_r */
-#include "hta/op_walk.h"
+#include "model/op_walk.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hta/large_alloc.h"
+#include "util/large_alloc.h"
 
 typedef struct walk {
     const hta_rank_view *view;
