@@ -754,6 +754,9 @@ typedef struct {
     uint64_t seed;
     int64_t steps_opt; /* 0: derive from size_mb */
     double *factor;    /* [world] straggler factor per rank */
+    const char *slow_match, *rename_match, *rename_to; /* --kernel-factor, --rename-kernel */
+    double slow_factor;
+    double kernel_factor[K_COUNT]; /* weight factor of each compute kernel */
 
     /* derived */
     int64_t steps;
@@ -820,6 +823,9 @@ static void init_kernels(Ctx *c)
         const KernelSource *src = &KERNEL_SOURCE[k];
         Kernel *kr = &c->kernels[k];
         kr->name = str_of(src->name);
+        c->kernel_factor[k] = c->slow_match && strstr(src->name, c->slow_match) ? c->slow_factor : 1.0;
+        if (c->rename_match && strstr(src->name, c->rename_match))
+            kr->name = str_of(c->rename_to);
         kr->blocks_per_sm = str_of(src->blocks_per_sm);
         kr->warps_per_sm = str_of(src->warps_per_sm);
         kr->grid = json_layout(c->compact, src->grid, kr->grid_buf, sizeof kr->grid_buf);
@@ -1026,7 +1032,9 @@ static void plan_shared(const Ctx *c, int64_t s, StepPlan *pl)
         const OpSpec *op = &c->ops[i];
         if (op->gpu == GPU_NONE || (op->memset_steps_only && !pl->memset_step))
             continue;
-        pl->weight[i] = (uint16_t)shared_range(c, TAG_WEIGHT, s, (uint64_t)i, op->wlo, op->whi);
+        int64_t w = shared_range(c, TAG_WEIGHT, s, (uint64_t)i, op->wlo, op->whi);
+        double f = op->gpu == GPU_KERNEL ? c->kernel_factor[op->kernel] : 1.0;
+        pl->weight[i] = (uint16_t)max64(1, llround((double)w * f));
         pl->total_weight[op->phase] += pl->weight[i];
         pl->gpu_ops[op->phase]++;
     }
@@ -1498,6 +1506,9 @@ static const char USAGE[] =
     "                           by default derived from --size-mb, at least 3)\n"
     "  --straggler RANK:FACTOR  multiply RANK's compute time by FACTOR (0.5..10);\n"
     "                           repeatable; give the same list to every piece\n"
+    "  --kernel-factor TEXT:F   compute kernels whose name contains TEXT run F times\n"
+    "                           as long (0.1..10; the phase grows with them)\n"
+    "  --rename-kernel TEXT=NAME  kernels whose name contains TEXT are named NAME\n"
     "  --seed N                 random seed (default 1)\n"
     "  --gzip                   write gzip-compressed files\n"
     "  --compact                write JSON without any whitespace\n"
@@ -1576,7 +1587,8 @@ static void parse_args(Ctx *c, int argc, char **argv)
         bool known = !strcmp(name, "-o") || !strcmp(name, "--output") || !strcmp(name, "--ranks") ||
                      !strcmp(name, "--size-mb") || !strcmp(name, "--seed") ||
                      !strcmp(name, "--straggler") || !strcmp(name, "--first-rank") ||
-                     !strcmp(name, "--steps");
+                     !strcmp(name, "--steps") || !strcmp(name, "--kernel-factor") ||
+                     !strcmp(name, "--rename-kernel");
         if (!known)
             die("unknown option: ", arg);
         const char *value;
@@ -1610,6 +1622,18 @@ static void parse_args(Ctx *c, int argc, char **argv)
         } else if (!strcmp(name, "--steps")) {
             if (!parse_int(value, 1, 100000000, &c->steps_opt))
                 bad_value(name, value);
+        } else if (!strcmp(name, "--kernel-factor")) {
+            const char *colon = strrchr(value, ':');
+            if (!colon || colon == value || !parse_double(colon + 1, &c->slow_factor) ||
+                c->slow_factor < 0.1 || c->slow_factor > 10)
+                bad_value(name, value);
+            c->slow_match = strndup(value, (size_t)(colon - value));
+        } else if (!strcmp(name, "--rename-kernel")) {
+            const char *eq2 = strchr(value, '=');
+            if (!eq2 || eq2 == value || !eq2[1] || strpbrk(eq2 + 1, "\"\\"))
+                bad_value(name, value);
+            c->rename_match = strndup(value, (size_t)(eq2 - value));
+            c->rename_to = eq2 + 1;
         } else { /* --straggler RANK:FACTOR */
             const char *colon = strchr(value, ':');
             char rank_text[32];
@@ -1719,6 +1743,8 @@ int main(int argc, char **argv)
     free(c->out.buf);
     free(c->max_phase_dur);
     free(c->factor);
+    free((char *)c->slow_match);
+    free((char *)c->rename_match);
     free(c);
     return 0;
 }

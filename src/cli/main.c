@@ -5,8 +5,10 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hta/cli.h"
+#include "hta/diff_command.h"
 #include "hta/head_start.h"
 #include "hta/pipeline.h"
 #include "hta/threads.h"
@@ -63,6 +65,8 @@ static void prefer_quick_start_when_alone(void)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return hta_diff_main(argc - 1, argv + 1, HTA_VERSION);
     mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD);
     mallopt(M_ARENA_MAX, MALLOC_ARENAS);

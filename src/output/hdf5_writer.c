@@ -12,6 +12,7 @@
  * (docs/robustness.md). */
 #include "hta/large_alloc.h"
 #include "hta/run.h"
+#include "hta/schema_version.h"
 #include "hta/utf8.h"
 
 #include <errno.h>
@@ -23,8 +24,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define HTA_SCHEMA_VERSION 1
 
 static hid_t utf8_string_type(void)
 {
