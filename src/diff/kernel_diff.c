@@ -150,12 +150,16 @@ static int join_kernel(const hta_cell *base_row, const hta_cell *new_row, void *
     return 0;
 }
 
+typedef struct name_order {
+    const hta_table *table;
+    long name;
+} name_order;
+
 static int compare_by_name(const void *x, const void *y, void *ctx)
 {
-    const hta_table *t = ((const void **)ctx)[0];
-    long name = *(const long *)((const void **)ctx)[1];
+    const name_order *o = ctx;
     size_t i = *(const size_t *)x, k = *(const size_t *)y;
-    return strcmp(hta_table_row(t, i)[name].s, hta_table_row(t, k)[name].s);
+    return strcmp(hta_table_row(o->table, i)[o->name].s, hta_table_row(o->table, k)[o->name].s);
 }
 
 static const hta_column SUM_COLUMNS[] = {
@@ -192,8 +196,8 @@ static int sum_over_ranks(const hta_table *t, const kernel_columns *c, const cha
     }
     for (size_t i = 0; i < t->n_rows; i++)
         order[i] = i;
-    const void *ctx[2] = {t, &c->name};
-    qsort_r(order, t->n_rows, sizeof *order, compare_by_name, ctx);
+    name_order by_name = {t, c->name};
+    qsort_r(order, t->n_rows, sizeof *order, compare_by_name, &by_name);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < t->n_rows;) {
         const hta_cell *first = hta_table_row(t, order[i]);
