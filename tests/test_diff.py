@@ -373,6 +373,18 @@ def test_bad_inputs():
         f["data"] = np.arange(3)
     refused(other, "not an hta-mpi results file (no schema_version attribute)")
     refused(DIFF, "an hta-mpi diff file, not a results file")
+    # A table without a column the comparison needs, or of another type.
+    for column, data in (("max_us", None), ("sum_us", "<i8")):
+        broken = copy_of(BASE, f"no_{column}.h5")
+        with h5py.File(broken, "r+") as f:
+            k = f["kernels"][()]
+            names = [n for n in k.dtype.names if data or n != column]
+            dtype = [(n, data if n == column else k.dtype[n]) for n in names]
+            del f["kernels"]
+            f.create_dataset("kernels", data=np.array(
+                [tuple(row[n] for n in names) for row in k], dtype=dtype))
+        refused(broken, f"/kernels has no float column {column} "
+                        "(not a results file of schema 2)")
     refused(os.path.join(tmpdir(), "missing.h5"), "cannot open: No such file or directory")
 
 
