@@ -283,7 +283,11 @@ def test_collectives_by_construction():
         allgather + (10, 10 << 20, 20.0, 22.0, 30.0, 90.0, 80.0, 1.0, 0.0),
         ("default_pg", "reduce_scatter", "Float", 1 << 20, 4, 4 << 20, 7.0, 7.0, 7.0, 2.0,
          2.0, 0.0, 0.0)])
-    out, _ = diff(base, new)
+    out, p = diff(base, new)
+    lines = p.stdout.splitlines()
+    at = lines.index("Collectives whose median transfer time changed (beyond 5%): 1")
+    assert lines[at + 2].split() == ["1.500x", "0.667x", "default_pg", "allreduce", "Float",
+                                     str(1 << 26)], lines[at:at + 3]
     c = table(out, "/diff/collectives").set_index(["group_desc", "collective", "dtype",
                                                    "bucket_max_bytes"])
     assert c.loc[allreduce, "status"] == "both" and c.loc[allgather, "status"] == "both"
@@ -302,8 +306,9 @@ def test_collectives_by_construction():
     assert only.base_count == 0 and math.isnan(only.base_busbw_p50_gbps) and \
         only.new_busbw_p50_gbps == 2.0, only
     # Only when both runs have the summary.
-    out, _ = diff(base, NEW)
+    out, p = diff(base, NEW)
     assert "diff/collectives" not in results.tables(out), results.tables(out)
+    assert "Collectives" not in p.stdout
 
 
 REAL = ["alexnet", "amd_mi250", "nccl_data", "trace_filter", "triton"]

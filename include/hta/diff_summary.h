@@ -4,7 +4,8 @@
  * and improvements (all ranks, by change of total time), the kernels only
  * in NEW and only in BASE, the ranks whose compute time changed most
  * (beyond --min-change, with their non-compute and idle time beside it),
- * and the ranks only one run analysed.  The HDF5 file has the rest. */
+ * the collectives whose median transfer time changed most, and the ranks
+ * only one run analysed.  The HDF5 file has the rest. */
 #ifndef HTA_DIFF_SUMMARY_H
 #define HTA_DIFF_SUMMARY_H
 

@@ -156,6 +156,51 @@ static void print_ranks(FILE *out, const hta_table *m, int top, double min_chang
     free(changes);
 }
 
+typedef struct collective_change {
+    double key;                /* |log ratio| of the p50 transfer time */
+    size_t row;
+} collective_change;
+
+static int by_larger_key(const void *x, const void *y)
+{
+    const collective_change *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key > b->key ? -1 : 1;
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+/* The collectives in both runs whose median transfer time moved beyond
+ * min_change, most first, with their bus bandwidth beside it. */
+static void print_collectives(FILE *out, const hta_table *c, int top, double min_change)
+{
+    long transfer = col(c, "transfer_p50_us_ratio"), busbw = col(c, "busbw_p50_gbps_ratio");
+    long status = col(c, "status");
+    collective_change *order = malloc((c->n_rows ? c->n_rows : 1) * sizeof *order);
+    if (!order || transfer < 0) {
+        free(order);
+        return;
+    }
+    size_t n = 0;
+    for (size_t r = 0; r < c->n_rows; r++) {
+        const hta_cell *row = hta_table_row(c, r);
+        double ratio = row[transfer].f;
+        if (strcmp(row[status].s, "both") == 0 && fabs(ratio - 1) > min_change)
+            order[n++] = (collective_change){fabs(log(ratio)), r};
+    }
+    qsort(order, n, sizeof *order, by_larger_key);
+    fprintf(out, "\nCollectives whose median transfer time changed (beyond %g%%): %zu\n",
+            100 * min_change, n);
+    for (size_t i = 0; i < n && i < (size_t)top; i++) {
+        const hta_cell *row = hta_table_row(c, order[i].row);
+        if (i == 0)
+            fprintf(out, "  %9s %9s  %s\n", "transfer", "busbw", "group collective dtype bucket");
+        fprintf(out, "  %8.3fx %8.3fx  %s %s %s %lld\n", row[transfer].f,
+                busbw >= 0 ? row[busbw].f : NAN, row[0].s, row[1].s, row[2].s,
+                (long long)row[3].i);
+    }
+    free(order);
+}
+
 static void print_lone_ranks(FILE *out, const hta_diff_input *in, const hta_diff_input *other,
                              const char *which)
 {
@@ -186,6 +231,9 @@ void hta_diff_print_summary(FILE *out, const hta_tableset *tables, const hta_dif
     print_set(out, set, "new", "New kernels (only in NEW)", top);
     print_set(out, set, "base", "Vanished kernels (only in BASE)", top);
     print_ranks(out, m, top, min_change);
+    const hta_table *c = hta_tableset_find(tables, "diff/collectives");
+    if (c)
+        print_collectives(out, c, top, min_change);
     print_lone_ranks(out, base, new_, "BASE");
     print_lone_ranks(out, new_, base, "NEW");
 }
