@@ -217,17 +217,20 @@ static int sum_over_ranks(const hta_table *t, const kernel_columns *c, const cha
     return rc;
 }
 
+/* Columns of the output rows the orders use (KERNEL_COLUMNS, SET_COLUMNS). */
+enum { COL_RANK = 0, COL_NAME = 1, KERNEL_COL_CHANGE = 8, SET_COL_RUN = 3, SET_COL_TOTAL = 5 };
+
 /* Rows by rank, then the absolute change of the total, largest first. */
 static int compare_kernel_rows(const void *x, const void *y, void *ctx)
 {
     (void)ctx;
     const hta_cell *a = x, *b = y;
-    if (a[0].i != b[0].i)
-        return a[0].i < b[0].i ? -1 : 1;
-    double ca = fabs(a[8].f), cb = fabs(b[8].f);
+    if (a[COL_RANK].i != b[COL_RANK].i)
+        return a[COL_RANK].i < b[COL_RANK].i ? -1 : 1;
+    double ca = fabs(a[KERNEL_COL_CHANGE].f), cb = fabs(b[KERNEL_COL_CHANGE].f);
     if (ca != cb)
         return ca > cb ? -1 : 1;
-    return strcmp(a[1].s, b[1].s);
+    return strcmp(a[COL_NAME].s, b[COL_NAME].s);
 }
 
 /* Rows by rank, BASE's names first, then time, largest first. */
@@ -235,14 +238,14 @@ static int compare_set_rows(const void *x, const void *y, void *ctx)
 {
     (void)ctx;
     const hta_cell *a = x, *b = y;
-    if (a[0].i != b[0].i)
-        return a[0].i < b[0].i ? -1 : 1;
-    int run = strcmp(a[3].s, b[3].s);
+    if (a[COL_RANK].i != b[COL_RANK].i)
+        return a[COL_RANK].i < b[COL_RANK].i ? -1 : 1;
+    int run = strcmp(a[SET_COL_RUN].s, b[SET_COL_RUN].s);
     if (run)
         return run;
-    if (a[5].f != b[5].f)
-        return a[5].f > b[5].f ? -1 : 1;
-    return strcmp(a[1].s, b[1].s);
+    if (a[SET_COL_TOTAL].f != b[SET_COL_TOTAL].f)
+        return a[SET_COL_TOTAL].f > b[SET_COL_TOTAL].f ? -1 : 1;
+    return strcmp(a[COL_NAME].s, b[COL_NAME].s);
 }
 
 static void sort_rows(hta_table *t, int (*cmp)(const void *, const void *, void *))
