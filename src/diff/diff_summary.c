@@ -219,9 +219,10 @@ static void print_lone_ranks(FILE *out, const hta_diff_input *in, const hta_diff
 void hta_diff_print_summary(FILE *out, const hta_tableset *tables, const hta_diff_input *base,
                             const hta_diff_input *new_, int top, double min_change)
 {
-    fprintf(out, "BASE %s: %zu ranks (schema %lld)\nNEW  %s: %zu ranks (schema %lld)\n\n",
-            base->file.path, base->n_ranks, (long long)base->file.schema_version,
-            new_->file.path, new_->n_ranks, (long long)new_->file.schema_version);
+    fprintf(out, "BASE %s: %zu rank%s (schema %lld)\nNEW  %s: %zu rank%s (schema %lld)\n\n",
+            base->file.path, base->n_ranks, base->n_ranks == 1 ? "" : "s",
+            (long long)base->file.schema_version, new_->file.path, new_->n_ranks,
+            new_->n_ranks == 1 ? "" : "s", (long long)new_->file.schema_version);
     const hta_table *k = hta_tableset_find(tables, "diff/kernels");
     const hta_table *set = hta_tableset_find(tables, "diff/kernel_set");
     const hta_table *m = hta_tableset_find(tables, "diff/rank_metrics");
