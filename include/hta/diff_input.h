@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "hta/error.h"
-#include "hta/results_file.h"
+#include "hta/results_reader.h"
 #include "hta/table.h"
 
 typedef struct hta_diff_input {

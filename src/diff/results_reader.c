@@ -1,11 +1,11 @@
-/* results_file.c: reading a results file back (see hta/results_file.h).
+/* results_reader.c: reading a results file back (see hta/results_reader.h).
  *
  * Tables are read one column at a time through a one-member compound
  * memory type, so a column's file type (int32 or int64, fixed or variable
  * length string) never has to match a layout decided here, and a table
  * another tool added columns to still reads.  HDF5's own error stack is
  * silenced: every failure becomes one line naming the file. */
-#include "hta/results_file.h"
+#include "hta/results_reader.h"
 #include "hta/schema_version.h"
 
 #include <errno.h>

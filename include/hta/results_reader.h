@@ -1,4 +1,4 @@
-/* hta/results_file.h: an hta-mpi results file opened for reading.
+/* hta/results_reader.h: an hta-mpi results file opened for reading.
  *
  * `hta-mpi diff` reads two results files, never the traces.  Opening one
  * checks that it is what it claims before anything is compared: an HDF5
@@ -7,8 +7,8 @@
  * come back as hta_tables, the run's own currency, whatever their columns:
  * integers as int64, floats as double, strings (variable or fixed length)
  * as owned UTF-8; columns of any other type are left out. */
-#ifndef HTA_RESULTS_FILE_H
-#define HTA_RESULTS_FILE_H
+#ifndef HTA_RESULTS_READER_H
+#define HTA_RESULTS_READER_H
 
 #include <stdint.h>
 
