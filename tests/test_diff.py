@@ -474,6 +474,27 @@ def test_comparison_page():
     assert strip(two) == strip(text)
 
 
+def test_comparison_page_renders():
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        print("     (chromium not installed: rendering not checked; test_report installs it)")
+        return
+    page = os.path.join(tmpdir(), "diff.html")
+    with open(page, "w", encoding="utf-8") as f:
+        f.write(report(["--diff", DIFF]))
+    shot = os.path.join(tmpdir(), "diff.png")
+    p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--no-first-run", f"--user-data-dir={tmpdir()}", f"--screenshot={shot}",
+                        "--window-size=1280,1600", "file://" + page],
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0 and os.path.exists(shot), (p.returncode, p.stderr[-2000:])
+    import matplotlib.image
+    pixels = (matplotlib.image.imread(shot)[:, :, :3] * 255).astype(np.uint8).reshape(-1, 3)
+    # The heatmaps' warm end (NEW's non-compute time, rank 5's compute).
+    reds = np.sum((pixels[:, 0] > 150) & (pixels[:, 1] < 60) & (pixels[:, 2] < 80))
+    assert len(np.unique(pixels, axis=0)) > 100 and reds > 1000, reds
+
+
 if __name__ == "__main__":
     main([test_every_kernel_change_over_all_ranks_and_nothing_else,
           test_every_kernel_change_per_rank, test_kernel_set_names_each_changed_name_with_its_figures,
@@ -483,4 +504,4 @@ if __name__ == "__main__":
           test_collectives_by_construction, test_real_traces_against_each_other,
           test_bad_inputs, test_previous_schema_version_is_read,
           test_different_options_are_named, test_usage_errors, test_python_loader,
-          test_comparison_page])
+          test_comparison_page, test_comparison_page_renders])
