@@ -7,29 +7,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hta/diff_input.h"
-#include "hta/diff_kernels.h"
-#include "hta/row_join.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        checks++;                                                         \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                   \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-        }                                                                 \
-    } while (0)
+#include "diff/diff_input.h"
+#include "diff/kernel_diff.h"
+#include "diff/row_join.h"
+#include "unit.h"
 
 static const hta_column COLUMNS[] = {
     {"rank", HTA_COL_I64}, {"name", HTA_COL_STR}, {"value", HTA_COL_F64}};
 
 static void add(hta_table *t, int64_t rank, const char *name, double value)
 {
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank);
     hta_row_put_str(&row, name);
     hta_row_put_f64(&row, value);
@@ -56,8 +44,8 @@ static int record(const hta_cell *b, const hta_cell *n, void *ctx)
 static void test_join_pairs_rows_in_key_order(void)
 {
     hta_tableset set = {0};
-    hta_table *base = hta_tableset_table(&set, "base", COLUMNS, 3);
-    hta_table *new_ = hta_tableset_table(&set, "new", COLUMNS, 3);
+    hta_table *base = hta_tableset_find_or_create(&set, "base", COLUMNS, 3);
+    hta_table *new_ = hta_tableset_find_or_create(&set, "new", COLUMNS, 3);
     add(base, 1, "b", 1);
     add(base, 0, "z", 2);
     add(base, 0, "a", 3);
@@ -90,7 +78,7 @@ static void test_join_pairs_rows_in_key_order(void)
           "missing key: %s", err.text);
     static const hta_column other_types[] = {
         {"rank", HTA_COL_F64}, {"name", HTA_COL_STR}, {"value", HTA_COL_F64}};
-    hta_table *odd = hta_tableset_table(&set, "odd", other_types, 3);
+    hta_table *odd = hta_tableset_find_or_create(&set, "odd", other_types, 3);
     CHECK(hta_join_rows(base, odd, keys, 2, record, &none, &err) != 0 &&
               strstr(err.text, "different types"),
           "key types: %s", err.text);
@@ -106,7 +94,7 @@ static int stop_at_second(const hta_cell *b, const hta_cell *n, void *ctx)
 static void test_join_stops_when_asked(void)
 {
     hta_tableset set = {0};
-    hta_table *t = hta_tableset_table(&set, "t", COLUMNS, 3);
+    hta_table *t = hta_tableset_find_or_create(&set, "t", COLUMNS, 3);
     for (int i = 0; i < 5; i++)
         add(t, i, "k", i);
     static const char *const keys[] = {"rank"};
@@ -144,6 +132,5 @@ int main(void)
     test_join_stops_when_asked();
     test_kernel_classes();
     test_changes_are_never_infinite();
-    printf("%d checks, %d failed\n", checks, failures);
-    return failures ? 1 : 0;
+    return unit_finish();
 }

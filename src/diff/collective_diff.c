@@ -1,11 +1,12 @@
-/* collective_diff.c: /diff/collectives (see hta/diff_collectives.h).
+/* collective_diff.c: /diff/collectives (see diff/collective_diff.h).
  *
  * The compared columns are taken from the files rather than listed here:
  * whatever numeric columns the collectives summary holds (count, bytes,
  * transfer percentiles, bus bandwidth, skew, wait) are compared alike, so
  * a column added to the summary later is compared with no change here. */
-#include "hta/diff_collectives.h"
-#include "hta/row_join.h"
+#include "diff/collective_diff.h"
+
+#include "diff/row_join.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ static double as_double(const hta_cell *row, long column, hta_column_type type)
     return type == HTA_COL_I64 ? (double)row[column].i : row[column].f;
 }
 
-static void put_side(hta_row *row, const hta_cell *cells, const compared *c, long column)
+static void put_side(hta_row_builder *row, const hta_cell *cells, const compared *c, long column)
 {
     if (c->type == HTA_COL_I64)
         hta_row_put_i64(row, cells ? cells[column].i : 0);
@@ -57,7 +58,7 @@ static int join_collective(const hta_cell *b, const hta_cell *n, void *ctx)
     join_ctx *j = ctx;
     const hta_cell *any = b ? b : n;
     const long *key = b ? j->key_b : j->key_n;
-    hta_row row = hta_table_add_row(j->out);
+    hta_row_builder row = hta_table_add_row(j->out);
     for (int k = 0; k < N_KEYS; k++) {
         if (j->out->columns[k].type == HTA_COL_I64)
             hta_row_put_i64(&row, any[key[k]].i);
@@ -133,7 +134,7 @@ int hta_diff_collectives(const hta_diff_input *base, const hta_diff_input *new_,
                                    KEYS[0], KEYS[1], KEYS[2], KEYS[3])
              : plan      ? hta_fail(err, "out of memory")
                          : 0;
-    if (rc == 0 && !(j.out = hta_tableset_table(out, "diff/collectives", spec, n_spec)))
+    if (rc == 0 && !(j.out = hta_tableset_find_or_create(out, "diff/collectives", spec, n_spec)))
         rc = hta_fail(err, "out of memory");
     err->text[0] = rc ? err->text[0] : '\0';
     if (rc == 0 && hta_join_rows(tb, tn, KEYS, N_KEYS, join_collective, &j, err))

@@ -1,17 +1,18 @@
-/* diff_command.c: the `hta-mpi diff` command line (see hta/diff_command.h).
+/* diff_command.c: the `hta-mpi diff` command line (see diff/diff_command.h).
  *
  * Inputs are checked before anything is compared, and the output before
  * the inputs are read, so every usage or input error costs nothing and
  * ends in one line on stderr naming the file and the reason. */
-#include "hta/cli.h"
-#include "hta/diff_collectives.h"
-#include "hta/diff_command.h"
-#include "hta/diff_kernels.h"
-#include "hta/diff_options_check.h"
-#include "hta/diff_rank_metrics.h"
-#include "hta/diff_summary.h"
-#include "hta/diff_tails.h"
-#include "hta/diff_writer.h"
+#include "diff/diff_command.h"
+
+#include "cli/options.h"
+#include "diff/collective_diff.h"
+#include "diff/diff_summary.h"
+#include "diff/diff_writer.h"
+#include "diff/kernel_diff.h"
+#include "diff/options_check.h"
+#include "diff/rank_metric_diff.h"
+#include "diff/tail_diff.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
-/* diff_input.c: loading one side of a diff (see hta/diff_input.h). */
-#include "hta/diff_input.h"
+/* diff_input.c: loading one side of a diff (see diff/diff_input.h). */
+#include "diff/diff_input.h"
 
 #include <stdlib.h>
 #include <string.h>

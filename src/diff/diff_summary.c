@@ -1,11 +1,12 @@
-/* diff_summary.c: the diff's stdout report (see hta/diff_summary.h).
+/* diff_summary.c: the diff's stdout report (see diff/diff_summary.h).
  *
  * It reads only the /diff tables just built, in their order (all-ranks
  * kernel rows first, largest change first), so what it prints is what the
  * file holds.  Kernel names are C++ templates of hundreds of characters:
  * cut to NAME_WIDTH, whole in the file. */
-#include "hta/diff_summary.h"
-#include "hta/diff_kernels.h"
+#include "diff/diff_summary.h"
+
+#include "diff/kernel_diff.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,10 +1,11 @@
-/* diff_writer.c: the diff's HDF5 file (see hta/diff_writer.h).
+/* diff_writer.c: the diff's HDF5 file (see diff/diff_writer.h).
  *
  * A diff is a few thousand rows, written by one process: the plain (sec2)
  * HDF5 driver straight to the temporary file is all it needs. */
-#include "hta/diff_writer.h"
-#include "hta/schema_version.h"
-#include "hta/utf8.h"
+#include "diff/diff_writer.h"
+
+#include "output/schema_version.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <hdf5.h>

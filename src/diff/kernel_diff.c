@@ -1,4 +1,4 @@
-/* kernel_diff.c: /diff/kernels and /diff/kernel_set (see hta/diff_kernels.h).
+/* kernel_diff.c: /diff/kernels and /diff/kernel_set (see diff/kernel_diff.h).
  *
  * The all-ranks rows compare the whole runs: each run's /kernels summed
  * over every rank it analysed, so a rank present in one run only counts in
@@ -6,8 +6,9 @@
  * per-rank rows compare only ranks both runs analysed: a rank missing from
  * one run would otherwise turn all of its kernels into added or removed. */
 #define _GNU_SOURCE /* qsort_r */
-#include "hta/diff_kernels.h"
-#include "hta/row_join.h"
+#include "diff/kernel_diff.h"
+
+#include "diff/row_join.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -94,7 +95,7 @@ typedef struct join_ctx {
 static int put_set_row(join_ctx *j, int64_t rank, const char *name, const char *run,
                        const kernel_side *s)
 {
-    hta_row row = hta_table_add_row(j->set);
+    hta_row_builder row = hta_table_add_row(j->set);
     hta_row_put_i64(&row, rank);
     hta_row_put_str(&row, name);
     hta_row_put_str(&row, s->type);
@@ -109,7 +110,7 @@ static int put_set_row(join_ctx *j, int64_t rank, const char *name, const char *
 static int put_kernel_row(join_ctx *j, int64_t rank, const char *name, const kernel_side *b,
                           const kernel_side *n)
 {
-    hta_row row = hta_table_add_row(j->kernels);
+    hta_row_builder row = hta_table_add_row(j->kernels);
     hta_row_put_i64(&row, rank);
     hta_row_put_str(&row, name);
     hta_row_put_str(&row, b->present ? b->type : n->type);
@@ -170,7 +171,7 @@ static const hta_column SUM_COLUMNS[] = {
 static int put_sum(hta_table *sums, const hta_cell *first, const kernel_columns *c,
                    int64_t count, double total, double max)
 {
-    hta_row row = hta_table_add_row(sums);
+    hta_row_builder row = hta_table_add_row(sums);
     hta_row_put_i64(&row, HTA_DIFF_ALL_RANKS);
     hta_row_put_str(&row, first[c->name].s);
     hta_row_put_str(&row, first[c->type].s);

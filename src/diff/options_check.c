@@ -1,7 +1,7 @@
 /* options_check.c: options two results files were analysed with (see
- * hta/diff_options_check.h).  Each attribute is named with the command-line
+ * diff/options_check.h).  Each attribute is named with the command-line
  * option that sets it, since that is what the user would change. */
-#include "hta/diff_options_check.h"
+#include "diff/options_check.h"
 
 #include <stdio.h>
 

@@ -1,11 +1,12 @@
-/* rank_metric_diff.c: /diff/rank_metrics (see hta/diff_rank_metrics.h).
+/* rank_metric_diff.c: /diff/rank_metrics (see diff/rank_metric_diff.h).
  *
  * A metric's group is found in the files themselves: a column of
  * /temporal_breakdown is "temporal", of /overlap_breakdown "overlap", and
  * the idle-time analysis records its metrics as idle_<category>_us.  So a
  * metric added to either breakdown is grouped with no change here. */
-#include "hta/diff_rank_metrics.h"
-#include "hta/row_join.h"
+#include "diff/rank_metric_diff.h"
+
+#include "diff/row_join.h"
 
 #include <math.h>
 #include <string.h>
@@ -58,7 +59,7 @@ static int join_metric(const hta_cell *b, const hta_cell *n, void *ctx)
     int64_t rank = b ? b[j->rank_b].i : n[j->rank_n].i;
     const char *metric = b ? b[j->metric_b].s : n[j->metric_n].s;
     double vb = b ? b[j->value_b].f : NAN, vn = n ? n[j->value_n].f : NAN;
-    hta_row row = hta_table_add_row(j->out);
+    hta_row_builder row = hta_table_add_row(j->out);
     hta_row_put_i64(&row, rank);
     hta_row_put_str(&row, metric);
     hta_row_put_str(&row, group_of(j, metric));

@@ -1,12 +1,13 @@
-/* results_reader.c: reading a results file back (see hta/results_reader.h).
+/* results_reader.c: reading a results file back (see diff/results_reader.h).
  *
  * Tables are read one column at a time through a one-member compound
  * memory type, so a column's file type (int32 or int64, fixed or variable
  * length string) never has to match a layout decided here, and a table
  * another tool added columns to still reads.  HDF5's own error stack is
  * silenced: every failure becomes one line naming the file. */
-#include "hta/results_reader.h"
-#include "hta/schema_version.h"
+#include "diff/results_reader.h"
+
+#include "output/schema_version.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -224,10 +225,10 @@ static int fill_table(hta_tableset *set, const char *name, column_data *cols, si
         return -1;
     for (size_t c = 0; c < n_cols; c++)
         spec[c] = (hta_column){cols[c].name, cols[c].type};
-    hta_table *t = hta_tableset_table(set, name, spec, n_cols);
+    hta_table *t = hta_tableset_find_or_create(set, name, spec, n_cols);
     free(spec);
     for (size_t r = 0; t && r < n_rows; r++) {
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         for (size_t c = 0; c < n_cols; c++) {
             if (cols[c].type == HTA_COL_I64)
                 hta_row_put_i64(&row, cols[c].values[r].i);

@@ -1,9 +1,9 @@
 /* row_join.c: full outer join of two tables on key columns (see
- * hta/row_join.h).  A merge of the two key-sorted index arrays: tables of
+ * diff/row_join.h).  A merge of the two key-sorted index arrays: tables of
  * tens of thousands of rows (every kernel of every rank) join in
  * milliseconds, with no hash table to size. */
 #define _GNU_SOURCE /* qsort_r */
-#include "hta/row_join.h"
+#include "diff/row_join.h"
 
 #include <stdlib.h>
 #include <string.h>

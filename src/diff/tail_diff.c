@@ -1,6 +1,7 @@
-/* tail_diff.c: /diff/tails (see hta/diff_tails.h). */
-#include "hta/diff_tails.h"
-#include "hta/row_join.h"
+/* tail_diff.c: /diff/tails (see diff/tail_diff.h). */
+#include "diff/tail_diff.h"
+
+#include "diff/row_join.h"
 
 #include <math.h>
 
@@ -51,7 +52,7 @@ static double value(const hta_cell *row, long column)
     return row ? row[column].f : NAN;
 }
 
-static void put_pair(hta_row *row, double base, double new_)
+static void put_pair(hta_row_builder *row, double base, double new_)
 {
     hta_row_put_f64(row, base);
     hta_row_put_f64(row, new_);
@@ -65,7 +66,7 @@ static int join_category(const hta_cell *b, const hta_cell *n, void *ctx)
     int64_t rank = b ? b[cb->rank].i : n[cn->rank].i;
     if (!hta_diff_input_has_rank(j->base, rank) || !hta_diff_input_has_rank(j->new_, rank))
         return 0;
-    hta_row row = hta_table_add_row(j->out);
+    hta_row_builder row = hta_table_add_row(j->out);
     hta_row_put_i64(&row, rank);
     hta_row_put_str(&row, b ? b[cb->category].s : n[cn->category].s);
     hta_row_put_str(&row, b && n ? "both" : b ? "only_in_base" : "only_in_new");
