@@ -28,6 +28,7 @@ typedef struct hta_options {
     int force, recursive, quiet, verbose, detail;
     double timeout_per_trace;  /* seconds per trace file; 0 = no limit */
     int inflater;              /* hta_inflater: gzip backend */
+    int input_format;          /* hta_input_format: how to read the inputs */
     int threads;               /* threads for one large trace (parse and
                                   analyses); 0 = automatic, resolved by main
                                   after MPI_Init */

@@ -3,6 +3,7 @@
  * Parsing never touches MPI or the file system, so --help, --version and
  * usage errors answer at once on every process. */
 #include "hta/cli.h"
+#include "hta/input_format.h"
 #include "hta/source.h"
 
 #include <errno.h>
@@ -50,6 +51,7 @@ enum {
     OPT_NUM_KERNELS, OPT_DURATION_RATIO, OPT_BINS, OPT_Z_OUTLIER, OPT_Z_LIKELY,
     OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
     OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER, OPT_THREADS,
+    OPT_INPUT_FORMAT,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -73,6 +75,7 @@ static const struct option LONG_OPTIONS[] = {
     {"timeout-per-trace", required_argument, NULL, OPT_TIMEOUT_PER_TRACE},
     {"inflater", required_argument, NULL, OPT_INFLATER},
     {"threads", required_argument, NULL, OPT_THREADS},
+    {"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -84,12 +87,16 @@ void hta_print_usage(FILE *out)
 {
     fprintf(out,
         "Usage: mpirun -n N hta-mpi [options] TRACE_DIR | TRACE_FILE...\n"
-        "Analyse PyTorch profiler (Kineto) traces, one per rank, in parallel.\n"
+        "Analyse PyTorch profiler (Kineto) traces, Nsight Systems SQLite exports or\n"
+        "CUPTI CSV folders, one per rank, in parallel.\n"
         "Options without a value are off unless given.\n"
         "\n"
         "  -o, --output FILE               results file (default hta-results.h5)\n"
         "      --force                     overwrite an existing results file\n"
         "      --recursive                 descend into subdirectories\n"
+        "      --input-format F            auto, kineto, nsys-sqlite or cupti-csv: how\n"
+        "                                  to read the inputs (default auto: by content;\n"
+        "                                  a directory holding kernel.csv is one trace)\n"
         "      --ranks LIST                analyse only these ranks, e.g. 0-7,12 (default all)\n"
         "      --include-last-step         keep the last profiler step (default: dropped)\n"
         "      --round-like-hta            round fractional timestamps to whole us as HTA\n"
@@ -234,6 +241,11 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_TIMEOUT_PER_TRACE: return parse_double("timeout-per-trace", arg, 0, &o->timeout_per_trace, err);
     case OPT_INFLATER: return parse_inflater(arg, o, err);
     case OPT_THREADS: return parse_int("threads", arg, 0, &o->threads, err);
+    case OPT_INPUT_FORMAT:
+        if ((o->input_format = hta_input_format_parse(arg)) < 0)
+            return hta_fail(err, "--input-format: expected auto, kineto, nsys-sqlite or "
+                                 "cupti-csv, got '%s'", arg);
+        return 0;
     case 'q': o->quiet = 1; return 0;
     case 'v': o->verbose = 1; return 0;
     default: return hta_fail(err, "unknown option (see --help)");

@@ -4,7 +4,7 @@
  * abort, so every other rank's results survive. */
 #include "hta/analysis.h"
 #include "hta/clock.h"
-#include "hta/reader.h"
+#include "hta/read_input.h"
 #include "hta/run.h"
 
 #include <math.h>
@@ -33,6 +33,8 @@ static const hta_column RANK_COLUMNS[] = {
     {"analysis_seconds", HTA_COL_F64},
     {"process", HTA_COL_I64},
     {"threads", HTA_COL_I64},
+    {"input_format", HTA_COL_STR},
+    {"input_notes", HTA_COL_STR},
 };
 
 typedef struct file_report {
@@ -45,6 +47,8 @@ typedef struct file_report {
     int step_filter_applied;
     int64_t world_size;
     double first_ts_us, last_ts_us, parse_seconds, analysis_seconds;
+    const char *input_format;
+    const char *input_notes;   /* what the format lacks for some analysis */
 } file_report;
 
 static int append_ranks_row(hta_tableset *out, int64_t file_index, int process, int threads,
@@ -74,6 +78,8 @@ static int append_ranks_row(hta_tableset *out, int64_t file_index, int process, 
     hta_row_put_f64(&row, r->analysis_seconds);
     hta_row_put_i64(&row, process);
     hta_row_put_i64(&row, threads);
+    hta_row_put_str(&row, r->input_format);
+    hta_row_put_str(&row, r->input_notes);
     return hta_row_done(&row);
 }
 
@@ -120,7 +126,12 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     hta_read_options reading = {.timeout_seconds = opt->timeout_per_trace,
                                 .inflater = (hta_inflater)opt->inflater,
                                 .threads = opt->threads};
-    int parsed = hta_read_trace_file(path, &reading, &trace, &err) == 0;
+    hta_input_format format;
+    hta_error missing;
+    int parsed = hta_read_input(path, (hta_input_format)opt->input_format, &reading, &trace,
+                                &format, &missing, &err) == 0;
+    r.input_format = hta_input_format_name(format);
+    r.input_notes = missing.text;
     r.parse_seconds = hta_monotonic_seconds() - t0;
     int64_t name_rank = hta_rank_from_file_name(path);
     if (name_rank >= 0) {

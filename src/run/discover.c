@@ -1,6 +1,7 @@
 /* discover.c: the list of trace files a run analyses, and their
  * assignment to processes (see hta/run.h).  Runs on the root only; the
  * sorted list is then broadcast, so every process sees the same order. */
+#include "hta/input_format.h"
 #include "hta/run.h"
 
 #include <dirent.h>
@@ -25,9 +26,44 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static int is_trace_name(const char *name)
+static int is_kineto_name(const char *name)
 {
-    return name[0] != '.' && (has_suffix(name, ".json") || has_suffix(name, ".json.gz"));
+    return has_suffix(name, ".json") || has_suffix(name, ".json.gz");
+}
+
+/* A file the run reads: Kineto JSON or an Nsight Systems export, unless
+ * --input-format names the other. */
+static int is_trace_name(const char *name, int format)
+{
+    if (name[0] == '.')
+        return 0;
+    if (has_suffix(name, ".sqlite"))
+        return format == HTA_INPUT_AUTO || format == HTA_INPUT_NSYS_SQLITE;
+    return is_kineto_name(name) && (format == HTA_INPUT_AUTO || format == HTA_INPUT_KINETO);
+}
+
+/* The bytes of a CUPTI CSV folder's files (its size for assignment). */
+static uint64_t folder_bytes(const char *dir)
+{
+    uint64_t total = 0;
+    DIR *d = opendir(dir);
+    struct dirent *entry;
+    while (d && (entry = readdir(d))) {
+        char path[4096];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, entry->d_name) < (int)sizeof path &&
+            stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            total += (uint64_t)st.st_size;
+    }
+    if (d)
+        closedir(d);
+    return total;
+}
+
+static int is_csv_trace_dir(const char *dir, int format)
+{
+    return (format == HTA_INPUT_AUTO || format == HTA_INPUT_CUPTI_CSV) &&
+           hta_is_cupti_csv_dir(dir);
 }
 
 static int add_file(hta_file_list *list, const char *path, uint64_t bytes)
@@ -46,7 +82,8 @@ static int add_file(hta_file_list *list, const char *path, uint64_t bytes)
     return 0;
 }
 
-static int scan_directory(const char *dir, int recursive, hta_file_list *list, hta_error *err)
+static int scan_directory(const char *dir, int recursive, int format, hta_file_list *list,
+                          hta_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -67,15 +104,47 @@ static int scan_directory(const char *dir, int recursive, hta_file_list *list, h
          * listed: opening it fails, and /ranks records why. */
         struct stat st;
         int found = stat(path, &st) == 0;
-        if (found && S_ISDIR(st.st_mode) && recursive)
-            rc = scan_directory(path, recursive, list, err);
-        else if ((!found || !S_ISDIR(st.st_mode)) && is_trace_name(entry->d_name) &&
+        /* A CUPTI CSV folder is one rank's trace, found at any depth. */
+        if (found && S_ISDIR(st.st_mode) && is_csv_trace_dir(path, format)) {
+            if (add_file(list, path, folder_bytes(path)))
+                rc = hta_fail(err, "out of memory while listing %s", dir);
+        } else if (found && S_ISDIR(st.st_mode) && recursive)
+            rc = scan_directory(path, recursive, format, list, err);
+        else if ((!found || !S_ISDIR(st.st_mode)) && is_trace_name(entry->d_name, format) &&
                  add_file(list, path, found ? (uint64_t)st.st_size : 0))
             rc = hta_fail(err, "out of memory while listing %s", dir);
         free(path);
     }
     closedir(d);
     return rc;
+}
+
+/* 1 when dir itself holds trace files (not folders). */
+static int holds_trace_files(const char *dir)
+{
+    int found = 0;
+    DIR *d = opendir(dir);
+    struct dirent *entry;
+    while (d && !found && (entry = readdir(d)))
+        found = is_trace_name(entry->d_name, HTA_INPUT_AUTO);
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* An input directory: a CUPTI CSV folder is one trace, any other is
+ * scanned.  A CSV folder that also holds trace files is ambiguous unless
+ * --input-format says which. */
+static int add_directory(const char *dir, const hta_options *opt, hta_file_list *list,
+                         hta_error *err)
+{
+    if (!is_csv_trace_dir(dir, opt->input_format))
+        return scan_directory(dir, opt->recursive, opt->input_format, list, err);
+    if (opt->input_format == HTA_INPUT_AUTO && holds_trace_files(dir))
+        return hta_fail(err, "%s: holds both CUPTI CSV files and trace files; say which with "
+                             "--input-format cupti-csv (the folder is one trace) or kineto / "
+                             "nsys-sqlite (its trace files)", dir);
+    return add_file(list, dir, folder_bytes(dir)) ? hta_fail(err, "out of memory") : 0;
 }
 
 typedef struct sized_path {
@@ -98,17 +167,17 @@ int hta_discover(const hta_options *opt, hta_file_list *out, hta_error *err)
             hta_file_list_free(out);
             return hta_fail(err, "%s: %s", input, strerror(errno));
         }
-        int rc = S_ISDIR(st.st_mode)
-                     ? scan_directory(input, opt->recursive, out, err)
-                     : (add_file(out, input, (uint64_t)st.st_size)
-                            ? hta_fail(err, "out of memory") : 0);
+        int rc = S_ISDIR(st.st_mode) ? add_directory(input, opt, out, err)
+                                     : (add_file(out, input, (uint64_t)st.st_size)
+                                            ? hta_fail(err, "out of memory") : 0);
         if (rc) {
             hta_file_list_free(out);
             return -1;
         }
     }
     if (out->count == 0)
-        return hta_fail(err, "no trace files (*.json, *.json.gz) found in the given input");
+        return hta_fail(err, "no trace files (*.json, *.json.gz, *.sqlite, folders with "
+                             "kernel.csv) found in the given input");
     size_t n = out->count;
     sized_path *entries = malloc(n * sizeof *entries);
     if (!entries) {

@@ -1,0 +1,31 @@
+/* hta/nsys_sqlite.h: an Nsight Systems SQLite export as one rank's trace.
+ *
+ * `nsys export --type sqlite` writes one table per record kind.  The reader
+ * turns the CUDA and NVTX tables into the Kineto trace model, with Kineto's
+ * categories and names, so every analysis runs unchanged:
+ *   CUPTI_ACTIVITY_KIND_KERNEL           -> "kernel" (demangled name)
+ *   CUPTI_ACTIVITY_KIND_MEMCPY           -> "gpu_memcpy" "Memcpy HtoD (Pinned -> Device)"
+ *   CUPTI_ACTIVITY_KIND_MEMSET           -> "gpu_memset" "Memset (Device)"
+ *   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION  -> "cuda_sync" "Stream Sync", ...
+ *   CUPTI_ACTIVITY_KIND_RUNTIME          -> "cuda_runtime" / "cuda_driver"
+ *   NVTX_EVENTS (ranges)                 -> "user_annotation"
+ * (docs/definitions.md, "Inputs", maps every column).  Only the kernel
+ * table is required; the others are read when present.  Tables are read
+ * one after the other in their stored order, one row at a time, into the
+ * compact event array: memory is the events' 32 bytes each plus the
+ * distinct names, whatever the file's size. */
+#ifndef HTA_NSYS_SQLITE_H
+#define HTA_NSYS_SQLITE_H
+
+#include "hta/error.h"
+#include "hta/trace.h"
+
+/* Reads the export at path into out (initialised by the callee).  On error
+ * out is freed and err names the file, the export's schema version when
+ * known and the table.  timeout_seconds > 0 bounds the time spent.
+ * `missing` receives one line naming what the export lacks for some
+ * analysis (empty when nothing). */
+int hta_read_nsys_sqlite(const char *path, double timeout_seconds, hta_trace *out,
+                         hta_error *missing, hta_error *err);
+
+#endif

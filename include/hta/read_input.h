@@ -1,0 +1,21 @@
+/* hta/read_input.h: one trace input through the reader its format needs.
+ *
+ * The run's only entry to the readers: hta/input_format.h decides the
+ * format (or --input-format forces it), then the Kineto JSON reader,
+ * the Nsight Systems SQLite reader or the CUPTI CSV reader fills the same
+ * trace model. */
+#ifndef HTA_READ_INPUT_H
+#define HTA_READ_INPUT_H
+
+#include "hta/error.h"
+#include "hta/input_format.h"
+#include "hta/reader.h"
+#include "hta/trace.h"
+
+/* Reads path into out with the reader of `format` (HTA_INPUT_AUTO: by the
+ * input's content); *used receives the format read.  `missing` receives
+ * one line naming what the format lacks for some analysis, or "". */
+int hta_read_input(const char *path, hta_input_format format, const hta_read_options *options,
+                   hta_trace *out, hta_input_format *used, hta_error *missing, hta_error *err);
+
+#endif

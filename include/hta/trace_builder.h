@@ -1,0 +1,69 @@
+/* hta/trace_builder.h: appending records from a non-JSON source to a trace.
+ *
+ * The SQLite and CSV readers build the same trace the Kineto reader does:
+ * the same categories and names, the same rule for records that cannot be
+ * analysed (skipped and counted, docs/robustness.md), the same flags and
+ * extras.  Kernel types are classified once per name. */
+#ifndef HTA_TRACE_BUILDER_H
+#define HTA_TRACE_BUILDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hta/trace.h"
+
+#define HTA_BUILDER_MAX_DEVICES 64
+#define HTA_BUILDER_MAX_BLOCKS 8
+
+typedef struct hta_trace_builder {
+    hta_trace *trace;          /* borrowed */
+    uint8_t *kernel_types;     /* owned: per name id, hta_kernel_type + 1, 0 = not yet */
+    size_t n_kernel_types;
+    int64_t devices[HTA_BUILDER_MAX_DEVICES]; /* distinct GPU devices seen */
+    size_t n_devices;
+    size_t blocks[HTA_BUILDER_MAX_BLOCKS + 1]; /* first event of each GPU table */
+    size_t n_blocks;
+} hta_trace_builder;
+
+/* One record in the model's terms. */
+typedef struct hta_record {
+    int64_t ts_ns, end_ns;
+    int64_t correlation;       /* HTA_NO_CORRELATION when absent */
+    int is_gpu;                /* has a stream: a GPU event */
+    int64_t stream;
+    int has_copy;              /* bytes are known: bandwidth = bytes / duration */
+    int64_t bytes;
+} hta_record;
+
+void hta_trace_builder_init(hta_trace_builder *b, hta_trace *t);
+void hta_trace_builder_free(hta_trace_builder *b);
+
+/* Interned ids; UINT32_MAX when out of memory. */
+uint32_t hta_trace_builder_name(hta_trace_builder *b, const char *s, size_t len);
+uint32_t hta_trace_builder_category(hta_trace_builder *b, const char *cat);
+
+/* Appends the record, or counts it in skipped_events when its times are
+ * out of the analysable bounds.  -1 when out of memory. */
+int hta_trace_builder_add(hta_trace_builder *b, uint32_t name, uint32_t cat,
+                          const hta_record *r);
+
+/* GPU records come table by table (kernels, copies, sets, ...), each
+ * table in its own order; Kineto writes them interleaved in about time
+ * order, and HTA's queue and bandwidth series break ties by that order.
+ * The readers read every GPU table first, calling begin_gpu_table before
+ * each, then merge_gpu_tables once: the tables are merged by start time,
+ * each keeping its own order, so the GPU records end up in the order
+ * Kineto gives them whenever Kineto's is by start.  -1 when out of
+ * memory. */
+void hta_trace_builder_begin_gpu_table(hta_trace_builder *b);
+int hta_trace_builder_merge_gpu_tables(hta_trace_builder *b);
+
+/* Notes the device of a GPU record (the model has no device: every GPU
+ * record of a trace counts as the rank's). */
+void hta_trace_builder_device(hta_trace_builder *b, int64_t device);
+
+/* When records came from several devices, a one-line note saying so into
+ * note (left as it is otherwise). */
+void hta_trace_builder_device_note(const hta_trace_builder *b, char *note, size_t size);
+
+#endif

@@ -1,0 +1,589 @@
+/* nsys_sqlite.c: Nsight Systems SQLite export reader (see hta/nsys_sqlite.h).
+ *
+ * The export is opened read-only through libsqlite3.  When this process
+ * cannot write the file nobody it could race with can either, so it is
+ * opened `immutable` (no locks, no journal checks); otherwise the reads run
+ * in one read transaction, which fails at once, naming the file, when a
+ * writer holds the database locked.
+ *
+ * Schema: the tables and columns NVIDIA documents for `nsys export --type
+ * sqlite` (Nsight Systems 2020.1 to 2025.x; META_DATA_EXPORT names the
+ * export's schema version, quoted in every error).  Each table's columns
+ * are checked before it is read, so a missing one is named rather than
+ * failing inside a query.  Names are StringIds references: each distinct
+ * id is looked up and interned once (a dense cache by id), so a row costs
+ * a step of the statement and an array lookup.  Enumerations (copy and
+ * memory kinds) come from the export's ENUM_* tables when present and
+ * from CUPTI's numbering otherwise. */
+#include "hta/nsys_sqlite.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hta/clock.h"
+#include "hta/trace_builder.h"
+
+#define KERNEL_TABLE "CUPTI_ACTIVITY_KIND_KERNEL"
+#define RUNTIME_TABLE "CUPTI_ACTIVITY_KIND_RUNTIME"
+#define MEMCPY_TABLE "CUPTI_ACTIVITY_KIND_MEMCPY"
+#define MEMSET_TABLE "CUPTI_ACTIVITY_KIND_MEMSET"
+#define SYNC_TABLE "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+#define NVTX_TABLE "NVTX_EVENTS"
+/* Rows between two looks at the clock. */
+#define ROWS_PER_CLOCK_CHECK 65536
+/* StringIds beyond this are looked up without the dense cache. */
+#define MAX_CACHED_STRING_ID (1u << 26)
+#define KIND_NAME_MAX 32
+
+/* A StringIds id's interned name (+1; 0 = not yet looked up). */
+typedef struct string_cache {
+    uint32_t *ids;
+    size_t n;
+} string_cache;
+
+/* An ENUM_* table's labels by id, Kineto's spelling. */
+typedef struct kind_names {
+    char (*names)[KIND_NAME_MAX];
+    size_t n;
+} kind_names;
+
+typedef struct nsys_reader {
+    const char *path;
+    sqlite3 *db;
+    char version[64];          /* EXPORT_SCHEMA_VERSION, or "unknown" */
+    hta_trace_builder builder;
+    sqlite3_stmt *string_lookup;
+    string_cache kernel_names, api_names, nvtx_names;
+    kind_names copy_kinds, memory_kinds, sync_kinds;
+    double timeout_seconds, deadline;
+    uint64_t rows;
+    hta_error *err;
+} nsys_reader;
+
+static int fail(nsys_reader *r, const char *table, const char *what)
+{
+    return hta_fail(r->err, "%s: Nsight Systems export (schema %s): %s%s%s", r->path,
+                    r->version, table ? table : "", table ? ": " : "", what);
+}
+
+static int fail_sqlite(nsys_reader *r, const char *table)
+{
+    return fail(r, table, sqlite3_errmsg(r->db));
+}
+
+static int out_of_time(nsys_reader *r, const char *table)
+{
+    if (++r->rows % ROWS_PER_CLOCK_CHECK || r->timeout_seconds <= 0 ||
+        hta_monotonic_seconds() <= r->deadline)
+        return 0;
+    hta_fail(r->err, "%s: timed out after %g s (--timeout-per-trace) reading %s", r->path,
+             r->timeout_seconds, table);
+    return 1;
+}
+
+/* ---- schema ------------------------------------------------------------ */
+
+static int table_exists(nsys_reader *r, const char *table)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(r->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') "
+                                  "AND name = ?", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* 1 when table has column, 0 when not, -1 on a database error. */
+static int has_column(nsys_reader *r, const char *table, const char *column)
+{
+    char sql[160];
+    sqlite3_stmt *s;
+    snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
+    if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(s, 1, column, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Writes "SELECT c1, c2, ... FROM table tail" into sql.  A column
+ * written "?name" is optional: NULL stands in when the table lacks it
+ * (sqlite3_column_int64 reads that as 0); any other must be there, else
+ * this fails naming it. */
+static int build_select(nsys_reader *r, const char *table, const char *const *columns,
+                        const char *tail, char *sql, size_t size)
+{
+    size_t n = (size_t)snprintf(sql, size, "SELECT ");
+    for (const char *const *c = columns; *c && n < size; c++) {
+        int optional = (*c)[0] == '?';
+        const char *name = *c + optional;
+        int has = has_column(r, table, name);
+        if (has < 0)
+            return fail_sqlite(r, table);
+        if (!has && !optional) {
+            char what[96];
+            snprintf(what, sizeof what, "no column %s", name);
+            return fail(r, table, what);
+        }
+        n += (size_t)snprintf(sql + n, size - n, "%s%s", c == columns ? "" : ", ",
+                              has ? name : "NULL");
+    }
+    if (n < size)
+        n += (size_t)snprintf(sql + n, size - n, " FROM %s %s", table, tail);
+    return n < size ? 0 : fail(r, table, "query too long");
+}
+
+static void read_version(nsys_reader *r)
+{
+    strcpy(r->version, "unknown");
+    sqlite3_stmt *s;
+    if (table_exists(r, "META_DATA_EXPORT") != 1 ||
+        sqlite3_prepare_v2(r->db, "SELECT value FROM META_DATA_EXPORT "
+                                  "WHERE name = 'EXPORT_SCHEMA_VERSION'", -1, &s, NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+        snprintf(r->version, sizeof r->version, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+/* Removes the API version suffix Nsight appends ("cudaLaunchKernel_v7000"),
+ * which Kineto's names do not have. */
+static size_t api_name_length(const char *s, size_t len)
+{
+    size_t i = len;
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+        i--;
+    if (i < len && i >= 2 && s[i - 1] == 'v' && s[i - 2] == '_')
+        return i - 2;
+    return len;
+}
+
+typedef enum name_form { NAME_AS_IS, NAME_API } name_form;
+
+/* The interned name of StringIds id, through the cache; UINT32_MAX when
+ * out of memory or on a database error (r->err says which). */
+static uint32_t string_name(nsys_reader *r, string_cache *cache, int64_t id, name_form form,
+                            const char *table)
+{
+    int cached = id >= 0 && id < MAX_CACHED_STRING_ID;
+    if (cached && (size_t)id < cache->n && cache->ids[id])
+        return cache->ids[id] - 1;
+    sqlite3_reset(r->string_lookup);
+    sqlite3_bind_int64(r->string_lookup, 1, id);
+    int rc = sqlite3_step(r->string_lookup);
+    const char *text = "";
+    size_t len = 0;
+    if (rc == SQLITE_ROW && sqlite3_column_text(r->string_lookup, 0)) {
+        text = (const char *)sqlite3_column_text(r->string_lookup, 0);
+        len = (size_t)sqlite3_column_bytes(r->string_lookup, 0);
+    } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        fail_sqlite(r, "StringIds");
+        return UINT32_MAX;
+    }
+    if (form == NAME_API)
+        len = api_name_length(text, len);
+    uint32_t name = hta_trace_builder_name(&r->builder, text, len);
+    if (name == UINT32_MAX) {
+        fail(r, table, "out of memory");
+        return UINT32_MAX;
+    }
+    if (cached) {
+        if ((size_t)id >= cache->n) {
+            size_t n = (size_t)id + 1 + cache->n / 2;
+            uint32_t *grown = realloc(cache->ids, n * sizeof *grown);
+            if (!grown)
+                return name;   /* uncached: correct, only slower */
+            memset(grown + cache->n, 0, (n - cache->n) * sizeof *grown);
+            cache->ids = grown;
+            cache->n = n;
+        }
+        cache->ids[id] = name + 1;
+    }
+    return name;
+}
+
+/* Kineto's spelling of CUPTI's copy kinds (CUpti_ActivityMemcpyKind),
+ * memory kinds (CUpti_ActivityMemoryKind) and synchronisation types
+ * (CUpti_ActivitySynchronizationType), by CUPTI's numbering. */
+static const char *const COPY_KINDS[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                         "AtoD", "DtoA", "DtoD", "HtoH", "PtoP", NULL};
+static const char *const COPY_KIND_KEYS[] = {"UNKNOWN", "HTOD", "DTOH", "HTOA", "ATOH", "ATOA",
+                                             "ATOD", "DTOA", "DTOD", "HTOH", "PTOP", NULL};
+static const char *const MEMORY_KINDS[] = {"Unknown", "Pageable", "Pinned", "Device", "Array",
+                                           "Managed", "Device Static", "Managed Static", NULL};
+static const char *const MEMORY_KIND_KEYS[] = {"UNKNOWN", "PAGEABLE", "PINNED", "DEVICE",
+                                               "ARRAY", "MANAGED", "DEVICE_STATIC",
+                                               "MANAGED_STATIC", NULL};
+static const char *const SYNC_KINDS[] = {"Unknown Sync", "Event Sync", "Stream Wait Event",
+                                         "Stream Sync", "Context Sync", NULL};
+static const char *const SYNC_KIND_KEYS[] = {"UNKNOWN", "EVENT_SYNCHRONIZE", "STREAM_WAIT_EVENT",
+                                             "STREAM_SYNCHRONIZE", "CONTEXT_SYNCHRONIZE", NULL};
+
+/* Kineto's spelling of an ENUM row: its name's suffix after `prefix` when
+ * that is a known CUPTI key (the label's wording varies between versions),
+ * else the label. */
+static void enum_spelling(const char *name, const char *label, const char *prefix,
+                          const char *const *keys, const char *const *spellings,
+                          char out[KIND_NAME_MAX])
+{
+    const char *key = name ? strstr(name, prefix) : NULL;
+    if (key) {
+        key += strlen(prefix);
+        for (size_t i = 0; keys[i]; i++)
+            if (strcmp(key, keys[i]) == 0) {
+                snprintf(out, KIND_NAME_MAX, "%s", spellings[i]);
+                return;
+            }
+    }
+    snprintf(out, KIND_NAME_MAX, "%s", label ? label : name ? name : "Unknown");
+}
+
+/* The kinds of an ENUM table, or CUPTI's when the export has none. */
+static int load_kinds(nsys_reader *r, const char *table, const char *prefix,
+                      const char *const *keys, const char *const *spellings, kind_names *out)
+{
+    int exists = table_exists(r, table);
+    if (exists < 0)
+        return fail_sqlite(r, table);
+    size_t n = 0;
+    while (spellings[n])
+        n++;
+    sqlite3_stmt *s = NULL;
+    if (exists) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT id, name, label FROM %s WHERE id >= 0 AND id < 256",
+                 table);
+        if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+            return fail_sqlite(r, table);
+        n = 256;
+    }
+    out->names = calloc(n, sizeof *out->names);
+    if (!out->names) {
+        sqlite3_finalize(s);
+        return fail(r, table, "out of memory");
+    }
+    out->n = n;
+    for (size_t i = 0; i < n; i++)
+        snprintf(out->names[i], KIND_NAME_MAX, "%s", exists ? "Unknown" : spellings[i]);
+    int rc = SQLITE_DONE;
+    while (s && (rc = sqlite3_step(s)) == SQLITE_ROW)
+        enum_spelling((const char *)sqlite3_column_text(s, 1),
+                      (const char *)sqlite3_column_text(s, 2), prefix, keys, spellings,
+                      out->names[sqlite3_column_int(s, 0)]);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : fail_sqlite(r, table);
+}
+
+static const char *kind_name(const kind_names *k, int64_t id)
+{
+    return id >= 0 && (size_t)id < k->n ? k->names[id] : "Unknown";
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+/* Steps through the rows of the columns of table (build_select), calling
+ * row() on each. */
+static int each_row(nsys_reader *r, const char *table, const char *const *columns,
+                    const char *tail, int (*row)(nsys_reader *r, sqlite3_stmt *s, uint32_t cat),
+                    const char *cat)
+{
+    char sql[512];
+    sqlite3_stmt *s;
+    if (build_select(r, table, columns, tail, sql, sizeof sql))
+        return -1;
+    if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return fail_sqlite(r, table);
+    uint32_t cat_id = hta_trace_builder_category(&r->builder, cat);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (out_of_time(r, table) || row(r, s, cat_id)) {
+            sqlite3_finalize(s);
+            return -1;
+        }
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : fail_sqlite(r, table);
+}
+
+static int add(nsys_reader *r, const char *table, uint32_t name, uint32_t cat,
+               const hta_record *rec)
+{
+    if (name == UINT32_MAX)
+        return -1;             /* string_name said why */
+    if (hta_trace_builder_add(&r->builder, name, cat, rec))
+        return fail(r, table, "out of memory");
+    return 0;
+}
+
+/* A GPU record from columns start, end, streamId, correlationId (0..3). */
+static hta_record gpu_record(sqlite3_stmt *s)
+{
+    return (hta_record){.ts_ns = sqlite3_column_int64(s, 0),
+                        .end_ns = sqlite3_column_int64(s, 1),
+                        .is_gpu = 1,
+                        .stream = sqlite3_column_int64(s, 2),
+                        .correlation = sqlite3_column_int64(s, 3)};
+}
+
+/* Kernel names: the demangled name, as Kineto's, or the short name in an
+ * export without it. */
+static int kernel_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    hta_record rec = gpu_record(s);
+    int column = sqlite3_column_type(s, 4) != SQLITE_NULL ? 4 : 5;
+    if (sqlite3_column_type(s, column) == SQLITE_NULL)
+        return fail(r, KERNEL_TABLE, "no column demangledName or shortName");
+    hta_trace_builder_device(&r->builder, sqlite3_column_int64(s, 6));
+    uint32_t name = string_name(r, &r->kernel_names, sqlite3_column_int64(s, column),
+                                NAME_AS_IS, KERNEL_TABLE);
+    return add(r, KERNEL_TABLE, name, cat, &rec);
+}
+
+static int read_kernels(nsys_reader *r)
+{
+    static const char *const columns[] = {"start", "end", "streamId", "correlationId",
+                                          "?demangledName", "?shortName", "?deviceId", NULL};
+    return each_row(r, KERNEL_TABLE, columns, "", kernel_row, "kernel");
+}
+
+/* Runtime and driver calls share Nsight's table; Kineto files driver
+ * calls (cu*, not cuda*) under their own category. */
+static int api_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    hta_record rec = {.ts_ns = sqlite3_column_int64(s, 0), .end_ns = sqlite3_column_int64(s, 1),
+                      .correlation = sqlite3_column_int64(s, 2)};
+    uint32_t name = string_name(r, &r->api_names, sqlite3_column_int64(s, 3), NAME_API,
+                                RUNTIME_TABLE);
+    if (name != UINT32_MAX) {
+        const char *text = hta_strtab_get(&r->builder.trace->names, name);
+        if (strncmp(text, "cu", 2) == 0 && strncmp(text, "cuda", 4) != 0)
+            cat = hta_trace_builder_category(&r->builder, "cuda_driver");
+    }
+    return add(r, RUNTIME_TABLE, name, cat, &rec);
+}
+
+static int read_runtime(nsys_reader *r)
+{
+    static const char *const columns[] = {"start", "end", "correlationId", "nameId", NULL};
+    return each_row(r, RUNTIME_TABLE, columns, "", api_row, "cuda_runtime");
+}
+
+static int add_named(nsys_reader *r, const char *table, const char *text, uint32_t cat,
+                     const hta_record *rec)
+{
+    return add(r, table, hta_trace_builder_name(&r->builder, text, strlen(text)), cat, rec);
+}
+
+/* Kineto's name of a copy, "Memcpy HtoD (Pinned -> Device)". */
+static int memcpy_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    hta_record rec = gpu_record(s);
+    rec.has_copy = 1;
+    rec.bytes = sqlite3_column_int64(s, 4);
+    char name[3 * KIND_NAME_MAX + 32];
+    snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
+             kind_name(&r->copy_kinds, sqlite3_column_int64(s, 5)),
+             kind_name(&r->memory_kinds, sqlite3_column_int64(s, 6)),
+             kind_name(&r->memory_kinds, sqlite3_column_int64(s, 7)));
+    return add_named(r, MEMCPY_TABLE, name, cat, &rec);
+}
+
+static int read_memcpy(nsys_reader *r)
+{
+    static const char *const columns[] = {"start", "end", "streamId", "correlationId", "bytes",
+                                          "copyKind", "?srcKind", "?dstKind", NULL};
+    return each_row(r, MEMCPY_TABLE, columns, "", memcpy_row, "gpu_memcpy");
+}
+
+static int memset_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    hta_record rec = gpu_record(s);
+    rec.has_copy = 1;
+    rec.bytes = sqlite3_column_int64(s, 4);
+    char name[KIND_NAME_MAX + 16];
+    snprintf(name, sizeof name, "Memset (%s)",
+             kind_name(&r->memory_kinds, sqlite3_column_int64(s, 5)));
+    return add_named(r, MEMSET_TABLE, name, cat, &rec);
+}
+
+static int read_memset(nsys_reader *r)
+{
+    static const char *const columns[] = {"start", "end", "streamId", "correlationId", "bytes",
+                                          "?memKind", NULL};
+    return each_row(r, MEMSET_TABLE, columns, "", memset_row, "gpu_memset");
+}
+
+static int sync_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    hta_record rec = gpu_record(s);
+    return add_named(r, SYNC_TABLE, kind_name(&r->sync_kinds, sqlite3_column_int64(s, 4)), cat,
+                     &rec);
+}
+
+static int read_sync(nsys_reader *r)
+{
+    static const char *const columns[] = {"start", "end", "streamId", "correlationId",
+                                          "syncType", NULL};
+    return each_row(r, SYNC_TABLE, columns, "", sync_row, "cuda_sync");
+}
+
+/* NVTX ranges: text inline, or through StringIds (textId) in newer
+ * exports; marks and unfinished ranges have no duration and are left. */
+static int nvtx_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    hta_record rec = {.ts_ns = sqlite3_column_int64(s, 0), .end_ns = sqlite3_column_int64(s, 1),
+                      .correlation = HTA_NO_CORRELATION};
+    uint32_t name;
+    if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
+        const char *text = (const char *)sqlite3_column_text(s, 2);
+        name = hta_trace_builder_name(&r->builder, text ? text : "",
+                                      (size_t)sqlite3_column_bytes(s, 2));
+    } else {
+        name = string_name(r, &r->nvtx_names, sqlite3_column_int64(s, 3), NAME_AS_IS, NVTX_TABLE);
+    }
+    return add(r, NVTX_TABLE, name, cat, &rec);
+}
+
+/* Range event types: 59 NvtxPushPopRange, 60 NvtxStartEndRange
+ * (ENUM_NSYS_EVENT_TYPE). */
+static int read_nvtx(nsys_reader *r)
+{
+    static const char *const columns[] = {"start", "end", "?text", "?textId", NULL};
+    return each_row(r, NVTX_TABLE, columns, "WHERE eventType IN (59, 60) AND end IS NOT NULL",
+                    nvtx_row, "user_annotation");
+}
+
+/* ---- open and read --------------------------------------------------------- */
+
+static int open_database(nsys_reader *r)
+{
+    /* Immutable when this process cannot write the file: then no writer it
+     * could race with is expected, and SQLite skips locking. */
+    int immutable = access(r->path, W_OK) != 0;
+    char *uri = sqlite3_mprintf("file:%s?mode=ro%s", r->path, immutable ? "&immutable=1" : "");
+    if (!uri)
+        return fail(r, NULL, "out of memory");
+    /* sqlite3 URIs treat '?' and '#' specially: escape via the URI form. */
+    char *escaped = NULL;
+    if (strpbrk(r->path, "?#%")) {
+        sqlite3_free(uri);
+        escaped = sqlite3_mprintf("%s", r->path);
+        uri = NULL;
+    }
+    int rc = uri ? sqlite3_open_v2(uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
+                 : sqlite3_open_v2(escaped, &r->db, SQLITE_OPEN_READONLY, NULL);
+    sqlite3_free(uri);
+    sqlite3_free(escaped);
+    if (rc != SQLITE_OK)
+        return fail(r, NULL, r->db ? sqlite3_errmsg(r->db) : "cannot open");
+    sqlite3_busy_timeout(r->db, 0);
+    /* One read transaction for every table: a locked database fails here. */
+    if (sqlite3_exec(r->db, "BEGIN; SELECT count(*) FROM sqlite_master;", NULL, NULL, NULL) !=
+        SQLITE_OK) {
+        int locked = sqlite3_errcode(r->db) == SQLITE_BUSY || sqlite3_errcode(r->db) == SQLITE_LOCKED;
+        return fail(r, NULL, locked ? "database is locked by another process"
+                                    : sqlite3_errmsg(r->db));
+    }
+    return 0;
+}
+
+static int load_enums(nsys_reader *r)
+{
+    return load_kinds(r, "ENUM_CUDA_MEMCPY_OPER", "MEMCPY_OPER_", COPY_KIND_KEYS, COPY_KINDS,
+                      &r->copy_kinds) ||
+           load_kinds(r, "ENUM_CUDA_MEM_KIND", "MEMORY_KIND_", MEMORY_KIND_KEYS, MEMORY_KINDS,
+                      &r->memory_kinds) ||
+           load_kinds(r, "ENUM_CUPTI_SYNC_TYPE", "TYPE_", SYNC_KIND_KEYS, SYNC_KINDS,
+                      &r->sync_kinds);
+}
+
+/* Reads table with read() when it exists; a missing optional table is
+ * noted in `missing` when an analysis needs it. */
+static int read_optional(nsys_reader *r, const char *table, int (*read)(nsys_reader *),
+                         hta_error *missing, const char *note)
+{
+    int exists = table_exists(r, table);
+    if (exists < 0)
+        return fail_sqlite(r, table);
+    if (exists)
+        return read(r);
+    if (note && !missing->text[0])
+        hta_fail(missing, "%s", note);
+    return 0;
+}
+
+static int read_tables(nsys_reader *r, hta_error *missing)
+{
+    int kernels = table_exists(r, KERNEL_TABLE);
+    if (kernels < 0)
+        return fail_sqlite(r, NULL);
+    if (!kernels)
+        return fail(r, KERNEL_TABLE, "no such table (the export has no CUDA kernels: "
+                                     "profile with nsys --trace=cuda)");
+    if (table_exists(r, "StringIds") != 1)
+        return fail(r, "StringIds", "no such table");
+    if (sqlite3_prepare_v2(r->db, "SELECT value FROM StringIds WHERE id = ?", -1,
+                           &r->string_lookup, NULL) != SQLITE_OK)
+        return fail_sqlite(r, "StringIds");
+    if (load_enums(r))
+        return -1;
+    hta_trace_builder_begin_gpu_table(&r->builder);
+    if (read_kernels(r))
+        return -1;
+    hta_trace_builder_begin_gpu_table(&r->builder);
+    if (read_optional(r, MEMCPY_TABLE, read_memcpy, missing, NULL))
+        return -1;
+    hta_trace_builder_begin_gpu_table(&r->builder);
+    if (read_optional(r, MEMSET_TABLE, read_memset, missing, NULL))
+        return -1;
+    hta_trace_builder_begin_gpu_table(&r->builder);
+    if (read_optional(r, SYNC_TABLE, read_sync, missing, NULL))
+        return -1;
+    if (hta_trace_builder_merge_gpu_tables(&r->builder))
+        return fail(r, NULL, "out of memory ordering the GPU records");
+    return read_optional(r, RUNTIME_TABLE, read_runtime, missing,
+                         "no " RUNTIME_TABLE ": launch statistics, queue length and launch "
+                         "pipelining are empty") ||
+           read_optional(r, NVTX_TABLE, read_nvtx, missing, NULL);
+}
+
+int hta_read_nsys_sqlite(const char *path, double timeout_seconds, hta_trace *out,
+                         hta_error *missing, hta_error *err)
+{
+    nsys_reader r = {.path = path, .err = err, .timeout_seconds = timeout_seconds};
+    strcpy(r.version, "unknown");
+    if (timeout_seconds > 0)
+        r.deadline = hta_monotonic_seconds() + timeout_seconds;
+    missing->text[0] = '\0';
+    hta_trace_init(out);
+    hta_trace_builder_init(&r.builder, out);
+    int rc = open_database(&r);
+    if (rc == 0) {
+        read_version(&r);
+        rc = read_tables(&r, missing);
+    }
+    if (rc == 0 && !missing->text[0])
+        hta_trace_builder_device_note(&r.builder, missing->text, sizeof missing->text);
+    sqlite3_finalize(r.string_lookup);
+    sqlite3_close(r.db);
+    hta_trace_builder_free(&r.builder);
+    free(r.kernel_names.ids);
+    free(r.api_names.ids);
+    free(r.nvtx_names.ids);
+    free(r.copy_kinds.names);
+    free(r.memory_kinds.names);
+    free(r.sync_kinds.names);
+    if (rc) {
+        hta_trace_free(out);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,178 @@
+/* trace_builder.c: records from SQLite or CSV into the trace model (see
+ * hta/trace_builder.h). */
+#include "hta/trace_builder.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The Kineto reader's bounds (reader.c): every sum and difference of
+ * event times the analyses form stays far inside int64 nanoseconds. */
+#define MAX_TS_NS 4000000000000000000LL
+#define MAX_DUR_NS 1000000000000000LL
+
+void hta_trace_builder_init(hta_trace_builder *b, hta_trace *t)
+{
+    memset(b, 0, sizeof *b);
+    b->trace = t;
+}
+
+void hta_trace_builder_free(hta_trace_builder *b)
+{
+    free(b->kernel_types);
+    memset(b, 0, sizeof *b);
+}
+
+uint32_t hta_trace_builder_name(hta_trace_builder *b, const char *s, size_t len)
+{
+    return hta_strtab_intern(&b->trace->names, s, len);
+}
+
+uint32_t hta_trace_builder_category(hta_trace_builder *b, const char *cat)
+{
+    uint32_t id = hta_strtab_intern(&b->trace->categories, cat, strlen(cat));
+    return id > UINT16_MAX ? UINT32_MAX : id;
+}
+
+static int kernel_type_of(hta_trace_builder *b, uint32_t name)
+{
+    if (name >= b->n_kernel_types) {
+        size_t n = (size_t)name + 1 + b->n_kernel_types / 2;
+        uint8_t *grown = realloc(b->kernel_types, n);
+        if (!grown)
+            return -1;
+        memset(grown + b->n_kernel_types, 0, n - b->n_kernel_types);
+        b->kernel_types = grown;
+        b->n_kernel_types = n;
+    }
+    if (!b->kernel_types[name])
+        b->kernel_types[name] =
+            (uint8_t)(1 + hta_classify_kernel(hta_strtab_get(&b->trace->names, name)));
+    return b->kernel_types[name] - 1;
+}
+
+static int is_analysable(const hta_record *r)
+{
+    int64_t dur = r->end_ns - r->ts_ns;
+    return r->ts_ns >= 0 && r->ts_ns <= MAX_TS_NS && r->end_ns >= r->ts_ns && dur <= MAX_DUR_NS;
+}
+
+int hta_trace_builder_add(hta_trace_builder *b, uint32_t name, uint32_t cat, const hta_record *r)
+{
+    hta_trace *t = b->trace;
+    if (!is_analysable(r)) {
+        t->skipped_events++;
+        return 0;
+    }
+    if (name == UINT32_MAX || cat == UINT32_MAX)
+        return -1;
+    hta_event *e = hta_trace_push_event(t);
+    if (!e)
+        return -1;
+    e->ts_ns = r->ts_ns;
+    e->dur_ns = r->end_ns - r->ts_ns;
+    e->name = name;
+    e->cat = (uint16_t)cat;
+    if (r->ts_ns % 1000)
+        t->fractional_ts = 1;
+    if (r->is_gpu) {
+        int type = kernel_type_of(b, name);
+        if (type < 0)
+            return -1;
+        e->flags |= HTA_EVENT_GPU;
+        e->stream = (uint32_t)r->stream;
+        e->kernel_type = (uint8_t)type;
+    }
+    int narrow = r->correlation >= HTA_NO_CORRELATION && r->correlation <= INT32_MAX;
+    e->correlation = narrow ? (int32_t)r->correlation : HTA_NO_CORRELATION;
+    uint8_t flags = (uint8_t)((r->has_copy ? HTA_EVENT_HAS_COPY : 0) |
+                              (narrow ? 0 : HTA_EVENT_WIDE_CORRELATION));
+    if (!flags)
+        return 0;
+    /* GB/s is bytes per nanosecond, as Kineto computes it. */
+    double bandwidth = r->has_copy && e->dur_ns > 0 ? (double)r->bytes / (double)e->dur_ns : NAN;
+    hta_event_extra extra = {.correlation = r->correlation, .bandwidth_gbps = bandwidth,
+                             .bytes = r->has_copy ? r->bytes : -1};
+    return hta_trace_push_extra(t, extra, flags);
+}
+
+void hta_trace_builder_device(hta_trace_builder *b, int64_t device)
+{
+    for (size_t i = 0; i < b->n_devices; i++)
+        if (b->devices[i] == device)
+            return;
+    if (b->n_devices < HTA_BUILDER_MAX_DEVICES)
+        b->devices[b->n_devices++] = device;
+}
+
+void hta_trace_builder_device_note(const hta_trace_builder *b, char *note, size_t size)
+{
+    if (b->n_devices < 2)
+        return;
+    int n = snprintf(note, size, "%zu devices (", b->n_devices);
+    for (size_t i = 0; i < b->n_devices && n > 0 && (size_t)n < size; i++)
+        n += snprintf(note + n, size - (size_t)n, "%s%lld", i ? ", " : "",
+                      (long long)b->devices[i]);
+    if (n > 0 && (size_t)n < size)
+        snprintf(note + n, size - (size_t)n,
+                 ") in one file, analysed as one rank: streams are told apart by id only");
+}
+
+void hta_trace_builder_begin_gpu_table(hta_trace_builder *b)
+{
+    if (b->n_blocks < HTA_BUILDER_MAX_BLOCKS)
+        b->blocks[b->n_blocks++] = b->trace->n_events;
+}
+
+static int compare_extras(const void *x, const void *y)
+{
+    size_t a = ((const hta_event_extra *)x)->event, c = ((const hta_event_extra *)y)->event;
+    return a < c ? -1 : a > c;
+}
+
+/* The merge order of events [0, n): new_of[old] = new index. */
+static void merge_order(const hta_trace_builder *b, const hta_event *ev, size_t n,
+                        size_t *new_of)
+{
+    size_t at[HTA_BUILDER_MAX_BLOCKS + 1], end[HTA_BUILDER_MAX_BLOCKS + 1];
+    size_t k = b->n_blocks;
+    for (size_t i = 0; i < k; i++) {
+        at[i] = b->blocks[i];
+        end[i] = i + 1 < k ? b->blocks[i + 1] : n;
+    }
+    for (size_t out = 0; out < n; out++) {
+        size_t best = k;
+        for (size_t i = 0; i < k; i++)
+            if (at[i] < end[i] && (best == k || ev[at[i]].ts_ns < ev[at[best]].ts_ns))
+                best = i;
+        new_of[at[best]++] = out;
+    }
+}
+
+int hta_trace_builder_merge_gpu_tables(hta_trace_builder *b)
+{
+    hta_trace *t = b->trace;
+    size_t n = t->n_events;
+    if (b->n_blocks < 2 || n == 0)
+        return 0;
+    b->blocks[0] = 0;
+    size_t *new_of = malloc(n * sizeof *new_of);
+    hta_event *moved = malloc(n * sizeof *moved);
+    if (!new_of || !moved) {
+        free(new_of);
+        free(moved);
+        return -1;
+    }
+    merge_order(b, t->events, n, new_of);
+    for (size_t i = 0; i < n; i++)
+        moved[new_of[i]] = t->events[i];
+    memcpy(t->events, moved, n * sizeof *moved);
+    for (size_t i = 0; i < t->n_extras; i++)
+        t->extras[i].event = new_of[t->extras[i].event];
+    qsort(t->extras, t->n_extras, sizeof *t->extras, compare_extras);
+    free(new_of);
+    free(moved);
+    b->n_blocks = 0;
+    return 0;
+}

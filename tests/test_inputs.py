@@ -1,0 +1,398 @@
+"""The Nsight Systems SQLite and CUPTI CSV readers (docs/definitions.md,
+"Inputs").
+
+Equivalence on real data: tests/kineto_convert.py turns each real Kineto
+trace into an Nsight Systems export and a CUPTI CSV folder holding the same
+records; the three forms sit side by side in one directory (so mixed
+directories are tested too), are analysed in one run on two processes, and
+every per-rank table must be the same for the three ranks they become.
+What the other formats cannot carry is documented and left out of the
+comparison: /activity_categories rows of categories they have no place
+for (cpu_op, python_function, gpu_user_annotation, Trace, ...) and every
+category's share of the total; /ranks' sizes and event counts; and, for
+traces with whole-microsecond timestamps, the bandwidth columns of
+/memory_bw (and the /rank_metrics rows made from them), since Kineto
+computed its bandwidth from the unrounded duration the JSON no longer
+holds, while the converted forms can only divide bytes by the rounded one.
+
+Hand-built exports test what only Nsight has (the copy-kind ENUM, NVTX
+steps, several GPUs in one file), and bad inputs fail alone with one line
+naming the file and the table or line."""
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import (TRACES, analyse, all_tables, main, table, tmpdir, trace_dir,  # noqa: E402
+                    FRACTIONAL_FOLDERS)
+import kineto_convert as kc  # noqa: E402
+
+# Every real trace with GPU events but three, whose numbers rest on records
+# only Kineto has: old_categories' categories ("Kernel", "Runtime") predate
+# the names the converters write; rccl_mi300_rank0's last step is found
+# from a GPU-side "ProfilerStep#17" annotation (gpu_user_annotation); and
+# triton has a cpu_op with a stream, which counts as GPU work.
+FOLDERS = ["alexnet", "amd_mi250", "critical_path_event_sync",
+           "critical_path_event_sync_multi_stream", "critical_path_simple_add", "nccl_data",
+           "negative_queue", "ns_resolution", "plain_json", "trace_filter"]
+CARRIED = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime", "cuda_driver",
+           "user_annotation"}
+# Columns that say how a trace was read rather than what it holds.
+READ_COLUMNS = {"claimed_rank", "rank_source", "file", "bytes", "json_bytes", "events",
+                "skipped_events", "world_size", "first_ts_us", "last_ts_us", "parse_seconds",
+                "analysis_seconds", "process", "threads", "input_format", "input_notes"}
+BANDWIDTH_COLUMNS = {"mean_gbps", "std_gbps", "min_gbps", "p25_gbps", "p50_gbps", "p75_gbps",
+                     "max_gbps"}
+# HTA orders the points of a queue-length series at one instant as the
+# records come (numpy's quicksort of the launches, then the GPU records, in
+# trace order).  Kineto's GPU records are in about, not exactly, time order
+# and the other formats cannot keep its order, so the mean and std over
+# the series' points (not the time-weighted ones) may differ that little.
+ORDER_SENSITIVE = {("queue_length", "mean"), ("queue_length", "std")}
+ORDER_REL_TOL = 1e-3
+CROSS_RANK = {"outliers", "cross_rank/kernels", "kernel_type_breakdown", "stragglers",
+              "collective_wait", "timeline_ranks"}
+
+
+def three_forms(folder):
+    """A directory with each trace of folder, its SQLite export and its CSV
+    folder; returns (dir, [(kineto, sqlite, csv) file names])."""
+    d = tmpdir()
+    forms = []
+    for i, name in enumerate(sorted(os.listdir(trace_dir(folder)))):
+        src = os.path.join(trace_dir(folder), name)
+        shutil.copy(src, os.path.join(d, name))
+        db, csv_dir = f"form.rank-{1000 + i}.sqlite", f"form.rank-{2000 + i}"
+        kc.to_nsys_sqlite(src, os.path.join(d, db))
+        kc.to_cupti_csv(src, os.path.join(d, csv_dir))
+        forms.append((name, db, csv_dir))
+    return d, forms
+
+
+def rows_of(data, rank):
+    return data[data["rank"] == rank]
+
+
+def assert_same_rows(name, a, b, skip, what):
+    assert len(a) == len(b), f"{name}: {len(a)} rows vs {len(b)} with {what}"
+    for c in a.dtype.names:
+        if c in skip:
+            continue
+        if (name, c) in ORDER_SENSITIVE:
+            same = np.allclose(a[c], b[c], rtol=ORDER_REL_TOL, atol=0, equal_nan=True)
+        else:
+            same = np.array_equal(a[c], b[c], equal_nan=a[c].dtype.kind == "f")
+        assert same, f"{name}.{c} differs with {what}: {a[c][:6]} vs {b[c][:6]}"
+
+
+def without_bandwidth(rows):
+    keep = np.array([not m.decode().endswith("_gbps") for m in rows["metric"]], dtype=bool)
+    return rows[keep]
+
+
+def carried_categories(rows):
+    keep = np.array([c.decode() in CARRIED for c in rows["category"]], dtype=bool)
+    return rows[keep]
+
+
+def compare_forms(folder, round_like_hta=False):
+    d, forms = three_forms(folder)
+    out, _ = analyse(d, processes=2, extra=["--round-like-hta"] if round_like_hta else [])
+    ranks = table(out, "ranks")
+    rank_of = {os.path.basename(f): r for f, r in zip(ranks["file"], ranks["rank"])}
+    fmt = {os.path.basename(f): x for f, x in zip(ranks["file"], ranks["input_format"])}
+    tables = all_tables(out)
+    integer_us = folder not in FRACTIONAL_FOLDERS
+    for kineto, db, csv_dir in forms:
+        assert (fmt[kineto], fmt[db], fmt[csv_dir]) == ("kineto", "nsys-sqlite", "cupti-csv")
+        base = rank_of[kineto]
+        for other in (db, csv_dir):
+            r, what = rank_of[other], f"{folder}/{other}"
+            for name, data in tables.items():
+                if name in CROSS_RANK:
+                    continue
+                if name == "timeline":
+                    order = list(tables["timeline_ranks"])
+                    assert np.array_equal(data[order.index(base)], data[order.index(r)]), what
+                    continue
+                a, b = rows_of(data, base), rows_of(data, r)
+                skip = {"rank"}
+                if name == "ranks":
+                    skip |= READ_COLUMNS
+                if name == "activity_categories":
+                    a, b = carried_categories(a), carried_categories(b)
+                    skip |= {"share"}
+                if name == "memory_bw" and integer_us:
+                    skip |= BANDWIDTH_COLUMNS
+                if name == "rank_metrics" and integer_us:
+                    a, b = without_bandwidth(a), without_bandwidth(b)
+                assert_same_rows(name, a, b, skip, what)
+    return tables
+
+
+def test_equivalence_on_real_traces():
+    for folder in FOLDERS:
+        compare_forms(folder)
+
+
+def test_equivalence_rounded_like_hta():
+    for folder in FRACTIONAL_FOLDERS:
+        if folder in FOLDERS:
+            compare_forms(folder, round_like_hta=True)
+
+
+def test_equivalence_checks_something():
+    """The comparison above sees the readers' rows: kernels and launches."""
+    tables = compare_forms("ns_resolution")
+    kernels = tables["kernels"]
+    assert len(kernels) > 0 and len(set(kernels["rank"])) == 3
+    launch = tables["launch_stats"]
+    assert len(launch) == 3 and (launch["launches"] > 1000).all(), launch["launches"]
+    assert len(set(launch["launches"])) == 1
+
+
+# ---- hand-built exports ------------------------------------------------------
+
+def hand_built_export(path, kernels, memcpys=(), nvtx=(), runtime=(), enum_order=None):
+    """An export written with the documented tables.  kernels: (start, end,
+    device, stream, correlation, name); memcpys: (start, end, device,
+    stream, correlation, bytes, copyKind, srcKind, dstKind); nvtx: (start,
+    end, text); runtime: (start, end, correlation, name)."""
+    db = kc.create_nsys_database(path)
+    if enum_order:   # renumber the copy kinds: the reader must use the ENUM
+        db.execute("DELETE FROM ENUM_CUDA_MEMCPY_OPER")
+        db.executemany("INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (?,?,?)", enum_order)
+    strings = kc.Strings(db)
+    for s, e, dev, stream, corr, name in kernels:
+        n = strings(name)
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, "
+                   "streamId, correlationId, demangledName, shortName, registersPerThread, "
+                   "gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, "
+                   "dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId) "
+                   "VALUES (?,?,?,1,?,?,?,?,0,1,1,1,1,1,1,0,0,0,0,0)",
+                   (s, e, dev, stream, corr, n, n))
+    for s, e, dev, stream, corr, nbytes, kind, src, dst in memcpys:
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
+                   "streamId, correlationId, bytes, copyKind, srcKind, dstKind) "
+                   "VALUES (?,?,?,1,?,?,?,?,?,?)", (s, e, dev, stream, corr, nbytes, kind, src, dst))
+    for s, e, text in nvtx:
+        db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, textId) VALUES (?,?,59,?)",
+                   (s, e, strings(text)))
+    for s, e, corr, name in runtime:
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, "
+                   "correlationId, nameId, returnValue) VALUES (?,?,0,?,?,0)",
+                   (s, e, corr, strings(name)))
+    db.commit()
+    db.close()
+
+
+def test_copy_kind_from_enum():
+    """copyKind 5 is HtoD here because this export's ENUM says so (CUPTI's
+    own numbering has 1): the kind in /memory_bw comes from the ENUM."""
+    d = tmpdir()
+    order = [(5, "CUDA_MEMCPY_OPER_HTOD", "Host-to-Device"),
+             (1, "CUDA_MEMCPY_OPER_DTOH", "Device-to-Host")]
+    hand_built_export(os.path.join(d, "rank-0.sqlite"),
+                      kernels=[(1000, 2000, 0, 7, 1, "gemm")],
+                      memcpys=[(3000, 5000, 0, 7, 2, 4000, 5, 2, 3),    # 4000 B / 2000 ns
+                               (6000, 7000, 0, 7, 3, 3000, 1, 3, 1)],   # 3000 B / 1000 ns
+                      runtime=[(500, 900, 1, "cudaLaunchKernel_v7000"),
+                               (2500, 2900, 2, "cudaMemcpyAsync_v3020"),
+                               (5500, 5900, 3, "cudaMemcpyAsync_v3020")],
+                      enum_order=order)
+    out, _ = analyse(d)
+    bw = table(out, "memory_bw").set_index("kind")
+    assert set(bw.index) == {"Memcpy HtoD", "Memcpy DtoH"}, bw.index
+    assert bw.loc["Memcpy HtoD", "bytes"] == 4000 and bw.loc["Memcpy DtoH", "bytes"] == 3000
+    assert abs(bw.loc["Memcpy HtoD", "max_gbps"] - 2.0) < 1e-12
+    assert abs(bw.loc["Memcpy DtoH", "max_gbps"] - 3.0) < 1e-12
+    # The API version suffixes are dropped: all three calls count as launches.
+    assert list(table(out, "launch_stats")["launches"]) == [3]
+
+
+def test_nvtx_profiler_steps():
+    """NVTX ranges named like the PyTorch profiler's steps drive the step
+    filter: the kernel launched in the last step is dropped."""
+    d = tmpdir()
+    hand_built_export(os.path.join(d, "rank-0.sqlite"),
+                      kernels=[(1500, 2500, 0, 7, 1, "gemm_a"), (11500, 12500, 0, 7, 2, "gemm_b"),
+                               (21500, 22000, 0, 7, 3, "gemm_c")],
+                      nvtx=[(0, 10000, "ProfilerStep#1"), (10000, 20000, "ProfilerStep#2"),
+                            (20000, 30000, "ProfilerStep#3")],
+                      runtime=[(1000, 1200, 1, "cudaLaunchKernel_v7000"),
+                               (11000, 11200, 2, "cudaLaunchKernel_v7000"),
+                               (21000, 21200, 3, "cudaLaunchKernel_v7000")])
+    out, _ = analyse(d)
+    ranks = table(out, "ranks")
+    assert ranks["step_filter_applied"][0] == 1 and ranks["filtered_gpu_events"][0] == 1, ranks
+    kernels = set(table(out, "kernels")["name"])
+    assert kernels == {"gemm_a", "gemm_b"}, kernels
+    cats = set(table(out, "activity_categories")["category"])
+    assert "user_annotation" in cats and "cuda_runtime" in cats, cats
+
+
+def test_several_gpus_in_one_file():
+    """An export with kernels on two devices: every kernel is read (one
+    rank per file), with its stream; the note in /ranks says so."""
+    d = tmpdir()
+    hand_built_export(os.path.join(d, "rank-0.sqlite"),
+                      kernels=[(1000, 2000, 0, 7, 1, "k0"), (1000, 4000, 1, 7, 2, "k1")])
+    out, _ = analyse(d)
+    k = table(out, "kernels").set_index("name")
+    assert set(k.index) == {"k0", "k1"}
+    ranks = table(out, "ranks")
+    assert "2 devices" in ranks["input_notes"][0], ranks["input_notes"][0]
+
+
+# ---- bad inputs ---------------------------------------------------------------
+
+def good_export(path):
+    hand_built_export(path, kernels=[(1000, 2000, 0, 7, 1, "gemm")])
+
+
+def run_bad(make, expected_error, name="bad.rank-1.sqlite"):
+    """One good and one bad input: the bad one fails alone, exit 1, one
+    stderr line naming it; the good one is written."""
+    d = tmpdir()
+    good_export(os.path.join(d, "good.rank-0.sqlite"))
+    bad = os.path.join(d, name)
+    make(bad)
+    out, p = analyse(d, expect=1)
+    ranks = table(out, "ranks").set_index("rank")
+    assert ranks.loc[0, "status"] == "ok", ranks
+    assert ranks.loc[1, "status"] == "failed", ranks
+    error = ranks.loc[1, "error"]
+    assert bad in error and expected_error in error, error
+    assert "\n" not in error
+    lines = [line for line in p.stderr.splitlines() if bad in line]
+    assert len(lines) == 1 and expected_error in lines[0], p.stderr
+    assert len(table(out, "kernels")) == 1
+    return error
+
+
+def test_not_sqlite():
+    def make(path):
+        with open(path, "w") as f:
+            f.write("this is not a database\n" * 100)
+    run_bad(make, "file is not a database")
+
+
+def test_no_kernel_table():
+    def make(path):
+        db = kc.create_nsys_database(path)
+        db.execute("DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL")
+        db.commit()
+        db.close()
+    error = run_bad(make, "CUPTI_ACTIVITY_KIND_KERNEL: no such table")
+    assert f"schema {kc.SCHEMA_VERSION}" in error, error
+
+
+def test_missing_column():
+    def make(path):
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)")
+        db.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, streamId INT)")
+        db.commit()
+        db.close()
+    run_bad(make, "CUPTI_ACTIVITY_KIND_KERNEL: no column correlationId")
+
+
+def test_truncated_database():
+    def make(path):
+        hand_built_export(path, kernels=[(i * 10, i * 10 + 5, 0, 7, i, f"kernel_{i % 50}")
+                                         for i in range(20000)])
+        size = os.path.getsize(path)
+        with open(path, "r+b") as f:
+            f.truncate(size // 2)
+    run_bad(make, "malformed")
+
+
+def test_locked_database():
+    """A writer holding the database locked: the rank fails at once."""
+    d = tmpdir()
+    good_export(os.path.join(d, "good.rank-0.sqlite"))
+    bad = os.path.join(d, "bad.rank-1.sqlite")
+    good_export(bad)
+    locker = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sqlite3,sys,time\n"
+         f"db=sqlite3.connect({bad!r}, isolation_level=None)\n"
+         "db.execute('BEGIN EXCLUSIVE')\n"
+         "print('locked', flush=True)\n"
+         "time.sleep(120)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert locker.stdout.readline().strip() == "locked"
+        out, p = analyse(d, expect=1)
+    finally:
+        locker.kill()
+        locker.wait()
+    ranks = table(out, "ranks").set_index("rank")
+    assert ranks.loc[0, "status"] == "ok"
+    assert ranks.loc[1, "status"] == "failed"
+    assert bad in ranks.loc[1, "error"] and "locked" in ranks.loc[1, "error"], ranks.loc[1, "error"]
+
+
+def csv_folder(path, kernel_text):
+    os.makedirs(path)
+    with open(os.path.join(path, "kernel.csv"), "w") as f:
+        f.write(kernel_text)
+
+
+GOOD_CSV = ("start,end,dur,name,correlation,stream,device,context,grid,block,shared memory,cat\n"
+            "1.000,2.500,1.500,\"void gemm<float, 4>(float*)\",1,7,0,1,\"[1, 1, 1]\",\"[1, 1, 1]\",0,kernel\n")
+
+
+def run_bad_csv(kernel_text, expected_error):
+    d = tmpdir()
+    csv_folder(os.path.join(d, "rank-0"), GOOD_CSV)
+    csv_folder(os.path.join(d, "rank-1"), kernel_text)
+    out, p = analyse(d, expect=1)
+    ranks = table(out, "ranks").set_index("rank")
+    assert ranks.loc[0, "status"] == "ok", ranks
+    assert ranks.loc[1, "status"] == "failed", ranks
+    error = ranks.loc[1, "error"]
+    assert os.path.join(d, "rank-1", "kernel.csv") in error and expected_error in error, error
+    kernels = table(out, "kernels")
+    assert list(kernels["name"]) == ["void gemm<float, 4>(float*)"], kernels
+    assert abs(kernels["sum_us"][0] - 1.5) < 1e-9, kernels
+
+
+def test_csv_missing_column():
+    run_bad_csv("start,end,name,correlation\n1,2,k,1\n", "no column 'stream'")
+
+
+def test_csv_non_numeric_time():
+    run_bad_csv("start,end,name,correlation,stream\n1,2,k,1,7\nsoon,3,k,2,7\n",
+                "line 3: column start: not a time in us 'soon'")
+
+
+def test_csv_ambiguous_folder():
+    """A folder with both kernel.csv and JSON traces needs --input-format."""
+    d = tmpdir()
+    csv_folder(os.path.join(d, "run"), GOOD_CSV)
+    shutil.copy(os.path.join(trace_dir("plain_json"), "backward_thread.json"),
+                os.path.join(d, "run"))
+    from common import run as run_hta
+    p = run_hta([os.path.join(d, "run"), "-o", os.path.join(d, "x.h5")], expect=2)
+    assert "--input-format" in p.stderr, p.stderr
+    out, _ = analyse(os.path.join(d, "run"), extra=["--input-format", "cupti-csv"])
+    assert list(table(out, "ranks")["input_format"]) == ["cupti-csv"]
+    out, _ = analyse(os.path.join(d, "run"), extra=["--input-format", "kineto"])
+    assert list(table(out, "ranks")["input_format"]) == ["kineto"]
+
+
+if __name__ == "__main__":
+    if not os.path.isdir(os.path.join(TRACES, "hta")):
+        print(f"skip: no traces at {TRACES}")
+        sys.exit(77)
+    main([test_equivalence_on_real_traces, test_equivalence_rounded_like_hta,
+          test_equivalence_checks_something,
+          test_copy_kind_from_enum, test_nvtx_profiler_steps, test_several_gpus_in_one_file,
+          test_not_sqlite, test_no_kernel_table, test_missing_column, test_truncated_database,
+          test_locked_database, test_csv_missing_column, test_csv_non_numeric_time,
+          test_csv_ambiguous_folder])
