@@ -29,6 +29,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (TRACES, analyse, all_tables, main, table, tmpdir, trace_dir,  # noqa: E402
                     FRACTIONAL_FOLDERS)
+from common import run as run_hta  # noqa: E402
 import kineto_convert as kc  # noqa: E402
 
 # Every real trace with GPU events but three, whose numbers rest on records
@@ -214,25 +215,61 @@ def test_copy_kind_from_enum():
     assert list(table(out, "launch_stats")["launches"]) == [3]
 
 
-def test_nvtx_profiler_steps():
-    """NVTX ranges named like the PyTorch profiler's steps drive the step
-    filter: the kernel launched in the last step is dropped."""
-    d = tmpdir()
-    hand_built_export(os.path.join(d, "rank-0.sqlite"),
+def three_steps(path, names):
+    """Three NVTX steps, a kernel launched in each."""
+    hand_built_export(path,
                       kernels=[(1500, 2500, 0, 7, 1, "gemm_a"), (11500, 12500, 0, 7, 2, "gemm_b"),
                                (21500, 22000, 0, 7, 3, "gemm_c")],
-                      nvtx=[(0, 10000, "ProfilerStep#1"), (10000, 20000, "ProfilerStep#2"),
-                            (20000, 30000, "ProfilerStep#3")],
+                      nvtx=[(0, 10000, names[0]), (10000, 20000, names[1]),
+                            (20000, 30000, names[2]), (100, 200, "forward")],
                       runtime=[(1000, 1200, 1, "cudaLaunchKernel_v7000"),
                                (11000, 11200, 2, "cudaLaunchKernel_v7000"),
                                (21000, 21200, 3, "cudaLaunchKernel_v7000")])
-    out, _ = analyse(d)
+
+
+def assert_last_step_dropped(out):
     ranks = table(out, "ranks")
     assert ranks["step_filter_applied"][0] == 1 and ranks["filtered_gpu_events"][0] == 1, ranks
     kernels = set(table(out, "kernels")["name"])
     assert kernels == {"gemm_a", "gemm_b"}, kernels
+
+
+def test_nvtx_profiler_steps():
+    """NVTX ranges named like the PyTorch profiler's steps drive the step
+    filter: the kernel launched in the last step is dropped."""
+    d = tmpdir()
+    three_steps(os.path.join(d, "rank-0.sqlite"),
+                ["ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"])
+    out, _ = analyse(d)
+    assert_last_step_dropped(out)
     cats = set(table(out, "activity_categories")["category"])
     assert "user_annotation" in cats and "cuda_runtime" in cats, cats
+
+
+def test_step_regex():
+    """Megatron-style step ranges are steps with --step-regex, in SQLite
+    exports and in user_annotation.csv; without it they are not."""
+    d = tmpdir()
+    three_steps(os.path.join(d, "rank-0.sqlite"), ["iteration 7", "iteration 8", "iteration 9"])
+    out, _ = analyse(d)
+    assert table(out, "ranks")["step_filter_applied"][0] == 0
+    assert len(table(out, "kernels")) == 3
+    out, _ = analyse(d, extra=["--step-regex", "^iteration [0-9]+$"])
+    assert_last_step_dropped(out)
+    csv_dir = os.path.join(tmpdir(), "rank-0")
+    os.makedirs(csv_dir)
+    with open(os.path.join(csv_dir, "kernel.csv"), "w") as f:
+        f.write("start,end,name,correlation,stream\n1.5,2.5,gemm_a,1,7\n11.5,12.5,gemm_b,2,7\n"
+                "21.5,22,gemm_c,3,7\n")
+    with open(os.path.join(csv_dir, "cuda_runtime.csv"), "w") as f:
+        f.write("start,end,name,correlation\n1,1.2,cudaLaunchKernel,1\n"
+                "11,11.2,cudaLaunchKernel,2\n21,21.2,cudaLaunchKernel,3\n")
+    with open(os.path.join(csv_dir, "user_annotation.csv"), "w") as f:
+        f.write("start,dur,name\n0,10,iteration 7\n10,10,iteration 8\n20,10,iteration 9\n")
+    out, _ = analyse(csv_dir, extra=["--step-regex", "^iteration"])
+    assert_last_step_dropped(out)
+    p = run_hta([d, "-o", os.path.join(tmpdir(), "x.h5"), "--step-regex", "(unclosed"], expect=2)
+    assert "--step-regex" in p.stderr, p.stderr
 
 
 def test_several_gpus_in_one_file():
@@ -371,13 +408,34 @@ def test_csv_non_numeric_time():
                 "line 3: column start: not a time in us 'soon'")
 
 
+def test_csv_records():
+    """The CSV forms a dump may take: CRLF line ends, quoted names holding
+    commas, doubled quotes and a newline, header names in any case and
+    order, extra columns, blank lines, dur instead of end, and times with
+    more than three decimals (rounded to the nanosecond, half up)."""
+    d = os.path.join(tmpdir(), "rank-0")
+    os.makedirs(d)
+    with open(os.path.join(d, "conc_kernel.csv"), "w", newline="") as f:
+        f.write("Cat,Stream,Name,Start,Dur,Correlation,grid\r\n"
+                "kernel,7,\"void f<int, 2>(\"\"x\"\")\",10,2.0004,1,\"[1, 2, 3]\"\r\n"
+                "\r\n"
+                "kernel,7,\"two\nlines\",20.0005,1.5,2,\r\n")
+    out, _ = analyse(d)
+    k = table(out, "kernels").set_index("name")
+    assert set(k.index) == {'void f<int, 2>("x")', "two\nlines"}, k.index
+    assert k.loc['void f<int, 2>("x")', "sum_us"] == 2.0
+    assert k.loc["two\nlines", "sum_us"] == 1.5
+    ranks = table(out, "ranks")
+    assert ranks["first_ts_us"][0] == 10.0 and ranks["last_ts_us"][0] == 21.501, ranks
+    assert "no cuda_runtime.csv" in ranks["input_notes"][0], ranks["input_notes"][0]
+
+
 def test_csv_ambiguous_folder():
     """A folder with both kernel.csv and JSON traces needs --input-format."""
     d = tmpdir()
     csv_folder(os.path.join(d, "run"), GOOD_CSV)
     shutil.copy(os.path.join(trace_dir("plain_json"), "backward_thread.json"),
                 os.path.join(d, "run"))
-    from common import run as run_hta
     p = run_hta([os.path.join(d, "run"), "-o", os.path.join(d, "x.h5")], expect=2)
     assert "--input-format" in p.stderr, p.stderr
     out, _ = analyse(os.path.join(d, "run"), extra=["--input-format", "cupti-csv"])
@@ -392,7 +450,7 @@ if __name__ == "__main__":
         sys.exit(77)
     main([test_equivalence_on_real_traces, test_equivalence_rounded_like_hta,
           test_equivalence_checks_something,
-          test_copy_kind_from_enum, test_nvtx_profiler_steps, test_several_gpus_in_one_file,
+          test_copy_kind_from_enum, test_nvtx_profiler_steps, test_step_regex, test_several_gpus_in_one_file,
           test_not_sqlite, test_no_kernel_table, test_missing_column, test_truncated_database,
           test_locked_database, test_csv_missing_column, test_csv_non_numeric_time,
-          test_csv_ambiguous_folder])
+          test_csv_records, test_csv_ambiguous_folder])

@@ -19,13 +19,14 @@
 
 #include "hta/error.h"
 #include "hta/trace.h"
+#include "hta/trace_builder.h"
 
 /* Reads the export at path into out (initialised by the callee).  On error
  * out is freed and err names the file, the export's schema version when
- * known and the table.  timeout_seconds > 0 bounds the time spent.
+ * known and the table.
  * `missing` receives one line naming what the export lacks for some
  * analysis (empty when nothing). */
-int hta_read_nsys_sqlite(const char *path, double timeout_seconds, hta_trace *out,
+int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_trace *out,
                          hta_error *missing, hta_error *err);
 
 #endif

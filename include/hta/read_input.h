@@ -13,9 +13,12 @@
 #include "hta/trace.h"
 
 /* Reads path into out with the reader of `format` (HTA_INPUT_AUTO: by the
- * input's content); *used receives the format read.  `missing` receives
- * one line naming what the format lacks for some analysis, or "". */
+ * input's content); *used receives the format read.  step_regex (NULL:
+ * none) names the user annotations that are steps, for the SQLite and CSV
+ * readers.  `notes` receives one line about what the input lacks for some
+ * analysis, or "". */
 int hta_read_input(const char *path, hta_input_format format, const hta_read_options *options,
-                   hta_trace *out, hta_input_format *used, hta_error *missing, hta_error *err);
+                   const char *step_regex, hta_trace *out, hta_input_format *used,
+                   hta_error *notes, hta_error *err);
 
 #endif

@@ -7,6 +7,7 @@
 #ifndef HTA_TRACE_BUILDER_H
 #define HTA_TRACE_BUILDER_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +24,16 @@ typedef struct hta_trace_builder {
     size_t n_devices;
     size_t blocks[HTA_BUILDER_MAX_BLOCKS + 1]; /* first event of each GPU table */
     size_t n_blocks;
+    regex_t step_regex;        /* with has_step_regex: annotations that are steps */
+    int has_step_regex;
+    uint64_t n_steps;
 } hta_trace_builder;
+
+/* How the SQLite and CSV readers read. */
+typedef struct hta_builder_options {
+    double timeout_seconds;    /* > 0: give up beyond it */
+    const char *step_regex;    /* NULL, or a POSIX extended regex (--step-regex) */
+} hta_builder_options;
 
 /* One record in the model's terms. */
 typedef struct hta_record {
@@ -35,12 +45,19 @@ typedef struct hta_record {
     int64_t bytes;
 } hta_record;
 
-void hta_trace_builder_init(hta_trace_builder *b, hta_trace *t);
+/* -1 when step_regex (NULL: none) does not compile. */
+int hta_trace_builder_init(hta_trace_builder *b, hta_trace *t, const char *step_regex);
 void hta_trace_builder_free(hta_trace_builder *b);
 
 /* Interned ids; UINT32_MAX when out of memory. */
 uint32_t hta_trace_builder_name(hta_trace_builder *b, const char *s, size_t len);
 uint32_t hta_trace_builder_category(hta_trace_builder *b, const char *cat);
+
+/* The interned name of a user annotation: a range that step_regex matches
+ * is a step, named "ProfilerStep#N" (N counting the steps from 1) as the
+ * PyTorch profiler names them, so the step filter finds it.  UINT32_MAX
+ * when out of memory. */
+uint32_t hta_trace_builder_annotation(hta_trace_builder *b, const char *s, size_t len);
 
 /* Appends the record, or counts it in skipped_events when its times are
  * out of the analysable bounds.  -1 when out of memory. */

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ enum {
     OPT_NUM_KERNELS, OPT_DURATION_RATIO, OPT_BINS, OPT_Z_OUTLIER, OPT_Z_LIKELY,
     OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
     OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER, OPT_THREADS,
-    OPT_INPUT_FORMAT,
+    OPT_INPUT_FORMAT, OPT_STEP_REGEX,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -76,6 +77,7 @@ static const struct option LONG_OPTIONS[] = {
     {"inflater", required_argument, NULL, OPT_INFLATER},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
+    {"step-regex", required_argument, NULL, OPT_STEP_REGEX},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -99,6 +101,9 @@ void hta_print_usage(FILE *out)
         "                                  a directory holding kernel.csv is one trace)\n"
         "      --ranks LIST                analyse only these ranks, e.g. 0-7,12 (default all)\n"
         "      --include-last-step         keep the last profiler step (default: dropped)\n"
+        "      --step-regex RE             NVTX ranges (Nsight) and user_annotation.csv\n"
+        "                                  records matching RE (POSIX extended) are\n"
+        "                                  profiler steps (default: ProfilerStep#N only)\n"
         "      --round-like-hta            round fractional timestamps to whole us as HTA\n"
         "                                  does (start up, end down); default keeps ns\n"
         "      --consecutive-kernel-delay US  idle gap below which it is kernel_wait\n"
@@ -201,6 +206,20 @@ static int parse_inflater(const char *text, hta_options *o, hta_error *err)
     return hta_fail(err, "--inflater: expected auto, zlib or isal, got '%s'", text);
 }
 
+static int parse_step_regex(const char *text, hta_options *o, hta_error *err)
+{
+    regex_t compiled;
+    int rc = regcomp(&compiled, text, REG_EXTENDED | REG_NOSUB);
+    if (rc) {
+        char why[128];
+        regerror(rc, &compiled, why, sizeof why);
+        return hta_fail(err, "--step-regex: '%s': %s", text, why);
+    }
+    regfree(&compiled);
+    o->step_regex = text;
+    return 0;
+}
+
 static char *join_arguments(int argc, char **argv)
 {
     size_t len = 1;
@@ -241,6 +260,7 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_TIMEOUT_PER_TRACE: return parse_double("timeout-per-trace", arg, 0, &o->timeout_per_trace, err);
     case OPT_INFLATER: return parse_inflater(arg, o, err);
     case OPT_THREADS: return parse_int("threads", arg, 0, &o->threads, err);
+    case OPT_STEP_REGEX: return parse_step_regex(arg, o, err);
     case OPT_INPUT_FORMAT:
         if ((o->input_format = hta_input_format_parse(arg)) < 0)
             return hta_fail(err, "--input-format: expected auto, kineto, nsys-sqlite or "

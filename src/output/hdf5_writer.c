@@ -10,6 +10,7 @@
  * name in the target directory, synced and renamed only once complete, so
  * a crash or a full disk never leaves a half file under the final name
  * (docs/robustness.md). */
+#include "hta/input_format.h"
 #include "hta/large_alloc.h"
 #include "hta/run.h"
 #include "hta/utf8.h"
@@ -290,6 +291,8 @@ static int write_root_attributes(hid_t file, const hta_tableset *set,
     rc |= put_attr_f64(file, "crossrank_seconds", info->crossrank_seconds);
     rc |= put_attr_i64(file, "include_last_step", opt->include_last_step);
     rc |= put_attr_i64(file, "round_like_hta", opt->round_like_hta);
+    rc |= put_attr_string(file, "input_format", hta_input_format_name(opt->input_format));
+    rc |= put_attr_string(file, "step_regex", opt->step_regex ? opt->step_regex : "");
     rc |= put_attr_f64(file, "consecutive_kernel_delay_us", opt->consecutive_kernel_delay_us);
     rc |= put_attr_f64(file, "runtime_cutoff_us", opt->runtime_cutoff_us);
     rc |= put_attr_f64(file, "launch_delay_cutoff_us", opt->launch_delay_cutoff_us);

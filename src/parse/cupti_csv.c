@@ -300,7 +300,9 @@ static int read_records(csv_reader *r, csv_file *c, const csv_source *src)
         if (src->kind == KIND_GPU && !parse_integer(value(c, col.device), &device))
             hta_trace_builder_device(&r->builder, device);
         const char *name = value(c, col.name);
-        uint32_t id = hta_trace_builder_name(&r->builder, name, strlen(name));
+        uint32_t id = src->kind == KIND_ANNOTATION
+                          ? hta_trace_builder_annotation(&r->builder, name, strlen(name))
+                          : hta_trace_builder_name(&r->builder, name, strlen(name));
         if (hta_trace_builder_add(&r->builder, id, cat, &rec))
             return hta_fail(r->err, "%s: out of memory", c->path);
     }
@@ -326,17 +328,18 @@ static int read_source(csv_reader *r, const csv_source *src, int *found)
     return rc;
 }
 
-int hta_read_cupti_csv(const char *dir, double timeout_seconds, hta_trace *out,
+int hta_read_cupti_csv(const char *dir, const hta_builder_options *how, hta_trace *out,
                        hta_error *missing, hta_error *err)
 {
-    csv_reader r = {.dir = dir, .timeout_seconds = timeout_seconds, .missing = missing,
+    csv_reader r = {.dir = dir, .timeout_seconds = how->timeout_seconds, .missing = missing,
                     .err = err};
-    if (timeout_seconds > 0)
-        r.deadline = hta_monotonic_seconds() + timeout_seconds;
+    if (how->timeout_seconds > 0)
+        r.deadline = hta_monotonic_seconds() + how->timeout_seconds;
     missing->text[0] = '\0';
     hta_trace_init(out);
-    hta_trace_builder_init(&r.builder, out);
-    int rc = 0, kernels = 0, runtime = 0;
+    int kernels = 0, runtime = 0;
+    int rc = hta_trace_builder_init(&r.builder, out, how->step_regex)
+                 ? hta_fail(err, "%s: --step-regex does not compile", dir) : 0;
     for (const csv_source *s = SOURCES; rc == 0 && s->file; s++) {
         int found = 0;
         if (s->kind == KIND_GPU)

@@ -166,14 +166,19 @@ static size_t api_name_length(const char *s, size_t len)
     return len;
 }
 
-typedef enum name_form { NAME_AS_IS, NAME_API } name_form;
+/* How a StringIds text becomes a name: as it is, without an API version
+ * suffix, or as a user annotation (which --step-regex may make a step;
+ * the cache then holds the first step's name, so NVTX texts are not
+ * cached). */
+typedef enum name_form { NAME_AS_IS, NAME_API, NAME_ANNOTATION } name_form;
 
 /* The interned name of StringIds id, through the cache; UINT32_MAX when
  * out of memory or on a database error (r->err says which). */
 static uint32_t string_name(nsys_reader *r, string_cache *cache, int64_t id, name_form form,
                             const char *table)
 {
-    int cached = id >= 0 && id < MAX_CACHED_STRING_ID;
+    int cached = id >= 0 && id < MAX_CACHED_STRING_ID &&
+                 !(form == NAME_ANNOTATION && r->builder.has_step_regex);
     if (cached && (size_t)id < cache->n && cache->ids[id])
         return cache->ids[id] - 1;
     sqlite3_reset(r->string_lookup);
@@ -190,7 +195,8 @@ static uint32_t string_name(nsys_reader *r, string_cache *cache, int64_t id, nam
     }
     if (form == NAME_API)
         len = api_name_length(text, len);
-    uint32_t name = hta_trace_builder_name(&r->builder, text, len);
+    uint32_t name = form == NAME_ANNOTATION ? hta_trace_builder_annotation(&r->builder, text, len)
+                                            : hta_trace_builder_name(&r->builder, text, len);
     if (name == UINT32_MAX) {
         fail(r, table, "out of memory");
         return UINT32_MAX;
@@ -444,10 +450,11 @@ static int nvtx_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
     uint32_t name;
     if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
         const char *text = (const char *)sqlite3_column_text(s, 2);
-        name = hta_trace_builder_name(&r->builder, text ? text : "",
-                                      (size_t)sqlite3_column_bytes(s, 2));
+        name = hta_trace_builder_annotation(&r->builder, text ? text : "",
+                                            (size_t)sqlite3_column_bytes(s, 2));
     } else {
-        name = string_name(r, &r->nvtx_names, sqlite3_column_int64(s, 3), NAME_AS_IS, NVTX_TABLE);
+        name = string_name(r, &r->nvtx_names, sqlite3_column_int64(s, 3), NAME_ANNOTATION,
+                           NVTX_TABLE);
     }
     return add(r, NVTX_TABLE, name, cat, &rec);
 }
@@ -555,17 +562,18 @@ static int read_tables(nsys_reader *r, hta_error *missing)
            read_optional(r, NVTX_TABLE, read_nvtx, missing, NULL);
 }
 
-int hta_read_nsys_sqlite(const char *path, double timeout_seconds, hta_trace *out,
+int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_trace *out,
                          hta_error *missing, hta_error *err)
 {
-    nsys_reader r = {.path = path, .err = err, .timeout_seconds = timeout_seconds};
+    nsys_reader r = {.path = path, .err = err, .timeout_seconds = how->timeout_seconds};
     strcpy(r.version, "unknown");
-    if (timeout_seconds > 0)
-        r.deadline = hta_monotonic_seconds() + timeout_seconds;
+    if (how->timeout_seconds > 0)
+        r.deadline = hta_monotonic_seconds() + how->timeout_seconds;
     missing->text[0] = '\0';
     hta_trace_init(out);
-    hta_trace_builder_init(&r.builder, out);
-    int rc = open_database(&r);
+    int rc = hta_trace_builder_init(&r.builder, out, how->step_regex)
+                 ? hta_fail(err, "%s: --step-regex does not compile", path)
+                 : open_database(&r);
     if (rc == 0) {
         read_version(&r);
         rc = read_tables(&r, missing);

@@ -12,16 +12,42 @@
 #define MAX_TS_NS 4000000000000000000LL
 #define MAX_DUR_NS 1000000000000000LL
 
-void hta_trace_builder_init(hta_trace_builder *b, hta_trace *t)
+int hta_trace_builder_init(hta_trace_builder *b, hta_trace *t, const char *step_regex)
 {
     memset(b, 0, sizeof *b);
     b->trace = t;
+    if (!step_regex)
+        return 0;
+    if (regcomp(&b->step_regex, step_regex, REG_EXTENDED | REG_NOSUB))
+        return -1;
+    b->has_step_regex = 1;
+    return 0;
 }
 
 void hta_trace_builder_free(hta_trace_builder *b)
 {
     free(b->kernel_types);
+    if (b->has_step_regex)
+        regfree(&b->step_regex);
     memset(b, 0, sizeof *b);
+}
+
+uint32_t hta_trace_builder_annotation(hta_trace_builder *b, const char *s, size_t len)
+{
+    if (b->has_step_regex && memchr(s, '\0', len) == NULL) {
+        char *text = strndup(s, len);
+        if (!text)
+            return UINT32_MAX;
+        int step = regexec(&b->step_regex, text, 0, NULL, 0) == 0;
+        free(text);
+        if (step) {
+            char name[40];
+            int n = snprintf(name, sizeof name, "ProfilerStep#%llu",
+                             (unsigned long long)++b->n_steps);
+            return hta_strtab_intern(&b->trace->names, name, (size_t)n);
+        }
+    }
+    return hta_strtab_intern(&b->trace->names, s, len);
 }
 
 uint32_t hta_trace_builder_name(hta_trace_builder *b, const char *s, size_t len)
@@ -150,6 +176,29 @@ static void merge_order(const hta_trace_builder *b, const hta_event *ev, size_t 
     }
 }
 
+/* Moves every event i to new_of[i], following the permutation's cycles
+ * (new_of[i] becomes i once i's place is settled), so that no second event
+ * array is needed. */
+static void permute(hta_event *ev, size_t *new_of, size_t n)
+{
+    for (size_t start = 0; start < n; start++) {
+        if (new_of[start] == start)
+            continue;
+        hta_event carried = ev[start];
+        size_t to = new_of[start];
+        new_of[start] = start;
+        while (to != start) {
+            hta_event displaced = ev[to];
+            size_t next = new_of[to];
+            ev[to] = carried;
+            new_of[to] = to;
+            carried = displaced;
+            to = next;
+        }
+        ev[start] = carried;
+    }
+}
+
 int hta_trace_builder_merge_gpu_tables(hta_trace_builder *b)
 {
     hta_trace *t = b->trace;
@@ -158,21 +207,14 @@ int hta_trace_builder_merge_gpu_tables(hta_trace_builder *b)
         return 0;
     b->blocks[0] = 0;
     size_t *new_of = malloc(n * sizeof *new_of);
-    hta_event *moved = malloc(n * sizeof *moved);
-    if (!new_of || !moved) {
-        free(new_of);
-        free(moved);
+    if (!new_of)
         return -1;
-    }
     merge_order(b, t->events, n, new_of);
-    for (size_t i = 0; i < n; i++)
-        moved[new_of[i]] = t->events[i];
-    memcpy(t->events, moved, n * sizeof *moved);
     for (size_t i = 0; i < t->n_extras; i++)
         t->extras[i].event = new_of[t->extras[i].event];
     qsort(t->extras, t->n_extras, sizeof *t->extras, compare_extras);
+    permute(t->events, new_of, n);
     free(new_of);
-    free(moved);
     b->n_blocks = 0;
     return 0;
 }

@@ -128,8 +128,8 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
                                 .threads = opt->threads};
     hta_input_format format;
     hta_error missing;
-    int parsed = hta_read_input(path, (hta_input_format)opt->input_format, &reading, &trace,
-                                &format, &missing, &err) == 0;
+    int parsed = hta_read_input(path, (hta_input_format)opt->input_format, &reading,
+                                opt->step_regex, &trace, &format, &missing, &err) == 0;
     r.input_format = hta_input_format_name(format);
     r.input_notes = missing.text;
     r.parse_seconds = hta_monotonic_seconds() - t0;
