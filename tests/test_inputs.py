@@ -430,6 +430,23 @@ def test_csv_records():
     assert "no cuda_runtime.csv" in ranks["input_notes"][0], ranks["input_notes"][0]
 
 
+def test_csv_without_bytes():
+    """The CUPTI notebook's gpu_memcpy.csv has no bytes: /memory_bw keeps
+    the copies' busy time, has no bandwidth or bytes, and /ranks says why
+    (with the missing runtime file, on one line)."""
+    d = os.path.join(tmpdir(), "rank-0")
+    csv_folder(d, GOOD_CSV)
+    with open(os.path.join(d, "gpu_memcpy.csv"), "w") as f:
+        f.write("start,end,name,correlation,stream\n3,5,Memcpy HtoD (Pinned -> Device),2,7\n")
+    out, _ = analyse(d)
+    bw = table(out, "memory_bw")
+    assert list(bw["kind"]) == ["Memcpy HtoD"] and bw["count"][0] == 0 and bw["bytes"][0] == 0
+    assert bw["busy_us"][0] == 2.0, bw
+    notes = table(out, "ranks")["input_notes"][0]
+    assert "gpu_memcpy.csv has no bytes column" in notes and "no cuda_runtime.csv" in notes, notes
+    assert "\n" not in notes
+
+
 def test_csv_ambiguous_folder():
     """A folder with both kernel.csv and JSON traces needs --input-format."""
     d = tmpdir()
@@ -453,4 +470,4 @@ if __name__ == "__main__":
           test_copy_kind_from_enum, test_nvtx_profiler_steps, test_step_regex, test_several_gpus_in_one_file,
           test_not_sqlite, test_no_kernel_table, test_missing_column, test_truncated_database,
           test_locked_database, test_csv_missing_column, test_csv_non_numeric_time,
-          test_csv_records, test_csv_ambiguous_folder])
+          test_csv_records, test_csv_without_bytes, test_csv_ambiguous_folder])

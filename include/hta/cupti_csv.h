@@ -22,10 +22,10 @@
 #include "hta/trace_builder.h"
 
 /* Reads the folder dir into out (initialised by the callee).  On error
- * out is freed and err names the file and line.  `missing` receives one
- * line naming what the folder lacks for some analysis (empty when
- * nothing). */
+ * out is freed and err names the file and line.  `notes` receives
+ * what the folder lacks for some analysis, and that it holds several
+ * devices, on one line (empty when nothing). */
 int hta_read_cupti_csv(const char *dir, const hta_builder_options *how, hta_trace *out,
-                       hta_error *missing, hta_error *err);
+                       hta_error *notes, hta_error *err);
 
 #endif

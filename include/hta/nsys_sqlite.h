@@ -24,9 +24,9 @@
 /* Reads the export at path into out (initialised by the callee).  On error
  * out is freed and err names the file, the export's schema version when
  * known and the table.
- * `missing` receives one line naming what the export lacks for some
- * analysis (empty when nothing). */
+ * `notes` receives what the export lacks for some analysis, and that it
+ * holds several devices, on one line (empty when nothing). */
 int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_trace *out,
-                         hta_error *missing, hta_error *err);
+                         hta_error *notes, hta_error *err);
 
 #endif

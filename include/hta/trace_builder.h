@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hta/error.h"
 #include "hta/trace.h"
 
 #define HTA_BUILDER_MAX_DEVICES 64
@@ -79,8 +80,11 @@ int hta_trace_builder_merge_gpu_tables(hta_trace_builder *b);
  * record of a trace counts as the rank's). */
 void hta_trace_builder_device(hta_trace_builder *b, int64_t device);
 
-/* When records came from several devices, a one-line note saying so into
- * note (left as it is otherwise). */
-void hta_trace_builder_device_note(const hta_trace_builder *b, char *note, size_t size);
+/* Adds text to notes (one line, "; " between notes): what an input lacks
+ * for some analysis, for /ranks.input_notes. */
+void hta_notes_add(hta_error *notes, const char *text);
+
+/* When records came from several devices, a note saying so. */
+void hta_trace_builder_device_note(const hta_trace_builder *b, hta_error *notes);
 
 #endif

@@ -268,7 +268,7 @@ typedef struct csv_reader {
     hta_trace_builder builder;
     double timeout_seconds, deadline;
     uint64_t records;
-    hta_error *missing, *err;
+    hta_error *notes, *err;
 } csv_reader;
 
 static int out_of_time(csv_reader *r, const csv_file *c)
@@ -288,9 +288,9 @@ static int read_records(csv_reader *r, csv_file *c, const csv_source *src)
     columns col;
     if (find_columns(c, src, &col))
         return -1;
-    if (strcmp(src->category, "gpu_memcpy") == 0 && col.bytes < 0 && !r->missing->text[0])
-        hta_fail(r->missing, "gpu_memcpy.csv has no bytes column: /memory_bw has no "
-                             "bandwidth or bytes");
+    if (strcmp(src->category, "gpu_memcpy") == 0 && col.bytes < 0)
+        hta_notes_add(r->notes, "gpu_memcpy.csv has no bytes column: /memory_bw has no "
+                                  "bandwidth or bytes");
     uint32_t cat = hta_trace_builder_category(&r->builder, src->category);
     while ((got = next_record(c)) > 0) {
         hta_record rec;
@@ -329,13 +329,13 @@ static int read_source(csv_reader *r, const csv_source *src, int *found)
 }
 
 int hta_read_cupti_csv(const char *dir, const hta_builder_options *how, hta_trace *out,
-                       hta_error *missing, hta_error *err)
+                       hta_error *notes, hta_error *err)
 {
-    csv_reader r = {.dir = dir, .timeout_seconds = how->timeout_seconds, .missing = missing,
+    csv_reader r = {.dir = dir, .timeout_seconds = how->timeout_seconds, .notes = notes,
                     .err = err};
     if (how->timeout_seconds > 0)
         r.deadline = hta_monotonic_seconds() + how->timeout_seconds;
-    missing->text[0] = '\0';
+    notes->text[0] = '\0';
     hta_trace_init(out);
     int kernels = 0, runtime = 0;
     int rc = hta_trace_builder_init(&r.builder, out, how->step_regex)
@@ -356,11 +356,11 @@ int hta_read_cupti_csv(const char *dir, const hta_builder_options *how, hta_trac
     }
     if (rc == 0 && !kernels)
         rc = hta_fail(err, "%s: no kernel.csv or conc_kernel.csv in the folder", dir);
-    if (rc == 0 && !missing->text[0])
-        hta_trace_builder_device_note(&r.builder, missing->text, sizeof missing->text);
-    if (rc == 0 && !runtime && !missing->text[0])
-        hta_fail(missing, "no cuda_runtime.csv or cuda_driver.csv: launch statistics, queue "
-                          "length and launch pipelining are empty");
+    if (rc == 0)
+        hta_trace_builder_device_note(&r.builder, notes);
+    if (rc == 0 && !runtime)
+        hta_notes_add(notes, "no cuda_runtime.csv or cuda_driver.csv: launch statistics, "
+                             "queue length and launch pipelining are empty");
     hta_trace_builder_free(&r.builder);
     if (rc) {
         hta_trace_free(out);

@@ -9,7 +9,7 @@
  * Schema: the tables and columns NVIDIA documents for `nsys export --type
  * sqlite` (Nsight Systems 2020.1 to 2025.x; META_DATA_EXPORT names the
  * export's schema version, quoted in every error).  Each table's columns
- * are checked before it is read, so a missing one is named rather than
+ * are checked before it is read, so an absent one is named rather than
  * failing inside a query.  Names are StringIds references: each distinct
  * id is looked up and interned once (a dense cache by id), so a row costs
  * a step of the statement and an array lookup.  Enumerations (copy and
@@ -512,22 +512,22 @@ static int load_enums(nsys_reader *r)
                       &r->sync_kinds);
 }
 
-/* Reads table with read() when it exists; a missing optional table is
- * noted in `missing` when an analysis needs it. */
+/* Reads table with read() when it exists; an absent optional table is
+ * noted in `notes` when an analysis needs it. */
 static int read_optional(nsys_reader *r, const char *table, int (*read)(nsys_reader *),
-                         hta_error *missing, const char *note)
+                         hta_error *notes, const char *note)
 {
     int exists = table_exists(r, table);
     if (exists < 0)
         return fail_sqlite(r, table);
     if (exists)
         return read(r);
-    if (note && !missing->text[0])
-        hta_fail(missing, "%s", note);
+    if (note)
+        hta_notes_add(notes, note);
     return 0;
 }
 
-static int read_tables(nsys_reader *r, hta_error *missing)
+static int read_tables(nsys_reader *r, hta_error *notes)
 {
     int kernels = table_exists(r, KERNEL_TABLE);
     if (kernels < 0)
@@ -546,40 +546,40 @@ static int read_tables(nsys_reader *r, hta_error *missing)
     if (read_kernels(r))
         return -1;
     hta_trace_builder_begin_gpu_table(&r->builder);
-    if (read_optional(r, MEMCPY_TABLE, read_memcpy, missing, NULL))
+    if (read_optional(r, MEMCPY_TABLE, read_memcpy, notes, NULL))
         return -1;
     hta_trace_builder_begin_gpu_table(&r->builder);
-    if (read_optional(r, MEMSET_TABLE, read_memset, missing, NULL))
+    if (read_optional(r, MEMSET_TABLE, read_memset, notes, NULL))
         return -1;
     hta_trace_builder_begin_gpu_table(&r->builder);
-    if (read_optional(r, SYNC_TABLE, read_sync, missing, NULL))
+    if (read_optional(r, SYNC_TABLE, read_sync, notes, NULL))
         return -1;
     if (hta_trace_builder_merge_gpu_tables(&r->builder))
         return fail(r, NULL, "out of memory ordering the GPU records");
-    return read_optional(r, RUNTIME_TABLE, read_runtime, missing,
+    return read_optional(r, RUNTIME_TABLE, read_runtime, notes,
                          "no " RUNTIME_TABLE ": launch statistics, queue length and launch "
                          "pipelining are empty") ||
-           read_optional(r, NVTX_TABLE, read_nvtx, missing, NULL);
+           read_optional(r, NVTX_TABLE, read_nvtx, notes, NULL);
 }
 
 int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_trace *out,
-                         hta_error *missing, hta_error *err)
+                         hta_error *notes, hta_error *err)
 {
     nsys_reader r = {.path = path, .err = err, .timeout_seconds = how->timeout_seconds};
     strcpy(r.version, "unknown");
     if (how->timeout_seconds > 0)
         r.deadline = hta_monotonic_seconds() + how->timeout_seconds;
-    missing->text[0] = '\0';
+    notes->text[0] = '\0';
     hta_trace_init(out);
     int rc = hta_trace_builder_init(&r.builder, out, how->step_regex)
                  ? hta_fail(err, "%s: --step-regex does not compile", path)
                  : open_database(&r);
     if (rc == 0) {
         read_version(&r);
-        rc = read_tables(&r, missing);
+        rc = read_tables(&r, notes);
     }
-    if (rc == 0 && !missing->text[0])
-        hta_trace_builder_device_note(&r.builder, missing->text, sizeof missing->text);
+    if (rc == 0)
+        hta_trace_builder_device_note(&r.builder, notes);
     sqlite3_finalize(r.string_lookup);
     sqlite3_close(r.db);
     hta_trace_builder_free(&r.builder);

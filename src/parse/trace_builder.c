@@ -132,17 +132,25 @@ void hta_trace_builder_device(hta_trace_builder *b, int64_t device)
         b->devices[b->n_devices++] = device;
 }
 
-void hta_trace_builder_device_note(const hta_trace_builder *b, char *note, size_t size)
+void hta_notes_add(hta_error *notes, const char *text)
+{
+    size_t n = strlen(notes->text);
+    snprintf(notes->text + n, sizeof notes->text - n, "%s%s", n ? "; " : "", text);
+}
+
+void hta_trace_builder_device_note(const hta_trace_builder *b, hta_error *notes)
 {
     if (b->n_devices < 2)
         return;
-    int n = snprintf(note, size, "%zu devices (", b->n_devices);
-    for (size_t i = 0; i < b->n_devices && n > 0 && (size_t)n < size; i++)
-        n += snprintf(note + n, size - (size_t)n, "%s%lld", i ? ", " : "",
+    char note[HTA_ERROR_MAX];
+    int n = snprintf(note, sizeof note, "%zu devices (", b->n_devices);
+    for (size_t i = 0; i < b->n_devices && n > 0 && (size_t)n < sizeof note; i++)
+        n += snprintf(note + n, sizeof note - (size_t)n, "%s%lld", i ? ", " : "",
                       (long long)b->devices[i]);
-    if (n > 0 && (size_t)n < size)
-        snprintf(note + n, size - (size_t)n,
+    if (n > 0 && (size_t)n < sizeof note)
+        snprintf(note + n, sizeof note - (size_t)n,
                  ") in one file, analysed as one rank: streams are told apart by id only");
+    hta_notes_add(notes, note);
 }
 
 void hta_trace_builder_begin_gpu_table(hta_trace_builder *b)
@@ -212,7 +220,8 @@ int hta_trace_builder_merge_gpu_tables(hta_trace_builder *b)
     merge_order(b, t->events, n, new_of);
     for (size_t i = 0; i < t->n_extras; i++)
         t->extras[i].event = new_of[t->extras[i].event];
-    qsort(t->extras, t->n_extras, sizeof *t->extras, compare_extras);
+    if (t->n_extras) /* extras is NULL without any; qsort wants non-NULL */
+        qsort(t->extras, t->n_extras, sizeof *t->extras, compare_extras);
     permute(t->events, new_of, n);
     free(new_of);
     b->n_blocks = 0;

@@ -127,11 +127,11 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
                                 .inflater = (hta_inflater)opt->inflater,
                                 .threads = opt->threads};
     hta_input_format format;
-    hta_error missing;
+    hta_error notes;
     int parsed = hta_read_input(path, (hta_input_format)opt->input_format, &reading,
-                                opt->step_regex, &trace, &format, &missing, &err) == 0;
+                                opt->step_regex, &trace, &format, &notes, &err) == 0;
     r.input_format = hta_input_format_name(format);
-    r.input_notes = missing.text;
+    r.input_notes = notes.text;
     r.parse_seconds = hta_monotonic_seconds() - t0;
     int64_t name_rank = hta_rank_from_file_name(path);
     if (name_rank >= 0) {
