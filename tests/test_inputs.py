@@ -413,20 +413,21 @@ def test_csv_records():
     commas, doubled quotes and a newline, header names in any case and
     order, extra columns, blank lines, dur instead of end, and times with
     more than three decimals (rounded to the nanosecond, half up)."""
-    d = os.path.join(tmpdir(), "rank-0")
+    d = os.path.join(tmpdir(), "rank-3")
     os.makedirs(d)
     with open(os.path.join(d, "conc_kernel.csv"), "w", newline="") as f:
         f.write("Cat,Stream,Name,Start,Dur,Correlation,grid\r\n"
                 "kernel,7,\"void f<int, 2>(\"\"x\"\")\",10,2.0004,1,\"[1, 2, 3]\"\r\n"
                 "\r\n"
                 "kernel,7,\"two\nlines\",20.0005,1.5,2,\r\n")
-    out, _ = analyse(d)
+    out, _ = analyse(d + "/")     # the folder's name gives the rank, slash or not
     k = table(out, "kernels").set_index("name")
     assert set(k.index) == {'void f<int, 2>("x")', "two\nlines"}, k.index
     assert k.loc['void f<int, 2>("x")', "sum_us"] == 2.0
     assert k.loc["two\nlines", "sum_us"] == 1.5
     ranks = table(out, "ranks")
     assert ranks["first_ts_us"][0] == 10.0 and ranks["last_ts_us"][0] == 21.501, ranks
+    assert ranks["rank"][0] == 3 and ranks["rank_source"][0] == "file_name", ranks
     assert "no cuda_runtime.csv" in ranks["input_notes"][0], ranks["input_notes"][0]
 
 

@@ -144,7 +144,15 @@ static int add_directory(const char *dir, const hta_options *opt, hta_file_list 
         return hta_fail(err, "%s: holds both CUPTI CSV files and trace files; say which with "
                              "--input-format cupti-csv (the folder is one trace) or kineto / "
                              "nsys-sqlite (its trace files)", dir);
-    return add_file(list, dir, folder_bytes(dir)) ? hta_fail(err, "out of memory") : 0;
+    /* Without trailing slashes, so that the folder's name gives its rank. */
+    char *name = strdup(dir);
+    if (!name)
+        return hta_fail(err, "out of memory");
+    for (size_t n = strlen(name); n > 1 && name[n - 1] == '/'; n--)
+        name[n - 1] = '\0';
+    int rc = add_file(list, name, folder_bytes(name)) ? hta_fail(err, "out of memory") : 0;
+    free(name);
+    return rc;
 }
 
 typedef struct sized_path {
