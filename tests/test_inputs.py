@@ -285,6 +285,43 @@ def test_several_gpus_in_one_file():
     assert "2 devices" in ranks["input_notes"][0], ranks["input_notes"][0]
 
 
+def export_with_environment(path, duration, table_sql, rows):
+    """A one-kernel export whose TARGET_INFO_SYSTEM_ENV is table_sql with
+    rows ((sql, values) inserts)."""
+    hand_built_export(path, kernels=[(1000, 1000 + duration, 0, 7, 1, "gemm")])
+    db = sqlite3.connect(path)
+    db.execute(table_sql)
+    for sql, values in rows:
+        db.execute(sql, values)
+    db.commit()
+    db.close()
+
+
+def test_rank_from_environment():
+    """The launcher's rank variable in the environment Nsight Systems
+    records gives the rank, with the environment inline or as StringIds,
+    whatever separates the variables; LOCAL_RANK is not RANK."""
+    d = tmpdir()
+    inline, by_id = os.path.join(d, "trace_a.sqlite"), os.path.join(d, "trace_b.sqlite")
+    insert = "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES (?, ?)"
+    export_with_environment(
+        inline, 1000, "CREATE TABLE TARGET_INFO_SYSTEM_ENV (name TEXT, value TEXT)",
+        [(insert, ("Hostname", "node7")),
+         (insert, ("DeviceEnvironment", "LOCAL_RANK=1;PATH=/usr/bin;RANK=5;WORLD_SIZE=8"))])
+    export_with_environment(
+        by_id, 2000, "CREATE TABLE TARGET_INFO_SYSTEM_ENV (nameId INTEGER, valueId INTEGER)",
+        [("INSERT INTO StringIds VALUES (?, ?)", (1000, "DeviceEnvironment")),
+         ("INSERT INTO StringIds VALUES (?, ?)",
+          (1001, "HOME=/root\nOMPI_COMM_WORLD_RANK=2\nOMPI_COMM_WORLD_SIZE=8")),
+         (insert, (1000, 1001))])
+    out, _ = analyse(d)
+    ranks = table(out, "ranks").set_index("file")
+    assert ranks.loc[inline, "rank"] == 5 and ranks.loc[by_id, "rank"] == 2, ranks
+    assert set(ranks["rank_source"]) == {"environment"}, ranks
+    sums = table(out, "kernels").set_index("rank")["sum_us"]
+    assert sums[5] == 1.0 and sums[2] == 2.0, sums
+
+
 # ---- bad inputs ---------------------------------------------------------------
 
 def good_export(path):
@@ -469,6 +506,7 @@ if __name__ == "__main__":
     main([test_equivalence_on_real_traces, test_equivalence_rounded_like_hta,
           test_equivalence_checks_something,
           test_copy_kind_from_enum, test_nvtx_profiler_steps, test_step_regex, test_several_gpus_in_one_file,
+          test_rank_from_environment,
           test_not_sqlite, test_no_kernel_table, test_missing_column, test_truncated_database,
           test_locked_database, test_csv_missing_column, test_csv_non_numeric_time,
           test_csv_records, test_csv_without_bytes, test_csv_ambiguous_folder])

@@ -10,7 +10,9 @@
  *   CUPTI_ACTIVITY_KIND_RUNTIME          -> "cuda_runtime" / "cuda_driver"
  *   NVTX_EVENTS (ranges)                 -> "user_annotation"
  * (docs/definitions.md, "Inputs", maps every column).  Only the kernel
- * table is required; the others are read when present.  Tables are read
+ * table is required; the others are read when present.  The rank comes
+ * from the launcher's variables (RANK, OMPI_COMM_WORLD_RANK, ...) in the
+ * environment the export records, when it does.  Tables are read
  * one after the other in their stored order, one row at a time, into the
  * compact event array: memory is the events' 32 bytes each plus the
  * distinct names, whatever the file's size. */

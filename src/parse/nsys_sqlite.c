@@ -468,6 +468,70 @@ static int read_nvtx(nsys_reader *r)
                     nvtx_row, "user_annotation");
 }
 
+/* ---- rank -------------------------------------------------------------- */
+
+/* The launcher's rank variables, most specific first. */
+static const char *const RANK_VARIABLES[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                             "PMI_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID",
+                                             NULL};
+
+static int is_name_byte(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           c == '_';
+}
+
+/* The value of `NAME=digits` in an environment dump (whatever separates
+ * its variables), or -1. */
+static int64_t variable_in(const char *env, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(env, name); p; p = strstr(p + 1, name)) {
+        if ((p > env && is_name_byte(p[-1])) || p[n] != '=')
+            continue;
+        const char *q = p + n + 1;
+        int64_t v = 0;
+        if (*q < '0' || *q > '9')
+            continue;
+        for (; *q >= '0' && *q <= '9' && v < (INT64_MAX - 9) / 10; q++)
+            v = v * 10 + (*q - '0');
+        if (!is_name_byte(*q))
+            return v;
+    }
+    return -1;
+}
+
+/* The rank from the environment Nsight Systems records for the profiled
+ * process (TARGET_INFO_SYSTEM_ENV, property DeviceEnvironment; name and
+ * value inline, or as StringIds in other versions).  Only the rank
+ * variables are looked at: the environment may hold secrets, and nothing
+ * else of it is kept. */
+static void read_environment_rank(nsys_reader *r)
+{
+    static const char *const BY_TEXT =
+        "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'";
+    static const char *const BY_ID =
+        "SELECT v.value FROM TARGET_INFO_SYSTEM_ENV e JOIN StringIds n ON n.id = e.nameId "
+        "JOIN StringIds v ON v.id = e.valueId WHERE n.value = 'DeviceEnvironment'";
+    if (table_exists(r, "TARGET_INFO_SYSTEM_ENV") != 1)
+        return;
+    sqlite3_stmt *s;
+    const char *sql = has_column(r, "TARGET_INFO_SYSTEM_ENV", "value") == 1 ? BY_TEXT : BY_ID;
+    if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return;
+    while (r->builder.trace->rank < 0 && sqlite3_step(s) == SQLITE_ROW) {
+        const char *env = (const char *)sqlite3_column_text(s, 0);
+        for (const char *const *v = RANK_VARIABLES; env && *v; v++) {
+            int64_t rank = variable_in(env, *v);
+            if (rank >= 0) {
+                r->builder.trace->rank = rank;
+                break;
+            }
+        }
+    }
+    sqlite3_finalize(s);
+}
+
 /* ---- open and read --------------------------------------------------------- */
 
 static int open_database(nsys_reader *r)
@@ -578,6 +642,8 @@ int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_t
         read_version(&r);
         rc = read_tables(&r, notes);
     }
+    if (rc == 0)
+        read_environment_rank(&r);
     if (rc == 0)
         hta_trace_builder_device_note(&r.builder, notes);
     sqlite3_finalize(r.string_lookup);

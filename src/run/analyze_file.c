@@ -144,7 +144,7 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     }
     if (trace.rank >= 0) {
         r.claimed_rank = trace.rank;
-        r.rank_source = "distributedInfo";
+        r.rank_source = format == HTA_INPUT_KINETO ? "distributedInfo" : "environment";
     }
     r.json_bytes = trace.json_bytes;
     r.events = trace.n_events;
