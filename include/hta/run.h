@@ -24,7 +24,8 @@ typedef struct hta_file_list {
 void hta_file_list_free(hta_file_list *list);
 
 /* Lists the trace files named by the inputs (directories are scanned for
- * *.json and *.json.gz, recursively with opt->recursive).  Fails with a
+ * *.json, *.json.gz, *.sqlite and CUPTI CSV folders, recursively with
+ * opt->recursive; --input-format narrows it to one form).  Fails with a
  * usage-class error when an input does not exist or nothing is found. */
 int hta_discover(const hta_options *opt, hta_file_list *out, hta_error *err);
 
