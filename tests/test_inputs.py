@@ -318,6 +318,7 @@ def test_rank_from_environment():
     ranks = table(out, "ranks").set_index("file")
     assert ranks.loc[inline, "rank"] == 5 and ranks.loc[by_id, "rank"] == 2, ranks
     assert set(ranks["rank_source"]) == {"environment"}, ranks
+    assert set(ranks["world_size"]) == {8}, ranks
     sums = table(out, "kernels").set_index("rank")["sum_us"]
     assert sums[5] == 1.0 and sums[2] == 2.0, sums
 

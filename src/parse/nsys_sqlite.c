@@ -470,10 +470,12 @@ static int read_nvtx(nsys_reader *r)
 
 /* ---- rank -------------------------------------------------------------- */
 
-/* The launcher's rank variables, most specific first. */
+/* The launcher's rank and size variables, most specific first. */
 static const char *const RANK_VARIABLES[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
                                              "PMI_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID",
                                              NULL};
+static const char *const SIZE_VARIABLES[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                             "MV2_COMM_WORLD_SIZE", "SLURM_NTASKS", NULL};
 
 static int is_name_byte(char c)
 {
@@ -501,12 +503,23 @@ static int64_t variable_in(const char *env, const char *name)
     return -1;
 }
 
-/* The rank from the environment Nsight Systems records for the profiled
- * process (TARGET_INFO_SYSTEM_ENV, property DeviceEnvironment; name and
- * value inline, or as StringIds in other versions).  Only the rank
- * variables are looked at: the environment may hold secrets, and nothing
- * else of it is kept. */
-static void read_environment_rank(nsys_reader *r)
+/* The value of the first of names set in env, or -1. */
+static int64_t first_variable(const char *env, const char *const *names)
+{
+    for (; env && *names; names++) {
+        int64_t v = variable_in(env, *names);
+        if (v >= 0)
+            return v;
+    }
+    return -1;
+}
+
+/* The rank and world size from the environment Nsight Systems records for
+ * the profiled process (TARGET_INFO_SYSTEM_ENV, property
+ * DeviceEnvironment; name and value inline, or as StringIds in other
+ * versions).  Only the launcher's variables are looked at: the
+ * environment may hold secrets, and nothing else of it is kept. */
+static void read_environment(nsys_reader *r)
 {
     static const char *const BY_TEXT =
         "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'";
@@ -519,15 +532,11 @@ static void read_environment_rank(nsys_reader *r)
     const char *sql = has_column(r, "TARGET_INFO_SYSTEM_ENV", "value") == 1 ? BY_TEXT : BY_ID;
     if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
         return;
-    while (r->builder.trace->rank < 0 && sqlite3_step(s) == SQLITE_ROW) {
+    hta_trace *t = r->builder.trace;
+    while (t->rank < 0 && sqlite3_step(s) == SQLITE_ROW) {
         const char *env = (const char *)sqlite3_column_text(s, 0);
-        for (const char *const *v = RANK_VARIABLES; env && *v; v++) {
-            int64_t rank = variable_in(env, *v);
-            if (rank >= 0) {
-                r->builder.trace->rank = rank;
-                break;
-            }
-        }
+        t->rank = first_variable(env, RANK_VARIABLES);
+        t->world_size = first_variable(env, SIZE_VARIABLES);
     }
     sqlite3_finalize(s);
 }
@@ -643,7 +652,7 @@ int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_t
         rc = read_tables(&r, notes);
     }
     if (rc == 0)
-        read_environment_rank(&r);
+        read_environment(&r);
     if (rc == 0)
         hta_trace_builder_device_note(&r.builder, notes);
     sqlite3_finalize(r.string_lookup);
