@@ -317,10 +317,69 @@ def test_rank_from_environment():
     out, _ = analyse(d)
     ranks = table(out, "ranks").set_index("file")
     assert ranks.loc[inline, "rank"] == 5 and ranks.loc[by_id, "rank"] == 2, ranks
-    assert set(ranks["rank_source"]) == {"environment"}, ranks
+    assert set(ranks["rank_source"]) == {"recorded"}, ranks
     assert set(ranks["world_size"]) == {8}, ranks
     sums = table(out, "kernels").set_index("rank")["sum_us"]
     assert sums[5] == 1.0 and sums[2] == 2.0, sums
+
+
+def two_process_node_export(path):
+    """What `nsys profile mpirun -n 2 ...` records on one node: processes
+    100 and 200 (MPI ranks 3 and 2) on devices 0 and 1, each launching
+    a kernel on its stream 7 with its correlation id 1, each in an NVTX
+    range of its own."""
+    db = kc.create_nsys_database(path)
+    strings = kc.Strings(db)
+    db.execute("CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (nullStreamId INTEGER, hwId INTEGER, "
+               "vmId INTEGER, processId INTEGER, deviceId INTEGER, contextId INTEGER, "
+               "parentContextId INTEGER, isGreenContext INTEGER)")
+    db.execute("CREATE TABLE MPI_RANKS (globalTid INTEGER, rank INTEGER)")
+    for pid, device, rank, end in ((100, 0, 3, 2000), (200, 1, 2, 4000)):
+        tid = (pid << 24) | pid      # a serialized GlobalId: pid in bits 24-47
+        db.execute("INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES (7, 0, 0, ?, ?, 1, NULL, 0)",
+                   (pid, device))
+        db.execute("INSERT INTO MPI_RANKS VALUES (?, ?)", (tid, rank))
+        name = strings(f"kernel_on_{device}")
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, "
+                   "streamId, correlationId, globalPid, demangledName, shortName, "
+                   "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+                   "staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, "
+                   "localMemoryTotal, gridId) VALUES (1000, ?, ?, 1, 7, 1, ?, ?, ?, "
+                   "0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0)", (end, device, pid << 24, name, name))
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
+                   "correlationId, nameId, returnValue) VALUES (500, 900, 0, ?, 1, ?, 0)",
+                   (tid, strings("cudaLaunchKernel_v7000")))
+        db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) "
+                   "VALUES (0, 5000, 59, ?, ?)", (f"range_of_{pid}", tid))
+    db.commit()
+    db.close()
+
+
+def test_one_rank_per_device():
+    """An export holding two GPUs is two ranks, each with its device's
+    kernels and its process's launches and NVTX ranges, ranked by
+    MPI_RANKS; --merge-devices makes it one rank again."""
+    d = tmpdir()
+    export = os.path.join(d, "node0.sqlite")
+    two_process_node_export(export)
+    out, _ = analyse(d, processes=2)
+    ranks = table(out, "ranks").set_index("rank")
+    assert list(ranks.index) == [2, 3], ranks
+    assert ranks.loc[3, "file"] == export + "@device=0", ranks
+    assert ranks.loc[2, "file"] == export + "@device=1", ranks
+    assert set(ranks["rank_source"]) == {"recorded"} and set(ranks["status"]) == {"ok"}, ranks
+    kernels = table(out, "kernels")
+    assert sorted(zip(kernels["rank"], kernels["name"], kernels["sum_us"])) == \
+        [(2, "kernel_on_1", 3.0), (3, "kernel_on_0", 1.0)], kernels
+    assert list(table(out, "launch_stats")["launches"]) == [1, 1]
+    notes = table(out, "activity_categories")
+    annotations = notes[notes["category"] == "user_annotation"]
+    assert list(annotations["count"]) == [1, 1], notes
+    out, _ = analyse(d, extra=["--merge-devices"])
+    ranks = table(out, "ranks")
+    assert list(ranks["file"]) == [export] and "2 devices" in ranks["input_notes"][0], ranks
+    assert len(table(out, "kernels")) == 2
+    assert list(table(out, "launch_stats")["launches"]) == [2]
 
 
 # ---- bad inputs ---------------------------------------------------------------
@@ -507,7 +566,7 @@ if __name__ == "__main__":
     main([test_equivalence_on_real_traces, test_equivalence_rounded_like_hta,
           test_equivalence_checks_something,
           test_copy_kind_from_enum, test_nvtx_profiler_steps, test_step_regex, test_several_gpus_in_one_file,
-          test_rank_from_environment,
+          test_rank_from_environment, test_one_rank_per_device,
           test_not_sqlite, test_no_kernel_table, test_missing_column, test_truncated_database,
           test_locked_database, test_csv_missing_column, test_csv_non_numeric_time,
           test_csv_records, test_csv_without_bytes, test_csv_ambiguous_folder])

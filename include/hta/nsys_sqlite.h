@@ -15,7 +15,13 @@
  * environment the export records, when it does.  Tables are read
  * one after the other in their stored order, one row at a time, into the
  * compact event array: memory is the events' 32 bytes each plus the
- * distinct names, whatever the file's size. */
+ * distinct names, whatever the file's size.
+ *
+ * An export holding several GPUs (a node's processes profiled together) is
+ * read one device at a time (hta_builder_options.one_device): that
+ * device's GPU records, and the runtime calls and NVTX ranges of the
+ * processes with a context on it; its rank from MPI_RANKS when nsys traced
+ * MPI. */
 #ifndef HTA_NSYS_SQLITE_H
 #define HTA_NSYS_SQLITE_H
 
@@ -30,5 +36,11 @@
  * holds several devices, on one line (empty when nothing). */
 int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_trace *out,
                          hta_error *notes, hta_error *err);
+
+/* The devices of an export (its CUDA contexts, TARGET_INFO_CUDA_CONTEXT_INFO),
+ * ascending, up to cap: discovery makes one trace of each when there are
+ * several.  *n = 0 when the export does not say (then it is one trace).
+ * -1 when the file cannot be opened. */
+int hta_nsys_devices(const char *path, long long *devices, size_t cap, size_t *n);
 
 #endif

@@ -34,6 +34,8 @@ typedef struct hta_trace_builder {
 typedef struct hta_builder_options {
     double timeout_seconds;    /* > 0: give up beyond it */
     const char *step_regex;    /* NULL, or a POSIX extended regex (--step-regex) */
+    int one_device;            /* Nsight exports: read only `device` (and its processes) */
+    long long device;
 } hta_builder_options;
 
 /* One record in the model's terms. */

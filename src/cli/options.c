@@ -52,7 +52,7 @@ enum {
     OPT_NUM_KERNELS, OPT_DURATION_RATIO, OPT_BINS, OPT_Z_OUTLIER, OPT_Z_LIKELY,
     OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
     OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER, OPT_THREADS,
-    OPT_INPUT_FORMAT, OPT_STEP_REGEX,
+    OPT_INPUT_FORMAT, OPT_STEP_REGEX, OPT_MERGE_DEVICES,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -78,6 +78,7 @@ static const struct option LONG_OPTIONS[] = {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
     {"step-regex", required_argument, NULL, OPT_STEP_REGEX},
+    {"merge-devices", no_argument, NULL, OPT_MERGE_DEVICES},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -99,6 +100,8 @@ void hta_print_usage(FILE *out)
         "      --input-format F            auto, kineto, nsys-sqlite or cupti-csv: how\n"
         "                                  to read the inputs (default auto: by content;\n"
         "                                  a directory holding kernel.csv is one trace)\n"
+        "      --merge-devices             an Nsight export holding several GPUs is one\n"
+        "                                  rank (default: one rank per GPU)\n"
         "      --ranks LIST                analyse only these ranks, e.g. 0-7,12 (default all)\n"
         "      --include-last-step         keep the last profiler step (default: dropped)\n"
         "      --step-regex RE             NVTX ranges (Nsight) and user_annotation.csv\n"
@@ -261,6 +264,7 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_INFLATER: return parse_inflater(arg, o, err);
     case OPT_THREADS: return parse_int("threads", arg, 0, &o->threads, err);
     case OPT_STEP_REGEX: return parse_step_regex(arg, o, err);
+    case OPT_MERGE_DEVICES: o->merge_devices = 1; return 0;
     case OPT_INPUT_FORMAT:
         if ((o->input_format = hta_input_format_parse(arg)) < 0)
             return hta_fail(err, "--input-format: expected auto, kineto, nsys-sqlite or "

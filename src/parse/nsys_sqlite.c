@@ -37,6 +37,10 @@
 /* StringIds beyond this are looked up without the dense cache. */
 #define MAX_CACHED_STRING_ID (1u << 26)
 #define KIND_NAME_MAX 32
+#define MAX_PROCESSES 64
+/* A serialized GlobalId (globalTid) holds the process id in bits 24-47;
+ * SQL for it, as a printf format (hence %%). */
+#define PID_OF_GLOBAL_TID "((globalTid / 16777216) %% 16777216)"
 
 /* A StringIds id's interned name (+1; 0 = not yet looked up). */
 typedef struct string_cache {
@@ -60,6 +64,11 @@ typedef struct nsys_reader {
     kind_names copy_kinds, memory_kinds, sync_kinds;
     double timeout_seconds, deadline;
     uint64_t rows;
+    /* One GPU of several: its records, and its processes' CPU-side ones. */
+    int one_device;
+    long long device;
+    long long pids[MAX_PROCESSES];
+    size_t n_pids;
     hta_error *err;
 } nsys_reader;
 
@@ -295,14 +304,42 @@ static const char *kind_name(const kind_names *k, int64_t id)
 
 /* ---- tables -------------------------------------------------------------- */
 
-/* Steps through the rows of the columns of table (build_select), calling
- * row() on each. */
+/* The condition that keeps one device's rows of table: its deviceId, or
+ * for CPU-side tables its processes (globalTid); "" for the whole file. */
+static int scope_condition(nsys_reader *r, const char *table, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!r->one_device)
+        return 0;
+    int device = has_column(r, table, "deviceId");
+    int thread = has_column(r, table, "globalTid");
+    if (device < 0 || thread < 0)
+        return fail_sqlite(r, table);
+    if (device) {
+        snprintf(out, size, "deviceId = %lld", r->device);
+    } else if (thread && r->n_pids) {
+        size_t n = (size_t)snprintf(out, size, PID_OF_GLOBAL_TID " IN (");
+        for (size_t i = 0; i < r->n_pids && n < size; i++)
+            n += (size_t)snprintf(out + n, size - n, "%s%lld", i ? ", " : "", r->pids[i]);
+        if (n < size)
+            snprintf(out + n, size - n, ")");
+    }
+    return 0;
+}
+
+/* Steps through the rows of the columns of table (build_select) that meet
+ * `where` ("" for all) and the reader's device scope, calling row() on
+ * each. */
 static int each_row(nsys_reader *r, const char *table, const char *const *columns,
-                    const char *tail, int (*row)(nsys_reader *r, sqlite3_stmt *s, uint32_t cat),
+                    const char *where, int (*row)(nsys_reader *r, sqlite3_stmt *s, uint32_t cat),
                     const char *cat)
 {
-    char sql[512];
+    char sql[2048], scope[1024], tail[1200];
     sqlite3_stmt *s;
+    if (scope_condition(r, table, scope, sizeof scope))
+        return -1;
+    snprintf(tail, sizeof tail, "%s%s%s%s", *where || *scope ? "WHERE " : "", where,
+             *where && *scope ? " AND " : "", scope);
     if (build_select(r, table, columns, tail, sql, sizeof sql))
         return -1;
     if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
@@ -464,7 +501,7 @@ static int nvtx_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 static int read_nvtx(nsys_reader *r)
 {
     static const char *const columns[] = {"start", "end", "?text", "?textId", NULL};
-    return each_row(r, NVTX_TABLE, columns, "WHERE eventType IN (59, 60) AND end IS NOT NULL",
+    return each_row(r, NVTX_TABLE, columns, "eventType IN (59, 60) AND end IS NOT NULL",
                     nvtx_row, "user_annotation");
 }
 
@@ -539,6 +576,79 @@ static void read_environment(nsys_reader *r)
         t->world_size = first_variable(env, SIZE_VARIABLES);
     }
     sqlite3_finalize(s);
+}
+
+/* ---- one device of several ------------------------------------------------ */
+
+#define CONTEXT_TABLE "TARGET_INFO_CUDA_CONTEXT_INFO"
+
+/* Runs sql (one integer column) and appends each value to out[*n], up to
+ * cap; -1 on a database error. */
+static int integers(sqlite3 *db, const char *sql, long long *out, size_t cap, size_t *n)
+{
+    sqlite3_stmt *s;
+    *n = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (*n < cap)
+            out[(*n)++] = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The processes with a context on r->device, its rank from MPI_RANKS
+ * (nsys --trace=mpi) when there is one, and a note when one of them
+ * drives other devices too (its CPU-side records then count on each). */
+static int scope_to_device(nsys_reader *r, hta_error *notes)
+{
+    char sql[512];
+    if (table_exists(r, CONTEXT_TABLE) != 1)
+        return 0;
+    snprintf(sql, sizeof sql, "SELECT DISTINCT processId FROM " CONTEXT_TABLE
+             " WHERE deviceId = %lld ORDER BY processId", r->device);
+    if (integers(r->db, sql, r->pids, MAX_PROCESSES, &r->n_pids))
+        return fail_sqlite(r, CONTEXT_TABLE);
+    for (size_t i = 0; i < r->n_pids; i++) {
+        long long devices[2];
+        size_t n;
+        snprintf(sql, sizeof sql, "SELECT DISTINCT deviceId FROM " CONTEXT_TABLE
+                 " WHERE processId = %lld LIMIT 2", r->pids[i]);
+        if (integers(r->db, sql, devices, 2, &n))
+            return fail_sqlite(r, CONTEXT_TABLE);
+        if (n > 1) {
+            char note[160];
+            snprintf(note, sizeof note, "process %lld drives several devices: its runtime calls "
+                     "and NVTX ranges count on each of their ranks", r->pids[i]);
+            hta_notes_add(notes, note);
+        }
+    }
+    if (r->n_pids && table_exists(r, "MPI_RANKS") == 1) {
+        long long rank;
+        size_t n;
+        snprintf(sql, sizeof sql, "SELECT rank FROM MPI_RANKS WHERE " PID_OF_GLOBAL_TID
+                 " = %lld LIMIT 1", r->pids[0]);
+        if (integers(r->db, sql, &rank, 1, &n) == 0 && n == 1 && rank >= 0)
+            r->builder.trace->rank = rank;
+    }
+    return 0;
+}
+
+int hta_nsys_devices(const char *path, long long *devices, size_t cap, size_t *n)
+{
+    sqlite3 *db = NULL;
+    *n = 0;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK ? 0 : -1;
+    if (rc == 0)
+        sqlite3_busy_timeout(db, 0);
+    /* No context table (or not an export at all): one trace, and the
+     * reader says what is wrong when it reads it. */
+    if (rc == 0 && integers(db, "SELECT DISTINCT deviceId FROM " CONTEXT_TABLE
+                                " ORDER BY deviceId", devices, cap, n))
+        *n = 0;
+    sqlite3_close(db);
+    return rc;
 }
 
 /* ---- open and read --------------------------------------------------------- */
@@ -644,14 +754,19 @@ int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_t
         r.deadline = hta_monotonic_seconds() + how->timeout_seconds;
     notes->text[0] = '\0';
     hta_trace_init(out);
+    r.one_device = how->one_device;
+    r.device = how->device;
     int rc = hta_trace_builder_init(&r.builder, out, how->step_regex)
                  ? hta_fail(err, "%s: --step-regex does not compile", path)
                  : open_database(&r);
     if (rc == 0) {
         read_version(&r);
-        rc = read_tables(&r, notes);
+        rc = r.one_device ? scope_to_device(&r, notes) : 0;
     }
     if (rc == 0)
+        rc = read_tables(&r, notes);
+    /* The recorded environment is one process's: no rank of a device's. */
+    if (rc == 0 && !r.one_device)
         read_environment(&r);
     if (rc == 0)
         hta_trace_builder_device_note(&r.builder, notes);

@@ -133,7 +133,11 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     r.input_format = hta_input_format_name(format);
     r.input_notes = notes.text;
     r.parse_seconds = hta_monotonic_seconds() - t0;
-    int64_t name_rank = hta_rank_from_file_name(path);
+    /* The devices of one export share its name: not a rank of each. */
+    char export_path[4096];
+    long long device;
+    int64_t name_rank = hta_device_entry_parse(path, export_path, sizeof export_path, &device)
+                            ? -1 : hta_rank_from_file_name(path);
     if (name_rank >= 0) {
         r.claimed_rank = name_rank;
         r.rank_source = "file_name";
@@ -144,7 +148,7 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
     }
     if (trace.rank >= 0) {
         r.claimed_rank = trace.rank;
-        r.rank_source = format == HTA_INPUT_KINETO ? "distributedInfo" : "environment";
+        r.rank_source = format == HTA_INPUT_KINETO ? "distributedInfo" : "recorded";
     }
     r.json_bytes = trace.json_bytes;
     r.events = trace.n_events;

@@ -2,6 +2,7 @@
  * assignment to processes (see hta/run.h).  Runs on the root only; the
  * sorted list is then broadcast, so every process sees the same order. */
 #include "hta/input_format.h"
+#include "hta/nsys_sqlite.h"
 #include "hta/run.h"
 
 #include <dirent.h>
@@ -155,6 +156,52 @@ static int add_directory(const char *dir, const hta_options *opt, hta_file_list 
     return rc;
 }
 
+#define MAX_DEVICES 256
+
+/* Adds path to list, or, for an Nsight Systems export holding several
+ * devices, one entry per device (each with its share of the bytes, for
+ * the assignment). */
+static int add_export_devices(hta_file_list *list, const char *path, uint64_t bytes)
+{
+    long long devices[MAX_DEVICES];
+    size_t n;
+    if (hta_nsys_devices(path, devices, MAX_DEVICES, &n) || n < 2)
+        return add_file(list, path, bytes);
+    for (size_t i = 0; i < n; i++) {
+        char entry[4096 + 32];
+        if (hta_device_entry_name(path, devices[i], entry, sizeof entry) ||
+            add_file(list, entry, bytes / n))
+            return -1;
+    }
+    return 0;
+}
+
+/* One trace per device of every export that holds several, unless
+ * --merge-devices. */
+static int split_devices(hta_file_list *list, const hta_options *opt, hta_error *err)
+{
+    int wanted = !opt->merge_devices && (opt->input_format == HTA_INPUT_AUTO ||
+                                          opt->input_format == HTA_INPUT_NSYS_SQLITE);
+    if (!wanted)
+        return 0;
+    hta_file_list split = {0};
+    for (size_t i = 0; i < list->count; i++) {
+        /* Kineto names are not opened here: the root lists thousands. */
+        const char *path = list->paths[i];
+        int is_export = opt->input_format == HTA_INPUT_NSYS_SQLITE ||
+                        (!is_kineto_name(path) &&
+                         hta_input_format_of(path) == HTA_INPUT_NSYS_SQLITE);
+        if (is_export ? add_export_devices(&split, path, list->bytes[i])
+                      : add_file(&split, path, list->bytes[i])) {
+            hta_file_list_free(&split);
+            return hta_fail(err, "out of memory while listing the traces");
+        }
+    }
+    hta_file_list_free(list);
+    *list = split;
+    return 0;
+}
+
 typedef struct sized_path {
     char *path;
     uint64_t bytes;
@@ -186,6 +233,10 @@ int hta_discover(const hta_options *opt, hta_file_list *out, hta_error *err)
     if (out->count == 0)
         return hta_fail(err, "no trace files (*.json, *.json.gz, *.sqlite, folders with "
                              "kernel.csv) found in the given input");
+    if (split_devices(out, opt, err)) {
+        hta_file_list_free(out);
+        return -1;
+    }
     size_t n = out->count;
     sized_path *entries = malloc(n * sizeof *entries);
     if (!entries) {
