@@ -6,9 +6,12 @@
  * in one read transaction, which fails at once, naming the file, when a
  * writer holds the database locked.
  *
- * Schema: the tables and columns NVIDIA documents for `nsys export --type
- * sqlite` (Nsight Systems 2020.1 to 2025.x; META_DATA_EXPORT names the
- * export's schema version, quoted in every error).  Each table's columns
+ * Schema: the tables and columns of NVIDIA's "SQLite Export Schema
+ * Reference" for `nsys export --type sqlite`, in the forms its releases
+ * have used (NVTX text inline or through textId, kernels with
+ * demangledName or only shortName, ENUM tables present or not);
+ * META_DATA_EXPORT names the export's schema version, quoted in every
+ * error.  Each table's columns
  * are checked before it is read, so an absent one is named rather than
  * failing inside a query.  Names are StringIds references: each distinct
  * id is looked up and interned once (a dense cache by id), so a row costs
@@ -658,20 +661,17 @@ static int open_database(nsys_reader *r)
     /* Immutable when this process cannot write the file: then no writer it
      * could race with is expected, and SQLite skips locking. */
     int immutable = access(r->path, W_OK) != 0;
-    char *uri = sqlite3_mprintf("file:%s?mode=ro%s", r->path, immutable ? "&immutable=1" : "");
-    if (!uri)
+    /* A path holding URI syntax is opened plainly (no immutable flag)
+     * rather than escaped. */
+    int plain = strpbrk(r->path, "?#%") != NULL;
+    char *uri = plain ? NULL
+                      : sqlite3_mprintf("file:%s?mode=ro%s", r->path,
+                                        immutable ? "&immutable=1" : "");
+    if (!plain && !uri)
         return fail(r, NULL, "out of memory");
-    /* sqlite3 URIs treat '?' and '#' specially: escape via the URI form. */
-    char *escaped = NULL;
-    if (strpbrk(r->path, "?#%")) {
-        sqlite3_free(uri);
-        escaped = sqlite3_mprintf("%s", r->path);
-        uri = NULL;
-    }
-    int rc = uri ? sqlite3_open_v2(uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
-                 : sqlite3_open_v2(escaped, &r->db, SQLITE_OPEN_READONLY, NULL);
+    int rc = sqlite3_open_v2(plain ? r->path : uri, &r->db,
+                             SQLITE_OPEN_READONLY | (plain ? 0 : SQLITE_OPEN_URI), NULL);
     sqlite3_free(uri);
-    sqlite3_free(escaped);
     if (rc != SQLITE_OK)
         return fail(r, NULL, r->db ? sqlite3_errmsg(r->db) : "cannot open");
     sqlite3_busy_timeout(r->db, 0);
