@@ -327,13 +327,15 @@ def two_process_node_export(path):
     """What `nsys profile mpirun -n 2 ...` records on one node: processes
     100 and 200 (MPI ranks 3 and 2) on devices 0 and 1, each launching
     a kernel on its stream 7 with its correlation id 1, each in an NVTX
-    range of its own."""
+    range of its own; process 200 also holds an idle context on device 0."""
     db = kc.create_nsys_database(path)
     strings = kc.Strings(db)
     db.execute("CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (nullStreamId INTEGER, hwId INTEGER, "
                "vmId INTEGER, processId INTEGER, deviceId INTEGER, contextId INTEGER, "
                "parentContextId INTEGER, isGreenContext INTEGER)")
     db.execute("CREATE TABLE MPI_RANKS (globalTid INTEGER, rank INTEGER)")
+    # A context without work, as PyTorch leaves on device 0 in every process.
+    db.execute("INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES (7, 0, 0, 200, 0, 2, NULL, 0)")
     for pid, device, rank, end in ((100, 0, 3, 2000), (200, 1, 2, 4000)):
         tid = (pid << 24) | pid      # a serialized GlobalId: pid in bits 24-47
         db.execute("INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES (7, 0, 0, ?, ?, 1, NULL, 0)",

@@ -70,8 +70,10 @@ typedef struct nsys_reader {
     /* One GPU of several: its records, and its processes' CPU-side ones. */
     int one_device;
     long long device;
-    long long pids[MAX_PROCESSES];
+    long long pids[MAX_PROCESSES];    /* the processes whose CPU records are kept */
     size_t n_pids;
+    long long active_pids[MAX_PROCESSES]; /* the processes of its GPU records */
+    size_t n_active_pids;
     hta_error *err;
 } nsys_reader;
 
@@ -369,9 +371,30 @@ static int add(nsys_reader *r, const char *table, uint32_t name, uint32_t cat,
     return 0;
 }
 
-/* A GPU record from columns start, end, streamId, correlationId (0..3). */
-static hta_record gpu_record(sqlite3_stmt *s)
+/* The first columns of every GPU table; its own follow from GPU_COLUMNS. */
+#define GPU_COLUMNS "start", "end", "streamId", "correlationId", "?globalPid"
+enum { GPU_OWN_COLUMNS = 5 };
+
+/* Reading one device: the process of a GPU record (globalPid's process
+ * bits), so that the CPU-side tables keep the processes that used the
+ * device, not every process with a context on it (PyTorch often leaves
+ * one on device 0 in every process). */
+static void note_process(nsys_reader *r, sqlite3_stmt *s)
 {
+    if (!r->one_device || sqlite3_column_type(s, 4) == SQLITE_NULL)
+        return;
+    long long pid = (sqlite3_column_int64(s, 4) >> 24) & 0xFFFFFF;
+    for (size_t i = 0; i < r->n_active_pids; i++)
+        if (r->active_pids[i] == pid)
+            return;
+    if (r->n_active_pids < MAX_PROCESSES)
+        r->active_pids[r->n_active_pids++] = pid;
+}
+
+/* A GPU record from the GPU_COLUMNS. */
+static hta_record gpu_record(nsys_reader *r, sqlite3_stmt *s)
+{
+    note_process(r, s);
     return (hta_record){.ts_ns = sqlite3_column_int64(s, 0),
                         .end_ns = sqlite3_column_int64(s, 1),
                         .is_gpu = 1,
@@ -383,11 +406,12 @@ static hta_record gpu_record(sqlite3_stmt *s)
  * export without it. */
 static int kernel_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 {
-    hta_record rec = gpu_record(s);
-    int column = sqlite3_column_type(s, 4) != SQLITE_NULL ? 4 : 5;
+    enum { DEMANGLED = GPU_OWN_COLUMNS, SHORT, DEVICE };
+    hta_record rec = gpu_record(r, s);
+    int column = sqlite3_column_type(s, DEMANGLED) != SQLITE_NULL ? DEMANGLED : SHORT;
     if (sqlite3_column_type(s, column) == SQLITE_NULL)
         return fail(r, KERNEL_TABLE, "no column demangledName or shortName");
-    hta_trace_builder_device(&r->builder, sqlite3_column_int64(s, 6));
+    hta_trace_builder_device(&r->builder, sqlite3_column_int64(s, DEVICE));
     uint32_t name = string_name(r, &r->kernel_names, sqlite3_column_int64(s, column),
                                 NAME_AS_IS, KERNEL_TABLE);
     return add(r, KERNEL_TABLE, name, cat, &rec);
@@ -395,8 +419,8 @@ static int kernel_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 
 static int read_kernels(nsys_reader *r)
 {
-    static const char *const columns[] = {"start", "end", "streamId", "correlationId",
-                                          "?demangledName", "?shortName", "?deviceId", NULL};
+    static const char *const columns[] = {GPU_COLUMNS, "?demangledName", "?shortName",
+                                          "?deviceId", NULL};
     return each_row(r, KERNEL_TABLE, columns, "", kernel_row, "kernel");
 }
 
@@ -431,53 +455,54 @@ static int add_named(nsys_reader *r, const char *table, const char *text, uint32
 /* Kineto's name of a copy, "Memcpy HtoD (Pinned -> Device)". */
 static int memcpy_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 {
-    hta_record rec = gpu_record(s);
+    enum { BYTES = GPU_OWN_COLUMNS, COPY_KIND, SRC_KIND, DST_KIND };
+    hta_record rec = gpu_record(r, s);
     rec.has_copy = 1;
-    rec.bytes = sqlite3_column_int64(s, 4);
+    rec.bytes = sqlite3_column_int64(s, BYTES);
     char name[3 * KIND_NAME_MAX + 32];
     snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
-             kind_name(&r->copy_kinds, sqlite3_column_int64(s, 5)),
-             kind_name(&r->memory_kinds, sqlite3_column_int64(s, 6)),
-             kind_name(&r->memory_kinds, sqlite3_column_int64(s, 7)));
+             kind_name(&r->copy_kinds, sqlite3_column_int64(s, COPY_KIND)),
+             kind_name(&r->memory_kinds, sqlite3_column_int64(s, SRC_KIND)),
+             kind_name(&r->memory_kinds, sqlite3_column_int64(s, DST_KIND)));
     return add_named(r, MEMCPY_TABLE, name, cat, &rec);
 }
 
 static int read_memcpy(nsys_reader *r)
 {
-    static const char *const columns[] = {"start", "end", "streamId", "correlationId", "bytes",
-                                          "copyKind", "?srcKind", "?dstKind", NULL};
+    static const char *const columns[] = {GPU_COLUMNS, "bytes", "copyKind", "?srcKind",
+                                          "?dstKind", NULL};
     return each_row(r, MEMCPY_TABLE, columns, "", memcpy_row, "gpu_memcpy");
 }
 
 static int memset_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 {
-    hta_record rec = gpu_record(s);
+    enum { BYTES = GPU_OWN_COLUMNS, MEMORY_KIND };
+    hta_record rec = gpu_record(r, s);
     rec.has_copy = 1;
-    rec.bytes = sqlite3_column_int64(s, 4);
+    rec.bytes = sqlite3_column_int64(s, BYTES);
     char name[KIND_NAME_MAX + 16];
     snprintf(name, sizeof name, "Memset (%s)",
-             kind_name(&r->memory_kinds, sqlite3_column_int64(s, 5)));
+             kind_name(&r->memory_kinds, sqlite3_column_int64(s, MEMORY_KIND)));
     return add_named(r, MEMSET_TABLE, name, cat, &rec);
 }
 
 static int read_memset(nsys_reader *r)
 {
-    static const char *const columns[] = {"start", "end", "streamId", "correlationId", "bytes",
-                                          "?memKind", NULL};
+    static const char *const columns[] = {GPU_COLUMNS, "bytes", "?memKind", NULL};
     return each_row(r, MEMSET_TABLE, columns, "", memset_row, "gpu_memset");
 }
 
 static int sync_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 {
-    hta_record rec = gpu_record(s);
-    return add_named(r, SYNC_TABLE, kind_name(&r->sync_kinds, sqlite3_column_int64(s, 4)), cat,
+    hta_record rec = gpu_record(r, s);
+    return add_named(r, SYNC_TABLE,
+                     kind_name(&r->sync_kinds, sqlite3_column_int64(s, GPU_OWN_COLUMNS)), cat,
                      &rec);
 }
 
 static int read_sync(nsys_reader *r)
 {
-    static const char *const columns[] = {"start", "end", "streamId", "correlationId",
-                                          "syncType", NULL};
+    static const char *const columns[] = {GPU_COLUMNS, "syncType", NULL};
     return each_row(r, SYNC_TABLE, columns, "", sync_row, "cuda_sync");
 }
 
@@ -601,41 +626,36 @@ static int integers(sqlite3 *db, const char *sql, long long *out, size_t cap, si
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The processes with a context on r->device, its rank from MPI_RANKS
- * (nsys --trace=mpi) when there is one, and a note when one of them
- * drives other devices too (its CPU-side records then count on each). */
-static int scope_to_device(nsys_reader *r, hta_error *notes)
+/* The processes with a context on r->device: whose CPU-side records the
+ * device's rank keeps when its GPU records do not name their process. */
+static int load_context_processes(nsys_reader *r)
 {
-    char sql[512];
+    char sql[256];
     if (table_exists(r, CONTEXT_TABLE) != 1)
         return 0;
     snprintf(sql, sizeof sql, "SELECT DISTINCT processId FROM " CONTEXT_TABLE
              " WHERE deviceId = %lld ORDER BY processId", r->device);
-    if (integers(r->db, sql, r->pids, MAX_PROCESSES, &r->n_pids))
-        return fail_sqlite(r, CONTEXT_TABLE);
-    for (size_t i = 0; i < r->n_pids; i++) {
-        long long devices[2];
-        size_t n;
-        snprintf(sql, sizeof sql, "SELECT DISTINCT deviceId FROM " CONTEXT_TABLE
-                 " WHERE processId = %lld LIMIT 2", r->pids[i]);
-        if (integers(r->db, sql, devices, 2, &n))
-            return fail_sqlite(r, CONTEXT_TABLE);
-        if (n > 1) {
-            char note[160];
-            snprintf(note, sizeof note, "process %lld drives several devices: its runtime calls "
-                     "and NVTX ranges count on each of their ranks", r->pids[i]);
-            hta_notes_add(notes, note);
-        }
+    return integers(r->db, sql, r->pids, MAX_PROCESSES, &r->n_pids) ? fail_sqlite(r, CONTEXT_TABLE)
+                                                                    : 0;
+}
+
+/* After the GPU tables: the processes that used the device when they name
+ * them, and the rank of the first from MPI_RANKS (nsys --trace=mpi). */
+static void settle_processes(nsys_reader *r)
+{
+    if (r->n_active_pids) {
+        memcpy(r->pids, r->active_pids, r->n_active_pids * sizeof *r->pids);
+        r->n_pids = r->n_active_pids;
     }
-    if (r->n_pids && table_exists(r, "MPI_RANKS") == 1) {
-        long long rank;
-        size_t n;
-        snprintf(sql, sizeof sql, "SELECT rank FROM MPI_RANKS WHERE " PID_OF_GLOBAL_TID
-                 " = %lld LIMIT 1", r->pids[0]);
-        if (integers(r->db, sql, &rank, 1, &n) == 0 && n == 1 && rank >= 0)
-            r->builder.trace->rank = rank;
-    }
-    return 0;
+    if (!r->n_pids || table_exists(r, "MPI_RANKS") != 1)
+        return;
+    char sql[256];
+    long long rank;
+    size_t n;
+    snprintf(sql, sizeof sql, "SELECT rank FROM MPI_RANKS WHERE " PID_OF_GLOBAL_TID
+             " = %lld LIMIT 1", r->pids[0]);
+    if (integers(r->db, sql, &rank, 1, &n) == 0 && n == 1 && rank >= 0)
+        r->builder.trace->rank = rank;
 }
 
 int hta_nsys_devices(const char *path, long long *devices, size_t cap, size_t *n)
@@ -739,6 +759,8 @@ static int read_tables(nsys_reader *r, hta_error *notes)
         return -1;
     if (hta_trace_builder_merge_gpu_tables(&r->builder))
         return fail(r, NULL, "out of memory ordering the GPU records");
+    if (r->one_device)
+        settle_processes(r);
     return read_optional(r, RUNTIME_TABLE, read_runtime, notes,
                          "no " RUNTIME_TABLE ": launch statistics, queue length and launch "
                          "pipelining are empty") ||
@@ -761,7 +783,7 @@ int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_t
                  : open_database(&r);
     if (rc == 0) {
         read_version(&r);
-        rc = r.one_device ? scope_to_device(&r, notes) : 0;
+        rc = r.one_device ? load_context_processes(&r) : 0;
     }
     if (rc == 0)
         rc = read_tables(&r, notes);
