@@ -12,21 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hta/cupti_csv.h"
-#include "hta/nsys_sqlite.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        checks++;                                                         \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                   \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-        }                                                                 \
-    } while (0)
+#include "parse/cupti_csv.h"
+#include "parse/nsys_sqlite.h"
+#include "unit.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
 
@@ -308,6 +296,5 @@ int main(void)
     snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", dir);
     if (system(cleanup) != 0)
         printf("note: could not remove %s\n", dir);
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return unit_finish();
 }

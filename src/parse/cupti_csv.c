@@ -1,10 +1,10 @@
-/* cupti_csv.c: CUPTI activity CSV folder reader (see hta/cupti_csv.h).
+/* cupti_csv.c: CUPTI activity CSV folder reader (see parse/cupti_csv.h).
  *
  * A small RFC 4180 record reader (quoted fields, doubled quotes, CRLF,
  * newlines inside quotes: kernel names hold commas) feeds one record at a
  * time to the file's row decoder.  Line numbers in errors are those of
  * the record's first line, as an editor shows them. */
-#include "hta/cupti_csv.h"
+#include "parse/cupti_csv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hta/buf.h"
-#include "hta/clock.h"
-#include "hta/trace_builder.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "parse/trace_builder.h"
 
 #define MAX_FIELDS 256
 #define RECORDS_PER_CLOCK_CHECK 65536

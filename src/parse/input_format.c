@@ -1,5 +1,5 @@
-/* input_format.c: which reader a trace input needs (see hta/input_format.h). */
-#include "hta/input_format.h"
+/* input_format.c: which reader a trace input needs (see parse/input_format.h). */
+#include "parse/input_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

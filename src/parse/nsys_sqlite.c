@@ -1,4 +1,4 @@
-/* nsys_sqlite.c: Nsight Systems SQLite export reader (see hta/nsys_sqlite.h).
+/* nsys_sqlite.c: Nsight Systems SQLite export reader (see parse/nsys_sqlite.h).
  *
  * The export is opened read-only through libsqlite3.  When this process
  * cannot write the file nobody it could race with can either, so it is
@@ -18,7 +18,7 @@
  * a step of the statement and an array lookup.  Enumerations (copy and
  * memory kinds) come from the export's ENUM_* tables when present and
  * from CUPTI's numbering otherwise. */
-#include "hta/nsys_sqlite.h"
+#include "parse/nsys_sqlite.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -26,8 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hta/clock.h"
-#include "hta/trace_builder.h"
+#include "util/clock.h"
+#include "parse/trace_builder.h"
 
 #define KERNEL_TABLE "CUPTI_ACTIVITY_KIND_KERNEL"
 #define RUNTIME_TABLE "CUPTI_ACTIVITY_KIND_RUNTIME"

@@ -1,8 +1,8 @@
-/* read_input.c: the reader for each input format (see hta/read_input.h). */
-#include "hta/read_input.h"
+/* read_input.c: the reader for each input format (see parse/read_input.h). */
+#include "parse/read_input.h"
 
-#include "hta/cupti_csv.h"
-#include "hta/nsys_sqlite.h"
+#include "parse/cupti_csv.h"
+#include "parse/nsys_sqlite.h"
 
 int hta_read_input(const char *path, hta_input_format format, const hta_read_options *options,
                    const char *step_regex, hta_trace *out, hta_input_format *used,

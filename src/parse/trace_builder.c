@@ -1,6 +1,8 @@
 /* trace_builder.c: records from SQLite or CSV into the trace model (see
- * hta/trace_builder.h). */
-#include "hta/trace_builder.h"
+ * parse/trace_builder.h). */
+#include "parse/trace_builder.h"
+
+#include "model/classify.h"
 
 #include <math.h>
 #include <stdio.h>
