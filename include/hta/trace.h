@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hta/comm_meta.h"
 #include "hta/strtab.h"
 
 typedef enum hta_kernel_type {
@@ -68,6 +69,7 @@ typedef struct hta_trace {
     uint64_t skipped_events;   /* "X" events not analysed: no cat, ts or dur, or
                                   out of bounds (docs/robustness.md) */
     int fractional_ts;         /* some ts was written with a fraction */
+    hta_comm_set comm;         /* collective metadata (hta/comm_meta.h) */
 } hta_trace;
 
 void hta_trace_init(hta_trace *t);

@@ -14,6 +14,7 @@ void hta_trace_init(hta_trace *t)
     memset(t, 0, sizeof *t);
     hta_strtab_init(&t->names);
     hta_strtab_init(&t->categories);
+    hta_comm_set_init(&t->comm);
     t->rank = -1;
     t->world_size = -1;
 }
@@ -24,6 +25,7 @@ void hta_trace_free(hta_trace *t)
     free(t->extras);
     hta_strtab_free(&t->names);
     hta_strtab_free(&t->categories);
+    hta_comm_set_free(&t->comm);
     memset(t, 0, sizeof *t);
 }
 

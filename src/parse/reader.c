@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -64,6 +65,13 @@ typedef struct lx_text {
     hta_buf own;
 } lx_text;
 
+/* The collective metadata among an event's args (hta/comm_meta.h): the
+ * strings, in the lexer's comm_text buffers, by index. */
+enum {
+    COMM_COLLECTIVE, COMM_DTYPE, COMM_PG_NAME, COMM_PG_DESC, COMM_PG_RANKS, COMM_IN_SPLIT,
+    COMM_OUT_SPLIT, COMM_N_STRINGS
+};
+
 typedef struct lexer {
     const char *p, *end;
     char *buf;                 /* owned */
@@ -88,6 +96,7 @@ typedef struct lexer {
     const char *key;           /* the member name just read: in the buffer or */
     size_t key_len;            /* long_key, valid until the next lexer call */
     hta_buf kernel_types;      /* per name id: hta_kernel_type + 1, 0 = not yet known */
+    hta_buf comm_text[COMM_N_STRINGS];      /* collective metadata strings (COMM_*) */
 } lexer;
 
 /* ---- lexer ------------------------------------------------------------ */
@@ -823,6 +832,11 @@ static inline int key_is(const lexer *lx, const char *s)
 
 /* ---- events ----------------------------------------------------------- */
 
+typedef struct comm_fields {
+    int64_t external_id, in_nelems, out_nelems, group_size, seq;
+    unsigned strings;          /* bit k: comm_text[k] was read for this event */
+} comm_fields;
+
 typedef struct event_fields {
     int has_ts, has_dur, has_cat, has_name, has_stream;
     int fractional_ts, fractional_dur;
@@ -830,6 +844,7 @@ typedef struct event_fields {
     int64_t stream, correlation, bytes;
     double bandwidth_gbps;
     int has_copy;
+    comm_fields comm;
 } event_fields;
 
 /* Reads a numeric field; a non-numeric value is skipped and reported as 0. */
@@ -842,6 +857,74 @@ static int read_numeric(lexer *lx, number *out, int *is_number, int want_double)
     return lx_read_number(lx, want_double, out);
 }
 
+typedef enum args_key {
+    ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH, ARGS_EXTERNAL_ID,
+    ARGS_IN_NELEMS, ARGS_OUT_NELEMS, ARGS_GROUP_SIZE, ARGS_SEQ, ARGS_COMM_STRING
+} args_key;
+
+/* The args member lx->key names: its length leaves one or two candidates;
+ * *string is the comm_text index of an ARGS_COMM_STRING. */
+static inline args_key args_key_of(const lexer *lx, int *string)
+{
+    switch (lx->key_len) {
+    case 3: return key_is(lx, "Seq") ? ARGS_SEQ : ARGS_OTHER;
+    case 5:
+        if (key_is(lx, "bytes"))
+            return ARGS_BYTES;
+        *string = COMM_DTYPE;
+        return key_is(lx, "dtype") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 6: return key_is(lx, "stream") ? ARGS_STREAM : ARGS_OTHER;
+    case 10: return key_is(lx, "Group size") ? ARGS_GROUP_SIZE : ARGS_OTHER;
+    case 11:
+        return key_is(lx, "correlation")   ? ARGS_CORRELATION
+               : key_is(lx, "External id") ? ARGS_EXTERNAL_ID
+                                           : ARGS_OTHER;
+    case 13:
+        if (key_is(lx, "In msg nelems"))
+            return ARGS_IN_NELEMS;
+        *string = COMM_IN_SPLIT;
+        return key_is(lx, "In split size") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 14:
+        if (key_is(lx, "Out msg nelems"))
+            return ARGS_OUT_NELEMS;
+        *string = COMM_OUT_SPLIT;
+        return key_is(lx, "Out split size") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 15: *string = COMM_COLLECTIVE; break;
+    case 18: *string = COMM_PG_NAME; break;
+    case 19: *string = COMM_PG_RANKS; break;
+    case 23: return key_is(lx, "memory bandwidth (GB/s)") ? ARGS_BANDWIDTH : ARGS_OTHER;
+    case 25: *string = COMM_PG_DESC; break;
+    default: return ARGS_OTHER;
+    }
+    static const char *const names[COMM_N_STRINGS] = {
+        [COMM_COLLECTIVE] = "Collective name", [COMM_PG_NAME] = "Process Group Name",
+        [COMM_PG_RANKS] = "Process Group Ranks", [COMM_PG_DESC] = "Process Group Description",
+    };
+    return memcmp(lx->key, names[*string], lx->key_len) == 0 ? ARGS_COMM_STRING : ARGS_OTHER;
+}
+
+/* An integer field into *out (left as it was when not an integer). */
+static int read_integer_field(lexer *lx, int64_t *out)
+{
+    number v;
+    int numeric;
+    if (read_numeric(lx, &v, &numeric, 0))
+        return -1;
+    if (numeric && v.integer_ok)
+        *out = v.integer;
+    return 0;
+}
+
+/* A string of the collective metadata, copied: it must outlive refills
+ * until the event is stored, and only communication events carry one. */
+static int read_comm_string(lexer *lx, comm_fields *c, int k)
+{
+    if (lx_peek_token(lx) != '"')
+        return lx_skip_value(lx);
+    c->strings |= 1u << k;
+    return lx_read_string(lx, &lx->comm_text[k]);
+}
+
 static int read_event_args(lexer *lx, event_fields *f)
 {
     if (lx_peek_token(lx) != '{')
@@ -851,36 +934,43 @@ static int read_event_args(lexer *lx, event_fields *f)
         if (lx_read_key(lx))
             return -1;
         number v;
-        int numeric;
-        if (key_is(lx, "stream")) {
+        int numeric, string = 0, rc = 0;
+        switch (args_key_of(lx, &string)) {
+        case ARGS_STREAM:
             if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
             if (numeric) {
                 f->has_stream = 1;
                 f->stream = v.integer_ok ? v.integer : -1;
             }
-        } else if (key_is(lx, "correlation")) {
-            if (read_numeric(lx, &v, &numeric, 0))
-                return -1;
-            if (numeric && v.integer_ok)
-                f->correlation = v.integer;
-        } else if (key_is(lx, "bytes")) {
+            break;
+        case ARGS_CORRELATION: rc = read_integer_field(lx, &f->correlation); break;
+        case ARGS_BYTES:
             if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
             if (numeric && v.integer_ok) {
                 f->bytes = v.integer;
                 f->has_copy = 1;
             }
-        } else if (key_is(lx, "memory bandwidth (GB/s)")) {
+            break;
+        case ARGS_BANDWIDTH:
             if (read_numeric(lx, &v, &numeric, 1))
                 return -1;
             if (numeric) {
                 f->bandwidth_gbps = v.value;
                 f->has_copy = 1;
             }
-        } else if (lx_skip_value(lx)) {
-            return -1;
+            break;
+        case ARGS_EXTERNAL_ID: rc = read_integer_field(lx, &f->comm.external_id); break;
+        case ARGS_IN_NELEMS: rc = read_integer_field(lx, &f->comm.in_nelems); break;
+        case ARGS_OUT_NELEMS: rc = read_integer_field(lx, &f->comm.out_nelems); break;
+        case ARGS_GROUP_SIZE: rc = read_integer_field(lx, &f->comm.group_size); break;
+        case ARGS_SEQ: rc = read_integer_field(lx, &f->comm.seq); break;
+        case ARGS_COMM_STRING: rc = read_comm_string(lx, &f->comm, string); break;
+        default: rc = lx_skip_value(lx); break;
         }
+        if (rc)
+            return -1;
         more = lx_next_member(lx, '}');
     }
     return more;
@@ -951,6 +1041,42 @@ static int is_narrow_correlation(int64_t correlation)
     return correlation >= HTA_NO_CORRELATION && correlation <= INT32_MAX;
 }
 
+/* The interned id of comm string k of the event, or HTA_COMM_NO_STRING;
+ * *failed when out of memory. */
+static uint32_t comm_string_id(lexer *lx, hta_trace *t, const comm_fields *c, int k,
+                               int *failed)
+{
+    if (!(c->strings & 1u << k))
+        return HTA_COMM_NO_STRING;
+    const hta_buf *b = &lx->comm_text[k];
+    uint32_t id = hta_strtab_intern(&t->comm.strings, b->len ? b->data : "", b->len);
+    *failed |= id == UINT32_MAX;
+    return id;
+}
+
+/* The last stored event's entry in the collective metadata: every
+ * communication kernel has one (its External id joins it to its launching
+ * op when it carries no metadata), a CPU op only when it names a
+ * collective (record_param_comms). */
+static int store_comm_meta(lexer *lx, hta_trace *t, const hta_event *e, const comm_fields *c)
+{
+    int gpu_comm = hta_event_is_gpu(e) && e->kernel_type == HTA_KT_COMMUNICATION;
+    if (!gpu_comm && !(c->strings & 1u << COMM_COLLECTIVE))
+        return 0;
+    int failed = 0;
+    hta_comm_meta m = {
+        .event = t->n_events - 1, .external_id = c->external_id, .in_nelems = c->in_nelems,
+        .out_nelems = c->out_nelems, .group_size = c->group_size, .seq = c->seq,
+        .collective = comm_string_id(lx, t, c, COMM_COLLECTIVE, &failed),
+        .dtype = comm_string_id(lx, t, c, COMM_DTYPE, &failed),
+        .pg_name = comm_string_id(lx, t, c, COMM_PG_NAME, &failed),
+        .pg_desc = comm_string_id(lx, t, c, COMM_PG_DESC, &failed),
+        .pg_ranks = comm_string_id(lx, t, c, COMM_PG_RANKS, &failed),
+        .in_split = comm_string_id(lx, t, c, COMM_IN_SPLIT, &failed),
+        .out_split = comm_string_id(lx, t, c, COMM_OUT_SPLIT, &failed)};
+    return failed || hta_comm_set_push(&t->comm, &m) ? lx_error(lx, "out of memory") : 0;
+}
+
 static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
 {
     hta_event *e = hta_trace_push_event(t);
@@ -979,7 +1105,7 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
                                                                  .bytes = f->bytes},
                                             extra_flags))
         return lx_error(lx, "out of memory");
-    return 0;
+    return store_comm_meta(lx, t, e, &f->comm);
 }
 
 /* The rule for complete events (docs/robustness.md): one is analysed when
@@ -1017,7 +1143,9 @@ static int read_event(lexer *lx, hta_trace *t)
     if (lx_peek_token(lx) != '{')
         return lx_error_eof(lx, "expected an event object");
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
-                      .bandwidth_gbps = NAN};
+                      .bandwidth_gbps = NAN,
+                      .comm = {.external_id = -1, .in_nelems = -1, .out_nelems = -1,
+                               .group_size = -1, .seq = -1}};
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
@@ -1093,6 +1221,43 @@ static int64_t whole_member(const cJSON *object, const char *key)
     return v >= 0 && v < 9223372036854775808.0 && v == floor(v) ? (int64_t)v : -1;
 }
 
+/* A string member interned in the trace's comm strings, else absent. */
+static uint32_t pg_string(hta_trace *t, const cJSON *object, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    const char *s = cJSON_IsString(item) ? item->valuestring : NULL;
+    return s ? hta_strtab_intern(&t->comm.strings, s, strlen(s)) : HTA_COMM_NO_STRING;
+}
+
+/* distributedInfo.pg_config: each group's name, description and ranks
+ * (written back as "[0, 1]", the form the kernels' args use).  Best
+ * effort, like the rest of distributedInfo: a malformed entry is left out. */
+static void read_pg_config(hta_trace *t, const cJSON *groups)
+{
+    const cJSON *g, *list = cJSON_IsArray(groups) ? groups : NULL;
+    cJSON_ArrayForEach(g, list)
+    {
+        const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(g, "ranks"), *r;
+        hta_buf text = {0};
+        int ok = cJSON_IsArray(ranks) && hta_buf_putc(&text, '[') == 0;
+        const cJSON *members = ok ? ranks : NULL;
+        cJSON_ArrayForEach(r, members)
+        {
+            char num[32];
+            int n = snprintf(num, sizeof num, "%s%lld", r == ranks->child ? "" : ", ",
+                             (long long)r->valuedouble);
+            ok = ok && cJSON_IsNumber(r) && hta_buf_append(&text, num, (size_t)n) == 0;
+        }
+        ok = ok && hta_buf_putc(&text, ']') == 0;
+        hta_pg_config pg = {pg_string(t, g, "pg_name"), pg_string(t, g, "pg_desc"),
+                            ok ? hta_strtab_intern(&t->comm.strings, text.data, text.len)
+                               : HTA_COMM_NO_STRING};
+        if (ok && pg.name != HTA_COMM_NO_STRING && pg.ranks != UINT32_MAX)
+            (void)hta_comm_set_push_group(&t->comm, &pg);
+        hta_buf_free(&text);
+    }
+}
+
 static void apply_distributed_info(hta_trace *t, const hta_buf *json)
 {
     cJSON *root = cJSON_ParseWithLength(json->data, json->len);
@@ -1103,6 +1268,7 @@ static void apply_distributed_info(hta_trace *t, const hta_buf *json)
         t->rank = rank;
     if (world_size >= 0)
         t->world_size = world_size;
+    read_pg_config(t, cJSON_GetObjectItemCaseSensitive(root, "pg_config"));
     cJSON_Delete(root);
 }
 
@@ -1267,6 +1433,8 @@ static void lexer_free(lexer *lx)
     hta_buf_free(&lx->cat.own);
     hta_buf_free(&lx->ph.own);
     hta_buf_free(&lx->kernel_types);
+    for (int k = 0; k < COMM_N_STRINGS; k++)
+        hta_buf_free(&lx->comm_text[k]);
 }
 
 /* Every trace at hand has 340-420 bytes of JSON per kept event, so this

@@ -168,7 +168,8 @@ static int place_part(hta_trace *into, hta_trace *part, part_move *move)
                         .names = merge_strings(&into->names, &part->names),
                         .cats = merge_strings(&into->categories, &part->categories)};
     if (!move->names || !move->cats || into->categories.count > UINT16_MAX + 1u ||
-        hta_trace_reserve(into, part->n_events, part->n_extras))
+        hta_trace_reserve(into, part->n_events, part->n_extras) ||
+        hta_comm_set_append(&into->comm, &part->comm, into->n_events))
         return -1;
     append_extras(into, part);
     into->n_events += part->n_events;
