@@ -90,6 +90,8 @@
 #include <sys/types.h>
 #include <zlib.h>
 
+#include "tracegen_groups.h"
+
 /* ------------------------------------------------------------------------ */
 /* Constants of the model                                                    */
 /* ------------------------------------------------------------------------ */
@@ -1699,6 +1701,9 @@ static void write_rank_file(Ctx *c, int64_t rank)
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--tp"))
+            return tracegen_groups_main(argc, argv);
     Ctx *c = xcalloc(1, sizeof *c);
     parse_args(c, argc, argv);
     for (int t = 0; t < TPL_COUNT; t++)
