@@ -71,6 +71,17 @@ enum {
     COMM_COLLECTIVE, COMM_DTYPE, COMM_PG_NAME, COMM_PG_DESC, COMM_PG_RANKS, COMM_IN_SPLIT,
     COMM_OUT_SPLIT, COMM_N_STRINGS
 };
+/* ... and its numbers, in the lexer's comm_fields. */
+enum { COMM_EXTERNAL_ID, COMM_IN_NELEMS, COMM_OUT_NELEMS, COMM_GROUP_SIZE, COMM_SEQ, COMM_N_NUMBERS };
+
+/* What of the collective metadata the current event had: in the lexer,
+ * not the per-event scratch, so that an event without any costs one
+ * store. */
+typedef struct comm_fields {
+    int64_t number[COMM_N_NUMBERS];
+    unsigned strings;          /* bit k: comm_text[k] was read for this event */
+    unsigned numbers;          /* bit k: number[k] was read */
+} comm_fields;
 
 typedef struct lexer {
     const char *p, *end;
@@ -97,6 +108,7 @@ typedef struct lexer {
     size_t key_len;            /* long_key, valid until the next lexer call */
     hta_buf kernel_types;      /* per name id: hta_kernel_type + 1, 0 = not yet known */
     hta_buf comm_text[COMM_N_STRINGS];      /* collective metadata strings (COMM_*) */
+    comm_fields comm;
 } lexer;
 
 /* ---- lexer ------------------------------------------------------------ */
@@ -832,11 +844,6 @@ static inline int key_is(const lexer *lx, const char *s)
 
 /* ---- events ----------------------------------------------------------- */
 
-typedef struct comm_fields {
-    int64_t external_id, in_nelems, out_nelems, group_size, seq;
-    unsigned strings;          /* bit k: comm_text[k] was read for this event */
-} comm_fields;
-
 typedef struct event_fields {
     int has_ts, has_dur, has_cat, has_name, has_stream;
     int fractional_ts, fractional_dur;
@@ -844,7 +851,6 @@ typedef struct event_fields {
     int64_t stream, correlation, bytes;
     double bandwidth_gbps;
     int has_copy;
-    comm_fields comm;
 } event_fields;
 
 /* Reads a numeric field; a non-numeric value is skipped and reported as 0. */
@@ -889,39 +895,57 @@ static inline args_key args_key_of(const lexer *lx, int *string)
             return ARGS_OUT_NELEMS;
         *string = COMM_OUT_SPLIT;
         return key_is(lx, "Out split size") ? ARGS_COMM_STRING : ARGS_OTHER;
-    case 15: *string = COMM_COLLECTIVE; break;
-    case 18: *string = COMM_PG_NAME; break;
-    case 19: *string = COMM_PG_RANKS; break;
+    case 15: *string = COMM_COLLECTIVE; return key_is(lx, "Collective name") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 18: *string = COMM_PG_NAME; return key_is(lx, "Process Group Name") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 19: *string = COMM_PG_RANKS; return key_is(lx, "Process Group Ranks") ? ARGS_COMM_STRING : ARGS_OTHER;
     case 23: return key_is(lx, "memory bandwidth (GB/s)") ? ARGS_BANDWIDTH : ARGS_OTHER;
-    case 25: *string = COMM_PG_DESC; break;
+    case 25: *string = COMM_PG_DESC; return key_is(lx, "Process Group Description") ? ARGS_COMM_STRING : ARGS_OTHER;
     default: return ARGS_OTHER;
     }
-    static const char *const names[COMM_N_STRINGS] = {
-        [COMM_COLLECTIVE] = "Collective name", [COMM_PG_NAME] = "Process Group Name",
-        [COMM_PG_RANKS] = "Process Group Ranks", [COMM_PG_DESC] = "Process Group Description",
-    };
-    return memcmp(lx->key, names[*string], lx->key_len) == 0 ? ARGS_COMM_STRING : ARGS_OTHER;
 }
 
-/* An integer field into *out (left as it was when not an integer). */
-static int read_integer_field(lexer *lx, int64_t *out)
+/* Number k of the collective metadata, when an integer. */
+static int read_comm_number(lexer *lx, int k)
 {
     number v;
     int numeric;
     if (read_numeric(lx, &v, &numeric, 0))
         return -1;
-    if (numeric && v.integer_ok)
-        *out = v.integer;
+    if (numeric && v.integer_ok) {
+        lx->comm.number[k] = v.integer;
+        lx->comm.numbers |= 1u << k;
+    }
     return 0;
+}
+
+/* An id (External id: on most events, needed on few) as number k: a run
+ * of digits in the buffer costs no more than skipping it; any other form
+ * goes the general way. */
+static inline int read_id_field(lexer *lx, int k)
+{
+    lx_peek_token(lx);
+    const char *p = lx->p, *q = p;
+    if (lx->end - p > NUMBER_TEXT_MAX) {
+        uint64_t v = 0;
+        while (is_digit(*q) && q - p < 18)
+            v = v * 10 + (uint64_t)(*q++ - '0');
+        if (q > p && !is_number_char(*q) && (*p != '0' || q - p == 1)) {
+            lx->comm.number[k] = (int64_t)v;
+            lx->comm.numbers |= 1u << k;
+            lx->p = q;
+            return 0;
+        }
+    }
+    return read_comm_number(lx, k);
 }
 
 /* A string of the collective metadata, copied: it must outlive refills
  * until the event is stored, and only communication events carry one. */
-static int read_comm_string(lexer *lx, comm_fields *c, int k)
+static int read_comm_string(lexer *lx, int k)
 {
     if (lx_peek_token(lx) != '"')
         return lx_skip_value(lx);
-    c->strings |= 1u << k;
+    lx->comm.strings |= 1u << k;
     return lx_read_string(lx, &lx->comm_text[k]);
 }
 
@@ -944,7 +968,12 @@ static int read_event_args(lexer *lx, event_fields *f)
                 f->stream = v.integer_ok ? v.integer : -1;
             }
             break;
-        case ARGS_CORRELATION: rc = read_integer_field(lx, &f->correlation); break;
+        case ARGS_CORRELATION:
+            if (read_numeric(lx, &v, &numeric, 0))
+                return -1;
+            if (numeric && v.integer_ok)
+                f->correlation = v.integer;
+            break;
         case ARGS_BYTES:
             if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
@@ -961,12 +990,12 @@ static int read_event_args(lexer *lx, event_fields *f)
                 f->has_copy = 1;
             }
             break;
-        case ARGS_EXTERNAL_ID: rc = read_integer_field(lx, &f->comm.external_id); break;
-        case ARGS_IN_NELEMS: rc = read_integer_field(lx, &f->comm.in_nelems); break;
-        case ARGS_OUT_NELEMS: rc = read_integer_field(lx, &f->comm.out_nelems); break;
-        case ARGS_GROUP_SIZE: rc = read_integer_field(lx, &f->comm.group_size); break;
-        case ARGS_SEQ: rc = read_integer_field(lx, &f->comm.seq); break;
-        case ARGS_COMM_STRING: rc = read_comm_string(lx, &f->comm, string); break;
+        case ARGS_EXTERNAL_ID: rc = read_id_field(lx, COMM_EXTERNAL_ID); break;
+        case ARGS_IN_NELEMS: rc = read_comm_number(lx, COMM_IN_NELEMS); break;
+        case ARGS_OUT_NELEMS: rc = read_comm_number(lx, COMM_OUT_NELEMS); break;
+        case ARGS_GROUP_SIZE: rc = read_comm_number(lx, COMM_GROUP_SIZE); break;
+        case ARGS_SEQ: rc = read_comm_number(lx, COMM_SEQ); break;
+        case ARGS_COMM_STRING: rc = read_comm_string(lx, string); break;
         default: rc = lx_skip_value(lx); break;
         }
         if (rc)
@@ -1043,10 +1072,9 @@ static int is_narrow_correlation(int64_t correlation)
 
 /* The interned id of comm string k of the event, or HTA_COMM_NO_STRING;
  * *failed when out of memory. */
-static uint32_t comm_string_id(lexer *lx, hta_trace *t, const comm_fields *c, int k,
-                               int *failed)
+static uint32_t comm_string_id(lexer *lx, hta_trace *t, int k, int *failed)
 {
-    if (!(c->strings & 1u << k))
+    if (!(lx->comm.strings & 1u << k))
         return HTA_COMM_NO_STRING;
     const hta_buf *b = &lx->comm_text[k];
     uint32_t id = hta_strtab_intern(&t->comm.strings, b->len ? b->data : "", b->len);
@@ -1054,26 +1082,33 @@ static uint32_t comm_string_id(lexer *lx, hta_trace *t, const comm_fields *c, in
     return id;
 }
 
+static int64_t comm_number(const lexer *lx, int k)
+{
+    return lx->comm.numbers & 1u << k ? lx->comm.number[k] : -1;
+}
+
 /* The last stored event's entry in the collective metadata: every
  * communication kernel has one (its External id joins it to its launching
  * op when it carries no metadata), a CPU op only when it names a
  * collective (record_param_comms). */
-static int store_comm_meta(lexer *lx, hta_trace *t, const hta_event *e, const comm_fields *c)
+static int store_comm_meta(lexer *lx, hta_trace *t, const hta_event *e)
 {
     int gpu_comm = hta_event_is_gpu(e) && e->kernel_type == HTA_KT_COMMUNICATION;
-    if (!gpu_comm && !(c->strings & 1u << COMM_COLLECTIVE))
+    if (!gpu_comm && !(lx->comm.strings & 1u << COMM_COLLECTIVE))
         return 0;
     int failed = 0;
     hta_comm_meta m = {
-        .event = t->n_events - 1, .external_id = c->external_id, .in_nelems = c->in_nelems,
-        .out_nelems = c->out_nelems, .group_size = c->group_size, .seq = c->seq,
-        .collective = comm_string_id(lx, t, c, COMM_COLLECTIVE, &failed),
-        .dtype = comm_string_id(lx, t, c, COMM_DTYPE, &failed),
-        .pg_name = comm_string_id(lx, t, c, COMM_PG_NAME, &failed),
-        .pg_desc = comm_string_id(lx, t, c, COMM_PG_DESC, &failed),
-        .pg_ranks = comm_string_id(lx, t, c, COMM_PG_RANKS, &failed),
-        .in_split = comm_string_id(lx, t, c, COMM_IN_SPLIT, &failed),
-        .out_split = comm_string_id(lx, t, c, COMM_OUT_SPLIT, &failed)};
+        .event = t->n_events - 1, .external_id = comm_number(lx, COMM_EXTERNAL_ID),
+        .in_nelems = comm_number(lx, COMM_IN_NELEMS),
+        .out_nelems = comm_number(lx, COMM_OUT_NELEMS),
+        .group_size = comm_number(lx, COMM_GROUP_SIZE), .seq = comm_number(lx, COMM_SEQ),
+        .collective = comm_string_id(lx, t, COMM_COLLECTIVE, &failed),
+        .dtype = comm_string_id(lx, t, COMM_DTYPE, &failed),
+        .pg_name = comm_string_id(lx, t, COMM_PG_NAME, &failed),
+        .pg_desc = comm_string_id(lx, t, COMM_PG_DESC, &failed),
+        .pg_ranks = comm_string_id(lx, t, COMM_PG_RANKS, &failed),
+        .in_split = comm_string_id(lx, t, COMM_IN_SPLIT, &failed),
+        .out_split = comm_string_id(lx, t, COMM_OUT_SPLIT, &failed)};
     return failed || hta_comm_set_push(&t->comm, &m) ? lx_error(lx, "out of memory") : 0;
 }
 
@@ -1105,7 +1140,7 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
                                                                  .bytes = f->bytes},
                                             extra_flags))
         return lx_error(lx, "out of memory");
-    return store_comm_meta(lx, t, e, &f->comm);
+    return store_comm_meta(lx, t, e);
 }
 
 /* The rule for complete events (docs/robustness.md): one is analysed when
@@ -1143,9 +1178,8 @@ static int read_event(lexer *lx, hta_trace *t)
     if (lx_peek_token(lx) != '{')
         return lx_error_eof(lx, "expected an event object");
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
-                      .bandwidth_gbps = NAN,
-                      .comm = {.external_id = -1, .in_nelems = -1, .out_nelems = -1,
-                               .group_size = -1, .seq = -1}};
+                      .bandwidth_gbps = NAN};
+    lx->comm.strings = lx->comm.numbers = 0;
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
