@@ -98,6 +98,7 @@ static int read_compute(const evidence *ev, const hta_options *opt, suspect *s, 
     }
     hta_spread sp;
     int rc = hta_spread_of(values, k, &sp);
+    hta_spread_set_noise_floor(&sp, opt->min_effect);
     free(values);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         double x = s[i].compute_us;
