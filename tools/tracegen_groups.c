@@ -26,6 +26,16 @@
  *  jitter(r, i) + r ns, so no two arrivals tie.  --slow R:F multiplies rank
  *  R's compute before the TP collectives only: R arrives last in its TP
  *  group, while at the DP collectives its whole TP group is late together.
+ *  --slow-cause says why R is late: compute (its kernels take F x as long;
+ *  the default), launch (its kernels take as long as everyone's, but each
+ *  is launched late, the GPU idle for the compute time it would have lost),
+ *  data (each step's data loading, a CPU op of 2 ms before the first
+ *  kernel on every rank, takes F x 2 ms on R).  Every kernel has its
+ *  cudaLaunchKernel: a compute kernel's 50 us before the previous compute
+ *  kernel ends (the CPU runs ahead), or 10 us before it starts when the CPU
+ *  delays it (data loading, a late launch): then, and only then, the GPU
+ *  waits for the CPU; a collective's right after the compute kernel's
+ *  before it.
  *
  *  Metadata on the kernels' args (default) or only on the launching
  *  record_param_comms op, joined by External id (--meta-on-cpu); Seq, the
@@ -65,8 +75,16 @@ typedef struct op {
     int slowed;                /* --slow applies to this op's compute */
 } op;
 
+typedef enum { CAUSE_COMPUTE, CAUSE_LAUNCH, CAUSE_DATA } slow_cause;
+
+#define DATA_LOADING_NS INT64_C(2000000)
+#define LAUNCH_LEAD_NS INT64_C(10000)
+#define LAUNCH_DUR_NS INT64_C(4000)
+#define CPU_AHEAD_NS INT64_C(50000)
+
 typedef struct gen {
     int tp, dp, world, steps, layers, no_seq, meta_on_cpu;
+    slow_cause cause;
     int slow_rank;
     double slow_factor;
     uint64_t seed;
@@ -74,6 +92,8 @@ typedef struct gen {
     op ops[OP_MAX];
     int n_ops;
     int64_t *clock;            /* [world] ns */
+    int64_t *compute_end;      /* [world] end of the last compute kernel, 0 before */
+    int64_t *compute_launch;   /* [world] its launch */
     int64_t *wait, *caused;    /* [world] ns */
     int64_t *last_count;       /* [world] */
     int64_t *seq;              /* [number of groups] */
@@ -184,8 +204,32 @@ static void event_start(gen *g, int r)
     g->first_event[r] = 0;
 }
 
-static void put_compute(gen *g, int r, int64_t start, int64_t dur)
+static void put_cpu(gen *g, int r, const char *cat, const char *name, int64_t start, int64_t dur,
+                    int64_t correlation)
 {
+    event_start(g, r);
+    FILE *f = g->out[r];
+    fprintf(f, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 100, "
+               "\"tid\": 100, \"ts\": ", cat, name);
+    put_us(f, start);
+    fputs(", \"dur\": ", f);
+    put_us(f, dur);
+    if (correlation >= 0)
+        fprintf(f, ", \"args\": {\"correlation\": %" PRId64 "}}", correlation);
+    else
+        fputs("}", f);
+}
+
+static void put_launch(gen *g, int r, int64_t ts, int64_t correlation)
+{
+    put_cpu(g, r, "cuda_runtime", "cudaLaunchKernel", ts, LAUNCH_DUR_NS, correlation);
+}
+
+/* A compute kernel from start, launched at launch_ts. */
+static void put_compute(gen *g, int r, int64_t launch_ts, int64_t start, int64_t dur)
+{
+    int64_t id = g->next_id[r]++;
+    put_launch(g, r, launch_ts, id);
     event_start(g, r);
     FILE *f = g->out[r];
     fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ampere_bf16_s16816gemm\", "
@@ -193,8 +237,7 @@ static void put_compute(gen *g, int r, int64_t start, int64_t dur)
     put_us(f, start);
     fputs(", \"dur\": ", f);
     put_us(f, dur);
-    fprintf(f, ", \"args\": {\"stream\": %d, \"correlation\": %" PRId64 "}}", STREAM_COMPUTE,
-            g->next_id[r]++);
+    fprintf(f, ", \"args\": {\"stream\": %d, \"correlation\": %" PRId64 "}}", STREAM_COMPUTE, id);
 }
 
 static void put_metadata(FILE *f, const gen *g, const op *o, int gid, int n, const char *ranks,
@@ -236,6 +279,8 @@ static void put_collective(gen *g, int r, const op *o, int gid, int n, const cha
         put_metadata(f, g, o, gid, n, ranks, seq);
         fputs("}}", f);
     }
+    /* Right after the compute kernel before it: the CPU runs ahead. */
+    put_launch(g, r, g->compute_launch[r] + LAUNCH_DUR_NS + 1000, id);
     event_start(g, r);
     fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, "
                "\"ts\": ", kernel_name(o), stream);
@@ -254,9 +299,29 @@ static void put_collective(gen *g, int r, const op *o, int gid, int n, const cha
 static int64_t compute_of(const gen *g, int r, int step, int i)
 {
     const op *o = &g->ops[i];
-    double factor = o->slowed && r == g->slow_rank ? g->slow_factor : 1.0;
+    double factor =
+        o->slowed && r == g->slow_rank && g->cause == CAUSE_COMPUTE ? g->slow_factor : 1.0;
     uint64_t h = mix(g->seed ^ mix((uint64_t)r * 1000003u + (uint64_t)step * 131u + (uint64_t)i));
     return (int64_t)((double)o->compute_ns * factor) + (int64_t)(h % 40000) + r;
+}
+
+/* The CPU time before a step's first kernel: longer on the slow rank
+ * when its cause is data loading. */
+static int64_t data_loading_of(const gen *g, int r)
+{
+    double factor = r == g->slow_rank && g->cause == CAUSE_DATA ? g->slow_factor : 1.0;
+    return (int64_t)((double)DATA_LOADING_NS * factor) + r;
+}
+
+/* The GPU's wait for a late launch before op i's compute kernel: on the
+ * slow rank, when its cause is the CPU launching late, as long as the
+ * compute it would otherwise have lost. */
+static int64_t host_delay(const gen *g, int r, int i)
+{
+    const op *o = &g->ops[i];
+    if (!o->slowed || r != g->slow_rank || g->cause != CAUSE_LAUNCH)
+        return 0;
+    return (int64_t)((double)o->compute_ns * (g->slow_factor - 1.0));
 }
 
 /* One instance: the members' arrivals, kernels and the truth. */
@@ -266,9 +331,22 @@ static void run_instance(gen *g, int step, int i, const int *m, int n, int gid)
     int64_t arrival[4096], latest = INT64_MIN, earliest = INT64_MAX, wait = 0;
     int first = m[0], last = m[0];
     for (int j = 0; j < n; j++) {
-        int64_t c = compute_of(g, m[j], step, i);
-        put_compute(g, m[j], g->clock[m[j]], c);
-        arrival[j] = g->clock[m[j]] + c;
+        int64_t c = compute_of(g, m[j], step, i), idle = host_delay(g, m[j], i);
+        if (i == 0) {
+            int64_t loading = data_loading_of(g, m[j]);
+            put_cpu(g, m[j], "user_annotation",
+                    "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", g->clock[m[j]],
+                    loading, -1);
+            idle += loading;
+        }
+        /* The CPU runs ahead: a kernel is launched while the collective
+         * before it still runs, unless the CPU is what delays it. */
+        int64_t start = g->clock[m[j]] + idle, previous = g->compute_end[m[j]];
+        int64_t launch = idle || !previous ? start - LAUNCH_LEAD_NS : previous - CPU_AHEAD_NS;
+        put_compute(g, m[j], launch, start, c);
+        g->compute_end[m[j]] = start + c;
+        g->compute_launch[m[j]] = launch;
+        arrival[j] = g->clock[m[j]] + idle + c;
         if (arrival[j] > latest)
             latest = arrival[j], last = m[j];
         if (arrival[j] < earliest)
@@ -314,7 +392,8 @@ static void simulate(gen *g)
 static void usage(void)
 {
     fputs("usage: hta-tracegen --tp T --dp D -o DIR [--steps N] [--layers L]\n"
-          "                    [--slow RANK:FACTOR] [--no-seq] [--meta-on-cpu] [--seed N]\n"
+          "                    [--slow RANK:FACTOR] [--slow-cause compute|launch|data]\n"
+          "                    [--no-seq] [--meta-on-cpu] [--seed N]\n"
           "Tensor x data parallel job: T x D ranks, TP groups of T ranks and DP\n"
           "groups of D ranks, NCCL collective metadata, DIR.truth.json (beside DIR, so that DIR holds only traces).\n",
           stderr);
@@ -354,7 +433,13 @@ static void parse(gen *g, int argc, char **argv)
             g->seed = (uint64_t)number_arg(v, 0, 1000000000), i++;
         else if (!strcmp(a, "-o"))
             g->dir = v, i++;
-        else if (!strcmp(a, "--slow")) {
+        else if (!strcmp(a, "--slow-cause")) {
+            g->cause = !strcmp(v, "compute") ? CAUSE_COMPUTE
+                       : !strcmp(v, "launch") ? CAUSE_LAUNCH
+                       : !strcmp(v, "data")   ? CAUSE_DATA
+                                              : (usage(), CAUSE_COMPUTE);
+            i++;
+        } else if (!strcmp(a, "--slow")) {
             char *colon;
             g->slow_rank = (int)strtol(v, &colon, 10);
             if (*colon != ':' || (g->slow_factor = strtod(colon + 1, NULL)) < 1.0)
@@ -379,6 +464,8 @@ int tracegen_groups_main(int argc, char **argv)
         die("cannot create the output directory");
     size_t w = (size_t)g.world;
     g.clock = calloc(w, sizeof *g.clock);
+    g.compute_end = calloc(w, sizeof *g.compute_end);
+    g.compute_launch = calloc(w, sizeof *g.compute_launch);
     g.wait = calloc(w, sizeof *g.wait);
     g.caused = calloc(w, sizeof *g.caused);
     g.last_count = calloc(w, sizeof *g.last_count);
@@ -386,7 +473,7 @@ int tracegen_groups_main(int argc, char **argv)
     g.out = calloc(w, sizeof *g.out);
     g.next_id = calloc(w, sizeof *g.next_id);
     g.first_event = calloc(w, sizeof *g.first_event);
-    if (!g.clock || !g.wait || !g.caused || !g.last_count || !g.seq || !g.out || !g.next_id ||
+    if (!g.clock || !g.compute_end || !g.compute_launch || !g.wait || !g.caused || !g.last_count || !g.seq || !g.out || !g.next_id ||
         !g.first_event)
         die("out of memory");
     for (int r = 0; r < g.world; r++) {
@@ -415,6 +502,8 @@ int tracegen_groups_main(int argc, char **argv)
     if (fclose(g.truth))
         die("cannot write the ground truth");
     free(g.clock);
+    free(g.compute_end);
+    free(g.compute_launch);
     free(g.wait);
     free(g.caused);
     free(g.last_count);
