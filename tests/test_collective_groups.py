@@ -114,6 +114,33 @@ def test_without_seq_and_metadata_only_on_the_cpu_op():
     assert_rank_waits(out, truth)
 
 
+def test_comm_by_group_splits_the_exposed_time():
+    """The generator overlaps no computation with its collectives: all
+    communication is exposed, and per rank and group it is the waits plus
+    the transfer times of the group's instances."""
+    d, truth = tp_dp(slow="5:1.3")
+    out, _ = analyse(d, processes=2)
+    by = table(out, "/comm_by_group").set_index(["rank", "group"])
+    want = {}
+    for w in truth["instances"]:
+        for r in json.loads(w["ranks"]):
+            e = want.setdefault((r, w["group"]), {"n": 0, "transfer": 0.0})
+            e["n"] += 1
+            e["transfer"] += w["transfer_us"]
+    assert sorted(by.index) == sorted(want), (sorted(by.index), sorted(want))
+    for key, e in want.items():
+        g = by.loc[key]
+        assert g.instances == e["n"] and g.overlapped_us == 0, (key, g)
+        assert_close(g.exposed_us, g.comm_us, f"{key} exposed", abs_tol=US)
+        assert_close(g.exposed_transfer_us, e["transfer"], f"{key} transfer", abs_tol=US * e["n"])
+        assert_close(g.exposed_wait_us, g.wait_us, f"{key} exposed wait", abs_tol=US)
+    waits = by.groupby(level="rank").wait_us.sum()
+    last = by.groupby(level="rank").arrived_last.sum()
+    for w in truth["ranks"]:
+        assert_close(waits[w["rank"]], w["total_wait_us"], f"rank {w['rank']} wait", abs_tol=US)
+        assert last[w["rank"]] == w["arrived_last"], (w, last)
+
+
 def test_the_rank_late_in_its_tp_group_causes_the_wait():
     """Rank 5 is slow only before its TP group's collectives; at the DP
     collectives its whole TP group (4..7) arrives late together.  The wait
@@ -192,6 +219,18 @@ def real_trace_check(folder, file, group_size, elem):
 
 def test_nccl_data_every_kernel_is_an_instance():
     real_trace_check("nccl_data", "nccl_data.json.gz", 2, {"Float": 4, "Long": 8})
+
+
+def test_nccl_data_overlap_agrees_with_comm_comp_overlap():
+    """One group whose kernels never overlap each other: the computation
+    overlapping them, over their time, is /comm_comp_overlap's share."""
+    out, _ = analyse(trace_dir("nccl_data"))
+    by = table(out, "/comm_by_group")
+    assert len(by) == 1 and by.iloc[0].overlapped_us > 0, by
+    pct = table(out, "/comm_comp_overlap").iloc[0].comp_comm_overlap_pctg
+    assert_close(100 * by.overlapped_us.sum() / by.comm_us.sum(), pct, "overlap %", abs_tol=0.01)
+    assert_close(by.iloc[0].exposed_us, by.iloc[0].comm_us - by.iloc[0].overlapped_us,
+                 "exposed", abs_tol=US)
 
 
 def test_rccl_mi300_reads_groups_and_sizes():

@@ -7,7 +7,8 @@
  * member ranks), collective, dtype, element counts, group size, PyTorch's
  * per-group sequence number Seq when the trace has it (-1 otherwise), its
  * ordinal among this rank's kernels of the same group in start order
- * (the matching key without Seq), and its start and end.  Kernels without
+ * (the matching key without Seq), its start and end, and how long
+ * computation ran during it (for /comm_by_group's exposed time).  Kernels without
  * metadata stay in "_collectives" (analysis/collectives.c) and are matched
  * by stream as before.  Strings cross to the root through the table
  * dictionary, once per process. */
@@ -21,7 +22,7 @@ static const hta_column COLUMNS[] = {
     {"group_ranks", HTA_COL_STR}, {"collective", HTA_COL_STR}, {"dtype", HTA_COL_STR},
     {"in_nelems", HTA_COL_I64},   {"out_nelems", HTA_COL_I64}, {"group_size", HTA_COL_I64},
     {"seq", HTA_COL_I64},         {"ordinal", HTA_COL_I64},    {"start_ns", HTA_COL_I64},
-    {"end_ns", HTA_COL_I64},
+    {"end_ns", HTA_COL_I64},       {"overlap_ns", HTA_COL_I64},
 };
 
 static int compare_external_id(const void *a, const void *b)
@@ -153,9 +154,31 @@ static int compare_group_then_start(const void *a, const void *b)
     return (x->position > y->position) - (x->position < y->position);
 }
 
-static int put_row(hta_table *t, const hta_comm_set *s, int64_t rank_key, const comm_kernel *k,
+/* How long computation runs during [start, end): the merged compute
+ * intervals are sorted, so a binary search finds the first that can. */
+static int64_t compute_overlap(const hta_rank_view *v, int64_t start, int64_t end)
+{
+    const hta_interval *c = v->unions.of[HTA_KT_COMPUTATION];
+    size_t n = v->unions.n[HTA_KT_COMPUTATION], lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c[mid].end <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t total = 0;
+    for (size_t i = lo; i < n && c[i].start < end; i++) {
+        int64_t a = c[i].start > start ? c[i].start : start, b = c[i].end < end ? c[i].end : end;
+        total += b > a ? b - a : 0;
+    }
+    return total;
+}
+
+static int put_row(hta_table *t, const hta_rank_view *v, int64_t rank_key, const comm_kernel *k,
                    int64_t ordinal)
 {
+    const hta_comm_set *s = &v->trace->comm;
     const hta_comm_meta *m = k->meta;
     hta_row row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
@@ -171,6 +194,7 @@ static int put_row(hta_table *t, const hta_comm_set *s, int64_t rank_key, const 
     hta_row_put_i64(&row, ordinal);
     hta_row_put_i64(&row, k->event->ts_ns);
     hta_row_put_i64(&row, hta_event_end(k->event));
+    hta_row_put_i64(&row, compute_overlap(v, k->event->ts_ns, hta_event_end(k->event)));
     return hta_row_done(&row);
 }
 
@@ -223,7 +247,7 @@ int hta_comm_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *o
         qsort(k, m, sizeof *k, compare_group_then_start);
     for (size_t i = 0, ordinal = 0; rc == 0 && i < m; i++) {
         ordinal = i && k[i].meta->pg_name == k[i - 1].meta->pg_name ? ordinal + 1 : 0;
-        rc = put_row(t, s, v->rank_key, &k[i], (int64_t)ordinal);
+        rc = put_row(t, v, v->rank_key, &k[i], (int64_t)ordinal);
     }
     free(k);
     free(filled);

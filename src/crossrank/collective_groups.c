@@ -25,7 +25,11 @@
  * on the rank, never silently matched as agreeing.
  *
  * "collective_summary": one row per (group description, collective,
- * dtype, message size bucket = the smallest power of two >= bytes). */
+ * dtype, message size bucket = the smallest power of two >= bytes).
+ *
+ * "comm_by_group": per rank and group, the communication time, the part
+ * computation overlapped, the exposed rest split into waiting for the last
+ * peer and transferring, the wait and the last arrivals. */
 #include "hta/collective_groups.h"
 #include "hta/analysis.h"
 #include "hta/stats.h"
@@ -61,7 +65,16 @@ static const hta_column SUMMARY_COLUMNS[] = {
 
 /* Column positions in "_comm_ops". */
 enum { C_RANK, C_GROUP, C_DESC, C_RANKS, C_COLLECTIVE, C_DTYPE, C_IN, C_OUT, C_SIZE, C_SEQ,
-       C_ORDINAL, C_START, C_END };
+       C_ORDINAL, C_START, C_END, C_OVERLAP };
+
+static const hta_column BY_GROUP_COLUMNS[] = {
+    {"rank", HTA_COL_I64},           {"group", HTA_COL_STR},
+    {"group_desc", HTA_COL_STR},     {"instances", HTA_COL_I64},
+    {"comm_us", HTA_COL_F64},        {"overlapped_us", HTA_COL_F64},
+    {"exposed_us", HTA_COL_F64},     {"exposed_wait_us", HTA_COL_F64},
+    {"exposed_transfer_us", HTA_COL_F64}, {"wait_us", HTA_COL_F64},
+    {"arrived_last", HTA_COL_I64},
+};
 
 typedef struct op {
     uint32_t group;            /* id in the groups table */
@@ -69,6 +82,8 @@ typedef struct op {
     int64_t key;
     size_t slot;               /* the rank's row in "ranks" */
     const hta_cell *row;
+    int64_t wait_ns;           /* set by the matching */
+    int arrived_last;
 } op;
 
 static int compare_instance_then_rank(const void *a, const void *b)
@@ -240,7 +255,7 @@ static int note_mismatch(matcher *m, const op *o, const hta_cell *first)
 }
 
 /* Matches the ops o[0..n) of one instance (rank order). */
-static int match_instance(matcher *m, const op *o, size_t n)
+static int match_instance(matcher *m, op *o, size_t n)
 {
     int64_t earliest = INT64_MAX, latest = INT64_MIN, earliest_end = INT64_MAX;
     int64_t latest_end = INT64_MIN, shortest = INT64_MAX;
@@ -267,6 +282,8 @@ static int match_instance(matcher *m, const op *o, size_t n)
         r->matched++;
         r->wait_ns += latest - s;
         in.wait_ns += latest - s;
+        o[j].wait_ns = latest - s;
+        o[j].arrived_last = contested && s == latest;
         r->clock_violations += e < latest;
         if (e - earliest_end > r->max_end_lag_ns)
             r->max_end_lag_ns = e - earliest_end;
@@ -374,6 +391,63 @@ static int summarize(hta_tableset *set, instance *in, size_t n)
     return rc;
 }
 
+/* ---- per rank and group ------------------------------------------------ */
+
+static int compare_rank_then_group(const void *a, const void *b)
+{
+    const op *x = a, *y = b;
+    if (x->slot != y->slot)
+        return (x->slot > y->slot) - (x->slot < y->slot);
+    return (x->group > y->group) - (x->group < y->group);
+}
+
+/* One row for a rank's ops o[0..n) of one group.  The exposed time (not
+ * overlapped by computation) splits into waiting and transferring; where
+ * computation fell inside a kernel is not known here, so the wait is
+ * exposed only for what computation could not have covered: exposed
+ * wait = max(0, wait - overlapped), a lower bound. */
+static int put_rank_group(hta_table *t, const rank_waits *w, const op *o, size_t n)
+{
+    int64_t comm = 0, overlapped = 0, wait = 0, exposed_wait = 0, last = 0;
+    for (size_t i = 0; i < n; i++) {
+        const hta_cell *r = o[i].row;
+        int64_t dur = r[C_END].i - r[C_START].i, covered = r[C_OVERLAP].i;
+        comm += dur;
+        overlapped += covered;
+        wait += o[i].wait_ns;
+        exposed_wait += o[i].wait_ns > covered ? o[i].wait_ns - covered : 0;
+        last += o[i].arrived_last;
+    }
+    hta_row row = hta_table_add_row(t);
+    hta_row_put_i64(&row, w[o[0].slot].rank);
+    hta_row_put_str(&row, o[0].row[C_GROUP].s);
+    hta_row_put_str(&row, o[0].row[C_DESC].s);
+    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_f64(&row, hta_ns_to_us(comm));
+    hta_row_put_f64(&row, hta_ns_to_us(overlapped));
+    hta_row_put_f64(&row, hta_ns_to_us(comm - overlapped));
+    hta_row_put_f64(&row, hta_ns_to_us(exposed_wait));
+    hta_row_put_f64(&row, hta_ns_to_us(comm - overlapped - exposed_wait));
+    hta_row_put_f64(&row, hta_ns_to_us(wait));
+    hta_row_put_i64(&row, last);
+    return hta_row_done(&row);
+}
+
+static int put_by_group(hta_tableset *set, const rank_waits *w, op *o, size_t n)
+{
+    hta_table *t = HTA_TABLE(set, "comm_by_group", BY_GROUP_COLUMNS);
+    if (!t)
+        return -1;
+    qsort(o, n, sizeof *o, compare_rank_then_group);
+    int rc = 0;
+    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+        for (end = i + 1; end < n && o[end].slot == o[i].slot && o[end].group == o[i].group;)
+            end++;
+        rc = put_rank_group(t, w, &o[i], end - i);
+    }
+    return rc;
+}
+
 /* ---- entry ------------------------------------------------------------ */
 
 /* The table's rows as ops with group ids and rank slots. */
@@ -389,7 +463,7 @@ static int load_ops(const hta_table *t, const hta_table *ranks, const rank_waits
         if (g == UINT32_MAX)
             return -1;
         int by_seq = row[C_SEQ].i >= 0;
-        o[r] = (op){g, by_seq, by_seq ? row[C_SEQ].i : row[C_ORDINAL].i, (size_t)slot, row};
+        o[r] = (op){g, by_seq, by_seq ? row[C_SEQ].i : row[C_ORDINAL].i, (size_t)slot, row, 0, 0};
     }
     return 0;
 }
@@ -428,7 +502,9 @@ int hta_match_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks
         m.members = malloc((groups.count ? groups.count : 1) * sizeof *m.members);
         for (uint32_t g = 0; m.members && g < groups.count; g++)
             m.members[g] = (group_members){NULL, -1};
-        rc = m.members && match_ops(&m, o, n) == 0 && summarize(set, m.instances, m.n_instances) == 0
+        rc = m.members && match_ops(&m, o, n) == 0 &&
+                     summarize(set, m.instances, m.n_instances) == 0 &&
+                     put_by_group(set, w, o, n) == 0
                  ? 0
                  : hta_fail(err, "out of memory matching collectives by process group");
     } else {
