@@ -99,10 +99,17 @@ def assert_summary(out, truth):
 
 def test_tp_dp_job_with_seq_matches_the_ground_truth():
     d, truth = tp_dp(slow="5:1.3")
-    out, _ = analyse(d, processes=2)
+    out, p = analyse(d, processes=2)
     assert_instances(out, truth, seq_from_trace=1)
     assert_rank_waits(out, truth)
     assert_summary(out, truth)
+    s = table(out, "/collective_summary").sort_values("total_wait_us", ascending=False)
+    worst = s.iloc[0]
+    line = (f"  most waiting: {worst.group_desc} {worst.collective} {worst['dtype']} "
+            f"<= {worst.bucket_max_bytes} B, {worst['count']} instances: "
+            f"{worst.total_wait_us:.1f} us waited for the last rank")
+    assert line in p.stdout, (line, p.stdout)
+    assert p.stdout.count("  most waiting: ") == 3, p.stdout
 
 
 def test_without_seq_and_metadata_only_on_the_cpu_op():

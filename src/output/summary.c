@@ -5,6 +5,7 @@
  * each: how many metrics, the worst of them; worst ranks first, at most
  * fifteen) and the flagged stragglers (at most five), so it stays readable
  * for a thousand ranks; the HDF5 file has the rest. */
+#include "hta/collective_report.h"
 #include "hta/run.h"
 
 #include <math.h>
@@ -254,6 +255,7 @@ void hta_print_summary(const hta_tableset *set, const hta_options *opt,
     print_breakdown(set);
     print_outliers(set, opt);
     print_stragglers(set);
+    hta_print_collective_report(set);
     print_collective_issues(set);
     printf("\nResults: %s\n", opt->output);
 }
