@@ -116,6 +116,9 @@ int hta_collectives(const hta_rank_view *view, const hta_options *opt,
 /* The metric "data_loading_us": CPU time in DataLoader batch fetches. */
 int hta_data_loading(const hta_rank_view *view, const hta_options *opt,
                      hta_tableset *out, hta_error *err);
+/* "steps": per rank and ProfilerStep (analysis/steps.c). */
+int hta_steps(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+              hta_error *err);
 
 /* Nanoseconds to the microseconds every output column uses. */
 static inline double hta_ns_to_us(int64_t ns)

@@ -57,7 +57,9 @@ int hta_kernel_comparison(hta_tableset *set, const hta_options *opt, hta_error *
 /* "collective_wait" from the per-rank "_collectives" table; flags ranks
  * that arrive last too often in "outliers" as "straggler". */
 int hta_collective_wait(hta_tableset *set, hta_error *err);
-/* "stragglers" from "collective_wait" and "temporal_breakdown". */
+/* "cross_rank/steps" from the per-rank "steps" table. */
+int hta_step_comparison(hta_tableset *set, hta_error *err);
+/* "stragglers" from "collective_wait" and "rank_metrics". */
 int hta_rank_stragglers(hta_tableset *set, const hta_options *opt, hta_error *err);
 
 #endif

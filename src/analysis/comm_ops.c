@@ -7,12 +7,14 @@
  * member ranks), collective, dtype, element counts, group size, PyTorch's
  * per-group sequence number Seq when the trace has it (-1 otherwise), its
  * ordinal among this rank's kernels of the same group in start order
- * (the matching key without Seq), its start and end, and how long
- * computation ran during it (for /comm_by_group's exposed time).  Kernels without
+ * (the matching key without Seq), its start and end, how long
+ * computation ran during it (for /comm_by_group's exposed time), and the
+ * ProfilerStep number that launched it (-1 outside any; for /steps).  Kernels without
  * metadata stay in "_collectives" (analysis/collectives.c) and are matched
  * by stream as before.  Strings cross to the root through the table
  * dictionary, once per process. */
 #include "hta/comm_ops.h"
+#include "hta/profiler_steps.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@ static const hta_column COLUMNS[] = {
     {"group_ranks", HTA_COL_STR}, {"collective", HTA_COL_STR}, {"dtype", HTA_COL_STR},
     {"in_nelems", HTA_COL_I64},   {"out_nelems", HTA_COL_I64}, {"group_size", HTA_COL_I64},
     {"seq", HTA_COL_I64},         {"ordinal", HTA_COL_I64},    {"start_ns", HTA_COL_I64},
-    {"end_ns", HTA_COL_I64},       {"overlap_ns", HTA_COL_I64},
+    {"end_ns", HTA_COL_I64},       {"overlap_ns", HTA_COL_I64}, {"step", HTA_COL_I64},
 };
 
 static int compare_external_id(const void *a, const void *b)
@@ -175,9 +177,11 @@ static int64_t compute_overlap(const hta_rank_view *v, int64_t start, int64_t en
     return total;
 }
 
-static int put_row(hta_table *t, const hta_rank_view *v, int64_t rank_key, const comm_kernel *k,
-                   int64_t ordinal)
+static int put_row(hta_table *t, const hta_rank_view *v, const hta_profiler_steps *steps,
+                   const comm_kernel *k, int64_t ordinal)
 {
+    long step = hta_profiler_step_of(steps, v, k->event);
+    int64_t rank_key = v->rank_key;
     const hta_comm_set *s = &v->trace->comm;
     const hta_comm_meta *m = k->meta;
     hta_row row = hta_table_add_row(t);
@@ -195,6 +199,7 @@ static int put_row(hta_table *t, const hta_rank_view *v, int64_t rank_key, const
     hta_row_put_i64(&row, k->event->ts_ns);
     hta_row_put_i64(&row, hta_event_end(k->event));
     hta_row_put_i64(&row, compute_overlap(v, k->event->ts_ns, hta_event_end(k->event)));
+    hta_row_put_i64(&row, step >= 0 ? steps->steps[step].number : -1);
     return hta_row_done(&row);
 }
 
@@ -223,8 +228,13 @@ int hta_comm_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *o
     if (s->n == 0)
         return 0;
     hta_comm_resolver r;
-    if (hta_comm_resolver_build(&r, v))
+    hta_profiler_steps steps;
+    if (hta_profiler_steps_find(&steps, v->trace))
         return hta_fail(err, "out of memory listing collectives");
+    if (hta_comm_resolver_build(&r, v)) {
+        hta_profiler_steps_free(&steps);
+        return hta_fail(err, "out of memory listing collectives");
+    }
     size_t n = 0;
     for (size_t i = 0; i < v->n_gpu; i++)
         n += v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION;
@@ -247,10 +257,11 @@ int hta_comm_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *o
         qsort(k, m, sizeof *k, compare_group_then_start);
     for (size_t i = 0, ordinal = 0; rc == 0 && i < m; i++) {
         ordinal = i && k[i].meta->pg_name == k[i - 1].meta->pg_name ? ordinal + 1 : 0;
-        rc = put_row(t, v, v->rank_key, &k[i], (int64_t)ordinal);
+        rc = put_row(t, v, &steps, &k[i], (int64_t)ordinal);
     }
     free(k);
     free(filled);
     hta_comm_resolver_free(&r);
+    hta_profiler_steps_free(&steps);
     return rc ? hta_fail(err, "out of memory listing collectives") : 0;
 }

@@ -16,6 +16,7 @@ const hta_analysis hta_analyses[] = {
     {"activity_categories", hta_activity_categories},
     {"collectives", hta_collectives},
     {"data_loading", hta_data_loading},
+    {"steps", hta_steps},
     {"detail_tables", hta_detail_tables},
 };
 
@@ -26,12 +27,12 @@ const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
  * launch statistics, 16 MB each on a 1 GB trace) one after the other
  * rather than side by side.  Indices into hta_analyses. */
 enum { TEMPORAL, COMM_COMP, KERNELS, OVERLAP, IDLE, LAUNCH_STATS, PIPELINING, QUEUE,
-       MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DATA_LOADING, DETAIL, N_ANALYSES };
+       MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DATA_LOADING, STEPS, DETAIL, N_ANALYSES };
 _Static_assert(N_ANALYSES == sizeof hta_analyses / sizeof hta_analyses[0],
                "one schedule slot per analysis");
 const size_t hta_analysis_schedule[N_ANALYSES] = {
     QUEUE, IDLE, TIMELINE, MEMORY_BW, LAUNCH_STATS, ACTIVITY, PIPELINING,
-    KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, DATA_LOADING, DETAIL,
+    KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, DATA_LOADING, STEPS, DETAIL,
 };
 
 static const hta_column METRIC_COLUMNS[] = {

@@ -65,7 +65,7 @@ static const hta_column SUMMARY_COLUMNS[] = {
 
 /* Column positions in "_comm_ops". */
 enum { C_RANK, C_GROUP, C_DESC, C_RANKS, C_COLLECTIVE, C_DTYPE, C_IN, C_OUT, C_SIZE, C_SEQ,
-       C_ORDINAL, C_START, C_END, C_OVERLAP };
+       C_ORDINAL, C_START, C_END, C_OVERLAP, C_STEP };
 
 static const hta_column BY_GROUP_COLUMNS[] = {
     {"rank", HTA_COL_I64},           {"group", HTA_COL_STR},
@@ -448,6 +448,27 @@ static int put_by_group(hta_tableset *set, const rank_waits *w, op *o, size_t n)
     return rc;
 }
 
+/* Adds each op's wait to its rank's row of "steps" for the ProfilerStep
+ * that launched it (ops sorted by rank slot; rows of "steps" by rank,
+ * then step). */
+static void add_step_waits(hta_tableset *set, const rank_waits *w, const op *o, size_t n)
+{
+    hta_table *t = hta_tableset_find(set, "steps");
+    long step = t ? hta_table_column(t, "step") : -1, wait = t ? hta_table_column(t, "wait_us") : -1;
+    for (size_t i = 0; step >= 0 && wait >= 0 && i < n; i++) {
+        long r = o[i].row[C_STEP].i >= 0 ? hta_table_find_sorted(t, w[o[i].slot].rank) : -1;
+        for (; r >= 0 && (size_t)r < t->n_rows; r++) {
+            hta_cell *row = hta_table_row(t, (size_t)r);
+            if (row[0].i != w[o[i].slot].rank)
+                break;
+            if (row[step].i == o[i].row[C_STEP].i) {
+                row[wait].f += hta_ns_to_us(o[i].wait_ns);
+                break;
+            }
+        }
+    }
+}
+
 /* ---- entry ------------------------------------------------------------ */
 
 /* The table's rows as ops with group ids and rank slots. */
@@ -505,7 +526,7 @@ int hta_match_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks
         rc = m.members && match_ops(&m, o, n) == 0 &&
                      summarize(set, m.instances, m.n_instances) == 0 &&
                      put_by_group(set, w, o, n) == 0
-                 ? 0
+                 ? (add_step_waits(set, w, o, n), 0)
                  : hta_fail(err, "out of memory matching collectives by process group");
     } else {
         rc = hta_fail(err, "out of memory matching collectives by process group");

@@ -323,7 +323,8 @@ int hta_root_statistics(hta_tableset *all, const hta_options *opt, hta_rank_map 
 {
     return hta_resolve_ranks(all, opt, map, err) || hta_find_outliers(all, opt, err) ||
                    hta_kernel_type_totals(all, err) || hta_kernel_comparison(all, opt, err) ||
-                   hta_collective_wait(all, err) || hta_rank_stragglers(all, opt, err)
+                   hta_collective_wait(all, err) || hta_step_comparison(all, err) ||
+                   hta_rank_stragglers(all, opt, err)
                ? -1
                : 0;
 }
