@@ -394,7 +394,7 @@ static void usage(void)
     fputs("usage: hta-tracegen --tp T --dp D -o DIR [--steps N] [--layers L]\n"
           "                    [--slow RANK:FACTOR] [--slow-cause compute|launch|data]\n"
           "                    [--no-seq] [--meta-on-cpu] [--seed N]\n"
-          "Tensor x data parallel job: T x D ranks, TP groups of T ranks and DP\n"
+          "Tensor x data parallel job: T x D ranks (at most 4096), TP groups of T ranks and DP\n"
           "groups of D ranks, NCCL collective metadata, DIR.truth.json (beside DIR, so that DIR holds only traces).\n",
           stderr);
     exit(2);
@@ -422,9 +422,9 @@ static void parse(gen *g, int argc, char **argv)
         else if (!v)
             usage();
         else if (!strcmp(a, "--tp"))
-            g->tp = (int)number_arg(v, 1, 64), i++;
+            g->tp = (int)number_arg(v, 1, 4096), i++;
         else if (!strcmp(a, "--dp"))
-            g->dp = (int)number_arg(v, 1, 64), i++;
+            g->dp = (int)number_arg(v, 1, 4096), i++;
         else if (!strcmp(a, "--steps"))
             g->steps = (int)number_arg(v, 1, 1000), i++;
         else if (!strcmp(a, "--layers"))
@@ -451,7 +451,7 @@ static void parse(gen *g, int argc, char **argv)
     if (!g->tp || !g->dp || !g->dir)
         usage();
     g->world = g->tp * g->dp;
-    if (g->slow_rank >= g->world)
+    if (g->slow_rank >= g->world || g->world > 4096)
         usage();
 }
 
