@@ -197,6 +197,23 @@ def test_ranks_outside_a_group_never_enter_it():
     assert sorted(cw["rank"]) == list(range(6)) and (cw.missing == 0).all(), cw
 
 
+def test_identical_results_for_1_2_3_processes():
+    d, truth = tp_dp(tp=2, dp=3, slow="3:1.4")
+    names = ["/collectives", "/collective_summary", "/comm_by_group", "/collective_wait",
+             "/stragglers"]
+    base = None
+    for n in (1, 2, 3):
+        out, _ = analyse(d, processes=n)
+        tables = {name: table(out, name) for name in names}
+        if base is None:
+            base = tables
+            assert len(base["/collectives"]) == len(truth["instances"]), base["/collectives"]
+            continue
+        for name in names:
+            pd.testing.assert_frame_equal(tables[name], base[name], check_exact=True,
+                                          obj=f"{name} with {n} processes")
+
+
 def kernels_from_json(path):
     with gzip.open(path, "rt") as f:
         events = json.load(f)["traceEvents"]

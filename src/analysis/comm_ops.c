@@ -2,29 +2,35 @@
  * analysis (crossrank/collective_groups.c matches them on the root).
  *
  * Every communication kernel whose collective metadata is known (see
- * hta/comm_ops.h for where it comes from) becomes a row of the
- * process-local table "_comm_ops": its process group (name, description,
- * member ranks), collective, dtype, element counts, group size, PyTorch's
- * per-group sequence number Seq when the trace has it (-1 otherwise), its
- * ordinal among this rank's kernels of the same group in start order
- * (the matching key without Seq), its start and end, how long
- * computation ran during it (for /comm_by_group's exposed time), and the
- * ProfilerStep number that launched it (-1 outside any; for /steps).  Kernels without
+ * hta/comm_ops.h for where it comes from) goes into the process-local
+ * table "_comm_ops", one row per (rank, process group) like
+ * "_collectives": the group's name, description and member ranks once;
+ * its distinct kinds (collective, dtype, element counts, group size) once,
+ * as lines of tab-separated fields; and per kernel, in start order, packed
+ * series (hta/packed_ints.h): the index of its kind, PyTorch's per-group
+ * sequence number Seq (-1 without), its start (gap since the previous),
+ * duration, how long computation ran during it (for /comm_by_group's
+ * exposed time) and the ProfilerStep number that launched it (-1 outside
+ * any; for /steps).  A kernel's position in the series is its ordinal
+ * among the rank's kernels of the group, the matching key without Seq.
+ * A few bytes per kernel: a job's collectives all travel to the root.  Kernels without
  * metadata stay in "_collectives" (analysis/collectives.c) and are matched
  * by stream as before.  Strings cross to the root through the table
  * dictionary, once per process. */
 #include "hta/comm_ops.h"
+#include "hta/packed_ints.h"
 #include "hta/profiler_steps.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},        {"group", HTA_COL_STR},      {"group_desc", HTA_COL_STR},
-    {"group_ranks", HTA_COL_STR}, {"collective", HTA_COL_STR}, {"dtype", HTA_COL_STR},
-    {"in_nelems", HTA_COL_I64},   {"out_nelems", HTA_COL_I64}, {"group_size", HTA_COL_I64},
-    {"seq", HTA_COL_I64},         {"ordinal", HTA_COL_I64},    {"start_ns", HTA_COL_I64},
-    {"end_ns", HTA_COL_I64},       {"overlap_ns", HTA_COL_I64}, {"step", HTA_COL_I64},
+    {"rank", HTA_COL_I64},         {"group", HTA_COL_STR},     {"group_desc", HTA_COL_STR},
+    {"group_ranks", HTA_COL_STR},  {"kernels", HTA_COL_I64},   {"kinds", HTA_COL_STR},
+    {"kind_of", HTA_COL_STR},      {"seqs", HTA_COL_STR},      {"first_start_ns", HTA_COL_I64},
+    {"start_gaps", HTA_COL_STR},   {"durations", HTA_COL_STR}, {"overlaps", HTA_COL_STR},
+    {"steps", HTA_COL_STR},
 };
 
 static int compare_external_id(const void *a, const void *b)
@@ -177,30 +183,106 @@ static int64_t compute_overlap(const hta_rank_view *v, int64_t start, int64_t en
     return total;
 }
 
-static int put_row(hta_table *t, const hta_rank_view *v, const hta_profiler_steps *steps,
-                   const comm_kernel *k, int64_t ordinal)
+/* A run's distinct (collective, dtype, element counts, group size). */
+static int same_kind(const hta_comm_meta *a, const hta_comm_meta *b)
 {
-    long step = hta_profiler_step_of(steps, v, k->event);
-    int64_t rank_key = v->rank_key;
+    return a->collective == b->collective && a->dtype == b->dtype &&
+           a->in_nelems == b->in_nelems && a->out_nelems == b->out_nelems &&
+           a->group_size == b->group_size;
+}
+
+/* Scratch for one group's row: a value per kernel for each series. */
+typedef struct row_scratch {
+    uint64_t *kind, *gap, *overlap;
+    int64_t *seq, *duration, *step;
+    hta_buf kinds, packed[6];
+} row_scratch;
+
+/* Appends "collective TAB dtype TAB in TAB out TAB size NL" for a kind. */
+static int put_kind(hta_buf *b, const hta_comm_set *s, const hta_comm_meta *m)
+{
+    char numbers[96];
+    int n = snprintf(numbers, sizeof numbers, "\t%lld\t%lld\t%lld\n", (long long)m->in_nelems,
+                     (long long)m->out_nelems, (long long)m->group_size);
+    const char *collective = hta_comm_string(s, m->collective), *dtype = hta_comm_string(s, m->dtype);
+    return hta_buf_append(b, collective, strlen(collective)) || hta_buf_putc(b, '\t') ||
+           hta_buf_append(b, dtype, strlen(dtype)) || hta_buf_append(b, numbers, (size_t)n);
+}
+
+/* One row for the kernels k[0..n) of one group, in start order: the
+ * group's strings once, the distinct kinds once, and per kernel its kind's
+ * index, Seq, start (as the gap since the previous one), duration,
+ * compute overlap and step packed (hta/packed_ints.h).  The ordinal is the
+ * position in the series. */
+static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_steps *steps,
+                     const comm_kernel *k, size_t n, row_scratch *r)
+{
     const hta_comm_set *s = &v->trace->comm;
-    const hta_comm_meta *m = k->meta;
+    size_t n_kinds = 0;
+    r->kinds.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && !same_kind(k[j].meta, k[i].meta))
+            j++;
+        r->kind[i] = j < i ? r->kind[j] : n_kinds++;
+        if (j == i && put_kind(&r->kinds, s, k[i].meta))
+            return -1;
+        const hta_event *e = k[i].event;
+        long step = hta_profiler_step_of(steps, v, e);
+        r->seq[i] = k[i].meta->seq;
+        r->gap[i] = i ? (uint64_t)(e->ts_ns - k[i - 1].event->ts_ns) : 0;
+        r->duration[i] = e->dur_ns;
+        r->overlap[i] = (uint64_t)compute_overlap(v, e->ts_ns, hta_event_end(e));
+        r->step[i] = step >= 0 ? steps->steps[step].number : -1;
+    }
+    for (int p = 0; p < 6; p++)
+        r->packed[p].len = 0;
+    if (hta_buf_putc(&r->kinds, '\0') || hta_pack_series(&r->packed[0], r->kind, n) ||
+        hta_pack_signed_series(&r->packed[1], r->seq, n) ||
+        hta_pack_series(&r->packed[2], r->gap, n) ||
+        hta_pack_signed_series(&r->packed[3], r->duration, n) ||
+        hta_pack_series(&r->packed[4], r->overlap, n) ||
+        hta_pack_signed_series(&r->packed[5], r->step, n))
+        return -1;
+    const hta_comm_meta *m = k[0].meta;
     hta_row row = hta_table_add_row(t);
-    hta_row_put_i64(&row, rank_key);
+    hta_row_put_i64(&row, v->rank_key);
     hta_row_put_str(&row, hta_comm_string(s, m->pg_name));
     hta_row_put_str(&row, hta_comm_string(s, m->pg_desc));
     hta_row_put_str(&row, hta_comm_string(s, m->pg_ranks));
-    hta_row_put_str(&row, hta_comm_string(s, m->collective));
-    hta_row_put_str(&row, hta_comm_string(s, m->dtype));
-    hta_row_put_i64(&row, m->in_nelems);
-    hta_row_put_i64(&row, m->out_nelems);
-    hta_row_put_i64(&row, m->group_size);
-    hta_row_put_i64(&row, m->seq);
-    hta_row_put_i64(&row, ordinal);
-    hta_row_put_i64(&row, k->event->ts_ns);
-    hta_row_put_i64(&row, hta_event_end(k->event));
-    hta_row_put_i64(&row, compute_overlap(v, k->event->ts_ns, hta_event_end(k->event)));
-    hta_row_put_i64(&row, step >= 0 ? steps->steps[step].number : -1);
+    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_str(&row, r->kinds.data);
+    hta_row_put_str(&row, r->packed[0].data);
+    hta_row_put_str(&row, r->packed[1].data);
+    hta_row_put_i64(&row, k[0].event->ts_ns);
+    for (int p = 2; p < 6; p++)
+        hta_row_put_str(&row, r->packed[p].data);
     return hta_row_done(&row);
+}
+
+static int put_groups(hta_table *t, const hta_rank_view *v, const hta_profiler_steps *steps,
+                      const comm_kernel *k, size_t n)
+{
+    row_scratch r = {.kind = malloc(n * sizeof *r.kind), .gap = malloc(n * sizeof *r.gap),
+                     .overlap = malloc(n * sizeof *r.overlap), .seq = malloc(n * sizeof *r.seq),
+                     .duration = malloc(n * sizeof *r.duration),
+                     .step = malloc(n * sizeof *r.step)};
+    int rc = r.kind && r.gap && r.overlap && r.seq && r.duration && r.step ? 0 : -1;
+    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+        for (end = i + 1; end < n && k[end].meta->pg_name == k[i].meta->pg_name;)
+            end++;
+        rc = put_group(t, v, steps, &k[i], end - i, &r);
+    }
+    free(r.kind);
+    free(r.gap);
+    free(r.overlap);
+    free(r.seq);
+    free(r.duration);
+    free(r.step);
+    hta_buf_free(&r.kinds);
+    for (int p = 0; p < 6; p++)
+        hta_buf_free(&r.packed[p]);
+    return rc;
 }
 
 /* The group's member list from pg_config when the kernel's args lack it. */
@@ -255,10 +337,8 @@ int hta_comm_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *o
     rc = rc || (m && !t) ? -1 : 0;
     if (rc == 0)
         qsort(k, m, sizeof *k, compare_group_then_start);
-    for (size_t i = 0, ordinal = 0; rc == 0 && i < m; i++) {
-        ordinal = i && k[i].meta->pg_name == k[i - 1].meta->pg_name ? ordinal + 1 : 0;
-        rc = put_row(t, v, &steps, &k[i], (int64_t)ordinal);
-    }
+    if (rc == 0 && m)
+        rc = put_groups(t, v, &steps, k, m);
     free(k);
     free(filled);
     hta_comm_resolver_free(&r);

@@ -1,7 +1,8 @@
 /* collective_groups.c: collective instances by process group, on the root.
  *
  * Input: "_comm_ops" (analysis/comm_ops.c), every communication kernel
- * whose collective metadata is known.  A process group issues its
+ * whose collective metadata is known, packed per (rank, group) and
+ * unpacked here into compact ops.  A process group issues its
  * collectives in the same order on each of its ranks, whatever stream each
  * rank runs them on, so one instance is (group, Seq) when PyTorch recorded
  * Seq, else (group, k-th kernel of that group on the rank).  Only the
@@ -32,6 +33,7 @@
  * peer and transferring, the wait and the last arrivals. */
 #include "hta/collective_groups.h"
 #include "hta/analysis.h"
+#include "hta/packed_ints.h"
 #include "hta/stats.h"
 #include "hta/strtab.h"
 
@@ -64,8 +66,8 @@ static const hta_column SUMMARY_COLUMNS[] = {
 };
 
 /* Column positions in "_comm_ops". */
-enum { C_RANK, C_GROUP, C_DESC, C_RANKS, C_COLLECTIVE, C_DTYPE, C_IN, C_OUT, C_SIZE, C_SEQ,
-       C_ORDINAL, C_START, C_END, C_OVERLAP, C_STEP };
+enum { C_RANK, C_GROUP, C_DESC, C_RANKS, C_KERNELS, C_KINDS, C_KIND_OF, C_SEQS, C_FIRST_START,
+       C_START_GAPS, C_DURATIONS, C_OVERLAPS, C_STEPS };
 
 static const hta_column BY_GROUP_COLUMNS[] = {
     {"rank", HTA_COL_I64},           {"group", HTA_COL_STR},
@@ -76,12 +78,28 @@ static const hta_column BY_GROUP_COLUMNS[] = {
     {"arrived_last", HTA_COL_I64},
 };
 
+/* A (collective, dtype, element counts, group size) of a row's kinds. */
+typedef struct comm_kind {
+    const char *collective, *dtype;
+    int64_t in, out, size;
+} comm_kind;
+
+/* A row of "_comm_ops": one rank's kernels of one group. */
+typedef struct group_row {
+    const char *group, *desc, *ranks;
+    comm_kind *kinds;          /* owned */
+    size_t n_kinds;
+    char *text;                /* owned: the kinds' strings */
+} group_row;
+
 typedef struct op {
     uint32_t group;            /* id in the groups table */
     int by_seq;                /* key is Seq, else the ordinal */
     int64_t key;
     size_t slot;               /* the rank's row in "ranks" */
-    const hta_cell *row;
+    const group_row *g;
+    const comm_kind *kind;
+    int64_t start, end, overlap, step;
     int64_t wait_ns;           /* set by the matching */
     int arrived_last;
 } op;
@@ -125,17 +143,18 @@ static double busbw_factor(coll_kind k, int64_t n)
     }
 }
 
-/* The message size of an op: -1 when its dtype or counts are unknown. */
-static int64_t bytes_of(const hta_cell *row)
+/* The message size of a kind: -1 when its dtype or counts are unknown. */
+static int64_t bytes_of(const comm_kind *k)
 {
-    int size = hta_dtype_size(row[C_DTYPE].s);
-    int64_t nelems = kind_of(row[C_COLLECTIVE].s) == K_ALLGATHER ? row[C_OUT].i : row[C_IN].i;
+    int size = hta_dtype_size(k->dtype);
+    int64_t nelems = kind_of(k->collective) == K_ALLGATHER ? k->out : k->in;
     return size > 0 && nelems >= 0 ? nelems * size : -1;
 }
 
 /* One instance's figures, kept for the summary. */
 typedef struct instance {
-    const hta_cell *first;     /* the lowest rank's op: names and sizes */
+    const group_row *g;        /* the lowest rank's op: names and sizes */
+    const comm_kind *kind;
     int64_t bytes;
     int64_t transfer_ns, arrival_skew_ns, wait_ns;
     double busbw;
@@ -191,10 +210,10 @@ typedef struct matcher {
 
 /* Counts the instance as missing for every analysed member rank of the
  * group that took no part in it. */
-static int count_missing(matcher *m, uint32_t group, const hta_cell *first)
+static int count_missing(matcher *m, uint32_t group, const group_row *first)
 {
     group_members *g = &m->members[group];
-    if (g->n < 0 && (g->n = parse_ranks(first[C_RANKS].s, &g->ranks)) < 0)
+    if (g->n < 0 && (g->n = parse_ranks(first->ranks, &g->ranks)) < 0)
         return -1;
     for (long i = 0; i < g->n; i++) {
         long slot = hta_table_find_sorted(m->ranks, g->ranks[i]);
@@ -208,22 +227,23 @@ static int put_instance(matcher *m, const op *o, size_t n, const instance *in, i
                         int64_t latest, int64_t earliest_end, int64_t latest_end,
                         size_t first_slot, size_t last_slot)
 {
-    const hta_cell *f = in->first;
-    int64_t group_size = f[C_SIZE].i > 0 ? f[C_SIZE].i : (int64_t)n;
+    const group_row *g = in->g;
+    const comm_kind *k = in->kind;
+    int64_t group_size = k->size > 0 ? k->size : (int64_t)n;
     double algbw = in->bytes >= 0 && in->transfer_ns > 0
                        ? (double)in->bytes / (double)in->transfer_ns
                        : NAN;
     hta_row row = hta_table_add_row(m->out);
-    hta_row_put_str(&row, f[C_GROUP].s);
-    hta_row_put_str(&row, f[C_DESC].s);
+    hta_row_put_str(&row, g->group);
+    hta_row_put_str(&row, g->desc);
     hta_row_put_i64(&row, o->key);
     hta_row_put_i64(&row, o->by_seq);
-    hta_row_put_str(&row, f[C_COLLECTIVE].s);
-    hta_row_put_str(&row, f[C_DTYPE].s);
+    hta_row_put_str(&row, k->collective);
+    hta_row_put_str(&row, k->dtype);
     hta_row_put_i64(&row, in->bytes);
     hta_row_put_i64(&row, group_size);
     hta_row_put_i64(&row, (int64_t)n);
-    hta_row_put_str(&row, f[C_RANKS].s);
+    hta_row_put_str(&row, g->ranks);
     hta_row_put_i64(&row, m->w[first_slot].rank);
     hta_row_put_i64(&row, m->w[last_slot].rank);
     hta_row_put_f64(&row, hta_ns_to_us(earliest));
@@ -241,11 +261,10 @@ static int put_instance(matcher *m, const op *o, size_t n, const instance *in, i
 
 /* Lists o's rank in the scratch text when its name or size differs from
  * the instance's first op. */
-static int note_mismatch(matcher *m, const op *o, const hta_cell *first)
+static int note_mismatch(matcher *m, const op *o, const comm_kind *first)
 {
-    const hta_cell *r = o->row;
-    if (strcmp(r[C_COLLECTIVE].s, first[C_COLLECTIVE].s) == 0 && r[C_IN].i == first[C_IN].i &&
-        r[C_OUT].i == first[C_OUT].i)
+    const comm_kind *k = o->kind;
+    if (strcmp(k->collective, first->collective) == 0 && k->in == first->in && k->out == first->out)
         return 0;
     m->w[o->slot].metadata_mismatches++;
     char num[32];
@@ -261,7 +280,7 @@ static int match_instance(matcher *m, op *o, size_t n)
     int64_t latest_end = INT64_MIN, shortest = INT64_MAX;
     size_t first_slot = o[0].slot, last_slot = o[0].slot, n_last = 0;
     for (size_t j = 0; j < n; j++) {
-        int64_t s = o[j].row[C_START].i, e = o[j].row[C_END].i;
+        int64_t s = o[j].start, e = o[j].end;
         if (s < earliest)
             earliest = s, first_slot = o[j].slot;
         if (s > latest)
@@ -271,13 +290,14 @@ static int match_instance(matcher *m, op *o, size_t n)
         latest_end = e > latest_end ? e : latest_end;
         shortest = e - s < shortest ? e - s : shortest;
     }
-    instance in = {.first = o[0].row, .bytes = bytes_of(o[0].row), .transfer_ns = shortest,
+    instance in = {.g = o[0].g, .kind = o[0].kind, .bytes = bytes_of(o[0].kind),
+                   .transfer_ns = shortest,
                    .arrival_skew_ns = latest - earliest};
     int contested = n_last < n;
     m->text.len = 0;
     for (size_t j = 0; j < n; j++) {
         rank_waits *r = &m->w[o[j].slot];
-        int64_t s = o[j].row[C_START].i, e = o[j].row[C_END].i;
+        int64_t s = o[j].start, e = o[j].end;
         r->collectives++;
         r->matched++;
         r->wait_ns += latest - s;
@@ -291,20 +311,20 @@ static int match_instance(matcher *m, op *o, size_t n)
             r->arrived_last += s == latest;
             r->expected_last += 1.0 / (double)n;
         }
-        if (note_mismatch(m, &o[j], o[0].row))
+        if (note_mismatch(m, &o[j], o[0].kind))
             return -1;
         m->present[o[j].slot] = 1;
     }
     /* The wait an instance's last arrivers caused, shared among them. */
     for (size_t j = 0; contested && j < n; j++)
-        if (o[j].row[C_START].i == latest)
+        if (o[j].start == latest)
             m->w[o[j].slot].caused_wait_ns += in.wait_ns / (int64_t)n_last;
-    int64_t group_size = o[0].row[C_SIZE].i > 0 ? o[0].row[C_SIZE].i : (int64_t)n;
+    int64_t group_size = o[0].kind->size > 0 ? o[0].kind->size : (int64_t)n;
     in.busbw = in.bytes >= 0 && shortest > 0
                    ? (double)in.bytes / (double)shortest *
-                         busbw_factor(kind_of(o[0].row[C_COLLECTIVE].s), group_size)
+                         busbw_factor(kind_of(o[0].kind->collective), group_size)
                    : NAN;
-    int rc = count_missing(m, o[0].group, o[0].row);
+    int rc = count_missing(m, o[0].group, o[0].g);
     for (size_t j = 0; j < n; j++)
         m->present[o[j].slot] = 0;
     if (rc == 0)
@@ -329,11 +349,11 @@ static int64_t bucket_of(int64_t bytes)
 static int compare_summary_key(const void *a, const void *b)
 {
     const instance *x = a, *y = b;
-    int c = strcmp(x->first[C_DESC].s, y->first[C_DESC].s);
+    int c = strcmp(x->g->desc, y->g->desc);
     if (!c)
-        c = strcmp(x->first[C_COLLECTIVE].s, y->first[C_COLLECTIVE].s);
+        c = strcmp(x->kind->collective, y->kind->collective);
     if (!c)
-        c = strcmp(x->first[C_DTYPE].s, y->first[C_DTYPE].s);
+        c = strcmp(x->kind->dtype, y->kind->dtype);
     if (!c) {
         int64_t bx = bucket_of(x->bytes), by = bucket_of(y->bytes);
         c = (bx > by) - (bx < by);
@@ -359,9 +379,9 @@ static int put_summary_row(hta_table *t, const instance *in, size_t n, double *s
             scratch[k++] = in[i].busbw;
     hta_sort_doubles(scratch, k);
     hta_row row = hta_table_add_row(t);
-    hta_row_put_str(&row, in[0].first[C_DESC].s);
-    hta_row_put_str(&row, in[0].first[C_COLLECTIVE].s);
-    hta_row_put_str(&row, in[0].first[C_DTYPE].s);
+    hta_row_put_str(&row, in[0].g->desc);
+    hta_row_put_str(&row, in[0].kind->collective);
+    hta_row_put_str(&row, in[0].kind->dtype);
     hta_row_put_i64(&row, bucket_of(in[0].bytes));
     hta_row_put_i64(&row, (int64_t)n);
     hta_row_put_i64(&row, total_bytes);
@@ -410,8 +430,7 @@ static int put_rank_group(hta_table *t, const rank_waits *w, const op *o, size_t
 {
     int64_t comm = 0, overlapped = 0, wait = 0, exposed_wait = 0, last = 0;
     for (size_t i = 0; i < n; i++) {
-        const hta_cell *r = o[i].row;
-        int64_t dur = r[C_END].i - r[C_START].i, covered = r[C_OVERLAP].i;
+        int64_t dur = o[i].end - o[i].start, covered = o[i].overlap;
         comm += dur;
         overlapped += covered;
         wait += o[i].wait_ns;
@@ -420,8 +439,8 @@ static int put_rank_group(hta_table *t, const rank_waits *w, const op *o, size_t
     }
     hta_row row = hta_table_add_row(t);
     hta_row_put_i64(&row, w[o[0].slot].rank);
-    hta_row_put_str(&row, o[0].row[C_GROUP].s);
-    hta_row_put_str(&row, o[0].row[C_DESC].s);
+    hta_row_put_str(&row, o[0].g->group);
+    hta_row_put_str(&row, o[0].g->desc);
     hta_row_put_i64(&row, (int64_t)n);
     hta_row_put_f64(&row, hta_ns_to_us(comm));
     hta_row_put_f64(&row, hta_ns_to_us(overlapped));
@@ -456,12 +475,12 @@ static void add_step_waits(hta_tableset *set, const rank_waits *w, const op *o, 
     hta_table *t = hta_tableset_find(set, "steps");
     long step = t ? hta_table_column(t, "step") : -1, wait = t ? hta_table_column(t, "wait_us") : -1;
     for (size_t i = 0; step >= 0 && wait >= 0 && i < n; i++) {
-        long r = o[i].row[C_STEP].i >= 0 ? hta_table_find_sorted(t, w[o[i].slot].rank) : -1;
+        long r = o[i].step >= 0 ? hta_table_find_sorted(t, w[o[i].slot].rank) : -1;
         for (; r >= 0 && (size_t)r < t->n_rows; r++) {
             hta_cell *row = hta_table_row(t, (size_t)r);
             if (row[0].i != w[o[i].slot].rank)
                 break;
-            if (row[step].i == o[i].row[C_STEP].i) {
+            if (row[step].i == o[i].step) {
                 row[wait].f += hta_ns_to_us(o[i].wait_ns);
                 break;
             }
@@ -471,20 +490,89 @@ static void add_step_waits(hta_tableset *set, const rank_waits *w, const op *o, 
 
 /* ---- entry ------------------------------------------------------------ */
 
-/* The table's rows as ops with group ids and rank slots. */
-static int load_ops(const hta_table *t, const hta_table *ranks, const rank_waits *w, op *o,
-                    hta_strtab *groups)
+/* Splits a row's kinds ("collective TAB dtype TAB in TAB out TAB size"
+ * lines) into g->kinds; -1 when malformed or out of memory. */
+static int parse_kinds(group_row *g, const char *kinds)
 {
-    for (size_t r = 0; r < t->n_rows; r++) {
+    g->text = strdup(kinds);
+    size_t lines = 0;
+    for (const char *p = kinds; *p; p++)
+        lines += *p == '\n';
+    g->kinds = calloc(lines ? lines : 1, sizeof *g->kinds);
+    if (!g->text || !g->kinds)
+        return -1;
+    for (char *line = g->text, *next; *line; line = next) {
+        char *end = strchr(line, '\n'), *field[5];
+        if (!end)
+            return -1;
+        *end = '\0';
+        next = end + 1;
+        field[0] = line;
+        for (int f = 1; f < 5; f++) {
+            char *tab = strchr(field[f - 1], '\t');
+            if (!tab)
+                return -1;
+            *tab = '\0';
+            field[f] = tab + 1;
+        }
+        g->kinds[g->n_kinds++] = (comm_kind){field[0], field[1], strtoll(field[2], NULL, 10),
+                                             strtoll(field[3], NULL, 10),
+                                             strtoll(field[4], NULL, 10)};
+    }
+    return 0;
+}
+
+/* Unpacks a row's kernels into o (its kernels in start order); -1 when its
+ * series are shorter than its kernel count or name a kind it lacks. */
+static int unpack_row(const hta_cell *row, const group_row *g, uint32_t group, size_t slot,
+                      op *o)
+{
+    hta_series s[6];
+    const char *packed[6] = {row[C_KIND_OF].s, row[C_SEQS].s, row[C_START_GAPS].s,
+                             row[C_DURATIONS].s, row[C_OVERLAPS].s, row[C_STEPS].s};
+    for (int k = 0; k < 6; k++)
+        hta_series_open(&s[k], packed[k]);
+    int64_t start = row[C_FIRST_START].i;
+    for (int64_t i = 0; i < row[C_KERNELS].i; i++) {
+        uint64_t kind, gap, overlap;
+        int64_t seq, duration, step;
+        if (!hta_series_next(&s[0], &kind) || !hta_series_next_signed(&s[1], &seq) ||
+            !hta_series_next(&s[2], &gap) || !hta_series_next_signed(&s[3], &duration) ||
+            !hta_series_next(&s[4], &overlap) || !hta_series_next_signed(&s[5], &step) ||
+            kind >= g->n_kinds)
+            return -1;
+        start += (int64_t)gap;
+        o[i] = (op){.group = group, .by_seq = seq >= 0, .key = seq >= 0 ? seq : i, .slot = slot,
+                    .g = g, .kind = &g->kinds[kind], .start = start, .end = start + duration,
+                    .overlap = (int64_t)overlap, .step = step};
+    }
+    return 0;
+}
+
+static size_t count_kernels(const hta_table *t)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < t->n_rows; r++)
+        n += (size_t)hta_table_row(t, r)[C_KERNELS].i;
+    return n;
+}
+
+/* The table's rows as ops with group ids and rank slots; -1 when a row's
+ * rank was not analysed, or the row is corrupt. */
+static int load_ops(const hta_table *t, const hta_table *ranks, const rank_waits *w,
+                    group_row *rows, op *o, hta_strtab *groups)
+{
+    for (size_t r = 0, at = 0; r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
         long slot = hta_table_find_sorted(ranks, row[C_RANK].i);
         if (slot < 0 || w[slot].failed)
             return -1;
         uint32_t g = hta_strtab_intern(groups, row[C_GROUP].s, strlen(row[C_GROUP].s));
-        if (g == UINT32_MAX)
+        rows[r] = (group_row){row[C_GROUP].s, row[C_DESC].s, row[C_RANKS].s, NULL, 0, NULL};
+        if (g == UINT32_MAX || parse_kinds(&rows[r], row[C_KINDS].s) ||
+            unpack_row(row, &rows[r], g, (size_t)slot, &o[at]))
             return -1;
-        int by_seq = row[C_SEQ].i >= 0;
-        o[r] = (op){g, by_seq, by_seq ? row[C_SEQ].i : row[C_ORDINAL].i, (size_t)slot, row, 0, 0};
+        at += (size_t)row[C_KERNELS].i;
     }
     return 0;
 }
@@ -510,15 +598,16 @@ int hta_match_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks
         return 0;
     matcher m = {.set = set, .ranks = hta_tableset_find(set, "ranks"), .w = w,
                  .n_ranks = n_ranks, .out = HTA_TABLE(set, "collectives", INSTANCE_COLUMNS)};
-    size_t n = t->n_rows;
-    op *o = malloc(n * sizeof *o);
-    m.instances = malloc(n * sizeof *m.instances);
+    size_t n = count_kernels(t);
+    op *o = malloc((n ? n : 1) * sizeof *o);
+    group_row *rows = calloc(t->n_rows, sizeof *rows);
+    m.instances = malloc((n ? n : 1) * sizeof *m.instances);
     m.present = calloc(n_ranks ? n_ranks : 1, 1);
     hta_strtab groups;
     hta_strtab_init(&groups);
-    int rc = o && m.instances && m.present && m.out ? 0 : -1;
-    if (rc == 0 && load_ops(t, m.ranks, w, o, &groups)) {
-        rc = hta_fail(err, "collective metadata of a rank missing from /ranks");
+    int rc = o && rows && m.instances && m.present && m.out ? 0 : -1;
+    if (rc == 0 && load_ops(t, m.ranks, w, rows, o, &groups)) {
+        rc = hta_fail(err, "collective metadata of a rank missing from /ranks, or corrupt");
     } else if (rc == 0) {
         m.members = malloc((groups.count ? groups.count : 1) * sizeof *m.members);
         for (uint32_t g = 0; m.members && g < groups.count; g++)
@@ -535,6 +624,11 @@ int hta_match_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks
         free(m.members[g].ranks);
     free(m.members);
     hta_strtab_free(&groups);
+    for (size_t r = 0; rows && r < t->n_rows; r++) {
+        free(rows[r].kinds);
+        free(rows[r].text);
+    }
+    free(rows);
     hta_buf_free(&m.text);
     free(m.present);
     free(m.instances);
