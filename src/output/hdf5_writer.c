@@ -99,14 +99,15 @@ static hid_t table_sized_transfer(const hta_table *t)
 }
 
 /* /collectives has one row per collective instance of the job: chunked
- * and deflated like the per-event tables; every other root table is small
- * and contiguous. */
+ * and deflated like the per-event tables once it is large enough to gain
+ * from it; every other root table is small and contiguous. */
 #define INSTANCE_CHUNK_ROWS 65536
+#define INSTANCE_DEFLATE_MIN_ROWS 4096
 
 static hid_t table_creation(const hta_table *t)
 {
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (strcmp(t->name, "collectives") != 0 || t->n_rows == 0)
+    if (strcmp(t->name, "collectives") != 0 || t->n_rows < INSTANCE_DEFLATE_MIN_ROWS)
         return dcpl;
     hsize_t chunk[1] = {t->n_rows < INSTANCE_CHUNK_ROWS ? t->n_rows : INSTANCE_CHUNK_ROWS};
     H5Pset_chunk(dcpl, 1, chunk);
