@@ -13,12 +13,7 @@ NOISE_FLOOR = 0.02  # 2 x --min-effect
 
 
 def ddp_job(seed, straggler=None):
-    d = tmpdir()
-    args = [TRACEGEN, "-o", d, "--ranks", "8", "--seed", str(seed), "--size-mb", "0.3"]
-    if straggler is not None:
-        args += ["--straggler", f"{straggler}:1.3"]
-    subprocess.run(args, check=True)
-    return d
+    return generated(ranks=8, straggler=straggler, extra=["--seed", str(seed)])
 
 
 def flagged_ranks(out):
