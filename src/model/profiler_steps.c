@@ -41,7 +41,8 @@ int hta_profiler_steps_find(hta_profiler_steps *s, const hta_trace *t)
                                                hta_event_end(e)};
     }
     free(is_step);
-    qsort(s->steps, s->n, sizeof *s->steps, compare_start);
+    if (s->n)
+        qsort(s->steps, s->n, sizeof *s->steps, compare_start);
     return 0;
 }
 
