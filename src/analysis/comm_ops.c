@@ -2,12 +2,12 @@
  * analysis (crossrank/collective_groups.c matches them on the root).
  *
  * Every communication kernel whose collective metadata is known (see
- * hta/comm_ops.h for where it comes from) goes into the process-local
+ * analysis/comm_ops.h for where it comes from) goes into the process-local
  * table "_comm_ops", one row per (rank, process group) like
  * "_collectives": the group's name, description and member ranks once;
  * its distinct kinds (collective, dtype, element counts, group size) once,
  * as lines of tab-separated fields; and per kernel, in start order, packed
- * series (hta/packed_ints.h): the index of its kind, PyTorch's per-group
+ * series (table/packed_ints.h): the index of its kind, PyTorch's per-group
  * sequence number Seq (-1 without), its start (gap since the previous),
  * duration, how long computation ran during it (for /comm_by_group's
  * exposed time) and the ProfilerStep number that launched it (-1 outside
@@ -17,9 +17,10 @@
  * metadata stay in "_collectives" (analysis/collectives.c) and are matched
  * by stream as before.  Strings cross to the root through the table
  * dictionary, once per process. */
-#include "hta/comm_ops.h"
-#include "hta/packed_ints.h"
-#include "hta/profiler_steps.h"
+#include "analysis/comm_ops.h"
+
+#include "model/profiler_steps.h"
+#include "table/packed_ints.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +213,7 @@ static int put_kind(hta_buf *b, const hta_comm_set *s, const hta_comm_meta *m)
 /* One row for the kernels k[0..n) of one group, in start order: the
  * group's strings once, the distinct kinds once, and per kernel its kind's
  * index, Seq, start (as the gap since the previous one), duration,
- * compute overlap and step packed (hta/packed_ints.h).  The ordinal is the
+ * compute overlap and step packed (table/packed_ints.h).  The ordinal is the
  * position in the series. */
 static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_steps *steps,
                      const comm_kernel *k, size_t n, row_scratch *r)
@@ -245,7 +246,7 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
         hta_pack_signed_series(&r->packed[5], r->step, n))
         return -1;
     const hta_comm_meta *m = k[0].meta;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, v->rank_key);
     hta_row_put_str(&row, hta_comm_string(s, m->pg_name));
     hta_row_put_str(&row, hta_comm_string(s, m->pg_desc));

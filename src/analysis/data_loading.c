@@ -7,7 +7,7 @@
  * rank that arrives late at collectives also loads data longer than its
  * peers.  Ranks without such ops get no metric.  Names are tested once
  * each, not once per event. */
-#include "hta/analysis.h"
+#include "analysis/data_loading.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,9 +11,11 @@
  * process group, added on the root (crossrank/collective_groups.c).
  * The step time's mean and coefficient of variation enter /rank_metrics,
  * and so the outlier search. */
-#include "hta/analysis.h"
-#include "hta/profiler_steps.h"
-#include "hta/stats.h"
+#include "analysis/steps.h"
+
+#include "model/interval.h"
+#include "model/profiler_steps.h"
+#include "numerics/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -54,7 +56,7 @@ static int put_step(hta_table *t, int64_t rank_key, const hta_profiler_step *ste
     int64_t busy = hta_intervals_length(s->all, n_all);
     int64_t comm = hta_intervals_length(s->comm, n_comm);
     int64_t hidden = hta_intervals_overlap(s->comp, n_comp, s->comm, n_comm);
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, step->number);
     hta_row_put_f64(&row, hta_ns_to_us(step->end_ns - step->start_ns));

@@ -31,11 +31,13 @@
  * "comm_by_group": per rank and group, the communication time, the part
  * computation overlapped, the exposed rest split into waiting for the last
  * peer and transferring, the wait and the last arrivals. */
-#include "hta/collective_groups.h"
-#include "hta/analysis.h"
-#include "hta/packed_ints.h"
-#include "hta/stats.h"
-#include "hta/strtab.h"
+#include "crossrank/collective_groups.h"
+
+#include "model/comm_meta.h"
+#include "model/trace.h"
+#include "numerics/stats.h"
+#include "table/packed_ints.h"
+#include "util/strtab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -233,7 +235,7 @@ static int put_instance(matcher *m, const op *o, size_t n, const instance *in, i
     double algbw = in->bytes >= 0 && in->transfer_ns > 0
                        ? (double)in->bytes / (double)in->transfer_ns
                        : NAN;
-    hta_row row = hta_table_add_row(m->out);
+    hta_row_builder row = hta_table_add_row(m->out);
     hta_row_put_str(&row, g->group);
     hta_row_put_str(&row, g->desc);
     hta_row_put_i64(&row, o->key);
@@ -378,7 +380,7 @@ static int put_summary_row(hta_table *t, const instance *in, size_t n, double *s
         if (isfinite(in[i].busbw))
             scratch[k++] = in[i].busbw;
     hta_sort_doubles(scratch, k);
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_str(&row, in[0].g->desc);
     hta_row_put_str(&row, in[0].kind->collective);
     hta_row_put_str(&row, in[0].kind->dtype);
@@ -437,7 +439,7 @@ static int put_rank_group(hta_table *t, const rank_waits *w, const op *o, size_t
         exposed_wait += o[i].wait_ns > covered ? o[i].wait_ns - covered : 0;
         last += o[i].arrived_last;
     }
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, w[o[0].slot].rank);
     hta_row_put_str(&row, o[0].g->group);
     hta_row_put_str(&row, o[0].g->desc);

@@ -18,8 +18,9 @@
  * (2%): when the ranks agree closely a rank must lie 7% from the median to
  * be a robust outlier (4-6% for the classic z), while among ranks that
  * really spread the floor changes nothing. */
-#include "hta/crossrank.h"
-#include "hta/stats.h"
+#include "crossrank/spread.h"
+
+#include "numerics/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -92,7 +93,7 @@ hta_table *hta_outliers_table(hta_tableset *set)
 int hta_add_outlier(hta_table *t, const char *metric, int64_t rank, double value,
                     const hta_spread *s, const char *classification)
 {
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_str(&row, metric);
     hta_row_put_i64(&row, rank);
     hta_row_put_f64(&row, value);

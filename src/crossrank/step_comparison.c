@@ -3,8 +3,9 @@
  * From the per-rank "steps" table: per ProfilerStep number, the ranks
  * that have it, the minimum, median and maximum of their CPU step times
  * and the slowest rank (the first on ties), in step order. */
-#include "hta/crossrank.h"
-#include "hta/stats.h"
+#include "crossrank/step_comparison.h"
+
+#include "numerics/stats.h"
 
 #include <stdlib.h>
 
@@ -38,7 +39,7 @@ static int put_step(hta_table *t, const step_time *s, size_t n, double *scratch)
         slowest = s[i].us > s[slowest].us ? i : slowest;
     }
     hta_sort_doubles(scratch, n);
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, s[0].step);
     hta_row_put_i64(&row, (int64_t)n);
     hta_row_put_f64(&row, scratch[0]);

@@ -35,7 +35,10 @@
  * streams that wait for them).  The relative compute speed of
  * NVIDIA's straggler detector (fastest rank's compute time / this rank's)
  * and compute time z-scores are kept as columns. */
-#include "hta/crossrank.h"
+#include "crossrank/stragglers.h"
+
+#include "crossrank/collective_wait.h"
+#include "crossrank/spread.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -272,7 +275,7 @@ static int put_suspects(hta_table *t, const suspect *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         char reasons[1024];
         write_reasons(&s[i], reasons, sizeof reasons);
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, s[i].rank);
         hta_row_put_f64(&row, s[i].score);
         hta_row_put_i64(&row, s[i].flagged);

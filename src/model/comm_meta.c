@@ -1,5 +1,5 @@
-/* comm_meta.c: the collective metadata side array (see hta/comm_meta.h). */
-#include "hta/comm_meta.h"
+/* comm_meta.c: the collective metadata side array (see model/comm_meta.h). */
+#include "model/comm_meta.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* profiler_steps.c: ProfilerStep#N ranges (see hta/profiler_steps.h). */
-#include "hta/profiler_steps.h"
+/* profiler_steps.c: ProfilerStep#N ranges (see model/profiler_steps.h). */
+#include "model/profiler_steps.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * three whose slowest instance reached the smallest fraction of their
  * median bus bandwidth, when under 90% of it (a kind's own median, so that
  * small messages, slow by nature, are not always at the bottom). */
-#include "hta/collective_report.h"
+#include "output/collective_report.h"
 
 #include <math.h>
 #include <stdio.h>

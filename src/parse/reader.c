@@ -1,4 +1,4 @@
-/* reader.c: streaming Kineto JSON parser (see hta/reader.h).
+/* reader.c: streaming Kineto JSON parser (see parse/reader.h).
  *
  * Layout: a pull lexer (lx_*) over a refillable buffer; a validating skipper
  * that keeps its nesting stack on the heap; the event decoder, which fills
@@ -13,14 +13,14 @@
  * per-member steps (key, scalar skip, separator) are inline with their
  * rare cases (escapes, the buffer's end, containers) out of line.
  *
- * The same lexer also parses one part of a plain file (hta/parse_parts.h):
+ * The same lexer also parses one part of a plain file (parse/split_parse.h):
  * the head stops before the first event at or past a given offset, a span
  * starts at an event boundary it finds itself, and the tail resumes the
  * top level just past the event array.  A stop is one offset comparison
  * per event, so the serial parse pays nothing measurable for it. */
-#include "hta/clock.h"
-#include "hta/large_alloc.h"
-#include "hta/reader.h"
+#include "util/clock.h"
+#include "util/large_alloc.h"
+#include "parse/reader.h"
 
 #include <cjson/cJSON.h>
 #ifdef __SSE2__
@@ -36,9 +36,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hta/buf.h"
-#include "hta/parse_parts.h"
-#include "hta/source.h"
+#include "parse/source.h"
+#include "parse/split_parse.h"
+#include "util/buf.h"
 
 #define LX_BUFFER_BYTES (256u << 10)
 /* The data in the buffer is followed by this many zero bytes: the NUL at
@@ -65,7 +65,7 @@ typedef struct lx_text {
     hta_buf own;
 } lx_text;
 
-/* The collective metadata among an event's args (hta/comm_meta.h): the
+/* The collective metadata among an event's args (model/comm_meta.h): the
  * strings, in the lexer's comm_text buffers, by index. */
 enum {
     COMM_COLLECTIVE, COMM_DTYPE, COMM_PG_NAME, COMM_PG_DESC, COMM_PG_RANKS, COMM_IN_SPLIT,
@@ -1471,12 +1471,12 @@ static void lexer_free(lexer *lx)
         hta_buf_free(&lx->comm_text[k]);
 }
 
-/* Every trace at hand has 340-420 bytes of JSON per kept event, so this
+/* Real traces have a few hundred bytes of JSON per kept event, so this
  * guess from the input's size reserves enough event array for the usual
  * trace without a copy or a remap, and room for whole huge pages in a
- * trace of 25 MB (half the guess left 10-15% of its parse time to page
- * faults).  It costs address space of 31% of the JSON's size; only what
- * is filled becomes resident. */
+ * mid-sized trace (a smaller reservation leaves its growth to page
+ * faults).  It costs address space of a third of the JSON's size; only
+ * what is filled becomes resident. */
 #define JSON_BYTES_PER_EVENT_GUESS 128
 
 /* Where a parse reads from: pull fills the buffer from ctx; the stream
@@ -1540,9 +1540,9 @@ int hta_read_trace_file(const char *path, const hta_read_options *options, hta_t
 {
     hta_deadline limit = hta_deadline_from(options ? options->timeout_seconds : 0);
     if (options && options->threads > 1) {
-        int split = hta_read_trace_split(path, options, &limit, out, err);
-        if (split <= 0)
-            return split;
+        hta_split_result split = hta_read_trace_split(path, options, &limit, out, err);
+        if (split != HTA_SPLIT_SERIAL)
+            return split == HTA_SPLIT_DONE ? 0 : -1;
     }
     hta_source *src;
     if (hta_source_open(path, options ? options->inflater : HTA_INFLATER_AUTO, &src, err)) {

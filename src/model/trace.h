@@ -1,0 +1,119 @@
+/* model/trace.h: one rank's trace as compact event arrays.
+ *
+ * The reader keeps only complete events ("ph":"X" with "cat" and "dur") and
+ * stores each in a fixed 32-byte record with integer nanosecond times, so
+ * nanosecond-resolution traces lose nothing and the events take about a
+ * thirtieth of the JSON (the largest share of a rank's memory).  What few
+ * events carry beyond that record (a memory copy's bandwidth and bytes, a
+ * correlation id outside 32 bits) lives in a side array of extras, sorted
+ * by event index and found by binary search. */
+#ifndef HTA_TRACE_H
+#define HTA_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/classify.h"
+#include "model/comm_meta.h"
+#include "util/strtab.h"
+
+enum {
+    HTA_EVENT_GPU = 1,         /* args.stream present and numeric */
+    HTA_EVENT_HAS_COPY = 2,    /* its extra holds bandwidth and bytes */
+    HTA_EVENT_WIDE_CORRELATION = 4, /* its extra holds the correlation */
+};
+
+#define HTA_NO_CORRELATION (-1)
+
+typedef struct hta_event {
+    int64_t ts_ns;
+    int64_t dur_ns;
+    int32_t correlation;       /* read it with hta_event_correlation */
+    uint32_t stream;           /* GPU events only */
+    uint32_t name;             /* id in trace->names */
+    uint16_t cat;              /* id in trace->categories */
+    uint8_t flags;
+    uint8_t kernel_type;       /* hta_kernel_type, GPU events only */
+} hta_event;
+
+/* The payload of an event flagged HAS_COPY or WIDE_CORRELATION. */
+typedef struct hta_event_extra {
+    size_t event;              /* index in trace->events */
+    int64_t correlation;       /* WIDE_CORRELATION */
+    double bandwidth_gbps;     /* HAS_COPY: args["memory bandwidth (GB/s)"], NaN when absent */
+    int64_t bytes;             /* HAS_COPY: args.bytes, -1 when absent */
+} hta_event_extra;
+
+typedef struct hta_trace {
+    hta_event *events;         /* owned */
+    size_t n_events, cap_events;
+    hta_event_extra *extras;   /* owned, ascending by event */
+    size_t n_extras, cap_extras;
+    hta_strtab names;
+    hta_strtab categories;
+    int64_t rank;              /* distributedInfo.rank, -1 when absent */
+    int64_t world_size;        /* distributedInfo.world_size, -1 when absent */
+    uint64_t json_bytes;       /* uncompressed bytes read */
+    uint64_t skipped_events;   /* "X" events not analysed: no cat, ts or dur, or
+                                  out of bounds (docs/robustness.md) */
+    int fractional_ts;         /* some ts was written with a fraction */
+    hta_comm_set comm;         /* collective metadata (model/comm_meta.h) */
+} hta_trace;
+
+void hta_trace_init(hta_trace *t);
+void hta_trace_free(hta_trace *t);
+
+/* Makes room for `events` more events and `extras` more extras at once:
+ * 0, or -1 when out of memory.  The reader sizes the event array from the
+ * input, best effort, so that it is neither copied nor remapped while it
+ * fills (pushing grows it as usual past that), on huge pages: faulting a
+ * growing array in page by page is a large share of a parse's time.  The
+ * split parse reserves the places
+ * of a part's events and extras before it copies them. */
+int hta_trace_reserve(hta_trace *t, size_t events, size_t extras);
+/* Appends a zeroed event and returns it, or NULL when out of memory. */
+hta_event *hta_trace_push_event(hta_trace *t);
+/* Gives the event array's unused capacity back (growth by half leaves up
+ * to a third of it unused; the step filter frees more), for the analyses
+ * to use. */
+void hta_trace_shrink(hta_trace *t);
+/* Appends the extra of the last pushed event, which gets `flags`: 0, or
+ * -1 when out of memory. */
+int hta_trace_push_extra(hta_trace *t, hta_event_extra extra, uint8_t flags);
+/* The extra of an event of t flagged HAS_COPY or WIDE_CORRELATION. */
+const hta_event_extra *hta_trace_extra(const hta_trace *t, const hta_event *e);
+
+static inline int hta_event_is_gpu(const hta_event *e)
+{
+    return e->flags & HTA_EVENT_GPU;
+}
+
+/* HTA_NO_CORRELATION when absent. */
+static inline int64_t hta_event_correlation(const hta_trace *t, const hta_event *e)
+{
+    return e->flags & HTA_EVENT_WIDE_CORRELATION ? hta_trace_extra(t, e)->correlation
+                                                 : e->correlation;
+}
+
+static inline int64_t hta_event_end(const hta_event *e)
+{
+    return e->ts_ns + e->dur_ns;
+}
+
+static inline const char *hta_event_name(const hta_trace *t, const hta_event *e)
+{
+    return hta_strtab_get(&t->names, e->name);
+}
+
+static inline const char *hta_event_category(const hta_trace *t, const hta_event *e)
+{
+    return hta_strtab_get(&t->categories, e->cat);
+}
+
+/* Nanoseconds to the microseconds every output column uses. */
+static inline double hta_ns_to_us(int64_t ns)
+{
+    return (double)ns / 1000.0;
+}
+
+#endif
