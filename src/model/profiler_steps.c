@@ -12,6 +12,31 @@ static int compare_start(const void *a, const void *b)
     return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
+static int compare_number(const void *a, const void *b)
+{
+    const hta_profiler_step *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+
+/* One range per step number: a trace may record ProfilerStep#N more than
+ * once (on two threads, or nested), and exports keep one of them. */
+static void merge_same_numbers(hta_profiler_steps *s)
+{
+    qsort(s->steps, s->n, sizeof *s->steps, compare_number);
+    size_t out = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        hta_profiler_step *last = out ? &s->steps[out - 1] : NULL;
+        if (last && last->number == s->steps[i].number) {
+            last->start_ns = s->steps[i].start_ns < last->start_ns ? s->steps[i].start_ns
+                                                                   : last->start_ns;
+            last->end_ns = s->steps[i].end_ns > last->end_ns ? s->steps[i].end_ns : last->end_ns;
+        } else {
+            s->steps[out++] = s->steps[i];
+        }
+    }
+    s->n = out;
+}
+
 int hta_profiler_steps_find(hta_profiler_steps *s, const hta_trace *t)
 {
     *s = (hta_profiler_steps){0};
@@ -41,8 +66,10 @@ int hta_profiler_steps_find(hta_profiler_steps *s, const hta_trace *t)
                                                hta_event_end(e)};
     }
     free(is_step);
-    if (s->n)
+    if (s->n) {
+        merge_same_numbers(s);
         qsort(s->steps, s->n, sizeof *s->steps, compare_start);
+    }
     return 0;
 }
 

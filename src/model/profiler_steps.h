@@ -19,7 +19,8 @@ typedef struct hta_profiler_steps {
     size_t n;
 } hta_profiler_steps;
 
-/* The trace's ProfilerStep#N CPU events: 0, or -1 when out of memory. */
+/* The trace's ProfilerStep#N CPU events, one range per N (the union of
+ * its events' ranges): 0, or -1 when out of memory. */
 int hta_profiler_steps_find(hta_profiler_steps *s, const hta_trace *trace);
 void hta_profiler_steps_free(hta_profiler_steps *s);
 /* Index of the step whose CPU range holds ts, or -1. */
