@@ -5,6 +5,7 @@
 #include "analysis/annotations.h"
 #include "analysis/collectives.h"
 #include "analysis/comm_comp_overlap.h"
+#include "analysis/data_loading.h"
 #include "analysis/detail_tables.h"
 #include "analysis/gpu_gaps.h"
 #include "analysis/idle_time.h"
@@ -16,6 +17,7 @@
 #include "analysis/ops.h"
 #include "analysis/overlap_breakdown.h"
 #include "analysis/queue_length.h"
+#include "analysis/steps.h"
 #include "analysis/temporal_breakdown.h"
 #include "analysis/timeline.h"
 
@@ -32,6 +34,8 @@ const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
     [HTA_ANALYSIS_TIMELINE] = {"timeline", hta_timeline_segments},
     [HTA_ANALYSIS_ACTIVITY_CATEGORIES] = {"activity_categories", hta_activity_categories},
     [HTA_ANALYSIS_COLLECTIVES] = {"collectives", hta_collectives},
+    [HTA_ANALYSIS_DATA_LOADING] = {"data_loading", hta_data_loading},
+    [HTA_ANALYSIS_STEPS] = {"steps", hta_steps},
     [HTA_ANALYSIS_DETAIL_TABLES] = {"detail_tables", hta_detail_tables},
     [HTA_ANALYSIS_OPS] = {"ops", hta_ops},
     [HTA_ANALYSIS_ANNOTATIONS] = {"annotations", hta_annotations},
@@ -51,6 +55,7 @@ const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES] = {
     HTA_ANALYSIS_LAUNCH_PIPELINING,  HTA_ANALYSIS_KERNEL_BREAKDOWN,
     HTA_ANALYSIS_COLLECTIVES,        HTA_ANALYSIS_OVERLAP_BREAKDOWN,
     HTA_ANALYSIS_TEMPORAL_BREAKDOWN, HTA_ANALYSIS_COMM_COMP_OVERLAP,
+    HTA_ANALYSIS_DATA_LOADING,       HTA_ANALYSIS_STEPS,
     HTA_ANALYSIS_OPS,                HTA_ANALYSIS_ANNOTATIONS,
     HTA_ANALYSIS_GPU_GAPS,           HTA_ANALYSIS_MEMORY,
     HTA_ANALYSIS_DETAIL_TABLES,

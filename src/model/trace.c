@@ -15,6 +15,7 @@ void hta_trace_init(hta_trace *t)
     hta_strtab_init(&t->names);
     hta_strtab_init(&t->categories);
     hta_strtab_init(&t->cpu_contexts);
+    hta_comm_set_init(&t->comm);
     t->rank = -1;
     t->world_size = -1;
 }
@@ -27,6 +28,7 @@ void hta_trace_free(hta_trace *t)
     hta_strtab_free(&t->categories);
     hta_strtab_free(&t->cpu_contexts);
     hta_memory_samples_free(&t->memory);
+    hta_comm_set_free(&t->comm);
     memset(t, 0, sizeof *t);
 }
 
