@@ -710,6 +710,17 @@ static int lx_skip_member_key(lexer *lx)
     return lx_expect(lx, ':', "expected ':'");
 }
 
+/* Pushes a container kind: a plain store while the stack has room (it is
+ * never read as a string), the buffer's growth otherwise. */
+static inline int push_nesting(hta_buf *stack, char c)
+{
+    if (stack->len < stack->cap) {
+        stack->data[stack->len++] = c;
+        return 0;
+    }
+    return hta_buf_putc(stack, c);
+}
+
 /* Skips a container of any depth, validating its structure.  The nesting
  * stack lives in a heap buffer, so depth is bounded by memory only. */
 static int lx_skip_container(lexer *lx, int c)
@@ -721,7 +732,7 @@ static int lx_skip_container(lexer *lx, int c)
             lx->p++;
             int close = c == '{' ? '}' : ']';
             if (lx_peek_token(lx) != close) {
-                if (hta_buf_putc(stack, (char)c))
+                if (push_nesting(stack, (char)c))
                     return lx_error(lx, "out of memory");
                 if (c == '{' && lx_skip_member_key(lx))
                     return -1;
