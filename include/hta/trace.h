@@ -36,6 +36,7 @@ enum {
     HTA_EVENT_HAS_COPY = 2,    /* its extra holds bandwidth and bytes */
     HTA_EVENT_WIDE_CORRELATION = 4, /* its extra holds the correlation */
     HTA_EVENT_EXTERNAL_ID = 8, /* CPU event: correlation holds its External id */
+    HTA_EVENT_HAS_WAIT = 16,   /* its extra holds a cuda_sync event's wait args */
 };
 
 #define HTA_NO_CORRELATION (-1)
@@ -53,12 +54,15 @@ typedef struct hta_event {
     uint8_t kernel_type;       /* hta_kernel_type, GPU events only */
 } hta_event;
 
-/* The payload of an event flagged HAS_COPY or WIDE_CORRELATION. */
+/* The payload of an event flagged HAS_COPY, WIDE_CORRELATION or HAS_WAIT. */
 typedef struct hta_event_extra {
     size_t event;              /* index in trace->events */
     int64_t correlation;       /* WIDE_CORRELATION */
     double bandwidth_gbps;     /* HAS_COPY: args["memory bandwidth (GB/s)"], NaN when absent */
     int64_t bytes;             /* HAS_COPY: args.bytes, -1 when absent */
+    /* HAS_WAIT: args.wait_on_stream and wait_on_cuda_event_record_corr_id
+     * (the cudaEventRecord a sync waits for), -1 when absent. */
+    int64_t wait_on_stream, wait_record_correlation;
 } hta_event_extra;
 
 typedef enum hta_rank_source {
@@ -106,7 +110,7 @@ void hta_trace_shrink(hta_trace *t);
 /* Appends the extra of the last pushed event, which gets `flags`: 0, or
  * -1 when out of memory. */
 int hta_trace_push_extra(hta_trace *t, hta_event_extra extra, uint8_t flags);
-/* The extra of an event of t flagged HAS_COPY or WIDE_CORRELATION. */
+/* The extra of an event of t flagged HAS_COPY, WIDE_CORRELATION or HAS_WAIT. */
 const hta_event_extra *hta_trace_extra(const hta_trace *t, const hta_event *e);
 
 static inline int hta_event_is_gpu(const hta_event *e)

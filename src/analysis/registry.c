@@ -1,5 +1,6 @@
 /* registry.c: the analyses every rank runs, in order. */
 #include "hta/analysis.h"
+#include "hta/critical_path.h"
 #include "hta/timeline.h"
 
 const hta_analysis hta_analyses[] = {
@@ -20,6 +21,7 @@ const hta_analysis hta_analyses[] = {
     {"annotations", hta_annotations},
     {"kernel_sequences", hta_kernel_sequences},
     {"gpu_gaps", hta_gpu_gaps},
+    {"critical_path", hta_critical_path},
 };
 
 const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
@@ -30,11 +32,11 @@ const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
  * rather than side by side.  Indices into hta_analyses. */
 enum { TEMPORAL, COMM_COMP, KERNELS, OVERLAP, IDLE, LAUNCH_STATS, PIPELINING, QUEUE,
        MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DETAIL, OPS, ANNOTATIONS, SEQUENCES,
-       GAPS, N_ANALYSES };
+       GAPS, CRITICAL_PATH, N_ANALYSES };
 _Static_assert(N_ANALYSES == sizeof hta_analyses / sizeof hta_analyses[0],
                "one schedule slot per analysis");
 const size_t hta_analysis_schedule[N_ANALYSES] = {
-    QUEUE, IDLE, TIMELINE, MEMORY_BW, LAUNCH_STATS, ACTIVITY, PIPELINING,
+    CRITICAL_PATH, QUEUE, IDLE, TIMELINE, MEMORY_BW, LAUNCH_STATS, ACTIVITY, PIPELINING,
     KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, OPS, ANNOTATIONS, SEQUENCES,
     GAPS, DETAIL,
 };

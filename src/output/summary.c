@@ -5,6 +5,7 @@
  * each: how many metrics, the worst of them; worst ranks first, at most
  * fifteen) and the flagged stragglers (at most five), so it stays readable
  * for a thousand ranks; the HDF5 file has the rest. */
+#include "hta/critical_path_summary.h"
 #include "hta/run.h"
 
 #include <math.h>
@@ -255,5 +256,6 @@ void hta_print_summary(const hta_tableset *set, const hta_options *opt,
     print_outliers(set, opt);
     print_stragglers(set);
     print_collective_issues(set);
+    hta_print_critical_path_summary(set);
     printf("\nResults: %s\n", opt->output);
 }

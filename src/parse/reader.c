@@ -838,6 +838,7 @@ typedef struct event_fields {
     int has_copy;
     int has_pid, has_tid, has_input_dims, has_input_type; /* texts in the lexer */
     int64_t external_id;
+    int64_t wait_on_stream, wait_record_correlation; /* -1 when absent */
 } event_fields;
 
 /* Reads a numeric field; a non-numeric value is skipped and reported as 0. */
@@ -1059,6 +1060,13 @@ static int read_event_args(lexer *lx, event_fields *f)
                 f->bandwidth_gbps = v.value;
                 f->has_copy = 1;
             }
+        } else if (key_is(lx, "wait_on_stream") ||
+                   key_is(lx, "wait_on_cuda_event_record_corr_id")) {
+            int64_t *to = lx->key_len == 14 ? &f->wait_on_stream : &f->wait_record_correlation;
+            if (read_numeric(lx, &v, &numeric, 0))
+                return -1;
+            if (numeric && v.integer_ok)
+                *to = v.integer;
         } else if (lx->key_len == 10 || lx->key_len == 11) {
             if (read_op_arg(lx, f))
                 return -1;
@@ -1165,12 +1173,20 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
         e->flags |= HTA_EVENT_EXTERNAL_ID;
         e->correlation = (int32_t)f->external_id;
     }
+    /* A sync waiting on a recorded event is what the critical path's
+     * event-sync edges need; one waiting on nothing (-1) is not kept. */
+    int has_wait = f->wait_record_correlation >= 0;
     uint8_t extra_flags = (uint8_t)((f->has_copy ? HTA_EVENT_HAS_COPY : 0) |
-                                    (narrow ? 0 : HTA_EVENT_WIDE_CORRELATION));
-    if (extra_flags && hta_trace_push_extra(t, (hta_event_extra){.correlation = f->correlation,
-                                                                 .bandwidth_gbps = f->bandwidth_gbps,
-                                                                 .bytes = f->bytes},
-                                            extra_flags))
+                                    (narrow ? 0 : HTA_EVENT_WIDE_CORRELATION) |
+                                    (has_wait ? HTA_EVENT_HAS_WAIT : 0));
+    if (extra_flags &&
+        hta_trace_push_extra(t, (hta_event_extra){.correlation = f->correlation,
+                                                  .bandwidth_gbps = f->bandwidth_gbps,
+                                                  .bytes = f->bytes,
+                                                  .wait_on_stream = f->wait_on_stream,
+                                                  .wait_record_correlation =
+                                                      f->wait_record_correlation},
+                                 extra_flags))
         return lx_error(lx, "out of memory");
     return 0;
 }
@@ -1215,6 +1231,7 @@ static int read_event(lexer *lx, hta_trace *t)
     if (lx_peek_token(lx) != '{')
         return lx_error_eof(lx, "expected an event object");
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
+                      .wait_on_stream = -1, .wait_record_correlation = -1,
                       .bandwidth_gbps = NAN, .external_id = -1};
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");

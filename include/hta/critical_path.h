@@ -1,0 +1,36 @@
+/* hta/critical_path.h: the critical path of each ProfilerStep of a rank.
+ *
+ * HTA's critical-path graph (docs/definitions.md, Critical path): a node
+ * for the start and the end of each CPU op, runtime call and GPU kernel
+ * of a step; edges for the nesting and order of ops on each CPU thread,
+ * the runtime lock between threads, each kernel's duration, launch ->
+ * kernel when the stream's queue was empty, kernel -> kernel on a stream
+ * below a 1500 us gap, and the synchronisations the cuda_sync events
+ * record.  The longest path through it, found in topological order in
+ * O(V + E), is what bounds the step; each of its edges is put down to
+ * one of six causes. */
+#ifndef HTA_CRITICAL_PATH_H
+#define HTA_CRITICAL_PATH_H
+
+#include "hta/analysis.h"
+
+typedef enum hta_cp_bound {
+    HTA_CP_CPU = 0,
+    HTA_CP_DATA_LOADING,
+    HTA_CP_GPU_COMPUTE,
+    HTA_CP_GPU_COMMUNICATION,
+    HTA_CP_KERNEL_KERNEL,
+    HTA_CP_KERNEL_LAUNCH,
+    HTA_CP_N_BOUNDS,
+    HTA_CP_NONE = HTA_CP_N_BOUNDS, /* zero-weight dependency and sync edges */
+} hta_cp_bound;
+
+/* HTA's names of the causes, by hta_cp_bound. */
+extern const char *const hta_cp_bound_names[HTA_CP_N_BOUNDS];
+
+/* "critical_path" (one row per rank and step), "critical_path_events"
+ * (the path's longest segments per step) and rank metrics. */
+int hta_critical_path(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+                      hta_error *err);
+
+#endif
