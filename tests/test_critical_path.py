@@ -19,7 +19,7 @@ HTA_FOLDERS = ["alexnet", "critical_path_event_sync_multi_stream", "critical_pat
 
 
 def check_against_hta(folder):
-    out, _ = analyse(os.path.join(TRACES, "hta", folder))
+    out, _ = analyse(os.path.join(TRACES, "hta", folder), extra=["--critical-path"])
     got = table(out, "critical_path")
     exp = pd.read_csv(os.path.join(TRACES, "expected", folder, "extra",
                                    "critical_path_summary.csv"))
@@ -123,7 +123,7 @@ def launch_bound_step(step, start, events, next_corr):
 def check_known_chains():
     d = write_ranks({0: steps_trace(data_loader_step), 1: steps_trace(synced_step),
                      2: steps_trace(launch_bound_step), 3: steps_trace(synced_step)})
-    out, p = analyse(d, processes=2)
+    out, p = analyse(d, processes=2, extra=["--critical-path"])
     cp = table(out, "critical_path").set_index(["rank", "step"])
     assert sorted(cp.index) == [(r, s) for r in range(4) for s in (1, 2, 3)], cp.index
     # Rank 0: step 2's path is the 60 ms loader and the 5 ms op.

@@ -31,6 +31,7 @@ typedef struct hta_options {
     /* run */
     const char *output;        /* borrowed from argv */
     int force, recursive, quiet, verbose, detail;
+    int critical_path;         /* write /critical_path (opt-in: its cost) */
     double timeout_per_trace;  /* seconds per trace file; 0 = no limit */
     int inflater;              /* hta_inflater: gzip backend */
     int threads;               /* threads for one large trace (parse and

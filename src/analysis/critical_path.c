@@ -11,7 +11,6 @@
  * generation) with the longest distance.  The queue length of each
  * stream, which decides between a launch edge and a kernel -> kernel
  * edge, is counted over the whole trace as HTA does. */
-#define _GNU_SOURCE /* qsort_r */
 #include "hta/critical_path.h"
 
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 
 #include "hta/cpu_context.h"
 #include "hta/launch.h"
+#include "hta/radix_sort.h"
 
 const char *const hta_cp_bound_names[HTA_CP_N_BOUNDS] = {
     "cpu_bound",          "data_loading",
@@ -96,6 +96,7 @@ typedef struct rank_state {
     size_t n_launches;
     step_window *steps;
     size_t n_steps;
+    size_t step_hint;          /* step_at's last answer */
     member *members;           /* grouped by step */
     size_t *step_first;        /* n_steps + 1 offsets */
     graph g;
@@ -194,73 +195,71 @@ static const hta_event *runtime_of(const rank_state *r, const hta_event *e)
 
 /* ---- queue length (HTA's series over the whole trace) ----------------- */
 
-typedef struct queue_item {
-    uint32_t stream;
-    int64_t ts;
-    uint32_t order;            /* launches before kernels at one time */
-    uint32_t gpu;
-} queue_item;
-
-static int cmp_queue_item(const void *a, const void *b)
+/* Sorts v (keys set) stably by key; its index fields carry the payload. */
+static int sort_keyed(hta_keyed *v, size_t n, hta_keyed *scratch)
 {
-    const queue_item *x = a, *y = b;
-    if (x->stream != y->stream)
-        return x->stream < y->stream ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
+    return hta_stable_sort_keyed_using(v, n, scratch);
 }
 
-static int cmp_launch_ref(const void *a, const void *b)
-{
-    const launch_ref *x = a, *y = b;
-    if (x->stream != y->stream)
-        return x->stream < y->stream ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
-}
-
+/* Every counted kernel's launch (item p) and start (item n_gpu + p),
+ * ordered by (stream, time, launches first): two stable passes, the
+ * minor key first. */
 static int count_queues(rank_state *r)
 {
     const hta_rank_view *v = r->v;
+    size_t ng = v->n_gpu;
     hta_launch_names names = hta_launch_names_find(r->t, HTA_LAUNCH_STATS_APIS);
-    r->ql_runtime = malloc((v->n_gpu + 1) * sizeof *r->ql_runtime);
-    r->ql_kernel = malloc((v->n_gpu + 1) * sizeof *r->ql_kernel);
-    queue_item *items = malloc((2 * v->n_gpu + 1) * sizeof *items);
-    r->launches = malloc((v->n_gpu + 1) * sizeof *r->launches);
-    if (!r->ql_runtime || !r->ql_kernel || !items || !r->launches) {
-        free(items);
-        return -1;
-    }
-    size_t n = 0;
-    for (size_t p = 0; p < v->n_gpu; p++) {
+    r->ql_runtime = malloc((ng + 1) * sizeof *r->ql_runtime);
+    r->ql_kernel = malloc((ng + 1) * sizeof *r->ql_kernel);
+    hta_keyed *items = malloc((2 * ng + 1) * sizeof *items);
+    hta_keyed *scratch = malloc((2 * ng + 1) * sizeof *scratch);
+    int64_t *launch_ts = malloc((ng + 1) * sizeof *launch_ts);
+    uint32_t *launch_thread = malloc((ng + 1) * sizeof *launch_thread);
+    int rc = -1;
+    if (!r->ql_runtime || !r->ql_kernel || !items || !scratch || !launch_ts || !launch_thread)
+        goto done;
+    size_t n = 0, n_launched = 0;
+    for (size_t p = 0; p < ng; p++) {
         r->ql_runtime[p] = r->ql_kernel[p] = -1;
         const hta_event *g = v->gpu[p];
         const hta_event *launch = hta_listed_launch(v, &names, g);
+        launch_ts[p] = launch ? launch->ts_ns : INT64_MIN;
         if (!launch || is_sync_event(r, g))
             continue;
-        items[n++] = (queue_item){g->stream, launch->ts_ns, 2 * (uint32_t)p, (uint32_t)p};
-        items[n++] = (queue_item){g->stream, g->ts_ns, 2 * (uint32_t)p + 1, (uint32_t)p};
-        r->launches[r->n_launches++] =
-            (launch_ref){g->stream, launch->ts_ns, (uint32_t)p, thread_of(r, launch)};
+        launch_thread[p] = thread_of(r, launch);
+        items[n++] = (hta_keyed){launch->ts_ns, p};
+        n_launched++;
     }
-    /* Order within a time: every launch before every kernel (HTA sorts
-     * the launches' rows, listed first, with the kernels' by time). */
+    for (size_t i = 0; i < n_launched; i++)
+        items[n++] = (hta_keyed){v->gpu[items[i].index]->ts_ns, ng + items[i].index};
+    if (sort_keyed(items, n, scratch))
+        goto done;
     for (size_t i = 0; i < n; i++)
-        items[i].order = (items[i].order & 1) * (uint32_t)v->n_gpu + items[i].gpu;
-    qsort(items, n, sizeof *items, cmp_queue_item);
+        items[i].key = v->gpu[items[i].index % (ng ? ng : 1)]->stream;
+    if (sort_keyed(items, n, scratch))
+        goto done;
+    r->launches = malloc((n_launched + 1) * sizeof *r->launches);
+    if (!r->launches)
+        goto done;
     int32_t length = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || items[i].stream != items[i - 1].stream)
+        if (i == 0 || items[i].key != items[i - 1].key)
             length = 0;
-        int is_kernel = items[i].order >= (uint32_t)v->n_gpu;
+        size_t p = items[i].index % ng;
+        int is_kernel = items[i].index >= ng;
         length += is_kernel ? -1 : 1;
-        (is_kernel ? r->ql_kernel : r->ql_runtime)[items[i].gpu] = length;
+        (is_kernel ? r->ql_kernel : r->ql_runtime)[p] = length;
+        if (!is_kernel)
+            r->launches[r->n_launches++] = (launch_ref){v->gpu[p]->stream, launch_ts[p],
+                                                        (uint32_t)p, launch_thread[p]};
     }
+    rc = 0;
+done:
     free(items);
-    qsort(r->launches, r->n_launches, sizeof *r->launches, cmp_launch_ref);
-    return 0;
+    free(scratch);
+    free(launch_ts);
+    free(launch_thread);
+    return rc;
 }
 
 /* The first launch on stream at or after ts (or after it when strictly). */
@@ -323,8 +322,13 @@ static int find_steps(rank_state *r)
 }
 
 /* The step whose window holds ts, or -1. */
-static long step_at(const rank_state *r, int64_t ts)
+static long step_at(rank_state *r, int64_t ts)
 {
+    /* Events come mostly in time order: try the last answer's step first. */
+    size_t hint = r->step_hint;
+    if (hint < r->n_steps && r->steps[hint].start <= ts && ts <= r->steps[hint].end &&
+        (hint + 1 == r->n_steps || r->steps[hint + 1].start > ts))
+        return (long)hint;
     size_t lo = 0, hi = r->n_steps;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -335,13 +339,14 @@ static long step_at(const rank_state *r, int64_t ts)
     }
     if (lo == 0 || ts > r->steps[lo - 1].end)
         return -1;
+    r->step_hint = lo - 1;
     return (long)lo - 1;
 }
 
 /* Which step an event belongs to, or -1: CPU events with a duration by
  * their start, GPU events with a correlated call by the call's start
  * (syncs waiting on a stream by their own, as HTA keeps them all). */
-static long step_of(const rank_state *r, const hta_event *e)
+static long step_of(rank_state *r, const hta_event *e)
 {
     if (!hta_event_is_gpu(e) && !is_sync_event(r, e))
         return e->dur_ns > 0 ? step_at(r, e->ts_ns) : -1;
@@ -419,16 +424,6 @@ typedef struct step_ctx {
     uint32_t *local_sorted;    /* members' locals ordered by event index */
 } step_ctx;
 
-static int cmp_node(const void *a, const void *b)
-{
-    const node *x = a, *y = b;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->ev != y->ev)
-        return x->ev < y->ev ? -1 : 1;
-    return (int)y->is_start - (int)x->is_start;
-}
-
 static int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int zero_weight,
                     int64_t attr)
 {
@@ -443,35 +438,54 @@ static int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int zero_wei
     return 0;
 }
 
+/* The nodes in HTA's order: by time, then event, a start before its end
+ * (listed so, by event, then stably sorted by time). */
 static int build_nodes(step_ctx *c)
 {
     rank_state *r = c->r;
     graph *g = &r->g;
     const hta_trace *t = r->t;
     g->n_nodes = g->n_edges = 0;
-    if (grow((void **)&g->nodes, &g->cap_nodes, 2 * c->n + 1, sizeof *g->nodes))
-        return -1;
     size_t cap = g->cap_members;
-    if (grow((void **)&g->start_of, &cap, c->n + 1, sizeof *g->start_of))
+    if (grow((void **)&g->nodes, &g->cap_nodes, 2 * c->n + 1, sizeof *g->nodes) ||
+        grow((void **)&g->start_of, &cap, c->n + 1, sizeof *g->start_of))
         return -1;
     cap = g->cap_members;
     if (grow((void **)&g->end_of, &cap, c->n + 1, sizeof *g->end_of))
         return -1;
     g->cap_members = cap;
-    for (size_t k = 0; k < c->n; k++) {
+    hta_keyed *order = malloc((4 * c->n + 1) * sizeof *order);
+    node *listed = malloc((2 * c->n + 1) * sizeof *listed);
+    if (!order || !listed) {
+        free(order);
+        free(listed);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        uint32_t k = c->local_sorted[i];
         const member *mb = &c->m[k];
         const hta_event *e = &t->events[mb->ev];
         int noded = mb->gpu != UINT32_MAX ? !is_sync_event(r, e) : is_cpu_node(r, e);
         g->start_of[k] = g->end_of[k] = -1;
         if (!noded)
             continue;
-        g->nodes[g->n_nodes++] = (node){e->ts_ns, mb->ev, (uint32_t)k, 1};
-        g->nodes[g->n_nodes++] = (node){hta_event_end(e), mb->ev, (uint32_t)k, 0};
+        listed[n] = (node){e->ts_ns, mb->ev, k, 1};
+        order[n] = (hta_keyed){e->ts_ns, n};
+        n++;
+        listed[n] = (node){hta_event_end(e), mb->ev, k, 0};
+        order[n] = (hta_keyed){hta_event_end(e), n};
+        n++;
     }
-    qsort(g->nodes, g->n_nodes, sizeof *g->nodes, cmp_node);
-    for (size_t i = 0; i < g->n_nodes; i++)
+    int rc = sort_keyed(order, n, order + 2 * c->n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        g->nodes[i] = listed[order[i].index];
         (g->nodes[i].is_start ? g->start_of : g->end_of)[g->nodes[i].local] = (int32_t)i;
-    return 0;
+    }
+    g->n_nodes = n;
+    free(order);
+    free(listed);
+    return rc;
 }
 
 static int is_lock_node(const step_ctx *c, uint32_t id)
@@ -549,6 +563,32 @@ static int cmp_sweep(const void *a, const void *b)
     return x->type == 1 ? -1 : 1;
 }
 
+/* Sorts the 2n items (listed start, end by event) in cmp_sweep's order:
+ * stably by time, then each run of equal times by insertion (runs are
+ * short: an op and its first child starting together). */
+static int sort_sweep(sweep_item *items, size_t n, hta_keyed *scratch)
+{
+    hta_keyed *order = scratch, *tmp = scratch + 2 * n;
+    sweep_item *out = (sweep_item *)(scratch + 4 * n);
+    for (size_t i = 0; i < 2 * n; i++)
+        order[i] = (hta_keyed){items[i].time, i};
+    if (sort_keyed(order, 2 * n, tmp))
+        return -1;
+    for (size_t i = 0; i < 2 * n; i++)
+        out[i] = items[order[i].index];
+    for (size_t i = 1; i < 2 * n; i++) {
+        sweep_item x = out[i];
+        size_t j = i;
+        while (j > 0 && out[j - 1].time == x.time && cmp_sweep(&out[j - 1], &x) > 0) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = x;
+    }
+    memcpy(items, out, 2 * n * sizeof *items);
+    return 0;
+}
+
 typedef struct walk_state {
     long last_node;
     int depth;
@@ -613,7 +653,7 @@ static int exit_op(step_ctx *c, walk_state *w, uint32_t local, int64_t parent)
  * parent is the innermost open event, an end closes the innermost),
  * walked depth first with the graph's edges added on the way. */
 static int walk_thread(step_ctx *c, const uint32_t *locals, size_t n, sweep_item *items,
-                       int32_t *tree)
+                       int32_t *tree, hta_keyed *scratch)
 {
     const hta_trace *t = c->r->t;
     for (size_t i = 0; i < n; i++) {
@@ -622,7 +662,8 @@ static int walk_thread(step_ctx *c, const uint32_t *locals, size_t n, sweep_item
         items[2 * i + 1] =
             (sweep_item){hta_event_end(e), e->dur_ns, c->m[locals[i]].ev, (uint32_t)i, -1};
     }
-    qsort(items, 2 * n, sizeof *items, cmp_sweep);
+    if (sort_sweep(items, n, scratch))
+        return -1;
     /* tree: parent, first child, next sibling, last child (by i); -1 none */
     int32_t *parent = tree, *first = tree + n, *next = tree + 2 * n, *lastc = tree + 3 * n;
     int32_t *stack = tree + 4 * n;
@@ -707,8 +748,10 @@ static int add_call_stack_edges(step_ctx *c)
     uint32_t *locals = malloc((c->n + 1) * sizeof *locals);
     sweep_item *items = malloc((2 * c->n + 1) * sizeof *items);
     int32_t *tree = malloc((5 * c->n + 1) * sizeof *tree);
+    /* sort_sweep's: 4n keyed and 2n items */
+    hta_keyed *scratch = malloc(4 * c->n * sizeof *scratch + 2 * c->n * sizeof *items + 1);
     int rc = -1;
-    if (!first || !locals || !items || !tree)
+    if (!first || !locals || !items || !tree || !scratch)
         goto done;
 #define THREAD_OF(e) (thread_of(r, (e)) == bwd && fwd != UINT32_MAX ? fwd : thread_of(r, (e)))
     for (size_t k = 0; k < c->n; k++) {
@@ -731,7 +774,7 @@ static int add_call_stack_edges(step_ctx *c)
     free(fill);
     for (uint32_t th = 0; th < n_threads; th++)
         if (first[th + 1] > first[th] &&
-            walk_thread(c, locals + first[th], first[th + 1] - first[th], items, tree))
+            walk_thread(c, locals + first[th], first[th + 1] - first[th], items, tree, scratch))
             goto done;
     rc = 0;
 done:
@@ -739,6 +782,7 @@ done:
     free(locals);
     free(items);
     free(tree);
+    free(scratch);
     return rc;
 }
 
@@ -1233,11 +1277,16 @@ static int emit_step(rank_state *r, const step_window *w, const path *p, hta_tab
     return hta_row_done(&row) || emit_segments(r, w, p, out);
 }
 
-static int cmp_local_by_event(const void *a, const void *b, void *ctx)
+/* The members' locals in order of event index. */
+static int fill_local_sorted(step_ctx *c, hta_keyed *by_event)
 {
-    const member *m = ctx;
-    uint32_t x = m[*(const uint32_t *)a].ev, y = m[*(const uint32_t *)b].ev;
-    return x < y ? -1 : x > y;
+    for (size_t k = 0; k < c->n; k++)
+        by_event[k] = (hta_keyed){c->m[k].ev, k};
+    if (sort_keyed(by_event, c->n, by_event + c->n))
+        return -1;
+    for (size_t k = 0; k < c->n; k++)
+        c->local_sorted[k] = (uint32_t)by_event[k].index;
+    return 0;
 }
 
 static int run_step(rank_state *r, size_t s, path *p, hta_tableset *out)
@@ -1245,11 +1294,13 @@ static int run_step(rank_state *r, size_t s, path *p, hta_tableset *out)
     step_ctx c = {r, r->members + r->step_first[s], r->step_first[s + 1] - r->step_first[s],
                   NULL};
     c.local_sorted = malloc((c.n + 1) * sizeof *c.local_sorted);
-    if (!c.local_sorted)
+    hta_keyed *by_event = malloc((2 * c.n + 1) * sizeof *by_event);
+    if (!c.local_sorted || !by_event || fill_local_sorted(&c, by_event)) {
+        free(c.local_sorted);
+        free(by_event);
         return -1;
-    for (size_t k = 0; k < c.n; k++)
-        c.local_sorted[k] = (uint32_t)k;
-    qsort_r(c.local_sorted, c.n, sizeof *c.local_sorted, cmp_local_by_event, (void *)c.m);
+    }
+    free(by_event);
     int rc = build_nodes(&c) || add_lock_edges(&c) || add_call_stack_edges(&c) ||
              add_kernel_edges(&c) || longest_path(&r->g, p) ||
              emit_step(r, &r->steps[s], p, out);
@@ -1276,7 +1327,8 @@ static void rank_state_free(rank_state *r)
 int hta_critical_path(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
                       hta_error *err)
 {
-    (void)opt;
+    if (!opt->critical_path)
+        return 0;
     rank_state r = {.v = view, .t = view->trace};
     path p = {0};
     int rc = -1;
