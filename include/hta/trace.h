@@ -65,6 +65,21 @@ typedef struct hta_event_extra {
     int64_t wait_on_stream, wait_record_correlation;
 } hta_event_extra;
 
+/* A CUPTI range-profiler event (cat "cuda_profiler_range"): one kernel's
+ * run with its performance counters, which the event carries as numeric
+ * args (read when "cat" comes before "args", as Kineto writes them). */
+typedef struct hta_profiler_range {
+    int64_t ts_ns, dur_ns;
+    uint32_t name;             /* id in trace->names: the kernel */
+    uint32_t first_counter;    /* its counters in trace->range_counters */
+    uint32_t n_counters;
+} hta_profiler_range;
+
+typedef struct hta_range_counter {
+    uint32_t counter;          /* id in trace->counter_names */
+    double value;
+} hta_range_counter;
+
 typedef enum hta_rank_source {
     HTA_RANK_FROM_DISTRIBUTED_INFO = 0,
     HTA_RANK_FROM_FILE_NAME = 1,
@@ -82,6 +97,11 @@ typedef struct hta_trace {
      * written; empty when absent), joined by HTA_CONTEXT_SEPARATOR, by the
      * event's context id. */
     hta_strtab cpu_contexts;
+    hta_profiler_range *ranges; /* owned, in trace order */
+    size_t n_ranges, cap_ranges;
+    hta_range_counter *range_counters; /* owned */
+    size_t n_range_counters, cap_range_counters;
+    hta_strtab counter_names;
     int64_t rank;              /* distributedInfo.rank, -1 when absent */
     int64_t world_size;        /* distributedInfo.world_size, -1 when absent */
     uint64_t json_bytes;       /* uncompressed bytes read */
@@ -110,6 +130,11 @@ void hta_trace_shrink(hta_trace *t);
 /* Appends the extra of the last pushed event, which gets `flags`: 0, or
  * -1 when out of memory. */
 int hta_trace_push_extra(hta_trace *t, hta_event_extra extra, uint8_t flags);
+/* Appends a counter of the range being read: 0, or -1 when out of memory. */
+int hta_trace_push_range_counter(hta_trace *t, const char *name, size_t len, double value);
+/* Appends the range of the last pushed event, with the counters pushed
+ * since first_counter: 0, or -1 when out of memory. */
+int hta_trace_push_range(hta_trace *t, size_t first_counter);
 /* The extra of an event of t flagged HAS_COPY, WIDE_CORRELATION or HAS_WAIT. */
 const hta_event_extra *hta_trace_extra(const hta_trace *t, const hta_event *e);
 

@@ -1,6 +1,7 @@
 /* registry.c: the analyses every rank runs, in order. */
 #include "hta/analysis.h"
 #include "hta/critical_path.h"
+#include "hta/cupti_counters.h"
 #include "hta/timeline.h"
 
 const hta_analysis hta_analyses[] = {
@@ -22,6 +23,7 @@ const hta_analysis hta_analyses[] = {
     {"kernel_sequences", hta_kernel_sequences},
     {"gpu_gaps", hta_gpu_gaps},
     {"critical_path", hta_critical_path},
+    {"cupti_counters", hta_cupti_counters},
 };
 
 const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
@@ -32,13 +34,13 @@ const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
  * rather than side by side.  Indices into hta_analyses. */
 enum { TEMPORAL, COMM_COMP, KERNELS, OVERLAP, IDLE, LAUNCH_STATS, PIPELINING, QUEUE,
        MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DETAIL, OPS, ANNOTATIONS, SEQUENCES,
-       GAPS, CRITICAL_PATH, N_ANALYSES };
+       GAPS, CRITICAL_PATH, CUPTI, N_ANALYSES };
 _Static_assert(N_ANALYSES == sizeof hta_analyses / sizeof hta_analyses[0],
                "one schedule slot per analysis");
 const size_t hta_analysis_schedule[N_ANALYSES] = {
     CRITICAL_PATH, QUEUE, IDLE, TIMELINE, MEMORY_BW, LAUNCH_STATS, ACTIVITY, PIPELINING,
     KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, OPS, ANNOTATIONS, SEQUENCES,
-    GAPS, DETAIL,
+    GAPS, CUPTI, DETAIL,
 };
 
 static const hta_column METRIC_COLUMNS[] = {

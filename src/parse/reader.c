@@ -1024,17 +1024,43 @@ static int keeps_external_id(const event_fields *f)
            f->external_id <= INT32_MAX;
 }
 
-static int read_event_args(lexer *lx, event_fields *f)
+/* A CUPTI range-profiler event: every numeric arg is a counter. */
+static int is_profiler_range(const lexer *lx, const event_fields *f)
+{
+    static const char CAT[] = "cuda_profiler_range";
+    return f->has_cat && lx->cat.len == sizeof CAT - 1 && memcmp(lx->cat.data, CAT, sizeof CAT - 1) == 0;
+}
+
+static int read_range_counter(lexer *lx, hta_trace *t)
+{
+    number v;
+    int numeric;
+    /* The key is in the lexer's buffer until the value is read. */
+    char key[256];
+    size_t len = lx->key_len < sizeof key ? lx->key_len : sizeof key - 1;
+    memcpy(key, lx->key, len);
+    if (read_numeric(lx, &v, &numeric, 1))
+        return -1;
+    if (numeric && hta_trace_push_range_counter(t, key, len, v.value))
+        return lx_error(lx, "out of memory");
+    return 0;
+}
+
+static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
 {
     if (lx_peek_token(lx) != '{')
         return lx_skip_value(lx);
     int more = lx_open(lx, '{', '}', "expected '{'");
+    int range = is_profiler_range(lx, f);
     while (more > 0) {
         if (lx_read_key(lx))
             return -1;
         number v;
         int numeric;
-        if (key_is(lx, "stream")) {
+        if (range) {
+            if (read_range_counter(lx, t))
+                return -1;
+        } else if (key_is(lx, "stream")) {
             if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
             if (numeric) {
@@ -1233,6 +1259,7 @@ static int read_event(lexer *lx, hta_trace *t)
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
                       .wait_on_stream = -1, .wait_record_correlation = -1,
                       .bandwidth_gbps = NAN, .external_id = -1};
+    size_t first_counter = t->n_range_counters;
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
@@ -1245,7 +1272,7 @@ static int read_event(lexer *lx, hta_trace *t)
         case EVENT_NAME: rc = read_string_field(lx, &lx->name, &f.has_name); break;
         case EVENT_TS: rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts); break;
         case EVENT_DUR: rc = read_time_field(lx, &f.dur_ns, &f.has_dur, &f.fractional_dur); break;
-        case EVENT_ARGS: rc = read_event_args(lx, &f); break;
+        case EVENT_ARGS: rc = read_event_args(lx, t, &f); break;
         case EVENT_PID: rc = read_id_text(lx, &lx->pid, &f.has_pid); break;
         case EVENT_TID: rc = read_id_text(lx, &lx->tid, &f.has_tid); break;
         default: rc = lx_skip_value(lx); break;
@@ -1257,16 +1284,20 @@ static int read_event(lexer *lx, hta_trace *t)
     if (more < 0)
         return -1;
     int complete = has_ph && lx->ph.len == 1 && lx->ph.data[0] == 'X';
-    if (!complete)
-        return 0;
-    if (!is_analysable(&f)) {
-        t->skipped_events++;
+    int analysable = complete && is_analysable(&f);
+    t->skipped_events += complete && !analysable;
+    if (!analysable) {
+        t->n_range_counters = first_counter; /* an event not kept keeps no counters */
         return 0;
     }
     t->fractional_ts |= f.fractional_ts;
     if (!f.has_name)
         lx->name = (lx_text){.data = "", .own = lx->name.own};
-    return store_event(lx, t, &f);
+    if (store_event(lx, t, &f))
+        return -1;
+    if (is_profiler_range(lx, &f) && hta_trace_push_range(t, first_counter))
+        return lx_error(lx, "out of memory");
+    return 0;
 }
 
 /* 1 when the next event starts at or past lx->stop_at: the caller then

@@ -223,6 +223,11 @@ static int append_part(hta_trace *into, hta_trace *part)
  * place, reserved beforehand. */
 static int merge_parts(worker *w, int last, int threads)
 {
+    /* Range-profiler counters are not renumbered here: such a trace (small,
+     * in practice) is parsed serially. */
+    for (int k = 0; k <= last; k++)
+        if (w[k].trace.n_ranges)
+            return 1;
     size_t extra = 0;
     for (int k = 1; k <= last; k++)
         extra += w[k].trace.n_events;
