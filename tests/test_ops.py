@@ -7,6 +7,7 @@ answers are known by construction (nesting on two threads, copies,
 overlapping annotations, ProfilerStep left out, two ranks)."""
 import json
 import os
+import subprocess
 
 from common import *
 from handbuilt import gpu_kernel, write_ranks
@@ -358,6 +359,67 @@ def test_gpu_gaps_handbuilt():
     assert len(table(out, "/gpu_gaps")) == 0 and len(table(out, "/sync_calls")) == 0
 
 
+def memory_event(ts, allocated, reserved, nbytes, device=0, device_type=1):
+    return {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1,
+            "tid": 1, "ts": ts, "args": {"Total Reserved": reserved, "Total Allocated": allocated,
+                                         "Bytes": nbytes, "Addr": 12345, "Device Id": device,
+                                         "Device Type": device_type}}
+
+
+def memory_trace(scale):
+    g = 10**9
+    return [gpu_kernel("k", 0, 10),
+            memory_event(100, scale * g, 2 * scale * g, scale * g),
+            memory_event(200, scale * 3 * g // 2, 2 * scale * g, scale * g // 2),
+            memory_event(300, scale * g // 2, 2 * scale * g, -scale * g),
+            memory_event(150, 4096, 8192, 4096, device=-1, device_type=0)]
+
+
+def test_memory_handbuilt():
+    """Peaks per device from [memory] events; a rank holding three times the
+    memory of the seven others is flagged."""
+    d = write_ranks({r: memory_trace(3 if r == 7 else 1) for r in range(8)})
+    out, _ = analyse(d, processes=2)
+    m = table(out, "/memory")
+    assert len(m) == 16, m
+    gpu = m[m.device_type == 1].set_index("rank")
+    assert list(gpu.device) == [0] * 8
+    assert (gpu[["samples", "allocations", "frees"]].values == [3, 2, 1]).all()
+    assert list(gpu.peak_allocated_bytes) == [1500000000] * 7 + [4500000000]
+    assert list(gpu.peak_allocated_at_us) == [200] * 8
+    assert list(gpu.peak_reserved_bytes) == [2 * 10**9] * 7 + [6 * 10**9]
+    assert list(gpu.peak_reserved_at_us) == [100] * 8
+    assert list(gpu.last_allocated_bytes) == [500000000] * 7 + [1500000000]
+    cpu_rows = m[m.device_type == 0]
+    assert list(cpu_rows.peak_allocated_bytes) == [4096] * 8 and list(cpu_rows.device) == [-1] * 8
+    o = table(out, "/outliers")
+    flagged = o[o.metric == "memory_peak_allocated_bytes"]
+    assert list(flagged["rank"]) == [7], o
+    out, _ = analyse(trace_dir("alexnet"))
+    assert len(table(out, "/memory")) == 0
+
+
+def test_split_parse_gives_the_same_tables():
+    """A plain trace parsed by two threads (cut into byte ranges, CPU
+    contexts and memory samples merged) gives exactly the tables of one."""
+    d = tmpdir()
+    subprocess.run([TRACEGEN, "-o", d, "--ranks", "1", "--size-mb", "24"], check=True)
+    path = os.path.join(d, "rank-0.json")
+    with open(path) as f:
+        trace = json.load(f)
+    trace["traceEvents"] += [memory_event(1683564901000000 + 37 * i, 10**6 + i * (i % 7), 2 * 10**9,
+                                          i, device=i % 2) for i in range(60000)]
+    with open(path, "w") as f:
+        json.dump(trace, f, indent=1)
+    tables = {}
+    for threads in ("1", "2"):
+        out, _ = analyse(path, extra=["--threads", threads])
+        tables[threads] = all_tables(out)
+        assert len(table(out, "/memory")) == 2 and len(table(out, "/ops")) > 10
+        assert table(out, "/ranks").threads[0] == int(threads)
+    assert_same_tables(tables["1"], tables["2"], "--threads 2")
+
+
 def test_generated_every_gpu_event_has_its_op():
     """hta-tracegen launches every GPU item from a runtime call inside a
     cpu_op, so /ops accounts for every GPU event /kernels counts."""
@@ -371,4 +433,5 @@ if __name__ == "__main__":
     main([test_handbuilt_ops_and_annotations, test_ops_match_hta, test_ops_beyond_aten,
           test_annotations_match_hta, test_no_gpu_work_gives_empty_tables,
           test_generated_every_gpu_event_has_its_op, test_kernel_sequences_match_hta,
-          test_kernel_sequences_handbuilt, test_gpu_gaps_handbuilt])
+          test_kernel_sequences_handbuilt, test_gpu_gaps_handbuilt, test_memory_handbuilt,
+          test_split_parse_gives_the_same_tables])

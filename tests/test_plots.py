@@ -13,6 +13,7 @@ sys.path.insert(0, PYTHON_DIR)
 from hta_mpi import plots, results, views  # noqa: E402
 
 FILES = {"heatmap_seconds.png": (800, 440), "heatmap_ratios.png": (800, 440),
+         "heatmap_ops.png": (800, 440), "heatmap_annotations.png": (800, 440),
          "timeline.png": (1200, 440), "kernel_types.png": (700, 700)}
 
 
@@ -110,6 +111,20 @@ def test_timeline_and_pie_data_are_the_hdf5():
     assert kt.labels == [k.decode() for k in want["kernel_type"]], kt.labels
     assert np.array_equal(kt.sum_us, want["sum_us"])
     assert np.array_equal(kt.percentage, want["percentage"])
+
+
+def test_ops_heatmap_is_the_hdf5():
+    """The ops heatmap: per rank, the ten ops with the most GPU busy time
+    over all ranks, in ms, as /ops sums them over argument signatures."""
+    hm = FIGURES["heatmap_ops.png"].data
+    ops = table(RESULTS, "/ops")
+    per = ops.groupby(["rank", "name"]).gpu_busy_sum_us.sum().unstack(fill_value=0) / 1000
+    top = list(per.sum().sort_values(ascending=False, kind="stable").index[:10])
+    assert hm.metrics == top, (hm.metrics, top)
+    assert list(hm.ranks) == list(range(8))
+    assert np.allclose(hm.values, per[top].values), "ops heatmap values"
+    ann = FIGURES["heatmap_annotations.png"].data
+    assert "CPU" in ann.title  # generated traces have no GPU annotations
 
 
 if __name__ == "__main__":

@@ -75,7 +75,8 @@ def test_page_is_self_contained():
         for name in ("src", "href", "xlink:href"):
             assert name not in attrs, (tag, attrs)
     assert "http://" not in TEXT and "https://" not in TEXT and "url(" not in TEXT
-    assert tags.count("svg") == 4, tags.count("svg")  # 2 heatmaps, timeline, kernel types
+    # 2 heatmaps, ops and annotations heatmaps, timeline, kernel types
+    assert tags.count("svg") == 6, tags.count("svg")
 
 
 def test_page_shows_the_hdf5_numbers():

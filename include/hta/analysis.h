@@ -109,17 +109,17 @@ int hta_queue_length(const hta_rank_view *view, const hta_options *opt,
                      hta_tableset *out, hta_error *err);
 int hta_memory_bw(const hta_rank_view *view, const hta_options *opt,
                   hta_tableset *out, hta_error *err);
-/* "ops": GPU work per CPU op (analysis/ops.c). */
+/* "ops": GPU work per CPU op (analysis/ops.c), and in the same walk
+ * "kernel_sequences" (analysis/kernel_sequences.c). */
 int hta_ops(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
             hta_error *err);
-/* "kernel_sequences": frequent GPU kernel sequences of CPU ops
- * (analysis/kernel_sequences.c). */
-int hta_kernel_sequences(const hta_rank_view *view, const hta_options *opt,
-                         hta_tableset *out, hta_error *err);
 /* "gpu_gaps" and "sync_calls": GPU idle gaps, their causes, and the
  * synchronising calls (analysis/gpu_gaps.c). */
 int hta_gpu_gaps(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
                  hta_error *err);
+/* "memory": allocator peaks per device (analysis/memory.c). */
+int hta_memory(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+               hta_error *err);
 /* "annotations": GPU and CPU user annotations (analysis/annotations.c). */
 int hta_annotations(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
                     hta_error *err);

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hta/memory_samples.h"
 #include "hta/strtab.h"
 
 typedef enum hta_kernel_type {
@@ -102,6 +103,7 @@ typedef struct hta_trace {
     hta_range_counter *range_counters; /* owned */
     size_t n_range_counters, cap_range_counters;
     hta_strtab counter_names;
+    hta_memory_samples memory; /* [memory] instant events, file order */
     int64_t rank;              /* distributedInfo.rank, -1 when absent */
     int64_t world_size;        /* distributedInfo.world_size, -1 when absent */
     uint64_t json_bytes;       /* uncompressed bytes read */
@@ -135,6 +137,8 @@ int hta_trace_push_range_counter(hta_trace *t, const char *name, size_t len, dou
 /* Appends the range of the last pushed event, with the counters pushed
  * since first_counter: 0, or -1 when out of memory. */
 int hta_trace_push_range(hta_trace *t, size_t first_counter);
+/* Appends a range whose counters are in place (the split parse's merge). */
+int hta_trace_add_range(hta_trace *t, hta_profiler_range range);
 /* The extra of an event of t flagged HAS_COPY, WIDE_CORRELATION or HAS_WAIT. */
 const hta_event_extra *hta_trace_extra(const hta_trace *t, const hta_event *e);
 

@@ -88,7 +88,8 @@ def draw_heatmap(hm, flagged_ranks, path):
     for (i, j), cls in hm.flags.items():
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2.5,
                                edgecolor=FLAG_COLORS.get(cls, "black")))
-    ax.set_xticks(range(m), hm.labels)
+    ax.set_xticks(range(m), hm.labels, rotation=30 if m > 5 else 0,
+                  ha="right" if m > 5 else "center")
     ax.set_ylabel("rank")
     _rank_ticks(ax, hm.ranks, flagged_ranks, 0)
     handles = [Patch(fill=False, edgecolor=FLAG_COLORS.get(c, "black"), lw=2.5,
@@ -157,6 +158,11 @@ def plot_all(path, outdir):
         hm = views.heatmap(path, kind)
         png = os.path.join(outdir, f"heatmap_{kind}.png")
         figures.append(Figure(png, draw_heatmap(hm, flagged, png), hm))
+    for kind in views.NAME_HEATMAPS:
+        hm = views.name_heatmap(path, kind)
+        if hm is not None:
+            png = os.path.join(outdir, f"heatmap_{kind}.png")
+            figures.append(Figure(png, draw_heatmap(hm, flagged, png), hm))
     tl = results.timeline(path)
     if tl is not None:
         png = os.path.join(outdir, "timeline.png")

@@ -240,6 +240,12 @@ def render(path):
         sections.append(("Timeline: share of each time bin per rank", timeline_svg(tl, flagged)))
     sections.append(("GPU kernel time by type (all ranks)",
                      kernel_types_svg(views.kernel_types(path))))
+    for kind in views.NAME_HEATMAPS:
+        hm = views.name_heatmap(path, kind)
+        if hm is not None:
+            sections.append((hm.title, heatmap_svg(hm, flagged) +
+                             '<p class="note">outlined: the rank is '
+                             "an outlier for that name in the cross-rank table.</p>"))
     body = "\n".join(f"<h2>{esc(title)}</h2>\n{content}" for title, content in sections if content)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>hta-mpi report: {esc(os.path.basename(path))}</title>"

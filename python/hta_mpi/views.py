@@ -59,6 +59,51 @@ def heatmap(path, kind):
                    metrics, values, flags)
 
 
+# (table, value column, cross-rank table, title) of the ranks x name
+# heatmaps: GPU busy time of each CPU op's own launches, and GPU time of
+# each user annotation (its CPU time when the trace has no GPU annotation).
+NAME_HEATMAPS = {
+    "ops": ("ops", ["gpu_busy_sum_us"], "cross_rank/ops",
+            "GPU busy time of each CPU op's launches (ms)"),
+    "annotations": ("annotations", ["sum_us", "cpu_sum_us"], "cross_rank/annotations",
+                    "Time in each user annotation (ms, {})"),
+}
+NAME_HEATMAP_COLUMNS = 10
+LABEL_CHARS = 18
+
+
+def _short(name):
+    return name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1] + "\u2026"
+
+
+def name_heatmap(path, kind):
+    """Ranks x the NAME_HEATMAP_COLUMNS names with the most time summed over
+    ranks, in ms, from /ops or /annotations (kind); a cell is flagged when
+    the cross-rank table lists its rank as an outlier for its name.  None
+    when no name has any time."""
+    table, candidates, cross, title = NAME_HEATMAPS[kind]
+    df = results.load(path, table)
+    column = next((c for c in candidates if len(df) and df[c].fillna(0).sum() > 0), None)
+    if column is None:
+        return None
+    per = df.groupby(["rank", "name"])[column].sum().unstack(fill_value=0.0) / 1000.0
+    names = list(per.sum(axis=0).sort_values(ascending=False, kind="stable")
+                 .index[:NAME_HEATMAP_COLUMNS])
+    per = per[names]
+    ranks = np.array(per.index, dtype=np.int64)
+    flags = {}
+    x = results.load(path, cross)
+    row_of = {int(r): i for i, r in enumerate(ranks)}
+    for name, listed in zip(x["name"], x["outlier_ranks"]):
+        if name in names and listed:
+            for r in listed.split(","):
+                if int(r) in row_of:
+                    flags[(row_of[int(r)], names.index(name))] = "robust"
+    where = "GPU" if column == "sum_us" else "CPU"
+    return Heatmap(title.format(where), "ms", ranks, [_short(n) for n in names], names,
+                   per.values.astype(float), flags)
+
+
 def relative_to_median(values):
     """Each column's deviation from its median rank, as a fraction of that
     median (0 where the median is 0): the heatmaps' colour, so that a rank

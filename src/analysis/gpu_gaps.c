@@ -85,6 +85,7 @@ typedef struct run {
     const hta_rank_view *view;
     hta_cpu_contexts contexts;
     sync_api apis[N_SYNC_APIS];
+    unsigned char *api_of_name; /* per name id: sync API index + 1, or 0 */
     sync_call *calls;
     size_t n_calls;
     gap *gaps;
@@ -95,10 +96,7 @@ typedef struct run {
 
 static long sync_api_of(const run *r, const hta_event *e)
 {
-    for (size_t k = 0; k < N_SYNC_APIS; k++)
-        if (r->apis[k].name == e->name)
-            return (long)k;
-    return -1;
+    return (long)r->api_of_name[e->name] - 1;
 }
 
 static int compare_calls(const void *a, const void *b)
@@ -110,9 +108,15 @@ static int compare_calls(const void *a, const void *b)
 static int collect_sync_calls(run *r)
 {
     const hta_trace *t = r->view->trace;
-    for (size_t k = 0; k < N_SYNC_APIS; k++)
+    r->api_of_name = calloc((size_t)t->names.count + 1, 1);
+    if (!r->api_of_name)
+        return -1;
+    for (size_t k = 0; k < N_SYNC_APIS; k++) {
         r->apis[k] = (sync_api){.name = hta_strtab_find(&t->names, SYNC_APIS[k],
                                                         strlen(SYNC_APIS[k]))};
+        if (r->apis[k].name != UINT32_MAX)
+            r->api_of_name[r->apis[k].name] = (unsigned char)(k + 1);
+    }
     size_t n = 0;
     for (size_t i = 0; i < t->n_events; i++)
         n += !hta_event_is_gpu(&t->events[i]) && sync_api_of(r, &t->events[i]) >= 0;
@@ -141,6 +145,8 @@ static int collect_sync_calls(run *r)
 /* Adds the GPU idle time of [start, end) to the sync calls overlapping it. */
 static void credit_sync_calls(run *r, int64_t start, int64_t end)
 {
+    if (r->n_calls == 0)
+        return;
     size_t lo = 0, hi = r->n_calls;
     while (lo < hi) {          /* first call starting at or after end */
         size_t mid = lo + (hi - lo) / 2;
@@ -358,5 +364,6 @@ int hta_gpu_gaps(const hta_rank_view *v, const hta_options *opt, hta_tableset *o
         hta_cpu_contexts_free(&r.contexts);
     free(r.calls);
     free(r.gaps);
+    free(r.api_of_name);
     return rc ? hta_fail(err, "out of memory in the GPU gap analysis") : 0;
 }

@@ -12,10 +12,12 @@
  * over its occurrences.  The --sequence-top most frequent patterns per
  * rank are kept, by count, then pattern text (HTA's order).  Patterns are
  * told apart by their name ids, so a pattern costs its length in 4-byte
- * ids until the text of the kept ones is built. */
+ * ids until the text of the kept ones is built.  The op breakdown's walk
+ * (analysis/ops.c) visits the ops for it. */
 #define _GNU_SOURCE /* qsort_r */
 #include "hta/analysis.h"
 #include "hta/buf.h"
+#include "hta/kernel_sequences.h"
 #include "hta/op_walk.h"
 
 #include <regex.h>
@@ -208,26 +210,42 @@ static void free_run(run *r)
     hta_buf_free(&r->key);
 }
 
-int hta_kernel_sequences(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
-                         hta_error *err)
+hta_sequences *hta_sequences_start(const hta_rank_view *v, const hta_options *opt)
+{
+    run *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    *r = (run){.view = v, .opt = opt, .min_depth = UINT32_MAX};
+    hta_strtab_init(&r->keys);
+    int rc = 0;
+    if (opt->sequence_op) {
+        rc = regcomp(&r->re, opt->sequence_op, REG_EXTENDED | REG_NOSUB) ? -1 : 0;
+        r->has_re = rc == 0;
+    }
+    if (rc == 0)
+        rc = (r->matches = calloc((size_t)v->trace->names.count + 1, 1)) ? 0 : -1;
+    if (rc) {
+        hta_sequences_free((hta_sequences *)r);
+        return NULL;
+    }
+    return (hta_sequences *)r;
+}
+
+int hta_sequences_visit(void *sequences, const hta_op_visit *visit)
+{
+    return visit_op(sequences, visit);
+}
+
+int hta_sequences_finish(hta_sequences *s, hta_tableset *out)
 {
     hta_table *t = HTA_TABLE(out, "kernel_sequences", COLUMNS);
-    run r = {.view = v, .opt = opt, .min_depth = UINT32_MAX};
-    hta_strtab_init(&r.keys);
-    int rc = t ? 0 : -1;
-    if (rc == 0 && opt->sequence_op) {
-        rc = regcomp(&r.re, opt->sequence_op, REG_EXTENDED | REG_NOSUB) ? -1 : 0;
-        r.has_re = rc == 0;
-    }
-    if (rc == 0)
-        rc = (r.matches = calloc((size_t)v->trace->names.count + 1, 1)) ? 0 : -1;
-    hta_cpu_contexts contexts;
-    if (rc == 0 && (rc = hta_cpu_contexts_build(&contexts, v->trace)) == 0) {
-        rc = hta_op_walk(v, &contexts, visit_op, &r);
-        hta_cpu_contexts_free(&contexts);
-    }
-    if (rc == 0)
-        rc = put_rows(&r, t);
-    free_run(&r);
-    return rc ? hta_fail(err, "out of memory in the kernel sequences") : 0;
+    return t ? put_rows((run *)s, t) : -1;
+}
+
+void hta_sequences_free(hta_sequences *s)
+{
+    if (!s)
+        return;
+    free_run((run *)s);
+    free(s);
 }

@@ -13,9 +13,11 @@
  * get_aten_op_kernels_and_delay.  A kernel launch is what HTA calls one
  * (cuda*LaunchKernel*, cuLaunchKernel*, runFunction*) and hipLaunchKernel
  * and hipExtModuleLaunchKernel, which HTA misses; copies and memsets count
- * as GPU work but not as launches.  Rows by name, Input Dims, Input type. */
+ * as GPU work but not as launches.  Rows by name, Input Dims, Input type.
+ * The same walk counts the kernel sequences (hta/kernel_sequences.h). */
 #define _GNU_SOURCE /* qsort_r */
 #include "hta/analysis.h"
+#include "hta/kernel_sequences.h"
 #include "hta/op_groups.h"
 #include "hta/op_walk.h"
 #include "hta/stats.h"
@@ -58,6 +60,7 @@ typedef struct ops_run {
     op_stats *stats;
     size_t cap_stats;
     unsigned char *is_kernel_launch; /* by name id */
+    hta_sequences *sequences;  /* counted in the same walk */
     hta_interval *spans;       /* one call's own GPU intervals */
     size_t cap_spans;
 } ops_run;
@@ -156,6 +159,8 @@ static const hta_op_gpu *first_kernel_launch(const ops_run *r, const hta_op_visi
 static int visit_op(void *ctx, const hta_op_visit *v)
 {
     ops_run *r = ctx;
+    if (hta_sequences_visit(r->sequences, v))
+        return -1;
     op_stats *s = stats_of(r, v->op);
     long n = s ? own_spans(r, v) : -1;
     if (n < 0)
@@ -222,10 +227,10 @@ static int compare_rows(const void *a, const void *b, void *run)
 
 int hta_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     hta_table *t = HTA_TABLE(out, "ops", COLUMNS);
-    ops_run r = {.view = v};
-    int rc = t && find_kernel_launches(&r) == 0 && hta_op_groups_init(&r.groups, v->trace) == 0
+    ops_run r = {.view = v, .sequences = hta_sequences_start(v, opt)};
+    int rc = t && r.sequences && find_kernel_launches(&r) == 0 &&
+                     hta_op_groups_init(&r.groups, v->trace) == 0
                  ? 0
                  : -1;
     if (rc == 0)
@@ -234,6 +239,9 @@ int hta_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, h
         qsort_r(r.stats, r.groups.n, sizeof *r.stats, compare_rows, &r);
     for (size_t g = 0; rc == 0 && g < r.groups.n; g++)
         rc = put_row(t, &r, &r.stats[g]);
+    if (rc == 0)
+        rc = hta_sequences_finish(r.sequences, out);
+    hta_sequences_free(r.sequences);
     hta_op_groups_free(&r.groups);
     free(r.stats);
     free(r.spans);

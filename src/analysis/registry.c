@@ -20,8 +20,8 @@ const hta_analysis hta_analyses[] = {
     {"detail_tables", hta_detail_tables},
     {"ops", hta_ops},
     {"annotations", hta_annotations},
-    {"kernel_sequences", hta_kernel_sequences},
     {"gpu_gaps", hta_gpu_gaps},
+    {"memory", hta_memory},
     {"critical_path", hta_critical_path},
     {"cupti_counters", hta_cupti_counters},
 };
@@ -33,14 +33,14 @@ const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
  * launch statistics, 16 MB each on a 1 GB trace) one after the other
  * rather than side by side.  Indices into hta_analyses. */
 enum { TEMPORAL, COMM_COMP, KERNELS, OVERLAP, IDLE, LAUNCH_STATS, PIPELINING, QUEUE,
-       MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DETAIL, OPS, ANNOTATIONS, SEQUENCES,
-       GAPS, CRITICAL_PATH, CUPTI, N_ANALYSES };
+       MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DETAIL, OPS, ANNOTATIONS, GAPS,
+       MEMORY, CRITICAL_PATH, CUPTI, N_ANALYSES };
 _Static_assert(N_ANALYSES == sizeof hta_analyses / sizeof hta_analyses[0],
                "one schedule slot per analysis");
 const size_t hta_analysis_schedule[N_ANALYSES] = {
     CRITICAL_PATH, QUEUE, IDLE, TIMELINE, MEMORY_BW, LAUNCH_STATS, ACTIVITY, PIPELINING,
-    KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, OPS, ANNOTATIONS, SEQUENCES,
-    GAPS, CUPTI, DETAIL,
+    KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, OPS, ANNOTATIONS, GAPS,
+    MEMORY, CUPTI, DETAIL,
 };
 
 static const hta_column METRIC_COLUMNS[] = {

@@ -114,23 +114,35 @@ static int order_items(walk *w, uint32_t **items_out, size_t **start_out)
     size_t *start = calloc((size_t)threads + 2, sizeof *start);
     if (!start)
         return -1;
+    /* One bit per event marks the items, so that the second pass reads
+     * the mark instead of looking the launch up again. */
+    uint64_t *marked = calloc(t->n_events / 64 + 1, sizeof *marked);
+    if (!marked) {
+        free(start);
+        return -1;
+    }
     size_t n = 0;
     for (size_t i = 0; i < t->n_events; i++)
         if (is_item(w, &t->events[i])) {
+            marked[i / 64] |= (uint64_t)1 << (i % 64);
             start[hta_cpu_context_of(w->contexts, &t->events[i])->thread + 2]++;
             n++;
         }
     uint32_t *items = hta_large_malloc((n ? n : 1) * sizeof *items);
     if (!items) {
+        free(marked);
         free(start);
         return -1;
     }
     for (uint32_t k = 0; k < threads; k++)
         start[k + 2] += start[k + 1];
-    for (size_t i = 0; i < t->n_events; i++)
-        if (is_item(w, &t->events[i]))
+    for (size_t word = 0; word <= t->n_events / 64; word++)
+        for (uint64_t bits = marked[word]; bits; bits &= bits - 1) {
+            size_t i = word * 64 + (size_t)__builtin_ctzll(bits);
             items[start[hta_cpu_context_of(w->contexts, &t->events[i])->thread + 1]++] =
                 (uint32_t)i;
+        }
+    free(marked);
     for (uint32_t k = 0; k < threads; k++)
         sort_thread(w, items + start[k], start[k + 1] - start[k]);
     *items_out = items;

@@ -30,6 +30,7 @@ void hta_trace_free(hta_trace *t)
     free(t->ranges);
     free(t->range_counters);
     hta_strtab_free(&t->counter_names);
+    hta_memory_samples_free(&t->memory);
     memset(t, 0, sizeof *t);
 }
 
@@ -138,14 +139,21 @@ int hta_trace_push_range_counter(hta_trace *t, const char *name, size_t len, dou
     return 0;
 }
 
+int hta_trace_add_range(hta_trace *t, hta_profiler_range range)
+{
+    if (grow_small((void **)&t->ranges, &t->cap_ranges, t->n_ranges + 1, sizeof *t->ranges))
+        return -1;
+    t->ranges[t->n_ranges++] = range;
+    return 0;
+}
+
 int hta_trace_push_range(hta_trace *t, size_t first_counter)
 {
-    if (t->n_events == 0 ||
-        grow_small((void **)&t->ranges, &t->cap_ranges, t->n_ranges + 1, sizeof *t->ranges))
+    if (t->n_events == 0)
         return -1;
     const hta_event *e = &t->events[t->n_events - 1];
-    t->ranges[t->n_ranges++] =
-        (hta_profiler_range){e->ts_ns, e->dur_ns, e->name, (uint32_t)first_counter,
-                             (uint32_t)(t->n_range_counters - first_counter)};
-    return 0;
+    return hta_trace_add_range(t, (hta_profiler_range){e->ts_ns, e->dur_ns, e->name,
+                                                       (uint32_t)first_counter,
+                                                       (uint32_t)(t->n_range_counters -
+                                                                  first_counter)});
 }

@@ -7,6 +7,7 @@
  * for a thousand ranks; the HDF5 file has the rest. */
 #include "hta/critical_path_summary.h"
 #include "hta/run.h"
+#include "hta/summary_ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -256,6 +257,7 @@ void hta_print_summary(const hta_tableset *set, const hta_options *opt,
     print_outliers(set, opt);
     print_stragglers(set);
     print_collective_issues(set);
+    hta_print_ops_summary(set);
     hta_print_critical_path_summary(set);
     printf("\nResults: %s\n", opt->output);
 }

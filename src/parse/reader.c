@@ -85,7 +85,7 @@ typedef struct lexer {
     hta_buf skip_stack;        /* container kinds while skipping */
     lx_text name, cat, ph;
     lx_text pid, tid;          /* as written: a number's text or a string's */
-    hta_buf input_dims, input_type; /* JSON text without whitespace */
+    lx_text input_dims, input_type; /* JSON text as written */
     hta_buf context_key, last_context_key; /* see cpu_context_of */
     uint32_t last_context;
     hta_buf op_contexts;       /* per name id: an op_context, see cpu_context_of */
@@ -160,7 +160,8 @@ static int lx_refill(lexer *lx)
         return LX_EOF;
     lx_flush_record(lx);
     if (lx_keep_text(&lx->name) || lx_keep_text(&lx->cat) || lx_keep_text(&lx->ph) ||
-        lx_keep_text(&lx->pid) || lx_keep_text(&lx->tid)) {
+        lx_keep_text(&lx->pid) || lx_keep_text(&lx->tid) || lx_keep_text(&lx->input_dims) ||
+        lx_keep_text(&lx->input_type)) {
         lx_error(lx, "out of memory");
         return LX_EOF;
     }
@@ -839,6 +840,7 @@ typedef struct event_fields {
     int has_pid, has_tid, has_input_dims, has_input_type; /* texts in the lexer */
     int64_t external_id;
     int64_t wait_on_stream, wait_record_correlation; /* -1 when absent */
+    hta_memory_sample memory;  /* the args of a [memory] event */
 } event_fields;
 
 /* Reads a numeric field; a non-numeric value is skipped and reported as 0. */
@@ -854,6 +856,7 @@ static int read_numeric(lexer *lx, number *out, int *is_number, int want_double)
 /* ---- CPU side: pid, tid, External id, Input Dims, Input type -------- */
 
 static int lx_read_text(lexer *lx, lx_text *t);
+static int read_memory_number(lexer *lx, void *out);
 
 /* Slow path of read_id_text: a string, a number running past the
  * buffer, or another value (skipped; the field counts as absent). */
@@ -900,23 +903,39 @@ static inline int read_id_text(lexer *lx, lx_text *out, int *has)
     return read_id_text_slowly(lx, out, has);
 }
 
-/* Reads any value as its JSON text, as written, into out; a value too
- * large to be an argument list leaves out empty.  Whitespace stays: one
- * writer lays out one value one way, and the contexts drop it once each
- * (cpu_context.c). */
-static int read_json_text(lexer *lx, hta_buf *out, int *has)
+/* Argument texts longer than this are dropped (whatever the buffer
+ * holds, so that the result never depends on where a refill falls). */
+#define ARG_TEXT_MAX (64u << 10)
+
+/* Reads any value as its JSON text, as written: borrowed from the buffer
+ * when the buffer holds the longest text kept (nearly always), else
+ * recorded across refills.  Whitespace stays: one writer lays out one
+ * value one way, and the contexts drop it once each (cpu_context.c). */
+static int read_json_text(lexer *lx, lx_text *out, int *has)
 {
-    out->len = 0;
     lx_peek_token(lx);
-    lx->record = out;
-    lx->record_from = lx->p;
+    const char *start = lx->p;
+    uint64_t base = lx->base;
+    out->borrowed = 0;         /* a refill must not keep an earlier event's text */
+    if ((size_t)(lx->end - start) > ARG_TEXT_MAX + 1) {
+        int rc = lx_skip_value(lx);
+        size_t len = (size_t)(lx->p - start);
+        *has = rc == 0 && lx->base == base && len > 0 && len <= ARG_TEXT_MAX;
+        if (*has)
+            *out = (lx_text){.data = start, .len = len, .borrowed = 1, .own = out->own};
+        return rc;
+    }
+    hta_buf *own = &out->own;
+    own->len = 0;
+    lx->record = own;
+    lx->record_from = start;
     int rc = lx_skip_value(lx);
     lx_flush_record(lx);
     int complete = lx->record != NULL;
     lx->record = NULL;
-    if (!complete)
-        out->len = 0;
-    *has = out->len > 0;
+    *has = rc == 0 && complete && own->len > 0 && own->len <= ARG_TEXT_MAX;
+    out->data = own->data;
+    out->len = own->len;
     return rc;
 }
 
@@ -933,10 +952,52 @@ static int read_op_arg(lexer *lx, event_fields *f)
             f->external_id = v.integer;
         return 0;
     }
+    if (key_is(lx, "Device Type"))
+        return read_memory_number(lx, &f->memory.device_type);
     if (key_is(lx, "Input Dims"))
         return read_json_text(lx, &lx->input_dims, &f->has_input_dims);
     if (key_is(lx, "Input type"))
         return read_json_text(lx, &lx->input_type, &f->has_input_type);
+    return lx_skip_value(lx);
+}
+
+/* ---- [memory] instant events ------------------------------------------ */
+
+/* A whole number into *out, left as it was unless the value is one. */
+static int read_whole(lexer *lx, int64_t *out)
+{
+    number v;
+    int numeric;
+    if (read_numeric(lx, &v, &numeric, 0))
+        return -1;
+    if (numeric && v.integer_ok)
+        *out = v.integer;
+    return 0;
+}
+
+/* Device Type and Device Id are int32 fields. */
+static int read_memory_number(lexer *lx, void *out)
+{
+    int64_t v = INT64_MIN;
+    if (read_whole(lx, &v))
+        return -1;
+    if (v >= INT32_MIN && v <= INT32_MAX)
+        *(int32_t *)out = (int32_t)v;
+    return 0;
+}
+
+/* An args member of 5, 9, 14 or 15 bytes: a [memory] event's Bytes,
+ * Device Id, Total Reserved, Total Allocated, or one nobody reads. */
+static int read_memory_arg(lexer *lx, event_fields *f)
+{
+    if (key_is(lx, "Bytes"))
+        return read_whole(lx, &f->memory.bytes);
+    if (key_is(lx, "Device Id"))
+        return read_memory_number(lx, &f->memory.device);
+    if (key_is(lx, "Total Reserved"))
+        return read_whole(lx, &f->memory.total_reserved);
+    if (key_is(lx, "Total Allocated"))
+        return read_whole(lx, &f->memory.total_allocated);
     return lx_skip_value(lx);
 }
 
@@ -955,6 +1016,32 @@ static int repeats_last_thread(const lexer *lx, const event_fields *f)
            last->len == pid + tid + 3 && memcmp(last->data, lx->pid.data, pid) == 0 &&
            last->data[pid] == HTA_CONTEXT_SEPARATOR &&
            memcmp(last->data + pid + 1, lx->tid.data, tid) == 0;
+}
+
+static size_t text_len(const lx_text *t, int present)
+{
+    return present ? t->len : 0;
+}
+
+/* Whether key is the context key of the event's texts (compared piece by
+ * piece where they lie, without building the event's key). */
+static int is_key_of(const hta_buf *key, const lexer *lx, const event_fields *f)
+{
+    const lx_text *piece[4] = {&lx->pid, &lx->tid, &lx->input_dims, &lx->input_type};
+    const int present[4] = {f->has_pid, f->has_tid, f->has_input_dims, f->has_input_type};
+    size_t total = 3;
+    for (int k = 0; k < 4; k++)
+        total += text_len(piece[k], present[k]);
+    if (!key->data || key->len != total)
+        return 0;
+    const char *at = key->data;
+    for (int k = 0; k < 4; k++) {
+        size_t n = text_len(piece[k], present[k]);
+        if (memcmp(at, piece[k]->data, n) != 0 || (k < 3 && at[n] != HTA_CONTEXT_SEPARATOR))
+            return 0;
+        at += n + 1;
+    }
+    return 1;
 }
 
 /* The last context of the ops of one name, with its key. */
@@ -986,6 +1073,13 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
 {
     if (repeats_last_thread(lx, f))
         return lx->last_context;
+    op_context *last = NULL;
+    if (f->has_input_dims || f->has_input_type) {
+        if (!(last = op_context_of(lx, name)))
+            return UINT32_MAX;
+        if (is_key_of(&last->key, lx, f))
+            return last->id;
+    }
     hta_buf *key = &lx->context_key;
     key->len = 0;
     const char sep = HTA_CONTEXT_SEPARATOR;
@@ -995,7 +1089,7 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
         hta_buf_putc(key, sep) ||
         append_text(key, lx->input_type.data, lx->input_type.len, f->has_input_type))
         return UINT32_MAX;
-    if (!f->has_input_dims && !f->has_input_type) {
+    if (!last) {
         uint32_t id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
         hta_buf swap = lx->last_context_key;
         lx->last_context_key = *key;
@@ -1003,12 +1097,6 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
         lx->last_context = id;
         return id;
     }
-    op_context *last = op_context_of(lx, name);
-    if (!last)
-        return UINT32_MAX;
-    if (last->key.data && last->key.len == key->len &&
-        memcmp(last->key.data, key->data, key->len) == 0)
-        return last->id;
     last->id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
     hta_buf swap = last->key;
     last->key = *key;
@@ -1095,6 +1183,10 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
                 *to = v.integer;
         } else if (lx->key_len == 10 || lx->key_len == 11) {
             if (read_op_arg(lx, f))
+                return -1;
+        } else if (lx->key_len == 5 || lx->key_len == 9 || lx->key_len == 14 ||
+                   lx->key_len == 15) {
+            if (read_memory_arg(lx, f))
                 return -1;
         } else if (lx_skip_value(lx)) {
             return -1;
@@ -1231,6 +1323,21 @@ static int is_analysable(const event_fields *f)
            f->dur_ns >= 0 && f->dur_ns <= MAX_DUR_NS;
 }
 
+static int is_memory_event(const lexer *lx, const event_fields *f)
+{
+    return lx->ph.len == 1 && lx->ph.data[0] == 'i' && f->has_name && lx->name.len == 8 &&
+           memcmp(lx->name.data, "[memory]", 8) == 0;
+}
+
+/* Keeps a [memory] event with a usable time (docs/robustness.md's bounds). */
+static int store_memory_sample(lexer *lx, hta_trace *t, event_fields *f)
+{
+    if (!f->has_ts || f->ts_ns < 0 || f->ts_ns > MAX_TS_NS)
+        return 0;
+    f->memory.ts_ns = f->ts_ns;
+    return hta_memory_samples_push(&t->memory, f->memory) ? lx_error(lx, "out of memory") : 0;
+}
+
 typedef enum event_key {
     EVENT_OTHER, EVENT_PH, EVENT_CAT, EVENT_NAME, EVENT_TS, EVENT_DUR, EVENT_ARGS,
     EVENT_PID, EVENT_TID
@@ -1258,7 +1365,9 @@ static int read_event(lexer *lx, hta_trace *t)
         return lx_error_eof(lx, "expected an event object");
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
                       .wait_on_stream = -1, .wait_record_correlation = -1,
-                      .bandwidth_gbps = NAN, .external_id = -1};
+                      .bandwidth_gbps = NAN, .external_id = -1,
+                      .memory = {.total_allocated = -1, .total_reserved = -1, .device = -1,
+                                 .device_type = -1}};
     size_t first_counter = t->n_range_counters;
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
@@ -1284,10 +1393,13 @@ static int read_event(lexer *lx, hta_trace *t)
     if (more < 0)
         return -1;
     int complete = has_ph && lx->ph.len == 1 && lx->ph.data[0] == 'X';
-    int analysable = complete && is_analysable(&f);
-    t->skipped_events += complete && !analysable;
-    if (!analysable) {
+    if (!complete) {
         t->n_range_counters = first_counter; /* an event not kept keeps no counters */
+        return has_ph && is_memory_event(lx, &f) ? store_memory_sample(lx, t, &f) : 0;
+    }
+    if (!is_analysable(&f)) {
+        t->skipped_events++;
+        t->n_range_counters = first_counter;
         return 0;
     }
     t->fractional_ts |= f.fractional_ts;
@@ -1516,8 +1628,8 @@ static void lexer_free(lexer *lx)
     hta_buf_free(&lx->ph.own);
     hta_buf_free(&lx->pid.own);
     hta_buf_free(&lx->tid.own);
-    hta_buf_free(&lx->input_dims);
-    hta_buf_free(&lx->input_type);
+    hta_buf_free(&lx->input_dims.own);
+    hta_buf_free(&lx->input_type.own);
     hta_buf_free(&lx->context_key);
     hta_buf_free(&lx->last_context_key);
     for (size_t i = 0; i < lx->op_contexts.len / sizeof(op_context); i++)
