@@ -33,4 +33,21 @@ extern const char *const hta_cp_bound_names[HTA_CP_N_BOUNDS];
 int hta_critical_path(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
                       hta_error *err);
 
+/* A node of a step's critical path: the start or end of an event. */
+typedef struct hta_cp_point {
+    const hta_event *event;
+    int64_t ts_ns;
+    int is_start;
+} hta_cp_point;
+
+/* Called once per step (number -1: the whole trace) with its window and
+ * its path's nodes in order; nonzero stops the walk and is returned. */
+typedef int (*hta_cp_path_fn)(void *ctx, int64_t step, int64_t start_ns, int64_t end_ns,
+                              const hta_cp_point *points, size_t n);
+
+/* Computes every step's critical path of the view and hands each to fn
+ * instead of writing tables: -1 when out of memory, else what fn
+ * returned or 0. */
+int hta_critical_path_each(const hta_rank_view *view, hta_cp_path_fn fn, void *ctx);
+
 #endif

@@ -101,6 +101,9 @@ typedef struct rank_state {
     size_t *step_first;        /* n_steps + 1 offsets */
     graph g;
     double total[HTA_CP_N_BOUNDS]; /* ns over every step */
+    hta_cp_path_fn path_fn;    /* set: paths go to it, not to tables */
+    void *path_ctx;
+    int path_rc;
 } rank_state;
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -1277,6 +1280,27 @@ static int emit_step(rank_state *r, const step_window *w, const path *p, hta_tab
     return hta_row_done(&row) || emit_segments(r, w, p, out);
 }
 
+/* Gives a step's path to the caller of hta_critical_path_each. */
+static int hand_path(rank_state *r, const step_window *w, const path *p)
+{
+    const graph *g = &r->g;
+    hta_cp_point *points = malloc((p->n + 2) * sizeof *points);
+    if (!points)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const edge *e = &g->edges[p->edges[i]];
+        if (i == 0)
+            points[n++] = (hta_cp_point){&r->t->events[g->nodes[e->src].ev], g->nodes[e->src].ts,
+                                         g->nodes[e->src].is_start};
+        points[n++] = (hta_cp_point){&r->t->events[g->nodes[e->dst].ev], g->nodes[e->dst].ts,
+                                     g->nodes[e->dst].is_start};
+    }
+    r->path_rc = r->path_fn(r->path_ctx, w->number, w->start, w->end, points, n);
+    free(points);
+    return r->path_rc ? -1 : 0;
+}
+
 /* The members' locals in order of event index. */
 static int fill_local_sorted(step_ctx *c, hta_keyed *by_event)
 {
@@ -1303,7 +1327,7 @@ static int run_step(rank_state *r, size_t s, path *p, hta_tableset *out)
     free(by_event);
     int rc = build_nodes(&c) || add_lock_edges(&c) || add_call_stack_edges(&c) ||
              add_kernel_edges(&c) || longest_path(&r->g, p) ||
-             emit_step(r, &r->steps[s], p, out);
+             (r->path_fn ? hand_path(r, &r->steps[s], p) : emit_step(r, &r->steps[s], p, out));
     free(c.local_sorted);
     return rc ? -1 : 0;
 }
@@ -1324,20 +1348,36 @@ static void rank_state_free(rank_state *r)
     free(r->g.end_of);
 }
 
+/* Sets the rank's state up and runs every step; -1 when out of memory or
+ * a path callback stopped. */
+static int run_steps(rank_state *r, hta_tableset *out)
+{
+    path p = {0};
+    int rc = hta_cpu_contexts_build(&r->contexts, r->t) || classify_names(r) ||
+             count_queues(r) || find_steps(r) || deal_members(r);
+    for (size_t s = 0; s < r->n_steps && !rc; s++)
+        rc = run_step(r, s, &p, out);
+    free(p.edges);
+    return rc ? -1 : 0;
+}
+
+int hta_critical_path_each(const hta_rank_view *view, hta_cp_path_fn fn, void *ctx)
+{
+    rank_state r = {.v = view, .t = view->trace, .path_fn = fn, .path_ctx = ctx};
+    int rc = run_steps(&r, NULL);
+    rank_state_free(&r);
+    return r.path_rc ? r.path_rc : rc;
+}
+
 int hta_critical_path(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
                       hta_error *err)
 {
     if (!opt->critical_path)
         return 0;
     rank_state r = {.v = view, .t = view->trace};
-    path p = {0};
     int rc = -1;
-    if (hta_cpu_contexts_build(&r.contexts, r.t) || classify_names(&r) || count_queues(&r) ||
-        find_steps(&r) || deal_members(&r))
+    if (run_steps(&r, out))
         goto done;
-    for (size_t s = 0; s < r.n_steps; s++)
-        if (run_step(&r, s, &p, out))
-            goto done;
     double all = 0;
     for (int b = 0; b < HTA_CP_N_BOUNDS; b++)
         all += r.total[b];
@@ -1349,7 +1389,6 @@ int hta_critical_path(const hta_rank_view *view, const hta_options *opt, hta_tab
         goto done;
     rc = 0;
 done:
-    free(p.edges);
     rank_state_free(&r);
     return rc ? hta_fail(err, "out of memory in the critical path") : 0;
 }

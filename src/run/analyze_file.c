@@ -6,6 +6,7 @@
 #include "hta/clock.h"
 #include "hta/reader.h"
 #include "hta/run.h"
+#include "hta/trace_writer.h"
 
 #include <math.h>
 #include <malloc.h>
@@ -161,6 +162,8 @@ int hta_analyze_file(const char *path, uint64_t bytes, int64_t file_index,
          * the root discards with the failed rank. */
         double deadline = opt->timeout_per_trace > 0 ? t0 + opt->timeout_per_trace : 0;
         ok = hta_run_analyses(&view, opt, threads, path, deadline, out, &err) == 0;
+        if (ok && opt->write_traces)
+            ok = hta_write_trace(path, &view, opt->write_traces, &err) == 0;
         hta_rank_view_free(&view);
     }
     r.analysis_seconds = hta_monotonic_seconds() - t1;
