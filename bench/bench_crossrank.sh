@@ -49,7 +49,7 @@ echo
 printf "best of %d: %.3f s from the last process finishing its traces to the HDF5 file being complete\n" "$RUNS" "$best"
 echo
 
-# Bytes per rank in the gather, by the packed format of src/util/table.c:
+# Bytes per rank in the gather, by the packed format of src/table/table.c:
 # 8 bytes per number, a 4-byte dictionary id per string, and each distinct
 # string once per process in the dictionary (4 + length).  Tables computed
 # on the root are not sent; _collectives and the timeline rows are not in

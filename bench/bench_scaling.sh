@@ -30,8 +30,8 @@ BUILD=$(realpath "${1:-build}")
 WORK=$(mktemp -d "${2:-/tmp}/hta-scaling.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# One node: Open MPI's ob1 point-to-point layer, as the README advises for
-# single-node jobs (choosing among network transports costs 0.2 s of
+# One node: Open MPI's ob1 point-to-point layer, as docs/performance.md
+# advises for single-node jobs (choosing among network transports costs 0.2 s of
 # start-up); set OMPI_MCA_pml to measure another.
 export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
 

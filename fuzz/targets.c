@@ -8,7 +8,7 @@
  * must agree with one thread in the same way.
  *
  * The analyses target writes the input to a memfd so that it enters through
- * the production entry point, hta_analyze_file, as a real file would; the
+ * the production entry point, hta_analyse_file, as a real file would; the
  * stages after it are the root's (MPI only moves the packed tables).  It
  * also analyses the input on 2 to 4 threads, whatever its size, and aborts
  * when any table differs from the one-thread run's. */
@@ -21,9 +21,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hta/reader.h"
-#include "hta/run.h"
-#include "hta/timeline.h"
+#include "analysis/timeline.h"
+#include "output/run_info.h"
+#include "output/summary.h"
+#include "parse/reader.h"
+#include "run/analyse_file.h"
+#include "run/discover.h"
+#include "run/pipeline.h"
+#include "run/ranks.h"
+#include "run/timeline_bins.h"
 
 static void require(int condition, const char *what)
 {
@@ -175,7 +181,7 @@ static void check_analysis_threads_agree(const char *path, uint64_t bytes,
     opt.threads = 2 + selector % 3;
     opt.threaded_min_events = 1;
     hta_tableset threaded = {0};
-    require(hta_analyze_file(path, bytes, 0, 0, &opt, &threaded) == 0, "threaded analyze_file");
+    require(hta_analyse_file(path, bytes, 0, 0, &opt, &threaded) == 0, "threaded analyse_file");
     hta_buf a = {0}, b = {0};
     pack_without_ranks(serial, &a);
     pack_without_ranks(&threaded, &b);
@@ -197,7 +203,7 @@ int hta_fuzz_analyses(const uint8_t *data, size_t size)
     hta_tableset mine = {0};
     int copies = data[0] & 8 ? 2 : 1;
     for (int i = 0; i < copies; i++)
-        require(hta_analyze_file(path, size - 1, i, 0, &opt, &mine) == 0, "analyze_file");
+        require(hta_analyse_file(path, size - 1, i, 0, &opt, &mine) == 0, "analyse_file");
     if (copies == 1)
         check_analysis_threads_agree(path, size - 1, &mine, opt, data[0]);
     close(fd);

@@ -16,7 +16,7 @@
 int hta_fuzz_reader(const uint8_t *data, size_t size);
 
 /* Byte 0 selects options (see targets.c), the rest is the trace file.  The
- * file goes through hta_analyze_file (parse, step filter, rank view, every
+ * file goes through hta_analyse_file (parse, step filter, rank view, every
  * entry of hta_analyses[]), the timeline binning, the pack/merge of the
  * gather and the root's rank resolution, cross-rank statistics and summary. */
 int hta_fuzz_analyses(const uint8_t *data, size_t size);

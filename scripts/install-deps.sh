@@ -2,13 +2,14 @@
 # Installs hta-mpi's build and test dependencies from Debian 12 packages.
 # Run as root (or with sudo) on a fresh machine; safe to run again.
 # slurm-wlm and munge: tests/test_slurm.py starts a one-node cluster;
-# python3-matplotlib: hta-mpi-plot; chromium: the report test's screenshot.
+# python3-matplotlib: hta-mpi-plot; chromium: the report test's screenshot;
+# python3-pip, python3-setuptools: the install test's `pip install ./python`.
 # clang and libclang-rt-14-dev (only recommended by clang, so named here):
 # the libFuzzer harnesses; valgrind: scripts/valgrind.sh.
 set -eu
 packages="build-essential cmake pkg-config libopenmpi-dev openmpi-bin \
 libhdf5-openmpi-dev libcjson-dev zlib1g-dev python3 python3-h5py python3-pandas \
-python3-numpy libisal-dev \
+python3-numpy python3-pip python3-setuptools libisal-dev \
 slurm-wlm munge python3-matplotlib chromium \
 clang libclang-rt-14-dev valgrind"
 missing=""

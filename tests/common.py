@@ -4,9 +4,10 @@ read the real HDF5 file back with h5py.
 Every test is a script run by ctest as
     python3 tests/test_X.py BUILD_DIR TRACES_DIR
 and exits non-zero (with an assertion message) on failure."""
-import csv
+import atexit
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,8 +32,33 @@ INTEGER_FOLDERS = ["trace_filter", "negative_queue", "alexnet"]
 FRACTIONAL_FOLDERS = ["ns_resolution", "nccl_data", "amd_mi250", "triton"]
 
 
+class Skip(Exception):
+    """A test that cannot run here, with the reason (main reports it)."""
+
+
+def require_traces():
+    """Raises Skip, naming the folder, when the real traces are absent."""
+    if not os.path.isdir(os.path.join(TRACES, "hta")):
+        raise Skip(f"the real traces are absent: no {TRACES}/hta "
+                   "(../shared/traces beside the repository)")
+
+
+_TEMPORARY = []
+
+
+def _remove_temporary():
+    for d in _TEMPORARY:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+atexit.register(_remove_temporary)
+
+
 def tmpdir():
-    return tempfile.mkdtemp(prefix="hta-test-")
+    """A fresh directory, removed when the test script exits."""
+    d = tempfile.mkdtemp(prefix="hta-test-")
+    _TEMPORARY.append(d)
+    return d
 
 
 def run(args, processes=1, expect=0, timeout=600, mpirun_options=()):
@@ -66,10 +92,12 @@ def table(path, name):
 
 
 def expected(folder, name):
+    require_traces()
     return pd.read_csv(os.path.join(TRACES, "expected", folder, name))
 
 
 def trace_dir(folder):
+    require_traces()
     return os.path.join(TRACES, "hta", folder)
 
 
@@ -135,15 +163,28 @@ def assert_same_tables(base, tables, what):
             assert same, f"{name}.{c} differs with {what}"
 
 
-def main(tests):
-    """Runs each test function, reports, exits 1 if any failed."""
-    failed = 0
+def main(tests, setup=None):
+    """Runs setup (the work the tests share), then each test function;
+    reports, exits 1 if any failed, 77 (ctest SKIP) if every test was
+    skipped.  A setup that raises Skip skips them all."""
+    failed = skipped = 0
+    try:
+        if setup:
+            setup()
+    except Skip as e:
+        print(f"SKIP: {e}")
+        sys.exit(77)
     for t in tests:
         try:
             t()
             print(f"ok   {t.__name__}")
+        except Skip as e:
+            skipped += 1
+            print(f"skip {t.__name__}: {e}")
         except Exception as e:  # noqa: BLE001 - report every failure
             failed += 1
             print(f"FAIL {t.__name__}: {e}")
-    print(f"{len(tests) - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    print(f"{len(tests) - failed - skipped} passed, {failed} failed, {skipped} skipped")
+    if failed:
+        sys.exit(1)
+    sys.exit(77 if skipped == len(tests) else 0)

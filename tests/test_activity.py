@@ -5,10 +5,13 @@ HTA's last-step filter) on every real trace folder."""
 import glob
 import gzip
 import json
+import math
+import os
 import random
 from decimal import Decimal
 
-from common import *
+from common import (TRACES, analyse, assert_close, main, require_traces, table, tmpdir,
+                    trace_dir)
 
 EXACT = 1e-9
 
@@ -223,8 +226,17 @@ def make_real_test(folder):
     return test
 
 
-REAL_FOLDERS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(TRACES, "hta", "*")))
+def real_tests():
+    """One test per real trace folder; one that says why when there are none."""
+    folders = sorted(os.path.basename(p) for p in glob.glob(os.path.join(TRACES, "hta", "*")))
+
+    def test_invariants_on_real_traces():
+        require_traces()
+        raise AssertionError(f"no trace folder in {TRACES}/hta")
+
+    return [make_real_test(f) for f in folders] or [test_invariants_on_real_traces]
+
 
 if __name__ == "__main__":
     main([test_known_answers, test_tail_sizes_are_exact_integer_fractions, test_tails_by_construction] +
-         [make_real_test(f) for f in REAL_FOLDERS])
+         real_tests())

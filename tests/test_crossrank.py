@@ -14,8 +14,13 @@ Answers known by construction:
 """
 import gzip
 import json
+import os
+import subprocess
 
-from common import *
+import numpy as np
+import pandas as pd
+
+from common import (TRACEGEN, analyse, assert_close, main, table, tmpdir, trace_dir)
 from handbuilt import gpu_kernel, write_ranks
 
 EXACT = 1e-9

@@ -5,8 +5,13 @@ HTA's own summaries; chunked + compressed storage, and nothing without
 --detail.  A hand-built trace pins the rules (tie order, 0-duration
 copies, clipped launch delay)."""
 import json
+import os
 
-from common import *
+import h5py
+import pandas as pd
+
+from common import (
+    TRACES, analyse, assert_close, expected, hta_args, main, table, tmpdir, trace_dir)
 
 # HTA's per-correlation launch rows; ns_resolution and nccl_data are
 # fractional and match exactly under --round-like-hta.

@@ -1,16 +1,29 @@
-"""Bad input and usage errors (interface.md, exit codes): a broken trace is
+"""Bad input and usage errors (README, "Exit codes"): a broken trace is
 reported with its file and byte offset, recorded as failed in /ranks, and
 every other rank's results are still written."""
 import gzip
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 
-from common import *
+import h5py
+
+from common import (
+    HTA_MPI, MPI_ENV, TRACEGEN, all_tables, analyse, assert_close, assert_same_tables,
+    expected, generated, main, run, table, tmpdir, trace_dir)
 from handbuilt import gpu_kernel, write_ranks
 
-GOOD = [os.path.join(trace_dir("trace_filter"), f) for f in ("sampled_rank-0.json.gz", "sampled_rank-1.json.gz")]
+GOOD = REAL_JSON = None  # two real traces and the first one's JSON, set by setup()
+
+
+def setup():
+    global GOOD, REAL_JSON
+    GOOD = [os.path.join(trace_dir("trace_filter"), f)
+            for f in ("sampled_rank-0.json.gz", "sampled_rank-1.json.gz")]
+    REAL_JSON = gzip.open(GOOD[0]).read()
 
 
 def dir_with_good_ranks():
@@ -41,7 +54,7 @@ def test_truncated_json_names_file_and_offset():
     text = gzip.open(GOOD[0]).read()[:5000]
     err, stderr = run_with_bad("rank-7.json", text)
     assert "rank-7.json" in err and "byte 5000" in err, err
-    assert f"hta-mpi: " in stderr and "rank-7.json" in stderr, stderr
+    assert "hta-mpi: " in stderr and "rank-7.json" in stderr, stderr
 
 
 def test_corrupt_gzip_reports_compressed_offset():
@@ -150,8 +163,6 @@ def test_rank_fallback_and_file_name():
 
 
 # ---- the remaining bad inputs (docs/robustness.md has the rules) ----------
-
-REAL_JSON = gzip.open(GOOD[0]).read()
 
 
 def assert_fails_with(name, data, message, processes=2):
@@ -478,4 +489,4 @@ def test_bad_trace_on_the_root_or_another_process_loses_no_other_rank():
 
 
 if __name__ == "__main__":
-    main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
+    main([v for k, v in sorted(globals().items()) if k.startswith("test_")], setup=setup)

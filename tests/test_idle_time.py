@@ -3,8 +3,11 @@ folder that has them (idle_time_breakdown.csv and
 idle_time_interval_stats.csv), plus a hand-built trace whose categories are
 known by construction."""
 import json
+import os
 
-from common import *
+from common import (
+    FRACTIONAL_FOLDERS, INTEGER_FOLDERS, analyse, assert_close, expected, hta_args, main,
+    table, tmpdir, tolerances, trace_dir)
 
 STATS = [("count", "count"), ("mean", "mean_us"), ("std", "std_us"), ("min", "min_us"),
          ("25%", "p25_us"), ("50%", "p50_us"), ("75%", "p75_us"), ("max", "max_us")]

@@ -5,7 +5,13 @@ untruncated options), /kernel_type_breakdown vs kernel_type_breakdown.csv;
 HTA's own fold (its pandas code, run here) for other options; hand-built
 traces for what the CSVs do not show (counts, OTHER kernels, three-way
 overlaps, ties at the top-k cut)."""
-from common import *
+import math
+
+import pandas as pd
+
+from common import (
+    FRACTIONAL_FOLDERS, INTEGER_FOLDERS, analyse, assert_close, expected, hta_args, main,
+    table, tolerances, trace_dir)
 from handbuilt import NO_STREAM, gpu_kernel, write_ranks
 
 FOLDERS = INTEGER_FOLDERS + FRACTIONAL_FOLDERS

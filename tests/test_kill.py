@@ -1,15 +1,16 @@
-"""Killing the root while it writes the results (interface.md: the file is
+"""Killing the root while it writes the results (docs/results-format.md: the file is
 written under a temporary name and renamed when complete): SIGKILL of the
 root hta-mpi while the temporary `.results.h5.tmp.<pid>` exists leaves no
 file under the final name, and a rerun with the same arguments succeeds.
 The rerun leaves the dead run's temporary alone (docs/robustness.md)."""
+import os
 import re
 import shutil
 import signal
 import subprocess
 import time
 
-from common import *
+from common import (HTA_MPI, MPI_ENV, TRACEGEN, main, table, tmpdir)
 
 
 def start_run(args):

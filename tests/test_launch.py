@@ -6,9 +6,12 @@ hipLaunchKernel) against the trace itself, and the launch pipelining
 construction."""
 import gzip
 import json
+import os
 from decimal import Decimal
 
-from common import *
+import pandas as pd
+
+from common import (analyse, assert_close, expected, hta_args, main, table, tmpdir, trace_dir)
 
 QUANTITIES = ["cpu_duration", "gpu_duration", "launch_delay"]
 PERCENTILES = [("p50", 0.50), ("p90", 0.90), ("p99", 0.99), ("max", 1.0)]

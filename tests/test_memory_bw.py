@@ -2,8 +2,11 @@
 (memory_bw_summary.csv) on every real trace folder that has them, plus a
 hand-built trace whose concurrent bandwidth is known by construction."""
 import json
+import os
 
-from common import *
+import pandas as pd
+
+from common import (TRACES, analyse, assert_close, hta_args, main, table, tmpdir, trace_dir)
 
 STATS = [("count", "count"), ("mean", "mean_gbps"), ("std", "std_gbps"), ("min", "min_gbps"),
          ("25%", "p25_gbps"), ("50%", "p50_gbps"), ("75%", "p75_gbps"), ("max", "max_gbps")]

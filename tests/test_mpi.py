@@ -3,7 +3,14 @@ and process columns may differ), and for 1, 2 and 3 threads (parse and
 analyses), more processes than files, a lone process's first trace
 analysed during MPI start-up, and the injected straggler found by the
 outlier search."""
-from common import *
+import os
+import subprocess
+
+import h5py
+
+from common import (
+    HTA_MPI, MPI_ENV, TRACEGEN, all_tables, analyse, assert_same_tables, generated, main, run,
+    table, tmpdir)
 
 def test_identical_tables_for_1_2_3_8_processes():
     d = generated(ranks=7, straggler=3)

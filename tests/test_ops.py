@@ -65,6 +65,7 @@ def test_ops_match_hta():
     """Every launch HTA attributes to an aten op is attributed here too (the
     totals agree); per op name the calls and both mean delays agree, but
     where HTA picks arbitrarily among ops starting together."""
+    require_traces()
     for folder in OP_FOLDERS:
         want = hta_op_totals(folder)
         got = our_op_totals(run_folder(folder))
@@ -85,6 +86,7 @@ def test_ops_match_hta():
 def test_ops_beyond_aten():
     """A launch whose innermost op is not an aten:: op stays with that op
     (HTA only knows aten:: ops): nccl_data's record_param_comms."""
+    require_traces()
     o = table(run_folder("nccl_data"), "/ops")
     rpc = o[o.name == "record_param_comms"]
     assert rpc.calls_with_kernels.sum() == 14, rpc
@@ -132,6 +134,7 @@ def check_cpu_annotations_of(folder, got, want):
 
 
 def test_annotations_match_hta():
+    require_traces()
     folders = sorted(os.listdir(os.path.join(TRACES, "expected")))
     checked_gpu = checked_cpu = 0
     for folder in folders:
@@ -155,6 +158,7 @@ def test_annotations_match_hta():
 def test_no_gpu_work_gives_empty_tables():
     """CPU-only, Triton and AMD traces: the tables exist, the run succeeds,
     and nothing is attributed that is not there."""
+    require_traces()
     out, _ = analyse(trace_dir("cpu_only"))
     o = table(out, "/ops")
     assert len(o) > 0 and (o.gpu_events == 0).all() and o.op_to_launch_mean_us.isna().all()
@@ -266,6 +270,7 @@ def test_kernel_sequences_match_hta():
     """get_frequent_cuda_kernel_sequences(operator_name=op, min_pattern_len=3)
     for every folder where HTA answered: the same patterns, counts and
     times; where HTA found none, none either."""
+    require_traces()
     checked = 0
     for folder in sorted(os.listdir(os.path.join(TRACES, "expected"))):
         extra = os.path.join(TRACES, "expected", folder, "extra")
@@ -355,6 +360,7 @@ def test_gpu_gaps_handbuilt():
             m["gpu_gaps_above_threshold"]) == (10000, 50, 5)
     out, _ = analyse(write_ranks({0: gap_trace()}), extra=["--gap-threshold", "50"])
     assert len(table(out, "/gpu_gaps")) == 6
+    require_traces()
     out, _ = analyse(trace_dir("cpu_only"))
     assert len(table(out, "/gpu_gaps")) == 0 and len(table(out, "/sync_calls")) == 0
 
@@ -395,6 +401,7 @@ def test_memory_handbuilt():
     o = table(out, "/outliers")
     flagged = o[o.metric == "memory_peak_allocated_bytes"]
     assert list(flagged["rank"]) == [7], o
+    require_traces()
     out, _ = analyse(trace_dir("alexnet"))
     assert len(table(out, "/memory")) == 0
 

@@ -2,7 +2,11 @@
 every real trace folder; the overlap breakdown (/overlap_breakdown, which
 HTA lacks) on a hand-built trace with known answers and by its invariants
 on every real trace."""
-from common import *
+import math
+
+from common import (
+    FRACTIONAL_FOLDERS, INTEGER_FOLDERS, analyse, assert_close, expected, hta_args, main,
+    table, tolerances, trace_dir)
 from handbuilt import NO_STREAM, gpu_kernel, write_ranks
 
 FOLDERS = INTEGER_FOLDERS + FRACTIONAL_FOLDERS

@@ -6,9 +6,16 @@ dropped ranks (failed, duplicate, outside --ranks) absent as from the
 gathered tables, processes without rows, the on-disk layout, and a full
 disk with several processes."""
 import json
+import os
 import shutil
+import subprocess
+import sys
 
-from common import *
+import h5py
+
+from common import (
+    HTA_MPI, MPI_ENV, all_tables, analyse, assert_same_tables, generated, main, table, tmpdir,
+    trace_dir)
 
 IN_PLACE = ["idle_time", "queue_length", "memory_bw", "launch_stats", "overlap_breakdown",
             "comm_comp_overlap", "detail/launches", "detail/queue_length", "detail/memory_bw"]

@@ -4,9 +4,15 @@ hta-mpi under mpirun.  Checks that load() returns every table with str
 columns, that hta-mpi-plot writes the four PNG files at their predicted
 pixel size with real content, and that the data behind every figure is
 the HDF5 file's, cell by cell, with the straggler's cells marked."""
-import matplotlib.image
+import os
+import subprocess
+import sys
 
-from common import *
+import h5py
+import matplotlib.image
+import numpy as np
+
+from common import (TRACEGEN, analyse, main, table, tmpdir)
 
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
 sys.path.insert(0, PYTHON_DIR)
@@ -25,13 +31,29 @@ def generated_run():
     return out
 
 
-RESULTS = generated_run()
-FIGURES = {os.path.basename(f.path): f for f in plots.plot_all(RESULTS, tmpdir())}
+RESULTS = FIGURES = None  # the run and its figures, made by setup()
+
+
+def setup():
+    global RESULTS, FIGURES
+    RESULTS = generated_run()
+    FIGURES = {os.path.basename(f.path): f for f in plots.plot_all(RESULTS, tmpdir())}
 
 
 def raw(name):
     with h5py.File(RESULTS, "r") as f:
         return f[name][()]
+
+
+def test_importing_plots_keeps_the_callers_backend():
+    """A notebook's matplotlib backend is its own: importing hta_mpi.plots
+    and drawing every figure must not switch it."""
+    code = ("import matplotlib; matplotlib.use('svg'); import sys; sys.path.insert(0, sys.argv[1]); "
+            "from hta_mpi import plots; plots.plot_all(sys.argv[2], sys.argv[3]); "
+            "print(matplotlib.get_backend())")
+    p = subprocess.run([sys.executable, "-c", code, PYTHON_DIR, RESULTS, tmpdir()],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.strip() == "svg", (p.stdout, p.stderr)
 
 
 def test_load_decodes_strings_and_lists_tables():
@@ -128,4 +150,4 @@ def test_ops_heatmap_is_the_hdf5():
 
 
 if __name__ == "__main__":
-    main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
+    main([v for k, v in sorted(globals().items()) if k.startswith("test_")], setup=setup)

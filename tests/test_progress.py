@@ -5,10 +5,12 @@ known exactly; on a terminal (a pty, hta-mpi started directly because
 mpirun hands its processes a pipe for stderr) one line rewritten in place;
 nothing with -q.  Failed traces count as done; idle processes (more
 processes than files) do not hang the run."""
+import os
 import pty
 import re
+import subprocess
 
-from common import *
+from common import (HTA_MPI, MPI_ENV, TRACEGEN, analyse, main, tmpdir)
 
 LINE = re.compile(r"^hta-mpi: analysed (\d+)/(\d+) traces \((\d+)%\), (\d+\.\d) MB/s$")
 

@@ -3,8 +3,13 @@
 folder that has them, plus a hand-built trace that fills the launch queue
 for a time known by construction."""
 import json
+import os
 
-from common import *
+import pandas as pd
+
+from common import (
+    FRACTIONAL_FOLDERS, INTEGER_FOLDERS, TRACES, analyse, assert_close, expected, hta_args,
+    main, table, tmpdir, trace_dir)
 
 STATS = [("count", "count"), ("mean", "mean"), ("std", "std"), ("min", "min"),
          ("25%", "p25"), ("50%", "p50"), ("75%", "p75"), ("max", "max")]

@@ -11,15 +11,20 @@ Exits 77 (SKIP for ctest) only when the Slurm or munge programs are missing
 or slurmctld cannot start at all; a cluster that starts but then fails any
 check is a failure."""
 import ctypes
+import os
 import re
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import time
 
-from common import *
+import h5py
 
-SKIP = 77
+from common import (HTA_MPI, MPI_ENV, TRACEGEN, Skip, analyse, main, table, tmpdir)
+
+SKIP = 77  # ctest's SKIP_RETURN_CODE
 JOBS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "jobs")
 DAEMONS = ["munged", "slurmctld", "slurmd"]
 CLIENTS = ["sbatch", "squeue", "scontrol", "sinfo", "srun"]
@@ -28,10 +33,6 @@ FINISHED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_
 JOB_TIMEOUT_S = 240
 CPUS = len(os.sched_getaffinity(0))  # what nproc prints
 TASKS = min(2, CPUS)  # MPI processes per job: 2 proves a real MPI launch
-
-
-class Skip(Exception):
-    pass
 
 
 def free_port():
@@ -93,7 +94,7 @@ class Cluster:
         if missing:
             raise Skip(f"not installed: {', '.join(missing)} "
                        "(scripts/install-deps.sh installs slurm-wlm and munge)")
-        self.root = tempfile.mkdtemp(prefix="hta-slurm-")
+        self.root = tmpdir()
         self.procs = {}
         # munged insists that everyone can traverse the socket's directory
         # and that nobody else can read the key's.

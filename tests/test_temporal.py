@@ -1,6 +1,9 @@
 """Temporal breakdown against HTA 0.6.1's own numbers on every real trace
 folder that has them, plus the nanosecond-exact default on fractional ones."""
-from common import *
+
+from common import (
+    FRACTIONAL_FOLDERS, INTEGER_FOLDERS, analyse, assert_close, expected, hta_args, main,
+    table, tolerances, trace_dir)
 
 COLUMNS = [("idle_time(us)", "idle_time_us"), ("compute_time(us)", "compute_time_us"),
            ("non_compute_time(us)", "non_compute_time_us"), ("kernel_time(us)", "kernel_time_us")]

@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "hta/parse_parts.h"
-#include "hta/reader.h"
-#include "hta/trace.h"
+#include "parse/split_parse.h"
+#include "parse/reader.h"
+#include "model/trace.h"
 
 static int failures;
 #define CHECK(cond, ...)                                                  \

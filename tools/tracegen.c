@@ -79,6 +79,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -89,6 +90,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <zlib.h>
+
+#include "tracegen_kernels.h"
 
 /* ------------------------------------------------------------------------ */
 /* Constants of the model                                                    */
@@ -138,9 +141,9 @@ enum { CBID_MEMCPY = 41, CBID_MEMSET = 51, CBID_SYNC = 131, CBID_LAUNCH = 211 };
 typedef struct {
     const char *p;
     uint32_t n;
-} Str;
+} tg_str;
 
-static Str str_of(const char *s) { return (Str){s, (uint32_t)strlen(s)}; }
+static tg_str str_of(const char *s) { return (tg_str){s, (uint32_t)strlen(s)}; }
 
 static void die(const char *msg, const char *detail)
 {
@@ -166,7 +169,7 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 /* Counter-based RNG                                                         */
 /* ------------------------------------------------------------------------ */
 
-enum RngTag {
+enum tg_rng_tag {
     TAG_ORIGIN = 1,
     TAG_WEIGHT,
     TAG_RANK_JITTER,
@@ -213,10 +216,10 @@ static double hash_unit(uint64_t h) { return (double)(h >> 11) * 0x1.0p-53; }
 /* Output writer                                                             */
 /* ------------------------------------------------------------------------ */
 
-typedef enum { SINK_DISCARD, SINK_FILE, SINK_GZIP } SinkKind;
+typedef enum { SINK_DISCARD, SINK_FILE, SINK_GZIP } tg_sink_kind;
 
 typedef struct {
-    SinkKind kind;
+    tg_sink_kind kind;
     FILE *fp;
     gzFile gz;
     char *buf;
@@ -224,9 +227,9 @@ typedef struct {
     uint64_t total;  /* bytes handed to the sink (uncompressed) */
     uint64_t events; /* events in traceEvents, to place separators */
     bool failed;
-} Writer;
+} tg_writer;
 
-static void writer_flush(Writer *w)
+static void writer_flush(tg_writer *w)
 {
     if (w->len == 0)
         return;
@@ -240,7 +243,7 @@ static void writer_flush(Writer *w)
     w->len = 0;
 }
 
-static void writer_reset(Writer *w, SinkKind kind)
+static void writer_reset(tg_writer *w, tg_sink_kind kind)
 {
     w->kind = kind;
     w->fp = NULL;
@@ -251,7 +254,7 @@ static void writer_reset(Writer *w, SinkKind kind)
     w->failed = false;
 }
 
-static bool writer_open_file(Writer *w, const char *path, bool gzip)
+static bool writer_open_file(tg_writer *w, const char *path, bool gzip)
 {
     writer_reset(w, gzip ? SINK_GZIP : SINK_FILE);
     if (gzip) {
@@ -269,7 +272,7 @@ static bool writer_open_file(Writer *w, const char *path, bool gzip)
 }
 
 /* Returns false if anything failed since open. */
-static bool writer_close(Writer *w)
+static bool writer_close(tg_writer *w)
 {
     writer_flush(w);
     bool ok = !w->failed;
@@ -340,30 +343,30 @@ static char *format_fixed6(char *p, int64_t v)
 /* Event templates                                                           */
 /* ------------------------------------------------------------------------ */
 
-typedef enum { SEG_END, SEG_INT, SEG_STR, SEG_FIX6 } SegKind;
+typedef enum { SEG_END, SEG_INT, SEG_STR, SEG_FIX6 } tg_seg_kind;
 
 typedef struct {
     const char *lit;
     uint32_t len;
     uint8_t kind;
-} Seg;
+} tg_seg;
 
 enum { MAX_SEGS = 32, TEMPLATE_TEXT_MAX = 2048 };
 
 typedef struct {
     char text[TEMPLATE_TEXT_MAX];
-    Seg seg[MAX_SEGS];
-} Template;
+    tg_seg seg[MAX_SEGS];
+} tg_template;
 
 typedef struct {
     int64_t i;
     const char *s;
     uint32_t n;
-} Arg;
+} tg_arg;
 
-#define AI(v) ((Arg){.i = (int64_t)(v)})
-#define AS(str) ((Arg){.s = (str).p, .n = (str).n})
-#define ALIT(lit) ((Arg){.s = (lit), .n = (uint32_t)(sizeof(lit) - 1)})
+#define AI(v) ((tg_arg){.i = (int64_t)(v)})
+#define AS(str) ((tg_arg){.s = (str).p, .n = (str).n})
+#define ALIT(lit) ((tg_arg){.s = (lit), .n = (uint32_t)(sizeof(lit) - 1)})
 
 typedef enum {
     TPL_HEADER,
@@ -384,7 +387,7 @@ typedef enum {
     TPL_ITERATION_START,
     TPL_WINDOW_END,
     TPL_COUNT
-} TemplateId;
+} tg_template_id;
 
 /* Pretty (Kineto) layout; holes: $d integer, $s verbatim string, $f fixed6. */
 static const char *const TEMPLATE_SOURCE[TPL_COUNT] = {
@@ -552,15 +555,15 @@ static size_t strip_json_whitespace(char *dst, size_t cap, const char *src)
 }
 
 /* Pretty strings are static literals; compact ones are stripped into buf. */
-static Str json_layout(bool compact, const char *pretty, char *buf, size_t cap)
+static tg_str json_layout(bool compact, const char *pretty, char *buf, size_t cap)
 {
     if (!compact)
         return str_of(pretty);
     uint32_t n = (uint32_t)strip_json_whitespace(buf, cap, pretty);
-    return (Str){buf, n};
+    return (tg_str){buf, n};
 }
 
-static void compile_template(Template *t, const char *src, bool compact)
+static void compile_template(tg_template *t, const char *src, bool compact)
 {
     if (compact) {
         strip_json_whitespace(t->text, sizeof t->text, src);
@@ -575,12 +578,12 @@ static void compile_template(Template *t, const char *src, bool compact)
         if (n >= MAX_SEGS)
             die("internal error: template has too many holes", NULL);
         if (*p == '\0') {
-            t->seg[n] = (Seg){lit, (uint32_t)(p - lit), SEG_END};
+            t->seg[n] = (tg_seg){lit, (uint32_t)(p - lit), SEG_END};
             return;
         }
         if (p[0] == '$' && (p[1] == 'd' || p[1] == 's' || p[1] == 'f')) {
             uint8_t kind = p[1] == 'd' ? SEG_INT : p[1] == 's' ? SEG_STR : SEG_FIX6;
-            t->seg[n++] = (Seg){lit, (uint32_t)(p - lit), kind};
+            t->seg[n++] = (tg_seg){lit, (uint32_t)(p - lit), kind};
             p += 2;
             lit = p;
             continue;
@@ -590,10 +593,10 @@ static void compile_template(Template *t, const char *src, bool compact)
 }
 
 /* Appends one filled template; the caller guarantees EVENT_MAX free bytes. */
-static void write_template(Writer *w, const Template *t, const Arg *args)
+static void write_template(tg_writer *w, const tg_template *t, const tg_arg *args)
 {
     char *p = w->buf + w->len;
-    for (const Seg *sg = t->seg;; sg++) {
+    for (const tg_seg *sg = t->seg;; sg++) {
         memcpy(p, sg->lit, sg->len);
         p += sg->len;
         switch (sg->kind) {
@@ -616,128 +619,31 @@ static void write_template(Writer *w, const Template *t, const Arg *args)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Kernel and program tables                                                 */
+/* Kernel and program tables (the kernels: tracegen_kernels.h)                */
 /* ------------------------------------------------------------------------ */
 
-typedef enum {
-    K_SGEMM_TN,
-    K_SGEMM_NN,
-    K_CUTLASS_GEMM,
-    K_RELU,
-    K_THRESHOLD,
-    K_ADD,
-    K_REDUCE_SUM,
-    K_LOG_SOFTMAX,
-    K_LOG_SOFTMAX_BWD,
-    K_NLL,
-    K_NLL_BWD,
-    K_FILL,
-    K_MUL,
-    K_FOREACH_ADD,
-    K_NCCL_ALLREDUCE,
-    K_COUNT
-} KernelId;
-
 typedef struct {
-    const char *name;
-    int regs, smem;
-    const char *blocks_per_sm, *warps_per_sm, *grid, *block;
-    int occupancy;
-} KernelSource;
-
-static const KernelSource KERNEL_SOURCE[K_COUNT] = {
-    [K_SGEMM_TN] = {"ampere_sgemm_128x64_tn", 128, 32768, "4.740741", "18.962963", "[64, 8, 1]",
-                    "[128, 1, 1]", 12},
-    [K_SGEMM_NN] = {"ampere_sgemm_128x64_nn", 128, 32768, "4.740741", "18.962963", "[64, 8, 1]",
-                    "[128, 1, 1]", 12},
-    [K_CUTLASS_GEMM] = {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_16x4_nn_align4>"
-                        "(cutlass_80_tensorop_s1688gemm_128x128_16x4_nn_align4::Params)",
-                        224, 65536, "9.481481", "37.925926", "[32, 32, 1]", "[128, 1, 1]", 12},
-    [K_RELU] = {"void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
-                "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
-                "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#14}::"
-                "operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, "
-                "at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, "
-                "c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()"
-                "() const::{lambda()#14}::operator()() const::{lambda(float)#1}, at::detail::Array<"
-                "char*, 2>)",
-                20, 0, "75.851852", "303.407407", "[8192, 1, 1]", "[128, 1, 1]", 100},
-    [K_THRESHOLD] = {"void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
-                     "namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)"
-                     "::{lambda(float, float)#1}, at::detail::Array<char*, 3> >(int, at::native::"
-                     "(anonymous namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, "
-                     "float, float)::{lambda(float, float)#1}, at::detail::Array<char*, 3>)",
-                     22, 0, "75.851852", "303.407407", "[8192, 1, 1]", "[128, 1, 1]", 100},
-    [K_ADD] = {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
-               "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
-               "at::detail::Array<char*, 3>)",
-               24, 0, "303.407407", "1213.629630", "[32768, 1, 1]", "[128, 1, 1]", 100},
-    [K_REDUCE_SUM] = {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::"
-                      "func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()"
-                      "(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >("
-                      "at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::"
-                      "sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda("
-                      "float, float)#1}>, unsigned int, float, 4>)",
-                      32, 16, "2.370370", "37.925926", "[16, 16, 1]", "[32, 16, 1]", 50},
-    [K_LOG_SOFTMAX] = {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, "
-                       "float, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, "
-                       "float const*, int)",
-                       30, 0, "9.481481", "303.407407", "[1024, 1, 1]", "[1024, 1, 1]", 100},
-    [K_LOG_SOFTMAX_BWD] = {"void at::native::(anonymous namespace)::cunn_SoftMaxBackward<4, float, "
-                           "float, float, at::native::(anonymous namespace)::"
-                           "LogSoftMaxBackwardEpilogue>(float*, float const*, float const*, int)",
-                           30, 0, "9.481481", "303.407407", "[1024, 1, 1]", "[1024, 1, 1]", 100},
-    [K_NLL] = {"void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<float, "
-               "float, long>(float*, float*, float const*, long const*, float const*, bool, long, "
-               "long, long, long)",
-               30, 2048, "0.009259", "0.296296", "[1, 1, 1]", "[1024, 1, 1]", 0},
-    [K_NLL_BWD] = {"void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<"
-                   "float, long>(float*, float const*, long const*, float const*, float const*, bool, "
-                   "int, int, long, long)",
-                   28, 0, "0.009259", "0.296296", "[1, 1, 1]", "[1024, 1, 1]", 0},
-    [K_FILL] = {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-                "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
-                "at::detail::Array<char*, 1>)",
-                16, 0, "0.009259", "0.037037", "[1, 1, 1]", "[128, 1, 1]", 0},
-    [K_MUL] = {"void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, "
-               "float, float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<"
-               "char*, 2> >(int, at::native::AUnaryFunctor<float, float, float, at::native::"
-               "binary_internal::MulFunctor<float> >, at::detail::Array<char*, 2>)",
-               22, 0, "303.407407", "1213.629630", "[32768, 1, 1]", "[128, 1, 1]", 100},
-    [K_FOREACH_ADD] = {"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::"
-                       "(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous "
-                       "namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float>"
-                       "(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::"
-                       "(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<"
-                       "float>, float)",
-                       40, 0, "2.962963", "47.407407", "[320, 1, 1]", "[512, 1, 1]", 50},
-    [K_NCCL_ALLREDUCE] = {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, "
-                          "ncclWork*)",
-                          96, 0, "0.222222", "3.777778", "[24, 1, 1]", "[544, 1, 1]", 0},
-};
-
-typedef struct {
-    Str name, blocks_per_sm, warps_per_sm, grid, block;
+    tg_str name, blocks_per_sm, warps_per_sm, grid, block;
     int regs, smem, occupancy;
     char grid_buf[32], block_buf[32];
-} Kernel;
+} tg_kernel;
 
-typedef enum { GPU_NONE, GPU_KERNEL, GPU_MEMSET } GpuKind;
+typedef enum { GPU_NONE, GPU_KERNEL, GPU_MEMSET } tg_gpu_kind;
 
 typedef struct {
-    Str name, dims, types;
+    tg_str name, dims, types;
     char dims_buf[160], types_buf[160];
-} CpuOpDesc;
+} tg_cpu_op;
 
 /* One operator of the model program, repeated identically every step. */
 typedef struct {
     int phase;     /* compute phase (gradient bucket) it belongs to */
-    GpuKind gpu;   /* what it runs on stream 7 */
-    KernelId kernel;
+    tg_gpu_kind gpu;   /* what it runs on stream 7 */
+    tg_kernel_id kernel;
     int wlo, whi;  /* relative GPU duration weight range */
     bool memset_steps_only;
-    CpuOpDesc outer, inner; /* inner.name.n == 0: launched by outer itself */
-} OpSpec;
+    tg_cpu_op outer, inner; /* inner.name.n == 0: launched by outer itself */
+} tg_op;
 
 enum { MAX_OPS = 64 };
 
@@ -760,18 +666,18 @@ typedef struct {
     int64_t *max_phase_dur; /* [steps * NUM_COLLECTIVES], NULL while sizing */
     int64_t origin;
     int64_t lead_base;
-    Template tpl[TPL_COUNT];
-    Kernel kernels[K_COUNT];
-    OpSpec ops[MAX_OPS];
+    tg_template tpl[TPL_COUNT];
+    tg_kernel kernels[K_COUNT];
+    tg_op ops[MAX_OPS];
     int nops;
-    OpSpec overlap_ops[2];
-    CpuOpDesc nccl_outer, nccl_inner;
-    CpuOpDesc copy_to[2], copy_to_copy[2], copy_copy[2];
-    CpuOpDesc item, local_scalar, dl_empty, dl_stack;
+    tg_op overlap_ops[2];
+    tg_cpu_op nccl_outer, nccl_inner;
+    tg_cpu_op copy_to[2], copy_to_copy[2], copy_copy[2];
+    tg_cpu_op item, local_scalar, dl_empty, dl_stack;
     char ranks_buf[96];
-    Str group_ranks;
-    Writer out;
-} Ctx;
+    tg_str group_ranks;
+    tg_writer out;
+} tg_ctx;
 
 /* Per-rank generation state; everything else is recomputed from hashes. */
 typedef struct {
@@ -781,7 +687,7 @@ typedef struct {
     int64_t cpu_t;    /* CPU thread's clock */
     int64_t copy_stream_end;
     uint64_t cpu_key, cpu_draws; /* per-(rank, step) CPU jitter stream */
-} RankState;
+} tg_rank_state;
 
 /* Rank-independent and rank-specific timing of one step (see header). */
 typedef struct {
@@ -800,25 +706,25 @@ typedef struct {
     int64_t phase_dur[NUM_COLLECTIVES];   /* D_r(s,k) */
     int64_t comm_end[NUM_COLLECTIVES];    /* E(s,k) */
     int64_t dtoh_start;
-} StepPlan;
+} tg_step_plan;
 
 /* ------------------------------------------------------------------------ */
 /* Building the tables                                                       */
 /* ------------------------------------------------------------------------ */
 
-static void init_cpu_op(const Ctx *c, CpuOpDesc *d, const char *name, const char *dims,
+static void init_cpu_op(const tg_ctx *c, tg_cpu_op *d, const char *name, const char *dims,
                         const char *types)
 {
-    d->name = name ? str_of(name) : (Str){"", 0};
+    d->name = name ? str_of(name) : (tg_str){"", 0};
     d->dims = json_layout(c->compact, dims ? dims : "[]", d->dims_buf, sizeof d->dims_buf);
     d->types = json_layout(c->compact, types ? types : "[]", d->types_buf, sizeof d->types_buf);
 }
 
-static void init_kernels(Ctx *c)
+static void init_kernels(tg_ctx *c)
 {
     for (int k = 0; k < K_COUNT; k++) {
-        const KernelSource *src = &KERNEL_SOURCE[k];
-        Kernel *kr = &c->kernels[k];
+        const tg_kernel_source *src = &KERNEL_SOURCE[k];
+        tg_kernel *kr = &c->kernels[k];
         kr->name = str_of(src->name);
         kr->blocks_per_sm = str_of(src->blocks_per_sm);
         kr->warps_per_sm = str_of(src->warps_per_sm);
@@ -830,13 +736,13 @@ static void init_kernels(Ctx *c)
     }
 }
 
-static OpSpec *add_op(Ctx *c, int phase, GpuKind gpu, KernelId kernel, int wlo, int whi,
+static tg_op *add_op(tg_ctx *c, int phase, tg_gpu_kind gpu, tg_kernel_id kernel, int wlo, int whi,
                       const char *outer, const char *odims, const char *otypes, const char *inner,
                       const char *idims, const char *itypes)
 {
     if (c->nops >= MAX_OPS)
         die("internal error: too many ops", NULL);
-    OpSpec *op = &c->ops[c->nops++];
+    tg_op *op = &c->ops[c->nops++];
     op->phase = phase;
     op->gpu = gpu;
     op->kernel = kernel;
@@ -850,7 +756,7 @@ static OpSpec *add_op(Ctx *c, int phase, GpuKind gpu, KernelId kernel, int wlo, 
 
 #define AUTOGRAD(name) "autograd::engine::evaluate_function: " name
 
-static void add_linear_backward(Ctx *c, int phase, bool needs_input_grad)
+static void add_linear_backward(tg_ctx *c, int phase, bool needs_input_grad)
 {
     add_op(c, phase, GPU_KERNEL, K_THRESHOLD, 3, 4, AUTOGRAD("ReluBackward0"), NULL, NULL,
            "aten::threshold_backward", "[[1024, 4096], [1024, 4096], []]",
@@ -874,10 +780,10 @@ static void add_linear_backward(Ctx *c, int phase, bool needs_input_grad)
 }
 
 /* A 3-layer MLP (batch 1024, hidden 4096) trained with DDP, 3 buckets. */
-static void build_program(Ctx *c)
+static void build_program(tg_ctx *c)
 {
     c->nops = 0;
-    OpSpec *zeros = add_op(c, 0, GPU_MEMSET, 0, 1, 2, "aten::zeros", "[[], [], [], [], []]",
+    tg_op *zeros = add_op(c, 0, GPU_MEMSET, 0, 1, 2, "aten::zeros", "[[], [], [], [], []]",
                            "[\"\", \"Scalar\", \"\", \"Device\", \"\"]", "aten::zero_",
                            "[[4194304]]", "[\"float\"]");
     zeros->memset_steps_only = true;
@@ -913,12 +819,12 @@ static void build_program(Ctx *c)
     add_linear_backward(c, 2, false); /* layer 0 -> bucket 2 */
 
     /* Kernels that overlap an in-flight all-reduce (gradient scaling). */
-    OpSpec *ov = &c->overlap_ops[0];
-    *ov = (OpSpec){.phase = -1, .gpu = GPU_KERNEL, .kernel = K_MUL};
+    tg_op *ov = &c->overlap_ops[0];
+    *ov = (tg_op){.phase = -1, .gpu = GPU_KERNEL, .kernel = K_MUL};
     init_cpu_op(c, &ov->outer, "aten::mul_", "[[4096, 4096], []]", "[\"float\", \"Scalar\"]");
     init_cpu_op(c, &ov->inner, NULL, NULL, NULL);
     ov = &c->overlap_ops[1];
-    *ov = (OpSpec){.phase = -1, .gpu = GPU_KERNEL, .kernel = K_FOREACH_ADD};
+    *ov = (tg_op){.phase = -1, .gpu = GPU_KERNEL, .kernel = K_FOREACH_ADD};
     init_cpu_op(c, &ov->outer, "aten::_foreach_add_", "[[], []]", "[\"TensorList\", \"TensorList\"]");
     init_cpu_op(c, &ov->inner, NULL, NULL, NULL);
 
@@ -944,7 +850,7 @@ static void build_program(Ctx *c)
 }
 
 /* Upper bounds of CPU time spent per op; see cpu_op_times(). */
-static int64_t op_cpu_max(const OpSpec *op)
+static int64_t op_cpu_max(const tg_op *op)
 {
     if (op->gpu == GPU_NONE)
         return OP_PRE_MAX + PLAIN_OP_DUR_MAX;
@@ -958,7 +864,7 @@ static int64_t preamble_cpu_max(void) { return OP_PRE_MAX + DATALOADER_MAX + 2 *
 /* Lead time from step start to the first compute kernel: long enough for the
  * CPU to load data, issue the H2D copies and launch all of phase 0, and for
  * the copies to finish, so the phase-0 GPU schedule never waits on the CPU. */
-static void derive_lead_base(Ctx *c)
+static void derive_lead_base(tg_ctx *c)
 {
     int64_t phase0_cpu = 0;
     for (int i = 0; i < c->nops; i++)
@@ -971,7 +877,7 @@ static void derive_lead_base(Ctx *c)
     c->lead_base = max64(cpu_bound, copy_bound) + 10;
 }
 
-static void init_group_ranks(Ctx *c)
+static void init_group_ranks(tg_ctx *c)
 {
     char *p = c->ranks_buf;
     size_t cap = sizeof c->ranks_buf;
@@ -984,21 +890,21 @@ static void init_group_ranks(Ctx *c)
     } else {
         n = snprintf(p, cap, "[0, ..., %" PRId64 "]", c->world - 1);
     }
-    c->group_ranks = (Str){p, (uint32_t)n};
+    c->group_ranks = (tg_str){p, (uint32_t)n};
 }
 
 /* ------------------------------------------------------------------------ */
 /* Schedule                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static int64_t shared_range(const Ctx *c, enum RngTag tag, int64_t step, uint64_t a, int64_t lo,
+static int64_t shared_range(const tg_ctx *c, enum tg_rng_tag tag, int64_t step, uint64_t a, int64_t lo,
                             int64_t hi)
 {
     return hash_range(rng_hash(c->seed, tag, NO_RANK, (uint64_t)step, a, 0), lo, hi);
 }
 
 /* D_r(s,k): the rank's compute time before collective k. */
-static int64_t rank_phase_duration(const Ctx *c, int64_t rank, int64_t step, int k, int64_t base)
+static int64_t rank_phase_duration(const tg_ctx *c, int64_t rank, int64_t step, int k, int64_t base)
 {
     double u = hash_unit(rng_hash(c->seed, TAG_RANK_JITTER, (uint64_t)rank, (uint64_t)step,
                                   (uint64_t)k, 0));
@@ -1007,7 +913,7 @@ static int64_t rank_phase_duration(const Ctx *c, int64_t rank, int64_t step, int
 }
 
 /* M(s,k): latest arrival over ALL ranks, not only the ones written now. */
-static int64_t max_phase_duration(const Ctx *c, int64_t step, int k, int64_t base)
+static int64_t max_phase_duration(const tg_ctx *c, int64_t step, int k, int64_t base)
 {
     if (c->max_phase_dur)
         return c->max_phase_dur[step * NUM_COLLECTIVES + k];
@@ -1018,12 +924,12 @@ static int64_t max_phase_duration(const Ctx *c, int64_t step, int k, int64_t bas
 }
 
 /* The rank-independent part of a step's schedule. */
-static void plan_shared(const Ctx *c, int64_t s, StepPlan *pl)
+static void plan_shared(const tg_ctx *c, int64_t s, tg_step_plan *pl)
 {
     memset(pl, 0, sizeof *pl);
     pl->memset_step = shared_range(c, TAG_MEMSET_STEP, s, 0, 0, 3) == 0;
     for (int i = 0; i < c->nops; i++) {
-        const OpSpec *op = &c->ops[i];
+        const tg_op *op = &c->ops[i];
         if (op->gpu == GPU_NONE || (op->memset_steps_only && !pl->memset_step))
             continue;
         pl->weight[i] = (uint16_t)shared_range(c, TAG_WEIGHT, s, (uint64_t)i, op->wlo, op->whi);
@@ -1044,7 +950,7 @@ static void plan_shared(const Ctx *c, int64_t s, StepPlan *pl)
     pl->tail = shared_range(c, TAG_TAIL, s, 0, 50, 150);
 }
 
-static void plan_step(const Ctx *c, int64_t rank, int64_t s, int64_t start, StepPlan *pl)
+static void plan_step(const tg_ctx *c, int64_t rank, int64_t s, int64_t start, tg_step_plan *pl)
 {
     plan_shared(c, s, pl);
     pl->start = start;
@@ -1060,10 +966,10 @@ static void plan_step(const Ctx *c, int64_t rank, int64_t s, int64_t start, Step
     pl->next_start = pl->dtoh_start + pl->dtoh_dur + pl->tail;
 }
 
-static void build_max_table(Ctx *c)
+static void build_max_table(tg_ctx *c)
 {
     int64_t *table = xcalloc((size_t)c->steps * NUM_COLLECTIVES, sizeof *table);
-    StepPlan pl;
+    tg_step_plan pl;
     for (int64_t s = 0; s < c->steps; s++) {
         plan_shared(c, s, &pl);
         for (int k = 0; k < NUM_COLLECTIVES; k++)
@@ -1076,9 +982,9 @@ static void build_max_table(Ctx *c)
 /* Event emission                                                            */
 /* ------------------------------------------------------------------------ */
 
-static void emit(Ctx *c, TemplateId id, const Arg *args)
+static void emit(tg_ctx *c, tg_template_id id, const tg_arg *args)
 {
-    Writer *w = &c->out;
+    tg_writer *w = &c->out;
     if (OUT_BUF_SIZE - w->len < EVENT_MAX)
         writer_flush(w);
     if (w->events++ > 0)
@@ -1086,60 +992,60 @@ static void emit(Ctx *c, TemplateId id, const Arg *args)
     write_template(w, &c->tpl[id], args);
 }
 
-static int64_t cpu_range(RankState *st, int64_t lo, int64_t hi)
+static int64_t cpu_range(tg_rank_state *st, int64_t lo, int64_t hi)
 {
     st->cpu_draws++;
     return hash_range(mix64(st->cpu_key + st->cpu_draws * UINT64_C(0x9e3779b97f4a7c15)), lo, hi);
 }
 
-static int64_t new_id(RankState *st) { return st->next_id++; }
+static int64_t new_id(tg_rank_state *st) { return st->next_id++; }
 
-static void emit_annotation(Ctx *c, const RankState *st, const char *cat, Str name, int64_t ts,
+static void emit_annotation(tg_ctx *c, const tg_rank_state *st, const char *cat, tg_str name, int64_t ts,
                             int64_t dur, int64_t ext)
 {
     emit(c, TPL_ANNOTATION,
-         (Arg[]){AS(str_of(cat)), AS(name), AI(st->pid), AI(st->pid), AI(ts), AI(dur), AI(ext)});
+         (tg_arg[]){AS(str_of(cat)), AS(name), AI(st->pid), AI(st->pid), AI(ts), AI(dur), AI(ext)});
 }
 
-static void emit_cpu_op(Ctx *c, RankState *st, const CpuOpDesc *d, int64_t ts, int64_t end,
+static void emit_cpu_op(tg_ctx *c, tg_rank_state *st, const tg_cpu_op *d, int64_t ts, int64_t end,
                         int64_t ext)
 {
     emit(c, TPL_CPU_OP,
-         (Arg[]){AS(d->name), AI(st->pid), AI(st->pid), AI(ts), AI(end - ts), AI(ext),
+         (tg_arg[]){AS(d->name), AI(st->pid), AI(st->pid), AI(ts), AI(end - ts), AI(ext),
                  AI(st->next_seq++), AS(d->dims), AS(d->types)});
 }
 
 /* Runtime call plus the ac2g flow pair that links it to its GPU item. */
-static void emit_launch(Ctx *c, const RankState *st, const char *api, int cbid, int64_t ts,
+static void emit_launch(tg_ctx *c, const tg_rank_state *st, const char *api, int cbid, int64_t ts,
                         int64_t end, int64_t corr, int64_t gpu_tid, int64_t gpu_ts)
 {
     emit(c, TPL_RUNTIME,
-         (Arg[]){AS(str_of(api)), AI(st->pid), AI(st->pid), AI(ts), AI(end - ts), AI(corr),
+         (tg_arg[]){AS(str_of(api)), AI(st->pid), AI(st->pid), AI(ts), AI(end - ts), AI(corr),
                  AI(cbid), AI(corr)});
-    emit(c, TPL_FLOW_START, (Arg[]){AI(corr), AI(st->pid), AI(st->pid), AI(ts)});
-    emit(c, TPL_FLOW_FINISH, (Arg[]){AI(corr), AI(gpu_tid), AI(gpu_ts)});
+    emit(c, TPL_FLOW_START, (tg_arg[]){AI(corr), AI(st->pid), AI(st->pid), AI(ts)});
+    emit(c, TPL_FLOW_FINISH, (tg_arg[]){AI(corr), AI(gpu_tid), AI(gpu_ts)});
 }
 
-static void emit_kernel(Ctx *c, KernelId id, int64_t stream, int64_t ts, int64_t dur,
+static void emit_kernel(tg_ctx *c, tg_kernel_id id, int64_t stream, int64_t ts, int64_t dur,
                         int64_t corr)
 {
-    const Kernel *k = &c->kernels[id];
+    const tg_kernel *k = &c->kernels[id];
     emit(c, TPL_KERNEL,
-         (Arg[]){AS(k->name), AI(stream), AI(ts), AI(dur), AI(stream), AI(corr), AI(k->regs),
+         (tg_arg[]){AS(k->name), AI(stream), AI(ts), AI(dur), AI(stream), AI(corr), AI(k->regs),
                  AI(k->smem), AS(k->blocks_per_sm), AS(k->warps_per_sm), AS(k->grid),
                  AS(k->block), AI(k->occupancy)});
 }
 
-static void emit_memory(Ctx *c, const char *cat, const char *name, int64_t stream, int64_t ts,
+static void emit_memory(tg_ctx *c, const char *cat, const char *name, int64_t stream, int64_t ts,
                         int64_t dur, int64_t corr, int64_t bytes)
 {
     int64_t bw_micro = (bytes * 1000 + dur / 2) / dur; /* B/(dur*1000) GB/s, 6 decimals */
     emit(c, TPL_MEMORY,
-         (Arg[]){AS(str_of(cat)), AS(str_of(name)), AI(stream), AI(ts), AI(dur), AI(stream),
+         (tg_arg[]){AS(str_of(cat)), AS(str_of(name)), AI(stream), AI(ts), AI(dur), AI(stream),
                  AI(corr), AI(bytes), AI(bw_micro)});
 }
 
-static void fail_schedule(const RankState *st, const char *what)
+static void fail_schedule(const tg_rank_state *st, const char *what)
 {
     char detail[160];
     snprintf(detail, sizeof detail, "%s (rank %" PRId64 ", step %" PRId64 ")", what, st->rank,
@@ -1152,9 +1058,9 @@ static void fail_schedule(const RankState *st, const char *what)
 typedef struct {
     int64_t ready, dur;
     bool exact;
-} GpuSlot;
+} tg_gpu_slot;
 
-static int64_t gpu_start(RankState *st, int64_t launch_end, GpuSlot slot)
+static int64_t gpu_start(tg_rank_state *st, int64_t launch_end, tg_gpu_slot slot)
 {
     int64_t start = max64(launch_end + cpu_range(st, LAUNCH_JITTER_MIN, LAUNCH_JITTER_MAX), slot.ready);
     if (slot.exact && start != slot.ready)
@@ -1162,7 +1068,7 @@ static int64_t gpu_start(RankState *st, int64_t launch_end, GpuSlot slot)
     return start;
 }
 
-static void emit_plain_op(Ctx *c, RankState *st, const CpuOpDesc *d)
+static void emit_plain_op(tg_ctx *c, tg_rank_state *st, const tg_cpu_op *d)
 {
     int64_t ts = st->cpu_t + cpu_range(st, 1, OP_PRE_MAX);
     int64_t end = ts + cpu_range(st, 2, PLAIN_OP_DUR_MAX);
@@ -1172,7 +1078,7 @@ static void emit_plain_op(Ctx *c, RankState *st, const CpuOpDesc *d)
 
 /* cpu_op (+ inner cpu_op) -> cudaLaunchKernel/cudaMemsetAsync -> GPU item.
  * Returns the GPU end time. */
-static int64_t launch_op(Ctx *c, RankState *st, const OpSpec *op, GpuSlot slot)
+static int64_t launch_op(tg_ctx *c, tg_rank_state *st, const tg_op *op, tg_gpu_slot slot)
 {
     bool has_inner = op->inner.name.n > 0;
     int64_t outer_ts = st->cpu_t + cpu_range(st, 1, OP_PRE_MAX);
@@ -1204,7 +1110,7 @@ static int64_t launch_op(Ctx *c, RankState *st, const OpSpec *op, GpuSlot slot)
 }
 
 /* DataLoader annotation and the two pinned host-to-device copies. */
-static void write_preamble(Ctx *c, RankState *st)
+static void write_preamble(tg_ctx *c, tg_rank_state *st)
 {
     int64_t dl_ts = st->cpu_t + cpu_range(st, 1, OP_PRE_MAX);
     int64_t dl_end = dl_ts + cpu_range(st, 40, DATALOADER_MAX);
@@ -1231,7 +1137,7 @@ static void write_preamble(Ctx *c, RankState *st)
         int64_t to_end = to_copy_end + cpu_range(st, 1, NEST_MAX);
         int64_t to_id = new_id(st), to_copy_id = new_id(st), copy_id = new_id(st);
         int64_t bw = cpu_range(st, COPY_BW_MIN_MBPS, COPY_BW_MAX_MBPS); /* bytes/us */
-        GpuSlot slot = {st->copy_stream_end + 1, (bytes[i] + bw - 1) / bw, false};
+        tg_gpu_slot slot = {st->copy_stream_end + 1, (bytes[i] + bw - 1) / bw, false};
         int64_t ts = gpu_start(st, launch_end, slot);
 
         emit_cpu_op(c, st, &c->copy_to[i], to_ts, to_end, to_id);
@@ -1249,13 +1155,13 @@ static void write_preamble(Ctx *c, RankState *st)
 /* Compute kernels of phase k tile [P(s,k), P(s,k) + D_r(s,k)] exactly:
  * slot j starts at P + j + floor((D - n) * W_<j / W), which gives every
  * kernel >= 1 us and makes the last one end at the arrival time. */
-static void write_compute_phase(Ctx *c, RankState *st, const StepPlan *pl, int k)
+static void write_compute_phase(tg_ctx *c, tg_rank_state *st, const tg_step_plan *pl, int k)
 {
     int64_t p = pl->phase_start[k], d = pl->phase_dur[k];
     int64_t n = pl->gpu_ops[k], total = pl->total_weight[k];
     int64_t j = 0, cum = 0;
     for (int i = 0; i < c->nops; i++) {
-        const OpSpec *op = &c->ops[i];
+        const tg_op *op = &c->ops[i];
         if (op->phase != k || (op->memset_steps_only && !pl->memset_step))
             continue;
         if (op->gpu == GPU_NONE) {
@@ -1268,14 +1174,14 @@ static void write_compute_phase(Ctx *c, RankState *st, const StepPlan *pl, int k
         int64_t gap = 0;
         if (j < n - 1 && slot_end - slot_start >= 3)
             gap = shared_range(c, TAG_KERNEL_GAP, st->step, (uint64_t)i, 1, 2);
-        launch_op(c, st, op, (GpuSlot){slot_start, slot_end - slot_start - gap, true});
+        launch_op(c, st, op, (tg_gpu_slot){slot_start, slot_end - slot_start - gap, true});
         j++;
     }
 }
 
 /* nccl:all_reduce -> record_param_comms -> cudaLaunchKernel -> NCCL kernel
  * from the rank's arrival A_r(s,k) to the common end E(s,k). */
-static void write_collective(Ctx *c, RankState *st, const StepPlan *pl, int k)
+static void write_collective(tg_ctx *c, tg_rank_state *st, const tg_step_plan *pl, int k)
 {
     int64_t arrival = pl->phase_start[k] + pl->phase_dur[k];
     int64_t outer_ts = st->cpu_t + cpu_range(st, 1, OP_PRE_MAX);
@@ -1285,20 +1191,20 @@ static void write_collective(Ctx *c, RankState *st, const StepPlan *pl, int k)
     int64_t inner_end = launch_end + cpu_range(st, 1, NEST_MAX);
     int64_t outer_end = inner_end + cpu_range(st, 1, NEST_MAX);
     int64_t outer_id = new_id(st), inner_id = new_id(st);
-    int64_t ts = gpu_start(st, launch_end, (GpuSlot){arrival, 0, true});
+    int64_t ts = gpu_start(st, launch_end, (tg_gpu_slot){arrival, 0, true});
     int64_t dur = pl->comm_end[k] - ts;
 
     emit_cpu_op(c, st, &c->nccl_outer, outer_ts, outer_end, outer_id);
     emit(c, TPL_COMM_OP,
-         (Arg[]){AS(c->nccl_inner.name), AI(st->pid), AI(st->pid), AI(inner_ts),
+         (tg_arg[]){AS(c->nccl_inner.name), AI(st->pid), AI(st->pid), AI(inner_ts),
                  AI(inner_end - inner_ts), AI(inner_id), AI(st->next_seq++), AI(BUCKET_NELEMS),
                  AI(BUCKET_NELEMS), AI(c->world), AS(c->group_ranks), AS(c->nccl_inner.dims),
                  AS(c->nccl_inner.types)});
     emit_launch(c, st, "cudaLaunchKernel", CBID_LAUNCH, launch_ts, launch_end, inner_id,
                 STREAM_COMM, ts);
-    const Kernel *kr = &c->kernels[K_NCCL_ALLREDUCE];
+    const tg_kernel *kr = &c->kernels[K_NCCL_ALLREDUCE];
     emit(c, TPL_NCCL_KERNEL,
-         (Arg[]){AS(kr->name), AI(STREAM_COMM), AI(ts), AI(dur), AI(STREAM_COMM), AI(inner_id),
+         (tg_arg[]){AS(kr->name), AI(STREAM_COMM), AI(ts), AI(dur), AI(STREAM_COMM), AI(inner_id),
                  AI(kr->regs), AI(kr->smem), AS(kr->blocks_per_sm), AS(kr->warps_per_sm),
                  AS(kr->grid), AS(kr->block), AI(kr->occupancy), AI(BUCKET_NELEMS),
                  AI(BUCKET_NELEMS), AI(c->world), AS(c->group_ranks)});
@@ -1308,32 +1214,32 @@ static void write_collective(Ctx *c, RankState *st, const StepPlan *pl, int k)
 /* Small kernels on stream 7 while collective k is in flight.  Each lasts at
  * most 15% of C(s,k) and they start at A_r + 2, so they end before E(s,k)
  * and never delay the next phase. */
-static void write_overlap(Ctx *c, RankState *st, const StepPlan *pl, int k)
+static void write_overlap(tg_ctx *c, tg_rank_state *st, const tg_step_plan *pl, int k)
 {
     int64_t prev_end = pl->phase_start[k] + pl->phase_dur[k];
     int64_t cap = pl->comm_dur[k] * 15 / 100;
     for (int j = 0; j < pl->overlap_n[k]; j++) {
         uint64_t key = (uint64_t)(k * 8 + j);
-        const OpSpec *op = &c->overlap_ops[shared_range(c, TAG_OVERLAP, st->step, key + 200, 0, 1)];
+        const tg_op *op = &c->overlap_ops[shared_range(c, TAG_OVERLAP, st->step, key + 200, 0, 1)];
         double q = 0.05 + 0.10 * hash_unit(rng_hash(c->seed, TAG_OVERLAP, NO_RANK,
                                                      (uint64_t)st->step, key + 300, 0));
         int64_t dur = (int64_t)llround((double)pl->comm_dur[k] * q * c->factor[st->rank]);
         dur = max64(1, min64(dur, cap));
-        prev_end = launch_op(c, st, op, (GpuSlot){prev_end + 2, dur, true});
+        prev_end = launch_op(c, st, op, (tg_gpu_slot){prev_end + 2, dur, true});
     }
     if (prev_end > pl->comm_end[k])
         fail_schedule(st, "overlap kernels outlast the collective");
 }
 
 /* loss.item(): DtoH copy after the last collective, CPU blocks on it. */
-static void write_loss_sync(Ctx *c, RankState *st, const StepPlan *pl)
+static void write_loss_sync(tg_ctx *c, tg_rank_state *st, const tg_step_plan *pl)
 {
     int64_t item_ts = st->cpu_t + cpu_range(st, 1, OP_PRE_MAX);
     int64_t local_ts = item_ts + cpu_range(st, 1, NEST_MAX);
     int64_t launch_ts = local_ts + cpu_range(st, 1, NEST_MAX);
     int64_t launch_end = launch_ts + cpu_range(st, LAUNCH_DUR_MIN, LAUNCH_DUR_MAX);
     int64_t item_id = new_id(st), local_id = new_id(st), sync_corr = new_id(st);
-    int64_t ts = gpu_start(st, launch_end, (GpuSlot){pl->dtoh_start, pl->dtoh_dur, true});
+    int64_t ts = gpu_start(st, launch_end, (tg_gpu_slot){pl->dtoh_start, pl->dtoh_dur, true});
     int64_t sync_ts = launch_end + cpu_range(st, 1, 2);
     int64_t sync_end = ts + pl->dtoh_dur + cpu_range(st, 2, 4);
     int64_t local_end = sync_end + cpu_range(st, 1, 2);
@@ -1346,7 +1252,7 @@ static void write_loss_sync(Ctx *c, RankState *st, const StepPlan *pl)
     emit_memory(c, "gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", STREAM_COPY, ts, pl->dtoh_dur,
                 local_id, 4);
     emit(c, TPL_RUNTIME,
-         (Arg[]){ALIT("cudaStreamSynchronize"), AI(st->pid), AI(st->pid), AI(sync_ts),
+         (tg_arg[]){ALIT("cudaStreamSynchronize"), AI(st->pid), AI(st->pid), AI(sync_ts),
                  AI(sync_end - sync_ts), AI(local_id), AI(CBID_SYNC), AI(sync_corr)});
     st->copy_stream_end = ts + pl->dtoh_dur;
     st->cpu_t = item_end;
@@ -1361,13 +1267,13 @@ static void write_loss_sync(Ctx *c, RankState *st, const StepPlan *pl)
         fail_schedule(st, "step tail too short");
 }
 
-static void write_step(Ctx *c, RankState *st, const StepPlan *pl)
+static void write_step(tg_ctx *c, tg_rank_state *st, const tg_step_plan *pl)
 {
     st->cpu_key = rng_hash(c->seed, TAG_CPU, (uint64_t)st->rank, (uint64_t)st->step, 0, 0);
     st->cpu_draws = 0;
     char name[48];
     int n = snprintf(name, sizeof name, "ProfilerStep#%" PRId64, 100 + st->step);
-    emit_annotation(c, st, "user_annotation", (Str){name, (uint32_t)n}, pl->start,
+    emit_annotation(c, st, "user_annotation", (tg_str){name, (uint32_t)n}, pl->start,
                     pl->next_start - pl->start, new_id(st));
     st->cpu_t = pl->start;
     write_preamble(c, st);
@@ -1381,21 +1287,21 @@ static void write_step(Ctx *c, RankState *st, const StepPlan *pl)
     write_loss_sync(c, st, pl);
 }
 
-static void emit_meta_str(Ctx *c, const char *name, int64_t ts, int64_t pid, int64_t tid,
-                          const char *key, Str value)
+static void emit_meta_str(tg_ctx *c, const char *name, int64_t ts, int64_t pid, int64_t tid,
+                          const char *key, tg_str value)
 {
     emit(c, TPL_META_STR,
-         (Arg[]){AS(str_of(name)), AI(ts), AI(pid), AI(tid), AS(str_of(key)), AS(value)});
+         (tg_arg[]){AS(str_of(name)), AI(ts), AI(pid), AI(tid), AS(str_of(key)), AS(value)});
 }
 
-static void emit_meta_int(Ctx *c, const char *name, int64_t ts, int64_t pid, int64_t tid,
+static void emit_meta_int(tg_ctx *c, const char *name, int64_t ts, int64_t pid, int64_t tid,
                           const char *key, int64_t value)
 {
     emit(c, TPL_META_INT,
-         (Arg[]){AS(str_of(name)), AI(ts), AI(pid), AI(tid), AS(str_of(key)), AI(value)});
+         (tg_arg[]){AS(str_of(name)), AI(ts), AI(pid), AI(tid), AS(str_of(key)), AI(value)});
 }
 
-static void write_metadata(Ctx *c, const RankState *st, int64_t trace_start, int64_t trace_end)
+static void write_metadata(tg_ctx *c, const tg_rank_state *st, int64_t trace_start, int64_t trace_end)
 {
     char buf[64];
     int64_t pid = st->pid;
@@ -1406,35 +1312,35 @@ static void write_metadata(Ctx *c, const RankState *st, int64_t trace_start, int
     emit_meta_str(c, "process_labels", trace_start, 0, 0, "labels", str_of("GPU 0"));
     emit_meta_int(c, "process_sort_index", trace_start, 0, 0, "sort_index", 5000000);
     int n = snprintf(buf, sizeof buf, "thread %" PRId64 " (python)", pid);
-    emit_meta_str(c, "thread_name", trace_start, pid, pid, "name", (Str){buf, (uint32_t)n});
+    emit_meta_str(c, "thread_name", trace_start, pid, pid, "name", (tg_str){buf, (uint32_t)n});
     emit_meta_int(c, "thread_sort_index", trace_start, pid, pid, "sort_index", pid);
     static const int streams[3] = {STREAM_COMPUTE, STREAM_COMM, STREAM_COPY};
     for (int i = 0; i < 3; i++) {
         n = snprintf(buf, sizeof buf, "stream %d", streams[i]);
         emit_meta_str(c, "thread_name", trace_start, 0, streams[i], "name",
-                      (Str){buf, (uint32_t)n});
+                      (tg_str){buf, (uint32_t)n});
         emit_meta_int(c, "thread_sort_index", trace_start, 0, streams[i], "sort_index",
                       streams[i]);
     }
-    emit(c, TPL_TRACE_SPAN, (Arg[]){AI(trace_start), AI(trace_end - trace_start)});
-    emit(c, TPL_ITERATION_START, (Arg[]){AI(trace_start)});
-    emit(c, TPL_WINDOW_END, (Arg[]){AI(trace_end)});
+    emit(c, TPL_TRACE_SPAN, (tg_arg[]){AI(trace_start), AI(trace_end - trace_start)});
+    emit(c, TPL_ITERATION_START, (tg_arg[]){AI(trace_start)});
+    emit(c, TPL_WINDOW_END, (tg_arg[]){AI(trace_end)});
 }
 
 /* Writes one complete rank trace into c->out.  id_offset only shifts the
  * External id / Sequence number counters (used when sizing).  Returns the
  * number of ids consumed. */
-static int64_t write_trace(Ctx *c, int64_t rank, int64_t nsteps, int64_t id_offset)
+static int64_t write_trace(tg_ctx *c, int64_t rank, int64_t nsteps, int64_t id_offset)
 {
-    RankState st = {.rank = rank,
+    tg_rank_state st = {.rank = rank,
                     .pid = 4515 + rank,
                     .next_id = 1 + id_offset,
                     .next_seq = id_offset,
                     .copy_stream_end = 0};
-    Writer *w = &c->out;
-    write_template(w, &c->tpl[TPL_HEADER], (Arg[]){AI(rank), AI(c->world)});
+    tg_writer *w = &c->out;
+    write_template(w, &c->tpl[TPL_HEADER], (tg_arg[]){AI(rank), AI(c->world)});
     int64_t start = c->origin;
-    StepPlan pl;
+    tg_step_plan pl;
     for (int64_t s = 0; s < nsteps; s++) {
         st.step = s;
         plan_step(c, rank, s, start, &pl);
@@ -1449,7 +1355,7 @@ static int64_t write_trace(Ctx *c, int64_t rank, int64_t nsteps, int64_t id_offs
 }
 
 /* Bytes of rank 0's trace with `nsteps` steps, formatted but discarded. */
-static double measure_trace(Ctx *c, int64_t nsteps, int64_t id_offset, int64_t *ids_used)
+static double measure_trace(tg_ctx *c, int64_t nsteps, int64_t id_offset, int64_t *ids_used)
 {
     writer_reset(&c->out, SINK_DISCARD);
     int64_t ids = write_trace(c, 0, nsteps, id_offset);
@@ -1462,7 +1368,7 @@ static double measure_trace(Ctx *c, int64_t nsteps, int64_t id_offset, int64_t *
 /* Number of steps whose file size is closest to --size-mb.  Every step runs
  * the same op program, so bytes/step is nearly constant; only the growing
  * ids add digits, hence the second sample with ids offset to mid-run. */
-static int64_t choose_steps(Ctx *c)
+static int64_t choose_steps(tg_ctx *c)
 {
     if (c->steps_opt > 0)
         return c->steps_opt;
@@ -1510,7 +1416,7 @@ static const char USAGE[] =
 typedef struct {
     int64_t rank;
     double factor;
-} StragglerArg;
+} tg_straggler;
 
 enum { MAX_STRAGGLER_ARGS = 256 };
 
@@ -1543,93 +1449,121 @@ static void bad_value(const char *opt, const char *value)
     die("invalid value for ", detail);
 }
 
-static void parse_args(Ctx *c, int argc, char **argv)
+/* --straggler RANK:FACTOR */
+static tg_straggler parse_straggler(const char *value)
 {
-    StragglerArg straggler[MAX_STRAGGLER_ARGS];
+    const char *colon = strchr(value, ':');
+    char rank_text[32];
+    int64_t rank;
+    double f;
+    if (colon && (size_t)(colon - value) < sizeof rank_text) {
+        memcpy(rank_text, value, (size_t)(colon - value));
+        rank_text[colon - value] = '\0';
+    }
+    if (!colon || (size_t)(colon - value) >= sizeof rank_text)
+        bad_value("--straggler", value);
+    if (!parse_int(rank_text, 0, MAX_WORLD - 1, &rank) || !parse_double(colon + 1, &f) ||
+        f < MIN_FACTOR || f > MAX_FACTOR) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "'%.80s' (want RANK:FACTOR, FACTOR in 0.5..10)", value);
+        die("invalid value for --straggler ", detail);
+    }
+    return (tg_straggler){rank, f};
+}
+
+enum {
+    OPT_RANKS = 256,
+    OPT_FIRST_RANK,
+    OPT_SIZE_MB,
+    OPT_STEPS,
+    OPT_STRAGGLER,
+    OPT_SEED,
+    OPT_GZIP,
+    OPT_COMPACT,
+};
+
+static const struct option LONG_OPTIONS[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"ranks", required_argument, NULL, OPT_RANKS},
+    {"first-rank", required_argument, NULL, OPT_FIRST_RANK},
+    {"size-mb", required_argument, NULL, OPT_SIZE_MB},
+    {"steps", required_argument, NULL, OPT_STEPS},
+    {"straggler", required_argument, NULL, OPT_STRAGGLER},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"gzip", no_argument, NULL, OPT_GZIP},
+    {"compact", no_argument, NULL, OPT_COMPACT},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static void parse_args(tg_ctx *c, int argc, char **argv)
+{
+    tg_straggler straggler[MAX_STRAGGLER_ARGS];
     int nstraggler = 0;
     c->ranks = 4;
     c->first_rank = 0;
     c->size_mb = 1.0;
     c->seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+    opterr = 0;                /* the messages are ours */
+    for (;;) {
+        int index = -1;
+        int opt = getopt_long(argc, argv, ":o:h", LONG_OPTIONS, &index);
+        if (opt == -1)
+            break;
+        const char *value = optarg;
+        switch (opt) {
+        case 'h':
             fputs(USAGE, stdout);
             exit(0);
-        }
-        if (!strcmp(arg, "--gzip")) {
+        case OPT_GZIP:
             c->gzip = true;
-            continue;
-        }
-        if (!strcmp(arg, "--compact")) {
+            break;
+        case OPT_COMPACT:
             c->compact = true;
-            continue;
-        }
-        /* Options with a value, as "--opt value" or "--opt=value". */
-        const char *eq = strchr(arg, '=');
-        char name[64];
-        size_t nlen = eq && arg[0] == '-' && arg[1] == '-' ? (size_t)(eq - arg) : strlen(arg);
-        if (nlen >= sizeof name)
-            die("unknown option: ", arg);
-        memcpy(name, arg, nlen);
-        name[nlen] = '\0';
-        bool known = !strcmp(name, "-o") || !strcmp(name, "--output") || !strcmp(name, "--ranks") ||
-                     !strcmp(name, "--size-mb") || !strcmp(name, "--seed") ||
-                     !strcmp(name, "--straggler") || !strcmp(name, "--first-rank") ||
-                     !strcmp(name, "--steps");
-        if (!known)
-            die("unknown option: ", arg);
-        const char *value;
-        if (nlen < strlen(arg)) {
-            value = eq + 1;
-        } else {
-            if (i + 1 >= argc)
-                die("missing value for ", name);
-            value = argv[++i];
-        }
-        int64_t v;
-        if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
+            break;
+        case 'o':
             if (!*value)
-                bad_value(name, value);
+                bad_value(index < 0 ? "-o" : "--output", value);
             c->outdir = value;
-        } else if (!strcmp(name, "--ranks")) {
+            break;
+        case OPT_RANKS:
             if (!parse_int(value, 1, MAX_WORLD, &c->ranks))
-                bad_value(name, value);
-        } else if (!strcmp(name, "--first-rank")) {
+                bad_value("--ranks", value);
+            break;
+        case OPT_FIRST_RANK:
             if (!parse_int(value, 0, MAX_WORLD - 1, &c->first_rank))
-                bad_value(name, value);
-        } else if (!strcmp(name, "--size-mb")) {
+                bad_value("--first-rank", value);
+            break;
+        case OPT_SIZE_MB:
             if (!parse_double(value, &c->size_mb) || c->size_mb <= 0 || c->size_mb > 1e6)
-                bad_value(name, value);
-        } else if (!strcmp(name, "--seed")) {
+                bad_value("--size-mb", value);
+            break;
+        case OPT_SEED: {
             char *end;
             errno = 0;
             c->seed = strtoull(value, &end, 10);
             if (errno || end == value || *end || value[0] == '-')
-                bad_value(name, value);
-        } else if (!strcmp(name, "--steps")) {
+                bad_value("--seed", value);
+            break;
+        }
+        case OPT_STEPS:
             if (!parse_int(value, 1, 100000000, &c->steps_opt))
-                bad_value(name, value);
-        } else { /* --straggler RANK:FACTOR */
-            const char *colon = strchr(value, ':');
-            char rank_text[32];
-            if (!colon || (size_t)(colon - value) >= sizeof rank_text)
-                bad_value(name, value);
-            memcpy(rank_text, value, (size_t)(colon - value));
-            rank_text[colon - value] = '\0';
-            double f;
-            if (!parse_int(rank_text, 0, MAX_WORLD - 1, &v) || !parse_double(colon + 1, &f) ||
-                f < MIN_FACTOR || f > MAX_FACTOR) {
-                char detail[160];
-                snprintf(detail, sizeof detail, "'%.80s' (want RANK:FACTOR, FACTOR in 0.5..10)",
-                         value);
-                die("invalid value for --straggler ", detail);
-            }
+                bad_value("--steps", value);
+            break;
+        case OPT_STRAGGLER:
             if (nstraggler >= MAX_STRAGGLER_ARGS)
                 die("too many --straggler options", NULL);
-            straggler[nstraggler++] = (StragglerArg){v, f};
+            straggler[nstraggler++] = parse_straggler(value);
+            break;
+        case ':':
+            die("missing value for ", argv[optind - 1]);
+            break;
+        default:
+            die("unknown option: ", argv[optind - 1]);
         }
     }
+    if (optind < argc)
+        die("unknown option: ", argv[optind]);
     if (!c->outdir)
         die("missing -o DIR (see --help)", NULL);
     c->world = c->first_rank + c->ranks;
@@ -1678,7 +1612,7 @@ fail: {
 }
 }
 
-static void write_rank_file(Ctx *c, int64_t rank)
+static void write_rank_file(tg_ctx *c, int64_t rank)
 {
     size_t n = strlen(c->outdir) + 48;
     char *path = xcalloc(n, 1);
@@ -1699,7 +1633,7 @@ static void write_rank_file(Ctx *c, int64_t rank)
 
 int main(int argc, char **argv)
 {
-    Ctx *c = xcalloc(1, sizeof *c);
+    tg_ctx *c = xcalloc(1, sizeof *c);
     parse_args(c, argc, argv);
     for (int t = 0; t < TPL_COUNT; t++)
         compile_template(&c->tpl[t], TEMPLATE_SOURCE[t], c->compact);

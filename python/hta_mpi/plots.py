@@ -18,25 +18,20 @@ import os
 import sys
 from collections import namedtuple
 
-import matplotlib
+import matplotlib.ticker
+import numpy as np
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure as MplFigure
+from matplotlib.patches import Patch, Rectangle
 
-matplotlib.use("Agg")  # files only: no display on cluster nodes
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.collections import PolyCollection  # noqa: E402
-from matplotlib.patches import Patch, Rectangle  # noqa: E402
-
-from hta_mpi import results, views  # noqa: E402
+from hta_mpi import results, views
+from hta_mpi.colours import CATEGORY_COLORS, FLAG_COLORS, HEATMAP_CMAP
 
 DPI = 100
 MAX_HEIGHT_IN = 100
 ROW_IN = 0.3            # height of one rank's row
 MARGIN_IN = 2.0         # title, axis labels and legend
 MAX_ANNOTATED_RANKS = 64  # beyond this, cell values are unreadable anyway
-CATEGORY_COLORS = {"compute": "#4C72B0", "communicate": "#DD8452", "overlap": "#55A868",
-                   "empty": "#C7C7C7"}
-FLAG_COLORS = {"outlier": "#D62728", "likely": "#FF7F0E", "robust": "#9467BD"}
 
 Figure = namedtuple("Figure", "path size_px data")
 
@@ -49,10 +44,15 @@ def figure_size(kind, n_ranks):
     return width, min(MARGIN_IN + ROW_IN * max(n_ranks, 1), MAX_HEIGHT_IN)
 
 
+def _new_figure(size):
+    """A figure of its own, outside pyplot: drawing files never touches the
+    caller's matplotlib backend or pyplot's list of open figures."""
+    return MplFigure(figsize=size, layout="constrained")
+
+
 def _save(fig, path):
     fig.savefig(path, dpi=DPI)
     w, h = fig.get_size_inches()
-    plt.close(fig)
     return int(round(w * DPI)), int(round(h * DPI))
 
 
@@ -72,10 +72,11 @@ def _rank_ticks(ax, ranks, flagged, offset):
 def draw_heatmap(hm, flagged_ranks, path):
     """Writes a views.Heatmap as a PNG; returns its (width, height) in pixels."""
     n, m = hm.values.shape
-    fig, ax = plt.subplots(figsize=figure_size("heatmap", n), layout="constrained")
+    fig = _new_figure(figure_size("heatmap", n))
+    ax = fig.subplots()
     relative = views.relative_to_median(hm.values)
     limit = max(float(np.max(np.abs(relative))) if relative.size else 0.0, 0.01)
-    image = ax.imshow(relative, cmap="coolwarm", vmin=-limit, vmax=limit, aspect="auto",
+    image = ax.imshow(relative, cmap=HEATMAP_CMAP, vmin=-limit, vmax=limit, aspect="auto",
                       interpolation="nearest")
     fig.colorbar(image, ax=ax, label="difference from the median rank",
                  format=matplotlib.ticker.PercentFormatter(xmax=1.0))
@@ -108,7 +109,8 @@ def draw_timeline(tl, flagged_ranks, path):
     """Writes a results.Timeline as a PNG; returns its (width, height) in pixels."""
     fractions = views.timeline_fractions(tl)
     n, bins, _ = fractions.shape
-    fig, ax = plt.subplots(figsize=figure_size("timeline", n), layout="constrained")
+    fig = _new_figure(figure_size("timeline", n))
+    ax = fig.subplots()
     left_ms = (tl.edges_us[:-1] - tl.edges_us[0]) / 1000
     width_ms = np.diff(tl.edges_us) / 1000
     # Rank 0 on top (y grows downwards); each bar stacks upwards from its
@@ -137,7 +139,8 @@ def draw_timeline(tl, flagged_ranks, path):
 
 def draw_kernel_types(kt, path):
     """Writes a views.KernelTypes pie as a PNG; returns its (width, height) in pixels."""
-    fig, ax = plt.subplots(figsize=figure_size("pie", 0), layout="constrained")
+    fig = _new_figure(figure_size("pie", 0))
+    ax = fig.subplots()
     if len(kt.sum_us):
         # Labels in a legend: slices of a few percent are too thin to carry text.
         wedges, _ = ax.pie(kt.sum_us, startangle=90, counterclock=False,

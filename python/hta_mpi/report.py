@@ -16,14 +16,9 @@ import os
 import sys
 
 from hta_mpi import results, views
+from hta_mpi.colours import (CATEGORY_COLORS, COOL, FLAG_COLORS, KERNEL_TYPE_COLORS, NEUTRAL,
+                             WARM)
 
-FLAG_COLORS = {"outlier": "#d62728", "likely": "#ff7f0e", "robust": "#9467bd"}
-CATEGORY_COLORS = {"compute": "#4c72b0", "communicate": "#dd8452", "overlap": "#55a868",
-                   "empty": "#c7c7c7"}
-KERNEL_TYPE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                      "#e377c2", "#7f7f7f"]
-# Ends and middle of matplotlib's "coolwarm", as the PNG heatmaps use.
-COOL, NEUTRAL, WARM = (59, 76, 192), (221, 221, 221), (180, 4, 38)
 MAX_ANNOTATED_RANKS = 64
 CSS = """
 body { font-family: sans-serif; margin: 24px; color: #222; }

@@ -1,6 +1,6 @@
 """hta_mpi.results: hta-mpi's HDF5 results file as pandas objects.
 
-Every table hta-mpi writes is a 1-D compound dataset (interface.md); h5py
+Every table hta-mpi writes is a 1-D compound dataset (docs/results-format.md); h5py
 returns its strings as UTF-8 bytes, which load() decodes so that string
 columns compare with ordinary str.  The timeline is a 3-D array rather than
 a table, with its bin edges and category names in attributes: timeline()

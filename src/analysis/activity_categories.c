@@ -12,7 +12,7 @@
  * NaN (shares of a zero total are NaN too).
  *
  * Only each category's longest 10% are ever held, not a copy of every
- * duration (19 MB on a 1 GB trace).  A first pass counts, sums and bounds
+ * duration (megabytes on a large trace).  A first pass counts, sums and bounds
  * each category and counts its durations by length class (powers of two).
  * The count fixes k, how many longest durations the category keeps, and
  * the classes tell which of them holds the k-th longest: the boundary
@@ -28,8 +28,9 @@
  * inside those, in linear time.  The sums are exact integers, so the values
  * do not depend on the order events are met in.  Rows come out in
  * category-name order so that the table does not depend on file order. */
-#include "hta/analysis.h"
-#include "hta/large_alloc.h"
+#include "analysis/activity_categories.h"
+
+#include "util/large_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -292,7 +293,7 @@ static int add_category_row(hta_table *table, int64_t rank_key, const char *name
     /* Each narrower tail is selected inside the next wider one. */
     for (size_t k = WIDEST_TAIL; k-- > 0;)
         select_longest(c->longest, top_n[k + 1], top_n[k]);
-    hta_row row = hta_table_add_row(table);
+    hta_row_builder row = hta_table_add_row(table);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_str(&row, name);
     hta_row_put_i64(&row, (int64_t)c->n);

@@ -17,9 +17,9 @@
  *   the same statistics of the CPU user_annotation durations.
  * Rows by name. */
 #define _GNU_SOURCE /* qsort_r */
-#include "hta/analysis.h"
-#include "hta/cpu_context.h"
-#include "hta/stats.h"
+#include "analysis/annotations.h"
+#include "model/cpu_context.h"
+#include "numerics/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -217,7 +217,7 @@ static int attribute_gpu_events(run *r)
     return rc;
 }
 
-static void put_durations(hta_row *row, const durations *d)
+static void put_durations(hta_row_builder *row, const durations *d)
 {
     hta_row_put_i64(row, d->count);
     hta_row_put_f64(row, hta_ns_to_us(d->sum_ns));
@@ -239,7 +239,7 @@ static int put_rows(hta_table *t, run *r)
     const hta_trace *trace = r->view->trace;
     for (size_t g = 0; g < r->n_stats; g++) {
         const name_stats *s = &r->stats[g];
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, r->view->rank_key);
         hta_row_put_str(&row, hta_strtab_get(&trace->names, s->name));
         put_durations(&row, &s->gpu);

@@ -14,14 +14,15 @@
  * The process keeps these until its last trace is analysed and then sends
  * them to the root, so they are packed: one row of the process-local table
  * "_collectives" per (rank, stream) with the kernel count, the first start,
- * and two series (hta/packed_ints.h): each start's gap since the previous
+ * and two series (table/packed_ints.h): each start's gap since the previous
  * start, and each duration (signed: --round-like-hta makes sub-microsecond
  * kernels negative).  The ordinal is the position in the series.  A few
  * bytes per kernel instead of a 40-byte row.  The leading '_' keeps the
  * table out of the results file; it still travels to the root. */
-#include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/packed_ints.h"
+#include "analysis/collectives.h"
+
+#include "table/packed_ints.h"
+#include "util/large_alloc.h"
 
 #include <stdlib.h>
 
@@ -63,7 +64,7 @@ static int put_stream(hta_table *t, int64_t rank_key, const hta_event *const *co
     if (hta_pack_series(&s->gaps_packed, s->gaps, n) ||
         hta_pack_signed_series(&s->durations_packed, s->durations, n))
         return -1;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, comm[0]->stream);
     hta_row_put_i64(&row, (int64_t)n);

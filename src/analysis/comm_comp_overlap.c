@@ -5,8 +5,9 @@
  * COMPUTATION and COMMUNICATION kernels, as a percentage rounded like
  * HTA's.  A rank without communication time gets NaN: HTA divides by zero
  * there (issue 247), and 0% would claim a measured absence of overlap. */
-#include "hta/analysis.h"
-#include "hta/stats.h"
+#include "analysis/comm_comp_overlap.h"
+
+#include "numerics/stats.h"
 
 #include <math.h>
 
@@ -30,7 +31,7 @@ int hta_comm_comp_overlap(const hta_rank_view *v, const hta_options *opt,
     hta_table *t = HTA_TABLE(out, "comm_comp_overlap", COLUMNS);
     if (!t)
         return hta_fail(err, "out of memory in the comm/comp overlap");
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, v->rank_key);
     hta_row_put_f64(&row, hta_round_decimals(pctg, 2));
     /* Unrounded for the outlier search; NaN is skipped there. */

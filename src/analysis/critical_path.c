@@ -1,5 +1,5 @@
 /* critical_path.c: HTA's critical path of every ProfilerStep (see
- * hta/critical_path.h and docs/definitions.md, Critical path).
+ * analysis/critical_path.h and docs/definitions.md, Critical path).
  *
  * The rank's events are dealt out to the steps once: a CPU event by its
  * start, a GPU event by its launch's start (HTA's clipping).  Each step
@@ -11,14 +11,14 @@
  * generation) with the longest distance.  The queue length of each
  * stream, which decides between a launch edge and a kernel -> kernel
  * edge, is counted over the whole trace as HTA does. */
-#include "hta/critical_path.h"
+#include "analysis/critical_path.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hta/cpu_context.h"
-#include "hta/launch.h"
-#include "hta/radix_sort.h"
+#include "model/cpu_context.h"
+#include "model/launch_apis.h"
+#include "numerics/radix_sort.h"
 
 const char *const hta_cp_bound_names[HTA_CP_N_BOUNDS] = {
     "cpu_bound",          "data_loading",
@@ -1229,7 +1229,7 @@ static int emit_segments(rank_state *r, const step_window *w, const path *p, hta
     int rc = tab ? 0 : -1;
     for (size_t i = 0; i < m && i < TOP_SEGMENTS && !rc; i++) {
         const hta_event *ev = s[i].attr >= 0 ? &r->t->events[s[i].attr] : NULL;
-        hta_row row = hta_table_add_row(tab);
+        hta_row_builder row = hta_table_add_row(tab);
         hta_row_put_i64(&row, r->v->rank_key);
         hta_row_put_i64(&row, w->number);
         hta_row_put_i64(&row, (int64_t)i + 1);
@@ -1263,7 +1263,7 @@ static int emit_step(rank_state *r, const step_window *w, const path *p, hta_tab
     hta_table *tab = HTA_TABLE(out, "critical_path", STEP_COLUMNS);
     if (!tab)
         return -1;
-    hta_row row = hta_table_add_row(tab);
+    hta_row_builder row = hta_table_add_row(tab);
     hta_row_put_i64(&row, r->v->rank_key);
     hta_row_put_i64(&row, w->number);
     hta_row_put_f64(&row, hta_ns_to_us(w->start));

@@ -1,18 +1,18 @@
 /* cupti_counters.c: HTA's get_cupti_counter_data_with_operators (see
- * hta/cupti_counters.h and docs/definitions.md, CUPTI counters).
+ * analysis/cupti_counters.h and docs/definitions.md, CUPTI counters).
  *
  * FLOPs follow HTA's CUDA_SASS_INSTRUCTION_COUNTER_FLOPS: the SASS
  * thread-instruction counters of the fadd, fmul, ffma, hadd, hmul, hfma,
  * dadd, dmul and dfma ops, each fma counting 2 operations. */
-#include "hta/cupti_counters.h"
+#include "analysis/cupti_counters.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hta/cpu_context.h"
-#include "hta/radix_sort.h"
+#include "model/cpu_context.h"
+#include "numerics/radix_sort.h"
 
 #define N_SASS 9
 static const char *const SASS_OPS[N_SASS] = {"ffma", "fmul", "fadd", "hfma", "hmul",
@@ -173,7 +173,7 @@ static int emit_range(hta_tableset *out, const hta_rank_view *v, size_t i,
     hta_table *tab = HTA_TABLE(out, "cupti_counters", RANGE_COLUMNS);
     if (!tab)
         return -1;
-    hta_row row = hta_table_add_row(tab);
+    hta_row_builder row = hta_table_add_row(tab);
     hta_row_put_i64(&row, v->rank_key);
     hta_row_put_i64(&row, (int64_t)i);
     hta_row_put_str(&row, hta_strtab_get(&t->names, r->name));
@@ -192,7 +192,7 @@ static int emit_range(hta_tableset *out, const hta_rank_view *v, size_t i,
     hta_table *values = HTA_TABLE(out, "cupti_counter_values", VALUE_COLUMNS);
     for (uint32_t c = 0; c < r->n_counters; c++) {
         const hta_range_counter *rc = &t->range_counters[r->first_counter + c];
-        hta_row vr = hta_table_add_row(values);
+        hta_row_builder vr = hta_table_add_row(values);
         hta_row_put_i64(&vr, v->rank_key);
         hta_row_put_i64(&vr, (int64_t)i);
         hta_row_put_str(&vr, hta_strtab_get(&t->counter_names, rc->counter));
@@ -217,7 +217,7 @@ static int emit_kernels(hta_tableset *out, const hta_rank_view *v, kernel_sum *s
             k.dur += s[j].dur;
             k.flops += s[j].flops;
         }
-        hta_row row = hta_table_add_row(tab);
+        hta_row_builder row = hta_table_add_row(tab);
         hta_row_put_i64(&row, v->rank_key);
         hta_row_put_str(&row, hta_strtab_get(&v->trace->names, k.name));
         hta_row_put_i64(&row, k.count);
@@ -236,7 +236,7 @@ static int emit_matching(hta_tableset *out, int64_t rank, size_t ranges, size_t 
     hta_table *tab = HTA_TABLE(out, "cupti_matching", MATCH_COLUMNS);
     if (!tab)
         return -1;
-    hta_row row = hta_table_add_row(tab);
+    hta_row_builder row = hta_table_add_row(tab);
     hta_row_put_i64(&row, rank);
     hta_row_put_i64(&row, (int64_t)ranges);
     hta_row_put_i64(&row, (int64_t)launches);

@@ -1,5 +1,5 @@
 /* detail_tables.c: the per-event tables behind the per-rank summaries,
- * written under /detail/ only with --detail (interface.md: they are large;
+ * written under /detail/ only with --detail (docs/results-format.md: they are large;
  * the HDF5 writer chunks and compresses every "detail/" table).
  *
  * - detail/launches: the launches that launch_stats.c summarises, one row
@@ -8,13 +8,14 @@
  *   = max(0, GPU start - CPU end), the per-correlation values of HTA's
  *   get_cuda_kernel_launch_stats.  Rows in GPU start order.
  * - detail/queue_length and detail/memory_bw: every point of the step
- *   series of hta/step_series.h (per stream, per copy kind), the very
+ *   series of analysis/step_series.h (per stream, per copy kind), the very
  *   points the /queue_length and /memory_bw summaries describe, so that
  *   the two always agree; one row per step with the value after it.
  * Everything is read from the rank view; nothing here feeds another table. */
-#include "hta/analysis.h"
-#include "hta/launch.h"
-#include "hta/step_series.h"
+#include "analysis/detail_tables.h"
+
+#include "analysis/step_series.h"
+#include "model/launch_apis.h"
 
 #include <math.h>
 
@@ -56,7 +57,7 @@ static const hta_event *listed_launch(const hta_rank_view *v, const hta_event *g
 
 static int add_launch_rows(const hta_rank_view *v, hta_tableset *out)
 {
-    hta_table *t = hta_tableset_table(out, "detail/launches", LAUNCH_COLUMNS,
+    hta_table *t = hta_tableset_find_or_create(out, "detail/launches", LAUNCH_COLUMNS,
                                       N_COLUMNS(LAUNCH_COLUMNS));
     if (!t)
         return -1;
@@ -67,7 +68,7 @@ static int add_launch_rows(const hta_rank_view *v, hta_tableset *out)
         if (!cpu)
             continue;
         int64_t delay = gpu->ts_ns - hta_event_end(cpu);
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, v->rank_key);
         hta_row_put_i64(&row, hta_event_correlation(v->trace, gpu));
         hta_row_put_str(&row, hta_event_name(v->trace, cpu));
@@ -85,7 +86,7 @@ static int add_launch_rows(const hta_rank_view *v, hta_tableset *out)
 
 static int add_queue_length_rows(const hta_rank_view *v, hta_tableset *out)
 {
-    hta_table *t = hta_tableset_table(out, "detail/queue_length", QUEUE_COLUMNS,
+    hta_table *t = hta_tableset_find_or_create(out, "detail/queue_length", QUEUE_COLUMNS,
                                       N_COLUMNS(QUEUE_COLUMNS));
     hta_step_series_set set;
     if (!t || hta_queue_length_series(&set, v))
@@ -94,7 +95,7 @@ static int add_queue_length_rows(const hta_rank_view *v, hta_tableset *out)
     for (size_t s = 0; s < set.n_series && rc == 0; s++) {
         const hta_step_series *series = &set.series[s];
         for (size_t i = 0; i < series->n && rc == 0; i++) {
-            hta_row row = hta_table_add_row(t);
+            hta_row_builder row = hta_table_add_row(t);
             hta_row_put_i64(&row, v->rank_key);
             hta_row_put_i64(&row, series->stream);
             hta_row_put_f64(&row, hta_ns_to_us(series->points[i].ts_ns));
@@ -108,7 +109,7 @@ static int add_queue_length_rows(const hta_rank_view *v, hta_tableset *out)
 
 static int add_memory_bw_rows(const hta_rank_view *v, hta_tableset *out)
 {
-    hta_table *t = hta_tableset_table(out, "detail/memory_bw", BANDWIDTH_COLUMNS,
+    hta_table *t = hta_tableset_find_or_create(out, "detail/memory_bw", BANDWIDTH_COLUMNS,
                                       N_COLUMNS(BANDWIDTH_COLUMNS));
     hta_step_series_set set;
     if (!t || hta_memory_bw_series(&set, v->trace))
@@ -121,7 +122,7 @@ static int add_memory_bw_rows(const hta_rank_view *v, hta_tableset *out)
              * changes nothing. */
             if (isnan(series->points[i].value))
                 continue;
-            hta_row row = hta_table_add_row(t);
+            hta_row_builder row = hta_table_add_row(t);
             hta_row_put_i64(&row, v->rank_key);
             hta_row_put_str(&row, series->kind);
             hta_row_put_f64(&row, hta_ns_to_us(series->points[i].ts_ns));

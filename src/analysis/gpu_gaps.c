@@ -21,8 +21,8 @@
  * "sync_calls": per synchronising API, count, total and longest duration
  * and the GPU idle time within the calls.  The idle time in gaps at or
  * above and below the threshold goes to /rank_metrics. */
-#include "hta/analysis.h"
-#include "hta/cpu_context.h"
+#include "analysis/gpu_gaps.h"
+#include "model/cpu_context.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -294,7 +294,7 @@ static int put_gaps(run *r, hta_table *t)
     const hta_trace *trace = r->view->trace;
     for (size_t i = 0; i < r->n_gaps; i++) {
         const gap *g = &r->gaps[i];
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, r->view->rank_key);
         hta_row_put_i64(&row, g->step);
         hta_row_put_f64(&row, hta_ns_to_us(g->start));
@@ -319,7 +319,7 @@ static int put_sync_calls(run *r, hta_table *t)
         const sync_api *api = &r->apis[k];
         if (!api->count)
             continue;
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, r->view->rank_key);
         hta_row_put_str(&row, SYNC_APIS[k]);
         hta_row_put_i64(&row, api->count);

@@ -2,7 +2,7 @@
  * get_idle_time_breakdown with show_idle_interval_stats).
  *
  * Each event on a stream after the first (in HTA's order, see
- * hta/stream_work.h) closes a gap: its start minus its predecessor's end,
+ * model/stream_work.h) closes a gap: its start minus its predecessor's end,
  * negative when they overlap and kept so, as HTA.  The gap is
  *   host_wait   when the event's launching CPU call started after the
  *               predecessor ended: the GPU waited for the CPU;
@@ -14,10 +14,11 @@
  * "other" always (HTA files the first event, which has no gap, there),
  * host_wait and kernel_wait only when they occur.  Ratios stay unrounded;
  * HTA rounds them to 2 decimals. */
-#include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/stats.h"
-#include "hta/stream_work.h"
+#include "analysis/idle_time.h"
+
+#include "model/stream_work.h"
+#include "numerics/stats.h"
+#include "util/large_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ static int add_row(hta_table *t, int64_t rank_key, uint32_t stream, int category
     hta_summary sum;
     hta_summarize(g->us[category], g->n[category], &sum);
     int64_t idle = g->total_ns[category];
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, stream);
     hta_row_put_str(&row, CATEGORY_NAMES[category]);
@@ -117,10 +118,10 @@ static int breakdown(const hta_rank_view *v, const hta_options *opt,
     size_t longest = 1;
     for (size_t s = 0; s < work->n_streams; s++)
         longest = work->streams[s].n > longest ? work->streams[s].n : longest;
-    gaps g;
+    gaps g = {0};
     int rc = t ? 0 : -1;
-    for (int c = 0; c < N_CATEGORIES; c++)
-        rc |= (g.us[c] = hta_large_malloc(longest * sizeof *g.us[c])) ? 0 : -1;
+    for (int c = 0; c < N_CATEGORIES && rc == 0; c++)
+        rc = (g.us[c] = hta_large_malloc(longest * sizeof *g.us[c])) ? 0 : -1;
     int64_t rank_total[N_CATEGORIES] = {0};
     for (size_t s = 0; s < work->n_streams && rc == 0; s++) {
         collect_gaps(v, &work->streams[s], opt->consecutive_kernel_delay_us * 1000.0, &g);

@@ -21,9 +21,11 @@
  *   part, as in HTA.  The root sums it over ranks (crossrank/
  *   kernel_type_totals.c).
  * Rows come in HTA's order within a rank: by kernel type name, then name. */
-#include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/stats.h"
+#include "analysis/kernel_breakdown.h"
+
+#include "numerics/argsort.h"
+#include "numerics/stats.h"
+#include "util/large_alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,7 +165,7 @@ static kernel_stats *stats_per_name(const hta_rank_view *v, size_t *n)
 
 static int put_kernel_row(hta_table *t, int64_t rank_key, const kernel_stats *s)
 {
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_str(&row, s->name);
     hta_row_put_str(&row, hta_kernel_type_name(s->type));
@@ -179,7 +181,7 @@ static int put_kernel_row(hta_table *t, int64_t rank_key, const kernel_stats *s)
 static int put_kernel_rows(hta_tableset *out, const char *table, int64_t rank_key,
                            const kernel_stats *rows, size_t n)
 {
-    hta_table *t = hta_tableset_table(out, table, KERNEL_COLUMNS, N_KERNEL_COLUMNS);
+    hta_table *t = hta_tableset_find_or_create(out, table, KERNEL_COLUMNS, N_KERNEL_COLUMNS);
     if (!t)
         return -1;
     for (size_t i = 0; i < n; i++)
@@ -315,7 +317,7 @@ static int put_type_rows(hta_tableset *out, const hta_rank_view *v)
             continue;
         char name[128];
         combination_name(mask, name, sizeof name);
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, v->rank_key);
         hta_row_put_str(&row, name);
         hta_row_put_f64(&row, hta_ns_to_us(by_mask[mask]));

@@ -5,7 +5,7 @@
  * A root op is, with --sequence-op REGEX, an op whose name matches, at the
  * smallest op depth any matching op has on the rank (HTA's rule); without
  * it, every top-level op.  A root with at least --min-pattern-len GPU
- * events under it (its own and its descendants', hta/op_walk.h) gives the
+ * events under it (its own and its descendants', model/op_walk.h) gives the
  * pattern: its name, then its GPU events' names in start order, joined by
  * "|" as HTA joins them.  Per pattern: count, GPU time (the events'
  * summed durations) and CPU time (the roots' summed durations), summed
@@ -15,10 +15,10 @@
  * ids until the text of the kept ones is built.  The op breakdown's walk
  * (analysis/ops.c) visits the ops for it. */
 #define _GNU_SOURCE /* qsort_r */
-#include "hta/analysis.h"
-#include "hta/buf.h"
-#include "hta/kernel_sequences.h"
-#include "hta/op_walk.h"
+#include "analysis/registry.h"
+#include "util/buf.h"
+#include "analysis/kernel_sequences.h"
+#include "model/op_walk.h"
 
 #include <regex.h>
 #include <stdlib.h>
@@ -183,7 +183,7 @@ static int put_rows(run *r, hta_table *t)
         qsort(order, kept, sizeof *order, compare_patterns);
     for (size_t i = 0; rc == 0 && i < kept && i < (size_t)r->opt->sequence_top; i++) {
         const pattern *p = order[i];
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, r->view->rank_key);
         hta_row_put_str(&row, p->text);
         hta_row_put_str(&row, hta_strtab_get(&r->view->trace->names, p->op));

@@ -8,21 +8,22 @@
  * waiting for the CPU.
  *
  * The test is per stream, against the launched event's predecessor in the
- * order of hta/stream_work.h: idle when the launch call started after the
+ * order of model/stream_work.h: idle when the launch call started after the
  * predecessor ended, busy otherwise.  That is HTA's host_wait test, so
  * gpu_idle_at_launch counts exactly the host_wait gaps that follow one of
- * the launch APIs of hta/launch.h.  Per stream rather than per device,
+ * the launch APIs of model/launch_apis.h.  Per stream rather than per device,
  * because work on other streams cannot start this stream's kernel: a device
  * busy elsewhere would hide the wait.  A launch whose event is the first on
  * its stream has no predecessor and is neither busy nor idle, so
  * busy + idle <= launches and busy_share = busy / (busy + idle).
  * top_waited_kernels names the kernels launched onto an idle stream, most
  * often first (ties by name), at most 5, as "name (count); name (count)". */
-#include "hta/analysis.h"
-#include "hta/buf.h"
-#include "hta/large_alloc.h"
-#include "hta/launch.h"
-#include "hta/stream_work.h"
+#include "analysis/launch_pipelining.h"
+
+#include "model/launch_apis.h"
+#include "model/stream_work.h"
+#include "util/buf.h"
+#include "util/large_alloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -139,7 +140,7 @@ static int add_row(hta_tableset *out, int64_t rank_key, const pipelining *p, con
     if (!t)
         return -1;
     int64_t judged = p->busy + p->idle;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, p->launches);
     hta_row_put_i64(&row, p->busy);

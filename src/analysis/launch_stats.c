@@ -2,7 +2,7 @@
  * get_cuda_kernel_launch_stats, summarised per rank).
  *
  * A launch is a GPU event whose launching CPU call (same correlation) is
- * one of the launch APIs of hta/launch.h.  For each: the CPU call's
+ * one of the launch APIs of model/launch_apis.h.  For each: the CPU call's
  * duration, the GPU event's duration and the launch delay max(0, GPU start
  * - CPU end).  HTA returns them per correlation; one row per rank keeps
  * their p50 / p90 / p99 / max and HTA's three counts:
@@ -11,10 +11,11 @@
  *                          the launch costs more than the work;
  *   runtime_outliers       launch calls longer than runtime_cutoff;
  *   launch_delay_outliers  launch delays longer than launch_delay_cutoff. */
-#include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/launch.h"
-#include "hta/stats.h"
+#include "analysis/launch_stats.h"
+
+#include "model/launch_apis.h"
+#include "numerics/stats.h"
+#include "util/large_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -72,7 +73,7 @@ static void collect_launches(const hta_rank_view *v, const hta_options *opt, lau
 }
 
 /* Sorts values and puts p50, p90, p99 and max. */
-static void put_percentiles(hta_row *row, double *values, size_t n)
+static void put_percentiles(hta_row_builder *row, double *values, size_t n)
 {
     hta_sort_doubles(values, n);
     hta_row_put_f64(row, hta_quantile_sorted(values, n, 0.50));
@@ -86,7 +87,7 @@ static int add_row(hta_tableset *out, int64_t rank_key, launches *l)
     hta_table *t = HTA_TABLE(out, "launch_stats", COLUMNS);
     if (!t)
         return -1;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, (int64_t)l->n);
     put_percentiles(&row, l->cpu_us, l->n);

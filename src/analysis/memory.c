@@ -1,7 +1,7 @@
 /* memory.c: the allocator's peaks per device ("memory",
  * docs/definitions.md, Memory).
  *
- * From the [memory] instant events (hta/memory_samples.h), per (device
+ * From the [memory] instant events (model/memory_samples.h), per (device
  * type, device id): samples, allocations (Bytes > 0) and frees (Bytes <
  * 0), the largest Total Allocated and Total Reserved with the time each
  * was first reached, and the last Total Allocated.  The largest peaks over
@@ -9,7 +9,7 @@
  * /rank_metrics, so that a rank holding much more memory than the others
  * (an unbalanced pipeline stage) is flagged.  Samples are not cut by the
  * step filter: a peak is a peak wherever it happens. */
-#include "hta/analysis.h"
+#include "analysis/memory.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -71,7 +71,7 @@ static void add_sample(device *d, const hta_memory_sample *s)
 
 static int put_row(hta_table *t, int64_t rank_key, const device *d)
 {
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, d->type);
     hta_row_put_i64(&row, d->id);

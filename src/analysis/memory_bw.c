@@ -2,16 +2,17 @@
  * HTA's get_memory_bw_summary).
  *
  * Per (rank, copy kind): HTA's summary of the concurrent-bandwidth series
- * (hta/step_series.h) over its points > 0 (an instant with no copy of the
+ * (analysis/step_series.h) over its points > 0 (an instant with no copy of the
  * kind running says nothing about copy speed); plus the bytes moved
  * (args.bytes, where present) and busy_us, the time at least one copy of
  * the kind ran (the union of their intervals).  A kind whose copies carry
  * no bandwidth (ROCm traces) keeps a row with count 0, for its bytes and
  * busy time; HTA shows no row for it. */
-#include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/stats.h"
-#include "hta/step_series.h"
+#include "analysis/memory_bw.h"
+
+#include "analysis/step_series.h"
+#include "numerics/stats.h"
+#include "util/large_alloc.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -111,7 +112,7 @@ static int emit_mean(hta_tableset *out, int64_t rank_key, const char *kind, doub
 static int add_row(hta_table *t, int64_t rank_key, const char *kind, const hta_summary *sum,
                    kind_totals totals)
 {
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_str(&row, kind);
     hta_row_put_summary(&row, sum);

@@ -1,7 +1,7 @@
 /* ops.c: GPU work per CPU op ("ops", docs/definitions.md, CPU ops).
  *
  * Each GPU event belongs to the innermost cpu_op that encloses its launch
- * on the launching thread (hta/op_walk.h): an op's own GPU work, not its
+ * on the launching thread (model/op_walk.h): an op's own GPU work, not its
  * children's.  Per (op name, Input Dims, Input type), over every call of
  * the op: calls, calls that launched GPU work, GPU events and GPU events
  * per call, GPU busy time of a call (the union of its own GPU events'
@@ -14,13 +14,13 @@
  * (cuda*LaunchKernel*, cuLaunchKernel*, runFunction*) and hipLaunchKernel
  * and hipExtModuleLaunchKernel, which HTA misses; copies and memsets count
  * as GPU work but not as launches.  Rows by name, Input Dims, Input type.
- * The same walk counts the kernel sequences (hta/kernel_sequences.h). */
+ * The same walk counts the kernel sequences (analysis/kernel_sequences.h). */
 #define _GNU_SOURCE /* qsort_r */
-#include "hta/analysis.h"
-#include "hta/kernel_sequences.h"
-#include "hta/op_groups.h"
-#include "hta/op_walk.h"
-#include "hta/stats.h"
+#include "analysis/ops.h"
+#include "analysis/kernel_sequences.h"
+#include "model/op_groups.h"
+#include "model/op_walk.h"
+#include "numerics/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,6 +74,8 @@ static int compare_spans(const void *a, const void *b)
 /* The union length of n intervals (sorted here). */
 static int64_t union_length(hta_interval *s, size_t n)
 {
+    if (n == 0)
+        return 0;
     qsort(s, n, sizeof *s, compare_spans);
     int64_t total = 0, start = 0, end = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
@@ -190,7 +192,7 @@ static int put_row(hta_table *t, const ops_run *r, const op_stats *s)
     const hta_trace *trace = r->view->trace;
     const hta_cpu_context *c = &r->groups.contexts.of[s->context];
     double with_kernels = (double)s->calls_with_kernels;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, r->view->rank_key);
     hta_row_put_str(&row, hta_strtab_get(&trace->names, s->name));
     hta_row_put_str(&row, c->input_dims);
@@ -235,7 +237,7 @@ int hta_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, h
                  : -1;
     if (rc == 0)
         rc = hta_op_walk(v, &r.groups.contexts, visit_op, &r);
-    if (rc == 0)
+    if (rc == 0 && r.groups.n)
         qsort_r(r.stats, r.groups.n, sizeof *r.stats, compare_rows, &r);
     for (size_t g = 0; rc == 0 && g < r.groups.n; g++)
         rc = put_row(t, &r, &r.stats[g]);

@@ -7,9 +7,11 @@
  * COMPUTATION and COMMUNICATION intervals gives the time with only one,
  * only the other, or both active; Empty is the rest of the span, which
  * includes time when only memory copies or other GPU work runs. */
-#include "hta/analysis.h"
+
+#include "analysis/overlap_breakdown.h"
 
 #include <math.h>
+
 
 static const hta_column COLUMNS[] = {
     {"rank", HTA_COL_I64},
@@ -58,7 +60,7 @@ int hta_overlap_breakdown(const hta_rank_view *v, const hta_options *opt,
     for (int p = 0; p < N_PARTS; p++)
         ratio[p] = span > 0 ? (double)part[p] / (double)span : NAN;
 
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, v->rank_key);
     for (int p = 0; p < N_PARTS; p++)
         hta_row_put_f64(&row, hta_ns_to_us(part[p]));

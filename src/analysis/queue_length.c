@@ -3,7 +3,7 @@
  * get_time_spent_blocked_on_full_queue).
  *
  * The queue length of a stream steps +1 when a launch call starts and -1
- * when its GPU event starts (hta/step_series.h, in HTA's exact order).  Per
+ * when its GPU event starts (analysis/step_series.h, in HTA's exact order).  Per
  * (rank, stream):
  * - count / mean / std / min / quartiles / max over the values after each
  *   step, as HTA's describe(): every step one sample, however long it held;
@@ -15,12 +15,13 @@
  *   keeps only a rank's last stream there, a defect; every stream is kept.
  * All of it is gathered as the points pass by in time order (the series of
  * a large trace would be tens of megabytes): the time-weighted sums step by
- * step, and the values as counts (hta/value_counts.h), whose summary equals
+ * step, and the values as counts (numerics/value_counts.h), whose summary equals
  * describe()'s over the values. */
-#include "hta/analysis.h"
-#include "hta/stats.h"
-#include "hta/step_series.h"
-#include "hta/value_counts.h"
+#include "analysis/queue_length.h"
+
+#include "analysis/step_series.h"
+#include "numerics/stats.h"
+#include "numerics/value_counts.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,7 +100,7 @@ static int add_row(hta_table *t, int64_t rank_key, uint32_t stream, const stream
 {
     hta_summary sum;
     hta_value_counts_summarize(&q->values, &sum);
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, stream);
     hta_row_put_summary(&row, &sum);

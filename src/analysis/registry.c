@@ -1,46 +1,64 @@
 /* registry.c: the analyses every rank runs, in order. */
-#include "hta/analysis.h"
-#include "hta/critical_path.h"
-#include "hta/cupti_counters.h"
-#include "hta/timeline.h"
+#include "analysis/registry.h"
 
-const hta_analysis hta_analyses[] = {
-    {"temporal_breakdown", hta_temporal_breakdown},
-    {"comm_comp_overlap", hta_comm_comp_overlap},
-    {"kernel_breakdown", hta_kernel_breakdown},
-    {"overlap_breakdown", hta_overlap_breakdown},
-    {"idle_time", hta_idle_time},
-    {"launch_stats", hta_launch_stats},
-    {"launch_pipelining", hta_launch_pipelining},
-    {"queue_length", hta_queue_length},
-    {"memory_bw", hta_memory_bw},
-    {"timeline", hta_timeline_segments},
-    {"activity_categories", hta_activity_categories},
-    {"collectives", hta_collectives},
-    {"detail_tables", hta_detail_tables},
-    {"ops", hta_ops},
-    {"annotations", hta_annotations},
-    {"gpu_gaps", hta_gpu_gaps},
-    {"memory", hta_memory},
-    {"critical_path", hta_critical_path},
-    {"cupti_counters", hta_cupti_counters},
+#include "analysis/activity_categories.h"
+#include "analysis/annotations.h"
+#include "analysis/collectives.h"
+#include "analysis/comm_comp_overlap.h"
+#include "analysis/critical_path.h"
+#include "analysis/cupti_counters.h"
+#include "analysis/detail_tables.h"
+#include "analysis/gpu_gaps.h"
+#include "analysis/idle_time.h"
+#include "analysis/kernel_breakdown.h"
+#include "analysis/launch_pipelining.h"
+#include "analysis/launch_stats.h"
+#include "analysis/memory.h"
+#include "analysis/memory_bw.h"
+#include "analysis/ops.h"
+#include "analysis/overlap_breakdown.h"
+#include "analysis/queue_length.h"
+#include "analysis/temporal_breakdown.h"
+#include "analysis/timeline.h"
+
+const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
+    [HTA_ANALYSIS_TEMPORAL_BREAKDOWN] = {"temporal_breakdown", hta_temporal_breakdown},
+    [HTA_ANALYSIS_COMM_COMP_OVERLAP] = {"comm_comp_overlap", hta_comm_comp_overlap},
+    [HTA_ANALYSIS_KERNEL_BREAKDOWN] = {"kernel_breakdown", hta_kernel_breakdown},
+    [HTA_ANALYSIS_OVERLAP_BREAKDOWN] = {"overlap_breakdown", hta_overlap_breakdown},
+    [HTA_ANALYSIS_IDLE_TIME] = {"idle_time", hta_idle_time},
+    [HTA_ANALYSIS_LAUNCH_STATS] = {"launch_stats", hta_launch_stats},
+    [HTA_ANALYSIS_LAUNCH_PIPELINING] = {"launch_pipelining", hta_launch_pipelining},
+    [HTA_ANALYSIS_QUEUE_LENGTH] = {"queue_length", hta_queue_length},
+    [HTA_ANALYSIS_MEMORY_BW] = {"memory_bw", hta_memory_bw},
+    [HTA_ANALYSIS_TIMELINE] = {"timeline", hta_timeline_segments},
+    [HTA_ANALYSIS_ACTIVITY_CATEGORIES] = {"activity_categories", hta_activity_categories},
+    [HTA_ANALYSIS_COLLECTIVES] = {"collectives", hta_collectives},
+    [HTA_ANALYSIS_DETAIL_TABLES] = {"detail_tables", hta_detail_tables},
+    [HTA_ANALYSIS_OPS] = {"ops", hta_ops},
+    [HTA_ANALYSIS_ANNOTATIONS] = {"annotations", hta_annotations},
+    [HTA_ANALYSIS_GPU_GAPS] = {"gpu_gaps", hta_gpu_gaps},
+    [HTA_ANALYSIS_MEMORY] = {"memory", hta_memory},
+    [HTA_ANALYSIS_CRITICAL_PATH] = {"critical_path", hta_critical_path},
+    [HTA_ANALYSIS_CUPTI_COUNTERS] = {"cupti_counters", hta_cupti_counters},
 };
 
-const size_t hta_n_analyses = sizeof hta_analyses / sizeof hta_analyses[0];
+const size_t hta_n_analyses = HTA_N_ANALYSES;
 
 /* On a large trace: the longest first, so that what is left at the end is
  * short, and the two with the most scratch (the queue length and the
- * launch statistics, 16 MB each on a 1 GB trace) one after the other
- * rather than side by side.  Indices into hta_analyses. */
-enum { TEMPORAL, COMM_COMP, KERNELS, OVERLAP, IDLE, LAUNCH_STATS, PIPELINING, QUEUE,
-       MEMORY_BW, TIMELINE, ACTIVITY, COLLECTIVES, DETAIL, OPS, ANNOTATIONS, GAPS,
-       MEMORY, CRITICAL_PATH, CUPTI, N_ANALYSES };
-_Static_assert(N_ANALYSES == sizeof hta_analyses / sizeof hta_analyses[0],
-               "one schedule slot per analysis");
-const size_t hta_analysis_schedule[N_ANALYSES] = {
-    CRITICAL_PATH, QUEUE, IDLE, TIMELINE, MEMORY_BW, LAUNCH_STATS, ACTIVITY, PIPELINING,
-    KERNELS, COLLECTIVES, OVERLAP, TEMPORAL, COMM_COMP, OPS, ANNOTATIONS, GAPS,
-    MEMORY, CUPTI, DETAIL,
+ * launch statistics) one after the other rather than side by side. */
+const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES] = {
+    HTA_ANALYSIS_CRITICAL_PATH,
+    HTA_ANALYSIS_QUEUE_LENGTH,       HTA_ANALYSIS_IDLE_TIME,
+    HTA_ANALYSIS_TIMELINE,           HTA_ANALYSIS_MEMORY_BW,
+    HTA_ANALYSIS_LAUNCH_STATS,       HTA_ANALYSIS_ACTIVITY_CATEGORIES,
+    HTA_ANALYSIS_LAUNCH_PIPELINING,  HTA_ANALYSIS_KERNEL_BREAKDOWN,
+    HTA_ANALYSIS_COLLECTIVES,        HTA_ANALYSIS_OVERLAP_BREAKDOWN,
+    HTA_ANALYSIS_TEMPORAL_BREAKDOWN, HTA_ANALYSIS_COMM_COMP_OVERLAP,
+    HTA_ANALYSIS_OPS,                HTA_ANALYSIS_ANNOTATIONS,
+    HTA_ANALYSIS_GPU_GAPS,           HTA_ANALYSIS_MEMORY,
+    HTA_ANALYSIS_CUPTI_COUNTERS,     HTA_ANALYSIS_DETAIL_TABLES,
 };
 
 static const hta_column METRIC_COLUMNS[] = {
@@ -52,7 +70,7 @@ int hta_emit_metric(hta_tableset *out, int64_t rank_key, const char *metric, dou
     hta_table *t = HTA_TABLE(out, "rank_metrics", METRIC_COLUMNS);
     if (!t)
         return -1;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_str(&row, metric);
     hta_row_put_f64(&row, value);

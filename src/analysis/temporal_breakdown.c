@@ -4,9 +4,11 @@
  * kernel_time spans the first GPU event's start to the last merged end over
  * every stream; idle is that span minus the union of all GPU events;
  * compute is the union of COMPUTATION kernels; the rest is non-compute. */
-#include "hta/analysis.h"
+
+#include "analysis/temporal_breakdown.h"
 
 #include <math.h>
+
 
 static const hta_column COLUMNS[] = {
     {"rank", HTA_COL_I64},
@@ -40,7 +42,7 @@ int hta_temporal_breakdown(const hta_rank_view *v, const hta_options *opt,
     hta_table *t = HTA_TABLE(out, "temporal_breakdown", COLUMNS);
     if (!t)
         return hta_fail(err, "out of memory in the temporal breakdown");
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, v->rank_key);
     hta_row_put_f64(&row, hta_ns_to_us(idle));
     hta_row_put_f64(&row, hta_ns_to_us(compute));

@@ -8,14 +8,13 @@
  * "_timeline_segments", one row per layer; run/timeline_bins.c bins them
  * once the range is agreed and drops the segments before anything is
  * gathered.  They stay until the process's last trace is analysed, so they
- * are packed as a series (hta/packed_ints.h) after the first start: for
+ * are packed as a series (table/packed_ints.h) after the first start: for
  * each segment the gap since the previous end and the length, a few bytes
  * each instead of a 32-byte row (2.5 per segment on whole-microsecond
  * traces), which keeps a process's memory nearly flat in the number of
  * traces it analyses. */
-#include "hta/analysis.h"
-#include "hta/packed_ints.h"
-#include "hta/timeline.h"
+#include "analysis/timeline.h"
+#include "table/packed_ints.h"
 
 
 static const hta_column SEGMENT_COLUMNS[] = {
@@ -24,8 +23,8 @@ static const hta_column SEGMENT_COLUMNS[] = {
 };
 
 /* A layer's segments pass twice, first for the series' common factor, then
- * to be packed: no copy of a layer is made (on a 1 GB trace the copies,
- * gaps and lengths and the intersection, took 11 MB at the peak of the
+ * to be packed: no copy of a layer is made (copies of the gaps, lengths and
+ * intersection would be megabytes at the peak of a large trace's
  * analyses).  Each non-empty segment adds the gap since the previous end
  * and its length. */
 typedef struct layer_walk {
@@ -84,7 +83,7 @@ static int emit_layer(hta_table *t, hta_buf *packed, int64_t rank_key, int layer
     walk_layer(&l, &w);
     if (w.failed)
         return -1;
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, rank_key);
     hta_row_put_i64(&row, layer_id);
     hta_row_put_i64(&row, w.first);

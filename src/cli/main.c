@@ -6,10 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hta/cli.h"
-#include "hta/head_start.h"
-#include "hta/pipeline.h"
-#include "hta/threads.h"
+#include "run/head_start.h"
+#include "run/pipeline.h"
+#include "run/threads.h"
 
 #ifndef HTA_VERSION
 #define HTA_VERSION "0.0.0"
@@ -19,25 +18,24 @@
  * megabytes and frees them.  By default glibc maps such blocks fresh or
  * returns the heap's top to the system after each trace, so the next one
  * page-faults all of it in again: with thousands of small traces per
- * process that was most of the run (26 s against 6 s for 4096 traces).
+ * process that would be most of the run.
  * Keeping blocks below MMAP_THRESHOLD in the heap, and up to
  * TRIM_THRESHOLD of free heap, lets each trace reuse the last one's pages;
  * the large event arrays are still mapped, and grow by remapping.  Every
  * thread allocates from the one main heap (MALLOC_ARENAS): malloc_trim,
  * which a large trace calls after each analysis (HTA_TRIM_MIN_EVENTS),
  * returns the free top of the main heap only, and a thread's own arena
- * kept up to TRIM_THRESHOLD of it between traces (4 x 1 GB traces on two
- * threads peaked 14-20 MB higher than one). */
+ * would keep up to TRIM_THRESHOLD of it between traces. */
 #define MMAP_THRESHOLD (4 << 20)
 #define TRIM_THRESHOLD (16 << 20)
 #define MALLOC_ARENAS 1
 
 /* A process started directly, not by mpirun or srun, is alone and sends
- * no message, yet Open MPI's singleton MPI_Init costs 0.21 s here: it
- * starts a helper daemon (orted) to serve as its runtime, and probes every
- * network transport it was built with (UCX, libfabric, PSM) to choose a
- * point-to-point layer.  Such a process runs isolated (no daemon: 0.05 s)
- * on the plain ob1 layer, unless the user set either; processes of a
+ * no message, yet Open MPI's singleton MPI_Init is slow: it starts a
+ * helper daemon (orted) to serve as its runtime, and probes every network
+ * transport it was built with (UCX, libfabric, PSM) to choose a
+ * point-to-point layer.  Such a process runs isolated (no daemon) on the
+ * plain ob1 layer, unless the user set either; processes of a
  * launched job keep whatever the cluster configures.  Isolated singletons
  * would all share one session directory, which the first to finish
  * removes: with several lone processes at once, another's MPI_Init then

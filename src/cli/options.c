@@ -1,9 +1,10 @@
-/* options.c: command-line parsing (interface.md, "Command line").
+/* options.c: command-line parsing (docs/hta-mpi.1).
  *
  * Parsing never touches MPI or the file system, so --help, --version and
  * usage errors answer at once on every process. */
-#include "hta/cli.h"
-#include "hta/source.h"
+#include "cli/options.h"
+
+#include "parse/source.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -31,9 +31,11 @@
  * below 0.001 / n_ranks (Bonferroni over the ranks, so a run without a
  * straggler flags anybody with probability under 0.1%).  Flagged ranks get
  * an "outliers" row (metric "arrived_last_share", class "straggler"). */
-#include "hta/analysis.h"
-#include "hta/crossrank.h"
-#include "hta/packed_ints.h"
+#include "crossrank/collective_wait.h"
+
+#include "crossrank/spread.h"
+#include "model/trace.h"
+#include "table/packed_ints.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -277,7 +279,7 @@ static int put_rows(hta_table *t, const rank_waits *w, size_t n)
         const rank_waits *r = &w[i];
         if (r->failed)
             continue;
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, r->rank);
         hta_row_put_i64(&row, r->collectives);
         hta_row_put_i64(&row, r->matched);

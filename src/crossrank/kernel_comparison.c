@@ -14,8 +14,10 @@
  * so it moves no extra bytes; the "kernels" rows it reads cost each rank
  * 64 bytes plus the lengths of its kernel names and type per distinct
  * kernel name (docs/crossrank.md has measured figures). */
-#include "hta/crossrank.h"
-#include "hta/strtab.h"
+#include "crossrank/kernel_comparison.h"
+
+#include "crossrank/spread.h"
+#include "util/strtab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -130,7 +132,7 @@ static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_colum
     if (hta_spread_of(means, n, &s) || list_outlier_ranks(opt, &s, ranks, means, n, text))
         return -1;
     const hta_cell *first = hta_table_row(kernels, rows[0]);
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_str(&row, first[col->name].s);
     hta_row_put_str(&row, first[col->type].s);
     hta_row_put_i64(&row, (int64_t)n);

@@ -7,8 +7,9 @@
  * decimal as HTA rounds.  Rows come in HTA's order: sum descending, ties
  * by name (HTA groups by name, and its descending sort keeps that order
  * among equal sums for its at most 7 rows). */
-#include "hta/run.h"
-#include "hta/stats.h"
+#include "crossrank/kernel_type_totals.h"
+
+#include "numerics/stats.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,7 @@ static int put_totals(hta_table *t, const type_total *totals, size_t n)
     for (size_t i = 0; i < n; i++)
         all += totals[i].sum_us;
     for (size_t i = 0; i < n; i++) {
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_str(&row, totals[i].kernel_type);
         hta_row_put_f64(&row, totals[i].sum_us);
         hta_row_put_f64(&row, hta_round_decimals(totals[i].sum_us / all * 100.0, 1));

@@ -1,14 +1,14 @@
 /* name_comparison.c: a per-rank figure per name across ranks (see
- * hta/name_comparison.h). */
-#include "hta/name_comparison.h"
+ * crossrank/name_comparison.h). */
+#include "crossrank/name_comparison.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hta/crossrank.h"
-#include "hta/strtab.h"
+#include "crossrank/spread.h"
+#include "util/strtab.h"
 
 static const hta_column COLUMNS[] = {
     {"name", HTA_COL_STR},
@@ -113,7 +113,7 @@ static int put_name(hta_table *into, const char *name, const int64_t *ranks, con
     hta_spread s;
     if (hta_spread_of(v, n, &s) || list_outliers(opt, &s, ranks, v, n, text))
         return -1;
-    hta_row row = hta_table_add_row(into);
+    hta_row_builder row = hta_table_add_row(into);
     hta_row_put_str(&row, name);
     hta_row_put_i64(&row, (int64_t)n);
     hta_row_put_f64(&row, s.mean);
@@ -139,7 +139,7 @@ static int compare_named(const void *a, const void *b)
 int hta_compare_names(hta_tableset *set, const hta_options *opt, const hta_name_comparison *c,
                       hta_error *err)
 {
-    hta_table *into = hta_tableset_table(set, c->into, COLUMNS, sizeof COLUMNS / sizeof *COLUMNS);
+    hta_table *into = hta_tableset_find_or_create(set, c->into, COLUMNS, sizeof COLUMNS / sizeof *COLUMNS);
     const hta_table *from = hta_tableset_find(set, c->from);
     if (!into)
         return hta_fail(err, "out of memory comparing /%s across ranks", c->from);

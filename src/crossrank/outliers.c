@@ -4,9 +4,10 @@
  * sample std, and the robust z against median and MAD (crossrank/spread.c
  * says why both).  A practical floor (--min-effect, a fraction of
  * |median|) keeps timing noise of a few microseconds from being reported. */
-#include "hta/crossrank.h"
-#include "hta/run.h"
-#include "hta/strtab.h"
+#include "crossrank/outliers.h"
+
+#include "crossrank/spread.h"
+#include "util/strtab.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,8 +8,9 @@
  * share one value the MAD is 0 and the robust z falls back to the mean
  * absolute deviation from the median (the 1.2533 factor makes both
  * estimate the standard deviation of normal data). */
-#include "hta/crossrank.h"
-#include "hta/stats.h"
+#include "crossrank/spread.h"
+
+#include "numerics/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -75,7 +76,7 @@ hta_table *hta_outliers_table(hta_tableset *set)
 int hta_add_outlier(hta_table *t, const char *metric, int64_t rank, double value,
                     const hta_spread *s, const char *classification)
 {
-    hta_row row = hta_table_add_row(t);
+    hta_row_builder row = hta_table_add_row(t);
     hta_row_put_str(&row, metric);
     hta_row_put_i64(&row, rank);
     hta_row_put_f64(&row, value);

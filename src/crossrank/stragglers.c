@@ -15,12 +15,16 @@
  *   --min-effect floor, as the outlier search does.
  * Every rank analysed without failure gets a row, most suspect first (ties
  * by rank); "flagged" says whether any evidence reached its flag. */
-#include "hta/crossrank.h"
+
+#include "crossrank/stragglers.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "crossrank/collective_wait.h"
+#include "crossrank/spread.h"
 
 #define RELATIVE_PERF_THRESHOLD 0.75
 
@@ -186,7 +190,7 @@ static int put_suspects(hta_table *t, const suspect *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         char reasons[1024];
         write_reasons(&s[i], reasons, sizeof reasons);
-        hta_row row = hta_table_add_row(t);
+        hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, s[i].rank);
         hta_row_put_f64(&row, s[i].score);
         hta_row_put_i64(&row, s[i].late || s[i].slow || s[i].heavy);

@@ -3,7 +3,9 @@
  * The rules are HTA's, applied in order, case-sensitive; the first match
  * wins, so an NCCL kernel whose name mentions Memcpy is still
  * COMMUNICATION. */
-#include "hta/trace.h"
+#include "model/classify.h"
+
+#include "model/trace.h"
 
 #include <string.h>
 

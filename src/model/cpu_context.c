@@ -1,5 +1,5 @@
-/* cpu_context.c: decoding the CPU contexts (see hta/cpu_context.h). */
-#include "hta/cpu_context.h"
+/* cpu_context.c: decoding the CPU contexts (see model/cpu_context.h). */
+#include "model/cpu_context.h"
 
 #include <stdlib.h>
 #include <string.h>

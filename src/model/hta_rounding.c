@@ -1,10 +1,10 @@
 /* hta_rounding.c: HTA's rounding of fractional timestamps (see
- * hta_round_like_hta in hta/reader.h).  HTA applies it whenever the ts
+ * hta_round_like_hta in model/hta_rounding.h).  HTA applies it whenever the ts
  * column is floating point, because pytorch/pytorch#122425 made events
  * overlap by fractions of a microsecond; hta-mpi keeps nanoseconds by
  * default and does this only to reproduce HTA exactly.  Shrinking every
  * event widens every gap, so HTA reports more idle time than there was. */
-#include "hta/reader.h"
+#include "model/hta_rounding.h"
 
 #include <math.h>
 

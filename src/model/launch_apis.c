@@ -1,7 +1,7 @@
 /* launch_apis.c: the runtime call names of definitions section 4 (see
- * hta/launch.h).  Only the names differ between the lists; everything
+ * model/launch_apis.h).  Only the names differ between the lists; everything
  * that counts launches goes through hta_launch_names_find. */
-#include "hta/launch.h"
+#include "model/launch_apis.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* memory_samples.c: the [memory] sample array (see hta/memory_samples.h). */
-#include "hta/memory_samples.h"
+/* memory_samples.c: the [memory] sample array (see model/memory_samples.h). */
+#include "model/memory_samples.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
-/* op_groups.c: (name, signature) -> dense group index (see hta/op_groups.h). */
-#include "hta/op_groups.h"
+/* op_groups.c: (name, signature) -> dense group index (see model/op_groups.h). */
+#include "model/op_groups.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hta/buf.h"
-#include "hta/strtab.h"
+#include "util/buf.h"
+#include "util/strtab.h"
 
 static int intern_signatures(hta_op_groups *g)
 {

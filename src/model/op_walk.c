@@ -1,4 +1,4 @@
-/* op_walk.c: nesting CPU ops and attributing launches (see hta/op_walk.h).
+/* op_walk.c: nesting CPU ops and attributing launches (see model/op_walk.h).
  *
  * The ops and launches are put in per-thread order by a counting sort on
  * the thread and an insertion sort within each thread (Kineto writes a
@@ -7,12 +7,12 @@
  * then keeps the chain of open ops and a buffer of the GPU events launched
  * under the outermost one. */
 #define _GNU_SOURCE /* qsort_r */
-#include "hta/op_walk.h"
+#include "model/op_walk.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hta/large_alloc.h"
+#include "util/large_alloc.h"
 
 typedef struct walk {
     const hta_rank_view *view;
@@ -187,7 +187,9 @@ static int close_op(walk *w, hta_op_visit_fn visit, void *ctx)
 {
     size_t k = --w->n_open;
     size_t mark = w->open_mark[k];
-    hta_op_visit v = {&w->events[w->open[k]], (uint32_t)k, w->gpu + mark, w->n_gpu - mark};
+    /* No GPU event yet means no buffer: no offset from NULL. */
+    hta_op_visit v = {&w->events[w->open[k]], (uint32_t)k, w->gpu ? w->gpu + mark : NULL,
+                      w->n_gpu - mark};
     int rc = visit(ctx, &v);
     if (k == 0)
         w->n_gpu = 0;          /* nothing outside the outermost op keeps them */

@@ -1,14 +1,15 @@
 /* rank_view.c: the sorted GPU events, correlation index, per-type
  * interval unions and per-stream work order every analysis shares (see
- * hta/analysis.h).  Built once per rank so that no analysis sorts, indexes
+ * model/rank_view.h).  Built once per rank so that no analysis sorts, indexes
  * or merges the same events again.  The sorted events are pointers into
  * the trace rather than copies: 8 bytes an event instead of 32, at the
  * price of one indirection where an analysis reads one. */
 #define _GNU_SOURCE /* qsort_r */
-#include "hta/analysis.h"
-#include "hta/large_alloc.h"
-#include "hta/radix_sort.h"
-#include "hta/thread_jobs.h"
+#include "model/rank_view.h"
+
+#include "numerics/radix_sort.h"
+#include "util/large_alloc.h"
+#include "util/thread_jobs.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,10 +5,13 @@
  * before its end) and only the GPU events launched by a kept CPU event.
  * Applies only when the rank has at least two distinct ProfilerStep#N
  * names; the trace is compacted in place. */
-#include "hta/analysis.h"
+
+#include "model/step_filter.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/corrmap.h"
 
 static int is_profiler_step(const char *name)
 {

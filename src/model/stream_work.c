@@ -1,19 +1,20 @@
 /* stream_work.c: per-stream GPU work in HTA's order (see
- * hta/stream_work.h).
+ * model/stream_work.h).
  *
  * Events are grouped by stream keeping trace order (what HTA's boolean
  * selection of one stream keeps), then each stream is ordered by start
  * with numpy's quicksort permutation, so that events starting together
  * get the predecessor HTA gives them.  Both orders are stable radix sorts
  * (numpy's permutation differs from a stable one only among equal starts,
- * so it runs only for a stream that has some).  Memory was the point: the
- * grouping sorts the event pointers themselves, with one array of them as
+ * so it runs only for a stream that has some).  Memory decides the
+ * shape: the grouping sorts the event pointers themselves, with one array of them as
  * scratch, and the start-order scratch is sized by the longest stream and
  * allocated only for a stream not already in start order. */
-#include "hta/large_alloc.h"
-#include "hta/radix_sort.h"
-#include "hta/stats.h"
-#include "hta/stream_work.h"
+#include "model/stream_work.h"
+#include "numerics/argsort.h"
+#include "numerics/radix_sort.h"
+#include "numerics/stats.h"
+#include "util/large_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
-/* trace.c: growth of the per-rank event arrays (see hta/trace.h). */
-#include "hta/trace.h"
+/* trace.c: growth of the per-rank event arrays (see model/trace.h). */
+#include "model/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hta/large_alloc.h"
+#include "util/large_alloc.h"
 
 /* Items in an array's first block; smaller reservations are left to it. */
 #define FIRST_CAPACITY 4096

@@ -5,7 +5,7 @@
  * one is a rank to look at, whatever its times: a data-loading or
  * launch-bound step on one rank of many GPU-bound ones.  The summary
  * names at most a few steps and ranks; /critical_path has them all. */
-#include "hta/critical_path_summary.h"
+#include "output/critical_path_summary.h"
 
 #include <stdio.h>
 #include <stdlib.h>

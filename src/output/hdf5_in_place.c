@@ -22,8 +22,9 @@
  * parallel HDF5 cannot write variable-length data, which is why tables of
  * free text (kernel names, file paths, errors) stay with the root. */
 #define _GNU_SOURCE /* fallocate */
-#include "hta/run.h"
-#include "hta/utf8.h"
+#include "output/hdf5_in_place.h"
+
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,7 +67,7 @@ static int agree_on_tables(const hta_tableset *mine, hta_tableset *schema, hta_e
     int failed = 0;
     for (size_t i = 0; i < mine->n_tables && !failed; i++) {
         const hta_table *t = mine->tables[i];
-        failed = !hta_tableset_table(&empty, t->name, t->columns, t->n_columns);
+        failed = !hta_tableset_find_or_create(&empty, t->name, t->columns, t->n_columns);
     }
     failed = failed || hta_tableset_pack(&empty, &packed) || packed.len > INT_MAX;
     hta_tableset_free(&empty);
@@ -375,6 +376,8 @@ static int write_all_tables(const char *tmp_path, const in_place_table *tables,
     if (file < 0)
         return -1;
     int rc = 0;
+    /* Every process makes every collective call, so a failed table does
+     * not stop the others (the run then fails as a whole). */
     for (size_t i = 0; i < n_tables; i++)
         rc |= write_table(file, &tables[i], slots);
     if (H5Fclose(file) < 0)

@@ -1,4 +1,4 @@
-/* hdf5_writer.c: the results file (interface.md, "HDF5 file").
+/* hdf5_writer.c: the results file (docs/results-format.md).
  *
  * Every table becomes a 1-D compound dataset whose memory layout is the
  * table's own cell array (8 bytes per column; strings as variable-length
@@ -10,14 +10,15 @@
  * name in the target directory, synced and renamed only once complete, so
  * a crash or a full disk never leaves a half file under the final name
  * (docs/robustness.md). */
-#include "hta/large_alloc.h"
-#include "hta/run.h"
-#include "hta/utf8.h"
+#include "output/hdf5_writer.h"
+
+#include "output/results_file.h"
+#include "util/large_alloc.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,8 +83,8 @@ static void free_repaired(const hta_table *t, hta_cell *copy)
 }
 
 /* Every write that converts, as every table with strings does, zero-fills
- * HDF5's type-conversion and background buffers, 1 MB each by default:
- * 11 ms of a small trace's 0.1 s run here.  Buffers of the table's own
+ * HDF5's type-conversion and background buffers, 1 MB each by default, a
+ * visible share of a small trace's run.  Buffers of the table's own
  * size change nothing for tables of a megabyte and more.  A converted row
  * takes at most 16 bytes a column (a variable-length string's file form). */
 #define CONVERSION_BUFFER_MAX (1u << 20)
@@ -182,8 +183,9 @@ static int write_timeline(hid_t file, const hta_table *t, const hta_run_info *in
         if (attr >= 0)
             H5Aclose(attr);
         H5Sclose(space);
-        rc |= put_attr_strings(ds, "categories", categories, 4);
-        rc |= put_attr_string(ds, "unit", "us");
+        if (rc == 0 && (put_attr_strings(ds, "categories", categories, 4) ||
+                        put_attr_string(ds, "unit", "us")))
+            rc = -1;
     }
     if (ds >= 0)
         H5Dclose(ds);
@@ -275,49 +277,37 @@ static int write_root_attributes(hid_t file, const hta_tableset *set,
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     int64_t n_ok, n_failed;
     count_ranks(set, &n_ok, &n_failed);
-    int rc = 0;
-    rc |= put_attr_i64(file, "schema_version", HTA_SCHEMA_VERSION);
-    rc |= put_attr_string(file, "tool_version", info->tool_version);
-    rc |= put_attr_string(file, "created_utc", created);
-    rc |= put_attr_string(file, "command_line", opt->command_line ? opt->command_line : "");
-    rc |= put_attr_strings(file, "trace_paths", info->files->paths, info->files->count);
-    rc |= put_attr_string(file, "time_unit", "us");
-    rc |= put_attr_i64(file, "n_ranks", n_ok + n_failed);
-    rc |= put_attr_i64(file, "n_failed", n_failed);
-    rc |= put_attr_i64(file, "n_processes", info->n_processes);
-    rc |= put_attr_f64(file, "wall_seconds", info->wall_seconds);
-    rc |= put_attr_f64(file, "gather_seconds", info->gather_seconds);
-    rc |= put_attr_f64(file, "crossrank_seconds", info->crossrank_seconds);
-    rc |= put_attr_i64(file, "include_last_step", opt->include_last_step);
-    rc |= put_attr_i64(file, "round_like_hta", opt->round_like_hta);
-    rc |= put_attr_f64(file, "consecutive_kernel_delay_us", opt->consecutive_kernel_delay_us);
-    rc |= put_attr_f64(file, "runtime_cutoff_us", opt->runtime_cutoff_us);
-    rc |= put_attr_f64(file, "launch_delay_cutoff_us", opt->launch_delay_cutoff_us);
-    rc |= put_attr_i64(file, "num_kernels", opt->num_kernels);
-    rc |= put_attr_f64(file, "duration_ratio", opt->duration_ratio);
-    rc |= put_attr_i64(file, "bins", opt->bins);
-    rc |= put_attr_string(file, "sequence_op", opt->sequence_op ? opt->sequence_op : "");
-    rc |= put_attr_i64(file, "min_pattern_len", opt->min_pattern_len);
-    rc |= put_attr_i64(file, "sequence_top", opt->sequence_top);
-    rc |= put_attr_f64(file, "gap_threshold_us", opt->gap_threshold_us);
-    rc |= put_attr_f64(file, "z_outlier", opt->z_outlier);
-    rc |= put_attr_f64(file, "z_likely", opt->z_likely);
-    rc |= put_attr_f64(file, "robust_z", opt->robust_z);
-    rc |= put_attr_f64(file, "min_effect", opt->min_effect);
-    return rc;
-}
-
-static char *temporary_name(const char *output)
-{
-    size_t len = strlen(output) + 64;
-    char *dir_copy = strdup(output), *base_copy = strdup(output);
-    char *tmp = malloc(len);
-    if (dir_copy && base_copy && tmp)
-        snprintf(tmp, len, "%s/.%s.tmp.%ld", dirname(dir_copy), basename(base_copy),
-                 (long)getpid());
-    free(dir_copy);
-    free(base_copy);
-    return tmp;
+    /* The first failure stops the writing: the file is then discarded. */
+    return put_attr_i64(file, "schema_version", HTA_SCHEMA_VERSION) ||
+           put_attr_string(file, "tool_version", info->tool_version) ||
+           put_attr_string(file, "created_utc", created) ||
+           put_attr_string(file, "command_line", opt->command_line ? opt->command_line : "") ||
+           put_attr_strings(file, "trace_paths", info->files->paths, info->files->count) ||
+           put_attr_string(file, "time_unit", "us") ||
+           put_attr_i64(file, "n_ranks", n_ok + n_failed) ||
+           put_attr_i64(file, "n_failed", n_failed) ||
+           put_attr_i64(file, "n_processes", info->n_processes) ||
+           put_attr_f64(file, "wall_seconds", info->wall_seconds) ||
+           put_attr_f64(file, "gather_seconds", info->gather_seconds) ||
+           put_attr_f64(file, "crossrank_seconds", info->crossrank_seconds) ||
+           put_attr_i64(file, "include_last_step", opt->include_last_step) ||
+           put_attr_i64(file, "round_like_hta", opt->round_like_hta) ||
+           put_attr_f64(file, "consecutive_kernel_delay_us", opt->consecutive_kernel_delay_us) ||
+           put_attr_f64(file, "runtime_cutoff_us", opt->runtime_cutoff_us) ||
+           put_attr_f64(file, "launch_delay_cutoff_us", opt->launch_delay_cutoff_us) ||
+           put_attr_i64(file, "num_kernels", opt->num_kernels) ||
+           put_attr_f64(file, "duration_ratio", opt->duration_ratio) ||
+           put_attr_i64(file, "bins", opt->bins) ||
+           put_attr_string(file, "sequence_op", opt->sequence_op ? opt->sequence_op : "") ||
+           put_attr_i64(file, "min_pattern_len", opt->min_pattern_len) ||
+           put_attr_i64(file, "sequence_top", opt->sequence_top) ||
+           put_attr_f64(file, "gap_threshold_us", opt->gap_threshold_us) ||
+           put_attr_f64(file, "z_outlier", opt->z_outlier) ||
+           put_attr_f64(file, "z_likely", opt->z_likely) ||
+           put_attr_f64(file, "robust_z", opt->robust_z) ||
+           put_attr_f64(file, "min_effect", opt->min_effect)
+               ? -1
+               : 0;
 }
 
 static int write_all(int fd, const unsigned char *data, size_t len)
@@ -357,7 +347,7 @@ static void repair_superblock_checksum(unsigned char *image, size_t size)
 }
 
 /* Writes the finished in-memory file to fd.  Not synced here:
- * hta_publish_results syncs the whole file, the in-place tables included,
+ * hta_results_file_publish syncs the whole file, the in-place tables included,
  * before the rename exposes it. */
 static int save_image(hid_t file, int fd, const char *output, hta_error *err)
 {
@@ -382,7 +372,7 @@ static int save_image(hid_t file, int fd, const char *output, hta_error *err)
  * for metadata) lets it grow about once.  Small steps would copy the image
  * again at every step once the allocator serves it from the heap; one
  * large fixed step would zero-fill megabytes for a file of kilobytes (a
- * one-trace file is 30-400 KB, so the room for metadata is 128 KB). */
+ * one-trace file is a few hundred kilobytes). */
 #define STRING_OVERHEAD_BYTES 32
 #define METADATA_ROOM_BYTES (128u << 10)
 
@@ -400,8 +390,8 @@ static size_t core_increment(const hta_tableset *set)
 }
 
 /* The in-memory file's own buffer, grown and zero-filled by the core
- * driver: on huge pages, as the analyses' arrays, because faulting in
- * 18 MB 4 KB at a time took 65 ms of a 1024-rank write here. */
+ * driver: on huge pages, as the analyses' arrays, because faulting in a
+ * many-rank file 4 KB at a time is a large share of its write. */
 static void *image_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
 {
     (void)op, (void)udata;
@@ -476,7 +466,7 @@ static int build_and_save(const hta_tableset *set, const hta_options *opt,
 int hta_write_root_tables(const hta_tableset *set, const hta_options *opt,
                           const hta_run_info *info, char **tmp_path, hta_error *err)
 {
-    char *tmp = temporary_name(opt->output);
+    char *tmp = hta_results_file_temporary_name(opt->output);
     *tmp_path = NULL;
     if (!tmp)
         return hta_fail(err, "out of memory");
@@ -497,23 +487,4 @@ int hta_write_root_tables(const hta_tableset *set, const hta_options *opt,
     }
     *tmp_path = tmp;
     return 0;
-}
-
-/* Synced once the file is complete (the root's part and the in-place
- * tables, written through MPI-IO, whose close promises nothing about the
- * disk), so that the rename never exposes an incomplete file, even after a
- * power cut. */
-int hta_publish_results(const char *tmp_path, const char *output, int complete, hta_error *err)
-{
-    int rc = complete ? 0 : -1;
-    int fd = rc ? -1 : open(tmp_path, O_RDONLY);
-    if (rc == 0 && (fd < 0 || fsync(fd) != 0))
-        rc = hta_fail(err, "%s: cannot write the results file: %s", output, strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    if (rc == 0 && rename(tmp_path, output) != 0)
-        rc = hta_fail(err, "%s: cannot rename the finished results file into place", output);
-    if (rc)
-        unlink(tmp_path);
-    return rc;
 }

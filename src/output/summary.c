@@ -1,18 +1,20 @@
-/* summary.c: the short report the root prints on stdout (interface.md).
+/* summary.c: the short report the root prints on stdout.
  *
  * It shows at most ten ranks (the five with the most and the five with the
  * least idle time), every failed trace, the ranks with outliers (one line
  * each: how many metrics, the worst of them; worst ranks first, at most
  * fifteen) and the flagged stragglers (at most five), so it stays readable
  * for a thousand ranks; the HDF5 file has the rest. */
-#include "hta/critical_path_summary.h"
-#include "hta/run.h"
-#include "hta/summary_ops.h"
+
+#include "output/summary.h"
+#include "output/critical_path_summary.h"
+#include "output/summary_ops.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 
 #define SUMMARY_EXTREME_RANKS 5
 #define SUMMARY_OUTLIER_RANKS 15

@@ -1,9 +1,9 @@
 /* summary_ops.c: where GPU time came from and where it was lost, in a
- * few lines of the stdout summary (see hta/summary_ops.h): the five CPU
+ * few lines of the stdout summary (see output/summary_ops.h): the five CPU
  * ops with the most GPU busy time summed over ranks (/cross_rank/ops),
  * and the five longest GPU gaps of any rank with their causes
  * (/gpu_gaps). */
-#include "hta/summary_ops.h"
+#include "output/summary_ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* trace_writer.c: --write-traces (see hta/trace_writer.h).
+/* trace_writer.c: --write-traces (see output/trace_writer.h).
  *
  * The original document is read whole and copied through, so that
  * nothing hta-mpi does not model is lost; a small scanner finds the
@@ -9,7 +9,7 @@
  * go before the array's closing bracket: their pid is ANALYSIS_PID, named
  * "hta-mpi" by a metadata event, except flows, which sit on the tracks of
  * the events they join. */
-#include "hta/trace_writer.h"
+#include "output/trace_writer.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "hta/buf.h"
-#include "hta/critical_path.h"
-#include "hta/interval.h"
-#include "hta/launch.h"
+#include "util/buf.h"
+#include "analysis/critical_path.h"
+#include "model/interval.h"
+#include "model/launch_apis.h"
 
 #define ANALYSIS_PID 999999
 /* Flow ids far above Kineto's (its ac2g flows count from 1). */

@@ -1,8 +1,10 @@
 /* rank_name.c: the rank number written in a trace's file name. */
-#include "hta/run.h"
+
+#include "parse/rank_name.h"
 
 #include <ctype.h>
 #include <string.h>
+
 
 int64_t hta_rank_from_file_name(const char *path)
 {

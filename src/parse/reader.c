@@ -1,4 +1,4 @@
-/* reader.c: streaming Kineto JSON parser (see hta/reader.h).
+/* reader.c: streaming Kineto JSON parser (see parse/reader.h).
  *
  * Layout: a pull lexer (lx_*) over a refillable buffer; a validating skipper
  * that keeps its nesting stack on the heap; the event decoder, which fills
@@ -13,14 +13,14 @@
  * per-member steps (key, scalar skip, separator) are inline with their
  * rare cases (escapes, the buffer's end, containers) out of line.
  *
- * The same lexer also parses one part of a plain file (hta/parse_parts.h):
+ * The same lexer also parses one part of a plain file (parse/split_parse.h):
  * the head stops before the first event at or past a given offset, a span
  * starts at an event boundary it finds itself, and the tail resumes the
  * top level just past the event array.  A stop is one offset comparison
  * per event, so the serial parse pays nothing measurable for it. */
-#include "hta/clock.h"
-#include "hta/large_alloc.h"
-#include "hta/reader.h"
+#include "util/clock.h"
+#include "util/large_alloc.h"
+#include "parse/reader.h"
 
 #include <cjson/cJSON.h>
 #ifdef __SSE2__
@@ -35,9 +35,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hta/buf.h"
-#include "hta/parse_parts.h"
-#include "hta/source.h"
+#include "parse/source.h"
+#include "parse/split_parse.h"
+#include "util/buf.h"
 
 #define LX_BUFFER_BYTES (256u << 10)
 /* The data in the buffer is followed by this many zero bytes: the NUL at
@@ -1006,6 +1006,12 @@ static int append_text(hta_buf *b, const char *s, size_t len, int present)
     return hta_buf_append(b, present ? s : "", present ? len : 0);
 }
 
+/* memcmp for texts that may be absent (NULL, length 0). */
+static inline int same_bytes(const char *a, const char *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
 /* Whether the event has no arguments in its context and the same pid and
  * tid text as the last such event. */
 static int repeats_last_thread(const lexer *lx, const event_fields *f)
@@ -1013,9 +1019,9 @@ static int repeats_last_thread(const lexer *lx, const event_fields *f)
     const hta_buf *last = &lx->last_context_key;
     size_t pid = f->has_pid ? lx->pid.len : 0, tid = f->has_tid ? lx->tid.len : 0;
     return !f->has_input_dims && !f->has_input_type && last->data &&
-           last->len == pid + tid + 3 && memcmp(last->data, lx->pid.data, pid) == 0 &&
+           last->len == pid + tid + 3 && same_bytes(last->data, lx->pid.data, pid) &&
            last->data[pid] == HTA_CONTEXT_SEPARATOR &&
-           memcmp(last->data + pid + 1, lx->tid.data, tid) == 0;
+           same_bytes(last->data + pid + 1, lx->tid.data, tid);
 }
 
 static size_t text_len(const lx_text *t, int present)
@@ -1037,7 +1043,7 @@ static int is_key_of(const hta_buf *key, const lexer *lx, const event_fields *f)
     const char *at = key->data;
     for (int k = 0; k < 4; k++) {
         size_t n = text_len(piece[k], present[k]);
-        if (memcmp(at, piece[k]->data, n) != 0 || (k < 3 && at[n] != HTA_CONTEXT_SEPARATOR))
+        if (!same_bytes(at, piece[k]->data, n) || (k < 3 && at[n] != HTA_CONTEXT_SEPARATOR))
             return 0;
         at += n + 1;
     }
@@ -1064,7 +1070,7 @@ static op_context *op_context_of(lexer *lx, uint32_t name)
     return (op_context *)all->data + name;
 }
 
-/* The context id of a CPU event (hta/trace.h): its key interned.  Most
+/* The context id of a CPU event (model/trace.h): its key interned.  Most
  * CPU events without arguments (runtime calls) follow one of the same
  * thread, whose id is reused without building the key; an op usually has
  * the arguments its name had last time, and a comparison with that key
@@ -1638,12 +1644,12 @@ static void lexer_free(lexer *lx)
     hta_buf_free(&lx->kernel_types);
 }
 
-/* Every trace at hand has 340-420 bytes of JSON per kept event, so this
+/* Real traces have a few hundred bytes of JSON per kept event, so this
  * guess from the input's size reserves enough event array for the usual
  * trace without a copy or a remap, and room for whole huge pages in a
- * trace of 25 MB (half the guess left 10-15% of its parse time to page
- * faults).  It costs address space of 31% of the JSON's size; only what
- * is filled becomes resident. */
+ * mid-sized trace (a smaller reservation leaves its growth to page
+ * faults).  It costs address space of a third of the JSON's size; only
+ * what is filled becomes resident. */
 #define JSON_BYTES_PER_EVENT_GUESS 128
 
 /* Where a parse reads from: pull fills the buffer from ctx; the stream
@@ -1707,9 +1713,9 @@ int hta_read_trace_file(const char *path, const hta_read_options *options, hta_t
 {
     hta_deadline limit = hta_deadline_from(options ? options->timeout_seconds : 0);
     if (options && options->threads > 1) {
-        int split = hta_read_trace_split(path, options, &limit, out, err);
-        if (split <= 0)
-            return split;
+        hta_split_result split = hta_read_trace_split(path, options, &limit, out, err);
+        if (split != HTA_SPLIT_SERIAL)
+            return split == HTA_SPLIT_DONE ? 0 : -1;
     }
     hta_source *src;
     if (hta_source_open(path, options ? options->inflater : HTA_INFLATER_AUTO, &src, err)) {

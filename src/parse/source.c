@@ -1,17 +1,15 @@
-/* source.c: plain or gzip byte stream of a trace file (see hta/source.h).
+/* source.c: plain or gzip byte stream of a trace file (see parse/source.h).
  *
  * Reads with read(2) in large blocks.  Gzip input is inflated by a reader
  * thread into a small ring of blocks while the caller parses the previous
  * ones, so a .json.gz costs about max(inflate, parse) rather than their sum;
  * memory stays at RING_BLOCKS x BLOCK_BYTES whatever the file size.  A
  * small file is inflated inline, as the parser asks for bytes: starting the
- * thread and handing it blocks cost about 1 ms of a first trace, more than
- * inflating a few megabytes takes (ISA-L: 3 GB/s here; alexnet's 0.3 MB
- * parsed in 3.0 ms with the thread, 1.8 ms without).  The
- * inflater is ISA-L's igzip when the build has it, else zlib: both sit
+ * thread and handing it blocks costs more than inflating a few megabytes
+ * takes.  The inflater is ISA-L's igzip when the build has it, else zlib: both sit
  * behind start_member/inflate_step, the rest is shared. */
-#include "hta/large_alloc.h"
-#include "hta/source.h"
+#include "util/large_alloc.h"
+#include "parse/source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,10 +23,9 @@
 #include <isa-l/igzip_lib.h>
 #endif
 
-/* Blocks of 256 KB rather than 1 MB: every buffer a trace allocates is
- * faulted in fresh for the first trace of a process, at 13 us a page on
- * this project's VMs, and a 10 MB .gz trace's parse went from 30 to 21 ms;
- * a 1 GB one did not slow down (1.66-1.73 s -> 1.58-1.63 s). */
+/* Blocks of 256 KB rather than larger: every buffer a trace allocates is
+ * faulted in fresh for the first trace of a process, which small blocks
+ * keep cheap for small traces, and large traces do not need more. */
 #define SOURCE_INPUT_BYTES (256u << 10)
 #define RING_BLOCKS 4
 #define BLOCK_BYTES (256u << 10)
@@ -414,11 +411,6 @@ long hta_source_read(hta_source *s, char *buf, size_t cap, hta_error *err)
         return n;
     }
     return s->is_gzip ? read_gzip(s, buf, cap, err) : read_plain(s, buf, cap, err);
-}
-
-uint64_t hta_source_file_bytes(const hta_source *s)
-{
-    return s->file_bytes;
 }
 
 /* Deflate expands at most about 1032-fold, which bounds a forged trailer. */

@@ -1,5 +1,5 @@
 /* split_parse.c: one plain trace parsed by several threads (see
- * hta/parse_parts.h).
+ * parse/split_parse.h).
  *
  * The file is cut into byte ranges (plan_parts), which `threads` threads
  * take in file order as they come free: part 0 (the head) and parts 1..
@@ -14,10 +14,11 @@
  * parse assigns them.  Anything else (a guess inside a string, a parse
  * error) makes the caller parse serially; only running out of time is
  * reported from here, since a retry would start with the budget spent. */
-#include "hta/large_alloc.h"
-#include "hta/parse_parts.h"
-#include "hta/source.h"
-#include "hta/thread_jobs.h"
+#include "parse/split_parse.h"
+
+#include "parse/source.h"
+#include "util/large_alloc.h"
+#include "util/thread_jobs.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -52,8 +53,8 @@ static int is_gzip(int fd)
 
 /* Cuts the file into parts that threads take in order as they come free,
  * so that a slower core or a costlier stretch of the file does not leave
- * the others waiting (equal halves on this project's VMs finished 0.2 s
- * apart: one core is a third slower).  The head takes 80% of an even
+ * the others waiting (on a virtual machine one core can be much slower
+ * than another).  The head takes 80% of an even
  * share, since only its events are not copied when the parts are merged;
  * each later part half of what remains per thread, down to a sixteenth of an
  * even share, so the last parts are small enough to even out the finish.
@@ -117,8 +118,8 @@ static uint32_t *merge_strings(hta_strtab *into, const hta_strtab *from)
  * first, shrinking part's array behind the copy so that a part and its
  * merged copy are never both resident.  The array ends one event long:
  * freeing a large one would raise glibc's dynamic mmap threshold, keeping
- * later large allocations on the heap (+30 MB peak RSS on a 300 MB trace
- * before this). */
+ * later large allocations on the heap, where their freed pages stay
+ * resident. */
 static void move_events(hta_event *dst, hta_trace *part, const uint32_t *names,
                         const uint32_t *cats, const uint32_t *contexts)
 {
@@ -271,14 +272,14 @@ static int merge_parts(worker *w, int last, int threads)
 }
 
 /* Parses the top level after the event array (from is past its ']') into
- * the head's trace: 0; -1 with err when out of time; 1 on anything else. */
-static int read_tail(worker *head, uint64_t from, hta_error *err)
+ * the head's trace. */
+static hta_split_result read_tail(worker *head, uint64_t from, hta_error *err)
 {
     hta_part tail = {.kind = HTA_PART_TAIL, .from = from, .bare_array = head->part.bare_array};
     hta_trace rest;
     if (hta_read_part(head->path, head->limit, &tail, &rest, err))
-        return tail.end == HTA_PART_TIMED_OUT ? -1 : 1;
-    int rc = append_part(&head->trace, &rest) ? 1 : 0;
+        return tail.end == HTA_PART_TIMED_OUT ? HTA_SPLIT_TIMED_OUT : HTA_SPLIT_SERIAL;
+    hta_split_result rc = append_part(&head->trace, &rest) ? HTA_SPLIT_SERIAL : HTA_SPLIT_DONE;
     hta_trace_free(&rest);
     return rc;
 }
@@ -292,52 +293,53 @@ static const hta_error *timeout_error(const worker *w, int n)
     return NULL;
 }
 
-/* Returns as hta_read_trace_split. */
-static int split_file(const char *path, int threads, uint64_t size, const hta_deadline *limit,
-                      hta_trace *out, hta_error *err)
+static hta_split_result split_file(const char *path, int threads, uint64_t size,
+                                   const hta_deadline *limit, hta_trace *out, hta_error *err)
 {
     worker *w = calloc(MAX_PARTS, sizeof *w);
     if (!w)
-        return 1;
+        return HTA_SPLIT_SERIAL;
     for (int k = 0; k < MAX_PARTS; k++)
         w[k] = (worker){.path = path, .limit = limit};
     int n = plan_parts(w, threads < MAX_PARTS ? threads : MAX_PARTS, size);
     hta_run_tasks(parse_part, w, n, threads);
     int last = last_needed_part(w, n);
-    int rc = last < 0 ? 1 : merge_parts(w, last, threads);
-    if (rc == 0 && w[last].part.end != HTA_PART_DOCUMENT_END)
+    hta_split_result rc = last < 0 || merge_parts(w, last, threads) ? HTA_SPLIT_SERIAL
+                                                                     : HTA_SPLIT_DONE;
+    if (rc == HTA_SPLIT_DONE && w[last].part.end != HTA_PART_DOCUMENT_END)
         rc = read_tail(&w[0], w[last].part.end_offset, err);
-    const hta_error *timeout = rc > 0 ? timeout_error(w, n) : NULL;
+    const hta_error *timeout = rc == HTA_SPLIT_SERIAL ? timeout_error(w, n) : NULL;
     if (timeout) {
         *err = *timeout;
-        rc = -1;
+        rc = HTA_SPLIT_TIMED_OUT;
     }
     for (int k = 1; k < n; k++)
         if (w[k].rc == 0)
             hta_trace_free(&w[k].trace);
-    if (rc == 0)
+    if (rc == HTA_SPLIT_DONE)
         *out = w[0].trace;
     else if (w[0].rc == 0)
         hta_trace_free(&w[0].trace);
-    if (rc < 0)
+    if (rc == HTA_SPLIT_TIMED_OUT)
         hta_trace_init(out);
     free(w);
     return rc;
 }
 
-int hta_read_trace_split(const char *path, const hta_read_options *options,
-                         const hta_deadline *limit, hta_trace *out, hta_error *err)
+hta_split_result hta_read_trace_split(const char *path, const hta_read_options *options,
+                                      const hta_deadline *limit, hta_trace *out,
+                                      hta_error *err)
 {
     uint64_t min_bytes = options->split_min_bytes ? options->split_min_bytes
                                                   : HTA_SPLIT_MIN_BYTES;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return 1;
+        return HTA_SPLIT_SERIAL;
     struct stat st;
     int splittable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
                      (uint64_t)st.st_size >= min_bytes && !is_gzip(fd);
     close(fd);
     if (!splittable)
-        return 1;
+        return HTA_SPLIT_SERIAL;
     return split_file(path, options->threads, (uint64_t)st.st_size, limit, out, err);
 }

@@ -1,7 +1,8 @@
 /* discover.c: the list of trace files a run analyses, and their
- * assignment to processes (see hta/run.h).  Runs on the root only; the
+ * assignment to processes (see run/discover.h).  Runs on the root only; the
  * sorted list is then broadcast, so every process sees the same order. */
-#include "hta/run.h"
+
+#include "run/discover.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-void hta_file_list_free(hta_file_list *list)
-{
-    for (size_t i = 0; i < list->count; i++)
-        free(list->paths[i]);
-    free(list->paths);
-    free(list->bytes);
-    memset(list, 0, sizeof *list);
-}
 
 static int has_suffix(const char *s, const char *suffix)
 {

@@ -1,5 +1,5 @@
 /* head_start.c: a lone process's first trace analysed while MPI starts up
- * (see hta/head_start.h).
+ * (see run/head_start.h).
  *
  * Only a process started alone gets one.  In a launched job MPI_Init may
  * bring up transports (UCX, verbs) that hook the process's memory calls,
@@ -7,9 +7,10 @@
  * moment calls them by the million.  A lone process is told to use no such
  * transport (main.c), and it knows its rank (0) and the job's size (1)
  * before MPI_Init says so. */
-#include "hta/clock.h"
-#include "hta/head_start.h"
-#include "hta/threads.h"
+#include "run/analyse_file.h"
+#include "run/head_start.h"
+#include "run/threads.h"
+#include "util/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +27,13 @@ int hta_started_alone(void)
 }
 
 /* Alone, the process owns every file and takes them in list order. */
-static void *analyze_first_file(void *arg)
+static void *analyse_first_file(void *arg)
 {
     hta_head_start *h = arg;
     hta_error unused;
     if (hta_discover(&h->opt, &h->list, &unused) == 0 && h->list.count > 0) {
         h->analysed = 1;
-        h->rc = hta_analyze_file(h->list.paths[0], h->list.bytes[0], 0, 0, &h->opt, &h->tables);
+        h->rc = hta_analyse_file(h->list.paths[0], h->list.bytes[0], 0, 0, &h->opt, &h->tables);
     }
     return NULL;
 }
@@ -48,7 +49,7 @@ void hta_head_start_begin(hta_head_start *h, const hta_options *opt)
     h->opt = *opt;
     if (h->opt.threads == 0)
         h->opt.threads = hta_threads_alone();
-    h->started = pthread_create(&h->thread, NULL, analyze_first_file, h) == 0;
+    h->started = pthread_create(&h->thread, NULL, analyse_first_file, h) == 0;
     h->begun_at = h->started ? hta_monotonic_seconds() : 0;
 }
 
@@ -59,21 +60,21 @@ static void wait_for_thread(hta_head_start *h)
     h->started = 0;
 }
 
-int hta_head_start_take(hta_head_start *h, const hta_file_list *list, size_t i, int me,
-                        hta_tableset *out)
+hta_head_start_take_result hta_head_start_take(hta_head_start *h, const hta_file_list *list,
+                                               size_t i, int me, hta_tableset *out)
 {
     wait_for_thread(h);
     int same = h->analysed && i == 0 && me == 0 && list->count > 0 &&
                h->list.bytes[0] == list->bytes[0] && strcmp(h->list.paths[0], list->paths[0]) == 0;
     if (!same)
-        return 0;
+        return HTA_HEAD_START_NOT_TAKEN;
     h->analysed = 0;           /* taken */
     if (h->rc)
-        return -1;
+        return HTA_HEAD_START_FAILED;
     hta_tableset_free(out);
     *out = h->tables;
     memset(&h->tables, 0, sizeof h->tables);
-    return 1;
+    return HTA_HEAD_START_TAKEN;
 }
 
 void hta_head_start_end(hta_head_start *h)

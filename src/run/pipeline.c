@@ -1,4 +1,4 @@
-/* pipeline.c: one run across MPI processes (see hta/run.h for the stages).
+/* pipeline.c: one run across MPI processes, stage by stage.
  *
  * Communication is a handful of collectives: the root broadcasts the file
  * list (or the reason there is nothing to do); an allreduce agrees on the
@@ -10,27 +10,29 @@
  * collectively (output/hdf5_in_place.c); and the root broadcasts the exit
  * status so that mpirun reports the same code everywhere.  Progress
  * messages travel on a duplicate communicator (run/progress.c). */
-#include "hta/pipeline.h"
+#include "run/pipeline.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "hta/cli.h"
-#include "hta/clock.h"
-#include "hta/crossrank.h"
-#include "hta/name_comparison.h"
-#include "hta/progress.h"
-#include "hta/run.h"
-#include "hta/table_stash.h"
-#include "hta/timeline.h"
+#include "analysis/timeline.h"
+#include "crossrank/crossrank.h"
+#include "output/hdf5_in_place.h"
+#include "output/hdf5_writer.h"
+#include "output/results_file.h"
+#include "output/run_info.h"
+#include "output/summary.h"
+#include "run/analyse_file.h"
+#include "run/discover.h"
+#include "run/file_list.h"
+#include "run/progress.h"
+#include "run/timeline_bins.h"
+#include "table/table_stash.h"
+#include "util/clock.h"
 
 #define ROOT 0
 
@@ -39,99 +41,37 @@ static void report(const char *line)
     fprintf(stderr, "hta-mpi: %s\n", line);
 }
 
-/* Creates an empty file beside the output and puts its path in probe:
- * unlike access(2), creating one also fails for root on a read-only file
- * system and for a "directory" that is a file. */
-static int create_probe(const char *output, char probe[PATH_MAX], hta_error *err)
-{
-    char *dir = strdup(output);
-    if (!dir)
-        return hta_fail(err, "out of memory");
-    char *slash = strrchr(dir, '/');
-    const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
-    snprintf(probe, PATH_MAX, "%s/.hta-mpi-probe.%ld", d, (long)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    int rc = fd < 0 ? hta_fail(err, "%s: cannot write to directory %s: %s", output, d,
-                               strerror(errno))
-                    : 0;
-    if (fd >= 0)
-        close(fd);
-    free(dir);
-    return rc;
-}
-
-/* Root: refuse to clobber results, and fail early on an unwritable target. */
-static int check_output(const hta_options *opt, hta_error *err)
-{
-    struct stat st;
-    if (stat(opt->output, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            return hta_fail(err, "%s: is a directory", opt->output);
-        if (!opt->force)
-            return hta_fail(err, "%s: already exists (use --force to overwrite)", opt->output);
-    }
-    char probe[PATH_MAX];
-    if (create_probe(opt->output, probe, err))
-        return -1;
-    unlink(probe);
-    return 0;
-}
-
-static int pack_file_list(const hta_file_list *list, hta_buf *out)
-{
-    if (hta_buf_put_u64(out, list->count))
-        return -1;
-    for (size_t i = 0; i < list->count; i++) {
-        size_t len = strlen(list->paths[i]);
-        if (hta_buf_put_u64(out, list->bytes[i]) || hta_buf_put_u32(out, (uint32_t)len) ||
-            hta_buf_append(out, list->paths[i], len))
-            return -1;
-    }
-    return 0;
-}
-
-static int unpack_file_list(const char *p, size_t len, hta_file_list *list)
-{
-    const char *end = p + len;
-    uint64_t count;
-    memset(list, 0, sizeof *list);
-    if (len < sizeof count)
-        return -1;
-    memcpy(&count, p, sizeof count);
-    p += sizeof count;
-    list->paths = calloc(count ? count : 1, sizeof *list->paths);
-    list->bytes = calloc(count ? count : 1, sizeof *list->bytes);
-    if (!list->paths || !list->bytes)
-        return -1;
-    for (uint64_t i = 0; i < count; i++) {
-        uint32_t n;
-        if ((size_t)(end - p) < sizeof(uint64_t) + sizeof n)
-            return -1;
-        memcpy(&list->bytes[i], p, sizeof(uint64_t));
-        memcpy(&n, p + sizeof(uint64_t), sizeof n);
-        p += sizeof(uint64_t) + sizeof n;
-        if ((size_t)(end - p) < n || !(list->paths[i] = strndup(p, n)))
-            return -1;
-        p += n;
-        list->count = i + 1;
-    }
-    return 0;
-}
+/* One run as this process sees it: what every stage reads and fills. */
+typedef struct hta_run_context {
+    const hta_options *opt;
+    int me, n_processes;
+    hta_head_start *head;
+    double started_at;         /* MPI_Wtime when the run's work began */
+    hta_file_list list;        /* owned; the same on every process */
+    hta_run_info info;
+    hta_tableset mine;         /* owned: this process's tables to gather */
+    hta_tableset in_place;     /* owned: its tables written in place */
+    hta_tableset all;          /* owned, root: every gathered table */
+    hta_rank_map map;          /* owned: root's decisions, then everyone's */
+    char *tmp_path;            /* owned: the results file being written */
+} hta_run_context;
 
 /* Root decides what to analyse; everyone receives the list or the exit
  * code that ends the run before any work. */
-static int share_file_list(const hta_options *opt, int me, hta_file_list *list)
+static int share_file_list(hta_run_context *run)
 {
+    const hta_options *opt = run->opt;
     hta_buf packed = {0};
     int64_t header[2] = {HTA_EXIT_OK, 0}; /* exit code, packed length */
-    if (me == ROOT) {
+    if (run->me == ROOT) {
         hta_error err = {{0}};
         hta_file_list found;
-        if (check_output(opt, &err) || hta_discover(opt, &found, &err)) {
+        if (hta_results_file_check(opt->output, opt->force, &err) ||
+            hta_discover(opt, &found, &err)) {
             report(err.text);
             header[0] = HTA_EXIT_USAGE;
         } else {
-            if (pack_file_list(&found, &packed))
+            if (hta_file_list_pack(&found, &packed))
                 header[0] = HTA_EXIT_INTERNAL;
             hta_file_list_free(&found);
             header[1] = (int64_t)packed.len;
@@ -142,45 +82,12 @@ static int share_file_list(const hta_options *opt, int me, hta_file_list *list)
         hta_buf_free(&packed);
         return (int)header[0];
     }
-    if (me != ROOT && hta_buf_reserve(&packed, (size_t)header[1]))
+    if (run->me != ROOT && hta_buf_reserve(&packed, (size_t)header[1]))
         return HTA_EXIT_INTERNAL;
     MPI_Bcast(packed.data, (int)header[1], MPI_BYTE, ROOT, MPI_COMM_WORLD);
-    int rc = unpack_file_list(packed.data, (size_t)header[1], list);
+    int rc = hta_file_list_unpack(packed.data, (size_t)header[1], &run->list);
     hta_buf_free(&packed);
     return rc ? HTA_EXIT_INTERNAL : HTA_EXIT_OK;
-}
-
-/* Every process writes its own rows into the results file, so the output
- * directory must be the same directory for all of them: a node-local /tmp
- * in a multi-node job, or a relative path under different working
- * directories, would otherwise fail only after all the work (or leave a
- * collective open waiting).  The root leaves a probe file there; every
- * process must see it under the same path.  0 or HTA_EXIT_USAGE, agreed. */
-static int check_output_is_shared(const hta_options *opt, int me)
-{
-    char probe[PATH_MAX] = "";
-    int failed = 0;
-    if (me == ROOT) {
-        hta_error unused;
-        failed = create_probe(opt->output, probe, &unused) != 0;
-    }
-    MPI_Bcast(probe, PATH_MAX, MPI_CHAR, ROOT, MPI_COMM_WORLD);
-    int first_blind = failed || access(probe, W_OK) == 0 ? INT_MAX : me;
-    MPI_Allreduce(MPI_IN_PLACE, &first_blind, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (me != ROOT)
-        return first_blind == INT_MAX ? HTA_EXIT_OK : HTA_EXIT_USAGE;
-    unlink(probe);
-    if (!failed && first_blind == INT_MAX)
-        return HTA_EXIT_OK;
-    char line[PATH_MAX + 256];
-    if (failed)
-        snprintf(line, sizeof line, "%s: cannot create a file beside it", opt->output);
-    else
-        snprintf(line, sizeof line, "%s: process %d does not see the output directory: every "
-                 "process writes into the results file, so it must be on a file system "
-                 "they all share", opt->output, first_blind);
-    report(line);
-    return HTA_EXIT_USAGE;
 }
 
 /* -v: how much of the stash went to disk, and why none or no more could. */
@@ -198,44 +105,47 @@ static void report_stash(int me, const hta_table_stash *stash)
 }
 
 /* Each trace's tables go into the stash, packed and deflated, once the
- * next trace starts (hta/table_stash.h); out gets them all after the last
- * one, whose own tables are moved rather than packed and unpacked (the
- * whole of the work for a process with one trace). */
-static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
-                            const hta_options *opt, hta_head_start *head, double started,
-                            hta_tableset *out, hta_error *err)
+ * next trace starts (table/table_stash.h); run->mine gets them all after
+ * the last one, whose own tables are moved rather than packed and unpacked
+ * (the whole of the work for a process with one trace). */
+static int analyse_my_files(hta_run_context *run, hta_error *err)
 {
+    const hta_file_list *list = &run->list;
+    const hta_options *opt = run->opt;
+    int me = run->me;
     int *owner = malloc((list->count ? list->count : 1) * sizeof *owner);
-    if (!owner || hta_assign(list, n_processes, owner)) {
+    if (!owner || hta_assign(list, run->n_processes, owner)) {
         free(owner);
         return hta_fail(err, "out of memory while analysing traces");
     }
     hta_progress progress;
-    hta_progress_start(&progress, list, owner, !opt->quiet, started);
+    hta_progress_start(&progress, list, owner, !opt->quiet, run->started_at);
     hta_table_stash stash = {0};
     hta_tableset latest = {0};
-    int rc = 0, taken = 0;
+    int rc = 0;
+    hta_head_start_take_result taken = HTA_HEAD_START_NOT_TAKEN;
     for (size_t i = 0; i < list->count && rc == 0; i++) {
         if (owner[i] != me)
             continue;
         if (latest.n_tables)
             rc = hta_table_stash_add(&stash, &latest);
         hta_tableset_free(&latest);
-        taken = rc ? 0 : hta_head_start_take(head, list, i, me, &latest);
-        rc = rc || taken < 0 ||
-             (!taken && hta_analyze_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt,
-                                         &latest));
+        taken = rc ? HTA_HEAD_START_NOT_TAKEN
+                   : hta_head_start_take(run->head, list, i, me, &latest);
+        rc = rc || taken == HTA_HEAD_START_FAILED ||
+             (taken == HTA_HEAD_START_NOT_TAKEN &&
+              hta_analyse_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt, &latest));
         if (opt->verbose)
             fprintf(stderr, "hta-mpi: process %d analysed %s%s\n", me, list->paths[i],
-                    taken > 0 ? " (begun during MPI start-up)" : "");
+                    taken == HTA_HEAD_START_TAKEN ? " (begun during MPI start-up)" : "");
         hta_progress_file_done(&progress, i);
     }
     hta_progress_finish(&progress);
     if (opt->verbose)
         report_stash(me, &stash);
-    if (rc == 0 && hta_table_stash_unpack(&stash, out, err))
+    if (rc == 0 && hta_table_stash_unpack(&stash, &run->mine, err))
         rc = -1; /* err says why */
-    else if (rc || hta_tableset_move_rows(out, &latest))
+    else if (rc || hta_tableset_move_rows(&run->mine, &latest))
         rc = hta_fail(err, "out of memory while analysing traces");
     hta_tableset_free(&latest);
     hta_table_stash_free(&stash);
@@ -245,9 +155,10 @@ static int analyze_my_files(const hta_file_list *list, int me, int n_processes,
 
 /* Sends every other process's packed tables to the root, which merges
  * them after its own, moved rather than packed (mine is emptied there). */
-static int gather_tables(hta_tableset *mine, int me, int n_processes, hta_tableset *all,
-                         hta_error *err)
+static int gather_tables(hta_run_context *run, hta_error *err)
 {
+    hta_tableset *mine = &run->mine, *all = &run->all;
+    int me = run->me, n_processes = run->n_processes;
     hta_buf packed = {0};
     int failed = me != ROOT && (hta_tableset_pack(mine, &packed) || packed.len > INT_MAX);
     int len = failed ? 0 : (int)packed.len;
@@ -286,12 +197,12 @@ static int gather_tables(hta_tableset *mine, int me, int n_processes, hta_tables
 
 /* The timeline's bins span every rank, so the processes agree on the
  * global GPU range before binning their own ranks. */
-static int bin_timeline(hta_tableset *mine, const hta_options *opt, hta_run_info *info,
-                        hta_error *err)
+static int bin_timeline(hta_run_context *run, hta_error *err)
 {
+    hta_run_info *info = &run->info;
     int64_t lo = 0, hi = 0;
     int64_t local[2] = {INT64_MAX, INT64_MAX}, global[2];
-    if (hta_timeline_local_range(mine, &lo, &hi)) {
+    if (hta_timeline_local_range(&run->mine, &lo, &hi)) {
         local[0] = lo;
         local[1] = -hi;
     }
@@ -300,7 +211,8 @@ static int bin_timeline(hta_tableset *mine, const hta_options *opt, hta_run_info
         return 0;
     info->timeline_start_ns = global[0];
     info->timeline_end_ns = -global[1];
-    return hta_timeline_bin(mine, opt->bins, info->timeline_start_ns, info->timeline_end_ns, err);
+    return hta_timeline_bin(&run->mine, run->opt->bins, info->timeline_start_ns,
+                            info->timeline_end_ns, err);
 }
 
 static int report_failed_ranks(const hta_tableset *set)
@@ -322,12 +234,9 @@ static int report_failed_ranks(const hta_tableset *set)
 int hta_root_statistics(hta_tableset *all, const hta_options *opt, hta_rank_map *map,
                         hta_error *err)
 {
-    return hta_resolve_ranks(all, opt, map, err) || hta_find_outliers(all, opt, err) ||
-                   hta_kernel_type_totals(all, err) || hta_kernel_comparison(all, opt, err) ||
-                   hta_op_and_annotation_comparison(all, opt, err) ||
-                   hta_collective_wait(all, err) || hta_rank_stragglers(all, opt, err)
-               ? -1
-               : 0;
+    if (hta_resolve_ranks(all, opt, map, err) || hta_crossrank_statistics(all, opt, err))
+        return -1;
+    return 0;
 }
 
 /* Moves the tables that are written in place out of mine: they are never
@@ -350,20 +259,20 @@ static int take_in_place_tables(hta_tableset *mine, hta_tableset *in_place)
 }
 
 /* Root: everything between the gather and the in-place tables. */
-static int root_tables(hta_tableset *all, const hta_options *opt, hta_run_info *info,
-                       hta_rank_map *map, char **tmp_path)
+static int root_tables(hta_run_context *run)
 {
+    hta_run_info *info = &run->info;
     hta_error err = {{0}};
     double start = MPI_Wtime();
-    if (hta_root_statistics(all, opt, map, &err)) {
+    if (hta_root_statistics(&run->all, run->opt, &run->map, &err)) {
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
-    int some_failed = report_failed_ranks(all);
+    int some_failed = report_failed_ranks(&run->all);
     info->write_start = MPI_Wtime();
     info->crossrank_seconds = info->write_start - start;
-    info->wall_seconds = info->write_start - info->wall_seconds;
-    if (hta_write_root_tables(all, opt, info, tmp_path, &err)) {
+    info->wall_seconds = info->write_start - run->started_at;
+    if (hta_write_root_tables(&run->all, run->opt, info, &run->tmp_path, &err)) {
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
@@ -386,16 +295,16 @@ static void bcast_asleep(void *data, int count, MPI_Datatype type)
 /* The root's decisions to every process: the exit code so far, where each
  * file's rows go, and the results file being written.  -1 (on every
  * process) when a process has no room for them. */
-static int share_decisions(int *code, hta_rank_map *map, char **tmp_path)
+static int share_decisions(hta_run_context *run, int *code)
 {
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    hta_rank_map *map = &run->map;
+    char **tmp_path = &run->tmp_path;
     int64_t header[3] = {*code, (int64_t)map->n_files, *tmp_path ? (int64_t)strlen(*tmp_path) : 0};
     bcast_asleep(header, 3, MPI_INT64_T);
     *code = (int)header[0];
     if (*code == HTA_EXIT_INTERNAL)
         return 0;
-    if (me != ROOT) {
+    if (run->me != ROOT) {
         map->n_files = (size_t)header[1];
         map->rank_of_file = malloc((map->n_files ? map->n_files : 1) * sizeof *map->rank_of_file);
         *tmp_path = calloc((size_t)header[2] + 1, 1);
@@ -411,98 +320,105 @@ static int share_decisions(int *code, hta_rank_map *map, char **tmp_path)
 
 /* Every process: its own rows of the in-place tables into the file; then
  * the root publishes the file and prints the summary. */
-static int finish_results(hta_tableset *in_place, const hta_tableset *all,
-                          const hta_options *opt, hta_run_info *info,
-                          const hta_rank_map *map, const char *tmp_path, int code)
+static int finish_results(hta_run_context *run, int code)
 {
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    const hta_options *opt = run->opt;
+    int me = run->me;
     hta_error err = {{0}};
-    int failed = hta_apply_rank_map(in_place, map, &err) != 0;
+    int failed = hta_apply_rank_map(&run->in_place, &run->map, &err) != 0;
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed && me == ROOT)
         report("out of memory while ordering the per-rank tables");
-    if (!failed && hta_write_in_place_tables(tmp_path, opt->output, in_place, map, &err)) {
+    if (!failed &&
+        hta_write_in_place_tables(run->tmp_path, opt->output, &run->in_place, &run->map, &err)) {
         if (me == ROOT)
             report(err.text);
         failed = 1;
     }
     if (me != ROOT)
         return code;
-    if (hta_publish_results(tmp_path, opt->output, !failed, &err)) {
-        if (!failed)
-            report(err.text);
+    if (failed) {
+        hta_results_file_discard(run->tmp_path);
+        return HTA_EXIT_INTERNAL;
+    }
+    if (hta_results_file_publish(run->tmp_path, opt->output, &err)) {
+        report(err.text);
         return HTA_EXIT_INTERNAL;
     }
     if (opt->verbose)
         fprintf(stderr, "hta-mpi: after the last trace: gather %.3f s, cross-rank %.3f s, "
                         "HDF5 write %.3f s\n",
-                info->gather_seconds, info->crossrank_seconds, MPI_Wtime() - info->write_start);
+                run->info.gather_seconds, run->info.crossrank_seconds,
+                MPI_Wtime() - run->info.write_start);
     if (!opt->quiet)
-        hta_print_summary(all, opt, info);
+        hta_print_summary(&run->all, opt, &run->info);
     return code;
+}
+
+static void run_context_free(hta_run_context *run)
+{
+    free(run->tmp_path);
+    hta_rank_map_free(&run->map);
+    hta_tableset_free(&run->in_place);
+    hta_tableset_free(&run->all);
+    hta_tableset_free(&run->mine);
+    hta_file_list_free(&run->list);
 }
 
 int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *head)
 {
-    int me, n_processes;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n_processes);
+    hta_run_context run = {.opt = opt, .head = head};
+    MPI_Comm_rank(MPI_COMM_WORLD, &run.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &run.n_processes);
     /* The run's clock starts with its work: a head start's began before
      * MPI_Init, so it is set back by the time since then. */
     double head_start_seconds = head->begun_at > 0 ? hta_monotonic_seconds() - head->begun_at : 0;
-    hta_run_info info = {.tool_version = tool_version, .n_processes = n_processes,
-                         .wall_seconds = MPI_Wtime() - head_start_seconds};
-    hta_file_list list;
-    int code = share_file_list(opt, me, &list);
-    if (code != HTA_EXIT_OK)
-        return code;
-    if ((code = check_output_is_shared(opt, me)) != HTA_EXIT_OK) {
-        hta_file_list_free(&list);
+    run.started_at = MPI_Wtime() - head_start_seconds;
+    run.info = (hta_run_info){.tool_version = tool_version, .n_processes = run.n_processes};
+    int code = share_file_list(&run);
+    hta_error err = {{0}};
+    if (code == HTA_EXIT_OK && hta_results_file_check_shared(opt->output, &err)) {
+        if (run.me == ROOT)
+            report(err.text);
+        code = HTA_EXIT_USAGE;
+    }
+    if (code != HTA_EXIT_OK) {
+        run_context_free(&run);
         return code;
     }
-    info.files = &list;
+    run.info.files = &run.list;
 
-    hta_tableset mine = {0}, in_place = {0}, all = {0};
-    hta_error err = {{0}};
-    int local_failed =
-        analyze_my_files(&list, me, n_processes, opt, head, info.wall_seconds, &mine, &err) != 0;
+    int local_failed = analyse_my_files(&run, &err) != 0;
     if (local_failed)
         report(err.text);
-    if (bin_timeline(&mine, opt, &info, &err)) {
+    if (bin_timeline(&run, &err)) {
         report(err.text);
         local_failed = 1;
     }
-    if (take_in_place_tables(&mine, &in_place))
+    if (take_in_place_tables(&run.mine, &run.in_place))
         local_failed = 1;
     /* Only for timing: the gather starts when the last process is done. */
     MPI_Barrier(MPI_COMM_WORLD);
     double gather_start = MPI_Wtime();
-    if (gather_tables(&mine, me, n_processes, &all, &err) && me == ROOT) {
+    if (gather_tables(&run, &err) && run.me == ROOT) {
         report(err.text);
         local_failed = 1;
     }
-    info.gather_seconds = MPI_Wtime() - gather_start;
-    hta_tableset_free(&mine);
+    run.info.gather_seconds = MPI_Wtime() - gather_start;
+    hta_tableset_free(&run.mine);
     int any_failed = 0;
     MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     code = HTA_EXIT_INTERNAL;
-    hta_rank_map map = {0};
-    char *tmp_path = NULL;
-    if (me == ROOT && !any_failed)
-        code = root_tables(&all, opt, &info, &map, &tmp_path);
-    if (!any_failed && share_decisions(&code, &map, &tmp_path) != 0) {
+    if (run.me == ROOT && !any_failed)
+        code = root_tables(&run);
+    if (!any_failed && share_decisions(&run, &code) != 0) {
         code = HTA_EXIT_INTERNAL;
-        if (me == ROOT)
-            hta_publish_results(tmp_path, opt->output, 0, &err); /* removes it */
+        if (run.me == ROOT)
+            hta_results_file_discard(run.tmp_path);
     }
     if (code != HTA_EXIT_INTERNAL)
-        code = finish_results(&in_place, &all, opt, &info, &map, tmp_path, code);
+        code = finish_results(&run, code);
     bcast_asleep(&code, 1, MPI_INT); /* the root's exit code everywhere */
-    free(tmp_path);
-    hta_rank_map_free(&map);
-    hta_tableset_free(&in_place);
-    hta_tableset_free(&all);
-    hta_file_list_free(&list);
+    run_context_free(&run);
     return code;
 }

@@ -14,7 +14,7 @@
  * On a terminal the line is rewritten in place (at most every
  * THROTTLE_SECONDS); otherwise a line is printed each time another tenth
  * of the files is done, so logs get at most ten lines. */
-#include "hta/progress.h"
+#include "run/progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,11 +11,13 @@
  * The outcome is a map from file index to rank, which the root applies to
  * the gathered tables and every process to the tables it writes in place
  * (output/hdf5_in_place.c). */
-#include "hta/run.h"
+
+#include "run/ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 
 static int claimed_before(const hta_table *ranks, size_t upto, long claimed_col,
                           int64_t rank, size_t *holder)

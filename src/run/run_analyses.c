@@ -1,5 +1,5 @@
 /* run_analyses.c: every analysis of hta_analyses over one rank's view, on
- * this thread or on several (hta_analyze_file decides how many).
+ * this thread or on several (hta_analyse_file decides how many).
  *
  * The analyses only read the view, so they can run side by side as they
  * are.  Each threaded analysis appends to a table set of its own, and the
@@ -10,10 +10,11 @@
  * first, so that one long analysis does not hold back the others.
  * A large trace's analyses hand their free heap back as they end
  * (HTA_TRIM_MIN_EVENTS). */
-#include "hta/analysis.h"
-#include "hta/clock.h"
-#include "hta/run.h"
-#include "hta/thread_jobs.h"
+#include "run/run_analyses.h"
+
+#include "run/analyse_file.h"
+#include "util/clock.h"
+#include "util/thread_jobs.h"
 
 #include <malloc.h>
 #include <stdlib.h>

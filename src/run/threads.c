@@ -1,10 +1,10 @@
-/* threads.c: the automatic thread count (see hta/threads.h).
+/* threads.c: the automatic thread count (see run/threads.h).
  *
  * MPI_Comm_split_type with MPI_COMM_TYPE_SHARED groups the processes that
  * can share memory, i.e. those on this node; they exchange affinity masks
  * and each counts those overlapping its own. */
 #define _GNU_SOURCE
-#include "hta/threads.h"
+#include "run/threads.h"
 
 #include <mpi.h>
 #include <sched.h>

@@ -1,13 +1,15 @@
-/* timeline_bins.c: exact binning of timeline segments (see hta/timeline.h).
+/* timeline_bins.c: exact binning of timeline segments (see run/timeline_bins.h).
  *
  * Bin edges are start + k * (end - start) / bins computed in integer
  * nanoseconds, so every process derives the same edges; a segment adds its
  * clipped length to each bin it touches. */
-#include "hta/timeline.h"
+#include "run/timeline_bins.h"
+
+#include "analysis/timeline.h"
 
 #include <stdlib.h>
 
-#include "hta/packed_ints.h"
+#include "table/packed_ints.h"
 
 static const hta_column TIMELINE_COLUMNS[] = {
     {"rank", HTA_COL_I64}, {"bin", HTA_COL_I64},
@@ -62,7 +64,7 @@ static int emit_rank(hta_table *out, int64_t rank, const int64_t *totals, int bi
         int64_t overlap = t[HTA_LAYER_OVERLAP];
         int64_t compute = t[HTA_LAYER_COMPUTE] - overlap;
         int64_t communicate = t[HTA_LAYER_COMMUNICATE] - overlap;
-        hta_row row = hta_table_add_row(out);
+        hta_row_builder row = hta_table_add_row(out);
         hta_row_put_i64(&row, rank);
         hta_row_put_i64(&row, k);
         hta_row_put_f64(&row, hta_ns_to_us(compute));

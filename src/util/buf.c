@@ -1,6 +1,6 @@
-/* buf.c: growable byte buffer (see hta/buf.h). */
-#include "hta/buf.h"
-#include "hta/large_alloc.h"
+/* buf.c: growable byte buffer (see util/buf.h). */
+#include "util/buf.h"
+#include "util/large_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

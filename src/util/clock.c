@@ -1,5 +1,5 @@
-/* clock.c: see hta/clock.h. */
-#include "hta/clock.h"
+/* clock.c: see util/clock.h. */
+#include "util/clock.h"
 
 #include <time.h>
 

@@ -1,11 +1,11 @@
-/* corrmap.c: flat int64 -> uint32 table (see hta/corrmap.h).
+/* corrmap.c: flat int64 -> uint32 table (see util/corrmap.h).
  * Fixed capacity because the number and range of the keys are known
  * before filling: a direct array when it takes no more memory than the
  * hash table would (zeroed, so pages never touched cost
  * nothing), else a hash table at most 3/4 full (4/3 of the expected
  * count, rounded up to a power of two). */
-#include "hta/corrmap.h"
-#include "hta/large_alloc.h"
+#include "util/corrmap.h"
+#include "util/large_alloc.h"
 
 #include <stdlib.h>
 

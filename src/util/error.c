@@ -1,5 +1,5 @@
-/* error.c: formatting of hta_error values (see hta/error.h). */
-#include "hta/error.h"
+/* error.c: formatting of hta_error values (see util/error.h). */
+#include "util/error.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /* large_alloc.c: malloc and friends that advise huge pages for large
- * blocks (see hta/large_alloc.h). */
-#include "hta/large_alloc.h"
+ * blocks (see util/large_alloc.h). */
+#include "util/large_alloc.h"
 
 #include <malloc.h>
 #include <stdint.h>
@@ -31,10 +31,9 @@ static void *advise_whole_mapping(void *block, size_t bytes)
 
 /* A new block starts on a huge page boundary, and only the huge pages
  * wholly inside it are advised.  Otherwise the part before the first
- * boundary, up to 2 MB, is faulted in 4 KB at a time (13 us a page on this
- * project's VMs: aligning took a 1 GB trace's run from 1.11 to 1.00 s),
- * and advising the mapping's slack after the block would back its last
- * partial huge page whole (8 MB more at a 1 GB trace's peak).  Growing
+ * boundary, up to 2 MB, is faulted in 4 KB at a time, and advising the
+ * mapping's slack after the block would back its last partial huge page
+ * whole, memory the block never uses.  Growing
  * the block re-advises the whole mapping first (hta_large_realloc). */
 static void *aligned_block(size_t bytes, size_t smallest)
 {
@@ -52,8 +51,8 @@ void *hta_large_malloc(size_t bytes)
 
 /* From one huge page on: such an array's pages are always fresh, where
  * below the mmap threshold (MMAP_THRESHOLD in main.c) an analysis's
- * scratch reuses the heap pages another one freed (aligning those from
- * 2 MB made the analyses of 10-15 MB traces a fifth slower). */
+ * scratch reuses the heap pages another one freed, which aligning would
+ * forgo. */
 void *hta_large_reserve(size_t bytes)
 {
     return aligned_block(bytes, HUGE_PAGE);

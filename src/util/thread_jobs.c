@@ -1,5 +1,5 @@
-/* thread_jobs.c: see hta/thread_jobs.h. */
-#include "hta/thread_jobs.h"
+/* thread_jobs.c: see util/thread_jobs.h. */
+#include "util/thread_jobs.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -4,7 +4,7 @@
  * of well-formed sequences (3.9, table 3-7), which rules out overlong
  * forms, surrogates and code points above U+10FFFF byte by byte; the
  * first byte that breaks a sequence ends its maximal invalid prefix. */
-#include "hta/utf8.h"
+#include "util/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,10 @@
+/* analysis/memory.h: entry point of analysis/memory.c (registry.h). */
+#ifndef HTA_MEMORY_H
+#define HTA_MEMORY_H
+
+#include "analysis/registry.h"
+
+int hta_memory(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+               hta_error *err);
+
+#endif

@@ -1,0 +1,10 @@
+/* analysis/memory_bw.h: entry point of analysis/memory_bw.c (registry.h). */
+#ifndef HTA_MEMORY_BW_H
+#define HTA_MEMORY_BW_H
+
+#include "analysis/registry.h"
+
+int hta_memory_bw(const hta_rank_view *view, const hta_options *opt,
+                  hta_tableset *out, hta_error *err);
+
+#endif

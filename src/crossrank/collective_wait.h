@@ -1,0 +1,22 @@
+/* crossrank/collective_wait.h: wait states at matched collectives. */
+#ifndef HTA_COLLECTIVE_WAIT_H
+#define HTA_COLLECTIVE_WAIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "table/table.h"
+#include "util/error.h"
+
+/* Whether a rank that arrived last at arrived_last of its matched
+ * collectives, where fair_share is the share chance alone would give it,
+ * arrives last far more often than chance among n_ranks ranks
+ * (crossrank/collective_wait.c explains the test). */
+int hta_is_late_arriver(int64_t arrived_last, int64_t matched, double fair_share,
+                        size_t n_ranks);
+
+/* "collective_wait" from the per-rank "_collectives" table; flags ranks
+ * that arrive last too often in "outliers" as "straggler". */
+int hta_collective_wait(hta_tableset *set, hta_error *err);
+
+#endif

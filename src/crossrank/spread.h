@@ -1,0 +1,36 @@
+/* crossrank/spread.h: how one metric spreads over ranks, and the
+ * "outliers" table every cross-rank statistic reports into. */
+#ifndef HTA_SPREAD_H
+#define HTA_SPREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "table/table.h"
+
+/* Classic (mean, sample std) and robust (median, MAD; mean absolute
+ * deviation from the median when the MAD is 0) spread. */
+typedef struct hta_spread {
+    double mean, std, median, mad, mean_abs_dev;
+} hta_spread;
+
+/* -1 when out of memory. */
+int hta_spread_of(const double *values, size_t n, hta_spread *out);
+/* (x - mean) / std; NaN when std is 0. */
+double hta_spread_z(const hta_spread *s, double x);
+/* 0.6745 (x - median) / MAD, or (x - median) / (1.2533 mean absolute
+ * deviation) when MAD is 0; NaN when both are 0. */
+double hta_spread_robust_z(const hta_spread *s, double x);
+/* Whether x is far enough from the median to be reported at all: at
+ * least min_effect x |median| (--min-effect). */
+int hta_spread_is_material(const hta_spread *s, double x, double min_effect);
+
+/* The "outliers" table, created (empty) when absent; NULL when out of
+ * memory. */
+hta_table *hta_outliers_table(hta_tableset *set);
+/* Appends a row to it: the metric, rank, value, the spread's figures, z,
+ * robust z and the classification. */
+int hta_add_outlier(hta_table *outliers, const char *metric, int64_t rank, double value,
+                    const hta_spread *s, const char *classification);
+
+#endif

@@ -1,0 +1,12 @@
+/* crossrank/stragglers.h: ranks that hold the others back. */
+#ifndef HTA_STRAGGLERS_H
+#define HTA_STRAGGLERS_H
+
+#include "cli/options.h"
+#include "table/table.h"
+#include "util/error.h"
+
+/* "stragglers" from "collective_wait" and "temporal_breakdown". */
+int hta_rank_stragglers(hta_tableset *set, const hta_options *opt, hta_error *err);
+
+#endif

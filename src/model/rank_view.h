@@ -1,0 +1,40 @@
+/* model/rank_view.h: what every analysis reads of one rank.
+ *
+ * After the step filter a rank's trace becomes an hta_rank_view: the GPU
+ * events listed in order of start, an index from correlation id to the
+ * launching CPU event, and what several analyses would otherwise each
+ * compute again (the per-type unions, the per-stream work).  The view is
+ * built once per trace; analyses only read it (src/analysis/). */
+#ifndef HTA_RANK_VIEW_H
+#define HTA_RANK_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/stream_work.h"
+#include "model/trace.h"
+#include "model/type_unions.h"
+#include "util/corrmap.h"
+
+typedef struct hta_rank_view {
+    const hta_trace *trace;
+    int64_t rank_key;          /* value for "rank" columns (see table/table.h) */
+    /* The GPU events sorted by (start, end): owned array of pointers into
+     * trace->events, a fifth of copies' size. */
+    const hta_event **gpu;
+    size_t n_gpu;
+    hta_corrmap cpu_by_correlation; /* CPU-side event index in trace->events */
+    hta_type_unions unions;
+    hta_stream_work_set stream_work; /* per-stream GPU work in HTA's order */
+} hta_rank_view;
+
+/* Builds the view of a filtered trace, with a second thread when threads
+ * > 1; -1 when out of memory. */
+int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key,
+                        int threads);
+void hta_rank_view_free(hta_rank_view *view);
+
+/* The launching CPU event of a GPU event, or NULL. */
+const hta_event *hta_rank_view_launch(const hta_rank_view *view, const hta_event *gpu);
+
+#endif

@@ -1,0 +1,186 @@
+/* analyse_file.c: one trace file through parse -> step filter -> view ->
+ * every analysis, on the process that owns it.  Whatever goes wrong with
+ * the input ends up in the file's row of the "ranks" table, never as an
+ * abort, so every other rank's results survive. */
+#include "run/analyse_file.h"
+
+#include "model/hta_rounding.h"
+#include "model/rank_view.h"
+#include "model/step_filter.h"
+#include "output/trace_writer.h"
+#include "parse/rank_name.h"
+#include "parse/reader.h"
+#include "run/run_analyses.h"
+#include "util/clock.h"
+
+#include <math.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+
+static const hta_column RANK_COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"claimed_rank", HTA_COL_I64},
+    {"rank_source", HTA_COL_STR},
+    {"file", HTA_COL_STR},
+    {"status", HTA_COL_STR},
+    {"error", HTA_COL_STR},
+    {"bytes", HTA_COL_I64},
+    {"json_bytes", HTA_COL_I64},
+    {"events", HTA_COL_I64},
+    {"skipped_events", HTA_COL_I64},
+    {"gpu_events", HTA_COL_I64},
+    {"filtered_gpu_events", HTA_COL_I64},
+    {"step_filter_applied", HTA_COL_I64},
+    {"world_size", HTA_COL_I64},
+    {"first_ts_us", HTA_COL_F64},
+    {"last_ts_us", HTA_COL_F64},
+    {"parse_seconds", HTA_COL_F64},
+    {"analysis_seconds", HTA_COL_F64},
+    {"process", HTA_COL_I64},
+    {"threads", HTA_COL_I64},
+};
+
+typedef struct file_report {
+    int64_t claimed_rank;
+    const char *rank_source;
+    const char *status;
+    const char *error;
+    uint64_t bytes, json_bytes, events, skipped_events, gpu_events;
+    uint64_t filtered_gpu_events;
+    int step_filter_applied;
+    int64_t world_size;
+    double first_ts_us, last_ts_us, parse_seconds, analysis_seconds;
+} file_report;
+
+static int append_ranks_row(hta_tableset *out, int64_t file_index, int process, int threads,
+                            const char *path, const file_report *r)
+{
+    hta_table *t = HTA_TABLE(out, "ranks", RANK_COLUMNS);
+    if (!t)
+        return -1;
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, file_index);
+    hta_row_put_i64(&row, r->claimed_rank);
+    hta_row_put_str(&row, r->rank_source);
+    hta_row_put_str(&row, path);
+    hta_row_put_str(&row, r->status);
+    hta_row_put_str(&row, r->error);
+    hta_row_put_i64(&row, (int64_t)r->bytes);
+    hta_row_put_i64(&row, (int64_t)r->json_bytes);
+    hta_row_put_i64(&row, (int64_t)r->events);
+    hta_row_put_i64(&row, (int64_t)r->skipped_events);
+    hta_row_put_i64(&row, (int64_t)r->gpu_events);
+    hta_row_put_i64(&row, (int64_t)r->filtered_gpu_events);
+    hta_row_put_i64(&row, r->step_filter_applied);
+    hta_row_put_i64(&row, r->world_size);
+    hta_row_put_f64(&row, r->first_ts_us);
+    hta_row_put_f64(&row, r->last_ts_us);
+    hta_row_put_f64(&row, r->parse_seconds);
+    hta_row_put_f64(&row, r->analysis_seconds);
+    hta_row_put_i64(&row, process);
+    hta_row_put_i64(&row, threads);
+    return hta_row_done(&row);
+}
+
+static void describe_span(const hta_trace *t, file_report *r)
+{
+    if (t->n_events == 0)
+        return;
+    int64_t first = t->events[0].ts_ns, last = hta_event_end(&t->events[0]);
+    for (size_t i = 1; i < t->n_events; i++) {
+        if (t->events[i].ts_ns < first)
+            first = t->events[i].ts_ns;
+        if (hta_event_end(&t->events[i]) > last)
+            last = hta_event_end(&t->events[i]);
+    }
+    r->first_ts_us = hta_ns_to_us(first);
+    r->last_ts_us = hta_ns_to_us(last);
+}
+
+static uint64_t count_gpu_events(const hta_trace *t)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        n += hta_event_is_gpu(&t->events[i]) != 0;
+    return n;
+}
+
+/* Threads for the view and the analyses: --threads, for a large trace. */
+static int trace_threads(const hta_trace *t, const hta_options *opt)
+{
+    uint64_t min_events = opt->threaded_min_events ? opt->threaded_min_events
+                                                   : HTA_THREADED_MIN_EVENTS;
+    return t->n_events >= min_events ? opt->threads : 1;
+}
+
+int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
+                     int process, const hta_options *opt, hta_tableset *out)
+{
+    file_report r = {.bytes = bytes, .claimed_rank = -1, .rank_source = "fallback",
+                     .status = "failed", .error = "", .world_size = -1,
+                     .first_ts_us = NAN, .last_ts_us = NAN};
+    hta_error err = {{0}};
+    double t0 = hta_monotonic_seconds();
+    hta_trace trace;
+    hta_read_options reading = {.timeout_seconds = opt->timeout_per_trace,
+                                .inflater = (hta_inflater)opt->inflater,
+                                .threads = opt->threads};
+    int parsed = hta_read_trace_file(path, &reading, &trace, &err) == 0;
+    r.parse_seconds = hta_monotonic_seconds() - t0;
+    int64_t name_rank = hta_rank_from_file_name(path);
+    if (name_rank >= 0) {
+        r.claimed_rank = name_rank;
+        r.rank_source = "file_name";
+    }
+    if (!parsed) {
+        r.error = err.text;
+        return append_ranks_row(out, file_index, process, opt->threads, path, &r);
+    }
+    if (trace.rank >= 0) {
+        r.claimed_rank = trace.rank;
+        r.rank_source = "distributedInfo";
+    }
+    r.json_bytes = trace.json_bytes;
+    r.events = trace.n_events;
+    r.skipped_events = trace.skipped_events;
+    r.gpu_events = count_gpu_events(&trace);
+    r.world_size = trace.world_size;
+    describe_span(&trace, &r);
+
+    double t1 = hta_monotonic_seconds();
+    if (opt->round_like_hta)
+        hta_round_like_hta(&trace);
+    hta_step_filter_stats filter;
+    hta_rank_view view;
+    int ok = hta_step_filter(&trace, opt->include_last_step, &filter, &err) == 0;
+    hta_trace_shrink(&trace);
+    int threads = trace_threads(&trace, opt);
+    if (ok && hta_rank_view_build(&view, &trace, file_index, threads)) {
+        hta_fail(&err, "%s: out of memory building the event index", path);
+        ok = 0;
+    }
+    if (ok) {
+        r.step_filter_applied = filter.applied;
+        r.filtered_gpu_events = filter.dropped_gpu_events;
+        /* On failure the tables may hold some of this file's rows, which
+         * the root discards with the failed rank. */
+        double deadline = opt->timeout_per_trace > 0 ? t0 + opt->timeout_per_trace : 0;
+        ok = hta_run_analyses(&view, opt, threads, path, deadline, out, &err) == 0;
+        if (ok && opt->write_traces)
+            ok = hta_write_trace(path, &view, opt->write_traces, &err) == 0;
+        hta_rank_view_free(&view);
+    }
+    r.analysis_seconds = hta_monotonic_seconds() - t1;
+    if (ok) {
+        r.status = r.gpu_events ? "ok" : "no_gpu_events";
+    } else {
+        r.error = err.text;
+    }
+    int rc = append_ranks_row(out, file_index, process, opt->threads, path, &r);
+    int large = trace.n_events >= HTA_TRIM_MIN_EVENTS;
+    hta_trace_free(&trace);
+    if (large)
+        malloc_trim(0);
+    return rc;
+}

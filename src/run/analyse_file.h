@@ -1,0 +1,30 @@
+/* run/analyse_file.h: one trace file, from bytes to result rows. */
+#ifndef HTA_ANALYSE_FILE_H
+#define HTA_ANALYSE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/options.h"
+#include "table/table.h"
+
+/* A trace with fewer events is viewed and analysed on one thread: its
+ * analyses take a few milliseconds, and starting threads would cost more
+ * than they save (opt->threaded_min_events overrides it for tests). */
+#define HTA_THREADED_MIN_EVENTS 32768
+
+/* A trace this large frees megabytes of scratch per analysis, which glibc
+ * keeps as free heap (up to TRIM_THRESHOLD in main.c) for reuse.  There
+ * it would sit beside the next analysis's own large arrays, and between
+ * traces under the next trace's peak, so it is handed back after each
+ * analysis and after the trace.  A small trace keeps it: re-faulting pages for thousands of small
+ * traces is what the threshold avoids. */
+#define HTA_TRIM_MIN_EVENTS (1u << 20)
+
+/* Parses and analyses one file, appending its rows (rank column = file
+ * index) and one row of the "ranks" table.  Never fails for bad input: the
+ * failure is recorded in the ranks row.  Returns -1 only when out of memory. */
+int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
+                     int process, const hta_options *opt, hta_tableset *out);
+
+#endif

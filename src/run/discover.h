@@ -1,0 +1,23 @@
+/* run/discover.h: which trace files a run reads, and which process reads
+ * each (the first two stages of run/pipeline.c). */
+#ifndef HTA_DISCOVER_H
+#define HTA_DISCOVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/options.h"
+#include "run/file_list.h"
+#include "util/error.h"
+
+/* Lists the trace files named by the inputs (directories are scanned for
+ * *.json and *.json.gz, recursively with opt->recursive).  Fails with a
+ * usage-class error when an input does not exist or nothing is found. */
+int hta_discover(const hta_options *opt, hta_file_list *out, hta_error *err);
+
+/* Assigns files to processes, largest first to the least loaded process, so
+ * that every process computes the same assignment from the same list.
+ * owner[i] receives the process of file i. */
+int hta_assign(const hta_file_list *list, int n_processes, int *owner);
+
+#endif

@@ -1,0 +1,26 @@
+/* run/pipeline.h: a whole run over MPI_COMM_WORLD, in the order data
+ * flows:
+ *
+ *   discover (root, run/discover.h)  ->  assign (every process, same answer)
+ *   -> analyse each assigned file (run/analyse_file.h: parse, step filter,
+ *      view, analyses) -> gather tables to the root -> resolve ranks
+ *      (run/ranks.h) -> cross-rank (crossrank/crossrank.h) -> write
+ *      (output/results_file.h). */
+#ifndef HTA_PIPELINE_H
+#define HTA_PIPELINE_H
+
+#include "cli/options.h"
+#include "run/head_start.h"
+#include "run/ranks.h"
+
+/* Runs every stage; returns the exit code (the same on every process).
+ * head: this process's head start, adopted when it analysed the right
+ * file (run/head_start.h). */
+int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *head);
+
+/* Root, after the gather: hta_resolve_ranks, then
+ * hta_crossrank_statistics. */
+int hta_root_statistics(hta_tableset *set, const hta_options *opt, hta_rank_map *map,
+                        hta_error *err);
+
+#endif

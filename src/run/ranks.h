@@ -1,0 +1,33 @@
+/* run/ranks.h: from file indices to ranks, on the root after the gather,
+ * and on every process for its own tables. */
+#ifndef HTA_RANKS_H
+#define HTA_RANKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/options.h"
+#include "table/table.h"
+#include "util/error.h"
+
+/* Where each file's rows go: rank_of_file[file index] is the trace's rank,
+ * or -1 when its rows are dropped (failed, duplicate, outside --ranks). */
+typedef struct hta_rank_map {
+    int64_t *rank_of_file;     /* owned */
+    size_t n_files;
+} hta_rank_map;
+
+void hta_rank_map_free(hta_rank_map *map);
+
+/* Root, after the gather: turns file indices into ranks (distributedInfo,
+ * then file name, then the lowest free number), fails later duplicates,
+ * drops excluded ranks and sorts every per-rank table by rank.  *map
+ * receives the decisions, for the processes' own tables. */
+int hta_resolve_ranks(hta_tableset *set, const hta_options *opt, hta_rank_map *map,
+                      hta_error *err);
+
+/* Relabels the rank-keyed tables of set (other than "ranks") with the map,
+ * drops the rows it drops, and sorts them by rank (stable). */
+int hta_apply_rank_map(hta_tableset *set, const hta_rank_map *map, hta_error *err);
+
+#endif

@@ -1,0 +1,19 @@
+/* run/timeline_bins.h: the "timeline" table binned from each rank's
+ * segments (analysis/timeline.h) once the processes agree on the range. */
+#ifndef HTA_TIMELINE_BINS_H
+#define HTA_TIMELINE_BINS_H
+
+#include <stdint.h>
+
+#include "table/table.h"
+#include "util/error.h"
+
+/* This process's extent of all segments; returns 0 when it has none. */
+int hta_timeline_local_range(const hta_tableset *set, int64_t *start, int64_t *end);
+
+/* Replaces the segments with "timeline" rows over [start, end) in `bins`
+ * equal bins. */
+int hta_timeline_bin(hta_tableset *set, int bins, int64_t start, int64_t end,
+                     hta_error *err);
+
+#endif

@@ -1,0 +1,23 @@
+/* util/error.h: errors as values.
+ *
+ * Every fallible function takes an hta_error* and returns nonzero on
+ * failure after filling it with one human-readable line.  Nothing below the
+ * CLI prints: the caller decides whether the line becomes a warning, a
+ * failed rank in /ranks, or an exit code. */
+#ifndef HTA_ERROR_H
+#define HTA_ERROR_H
+
+#include <stdarg.h>
+
+#define HTA_ERROR_MAX 512
+
+typedef struct hta_error {
+    char text[HTA_ERROR_MAX];
+} hta_error;
+
+/* Formats the message into err (if err is non-NULL) and returns -1 so that
+ * callers can write `return hta_fail(err, "...")`. */
+int hta_fail(hta_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,324 @@
+/* test_reader.c: the JSON reader (parse/reader.h) on inputs whose answers
+ * are known by construction: exact nanoseconds, extras, event selection,
+ * escapes, errors with offsets, deep nesting, concatenated gzip members,
+ * the rank in a file name; and on every real trace, independence from
+ * where buffer boundaries fall and from the gzip library. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "model/rank_view.h"
+#include "model/step_filter.h"
+#include "parse/rank_name.h"
+#include "parse/reader.h"
+#include "util/buf.h"
+#include "unit.h"
+
+static int parse(const char *json, hta_trace *t, hta_error *err)
+{
+    return hta_read_trace_memory(json, strlen(json), 0, "mem", t, err);
+}
+
+static void test_numbers_are_exact_nanoseconds(void)
+{
+    hta_trace t;
+    hta_error err;
+    const char *json =
+        "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1712195495519689.047,"
+        "\"dur\":63.8135,\"args\":{\"stream\":7,\"correlation\":12}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1.5e3,\"dur\":2,"
+        "\"args\":{\"Comms Id\":10159970886766084423,\"stream\":\"x\"}}]";
+    CHECK(parse(json, &t, &err) == 0, "parse: %s", err.text);
+    if (t.n_events != 2)
+        return;
+    CHECK(t.events[0].ts_ns == 1712195495519689047LL, "ts %lld", (long long)t.events[0].ts_ns);
+    CHECK(t.events[0].dur_ns == 63814, "dur rounds half up: %lld", (long long)t.events[0].dur_ns);
+    CHECK(hta_event_is_gpu(&t.events[0]) && t.events[0].stream == 7, "gpu stream");
+    CHECK(hta_event_correlation(&t, &t.events[0]) == 12, "correlation");
+    CHECK(t.events[1].ts_ns == 1500000, "exponent ts %lld", (long long)t.events[1].ts_ns);
+    CHECK(!hta_event_is_gpu(&t.events[1]), "string stream is a CPU event");
+    CHECK(hta_event_correlation(&t, &t.events[1]) == HTA_NO_CORRELATION, "missing correlation");
+    CHECK(t.fractional_ts, "fractional ts noticed");
+    hta_trace_free(&t);
+}
+
+/* Correlations beyond 32 bits and copy payloads live in the trace's
+ * extras: they read back exactly, match launches, and stay with their
+ * events when the step filter compacts the trace ahead of them. */
+static void test_extras_follow_their_events(void)
+{
+    const char *json =
+        "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#1\",\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"ts\":250,\"dur\":5,"
+        "\"args\":{\"correlation\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"ts\":260,\"dur\":4,"
+        "\"args\":{\"stream\":7,\"correlation\":7,\"bytes\":100,\"memory bandwidth (GB/s)\":3}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":10,\"dur\":5,"
+        "\"args\":{\"correlation\":5000000000}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":20,\"dur\":10,"
+        "\"args\":{\"stream\":7,\"correlation\":5000000000}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"ts\":30,\"dur\":2,"
+        "\"args\":{\"correlation\":8}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH\",\"ts\":40,\"dur\":4,"
+        "\"args\":{\"stream\":7,\"correlation\":8,\"bytes\":64,\"memory bandwidth (GB/s)\":1.5}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::x\",\"ts\":50,\"dur\":1,"
+        "\"args\":{\"correlation\":-5}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#2\",\"ts\":200,\"dur\":100}]";
+    hta_trace t;
+    hta_error err;
+    CHECK(parse(json, &t, &err) == 0, "parse: %s", err.text);
+    if (t.n_events != 9)
+        return;
+    CHECK(t.n_extras == 5, "extras %zu", t.n_extras);
+    hta_step_filter_stats stats;
+    CHECK(hta_step_filter(&t, 0, &stats, &err) == 0 && stats.applied, "step filter");
+    CHECK(t.n_events == 6 && stats.dropped_gpu_events == 1, "kept %zu", t.n_events);
+    CHECK(t.n_extras == 4, "extras after the filter %zu", t.n_extras);
+    if (t.n_events != 6 || t.n_extras != 4) {
+        hta_trace_free(&t);
+        return;
+    }
+    CHECK(hta_event_correlation(&t, &t.events[1]) == 5000000000LL, "wide launch correlation");
+    CHECK(hta_event_correlation(&t, &t.events[2]) == 5000000000LL, "wide kernel correlation");
+    CHECK(hta_event_correlation(&t, &t.events[3]) == 8, "narrow correlation");
+    CHECK(hta_event_correlation(&t, &t.events[5]) == -5, "negative correlation kept");
+    const hta_event_extra *copy = hta_trace_extra(&t, &t.events[4]);
+    CHECK(copy->bytes == 64 && copy->bandwidth_gbps == 1.5, "copy payload %lld %g",
+          (long long)copy->bytes, copy->bandwidth_gbps);
+    hta_rank_view view;
+    CHECK(hta_rank_view_build(&view, &t, 0, 1) == 0, "view");
+    CHECK(hta_rank_view_launch(&view, &t.events[2]) == &t.events[1], "launch by wide correlation");
+    CHECK(hta_rank_view_launch(&view, &t.events[4]) == &t.events[3], "launch by narrow correlation");
+    hta_rank_view_free(&view);
+    hta_trace_free(&t);
+}
+
+/* Events denser than the reader's guess of JSON bytes per event outgrow
+ * the array it reserved from the input's size, and growth takes over. */
+static void test_dense_events_outgrow_the_reservation(void)
+{
+    enum { EVENTS = 60000 };
+    hta_buf json = {0};
+    hta_buf_append(&json, "[", 1);
+    for (int i = 0; i < EVENTS; i++) {
+        char event[96];
+        int n = snprintf(event, sizeof event, "%s{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"n%d\","
+                         "\"ts\":%d,\"dur\":1}", i ? "," : "", i % 7, i);
+        hta_buf_append(&json, event, (size_t)n);
+    }
+    hta_buf_append(&json, "]", 1);
+    hta_trace t;
+    hta_error err;
+    CHECK(hta_read_trace_memory(json.data, json.len, 0, "dense", &t, &err) == 0, "parse: %s",
+          err.text);
+    CHECK(t.n_events == EVENTS, "%zu events", t.n_events);
+    int in_order = 1;
+    for (size_t i = 0; i < t.n_events; i++)
+        in_order &= t.events[i].ts_ns == (int64_t)i * 1000 && t.events[i].name == i % 7;
+    CHECK(in_order, "events kept in order with their names");
+    hta_trace_free(&t);
+    hta_buf_free(&json);
+}
+
+static void test_event_selection_and_metadata(void)
+{
+    hta_trace t;
+    hta_error err;
+    const char *json =
+        "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"args\":{\"name\":\"x\"}},"
+        "{\"ph\":\"X\",\"name\":\"no cat\",\"ts\":1,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"no dur\",\"ts\":1},"
+        "{\"ph\":\"i\",\"cat\":\"c\",\"name\":\"instant\",\"ts\":1,\"dur\":1},"
+        "{\"args\":{\"nested\":[[[{\"a\":[1,2,{\"b\":null}]}]]],\"stream\":4294967295},"
+        "\"dur\":5,\"ts\":10,\"name\":\"Context Sync\",\"cat\":\"cuda_sync\",\"ph\":\"X\",\"pid\":\"Spans\"}],"
+        "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":5,\"world_size\":8},\"x\":[true,false,null]}";
+    CHECK(parse(json, &t, &err) == 0, "parse: %s", err.text);
+    CHECK(t.n_events == 1, "only the complete event with cat and dur is kept: %zu", t.n_events);
+    if (t.n_events == 1) {
+        CHECK(t.events[0].stream == 4294967295u, "stream %u", t.events[0].stream);
+        CHECK(t.events[0].kernel_type == HTA_KT_OTHER, "Context Sync is OTHER");
+        CHECK(strcmp(hta_event_name(&t, &t.events[0]), "Context Sync") == 0, "name");
+    }
+    CHECK(t.rank == 5 && t.world_size == 8, "distributedInfo after traceEvents: %lld", (long long)t.rank);
+    hta_trace_free(&t);
+}
+
+static void test_escapes_are_decoded(void)
+{
+    hta_trace t;
+    hta_error err;
+    const char *json = "[{\"ph\":\"X\",\"cat\":\"k\",\"name\":\"a\\\"b\\u00e9\\ud83d\\ude00\\n\","
+                       "\"ts\":0,\"dur\":1}]";
+    CHECK(parse(json, &t, &err) == 0, "parse: %s", err.text);
+    if (t.n_events == 1)
+        CHECK(strcmp(hta_event_name(&t, &t.events[0]), "a\"b\xc3\xa9\xf0\x9f\x98\x80\n") == 0,
+              "decoded name '%s'", hta_event_name(&t, &t.events[0]));
+    hta_trace_free(&t);
+}
+
+static void expect_error(const char *json, const char *fragment)
+{
+    hta_trace t;
+    hta_error err = {{0}};
+    int rc = parse(json, &t, &err);
+    CHECK(rc != 0 && strstr(err.text, fragment), "'%s' -> '%s' (wanted '%s')", json, err.text, fragment);
+}
+
+static void test_malformed_inputs_fail_with_offsets(void)
+{
+    expect_error("", "byte 0: empty file");
+    expect_error("   ", "empty file");
+    expect_error("[{\"ph\":\"X\"", "byte 10:");
+    expect_error("[{\"ph\":\"X", "unterminated string");
+    expect_error("[{\"ts\":12", "byte 9");
+    expect_error("[{\"ts\":1.}]", "malformed number");
+    expect_error("[{\"ts\":01}]", "malformed number");
+    expect_error("[{\"a\":tru}]", "invalid literal");
+    expect_error("[{\"a\":[1,2}]", "expected ',' or ']'");
+    expect_error("[1]", "expected an event object");
+    expect_error("{\"traceEvents\":[]}x", "byte 18: unexpected data");
+    expect_error("{\"schemaVersion\":1}", "no traceEvents");
+    expect_error("{\"traceEvents\":[{\"name\":\"\\q\"}]}", "bad escape");
+}
+
+static void test_deep_nesting_costs_no_stack(void)
+{
+    size_t depth = 100000;
+    size_t len = 2 * depth + 128;
+    char *json = malloc(len);
+    size_t n = (size_t)sprintf(json, "[{\"ph\":\"X\",\"cat\":\"c\",\"ts\":1,\"dur\":1,\"args\":");
+    for (size_t i = 0; i < depth; i++)
+        json[n++] = '[';
+    for (size_t i = 0; i < depth; i++)
+        json[n++] = ']';
+    n += (size_t)sprintf(json + n, "}]");
+    hta_trace t;
+    hta_error err;
+    int rc = hta_read_trace_memory(json, n, 0, "deep", &t, &err);
+    CHECK(rc == 0 && t.n_events == 1, "deep args: %s", rc ? err.text : "");
+    if (rc == 0)
+        hta_trace_free(&t);
+    free(json);
+}
+
+static void test_rank_from_file_name(void)
+{
+    CHECK(hta_rank_from_file_name("/x/rank-3.json") == 3, "rank-3");
+    CHECK(hta_rank_from_file_name("rank_12.json.gz") == 12, "rank_12");
+    CHECK(hta_rank_from_file_name("a/rank0.json.gz") == 0, "rank0");
+    CHECK(hta_rank_from_file_name("sampled_rank-1.json.gz") == 1, "sampled");
+    CHECK(hta_rank_from_file_name("rank_not_found.json.gz") == -1, "none");
+    CHECK(hta_rank_from_file_name("rank7dir/trace.json") == -1, "directory part ignored");
+}
+
+/* Appends text as one gzip member to f. */
+static void write_gzip_member(FILE *f, const char *text)
+{
+    z_stream z = {0};
+    unsigned char out[4096];
+    deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    z.next_in = (unsigned char *)text;
+    z.avail_in = (uInt)strlen(text);
+    z.next_out = out;
+    z.avail_out = sizeof out;
+    deflate(&z, Z_FINISH);
+    fwrite(out, 1, sizeof out - z.avail_out, f);
+    deflateEnd(&z);
+}
+
+/* A JSON document split over concatenated gzip members reads as one, as
+ * with gzip -dc, whichever library inflates it. */
+static void test_concatenated_gzip_members(void)
+{
+    char path[] = "/tmp/hta-units-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "wb");
+    write_gzip_member(f, "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"ts\":1,");
+    write_gzip_member(f, "\"dur\":2,\"args\":{\"stream\":7}},");
+    write_gzip_member(f, "{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"b\",\"ts\":3,\"dur\":4}]");
+    fclose(f);
+    for (int inflater = HTA_INFLATER_ZLIB; inflater <= HTA_INFLATER_ISAL; inflater++) {
+        if (!hta_inflater_available((hta_inflater)inflater))
+            continue;
+        hta_read_options with = {.inflater = (hta_inflater)inflater};
+        hta_trace t;
+        hta_error err;
+        int rc = hta_read_trace_file(path, &with, &t, &err);
+        CHECK(rc == 0 && t.n_events == 2 && t.events[0].dur_ns == 2000 &&
+                  t.events[1].ts_ns == 3000,
+              "concatenated members, inflater %d: %s", inflater, rc ? err.text : "wrong events");
+        if (rc == 0)
+            hta_trace_free(&t);
+    }
+    unlink(path);
+}
+
+static int same_events(const hta_trace *a, const hta_trace *b)
+{
+    if (a->n_events != b->n_events || a->rank != b->rank)
+        return 0;
+    for (size_t i = 0; i < a->n_events; i++) {
+        const hta_event *x = &a->events[i], *y = &b->events[i];
+        if (x->ts_ns != y->ts_ns || x->dur_ns != y->dur_ns ||
+            hta_event_correlation(a, x) != hta_event_correlation(b, y) ||
+            x->stream != y->stream || x->flags != y->flags ||
+            strcmp(hta_event_name(a, x), hta_event_name(b, y)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* A buffer boundary may fall inside any token: reading in 1, 7 and 4093
+ * byte pieces must give exactly the events of one large read; so must
+ * either gzip library. */
+static void check_chunking_never_changes_events(const char *path, char *data, size_t len)
+{
+    hta_trace whole;
+    hta_error err;
+    if (hta_read_trace_file(path, NULL, &whole, &err)) {
+        CHECK(0, "%s: %s", path, err.text);
+        return;
+    }
+    size_t chunks[] = {len < 3000000 ? 1 : 5, 7, 4093};
+    for (size_t c = 0; c < 3; c++) {
+        hta_trace piece;
+        int rc = hta_read_trace_memory(data, len, chunks[c], path, &piece, &err);
+        CHECK(rc == 0 && same_events(&whole, &piece), "%s in %zu-byte chunks", path, chunks[c]);
+        if (rc == 0)
+            hta_trace_free(&piece);
+    }
+    /* Both gzip backends (when built) give the same events. */
+    for (int inflater = HTA_INFLATER_ZLIB; inflater <= HTA_INFLATER_ISAL; inflater++) {
+        if (!hta_inflater_available((hta_inflater)inflater))
+            continue;
+        hta_read_options with = {.inflater = (hta_inflater)inflater};
+        hta_trace other;
+        int rc = hta_read_trace_file(path, &with, &other, &err);
+        CHECK(rc == 0 && same_events(&whole, &other), "%s with inflater %d", path, inflater);
+        if (rc == 0)
+            hta_trace_free(&other);
+    }
+    hta_trace_free(&whole);
+}
+
+int main(int argc, char **argv)
+{
+    test_numbers_are_exact_nanoseconds();
+    test_dense_events_outgrow_the_reservation();
+    test_extras_follow_their_events();
+    test_event_selection_and_metadata();
+    test_escapes_are_decoded();
+    test_malformed_inputs_fail_with_offsets();
+    test_deep_nesting_costs_no_stack();
+    test_rank_from_file_name();
+    test_concatenated_gzip_members();
+    const char *traces = unit_real_traces(argc, argv);
+    if (traces) {
+        int n = for_each_real_trace(traces, check_chunking_never_changes_events);
+        CHECK(n >= 10, "only %d real traces under %s", n, traces);
+    }
+    return unit_finish();
+}
