@@ -660,6 +660,9 @@ typedef struct {
     uint64_t seed;
     int64_t steps_opt; /* 0: derive from size_mb */
     double *factor;    /* [world] straggler factor per rank */
+    const char *slow_match, *rename_match, *rename_to; /* --kernel-factor, --rename-kernel */
+    double slow_factor;
+    double kernel_factor[K_COUNT]; /* weight factor of each compute kernel */
 
     /* derived */
     int64_t steps;
@@ -726,6 +729,9 @@ static void init_kernels(tg_ctx *c)
         const tg_kernel_source *src = &KERNEL_SOURCE[k];
         tg_kernel *kr = &c->kernels[k];
         kr->name = str_of(src->name);
+        c->kernel_factor[k] = c->slow_match && strstr(src->name, c->slow_match) ? c->slow_factor : 1.0;
+        if (c->rename_match && strstr(src->name, c->rename_match))
+            kr->name = str_of(c->rename_to);
         kr->blocks_per_sm = str_of(src->blocks_per_sm);
         kr->warps_per_sm = str_of(src->warps_per_sm);
         kr->grid = json_layout(c->compact, src->grid, kr->grid_buf, sizeof kr->grid_buf);
@@ -932,7 +938,9 @@ static void plan_shared(const tg_ctx *c, int64_t s, tg_step_plan *pl)
         const tg_op *op = &c->ops[i];
         if (op->gpu == GPU_NONE || (op->memset_steps_only && !pl->memset_step))
             continue;
-        pl->weight[i] = (uint16_t)shared_range(c, TAG_WEIGHT, s, (uint64_t)i, op->wlo, op->whi);
+        int64_t w = shared_range(c, TAG_WEIGHT, s, (uint64_t)i, op->wlo, op->whi);
+        double f = op->gpu == GPU_KERNEL ? c->kernel_factor[op->kernel] : 1.0;
+        pl->weight[i] = (uint16_t)max64(1, llround((double)w * f));
         pl->total_weight[op->phase] += pl->weight[i];
         pl->gpu_ops[op->phase]++;
     }
@@ -1404,6 +1412,9 @@ static const char USAGE[] =
     "                           by default derived from --size-mb, at least 3)\n"
     "  --straggler RANK:FACTOR  multiply RANK's compute time by FACTOR (0.5..10);\n"
     "                           repeatable; give the same list to every piece\n"
+    "  --kernel-factor TEXT:F   compute kernels whose name contains TEXT run F times\n"
+    "                           as long (0.1..10; the phase grows with them)\n"
+    "  --rename-kernel TEXT=NAME  kernels whose name contains TEXT are named NAME\n"
     "  --seed N                 random seed (default 1)\n"
     "  --gzip                   write gzip-compressed files\n"
     "  --compact                write JSON without any whitespace\n"
@@ -1480,6 +1491,8 @@ enum {
     OPT_SEED,
     OPT_GZIP,
     OPT_COMPACT,
+    OPT_KERNEL_FACTOR,
+    OPT_RENAME_KERNEL,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -1492,6 +1505,8 @@ static const struct option LONG_OPTIONS[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"gzip", no_argument, NULL, OPT_GZIP},
     {"compact", no_argument, NULL, OPT_COMPACT},
+    {"kernel-factor", required_argument, NULL, OPT_KERNEL_FACTOR},
+    {"rename-kernel", required_argument, NULL, OPT_RENAME_KERNEL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -1550,6 +1565,24 @@ static void parse_args(tg_ctx *c, int argc, char **argv)
             if (!parse_int(value, 1, 100000000, &c->steps_opt))
                 bad_value("--steps", value);
             break;
+        case OPT_KERNEL_FACTOR: {
+            const char *colon = strrchr(value, ':');
+            if (!colon || colon == value || !parse_double(colon + 1, &c->slow_factor) ||
+                c->slow_factor < 0.1 || c->slow_factor > 10)
+                bad_value("--kernel-factor", value);
+            free((char *)c->slow_match);
+            c->slow_match = strndup(value, (size_t)(colon - value));
+            break;
+        }
+        case OPT_RENAME_KERNEL: {
+            const char *eq = strchr(value, '=');
+            if (!eq || eq == value || !eq[1] || strpbrk(eq + 1, "\"\\"))
+                bad_value("--rename-kernel", value);
+            free((char *)c->rename_match);
+            c->rename_match = strndup(value, (size_t)(eq - value));
+            c->rename_to = eq + 1;
+            break;
+        }
         case OPT_STRAGGLER:
             if (nstraggler >= MAX_STRAGGLER_ARGS)
                 die("too many --straggler options", NULL);
@@ -1653,6 +1686,8 @@ int main(int argc, char **argv)
     free(c->out.buf);
     free(c->max_phase_dur);
     free(c->factor);
+    free((char *)c->slow_match);
+    free((char *)c->rename_match);
     free(c);
     return 0;
 }

@@ -13,7 +13,10 @@ import argparse
 import html
 import math
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 
 from hta_mpi import results, views
 from hta_mpi.colours import (CATEGORY_COLORS, COOL, FLAG_COLORS, KERNEL_TYPE_COLORS, NEUTRAL,
@@ -248,24 +251,64 @@ def render(path):
             f"{header_html(path, attrs)}\n{body}\n</body></html>\n")
 
 
+def hta_mpi_binary():
+    """The hta-mpi to run for a diff: $HTA_MPI, else the one beside this
+    package's scripts (PREFIX/bin), else hta-mpi on PATH."""
+    if os.environ.get("HTA_MPI"):
+        return os.environ["HTA_MPI"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(here, "..", "..", "..", "..", "bin", "hta-mpi"),
+                      os.path.join(here, "..", "..", "build", "hta-mpi")):
+        if os.access(candidate, os.X_OK):
+            return os.path.normpath(candidate)
+    return shutil.which("hta-mpi") or "hta-mpi"
+
+
+def diff_of(base, new, workdir):
+    """Runs `hta-mpi diff BASE NEW` into workdir; the diff file's path."""
+    out = os.path.join(workdir, "diff.h5")
+    p = subprocess.run([hta_mpi_binary(), "diff", "-q", "-o", out, base, new],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise OSError(p.stderr.strip() or f"hta-mpi diff exited {p.returncode}")
+    return out
+
+
+def render_page(args):
+    if args.diff:
+        return diff_report.render(args.diff)
+    if len(args.results) == 2:
+        with tempfile.TemporaryDirectory(prefix="hta-mpi-report-") as d:
+            return diff_report.render(diff_of(args.results[0], args.results[1], d))
+    return render(args.results[0])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="hta-mpi-report", description="Write one self-contained HTML page (inline SVG, "
-        "no script, no network) for an hta-mpi results file.")
-    parser.add_argument("results", help="HDF5 file written by hta-mpi")
+        "no script, no network) for an hta-mpi results file, or comparing two runs: "
+        "--diff DIFF.h5 (from hta-mpi diff), or two results files BASE.h5 NEW.h5.")
+    parser.add_argument("results", nargs="*", help="HDF5 file written by hta-mpi; two of "
+                        "them (BASE NEW) for a comparison page")
+    parser.add_argument("--diff", metavar="DIFF.h5", help="diff file written by hta-mpi diff")
     parser.add_argument("-o", "--output", default="hta-report.html",
                         help="HTML file to write (default hta-report.html)")
     args = parser.parse_args(argv)
+    if (args.diff is not None and args.results) or \
+            (args.diff is None and len(args.results) not in (1, 2)):
+        parser.error("give one results file, two (BASE NEW), or --diff DIFF.h5")
     try:
-        page = render(args.results)
+        page = render_page(args)
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(page)
-    except (OSError, KeyError) as e:
+    except (OSError, KeyError, ValueError) as e:
         print(f"hta-mpi-report: {e}", file=sys.stderr)
         return 1
     print(args.output)
     return 0
 
+
+from hta_mpi import diff_report  # noqa: E402 - it imports this module's helpers
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -4,7 +4,8 @@ Every table hta-mpi writes is a 1-D compound dataset (docs/results-format.md); h
 returns its strings as UTF-8 bytes, which load() decodes so that string
 columns compare with ordinary str.  The timeline is a 3-D array rather than
 a table, with its bin edges and category names in attributes: timeline()
-returns it with its rank labels."""
+returns it with its rank labels.  A diff file (`hta-mpi diff`) holds
+/diff/... tables: load_diff() returns them all."""
 from collections import namedtuple
 
 import h5py
@@ -63,3 +64,25 @@ def timeline(path):
         return Timeline(ranks=f["timeline_ranks"][()], edges_us=data.attrs["bin_edges_us"][()],
                         categories=[_decode(c) for c in data.attrs["categories"]],
                         us=data[()])
+
+
+# The tables `hta-mpi diff` writes, by the name load_diff() gives them;
+# /diff/collectives only when both compared runs had /collective_summary.
+DIFF_TABLES = ("kernels", "kernel_set", "rank_metrics", "tails", "collectives")
+
+
+def is_diff(path):
+    """Whether path is a diff file written by `hta-mpi diff`."""
+    with h5py.File(path, "r") as f:
+        return _decode(f.attrs.get("file_kind", b"")) == "diff"
+
+
+def load_diff(path):
+    """Every /diff table of a diff file as a DataFrame, by short name
+    ("kernels", "kernel_set", "rank_metrics", "tails", and "collectives"
+    when the file has it).  ValueError when path is not a diff file."""
+    if not is_diff(path):
+        raise ValueError(f"{path}: not a diff file (write one with hta-mpi diff BASE.h5 NEW.h5)")
+    present = set(tables(path))
+    return {name: load(path, f"diff/{name}") for name in DIFF_TABLES
+            if f"diff/{name}" in present}

@@ -5,7 +5,9 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "diff/diff_command.h"
 #include "run/head_start.h"
 #include "run/pipeline.h"
 #include "run/threads.h"
@@ -61,6 +63,8 @@ static void prefer_quick_start_when_alone(void)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return hta_diff_main(argc - 1, argv + 1, HTA_VERSION);
     mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD);
     mallopt(M_ARENA_MAX, MALLOC_ARENAS);

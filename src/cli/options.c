@@ -97,6 +97,7 @@ void hta_print_usage(FILE *out)
 {
     fprintf(out,
         "Usage: mpirun -n N hta-mpi [options] TRACE_DIR | TRACE_FILE...\n"
+        "       hta-mpi diff [options] BASE.h5 NEW.h5  (compare two runs; see diff --help)\n"
         "Analyse PyTorch profiler (Kineto) traces, one per rank, in parallel.\n"
         "Options without a value are off unless given.\n"
         "\n"

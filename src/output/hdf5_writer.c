@@ -13,6 +13,7 @@
 #include "output/hdf5_writer.h"
 
 #include "output/results_file.h"
+#include "output/schema_version.h"
 #include "util/large_alloc.h"
 #include "util/utf8.h"
 
@@ -24,8 +25,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define HTA_SCHEMA_VERSION 1
 
 static hid_t utf8_string_type(void)
 {

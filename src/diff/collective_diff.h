@@ -1,0 +1,17 @@
+/* diff/collective_diff.h: collectives of two runs, before and after.
+ *
+ * /diff/collectives, when both runs have /collective_summary: one row per
+ * (group_desc, collective, dtype, bucket_max_bytes) in either run, status
+ * both / only_in_base / only_in_new, and for every numeric column X of
+ * BASE's summary that NEW also has: base_X, new_X and X_ratio = NEW / BASE
+ * (transfer times, bus bandwidths, arrival skew, wait). */
+#ifndef HTA_COLLECTIVE_DIFF_H
+#define HTA_COLLECTIVE_DIFF_H
+
+#include "diff/diff_input.h"
+
+/* Adds nothing when either run lacks /collective_summary. */
+int hta_diff_collectives(const hta_diff_input *base, const hta_diff_input *new_,
+                         hta_tableset *out, hta_error *err);
+
+#endif
