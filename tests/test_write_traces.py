@@ -3,14 +3,16 @@
 events marked "critical": 1 with flows where the path crosses CPU and GPU,
 counter tracks (queue length per stream, memory bandwidth per copy kind,
 timeline share per step) with the fields Perfetto and chrome://tracing
-need; hta-mpi reading the written traces gives the same tables."""
+need, the rank's outlier flags at the top level; hta-mpi reading the
+written traces gives the same tables."""
+import subprocess
 import gzip
 import json
 import os
 
 import numpy as np
 
-from common import TRACES, analyse, table, tmpdir
+from common import TRACEGEN, TRACES, analyse, table, tmpdir
 from handbuilt import write_ranks
 from critical_path_traces import steps_trace, synced_step
 
@@ -86,8 +88,15 @@ def check_folder(inputs, processes=1):
         for _, g in cp_events.groupby(["rank", "step"]):
             top = g[g.position == 1].iloc[0]
             assert top["name"] == "" or top["name"] in names, top
-        assert {k: v for k, v in written.items() if k != "traceEvents"} == \
+        meta = written["hta_mpi"]
+        assert {k: v for k, v in written.items() if k not in ("traceEvents", "hta_mpi")} == \
             {k: v for k, v in orig.items() if k != "traceEvents"}
+        ranks = table(first, "ranks")
+        rank = ranks[ranks.file.str.endswith("/" + name)]["rank"].iloc[0]
+        assert meta["rank"] == rank, (meta, rank)
+        out = table(first, "outliers")
+        want = sorted(out[out["rank"] == rank].metric)
+        assert sorted(o["metric"] for o in meta["outliers"]) == want, (name, meta, want)
     second, _ = analyse(out_dir, processes=processes, extra=["--critical-path"])
     for name in TABLES:
         a, b = table(first, name), table(second, name)
@@ -114,6 +123,21 @@ def check_counters():
     assert len(flows) == 3 * 2 * 2, flows
 
 
+def check_outliers():
+    """A generated straggler (rank 2, 1.5x compute): its flags are in its
+    trace, and the other ranks' traces list none of its."""
+    d = tmpdir()
+    subprocess.run([TRACEGEN, "-o", d, "--ranks", "4", "--size-mb", "1", "--straggler", "2:1.5"],
+                   check=True, capture_output=True)
+    out_dir = check_folder([d], processes=2)
+    with open(os.path.join(out_dir, "rank-2.json")) as f:
+        meta = json.load(f)["hta_mpi"]
+    assert meta["rank"] == 2 and any(o["metric"] == "compute_time_us" for o in meta["outliers"])
+    for o in meta["outliers"]:
+        assert set(o) == {"metric", "value", "z", "robust_z", "classification"}, o
+
+
+check_outliers()
 check_folder([os.path.join(TRACES, "hta", "trace_filter")], processes=2)
 check_folder([os.path.join(TRACES, "hta", "critical_path_event_sync_multi_stream")])
 check_folder([os.path.join(TRACES, "hta", "negative_queue")])
