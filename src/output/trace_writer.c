@@ -581,6 +581,22 @@ static void put_flows(sink *o, int *first, const collected *c)
 
 /* ---- files ------------------------------------------------------------ */
 
+/* mkdir -p: 0, or -1 with errno. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
+}
+
 static int read_whole(const char *path, hta_buf *out, int *is_gz)
 {
     size_t n = strlen(path);
@@ -633,7 +649,7 @@ int hta_write_trace(const char *path, const hta_rank_view *view, const char *dir
     char out_path[4096];
     snprintf(out_path, sizeof out_path, "%s/%s", dir, base ? base + 1 : path);
     sink o = {0};
-    if (mkdir(dir, 0777) && errno != EEXIST)
+    if (make_dirs(dir))
         rc = hta_fail(err, "%s: %s", dir, strerror(errno));
     else if (rc == 0) {
         if (is_gz)
