@@ -132,6 +132,7 @@ void hta_print_usage(FILE *out)
         "                                  path of every step (see README for its cost)\n"
         "      --write-traces DIR          write each analysed trace into DIR with its\n"
         "                                  critical path and counter tracks added\n"
+        "                                  (default: none written)\n"
         "      --inflater NAME             gzip library: auto (ISA-L when built with it),\n"
         "                                  zlib or isal (default auto)\n"
         "      --threads N                 threads for one large trace: parsing a plain\n"
