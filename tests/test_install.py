@@ -119,7 +119,8 @@ def test_installed_pipeline_from_traces_to_report():
                            timeout=300)
         assert p.returncode == 0, (args, p.stdout, p.stderr)
     assert "<svg" in open(os.path.join(work, "r.html")).read()
-    assert len([f for f in os.listdir(os.path.join(work, "plots")) if f.endswith(".png")]) == 4
+    # 2 rank heatmaps, the ops and annotations heatmaps, timeline, kernel types
+    assert len([f for f in os.listdir(os.path.join(work, "plots")) if f.endswith(".png")]) == 6
 
 
 def test_pip_installs_the_package_and_its_commands():
@@ -145,7 +146,8 @@ def test_pip_installs_the_package_and_its_commands():
                            capture_output=True, text=True, env=env, cwd=work, timeout=300)
         assert p.returncode == 0, (cmd, p.stdout, p.stderr)
     assert "<svg" in open(os.path.join(work, "r.html")).read()
-    assert len([f for f in os.listdir(os.path.join(work, "plots")) if f.endswith(".png")]) == 4
+    # 2 rank heatmaps, the ops and annotations heatmaps, timeline, kernel types
+    assert len([f for f in os.listdir(os.path.join(work, "plots")) if f.endswith(".png")]) == 6
 
 
 def test_help_and_man_page_list_every_option_with_its_default():
@@ -171,7 +173,7 @@ def test_help_and_man_page_list_every_option_with_its_default():
     for name, takes_value in options.items():
         key = next((k for k in (name.replace("-", "_"), name.replace("-", "_") + "_us")
                     if k in attrs), None)
-        if not takes_value or key is None:
+        if not takes_value or key is None or isinstance(attrs[key], (str, bytes)):
             continue
         stated = (default_number(entries[name], r"\(default:? ([0-9]+(?:\.[0-9]+)?)\)"),
                   default_number(man[name], r"Default: ([0-9]+(?:\.[0-9]+)?)"))

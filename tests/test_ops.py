@@ -8,6 +8,7 @@ overlapping annotations, ProfilerStep left out, two ranks)."""
 import json
 import os
 import subprocess
+import sys
 
 from common import *
 from handbuilt import gpu_kernel, write_ranks
@@ -427,6 +428,28 @@ def test_split_parse_gives_the_same_tables():
     assert_same_tables(tables["1"], tables["2"], "--threads 2")
 
 
+def test_gap_strip_in_plots_and_report():
+    """trace_filter's long gaps as a per-rank strip: the PNG, the report's
+    SVG, and the data drawn is /gpu_gaps."""
+    require_traces()
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    from hta_mpi import plots, report, views
+    out, _ = analyse(trace_dir("trace_filter"))
+    gaps = table(out, "/gpu_gaps")
+    gs = views.gap_strip(out)
+    assert len(gs.cause) == len(gaps) > 50 and list(gs.cause) == list(gaps.cause)
+    assert list(gs.ranks) == [0, 1]
+    assert np.allclose(gs.duration_ms, gaps.duration_us / 1000)
+    assert np.allclose(gs.start_ms * 1000 + gs.origin_us, gaps.start_us)
+    figures = {os.path.basename(f.path): f for f in plots.plot_all(out, tmpdir())}
+    assert "gaps.png" in figures and figures["gaps.png"].data is not None
+    page = report.render(out)
+    assert "GPU idle gaps by cause" in page and page.count("<svg") == 7, page.count("<svg")
+    # No long gap: no strip.
+    out, _ = analyse(generated(ranks=2, size_mb=0.2))
+    assert views.gap_strip(out) is None
+
+
 def test_generated_every_gpu_event_has_its_op():
     """hta-tracegen launches every GPU item from a runtime call inside a
     cpu_op, so /ops accounts for every GPU event /kernels counts."""
@@ -441,4 +464,4 @@ if __name__ == "__main__":
           test_annotations_match_hta, test_no_gpu_work_gives_empty_tables,
           test_generated_every_gpu_event_has_its_op, test_kernel_sequences_match_hta,
           test_kernel_sequences_handbuilt, test_gpu_gaps_handbuilt, test_memory_handbuilt,
-          test_split_parse_gives_the_same_tables])
+          test_split_parse_gives_the_same_tables, test_gap_strip_in_plots_and_report])

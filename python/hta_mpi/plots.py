@@ -25,7 +25,7 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.patches import Patch, Rectangle
 
 from hta_mpi import results, views
-from hta_mpi.colours import CATEGORY_COLORS, FLAG_COLORS, HEATMAP_CMAP
+from hta_mpi.colours import CATEGORY_COLORS, FLAG_COLORS, GAP_CAUSE_COLORS, HEATMAP_CMAP
 
 DPI = 100
 MAX_HEIGHT_IN = 100
@@ -137,6 +137,26 @@ def draw_timeline(tl, flagged_ranks, path):
     return _save(fig, path)
 
 
+def draw_gaps(gs, flagged_ranks, path):
+    """Writes a views.GapStrip as a PNG; returns its (width, height) in pixels."""
+    n = len(gs.ranks)
+    fig = MplFigure(figsize=figure_size("timeline", n), layout="constrained")
+    ax = fig.subplots()
+    for cause, colour in GAP_CAUSE_COLORS.items():
+        k = np.array([c == cause for c in gs.cause])
+        if k.any():
+            ax.barh(gs.row[k], gs.duration_ms[k], left=gs.start_ms[k], height=0.8,
+                    color=colour, label=cause)
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_xlim(0, max(float(np.max(gs.start_ms + gs.duration_ms)), 1e-3))
+    ax.set_xlabel("ms since the first GPU event")
+    ax.set_ylabel("rank")
+    _rank_ticks(ax, gs.ranks, flagged_ranks, 0)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, title="cause")
+    ax.set_title("GPU idle gaps of at least --gap-threshold, by cause")
+    return _save(fig, path)
+
+
 def draw_kernel_types(kt, path):
     """Writes a views.KernelTypes pie as a PNG; returns its (width, height) in pixels."""
     fig = _new_figure(figure_size("pie", 0))
@@ -170,6 +190,10 @@ def plot_all(path, outdir):
     if tl is not None:
         png = os.path.join(outdir, "timeline.png")
         figures.append(Figure(png, draw_timeline(tl, flagged, png), tl))
+    gs = views.gap_strip(path)
+    if gs is not None:
+        png = os.path.join(outdir, "gaps.png")
+        figures.append(Figure(png, draw_gaps(gs, flagged, png), gs))
     kt = views.kernel_types(path)
     png = os.path.join(outdir, "kernel_types.png")
     figures.append(Figure(png, draw_kernel_types(kt, png), kt))

@@ -19,8 +19,8 @@ import sys
 import tempfile
 
 from hta_mpi import results, views
-from hta_mpi.colours import (CATEGORY_COLORS, COOL, FLAG_COLORS, KERNEL_TYPE_COLORS, NEUTRAL,
-                             WARM)
+from hta_mpi.colours import (CATEGORY_COLORS, COOL, FLAG_COLORS, GAP_CAUSE_COLORS,
+                             KERNEL_TYPE_COLORS, NEUTRAL, WARM)
 
 MAX_ANNOTATED_RANKS = 64
 CSS = """
@@ -199,6 +199,35 @@ def timeline_svg(tl, flagged):
     return "\n".join(parts + ["</svg>"])
 
 
+def gaps_svg(gs, flagged):
+    n = len(gs.ranks)
+    left, top, width = 50, 10, 1000
+    row_h = max(3, min(24, 1400 // max(n, 1)))
+    span_ms = max(float(max(gs.start_ms + gs.duration_ms)), 1e-3)
+    scale = width / span_ms
+    axis_y = top + n * row_h + 4
+    parts = [f'<svg width="{left + width + 10}" height="{axis_y + 60}" font-family="sans-serif">']
+    for i, rank in enumerate(gs.ranks):
+        if i % max(1, n // 50) == 0 or rank in flagged:
+            parts.append(rank_label(left - 6, top + i * row_h + row_h / 2, int(rank), flagged))
+    for row, start, length, cause in zip(gs.row, gs.start_ms, gs.duration_ms, gs.cause):
+        parts.append(f'<rect x="{left + start * scale:.2f}" y="{top + row * row_h + 1}"'
+                     f' width="{max(length * scale, 1):.2f}" height="{row_h - 2}"'
+                     f' fill="{GAP_CAUSE_COLORS.get(cause, "#888")}"><title>rank'
+                     f" {gs.ranks[row]}: {length:.3f} ms at {start:.3f} ms, {esc(cause)}"
+                     "</title></rect>")
+    for k in range(0, 11):
+        x = left + k * width / 10
+        parts.append(f'<line x1="{x}" y1="{axis_y}" x2="{x}" y2="{axis_y + 5}" stroke="#000"/>'
+                     f'<text x="{x}" y="{axis_y + 17}" font-size="11" text-anchor="middle">'
+                     f"{span_ms * k / 10:.1f}</text>")
+    for c, (cause, colour) in enumerate(GAP_CAUSE_COLORS.items()):
+        x = left + c * 130
+        parts.append(f'<rect x="{x}" y="{axis_y + 30}" width="12" height="12" fill="{colour}"/>'
+                     f'<text x="{x + 16}" y="{axis_y + 40}" font-size="12">{esc(cause)}</text>')
+    return "\n".join(parts + ["</svg>"])
+
+
 def kernel_types_svg(kt):
     width, x = 1000, 0.0
     parts = [f'<svg width="{width + 20}"'
@@ -238,6 +267,10 @@ def render(path):
         sections.append(("Timeline: share of each time bin per rank", timeline_svg(tl, flagged)))
     sections.append(("GPU kernel time by type (all ranks)",
                      kernel_types_svg(views.kernel_types(path))))
+    gs = views.gap_strip(path)
+    if gs is not None:
+        sections.append(("GPU idle gaps by cause (ms since the first GPU event)",
+                         gaps_svg(gs, flagged)))
     for kind in views.NAME_HEATMAPS:
         hm = views.name_heatmap(path, kind)
         if hm is not None:

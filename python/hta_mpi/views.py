@@ -104,6 +104,27 @@ def name_heatmap(path, kind):
                    per.values.astype(float), flags)
 
 
+GapStrip = namedtuple("GapStrip", "ranks origin_us row start_ms duration_ms cause")
+GapStrip.__doc__ = """Gap k of /gpu_gaps is drawn on row row[k] (rank ranks[row[k]])
+from start_ms[k] (ms after origin_us, the first GPU event of any rank when
+the file has a timeline, else the first gap) for duration_ms[k]; cause[k]
+colours it."""
+
+
+def gap_strip(path):
+    """The GPU gaps of every rank for a per-rank strip, or None without any."""
+    gaps = results.load(path, "gpu_gaps")
+    if len(gaps) == 0:
+        return None
+    tl = results.timeline(path)
+    origin = float(tl.edges_us[0]) if tl is not None else float(gaps["start_us"].min())
+    ranks = np.array(sorted(set(int(r) for r in gaps["rank"])), dtype=np.int64)
+    row_of = {int(r): i for i, r in enumerate(ranks)}
+    return GapStrip(ranks, origin, np.array([row_of[int(r)] for r in gaps["rank"]]),
+                    (gaps["start_us"].to_numpy(float) - origin) / 1000.0,
+                    gaps["duration_us"].to_numpy(float) / 1000.0, list(gaps["cause"]))
+
+
 def relative_to_median(values):
     """Each column's deviation from its median rank, as a fraction of that
     median (0 where the median is 0): the heatmaps' colour, so that a rank
