@@ -5,11 +5,12 @@
 # python3-matplotlib: hta-mpi-plot; chromium: the report test's screenshot;
 # python3-pip, python3-setuptools: the install test's `pip install ./python`.
 # clang and libclang-rt-14-dev (only recommended by clang, so named here):
-# the libFuzzer harnesses; valgrind: scripts/valgrind.sh.
+# the libFuzzer harnesses; valgrind: scripts/valgrind.sh; libsqlite3-dev:
+# Nsight Systems exports; sqlite3: the SQLite reader's benchmark baseline.
 set -eu
 packages="build-essential cmake pkg-config libopenmpi-dev openmpi-bin \
 libhdf5-openmpi-dev libcjson-dev zlib1g-dev python3 python3-h5py python3-pandas \
-python3-numpy python3-pip python3-setuptools libisal-dev \
+python3-numpy python3-pip python3-setuptools libisal-dev libsqlite3-dev sqlite3 \
 slurm-wlm munge python3-matplotlib chromium \
 clang libclang-rt-14-dev valgrind"
 missing=""

@@ -4,6 +4,7 @@
  * usage errors answer at once on every process. */
 #include "cli/options.h"
 
+#include "parse/input_format.h"
 #include "parse/source.h"
 
 #include <errno.h>
@@ -57,6 +58,7 @@ enum {
     OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER, OPT_THREADS,
     OPT_SEQUENCE_OP, OPT_MIN_PATTERN_LEN, OPT_SEQUENCE_TOP, OPT_GAP_THRESHOLD,
     OPT_CRITICAL_PATH, OPT_WRITE_TRACES,
+    OPT_INPUT_FORMAT, OPT_STEP_REGEX, OPT_MERGE_DEVICES,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -86,6 +88,9 @@ static const struct option LONG_OPTIONS[] = {
     {"timeout-per-trace", required_argument, NULL, OPT_TIMEOUT_PER_TRACE},
     {"inflater", required_argument, NULL, OPT_INFLATER},
     {"threads", required_argument, NULL, OPT_THREADS},
+    {"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
+    {"step-regex", required_argument, NULL, OPT_STEP_REGEX},
+    {"merge-devices", no_argument, NULL, OPT_MERGE_DEVICES},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -98,14 +103,23 @@ void hta_print_usage(FILE *out)
     fprintf(out,
         "Usage: mpirun -n N hta-mpi [options] TRACE_DIR | TRACE_FILE...\n"
         "       hta-mpi diff [options] BASE.h5 NEW.h5  (compare two runs; see diff --help)\n"
-        "Analyse PyTorch profiler (Kineto) traces, one per rank, in parallel.\n"
+        "Analyse PyTorch profiler (Kineto) traces, Nsight Systems SQLite exports or\n"
+        "CUPTI CSV folders, one per rank, in parallel.\n"
         "Options without a value are off unless given.\n"
         "\n"
         "  -o, --output FILE               results file (default hta-results.h5)\n"
         "      --force                     overwrite an existing results file\n"
         "      --recursive                 descend into subdirectories\n"
+        "      --input-format F            auto, kineto, nsys-sqlite or cupti-csv: how\n"
+        "                                  to read the inputs (default auto: by content;\n"
+        "                                  a directory holding kernel.csv is one trace)\n"
+        "      --merge-devices             an Nsight export holding several GPUs is one\n"
+        "                                  rank (default: one rank per GPU)\n"
         "      --ranks LIST                analyse only these ranks, e.g. 0-7,12 (default all)\n"
         "      --include-last-step         keep the last profiler step (default: dropped)\n"
+        "      --step-regex RE             NVTX ranges (Nsight) and user_annotation.csv\n"
+        "                                  records matching RE (POSIX extended) are\n"
+        "                                  profiler steps (default: ProfilerStep#N only)\n"
         "      --round-like-hta            round fractional timestamps to whole us as HTA\n"
         "                                  does (start up, end down); default keeps ns\n"
         "      --consecutive-kernel-delay US  idle gap below which it is kernel_wait\n"
@@ -219,6 +233,20 @@ static int parse_inflater(const char *text, hta_options *o, hta_error *err)
     return hta_fail(err, "--inflater: expected auto, zlib or isal, got '%s'", text);
 }
 
+static int parse_step_regex(const char *text, hta_options *o, hta_error *err)
+{
+    regex_t compiled;
+    int rc = regcomp(&compiled, text, REG_EXTENDED | REG_NOSUB);
+    if (rc) {
+        char why[128];
+        regerror(rc, &compiled, why, sizeof why);
+        return hta_fail(err, "--step-regex: '%s': %s", text, why);
+    }
+    regfree(&compiled);
+    o->step_regex = text;
+    return 0;
+}
+
 static char *join_arguments(int argc, char **argv)
 {
     size_t len = 1;
@@ -276,6 +304,13 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_TIMEOUT_PER_TRACE: return parse_double("timeout-per-trace", arg, 0, &o->timeout_per_trace, err);
     case OPT_INFLATER: return parse_inflater(arg, o, err);
     case OPT_THREADS: return parse_int("threads", arg, 0, &o->threads, err);
+    case OPT_STEP_REGEX: return parse_step_regex(arg, o, err);
+    case OPT_MERGE_DEVICES: o->merge_devices = 1; return 0;
+    case OPT_INPUT_FORMAT:
+        if ((o->input_format = hta_input_format_parse(arg)) < 0)
+            return hta_fail(err, "--input-format: expected auto, kineto, nsys-sqlite or "
+                                 "cupti-csv, got '%s'", arg);
+        return 0;
     case 'q': o->quiet = 1; return 0;
     case 'v': o->verbose = 1; return 0;
     default: return hta_fail(err, "unknown option (see --help)");

@@ -38,6 +38,9 @@ typedef struct hta_options {
     const char *write_traces;  /* --write-traces DIR, borrowed from argv; NULL = no */
     double timeout_per_trace;  /* seconds per trace file; 0 = no limit */
     int inflater;              /* hta_inflater: gzip backend */
+    int input_format;          /* hta_input_format: how to read the inputs */
+    const char *step_regex;    /* borrowed from argv; NULL = ProfilerStep#N only */
+    int merge_devices;         /* an export's devices are one rank, not one each */
     int threads;               /* threads for one large trace (parse and
                                   analyses); 0 = automatic, resolved by main
                                   after MPI_Init */

@@ -14,6 +14,7 @@
 
 #include "output/results_file.h"
 #include "output/schema_version.h"
+#include "parse/input_format.h"
 #include "util/large_alloc.h"
 #include "util/utf8.h"
 
@@ -291,6 +292,9 @@ static int write_root_attributes(hid_t file, const hta_tableset *set,
            put_attr_f64(file, "crossrank_seconds", info->crossrank_seconds) ||
            put_attr_i64(file, "include_last_step", opt->include_last_step) ||
            put_attr_i64(file, "round_like_hta", opt->round_like_hta) ||
+           put_attr_string(file, "input_format", hta_input_format_name(opt->input_format)) ||
+           put_attr_string(file, "step_regex", opt->step_regex ? opt->step_regex : "") ||
+           put_attr_i64(file, "merge_devices", opt->merge_devices) ||
            put_attr_f64(file, "consecutive_kernel_delay_us", opt->consecutive_kernel_delay_us) ||
            put_attr_f64(file, "runtime_cutoff_us", opt->runtime_cutoff_us) ||
            put_attr_f64(file, "launch_delay_cutoff_us", opt->launch_delay_cutoff_us) ||

@@ -9,7 +9,8 @@
 #include "model/step_filter.h"
 #include "output/trace_writer.h"
 #include "parse/rank_name.h"
-#include "parse/reader.h"
+#include "parse/input_format.h"
+#include "parse/read_input.h"
 #include "run/run_analyses.h"
 #include "util/clock.h"
 
@@ -39,6 +40,8 @@ static const hta_column RANK_COLUMNS[] = {
     {"analysis_seconds", HTA_COL_F64},
     {"process", HTA_COL_I64},
     {"threads", HTA_COL_I64},
+    {"input_format", HTA_COL_STR},
+    {"input_notes", HTA_COL_STR},
 };
 
 typedef struct file_report {
@@ -51,6 +54,8 @@ typedef struct file_report {
     int step_filter_applied;
     int64_t world_size;
     double first_ts_us, last_ts_us, parse_seconds, analysis_seconds;
+    const char *input_format;
+    const char *input_notes;   /* what the format lacks for some analysis */
 } file_report;
 
 static int append_ranks_row(hta_tableset *out, int64_t file_index, int process, int threads,
@@ -80,6 +85,8 @@ static int append_ranks_row(hta_tableset *out, int64_t file_index, int process, 
     hta_row_put_f64(&row, r->analysis_seconds);
     hta_row_put_i64(&row, process);
     hta_row_put_i64(&row, threads);
+    hta_row_put_str(&row, r->input_format);
+    hta_row_put_str(&row, r->input_notes);
     return hta_row_done(&row);
 }
 
@@ -126,9 +133,18 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
     hta_read_options reading = {.timeout_seconds = opt->timeout_per_trace,
                                 .inflater = (hta_inflater)opt->inflater,
                                 .threads = opt->threads};
-    int parsed = hta_read_trace_file(path, &reading, &trace, &err) == 0;
+    hta_input_format format;
+    hta_error notes;
+    int parsed = hta_read_input(path, (hta_input_format)opt->input_format, &reading,
+                                opt->step_regex, &trace, &format, &notes, &err) == 0;
+    r.input_format = hta_input_format_name(format);
+    r.input_notes = notes.text;
     r.parse_seconds = hta_monotonic_seconds() - t0;
-    int64_t name_rank = hta_rank_from_file_name(path);
+    /* The devices of one export share its name: not a rank of each. */
+    char export_path[4096];
+    long long device;
+    int64_t name_rank = hta_device_entry_parse(path, export_path, sizeof export_path, &device)
+                            ? -1 : hta_rank_from_file_name(path);
     if (name_rank >= 0) {
         r.claimed_rank = name_rank;
         r.rank_source = "file_name";
@@ -139,7 +155,7 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
     }
     if (trace.rank >= 0) {
         r.claimed_rank = trace.rank;
-        r.rank_source = "distributedInfo";
+        r.rank_source = format == HTA_INPUT_KINETO ? "distributedInfo" : "recorded";
     }
     r.json_bytes = trace.json_bytes;
     r.events = trace.n_events;

@@ -4,6 +4,9 @@
 
 #include "run/discover.h"
 
+#include "parse/input_format.h"
+#include "parse/nsys_sqlite.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -17,9 +20,44 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static int is_trace_name(const char *name)
+static int is_kineto_name(const char *name)
 {
-    return name[0] != '.' && (has_suffix(name, ".json") || has_suffix(name, ".json.gz"));
+    return has_suffix(name, ".json") || has_suffix(name, ".json.gz");
+}
+
+/* A file the run reads: Kineto JSON or an Nsight Systems export, unless
+ * --input-format names the other. */
+static int is_trace_name(const char *name, int format)
+{
+    if (name[0] == '.')
+        return 0;
+    if (has_suffix(name, ".sqlite"))
+        return format == HTA_INPUT_AUTO || format == HTA_INPUT_NSYS_SQLITE;
+    return is_kineto_name(name) && (format == HTA_INPUT_AUTO || format == HTA_INPUT_KINETO);
+}
+
+/* The bytes of a CUPTI CSV folder's files (its size for assignment). */
+static uint64_t folder_bytes(const char *dir)
+{
+    uint64_t total = 0;
+    DIR *d = opendir(dir);
+    struct dirent *entry;
+    while (d && (entry = readdir(d))) {
+        char path[4096];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, entry->d_name) < (int)sizeof path &&
+            stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            total += (uint64_t)st.st_size;
+    }
+    if (d)
+        closedir(d);
+    return total;
+}
+
+static int is_csv_trace_dir(const char *dir, int format)
+{
+    return (format == HTA_INPUT_AUTO || format == HTA_INPUT_CUPTI_CSV) &&
+           hta_is_cupti_csv_dir(dir);
 }
 
 static int add_file(hta_file_list *list, const char *path, uint64_t bytes)
@@ -38,7 +76,8 @@ static int add_file(hta_file_list *list, const char *path, uint64_t bytes)
     return 0;
 }
 
-static int scan_directory(const char *dir, int recursive, hta_file_list *list, hta_error *err)
+static int scan_directory(const char *dir, int recursive, int format, hta_file_list *list,
+                          hta_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -59,15 +98,101 @@ static int scan_directory(const char *dir, int recursive, hta_file_list *list, h
          * listed: opening it fails, and /ranks records why. */
         struct stat st;
         int found = stat(path, &st) == 0;
-        if (found && S_ISDIR(st.st_mode) && recursive)
-            rc = scan_directory(path, recursive, list, err);
-        else if ((!found || !S_ISDIR(st.st_mode)) && is_trace_name(entry->d_name) &&
+        /* A CUPTI CSV folder is one rank's trace, found at any depth. */
+        if (found && S_ISDIR(st.st_mode) && is_csv_trace_dir(path, format)) {
+            if (add_file(list, path, folder_bytes(path)))
+                rc = hta_fail(err, "out of memory while listing %s", dir);
+        } else if (found && S_ISDIR(st.st_mode) && recursive)
+            rc = scan_directory(path, recursive, format, list, err);
+        else if ((!found || !S_ISDIR(st.st_mode)) && is_trace_name(entry->d_name, format) &&
                  add_file(list, path, found ? (uint64_t)st.st_size : 0))
             rc = hta_fail(err, "out of memory while listing %s", dir);
         free(path);
     }
     closedir(d);
     return rc;
+}
+
+/* 1 when dir itself holds trace files (not folders). */
+static int holds_trace_files(const char *dir)
+{
+    int found = 0;
+    DIR *d = opendir(dir);
+    struct dirent *entry;
+    while (d && !found && (entry = readdir(d)))
+        found = is_trace_name(entry->d_name, HTA_INPUT_AUTO);
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* An input directory: a CUPTI CSV folder is one trace, any other is
+ * scanned.  A CSV folder that also holds trace files is ambiguous unless
+ * --input-format says which. */
+static int add_directory(const char *dir, const hta_options *opt, hta_file_list *list,
+                         hta_error *err)
+{
+    if (!is_csv_trace_dir(dir, opt->input_format))
+        return scan_directory(dir, opt->recursive, opt->input_format, list, err);
+    if (opt->input_format == HTA_INPUT_AUTO && holds_trace_files(dir))
+        return hta_fail(err, "%s: holds both CUPTI CSV files and trace files; say which with "
+                             "--input-format cupti-csv (the folder is one trace) or kineto / "
+                             "nsys-sqlite (its trace files)", dir);
+    /* Without trailing slashes, so that the folder's name gives its rank. */
+    char *name = strdup(dir);
+    if (!name)
+        return hta_fail(err, "out of memory");
+    for (size_t n = strlen(name); n > 1 && name[n - 1] == '/'; n--)
+        name[n - 1] = '\0';
+    int rc = add_file(list, name, folder_bytes(name)) ? hta_fail(err, "out of memory") : 0;
+    free(name);
+    return rc;
+}
+
+#define MAX_DEVICES 256
+
+/* Adds path to list, or, for an Nsight Systems export holding several
+ * devices, one entry per device (each with its share of the bytes, for
+ * the assignment). */
+static int add_export_devices(hta_file_list *list, const char *path, uint64_t bytes)
+{
+    long long devices[MAX_DEVICES];
+    size_t n;
+    if (hta_nsys_devices(path, devices, MAX_DEVICES, &n) || n < 2)
+        return add_file(list, path, bytes);
+    for (size_t i = 0; i < n; i++) {
+        char entry[4096 + 32];
+        if (hta_device_entry_name(path, devices[i], entry, sizeof entry) ||
+            add_file(list, entry, bytes / n))
+            return -1;
+    }
+    return 0;
+}
+
+/* One trace per device of every export that holds several, unless
+ * --merge-devices. */
+static int split_devices(hta_file_list *list, const hta_options *opt, hta_error *err)
+{
+    int wanted = !opt->merge_devices && (opt->input_format == HTA_INPUT_AUTO ||
+                                          opt->input_format == HTA_INPUT_NSYS_SQLITE);
+    if (!wanted)
+        return 0;
+    hta_file_list split = {0};
+    for (size_t i = 0; i < list->count; i++) {
+        /* Kineto names are not opened here: the root lists thousands. */
+        const char *path = list->paths[i];
+        int is_export = opt->input_format == HTA_INPUT_NSYS_SQLITE ||
+                        (!is_kineto_name(path) &&
+                         hta_input_format_of(path) == HTA_INPUT_NSYS_SQLITE);
+        if (is_export ? add_export_devices(&split, path, list->bytes[i])
+                      : add_file(&split, path, list->bytes[i])) {
+            hta_file_list_free(&split);
+            return hta_fail(err, "out of memory while listing the traces");
+        }
+    }
+    hta_file_list_free(list);
+    *list = split;
+    return 0;
 }
 
 typedef struct sized_path {
@@ -90,17 +215,21 @@ int hta_discover(const hta_options *opt, hta_file_list *out, hta_error *err)
             hta_file_list_free(out);
             return hta_fail(err, "%s: %s", input, strerror(errno));
         }
-        int rc = S_ISDIR(st.st_mode)
-                     ? scan_directory(input, opt->recursive, out, err)
-                     : (add_file(out, input, (uint64_t)st.st_size)
-                            ? hta_fail(err, "out of memory") : 0);
+        int rc = S_ISDIR(st.st_mode) ? add_directory(input, opt, out, err)
+                                     : (add_file(out, input, (uint64_t)st.st_size)
+                                            ? hta_fail(err, "out of memory") : 0);
         if (rc) {
             hta_file_list_free(out);
             return -1;
         }
     }
     if (out->count == 0)
-        return hta_fail(err, "no trace files (*.json, *.json.gz) found in the given input");
+        return hta_fail(err, "no trace files (*.json, *.json.gz, *.sqlite, folders with "
+                             "kernel.csv) found in the given input");
+    if (split_devices(out, opt, err)) {
+        hta_file_list_free(out);
+        return -1;
+    }
     size_t n = out->count;
     sized_path *entries = malloc(n * sizeof *entries);
     if (!entries) {

@@ -11,8 +11,11 @@
 #include "util/error.h"
 
 /* Lists the trace files named by the inputs (directories are scanned for
- * *.json and *.json.gz, recursively with opt->recursive).  Fails with a
- * usage-class error when an input does not exist or nothing is found. */
+ * *.json, *.json.gz, *.sqlite and CUPTI CSV folders, recursively with
+ * opt->recursive; --input-format narrows it to one form), an Nsight
+ * export holding several GPUs as one entry per GPU (EXPORT@device=N)
+ * unless opt->merge_devices.  Fails with a usage-class error when an
+ * input does not exist or nothing is found. */
 int hta_discover(const hta_options *opt, hta_file_list *out, hta_error *err);
 
 /* Assigns files to processes, largest first to the least loaded process, so

@@ -1,0 +1,809 @@
+/* nsys_sqlite.c: Nsight Systems SQLite export reader (see parse/nsys_sqlite.h).
+ *
+ * The export is opened read-only through libsqlite3.  When this process
+ * cannot write the file nobody it could race with can either, so it is
+ * opened `immutable` (no locks, no journal checks); otherwise the reads run
+ * in one read transaction, which fails at once, naming the file, when a
+ * writer holds the database locked.
+ *
+ * Schema: the tables and columns of NVIDIA's "SQLite Export Schema
+ * Reference" for `nsys export --type sqlite`, in the forms its releases
+ * have used (NVTX text inline or through textId, kernels with
+ * demangledName or only shortName, ENUM tables present or not);
+ * META_DATA_EXPORT names the export's schema version, quoted in every
+ * error.  Each table's columns
+ * are checked before it is read, so an absent one is named rather than
+ * failing inside a query.  Names are StringIds references: each distinct
+ * id is looked up and interned once (a dense cache by id), so a row costs
+ * a step of the statement and an array lookup.  Enumerations (copy and
+ * memory kinds) come from the export's ENUM_* tables when present and
+ * from CUPTI's numbering otherwise. */
+#include "parse/nsys_sqlite.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "parse/trace_builder.h"
+
+#define KERNEL_TABLE "CUPTI_ACTIVITY_KIND_KERNEL"
+#define RUNTIME_TABLE "CUPTI_ACTIVITY_KIND_RUNTIME"
+#define MEMCPY_TABLE "CUPTI_ACTIVITY_KIND_MEMCPY"
+#define MEMSET_TABLE "CUPTI_ACTIVITY_KIND_MEMSET"
+#define SYNC_TABLE "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+#define NVTX_TABLE "NVTX_EVENTS"
+/* Rows between two looks at the clock. */
+#define ROWS_PER_CLOCK_CHECK 65536
+/* StringIds beyond this are looked up without the dense cache. */
+#define MAX_CACHED_STRING_ID (1u << 26)
+#define KIND_NAME_MAX 32
+#define MAX_PROCESSES 64
+/* A serialized GlobalId (globalTid) holds the process id in bits 24-47;
+ * SQL for it, as a printf format (hence %%). */
+#define PID_OF_GLOBAL_TID "((globalTid / 16777216) %% 16777216)"
+
+/* A StringIds id's interned name (+1; 0 = not yet looked up). */
+typedef struct string_cache {
+    uint32_t *ids;
+    size_t n;
+} string_cache;
+
+/* An ENUM_* table's labels by id, Kineto's spelling. */
+typedef struct kind_names {
+    char (*names)[KIND_NAME_MAX];
+    size_t n;
+} kind_names;
+
+typedef struct nsys_reader {
+    const char *path;
+    sqlite3 *db;
+    char version[64];          /* EXPORT_SCHEMA_VERSION, or "unknown" */
+    hta_trace_builder builder;
+    sqlite3_stmt *string_lookup;
+    string_cache kernel_names, api_names, nvtx_names;
+    kind_names copy_kinds, memory_kinds, sync_kinds;
+    double timeout_seconds, deadline;
+    uint64_t rows;
+    /* One GPU of several: its records, and its processes' CPU-side ones. */
+    int one_device;
+    long long device;
+    long long pids[MAX_PROCESSES];    /* the processes whose CPU records are kept */
+    size_t n_pids;
+    long long active_pids[MAX_PROCESSES]; /* the processes of its GPU records */
+    size_t n_active_pids;
+    hta_error *err;
+} nsys_reader;
+
+static int fail(nsys_reader *r, const char *table, const char *what)
+{
+    return hta_fail(r->err, "%s: Nsight Systems export (schema %s): %s%s%s", r->path,
+                    r->version, table ? table : "", table ? ": " : "", what);
+}
+
+static int fail_sqlite(nsys_reader *r, const char *table)
+{
+    return fail(r, table, sqlite3_errmsg(r->db));
+}
+
+static int out_of_time(nsys_reader *r, const char *table)
+{
+    if (++r->rows % ROWS_PER_CLOCK_CHECK || r->timeout_seconds <= 0 ||
+        hta_monotonic_seconds() <= r->deadline)
+        return 0;
+    hta_fail(r->err, "%s: timed out after %g s (--timeout-per-trace) reading %s", r->path,
+             r->timeout_seconds, table);
+    return 1;
+}
+
+/* ---- schema ------------------------------------------------------------ */
+
+static int table_exists(nsys_reader *r, const char *table)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(r->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') "
+                                  "AND name = ?", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* 1 when table has column, 0 when not, -1 on a database error. */
+static int has_column(nsys_reader *r, const char *table, const char *column)
+{
+    char sql[160];
+    sqlite3_stmt *s;
+    snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
+    if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(s, 1, column, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Writes "SELECT c1, c2, ... FROM table tail" into sql.  A column
+ * written "?name" is optional: NULL stands in when the table lacks it
+ * (sqlite3_column_int64 reads that as 0); any other must be there, else
+ * this fails naming it. */
+static int build_select(nsys_reader *r, const char *table, const char *const *columns,
+                        const char *tail, char *sql, size_t size)
+{
+    size_t n = (size_t)snprintf(sql, size, "SELECT ");
+    for (const char *const *c = columns; *c && n < size; c++) {
+        int optional = (*c)[0] == '?';
+        const char *name = *c + optional;
+        int has = has_column(r, table, name);
+        if (has < 0)
+            return fail_sqlite(r, table);
+        if (!has && !optional) {
+            char what[96];
+            snprintf(what, sizeof what, "no column %s", name);
+            return fail(r, table, what);
+        }
+        n += (size_t)snprintf(sql + n, size - n, "%s%s", c == columns ? "" : ", ",
+                              has ? name : "NULL");
+    }
+    if (n < size)
+        n += (size_t)snprintf(sql + n, size - n, " FROM %s %s", table, tail);
+    return n < size ? 0 : fail(r, table, "query too long");
+}
+
+static void read_version(nsys_reader *r)
+{
+    strcpy(r->version, "unknown");
+    sqlite3_stmt *s;
+    if (table_exists(r, "META_DATA_EXPORT") != 1 ||
+        sqlite3_prepare_v2(r->db, "SELECT value FROM META_DATA_EXPORT "
+                                  "WHERE name = 'EXPORT_SCHEMA_VERSION'", -1, &s, NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+        snprintf(r->version, sizeof r->version, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+/* Removes the API version suffix Nsight appends ("cudaLaunchKernel_v7000"),
+ * which Kineto's names do not have. */
+static size_t api_name_length(const char *s, size_t len)
+{
+    size_t i = len;
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+        i--;
+    if (i < len && i >= 2 && s[i - 1] == 'v' && s[i - 2] == '_')
+        return i - 2;
+    return len;
+}
+
+/* How a StringIds text becomes a name: as it is, without an API version
+ * suffix, or as a user annotation (which --step-regex may make a step;
+ * the cache then holds the first step's name, so NVTX texts are not
+ * cached). */
+typedef enum name_form { NAME_AS_IS, NAME_API, NAME_ANNOTATION } name_form;
+
+/* The interned name of StringIds id, through the cache; UINT32_MAX when
+ * out of memory or on a database error (r->err says which). */
+static uint32_t string_name(nsys_reader *r, string_cache *cache, int64_t id, name_form form,
+                            const char *table)
+{
+    int cached = id >= 0 && id < MAX_CACHED_STRING_ID &&
+                 !(form == NAME_ANNOTATION && r->builder.has_step_regex);
+    if (cached && (size_t)id < cache->n && cache->ids[id])
+        return cache->ids[id] - 1;
+    sqlite3_reset(r->string_lookup);
+    sqlite3_bind_int64(r->string_lookup, 1, id);
+    int rc = sqlite3_step(r->string_lookup);
+    const char *text = "";
+    size_t len = 0;
+    if (rc == SQLITE_ROW && sqlite3_column_text(r->string_lookup, 0)) {
+        text = (const char *)sqlite3_column_text(r->string_lookup, 0);
+        len = (size_t)sqlite3_column_bytes(r->string_lookup, 0);
+    } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        fail_sqlite(r, "StringIds");
+        return UINT32_MAX;
+    }
+    if (form == NAME_API)
+        len = api_name_length(text, len);
+    uint32_t name = form == NAME_ANNOTATION ? hta_trace_builder_annotation(&r->builder, text, len)
+                                            : hta_trace_builder_name(&r->builder, text, len);
+    if (name == UINT32_MAX) {
+        fail(r, table, "out of memory");
+        return UINT32_MAX;
+    }
+    if (cached) {
+        if ((size_t)id >= cache->n) {
+            size_t n = (size_t)id + 1 + cache->n / 2;
+            uint32_t *grown = realloc(cache->ids, n * sizeof *grown);
+            if (!grown)
+                return name;   /* uncached: correct, only slower */
+            memset(grown + cache->n, 0, (n - cache->n) * sizeof *grown);
+            cache->ids = grown;
+            cache->n = n;
+        }
+        cache->ids[id] = name + 1;
+    }
+    return name;
+}
+
+/* Kineto's spelling of CUPTI's copy kinds (CUpti_ActivityMemcpyKind),
+ * memory kinds (CUpti_ActivityMemoryKind) and synchronisation types
+ * (CUpti_ActivitySynchronizationType), by CUPTI's numbering. */
+static const char *const COPY_KINDS[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                         "AtoD", "DtoA", "DtoD", "HtoH", "PtoP", NULL};
+static const char *const COPY_KIND_KEYS[] = {"UNKNOWN", "HTOD", "DTOH", "HTOA", "ATOH", "ATOA",
+                                             "ATOD", "DTOA", "DTOD", "HTOH", "PTOP", NULL};
+static const char *const MEMORY_KINDS[] = {"Unknown", "Pageable", "Pinned", "Device", "Array",
+                                           "Managed", "Device Static", "Managed Static", NULL};
+static const char *const MEMORY_KIND_KEYS[] = {"UNKNOWN", "PAGEABLE", "PINNED", "DEVICE",
+                                               "ARRAY", "MANAGED", "DEVICE_STATIC",
+                                               "MANAGED_STATIC", NULL};
+static const char *const SYNC_KINDS[] = {"Unknown Sync", "Event Sync", "Stream Wait Event",
+                                         "Stream Sync", "Context Sync", NULL};
+static const char *const SYNC_KIND_KEYS[] = {"UNKNOWN", "EVENT_SYNCHRONIZE", "STREAM_WAIT_EVENT",
+                                             "STREAM_SYNCHRONIZE", "CONTEXT_SYNCHRONIZE", NULL};
+
+/* Kineto's spelling of an ENUM row: its name's suffix after `prefix` when
+ * that is a known CUPTI key (the label's wording varies between versions),
+ * else the label. */
+static void enum_spelling(const char *name, const char *label, const char *prefix,
+                          const char *const *keys, const char *const *spellings,
+                          char out[KIND_NAME_MAX])
+{
+    const char *key = name ? strstr(name, prefix) : NULL;
+    if (key) {
+        key += strlen(prefix);
+        for (size_t i = 0; keys[i]; i++)
+            if (strcmp(key, keys[i]) == 0) {
+                snprintf(out, KIND_NAME_MAX, "%s", spellings[i]);
+                return;
+            }
+    }
+    snprintf(out, KIND_NAME_MAX, "%s", label ? label : name ? name : "Unknown");
+}
+
+/* The kinds of an ENUM table, or CUPTI's when the export has none. */
+static int load_kinds(nsys_reader *r, const char *table, const char *prefix,
+                      const char *const *keys, const char *const *spellings, kind_names *out)
+{
+    int exists = table_exists(r, table);
+    if (exists < 0)
+        return fail_sqlite(r, table);
+    size_t n = 0;
+    while (spellings[n])
+        n++;
+    sqlite3_stmt *s = NULL;
+    if (exists) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT id, name, label FROM %s WHERE id >= 0 AND id < 256",
+                 table);
+        if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+            return fail_sqlite(r, table);
+        n = 256;
+    }
+    out->names = calloc(n, sizeof *out->names);
+    if (!out->names) {
+        sqlite3_finalize(s);
+        return fail(r, table, "out of memory");
+    }
+    out->n = n;
+    for (size_t i = 0; i < n; i++)
+        snprintf(out->names[i], KIND_NAME_MAX, "%s", exists ? "Unknown" : spellings[i]);
+    int rc = SQLITE_DONE;
+    while (s && (rc = sqlite3_step(s)) == SQLITE_ROW)
+        enum_spelling((const char *)sqlite3_column_text(s, 1),
+                      (const char *)sqlite3_column_text(s, 2), prefix, keys, spellings,
+                      out->names[sqlite3_column_int(s, 0)]);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : fail_sqlite(r, table);
+}
+
+static const char *kind_name(const kind_names *k, int64_t id)
+{
+    return id >= 0 && (size_t)id < k->n ? k->names[id] : "Unknown";
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+/* The condition that keeps one device's rows of table: its deviceId, or
+ * for CPU-side tables its processes (globalTid); "" for the whole file. */
+static int scope_condition(nsys_reader *r, const char *table, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!r->one_device)
+        return 0;
+    int device = has_column(r, table, "deviceId");
+    int thread = has_column(r, table, "globalTid");
+    if (device < 0 || thread < 0)
+        return fail_sqlite(r, table);
+    if (device) {
+        snprintf(out, size, "deviceId = %lld", r->device);
+    } else if (thread && r->n_pids) {
+        size_t n = (size_t)snprintf(out, size, PID_OF_GLOBAL_TID " IN (");
+        for (size_t i = 0; i < r->n_pids && n < size; i++)
+            n += (size_t)snprintf(out + n, size - n, "%s%lld", i ? ", " : "", r->pids[i]);
+        if (n < size)
+            snprintf(out + n, size - n, ")");
+    }
+    return 0;
+}
+
+/* Steps through the rows of the columns of table (build_select) that meet
+ * `where` ("" for all) and the reader's device scope, calling row() on
+ * each. */
+static int each_row(nsys_reader *r, const char *table, const char *const *columns,
+                    const char *where, int (*row)(nsys_reader *r, sqlite3_stmt *s, uint32_t cat),
+                    const char *cat)
+{
+    char sql[2048], scope[1024], tail[1200];
+    sqlite3_stmt *s;
+    if (scope_condition(r, table, scope, sizeof scope))
+        return -1;
+    snprintf(tail, sizeof tail, "%s%s%s%s", *where || *scope ? "WHERE " : "", where,
+             *where && *scope ? " AND " : "", scope);
+    if (build_select(r, table, columns, tail, sql, sizeof sql))
+        return -1;
+    if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return fail_sqlite(r, table);
+    uint32_t cat_id = hta_trace_builder_category(&r->builder, cat);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (out_of_time(r, table) || row(r, s, cat_id)) {
+            sqlite3_finalize(s);
+            return -1;
+        }
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : fail_sqlite(r, table);
+}
+
+static int add(nsys_reader *r, const char *table, uint32_t name, uint32_t cat,
+               const hta_record *rec)
+{
+    if (name == UINT32_MAX)
+        return -1;             /* string_name said why */
+    if (hta_trace_builder_add(&r->builder, name, cat, rec))
+        return fail(r, table, "out of memory");
+    return 0;
+}
+
+/* The first columns of every GPU table; its own follow from GPU_COLUMNS. */
+#define GPU_COLUMNS "start", "end", "streamId", "correlationId", "?globalPid"
+enum { GPU_OWN_COLUMNS = 5 };
+
+/* Reading one device: the process of a GPU record (globalPid's process
+ * bits), so that the CPU-side tables keep the processes that used the
+ * device, not every process with a context on it (PyTorch often leaves
+ * one on device 0 in every process). */
+static void note_process(nsys_reader *r, sqlite3_stmt *s)
+{
+    if (!r->one_device || sqlite3_column_type(s, 4) == SQLITE_NULL)
+        return;
+    long long pid = (sqlite3_column_int64(s, 4) >> 24) & 0xFFFFFF;
+    for (size_t i = 0; i < r->n_active_pids; i++)
+        if (r->active_pids[i] == pid)
+            return;
+    if (r->n_active_pids < MAX_PROCESSES)
+        r->active_pids[r->n_active_pids++] = pid;
+}
+
+/* A GPU record from the GPU_COLUMNS. */
+static hta_record gpu_record(nsys_reader *r, sqlite3_stmt *s)
+{
+    note_process(r, s);
+    return (hta_record){.ts_ns = sqlite3_column_int64(s, 0),
+                        .end_ns = sqlite3_column_int64(s, 1),
+                        .is_gpu = 1,
+                        .stream = sqlite3_column_int64(s, 2),
+                        .correlation = sqlite3_column_int64(s, 3)};
+}
+
+/* Kernel names: the demangled name, as Kineto's, or the short name in an
+ * export without it. */
+static int kernel_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    enum { DEMANGLED = GPU_OWN_COLUMNS, SHORT, DEVICE };
+    hta_record rec = gpu_record(r, s);
+    int column = sqlite3_column_type(s, DEMANGLED) != SQLITE_NULL ? DEMANGLED : SHORT;
+    if (sqlite3_column_type(s, column) == SQLITE_NULL)
+        return fail(r, KERNEL_TABLE, "no column demangledName or shortName");
+    hta_trace_builder_device(&r->builder, sqlite3_column_int64(s, DEVICE));
+    uint32_t name = string_name(r, &r->kernel_names, sqlite3_column_int64(s, column),
+                                NAME_AS_IS, KERNEL_TABLE);
+    return add(r, KERNEL_TABLE, name, cat, &rec);
+}
+
+static int read_kernels(nsys_reader *r)
+{
+    static const char *const columns[] = {GPU_COLUMNS, "?demangledName", "?shortName",
+                                          "?deviceId", NULL};
+    return each_row(r, KERNEL_TABLE, columns, "", kernel_row, "kernel");
+}
+
+/* Runtime and driver calls share Nsight's table; Kineto files driver
+ * calls (cu*, not cuda*) under their own category. */
+static int api_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    hta_record rec = {.ts_ns = sqlite3_column_int64(s, 0), .end_ns = sqlite3_column_int64(s, 1),
+                      .correlation = sqlite3_column_int64(s, 2)};
+    uint32_t name = string_name(r, &r->api_names, sqlite3_column_int64(s, 3), NAME_API,
+                                RUNTIME_TABLE);
+    if (name != UINT32_MAX) {
+        const char *text = hta_strtab_get(&r->builder.trace->names, name);
+        if (strncmp(text, "cu", 2) == 0 && strncmp(text, "cuda", 4) != 0)
+            cat = hta_trace_builder_category(&r->builder, "cuda_driver");
+    }
+    return add(r, RUNTIME_TABLE, name, cat, &rec);
+}
+
+static int read_runtime(nsys_reader *r)
+{
+    static const char *const columns[] = {"start", "end", "correlationId", "nameId", NULL};
+    return each_row(r, RUNTIME_TABLE, columns, "", api_row, "cuda_runtime");
+}
+
+static int add_named(nsys_reader *r, const char *table, const char *text, uint32_t cat,
+                     const hta_record *rec)
+{
+    return add(r, table, hta_trace_builder_name(&r->builder, text, strlen(text)), cat, rec);
+}
+
+/* Kineto's name of a copy, "Memcpy HtoD (Pinned -> Device)". */
+static int memcpy_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    enum { BYTES = GPU_OWN_COLUMNS, COPY_KIND, SRC_KIND, DST_KIND };
+    hta_record rec = gpu_record(r, s);
+    rec.has_copy = 1;
+    rec.bytes = sqlite3_column_int64(s, BYTES);
+    char name[3 * KIND_NAME_MAX + 32];
+    snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
+             kind_name(&r->copy_kinds, sqlite3_column_int64(s, COPY_KIND)),
+             kind_name(&r->memory_kinds, sqlite3_column_int64(s, SRC_KIND)),
+             kind_name(&r->memory_kinds, sqlite3_column_int64(s, DST_KIND)));
+    return add_named(r, MEMCPY_TABLE, name, cat, &rec);
+}
+
+static int read_memcpy(nsys_reader *r)
+{
+    static const char *const columns[] = {GPU_COLUMNS, "bytes", "copyKind", "?srcKind",
+                                          "?dstKind", NULL};
+    return each_row(r, MEMCPY_TABLE, columns, "", memcpy_row, "gpu_memcpy");
+}
+
+static int memset_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    enum { BYTES = GPU_OWN_COLUMNS, MEMORY_KIND };
+    hta_record rec = gpu_record(r, s);
+    rec.has_copy = 1;
+    rec.bytes = sqlite3_column_int64(s, BYTES);
+    char name[KIND_NAME_MAX + 16];
+    snprintf(name, sizeof name, "Memset (%s)",
+             kind_name(&r->memory_kinds, sqlite3_column_int64(s, MEMORY_KIND)));
+    return add_named(r, MEMSET_TABLE, name, cat, &rec);
+}
+
+static int read_memset(nsys_reader *r)
+{
+    static const char *const columns[] = {GPU_COLUMNS, "bytes", "?memKind", NULL};
+    return each_row(r, MEMSET_TABLE, columns, "", memset_row, "gpu_memset");
+}
+
+static int sync_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    hta_record rec = gpu_record(r, s);
+    return add_named(r, SYNC_TABLE,
+                     kind_name(&r->sync_kinds, sqlite3_column_int64(s, GPU_OWN_COLUMNS)), cat,
+                     &rec);
+}
+
+static int read_sync(nsys_reader *r)
+{
+    static const char *const columns[] = {GPU_COLUMNS, "syncType", NULL};
+    return each_row(r, SYNC_TABLE, columns, "", sync_row, "cuda_sync");
+}
+
+/* NVTX ranges: text inline, or through StringIds (textId) in newer
+ * exports; marks and unfinished ranges have no duration and are left. */
+static int nvtx_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    hta_record rec = {.ts_ns = sqlite3_column_int64(s, 0), .end_ns = sqlite3_column_int64(s, 1),
+                      .correlation = HTA_NO_CORRELATION};
+    uint32_t name;
+    if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
+        const char *text = (const char *)sqlite3_column_text(s, 2);
+        name = hta_trace_builder_annotation(&r->builder, text ? text : "",
+                                            (size_t)sqlite3_column_bytes(s, 2));
+    } else {
+        name = string_name(r, &r->nvtx_names, sqlite3_column_int64(s, 3), NAME_ANNOTATION,
+                           NVTX_TABLE);
+    }
+    return add(r, NVTX_TABLE, name, cat, &rec);
+}
+
+/* Range event types: 59 NvtxPushPopRange, 60 NvtxStartEndRange
+ * (ENUM_NSYS_EVENT_TYPE). */
+static int read_nvtx(nsys_reader *r)
+{
+    static const char *const columns[] = {"start", "end", "?text", "?textId", NULL};
+    return each_row(r, NVTX_TABLE, columns, "eventType IN (59, 60) AND end IS NOT NULL",
+                    nvtx_row, "user_annotation");
+}
+
+/* ---- rank -------------------------------------------------------------- */
+
+/* The launcher's rank and size variables, most specific first. */
+static const char *const RANK_VARIABLES[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                             "PMI_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID",
+                                             NULL};
+static const char *const SIZE_VARIABLES[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                             "MV2_COMM_WORLD_SIZE", "SLURM_NTASKS", NULL};
+
+static int is_name_byte(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           c == '_';
+}
+
+/* The value of `NAME=digits` in an environment dump (whatever separates
+ * its variables), or -1. */
+static int64_t variable_in(const char *env, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(env, name); p; p = strstr(p + 1, name)) {
+        if ((p > env && is_name_byte(p[-1])) || p[n] != '=')
+            continue;
+        const char *q = p + n + 1;
+        int64_t v = 0;
+        if (*q < '0' || *q > '9')
+            continue;
+        for (; *q >= '0' && *q <= '9' && v < (INT64_MAX - 9) / 10; q++)
+            v = v * 10 + (*q - '0');
+        if (!is_name_byte(*q))
+            return v;
+    }
+    return -1;
+}
+
+/* The value of the first of names set in env, or -1. */
+static int64_t first_variable(const char *env, const char *const *names)
+{
+    for (; env && *names; names++) {
+        int64_t v = variable_in(env, *names);
+        if (v >= 0)
+            return v;
+    }
+    return -1;
+}
+
+/* The rank and world size from the environment Nsight Systems records for
+ * the profiled process (TARGET_INFO_SYSTEM_ENV, property
+ * DeviceEnvironment; name and value inline, or as StringIds in other
+ * versions).  Only the launcher's variables are looked at: the
+ * environment may hold secrets, and nothing else of it is kept. */
+static void read_environment(nsys_reader *r)
+{
+    static const char *const BY_TEXT =
+        "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'";
+    static const char *const BY_ID =
+        "SELECT v.value FROM TARGET_INFO_SYSTEM_ENV e JOIN StringIds n ON n.id = e.nameId "
+        "JOIN StringIds v ON v.id = e.valueId WHERE n.value = 'DeviceEnvironment'";
+    if (table_exists(r, "TARGET_INFO_SYSTEM_ENV") != 1)
+        return;
+    sqlite3_stmt *s;
+    const char *sql = has_column(r, "TARGET_INFO_SYSTEM_ENV", "value") == 1 ? BY_TEXT : BY_ID;
+    if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return;
+    hta_trace *t = r->builder.trace;
+    while (t->rank < 0 && sqlite3_step(s) == SQLITE_ROW) {
+        const char *env = (const char *)sqlite3_column_text(s, 0);
+        t->rank = first_variable(env, RANK_VARIABLES);
+        t->world_size = first_variable(env, SIZE_VARIABLES);
+    }
+    sqlite3_finalize(s);
+}
+
+/* ---- one device of several ------------------------------------------------ */
+
+#define CONTEXT_TABLE "TARGET_INFO_CUDA_CONTEXT_INFO"
+
+/* Runs sql (one integer column) and appends each value to out[*n], up to
+ * cap; -1 on a database error. */
+static int integers(sqlite3 *db, const char *sql, long long *out, size_t cap, size_t *n)
+{
+    sqlite3_stmt *s;
+    *n = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (*n < cap)
+            out[(*n)++] = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The processes with a context on r->device: whose CPU-side records the
+ * device's rank keeps when its GPU records do not name their process. */
+static int load_context_processes(nsys_reader *r)
+{
+    char sql[256];
+    if (table_exists(r, CONTEXT_TABLE) != 1)
+        return 0;
+    snprintf(sql, sizeof sql, "SELECT DISTINCT processId FROM " CONTEXT_TABLE
+             " WHERE deviceId = %lld ORDER BY processId", r->device);
+    return integers(r->db, sql, r->pids, MAX_PROCESSES, &r->n_pids) ? fail_sqlite(r, CONTEXT_TABLE)
+                                                                    : 0;
+}
+
+/* After the GPU tables: the processes that used the device when they name
+ * them, and the rank of the first from MPI_RANKS (nsys --trace=mpi). */
+static void settle_processes(nsys_reader *r)
+{
+    if (r->n_active_pids) {
+        memcpy(r->pids, r->active_pids, r->n_active_pids * sizeof *r->pids);
+        r->n_pids = r->n_active_pids;
+    }
+    if (!r->n_pids || table_exists(r, "MPI_RANKS") != 1)
+        return;
+    char sql[256];
+    long long rank;
+    size_t n;
+    snprintf(sql, sizeof sql, "SELECT rank FROM MPI_RANKS WHERE " PID_OF_GLOBAL_TID
+             " = %lld LIMIT 1", r->pids[0]);
+    if (integers(r->db, sql, &rank, 1, &n) == 0 && n == 1 && rank >= 0)
+        r->builder.trace->rank = rank;
+}
+
+int hta_nsys_devices(const char *path, long long *devices, size_t cap, size_t *n)
+{
+    sqlite3 *db = NULL;
+    *n = 0;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK ? 0 : -1;
+    if (rc == 0)
+        sqlite3_busy_timeout(db, 0);
+    /* No context table (or not an export at all): one trace, and the
+     * reader says what is wrong when it reads it. */
+    if (rc == 0 && integers(db, "SELECT DISTINCT deviceId FROM " CONTEXT_TABLE
+                                " ORDER BY deviceId", devices, cap, n))
+        *n = 0;
+    sqlite3_close(db);
+    return rc;
+}
+
+/* ---- open and read --------------------------------------------------------- */
+
+static int open_database(nsys_reader *r)
+{
+    /* Immutable when this process cannot write the file: then no writer it
+     * could race with is expected, and SQLite skips locking. */
+    int immutable = access(r->path, W_OK) != 0;
+    /* A path holding URI syntax is opened plainly (no immutable flag)
+     * rather than escaped. */
+    int plain = strpbrk(r->path, "?#%") != NULL;
+    char *uri = plain ? NULL
+                      : sqlite3_mprintf("file:%s?mode=ro%s", r->path,
+                                        immutable ? "&immutable=1" : "");
+    if (!plain && !uri)
+        return fail(r, NULL, "out of memory");
+    int rc = sqlite3_open_v2(plain ? r->path : uri, &r->db,
+                             SQLITE_OPEN_READONLY | (plain ? 0 : SQLITE_OPEN_URI), NULL);
+    sqlite3_free(uri);
+    if (rc != SQLITE_OK)
+        return fail(r, NULL, r->db ? sqlite3_errmsg(r->db) : "cannot open");
+    sqlite3_busy_timeout(r->db, 0);
+    /* One read transaction for every table: a locked database fails here. */
+    if (sqlite3_exec(r->db, "BEGIN; SELECT count(*) FROM sqlite_master;", NULL, NULL, NULL) !=
+        SQLITE_OK) {
+        int locked = sqlite3_errcode(r->db) == SQLITE_BUSY || sqlite3_errcode(r->db) == SQLITE_LOCKED;
+        return fail(r, NULL, locked ? "database is locked by another process"
+                                    : sqlite3_errmsg(r->db));
+    }
+    return 0;
+}
+
+static int load_enums(nsys_reader *r)
+{
+    return load_kinds(r, "ENUM_CUDA_MEMCPY_OPER", "MEMCPY_OPER_", COPY_KIND_KEYS, COPY_KINDS,
+                      &r->copy_kinds) ||
+           load_kinds(r, "ENUM_CUDA_MEM_KIND", "MEMORY_KIND_", MEMORY_KIND_KEYS, MEMORY_KINDS,
+                      &r->memory_kinds) ||
+           load_kinds(r, "ENUM_CUPTI_SYNC_TYPE", "TYPE_", SYNC_KIND_KEYS, SYNC_KINDS,
+                      &r->sync_kinds);
+}
+
+/* Reads table with read() when it exists; an absent optional table is
+ * noted in `notes` when an analysis needs it. */
+static int read_optional(nsys_reader *r, const char *table, int (*read)(nsys_reader *),
+                         hta_error *notes, const char *note)
+{
+    int exists = table_exists(r, table);
+    if (exists < 0)
+        return fail_sqlite(r, table);
+    if (exists)
+        return read(r);
+    if (note)
+        hta_notes_add(notes, note);
+    return 0;
+}
+
+static int read_tables(nsys_reader *r, hta_error *notes)
+{
+    int kernels = table_exists(r, KERNEL_TABLE);
+    if (kernels < 0)
+        return fail_sqlite(r, NULL);
+    if (!kernels)
+        return fail(r, KERNEL_TABLE, "no such table (the export has no CUDA kernels: "
+                                     "profile with nsys --trace=cuda)");
+    if (table_exists(r, "StringIds") != 1)
+        return fail(r, "StringIds", "no such table");
+    if (sqlite3_prepare_v2(r->db, "SELECT value FROM StringIds WHERE id = ?", -1,
+                           &r->string_lookup, NULL) != SQLITE_OK)
+        return fail_sqlite(r, "StringIds");
+    if (load_enums(r))
+        return -1;
+    hta_trace_builder_begin_gpu_table(&r->builder);
+    if (read_kernels(r))
+        return -1;
+    hta_trace_builder_begin_gpu_table(&r->builder);
+    if (read_optional(r, MEMCPY_TABLE, read_memcpy, notes, NULL))
+        return -1;
+    hta_trace_builder_begin_gpu_table(&r->builder);
+    if (read_optional(r, MEMSET_TABLE, read_memset, notes, NULL))
+        return -1;
+    hta_trace_builder_begin_gpu_table(&r->builder);
+    if (read_optional(r, SYNC_TABLE, read_sync, notes, NULL))
+        return -1;
+    if (hta_trace_builder_merge_gpu_tables(&r->builder))
+        return fail(r, NULL, "out of memory ordering the GPU records");
+    if (r->one_device)
+        settle_processes(r);
+    return read_optional(r, RUNTIME_TABLE, read_runtime, notes,
+                         "no " RUNTIME_TABLE ": launch statistics, queue length and launch "
+                         "pipelining are empty") ||
+           read_optional(r, NVTX_TABLE, read_nvtx, notes, NULL);
+}
+
+int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_trace *out,
+                         hta_error *notes, hta_error *err)
+{
+    nsys_reader r = {.path = path, .err = err, .timeout_seconds = how->timeout_seconds};
+    strcpy(r.version, "unknown");
+    if (how->timeout_seconds > 0)
+        r.deadline = hta_monotonic_seconds() + how->timeout_seconds;
+    notes->text[0] = '\0';
+    hta_trace_init(out);
+    r.one_device = how->one_device;
+    r.device = how->device;
+    int rc = hta_trace_builder_init(&r.builder, out, how->step_regex)
+                 ? hta_fail(err, "%s: --step-regex does not compile", path)
+                 : open_database(&r);
+    if (rc == 0) {
+        read_version(&r);
+        rc = r.one_device ? load_context_processes(&r) : 0;
+    }
+    if (rc == 0)
+        rc = read_tables(&r, notes);
+    /* The recorded environment is one process's: no rank of a device's. */
+    if (rc == 0 && !r.one_device)
+        read_environment(&r);
+    if (rc == 0)
+        hta_trace_builder_device_note(&r.builder, notes);
+    sqlite3_finalize(r.string_lookup);
+    sqlite3_close(r.db);
+    hta_trace_builder_free(&r.builder);
+    free(r.kernel_names.ids);
+    free(r.api_names.ids);
+    free(r.nvtx_names.ids);
+    free(r.copy_kinds.names);
+    free(r.memory_kinds.names);
+    free(r.sync_kinds.names);
+    if (rc) {
+        hta_trace_free(out);
+        return -1;
+    }
+    return 0;
+}

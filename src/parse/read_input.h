@@ -1,0 +1,24 @@
+/* parse/read_input.h: one trace input through the reader its format needs.
+ *
+ * The run's only entry to the readers: parse/input_format.h decides the
+ * format (or --input-format forces it), then the Kineto JSON reader,
+ * the Nsight Systems SQLite reader or the CUPTI CSV reader fills the same
+ * trace model. */
+#ifndef HTA_READ_INPUT_H
+#define HTA_READ_INPUT_H
+
+#include "util/error.h"
+#include "parse/input_format.h"
+#include "parse/reader.h"
+#include "model/trace.h"
+
+/* Reads path into out with the reader of `format` (HTA_INPUT_AUTO: by the
+ * input's content); *used receives the format read.  step_regex (NULL:
+ * none) names the user annotations that are steps, for the SQLite and CSV
+ * readers.  `notes` receives one line about what the input lacks for some
+ * analysis, or "". */
+int hta_read_input(const char *path, hta_input_format format, const hta_read_options *options,
+                   const char *step_regex, hta_trace *out, hta_input_format *used,
+                   hta_error *notes, hta_error *err);
+
+#endif
