@@ -56,6 +56,13 @@ ORDER_SENSITIVE = {("queue_length", "mean"), ("queue_length", "std")}
 ORDER_REL_TOL = 1e-3
 CROSS_RANK = {"outliers", "cross_rank/kernels", "kernel_type_breakdown", "stragglers",
               "collective_wait", "timeline_ranks"}
+# The SQLite and CSV forms carry no CPU ops with their pid, tid and
+# arguments, no GPU user annotations and no [memory] samples: the tables
+# built from those differ by construction, as do a GPU gap's CPU-side
+# columns.
+CPU_DETAIL_TABLES = {"ops", "annotations", "kernel_sequences", "sync_calls", "memory",
+                     "cross_rank/ops", "cross_rank/annotations", "cross_rank/kernel_sequences"}
+GAP_CPU_COLUMNS = {"cpu_event", "cpu_event_overlap_us", "sync_call", "cause"}
 
 
 def three_forms(folder):
@@ -113,7 +120,7 @@ def compare_forms(folder, round_like_hta=False):
         for other in (db, csv_dir):
             r, what = rank_of[other], f"{folder}/{other}"
             for name, data in tables.items():
-                if name in CROSS_RANK:
+                if name in CROSS_RANK or name in CPU_DETAIL_TABLES:
                     continue
                 if name == "timeline":
                     order = list(tables["timeline_ranks"])
@@ -123,6 +130,8 @@ def compare_forms(folder, round_like_hta=False):
                 skip = {"rank"}
                 if name == "ranks":
                     skip |= READ_COLUMNS
+                if name == "gpu_gaps":
+                    skip |= GAP_CPU_COLUMNS
                 if name == "activity_categories":
                     a, b = carried_categories(a), carried_categories(b)
                     skip |= {"share"}
