@@ -14,6 +14,11 @@ traces with whole-microsecond timestamps, the bandwidth columns of
 /memory_bw (and the /rank_metrics rows made from them), since Kineto
 computed its bandwidth from the unrounded duration the JSON no longer
 holds, while the converted forms can only divide bytes by the rounded one.
+The CPU-side tables (/ops, /annotations, /kernel_sequences, /sync_calls,
+/memory) rest on what the converted forms do not carry (cpu_op events,
+their pid, tid and arguments, GPU annotations, [memory] events), and so do
+the columns of /gpu_gaps that name a CPU event, a sync call or a cause; the
+gaps themselves (times, neighbours, launch delays) are compared.
 
 Hand-built exports test what only Nsight has (the copy-kind ENUM, NVTX
 steps, several GPUs in one file), and bad inputs fail alone with one line
@@ -55,13 +60,9 @@ BANDWIDTH_COLUMNS = {"mean_gbps", "std_gbps", "min_gbps", "p25_gbps", "p50_gbps"
 ORDER_SENSITIVE = {("queue_length", "mean"), ("queue_length", "std")}
 ORDER_REL_TOL = 1e-3
 CROSS_RANK = {"outliers", "cross_rank/kernels", "kernel_type_breakdown", "stragglers",
-              "collective_wait", "timeline_ranks"}
-# The SQLite and CSV forms carry no CPU ops with their pid, tid and
-# arguments, no GPU user annotations and no [memory] samples: the tables
-# built from those differ by construction, as do a GPU gap's CPU-side
-# columns.
-CPU_DETAIL_TABLES = {"ops", "annotations", "kernel_sequences", "sync_calls", "memory",
-                     "cross_rank/ops", "cross_rank/annotations", "cross_rank/kernel_sequences"}
+              "collective_wait", "timeline_ranks", "cross_rank/ops", "cross_rank/annotations",
+              "cross_rank/kernel_sequences"}
+CPU_SIDE = {"ops", "annotations", "kernel_sequences", "sync_calls", "memory"}
 GAP_CPU_COLUMNS = {"cpu_event", "cpu_event_overlap_us", "sync_call", "cause"}
 
 
@@ -120,7 +121,7 @@ def compare_forms(folder, round_like_hta=False):
         for other in (db, csv_dir):
             r, what = rank_of[other], f"{folder}/{other}"
             for name, data in tables.items():
-                if name in CROSS_RANK or name in CPU_DETAIL_TABLES:
+                if name in CROSS_RANK or name in CPU_SIDE:
                     continue
                 if name == "timeline":
                     order = list(tables["timeline_ranks"])
@@ -130,11 +131,11 @@ def compare_forms(folder, round_like_hta=False):
                 skip = {"rank"}
                 if name == "ranks":
                     skip |= READ_COLUMNS
-                if name == "gpu_gaps":
-                    skip |= GAP_CPU_COLUMNS
                 if name == "activity_categories":
                     a, b = carried_categories(a), carried_categories(b)
                     skip |= {"share"}
+                if name == "gpu_gaps":
+                    skip |= GAP_CPU_COLUMNS
                 if name == "memory_bw" and integer_us:
                     skip |= BANDWIDTH_COLUMNS
                 if name == "rank_metrics" and integer_us:

@@ -103,9 +103,11 @@ static op_stats *stats_of(ops_run *r, const hta_event *op)
         r->stats = grown;
         r->cap_stats = cap;
     }
-    if (g == r->groups.n - 1 && r->groups.fresh)
+    if (g == r->groups.n - 1 && r->groups.fresh) {
+        size_t context = hta_cpu_context_index(&r->groups.contexts, op);
         r->stats[g] = (op_stats){.busy_min_ns = INT64_MAX, .name = op->name,
-                                 .context = hta_event_cpu_context(op)};
+                                 .context = (uint32_t)context};
+    }
     return &r->stats[g];
 }
 

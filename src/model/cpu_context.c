@@ -60,7 +60,7 @@ int hta_cpu_contexts_build(hta_cpu_contexts *c, const hta_trace *t)
 {
     const hta_strtab *keys = &t->cpu_contexts;
     memset(c, 0, sizeof *c);
-    size_t total = 1;
+    size_t total = 1;          /* the unknown context's empty texts */
     for (uint32_t k = 0; k < keys->count; k++)
         total += (size_t)keys->lengths[k] + 1;
     c->of = malloc(((size_t)keys->count + 1) * sizeof *c->of);
@@ -68,7 +68,7 @@ int hta_cpu_contexts_build(hta_cpu_contexts *c, const hta_trace *t)
     hta_strtab threads;
     hta_strtab_init(&threads);
     int rc = c->of && c->text ? 0 : -1;
-    char *at = c->text;
+    char *at = c->text;        /* ends at the NUL the unknown context's texts share */
     for (uint32_t k = 0; rc == 0 && k < keys->count; k++) {
         size_t len = keys->lengths[k];
         memcpy(at, keys->strings[k], len + 1);
@@ -84,7 +84,11 @@ int hta_cpu_contexts_build(hta_cpu_contexts *c, const hta_trace *t)
         at += len + 1;
     }
     c->n = keys->count;
-    c->n_threads = threads.count;
+    c->n_threads = threads.count + 1;
+    if (rc == 0) {
+        *at = '\0';
+        c->of[c->n] = (hta_cpu_context){threads.count, -1, at, at};
+    }
     hta_strtab_free(&threads);
     if (rc)
         hta_cpu_contexts_free(c);

@@ -14,7 +14,7 @@ static int intern_signatures(hta_op_groups *g)
     hta_buf key = {0};
     g->signature = malloc((g->contexts.n + 1) * sizeof *g->signature);
     int rc = g->signature ? 0 : -1;
-    for (size_t c = 0; rc == 0 && c < g->contexts.n; c++) {
+    for (size_t c = 0; rc == 0 && c <= g->contexts.n; c++) { /* the unknown one too */
         const hta_cpu_context *ctx = &g->contexts.of[c];
         key.len = 0;
         rc = hta_buf_append(&key, ctx->input_dims, strlen(ctx->input_dims)) ||
@@ -87,7 +87,8 @@ size_t hta_op_groups_find(hta_op_groups *g, const hta_event *op)
     g->fresh = 0;
     if ((g->n + 1) * 2 > g->n_slots && grow(g))
         return SIZE_MAX;
-    uint64_t key = ((uint64_t)op->name << 32 | g->signature[hta_event_cpu_context(op)]) + 1;
+    uint32_t signature = g->signature[hta_cpu_context_index(&g->contexts, op)];
+    uint64_t key = ((uint64_t)op->name << 32 | signature) + 1;
     size_t s = mix(key) & (g->n_slots - 1);
     for (; g->keys[s]; s = (s + 1) & (g->n_slots - 1))
         if (g->keys[s] == key)

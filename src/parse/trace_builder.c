@@ -111,15 +111,6 @@ int hta_trace_builder_add(hta_trace_builder *b, uint32_t name, uint32_t cat, con
         e->flags |= HTA_EVENT_GPU;
         e->stream = (uint32_t)r->stream;
         e->kernel_type = (uint8_t)type;
-    } else {
-        /* A CPU event's stream field is its context id (model/trace.h);
-         * these records carry no pid, tid or arguments: one empty context. */
-        static const char NO_CONTEXT[] = {HTA_CONTEXT_SEPARATOR, HTA_CONTEXT_SEPARATOR,
-                                          HTA_CONTEXT_SEPARATOR};
-        uint32_t context = hta_strtab_intern(&t->cpu_contexts, NO_CONTEXT, sizeof NO_CONTEXT);
-        if (context == UINT32_MAX)
-            return -1;
-        e->stream = context;
     }
     int narrow = r->correlation >= HTA_NO_CORRELATION && r->correlation <= INT32_MAX;
     e->correlation = narrow ? (int32_t)r->correlation : HTA_NO_CORRELATION;
