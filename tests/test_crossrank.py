@@ -93,12 +93,15 @@ def test_rank_5_is_the_top_and_only_straggler():
     assert_close(top.compute_ratio, tb.min() / tb[5], "rank 5 fastest/this", EXACT)
     assert 0.75 < top.compute_ratio < 0.79, top
     assert top.compute_robust_z > 3.5 and top.compute_z > 3, top
-    # Late share excess (1) + speed ((1 - ratio) / 0.25) + robust z (capped at 1).
-    assert_close(top.score, 2 + (1 - top.compute_ratio) / 0.25, "rank 5 score", EXACT)
-    assert "arrives last far more often than chance" in top.reasons, top.reasons
-    assert "more compute than the other ranks" in top.reasons, top.reasons
-    assert st.iloc[1].score < 0.1, st
-    assert all(r.startswith("nothing stands out") for r in st.reasons[1:]), st.reasons
+    # The verdict follows the wait rank 5 causes: it arrives last at every
+    # collective, so all the waiting is for it (docs/crossrank.md).
+    cw = table(out, "/collective_wait").set_index("rank")
+    assert_close(top.caused_wait_us, cw.total_wait_us.sum(), "rank 5 caused wait", 1e-6)
+    assert_close(top.score, 1.0, "rank 5 share of the wait", EXACT)
+    assert top.cause == "compute", top
+    assert top.reasons.startswith("the others wait for it"), top.reasons
+    assert "slower kernels" in top.reasons, top.reasons
+    assert (st.score[1:] == 0).all() and (st.caused_wait_us[1:] == 0).all(), st
     outliers = table(out, "/outliers")
     late = outliers[outliers.classification == "straggler"]
     assert list(late["rank"]) == [5] and list(late.metric) == ["arrived_last_share"], late

@@ -61,9 +61,13 @@ ORDER_SENSITIVE = {("queue_length", "mean"), ("queue_length", "std")}
 ORDER_REL_TOL = 1e-3
 CROSS_RANK = {"outliers", "cross_rank/kernels", "kernel_type_breakdown", "stragglers",
               "collective_wait", "timeline_ranks", "cross_rank/ops", "cross_rank/annotations",
-              "cross_rank/kernel_sequences"}
+              "cross_rank/kernel_sequences", "collectives", "collective_summary",
+              "cross_rank/steps"}
 CPU_SIDE = {"ops", "annotations", "kernel_sequences", "sync_calls", "memory"}
 GAP_CPU_COLUMNS = {"cpu_event", "cpu_event_overlap_us", "sync_call", "cause"}
+# Built from the NCCL collective metadata of Kineto's args, which neither
+# export carries.
+KINETO_ONLY = {"comm_by_group"}
 
 
 def three_forms(folder):
@@ -121,7 +125,7 @@ def compare_forms(folder, round_like_hta=False):
         for other in (db, csv_dir):
             r, what = rank_of[other], f"{folder}/{other}"
             for name, data in tables.items():
-                if name in CROSS_RANK or name in CPU_SIDE:
+                if name in CROSS_RANK or name in CPU_SIDE or name in KINETO_ONLY:
                     continue
                 if name == "timeline":
                     order = list(tables["timeline_ranks"])

@@ -91,6 +91,7 @@
 #include <sys/types.h>
 #include <zlib.h>
 
+#include "tracegen_groups.h"
 #include "tracegen_kernels.h"
 
 /* ------------------------------------------------------------------------ */
@@ -1666,6 +1667,9 @@ static void write_rank_file(tg_ctx *c, int64_t rank)
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--tp"))
+            return tracegen_groups_main(argc, argv);
     tg_ctx *c = xcalloc(1, sizeof *c);
     parse_args(c, argc, argv);
     for (int t = 0; t < TPL_COUNT; t++)

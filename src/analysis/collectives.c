@@ -7,9 +7,11 @@
  * matching key: a communicator issues its collectives in the same order on
  * every rank and NCCL runs one communicator's kernels on one stream, so
  * the n-th kernel on the stream is the n-th collective of that
- * communicator.  The trace's process-group names are not parsed, so ranks
- * must use the same stream number for a communicator (they do in the
- * traces PyTorch writes for one process group, and in hta-tracegen's).
+ * communicator.  Without process-group names, ranks must use the same
+ * stream number for a communicator (they do in the traces PyTorch writes
+ * for one process group).  This is the fallback for
+ * kernels without collective metadata: those with it go to "_comm_ops"
+ * (analysis/comm_ops.c) and are matched by process group.
  *
  * The process keeps these until its last trace is analysed and then sends
  * them to the root, so they are packed: one row of the process-local table
@@ -21,6 +23,7 @@
  * table out of the results file; it still travels to the root. */
 #include "analysis/collectives.h"
 
+#include "analysis/comm_ops.h"
 #include "table/packed_ints.h"
 #include "util/large_alloc.h"
 
@@ -94,22 +97,26 @@ static int put_streams(hta_table *t, int64_t rank_key, const hta_event *const *c
 int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
                     hta_error *err)
 {
-    (void)opt;
+    /* Kernels whose process group is known are matched by group instead. */
+    if (hta_comm_ops(v, opt, out, err))
+        return -1;
+    hta_comm_resolver r;
+    if (hta_comm_resolver_build(&r, v))
+        return hta_fail(err, "out of memory listing collectives");
     size_t n = 0;
     for (size_t i = 0; i < v->n_gpu; i++)
-        n += v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION;
-    if (n == 0)
-        return 0;
-    const hta_event **comm = hta_large_malloc(n * sizeof *comm);
-    hta_table *t = HTA_TABLE(out, "_collectives", COLUMNS);
-    int rc = comm && t ? 0 : -1;
-    for (size_t i = 0, k = 0; rc == 0 && i < v->n_gpu; i++)
-        if (v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION)
+        n += v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION && !hta_comm_resolve(&r, v->gpu[i]);
+    const hta_event **comm = n ? hta_large_malloc(n * sizeof *comm) : NULL;
+    hta_table *t = n ? HTA_TABLE(out, "_collectives", COLUMNS) : NULL;
+    int rc = !n || (comm && t) ? 0 : -1;
+    for (size_t i = 0, k = 0; rc == 0 && k < n; i++)
+        if (v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION && !hta_comm_resolve(&r, v->gpu[i]))
             comm[k++] = v->gpu[i];
-    if (rc == 0) {
+    if (rc == 0 && n) {
         qsort(comm, n, sizeof *comm, compare_stream_then_start);
         rc = put_streams(t, v->rank_key, comm, n);
     }
     free(comm);
+    hta_comm_resolver_free(&r);
     return rc ? hta_fail(err, "out of memory listing collectives") : 0;
 }

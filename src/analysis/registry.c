@@ -7,6 +7,7 @@
 #include "analysis/comm_comp_overlap.h"
 #include "analysis/critical_path.h"
 #include "analysis/cupti_counters.h"
+#include "analysis/data_loading.h"
 #include "analysis/detail_tables.h"
 #include "analysis/gpu_gaps.h"
 #include "analysis/idle_time.h"
@@ -18,6 +19,7 @@
 #include "analysis/ops.h"
 #include "analysis/overlap_breakdown.h"
 #include "analysis/queue_length.h"
+#include "analysis/steps.h"
 #include "analysis/temporal_breakdown.h"
 #include "analysis/timeline.h"
 
@@ -34,6 +36,8 @@ const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
     [HTA_ANALYSIS_TIMELINE] = {"timeline", hta_timeline_segments},
     [HTA_ANALYSIS_ACTIVITY_CATEGORIES] = {"activity_categories", hta_activity_categories},
     [HTA_ANALYSIS_COLLECTIVES] = {"collectives", hta_collectives},
+    [HTA_ANALYSIS_DATA_LOADING] = {"data_loading", hta_data_loading},
+    [HTA_ANALYSIS_STEPS] = {"steps", hta_steps},
     [HTA_ANALYSIS_DETAIL_TABLES] = {"detail_tables", hta_detail_tables},
     [HTA_ANALYSIS_OPS] = {"ops", hta_ops},
     [HTA_ANALYSIS_ANNOTATIONS] = {"annotations", hta_annotations},
@@ -58,6 +62,7 @@ const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES] = {
     HTA_ANALYSIS_TEMPORAL_BREAKDOWN, HTA_ANALYSIS_COMM_COMP_OVERLAP,
     HTA_ANALYSIS_OPS,                HTA_ANALYSIS_ANNOTATIONS,
     HTA_ANALYSIS_GPU_GAPS,           HTA_ANALYSIS_MEMORY,
+    HTA_ANALYSIS_DATA_LOADING,       HTA_ANALYSIS_STEPS,
     HTA_ANALYSIS_CUPTI_COUNTERS,     HTA_ANALYSIS_DETAIL_TABLES,
 };
 

@@ -2,8 +2,10 @@
  * "wait at N x N" pattern, TraceLens' collective skew), on the root.
  *
  * Input: "_collectives" (analysis/collectives.c): every COMMUNICATION
- * kernel of every rank, packed per (rank, stream), unpacked here with its
- * (stream, ordinal) matching key.  Per stream, the ranks that use it take part in its collectives;
+ * kernel without collective metadata, packed per (rank, stream), unpacked
+ * here with its (stream, ordinal) matching key; kernels with metadata are
+ * matched by process group (crossrank/collective_groups.c) and add to the
+ * same per-rank figures.  Per stream, the ranks that use it take part in its collectives;
  * the k-th kernel of each of them is one collective instance.  When they
  * issued different numbers of kernels on the stream, only the common
  * prefix is matched and every rank's surplus is reported ("unmatched"),
@@ -33,6 +35,7 @@
  * an "outliers" row (metric "arrived_last_share", class "straggler"). */
 #include "crossrank/collective_wait.h"
 
+#include "crossrank/collective_groups.h"
 #include "crossrank/spread.h"
 #include "model/trace.h"
 #include "table/packed_ints.h"
@@ -56,6 +59,8 @@ static const hta_column COLUMNS[] = {
     {"fair_share", HTA_COL_F64},
     {"max_end_skew_us", HTA_COL_F64},
     {"clock_violations", HTA_COL_I64},
+    {"caused_wait_us", HTA_COL_F64},
+    {"metadata_mismatches", HTA_COL_I64},
 };
 
 typedef struct collective {
@@ -63,13 +68,6 @@ typedef struct collective {
     int64_t stream, start_ns, end_ns;
 } collective;
 
-typedef struct rank_waits {
-    int64_t rank;
-    int failed;                /* no output row */
-    int64_t collectives, matched, unmatched, missing, arrived_last, clock_violations;
-    int64_t wait_ns, max_end_lag_ns;
-    double expected_last;      /* sum of 1 / participants over contested instances */
-} rank_waits;
 
 /* One stream's kernels grouped by rank: participant j's k-th kernel is
  * first[j][k]. */
@@ -230,6 +228,12 @@ static void match_instance(const stream_block *b, size_t k, rank_waits *w)
             r->expected_last += 1.0 / (double)b->n;
         }
     }
+    int64_t waited = 0;
+    for (size_t j = 0; contested && j < b->n; j++)
+        waited += latest - b->first[j][k].start_ns;
+    for (size_t j = 0; contested && j < b->n; j++)
+        if (b->first[j][k].start_ns == latest)
+            w[b->first[j][k].rank].caused_wait_ns += waited / (int64_t)n_last;
 }
 
 static void match_stream(const stream_block *b, rank_waits *w, size_t n_ranks)
@@ -293,6 +297,8 @@ static int put_rows(hta_table *t, const rank_waits *w, size_t n)
         hta_row_put_f64(&row, fair_share_of(r));
         hta_row_put_f64(&row, hta_ns_to_us(r->max_end_lag_ns));
         hta_row_put_i64(&row, r->clock_violations);
+        hta_row_put_f64(&row, hta_ns_to_us(r->caused_wait_ns));
+        hta_row_put_i64(&row, r->metadata_mismatches);
         if (hta_row_done(&row))
             return -1;
     }
@@ -325,25 +331,30 @@ int hta_collective_wait(hta_tableset *set, hta_error *err)
     if (!t)
         return hta_fail(err, "out of memory in the collective wait analysis");
     const hta_table *in = hta_tableset_find(set, "_collectives");
+    const hta_table *grouped = hta_tableset_find(set, "_comm_ops");
     const hta_table *ranks = hta_tableset_find(set, "ranks");
-    if (!in || in->n_rows == 0)
+    size_t n = in ? count_collectives(in) : 0;
+    if (n == 0 && (!grouped || grouped->n_rows == 0))
         return 0;
-    size_t n = count_collectives(in);
     rank_waits *w = list_ranks(ranks);
     collective *c = malloc((n ? n : 1) * sizeof *c);
     int rc = w && c ? 0 : -1;
-    if (rc == 0 && load_collectives(in, ranks, w, c)) {
+    if (rc == 0 && n && load_collectives(in, ranks, w, c)) {
         free(w);
         free(c);
         return hta_fail(err, "collectives of a rank missing from /ranks, or corrupt");
     }
     if (rc == 0)
         rc = match_all(c, n, w, ranks->n_rows);
+    free(c);
+    if (rc == 0 && hta_match_collective_groups(set, w, ranks->n_rows, err)) {
+        free(w);
+        return -1;
+    }
     if (rc == 0)
         rc = put_rows(t, w, ranks->n_rows);
     if (rc == 0)
         rc = flag_late_arrivers(set, w, ranks->n_rows);
     free(w);
-    free(c);
     return rc ? hta_fail(err, "out of memory in the collective wait analysis") : 0;
 }

@@ -15,8 +15,9 @@
 int hta_is_late_arriver(int64_t arrived_last, int64_t matched, double fair_share,
                         size_t n_ranks);
 
-/* "collective_wait" from the per-rank "_collectives" table; flags ranks
- * that arrive last too often in "outliers" as "straggler". */
+/* "collective_wait" from the per-rank "_collectives" (by stream) and
+ * "_comm_ops" (by process group: crossrank/collective_groups.c) tables;
+ * flags ranks that arrive last too often in "outliers" as "straggler". */
 int hta_collective_wait(hta_tableset *set, hta_error *err);
 
 #endif

@@ -129,7 +129,10 @@ static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_colum
         hi = means[i] > means[hi] ? i : hi;
     }
     hta_spread s;
-    if (hta_spread_of(means, n, &s) || list_outlier_ranks(opt, &s, ranks, means, n, text))
+    if (hta_spread_of(means, n, &s))
+        return -1;
+    hta_spread_set_noise_floor(&s, opt->min_effect);
+    if (list_outlier_ranks(opt, &s, ranks, means, n, text))
         return -1;
     const hta_cell *first = hta_table_row(kernels, rows[0]);
     hta_row_builder row = hta_table_add_row(t);

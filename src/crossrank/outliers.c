@@ -35,6 +35,7 @@ static int flag_metric(hta_table *out, const char *metric, const int64_t *ranks,
     hta_spread s;
     if (hta_spread_of(values, n, &s))
         return -1;
+    hta_spread_set_noise_floor(&s, opt->min_effect);
     for (size_t i = 0; i < n; i++) {
         const char *cls = classify(opt, &s, values[i]);
         if (cls && hta_add_outlier(out, metric, ranks[i], values[i], &s, cls))

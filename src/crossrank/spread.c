@@ -7,13 +7,25 @@
  * towards the outlier it is measuring.  When more than half the ranks
  * share one value the MAD is 0 and the robust z falls back to the mean
  * absolute deviation from the median (the 1.2533 factor makes both
- * estimate the standard deviation of normal data). */
+ * estimate the standard deviation of normal data).
+ *
+ * The noise floor.  Ranks of one job that do the same work are often
+ * near-identical: their MAD is a fraction of a percent of the median, so
+ * a rank 1-2% off (a memory copy's bandwidth, an overlap ratio) gets a
+ * robust z in the hundreds, though no user would call it slow: timings of
+ * one job vary by a percent or two between ranks and runs.  Both scores
+ * therefore divide by at least noise_floor = 2 x --min-effect x |median|
+ * (2%): when the ranks agree closely a rank must lie 7% from the median to
+ * be a robust outlier (4-6% for the classic z), while among ranks that
+ * really spread the floor changes nothing. */
 #include "crossrank/spread.h"
 
 #include "numerics/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+#define NOISE_FLOOR_EFFECTS 2.0
 
 static const hta_column OUTLIER_COLUMNS[] = {
     {"metric", HTA_COL_STR}, {"rank", HTA_COL_I64}, {"value", HTA_COL_F64},
@@ -45,22 +57,27 @@ int hta_spread_of(const double *values, size_t n, hta_spread *out)
     }
     out->mean_abs_dev = n ? abs_sum / (double)n : NAN;
     out->mad = median_of(v, n);
+    out->noise_floor = 0;
     free(v);
     return 0;
 }
 
+void hta_spread_set_noise_floor(hta_spread *s, double min_effect)
+{
+    s->noise_floor = NOISE_FLOOR_EFFECTS * min_effect * fabs(s->median);
+}
+
 double hta_spread_z(const hta_spread *s, double x)
 {
-    return s->std > 0 ? (x - s->mean) / s->std : NAN;
+    double scale = fmax(s->std, s->noise_floor);
+    return scale > 0 ? (x - s->mean) / scale : NAN;
 }
 
 double hta_spread_robust_z(const hta_spread *s, double x)
 {
-    if (s->mad > 0)
-        return 0.6745 * (x - s->median) / s->mad;
-    if (s->mean_abs_dev > 0)
-        return (x - s->median) / (1.2533 * s->mean_abs_dev);
-    return NAN;
+    double sigma = s->mad > 0 ? s->mad / 0.6745 : 1.2533 * s->mean_abs_dev;
+    double scale = fmax(sigma, s->noise_floor);
+    return scale > 0 ? (x - s->median) / scale : NAN;
 }
 
 int hta_spread_is_material(const hta_spread *s, double x, double min_effect)

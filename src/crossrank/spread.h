@@ -12,14 +12,19 @@
  * deviation from the median when the MAD is 0) spread. */
 typedef struct hta_spread {
     double mean, std, median, mad, mean_abs_dev;
+    double noise_floor;        /* least standard deviation the scores assume */
 } hta_spread;
 
-/* -1 when out of memory. */
+/* -1 when out of memory.  The noise floor starts at 0. */
 int hta_spread_of(const double *values, size_t n, hta_spread *out);
-/* (x - mean) / std; NaN when std is 0. */
+/* Sets the noise floor to 2 x min_effect x |median| (crossrank/spread.c
+ * says why). */
+void hta_spread_set_noise_floor(hta_spread *s, double min_effect);
+/* (x - mean) / max(std, noise floor); NaN when both are 0. */
 double hta_spread_z(const hta_spread *s, double x);
-/* 0.6745 (x - median) / MAD, or (x - median) / (1.2533 mean absolute
- * deviation) when MAD is 0; NaN when both are 0. */
+/* (x - median) / max(MAD / 0.6745, noise floor), with 1.2533 x the mean
+ * absolute deviation for MAD / 0.6745 when the MAD is 0; NaN when all
+ * are 0. */
 double hta_spread_robust_z(const hta_spread *s, double x);
 /* Whether x is far enough from the median to be reported at all: at
  * least min_effect x |median| (--min-effect). */

@@ -1,32 +1,49 @@
-/* stragglers.c: one ranked list of the ranks most likely holding the job
- * back ("stragglers"), with the evidence spelled out per rank.
+/* stragglers.c: one ranked list of the ranks holding the job back
+ * ("stragglers"), with the evidence and the likely cause spelled out.
  *
- * Three pieces of evidence, each scored from 0 (none) to 1 (at or past
- * the point where it alone flags the rank), summed into the score (0..3):
- * - late arrival (crossrank/collective_wait.c): how far the rank's share
- *   of last arrivals exceeds chance, (share - fair) / (1 - fair); flags
- *   with the binomial test there.
- * - relative compute speed, NVIDIA's straggler detector's "relative
- *   performance score": the fastest rank's compute time / this rank's
- *   (compute_time_us of /temporal_breakdown), flagging below 0.75; scored
- *   (1 - ratio) / 0.25.
- * - compute time against the other ranks: robust z (positive = slower);
- *   scored z / --robust-z, flagging when it reaches --robust-z past the
- *   --min-effect floor, as the outlier search does.
- * Every rank analysed without failure gets a row, most suspect first (ties
- * by rank); "flagged" says whether any evidence reached its flag. */
-
+ * The straggler is the rank the others wait for.  So the verdict follows
+ * the wait each rank causes (crossrank/collective_wait.c,
+ * collective_groups.c): at every collective instance the rank(s) that
+ * arrived last caused the others' wait there, and a rank's caused wait is
+ * the sum over its instances.  Ranks are listed by caused wait, largest
+ * first (ties by rank); "score" is the rank's share of all the wait caused
+ * in the job (0..1).  A rank that waits more than the others, or computes
+ * more but still arrives early, causes no wait and ranks low.
+ *
+ * A rank is flagged when it caused some wait and either arrives last far
+ * more often than chance (the binomial test of collective_wait.c:
+ * Bonferroni over the ranks, so a job without a straggler flags anybody
+ * with probability under 0.1%) or caused more than half of all the wait
+ * in the job and at least twice as much as any other rank (a rank late at
+ * one collective per step, after a slow data loading, arrives last too
+ * seldom for the first test but holds everyone up).  With few collectives
+ * (one profiler step of a real job may hold fewer than ten) neither can
+ * be trusted: when even arriving last every time would not pass the
+ * binomial test, nothing is flagged and the reasons say "too few
+ * collectives to tell from chance".
+ *
+ * Why it arrived late: for each candidate cause, the rank's value against
+ * the median of all ranks, with the robust z of crossrank/spread.c (noise
+ * floor included) past --robust-z and past the --min-effect floor:
+ *   data loading   data_loading_us (analysis/data_loading.c)
+ *   CPU launches   idle_host_wait_us: the GPU idle waiting for the CPU
+ *   compute        compute_time_us: slower kernels
+ * The "cause" is data loading when it stands out (slow data loading leaves
+ * the GPU waiting for the CPU, so it explains a host wait rather than the
+ * other way round), else whichever of the other two stands out by more
+ * microseconds (slower kernels also lengthen the idle gaps of the
+ * streams that wait for them).  The relative compute speed of
+ * NVIDIA's straggler detector (fastest rank's compute time / this rank's)
+ * and compute time z-scores are kept as columns. */
 #include "crossrank/stragglers.h"
+
+#include "crossrank/collective_wait.h"
+#include "crossrank/spread.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "crossrank/collective_wait.h"
-#include "crossrank/spread.h"
-
-#define RELATIVE_PERF_THRESHOLD 0.75
 
 static const hta_column COLUMNS[] = {
     {"rank", HTA_COL_I64},
@@ -39,27 +56,30 @@ static const hta_column COLUMNS[] = {
     {"compute_z", HTA_COL_F64},
     {"compute_robust_z", HTA_COL_F64},
     {"reasons", HTA_COL_STR},
+    {"caused_wait_us", HTA_COL_F64},
+    {"cause", HTA_COL_STR},
 };
+
+/* Candidate causes, in the order the verdict tries them. */
+enum { CAUSE_DATA, CAUSE_LAUNCH, CAUSE_COMPUTE, N_CAUSES };
+
+static const char *const CAUSE_METRIC[N_CAUSES] = {
+    "data_loading_us", "idle_host_wait_us", "compute_time_us"};
+static const char *const CAUSE_NAME[N_CAUSES] = {"data loading", "cpu launch", "compute"};
+static const char *const CAUSE_TEXT[N_CAUSES] = {
+    "longer data loading", "GPU idle waiting for the CPU", "slower kernels (compute time)"};
 
 typedef struct suspect {
     int64_t rank;
     int64_t arrived_last, matched;
     double share, fair;        /* NaN without matched collectives */
+    double caused_us, score;
     double compute_us, ratio, z, robust_z; /* NaN without GPU events */
-    int material;              /* compute time past the --min-effect floor */
-    int late, slow, heavy;     /* which evidence flags the rank */
-    double score;
+    double value[N_CAUSES], median[N_CAUSES], excess_z[N_CAUSES];
+    int stands_out[N_CAUSES];
+    int late, flagged, testable;
+    int cause;                 /* N_CAUSES when none stands out */
 } suspect;
-
-typedef struct evidence {
-    const hta_table *waits, *breakdown;
-    long arrived_last, matched, share, fair, compute;
-} evidence;
-
-static double clamp01(double x)
-{
-    return isfinite(x) ? fmin(1.0, fmax(0.0, x)) : 0.0;
-}
 
 /* The row of rank in a rank-sorted table that may be absent, or NULL. */
 static const hta_cell *row_of(const hta_table *t, int64_t rank)
@@ -68,121 +88,186 @@ static const hta_cell *row_of(const hta_table *t, int64_t rank)
     return r >= 0 ? hta_table_row(t, (size_t)r) : NULL;
 }
 
-/* Fills the late-arrival figures from /collective_wait; returns how many
- * ranks took part in collectives (the straggler test's n). */
-static size_t read_arrivals(const evidence *ev, suspect *s, size_t n)
+/* Fills the arrival figures from /collective_wait; returns how many ranks
+ * took part in collectives (the straggler test's n). */
+static size_t read_arrivals(const hta_table *waits, suspect *s, size_t n)
 {
+    long last = waits ? hta_table_column(waits, "arrived_last") : -1;
+    long matched = waits ? hta_table_column(waits, "matched") : -1;
+    long share = waits ? hta_table_column(waits, "arrived_last_share") : -1;
+    long fair = waits ? hta_table_column(waits, "fair_share") : -1;
+    long caused = waits ? hta_table_column(waits, "caused_wait_us") : -1;
     size_t taking_part = 0;
     for (size_t i = 0; i < n; i++) {
-        const hta_cell *row = row_of(ev->waits, s[i].rank);
-        s[i].matched = row ? row[ev->matched].i : 0;
-        s[i].arrived_last = row ? row[ev->arrived_last].i : 0;
-        s[i].share = row ? row[ev->share].f : NAN;
-        s[i].fair = row ? row[ev->fair].f : NAN;
+        const hta_cell *row = row_of(waits, s[i].rank);
+        s[i].matched = row ? row[matched].i : 0;
+        s[i].arrived_last = row ? row[last].i : 0;
+        s[i].share = row ? row[share].f : NAN;
+        s[i].fair = row ? row[fair].f : NAN;
+        s[i].caused_us = row ? row[caused].f : 0;
         taking_part += s[i].matched > 0;
     }
     return taking_part;
 }
 
-/* Fills compute time, its ratio to the fastest rank and its z-scores. */
-static int read_compute(const evidence *ev, const hta_options *opt, suspect *s, size_t n)
+/* The suspect of a rank (s is in rank order), or NULL. */
+static suspect *find_suspect(suspect *s, size_t n, int64_t rank)
 {
-    double *values = malloc((n ? n : 1) * sizeof *values);
-    if (!values)
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && s[lo].rank == rank ? &s[lo] : NULL;
+}
+
+/* Fills value[k] of every rank from /rank_metrics (NaN when absent). */
+static void read_metrics(const hta_table *metrics, suspect *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < N_CAUSES; k++)
+            s[i].value[k] = NAN;
+    for (size_t r = 0; metrics && r < metrics->n_rows; r++) {
+        const hta_cell *row = hta_table_row(metrics, r);
+        for (int k = 0; k < N_CAUSES; k++) {
+            suspect *x = strcmp(row[1].s, CAUSE_METRIC[k]) == 0 ? find_suspect(s, n, row[0].i)
+                                                              : NULL;
+            if (x)
+                x->value[k] = row[2].f;
+        }
+    }
+}
+
+/* Scores one cause's metric over the ranks that have it. */
+static int score_cause(suspect *s, size_t n, int k, const hta_options *opt, double *scratch)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(s[i].value[k]))
+            scratch[m++] = s[i].value[k];
+    hta_spread sp;
+    if (m < 2) {
+        for (size_t i = 0; i < n; i++)
+            s[i].excess_z[k] = s[i].median[k] = NAN;
+        return 0;
+    }
+    if (hta_spread_of(scratch, m, &sp))
         return -1;
-    size_t k = 0;
+    hta_spread_set_noise_floor(&sp, opt->min_effect);
+    for (size_t i = 0; i < n; i++) {
+        double x = s[i].value[k];
+        s[i].median[k] = sp.median;
+        s[i].excess_z[k] = isfinite(x) ? hta_spread_robust_z(&sp, x) : NAN;
+        s[i].stands_out[k] = isfinite(x) && x > sp.median && s[i].excess_z[k] >= opt->robust_z &&
+                             hta_spread_is_material(&sp, x, opt->min_effect);
+        if (k == CAUSE_COMPUTE) {
+            s[i].z = hta_spread_z(&sp, x);
+            s[i].robust_z = s[i].excess_z[k];
+        }
+    }
+    return 0;
+}
+
+static void compute_ratios(suspect *s, size_t n)
+{
     double fastest = INFINITY;
     for (size_t i = 0; i < n; i++) {
-        const hta_cell *row = row_of(ev->breakdown, s[i].rank);
-        s[i].compute_us = row ? row[ev->compute].f : NAN;
-        if (isfinite(s[i].compute_us))
-            values[k++] = s[i].compute_us;
+        s[i].compute_us = s[i].value[CAUSE_COMPUTE];
         if (s[i].compute_us > 0 && s[i].compute_us < fastest)
             fastest = s[i].compute_us;
     }
-    hta_spread sp;
-    int rc = hta_spread_of(values, k, &sp);
-    free(values);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        double x = s[i].compute_us;
-        s[i].ratio = x > 0 ? fastest / x : NAN;
-        s[i].z = hta_spread_z(&sp, x);
-        s[i].robust_z = hta_spread_robust_z(&sp, x);
-        s[i].material = isfinite(x) && hta_spread_is_material(&sp, x, opt->min_effect);
-        s[i].heavy = s[i].material && s[i].robust_z >= opt->robust_z;
-        s[i].slow = s[i].ratio < RELATIVE_PERF_THRESHOLD;
+    for (size_t i = 0; i < n; i++) {
+        s[i].ratio = s[i].compute_us > 0 ? fastest / s[i].compute_us : NAN;
+        s[i].z = s[i].robust_z = NAN;
     }
-    return rc;
 }
 
-static void score(suspect *s, size_t n, size_t taking_part, const hta_options *opt)
+/* The fewest last arrivals out of `matched` that could pass the test. */
+static int testable(const suspect *s, size_t taking_part)
 {
+    return s->matched > 0 && hta_is_late_arriver(s->matched, s->matched, s->fair, taking_part);
+}
+
+/* The largest caused wait of a rank other than i. */
+static double largest_other(const suspect *s, size_t n, size_t i)
+{
+    double most = 0;
+    for (size_t j = 0; j < n; j++)
+        if (j != i && s[j].caused_us > most)
+            most = s[j].caused_us;
+    return most;
+}
+
+static void judge(suspect *s, size_t n, size_t taking_part)
+{
+    double total = 0;
+    size_t top = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += s[i].caused_us;
+        top = s[i].caused_us > s[top].caused_us ? i : top;
+    }
+    double runner_up = n ? largest_other(s, n, top) : 0;
     for (size_t i = 0; i < n; i++) {
         s[i].late = hta_is_late_arriver(s[i].arrived_last, s[i].matched, s[i].fair, taking_part);
-        double late = (s[i].share - s[i].fair) / (1.0 - s[i].fair);
-        double slow = (1.0 - s[i].ratio) / (1.0 - RELATIVE_PERF_THRESHOLD);
-        double heavy = s[i].material ? s[i].robust_z / opt->robust_z : 0.0;
-        s[i].score = clamp01(late) + clamp01(slow) + clamp01(heavy);
+        s[i].testable = testable(&s[i], taking_part);
+        int dominant = i == top && s[i].testable && s[i].caused_us > 0.5 * total &&
+                       s[i].caused_us >= 2 * runner_up;
+        s[i].flagged = (s[i].late || dominant) && s[i].caused_us > 0;
+        s[i].score = total > 0 ? s[i].caused_us / total : 0;
+        s[i].cause = N_CAUSES;
+        double most = 0;
+        for (int k = 0; k < N_CAUSES && s[i].cause != CAUSE_DATA; k++) {
+            double excess = s[i].value[k] - s[i].median[k];
+            if (s[i].stands_out[k] && excess > most) {
+                most = excess;
+                s[i].cause = k;
+            }
+        }
     }
 }
 
 static int compare_most_suspect(const void *a, const void *b)
 {
     const suspect *x = a, *y = b;
-    if (x->score != y->score)
-        return x->score > y->score ? -1 : 1;
+    if (x->caused_us != y->caused_us)
+        return x->caused_us > y->caused_us ? -1 : 1;
+    double sx = isfinite(x->share) ? x->share : -1, sy = isfinite(y->share) ? y->share : -1;
+    if (sx != sy)
+        return sx > sy ? -1 : 1;
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* One clause per piece of evidence, those that flag the rank first. */
-static void clause_arrivals(const suspect *s, char *out, size_t size)
+static size_t clause_arrivals(const suspect *s, char *out, size_t size)
 {
     if (s->matched == 0)
-        snprintf(out, size, "took part in no matched collective");
-    else
-        snprintf(out, size, "%sarrived last at %lld of %lld collectives (%.0f%%, chance %.0f%%)",
-                 s->late ? "arrives last far more often than chance: " : "",
-                 (long long)s->arrived_last, (long long)s->matched, 100 * s->share,
-                 100 * s->fair);
+        return (size_t)snprintf(out, size, "took part in no matched collective");
+    int any_cause = s->cause < N_CAUSES;
+    const char *verdict = s->flagged     ? "the others wait for it: "
+                          : !s->testable ? "too few collectives to tell from chance: "
+                          : any_cause    ? "late arrivals not beyond chance: "
+                                         : "nothing stands out: ";
+    return (size_t)snprintf(out, size,
+                            "%sothers waited %.1f us for it (%.0f%% of all waiting); "
+                            "arrived last at %lld of %lld collectives (%.0f%%, chance %.0f%%)",
+                            verdict, s->caused_us, 100 * s->score, (long long)s->arrived_last,
+                            (long long)s->matched, 100 * s->share, 100 * s->fair);
 }
 
-static void clause_ratio(const suspect *s, char *out, size_t size)
-{
-    if (!isfinite(s->ratio))
-        snprintf(out, size, "no compute time");
-    else
-        snprintf(out, size, "%scompute time %.2fx the fastest rank's (fastest/this %.2f%s)",
-                 s->slow ? "slow: " : "", 1.0 / s->ratio, s->ratio,
-                 s->slow ? ", below 0.75" : "");
-}
-
-/* Empty when there is no score (a single rank, or all ranks equal). */
-static void clause_z(const suspect *s, char *out, size_t size)
-{
-    if (!isfinite(s->z) && !isfinite(s->robust_z))
-        out[0] = '\0';
-    else
-        snprintf(out, size, "%scompute time z %.2f, robust z %.2f",
-                 s->heavy ? "more compute than the other ranks: " : "", s->z, s->robust_z);
-}
-
+/* The arrivals, then what stands out: the cause first. */
 static void write_reasons(const suspect *s, char *out, size_t size)
 {
-    char c[3][256];
-    clause_arrivals(s, c[0], sizeof c[0]);
-    clause_ratio(s, c[1], sizeof c[1]);
-    clause_z(s, c[2], sizeof c[2]);
-    int flags[3] = {s->late, s->slow, s->heavy};
-    const char *sep = s->late || s->slow || s->heavy ? "" : "nothing stands out: ";
-    size_t len = 0;
-    out[0] = '\0';
-    for (int pass = 1; pass >= 0; pass--)
-        for (int k = 0; k < 3; k++) {
-            if (flags[k] != pass || !c[k][0] || len >= size)
-                continue;
-            len += (size_t)snprintf(out + len, size - len, "%s%s", sep, c[k]);
-            sep = "; ";
-        }
+    size_t len = clause_arrivals(s, out, size);
+    for (int j = -1; j < N_CAUSES && len < size; j++) {
+        int k = j < 0 ? s->cause : j;
+        if (k == N_CAUSES || !s->stands_out[k] || (j >= 0 && k == s->cause))
+            continue;
+        len += (size_t)snprintf(out + len, size - len, "; %s: %.1f us against a median of %.1f "
+                                "(robust z %.1f)", CAUSE_TEXT[k], s->value[k], s->median[k],
+                                s->excess_z[k]);
+    }
 }
 
 static int put_suspects(hta_table *t, const suspect *s, size_t n)
@@ -193,7 +278,7 @@ static int put_suspects(hta_table *t, const suspect *s, size_t n)
         hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, s[i].rank);
         hta_row_put_f64(&row, s[i].score);
-        hta_row_put_i64(&row, s[i].late || s[i].slow || s[i].heavy);
+        hta_row_put_i64(&row, s[i].flagged);
         hta_row_put_f64(&row, s[i].share);
         hta_row_put_f64(&row, s[i].fair);
         hta_row_put_f64(&row, s[i].compute_us);
@@ -201,6 +286,8 @@ static int put_suspects(hta_table *t, const suspect *s, size_t n)
         hta_row_put_f64(&row, s[i].z);
         hta_row_put_f64(&row, s[i].robust_z);
         hta_row_put_str(&row, reasons);
+        hta_row_put_f64(&row, s[i].caused_us);
+        hta_row_put_str(&row, s[i].cause < N_CAUSES ? CAUSE_NAME[s[i].cause] : "");
         if (hta_row_done(&row))
             return -1;
     }
@@ -221,38 +308,25 @@ static suspect *list_suspects(const hta_table *ranks, size_t *n)
     return s;
 }
 
-/* Column positions; a table that is absent (no rank had GPU events or
- * collectives) simply contributes no evidence. */
-static evidence find_evidence(const hta_tableset *set)
-{
-    evidence ev = {hta_tableset_find(set, "collective_wait"),
-                   hta_tableset_find(set, "temporal_breakdown"), -1, -1, -1, -1, -1};
-    if (ev.waits) {
-        ev.arrived_last = hta_table_column(ev.waits, "arrived_last");
-        ev.matched = hta_table_column(ev.waits, "matched");
-        ev.share = hta_table_column(ev.waits, "arrived_last_share");
-        ev.fair = hta_table_column(ev.waits, "fair_share");
-    }
-    if (ev.breakdown)
-        ev.compute = hta_table_column(ev.breakdown, "compute_time_us");
-    return ev;
-}
-
 int hta_rank_stragglers(hta_tableset *set, const hta_options *opt, hta_error *err)
 {
     hta_table *t = HTA_TABLE(set, "stragglers", COLUMNS);
-    evidence ev = find_evidence(set);
     size_t n = 0;
     suspect *s = t ? list_suspects(hta_tableset_find(set, "ranks"), &n) : NULL;
-    int rc = s ? 0 : -1;
+    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
+    int rc = s && scratch ? 0 : -1;
     if (rc == 0) {
-        size_t taking_part = read_arrivals(&ev, s, n);
-        rc = read_compute(&ev, opt, s, n);
-        score(s, n, taking_part, opt);
+        size_t taking_part = read_arrivals(hta_tableset_find(set, "collective_wait"), s, n);
+        read_metrics(hta_tableset_find(set, "rank_metrics"), s, n);
+        compute_ratios(s, n);
+        for (int k = 0; rc == 0 && k < N_CAUSES; k++)
+            rc = score_cause(s, n, k, opt, scratch);
+        judge(s, n, taking_part);
         qsort(s, n, sizeof *s, compare_most_suspect);
     }
     if (rc == 0)
         rc = put_suspects(t, s, n);
+    free(scratch);
     free(s);
     return rc ? hta_fail(err, "out of memory ranking stragglers") : 0;
 }

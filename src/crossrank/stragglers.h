@@ -6,7 +6,7 @@
 #include "table/table.h"
 #include "util/error.h"
 
-/* "stragglers" from "collective_wait" and "temporal_breakdown". */
+/* "stragglers" from "collective_wait" and "rank_metrics". */
 int hta_rank_stragglers(hta_tableset *set, const hta_options *opt, hta_error *err);
 
 #endif

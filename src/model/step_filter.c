@@ -89,11 +89,13 @@ int hta_step_filter(hta_trace *t, int include_last_step,
     }
     /* The extras are compacted along, so each event's is read in step
      * rather than searched for. */
-    size_t out = 0, out_extras = 0;
-    for (size_t i = 0, extra = 0; i < t->n_events; i++) {
+    size_t out = 0, out_extras = 0, out_comm = 0;
+    for (size_t i = 0, extra = 0, comm = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
         int has_extra = extra < t->n_extras && t->extras[extra].event == i;
         hta_event_extra x = has_extra ? t->extras[extra++] : (hta_event_extra){0};
+        int has_comm = comm < t->comm.n && t->comm.items[comm].event == i;
+        comm += has_comm;
         int64_t correlation =
             e->flags & HTA_EVENT_WIDE_CORRELATION ? x.correlation : e->correlation;
         uint32_t unused;
@@ -108,9 +110,14 @@ int hta_step_filter(hta_trace *t, int include_last_step,
             x.event = out;
             t->extras[out_extras++] = x;
         }
+        if (has_comm) {
+            t->comm.items[out_comm] = t->comm.items[comm - 1];
+            t->comm.items[out_comm++].event = out;
+        }
         t->events[out++] = *e;
     }
     t->n_extras = out_extras;
+    t->comm.n = out_comm;
     stats->dropped_events = t->n_events - out;
     t->n_events = out;
     hta_corrmap_free(&kept);

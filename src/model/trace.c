@@ -16,6 +16,7 @@ void hta_trace_init(hta_trace *t)
     hta_strtab_init(&t->categories);
     hta_strtab_init(&t->cpu_contexts);
     hta_strtab_init(&t->counter_names);
+    hta_comm_set_init(&t->comm);
     t->rank = -1;
     t->world_size = -1;
 }
@@ -31,6 +32,7 @@ void hta_trace_free(hta_trace *t)
     free(t->range_counters);
     hta_strtab_free(&t->counter_names);
     hta_memory_samples_free(&t->memory);
+    hta_comm_set_free(&t->comm);
     memset(t, 0, sizeof *t);
 }
 

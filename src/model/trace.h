@@ -24,6 +24,7 @@
 
 #include "model/classify.h"
 #include "model/memory_samples.h"
+#include "model/comm_meta.h"
 #include "util/strtab.h"
 
 enum {
@@ -98,6 +99,7 @@ typedef struct hta_trace {
     uint64_t skipped_events;   /* "X" events not analysed: no cat, ts or dur, or
                                   out of bounds (docs/robustness.md) */
     int fractional_ts;         /* some ts was written with a fraction */
+    hta_comm_set comm;         /* collective metadata (model/comm_meta.h) */
 } hta_trace;
 
 void hta_trace_init(hta_trace *t);

@@ -6,6 +6,7 @@
  * fifteen) and the flagged stragglers (at most five), so it stays readable
  * for a thousand ranks; the HDF5 file has the rest. */
 
+#include "output/collective_report.h"
 #include "output/summary.h"
 #include "output/critical_path_summary.h"
 #include "output/summary_ops.h"
@@ -258,6 +259,7 @@ void hta_print_summary(const hta_tableset *set, const hta_options *opt,
     print_breakdown(set);
     print_outliers(set, opt);
     print_stragglers(set);
+    hta_print_collective_report(set);
     print_collective_issues(set);
     hta_print_ops_summary(set);
     hta_print_critical_path_summary(set);

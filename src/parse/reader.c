@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -64,6 +65,24 @@ typedef struct lx_text {
     hta_buf own;
 } lx_text;
 
+/* The collective metadata among an event's args (model/comm_meta.h): the
+ * strings, in the lexer's comm_text buffers, by index. */
+enum {
+    COMM_COLLECTIVE, COMM_DTYPE, COMM_PG_NAME, COMM_PG_DESC, COMM_PG_RANKS, COMM_IN_SPLIT,
+    COMM_OUT_SPLIT, COMM_N_STRINGS
+};
+/* ... and its numbers, in the lexer's comm_fields. */
+enum { COMM_EXTERNAL_ID, COMM_IN_NELEMS, COMM_OUT_NELEMS, COMM_GROUP_SIZE, COMM_SEQ, COMM_N_NUMBERS };
+
+/* What of the collective metadata the current event had: in the lexer,
+ * not the per-event scratch, so that an event without any costs one
+ * store. */
+typedef struct comm_fields {
+    int64_t number[COMM_N_NUMBERS];
+    unsigned strings;          /* bit k: comm_text[k] was read for this event */
+    unsigned numbers;          /* bit k: number[k] was read */
+} comm_fields;
+
 typedef struct lexer {
     const char *p, *end;
     char *buf;                 /* owned */
@@ -93,6 +112,8 @@ typedef struct lexer {
     const char *key;           /* the member name just read: in the buffer or */
     size_t key_len;            /* long_key, valid until the next lexer call */
     hta_buf kernel_types;      /* per name id: hta_kernel_type + 1, 0 = not yet known */
+    hta_buf comm_text[COMM_N_STRINGS];      /* collective metadata strings (COMM_*) */
+    comm_fields comm;
 } lexer;
 
 /* ---- lexer ------------------------------------------------------------ */
@@ -1140,6 +1161,93 @@ static int read_range_counter(lexer *lx, hta_trace *t)
     return 0;
 }
 
+typedef enum args_key {
+    ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH, ARGS_EXTERNAL_ID,
+    ARGS_IN_NELEMS, ARGS_OUT_NELEMS, ARGS_GROUP_SIZE, ARGS_SEQ, ARGS_COMM_STRING,
+    ARGS_RANGE_COUNTER         /* any member of a cuda_profiler_range event */
+} args_key;
+
+/* The args member lx->key names: its length leaves one or two candidates;
+ * *string is the comm_text index of an ARGS_COMM_STRING. */
+static inline args_key args_key_of(const lexer *lx, int *string)
+{
+    switch (lx->key_len) {
+    case 3: return key_is(lx, "Seq") ? ARGS_SEQ : ARGS_OTHER;
+    case 5:
+        if (key_is(lx, "bytes"))
+            return ARGS_BYTES;
+        *string = COMM_DTYPE;
+        return key_is(lx, "dtype") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 6: return key_is(lx, "stream") ? ARGS_STREAM : ARGS_OTHER;
+    case 10: return key_is(lx, "Group size") ? ARGS_GROUP_SIZE : ARGS_OTHER;
+    case 11:
+        return key_is(lx, "correlation")   ? ARGS_CORRELATION
+               : key_is(lx, "External id") ? ARGS_EXTERNAL_ID
+                                           : ARGS_OTHER;
+    case 13:
+        if (key_is(lx, "In msg nelems"))
+            return ARGS_IN_NELEMS;
+        *string = COMM_IN_SPLIT;
+        return key_is(lx, "In split size") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 14:
+        if (key_is(lx, "Out msg nelems"))
+            return ARGS_OUT_NELEMS;
+        *string = COMM_OUT_SPLIT;
+        return key_is(lx, "Out split size") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 15: *string = COMM_COLLECTIVE; return key_is(lx, "Collective name") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 18: *string = COMM_PG_NAME; return key_is(lx, "Process Group Name") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 19: *string = COMM_PG_RANKS; return key_is(lx, "Process Group Ranks") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 23: return key_is(lx, "memory bandwidth (GB/s)") ? ARGS_BANDWIDTH : ARGS_OTHER;
+    case 25: *string = COMM_PG_DESC; return key_is(lx, "Process Group Description") ? ARGS_COMM_STRING : ARGS_OTHER;
+    default: return ARGS_OTHER;
+    }
+}
+
+/* Number k of the collective metadata, when an integer. */
+static int read_comm_number(lexer *lx, int k)
+{
+    number v;
+    int numeric;
+    if (read_numeric(lx, &v, &numeric, 0))
+        return -1;
+    if (numeric && v.integer_ok) {
+        lx->comm.number[k] = v.integer;
+        lx->comm.numbers |= 1u << k;
+    }
+    return 0;
+}
+
+/* An id (External id: on most events, needed on few) as number k: a run
+ * of digits in the buffer costs no more than skipping it; any other form
+ * goes the general way. */
+static inline int read_id_field(lexer *lx, int k)
+{
+    lx_peek_token(lx);
+    const char *p = lx->p, *q = p;
+    if (lx->end - p > NUMBER_TEXT_MAX) {
+        uint64_t v = 0;
+        while (is_digit(*q) && q - p < 18)
+            v = v * 10 + (uint64_t)(*q++ - '0');
+        if (q > p && !is_number_char(*q) && (*p != '0' || q - p == 1)) {
+            lx->comm.number[k] = (int64_t)v;
+            lx->comm.numbers |= 1u << k;
+            lx->p = q;
+            return 0;
+        }
+    }
+    return read_comm_number(lx, k);
+}
+
+/* A string of the collective metadata, copied: it must outlive refills
+ * until the event is stored, and only communication events carry one. */
+static int read_comm_string(lexer *lx, int k)
+{
+    if (lx_peek_token(lx) != '"')
+        return lx_skip_value(lx);
+    lx->comm.strings |= 1u << k;
+    return lx_read_string(lx, &lx->comm_text[k]);
+}
+
 static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
 {
     if (lx_peek_token(lx) != '{')
@@ -1150,53 +1258,67 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
         if (lx_read_key(lx))
             return -1;
         number v;
-        int numeric;
-        if (range) {
-            if (read_range_counter(lx, t))
-                return -1;
-        } else if (key_is(lx, "stream")) {
+        int numeric, string = 0, rc = 0;
+        switch (range ? ARGS_RANGE_COUNTER : args_key_of(lx, &string)) {
+        case ARGS_RANGE_COUNTER: rc = read_range_counter(lx, t); break;
+        case ARGS_STREAM:
             if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
             if (numeric) {
                 f->has_stream = 1;
                 f->stream = v.integer_ok ? v.integer : -1;
             }
-        } else if (key_is(lx, "correlation")) {
+            break;
+        case ARGS_CORRELATION:
             if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
             if (numeric && v.integer_ok)
                 f->correlation = v.integer;
-        } else if (key_is(lx, "bytes")) {
+            break;
+        case ARGS_BYTES:
             if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
             if (numeric && v.integer_ok) {
                 f->bytes = v.integer;
                 f->has_copy = 1;
             }
-        } else if (key_is(lx, "memory bandwidth (GB/s)")) {
+            break;
+        case ARGS_BANDWIDTH:
             if (read_numeric(lx, &v, &numeric, 1))
                 return -1;
             if (numeric) {
                 f->bandwidth_gbps = v.value;
                 f->has_copy = 1;
             }
-        } else if (key_is(lx, "wait_on_stream") ||
-                   key_is(lx, "wait_on_cuda_event_record_corr_id")) {
-            int64_t *to = lx->key_len == 14 ? &f->wait_on_stream : &f->wait_record_correlation;
-            if (read_numeric(lx, &v, &numeric, 0))
-                return -1;
-            if (numeric && v.integer_ok)
-                *to = v.integer;
-        } else if (lx->key_len == 10 || lx->key_len == 11) {
-            if (read_op_arg(lx, f))
-                return -1;
-        } else if (lx->key_len == 5 || lx->key_len == 9 || lx->key_len == 14 ||
-                   lx->key_len == 15) {
-            if (read_memory_arg(lx, f))
-                return -1;
-        } else if (lx_skip_value(lx)) {
-            return -1;
+            break;
+        case ARGS_EXTERNAL_ID:
+            rc = read_id_field(lx, COMM_EXTERNAL_ID);
+            if (lx->comm.numbers & (1u << COMM_EXTERNAL_ID))
+                f->external_id = lx->comm.number[COMM_EXTERNAL_ID];
+            break;
+        case ARGS_IN_NELEMS: rc = read_comm_number(lx, COMM_IN_NELEMS); break;
+        case ARGS_OUT_NELEMS: rc = read_comm_number(lx, COMM_OUT_NELEMS); break;
+        case ARGS_GROUP_SIZE: rc = read_comm_number(lx, COMM_GROUP_SIZE); break;
+        case ARGS_SEQ: rc = read_comm_number(lx, COMM_SEQ); break;
+        case ARGS_COMM_STRING: rc = read_comm_string(lx, string); break;
+        default:
+            if (key_is(lx, "wait_on_stream") || key_is(lx, "wait_on_cuda_event_record_corr_id")) {
+                int64_t *to = lx->key_len == 14 ? &f->wait_on_stream : &f->wait_record_correlation;
+                rc = read_numeric(lx, &v, &numeric, 0);
+                if (rc == 0 && numeric && v.integer_ok)
+                    *to = v.integer;
+            } else if (lx->key_len == 10 || lx->key_len == 11) {
+                rc = read_op_arg(lx, f);   /* Input Dims, Input type, Device Type */
+            } else if (lx->key_len == 5 || lx->key_len == 9 || lx->key_len == 14 ||
+                       lx->key_len == 15) {
+                rc = read_memory_arg(lx, f);
+            } else {
+                rc = lx_skip_value(lx);
+            }
+            break;
         }
+        if (rc)
+            return -1;
         more = lx_next_member(lx, '}');
     }
     return more;
@@ -1267,6 +1389,48 @@ static int is_narrow_correlation(int64_t correlation)
     return correlation >= HTA_NO_CORRELATION && correlation <= INT32_MAX;
 }
 
+/* The interned id of comm string k of the event, or HTA_COMM_NO_STRING;
+ * *failed when out of memory. */
+static uint32_t comm_string_id(lexer *lx, hta_trace *t, int k, int *failed)
+{
+    if (!(lx->comm.strings & 1u << k))
+        return HTA_COMM_NO_STRING;
+    const hta_buf *b = &lx->comm_text[k];
+    uint32_t id = hta_strtab_intern(&t->comm.strings, b->len ? b->data : "", b->len);
+    *failed |= id == UINT32_MAX;
+    return id;
+}
+
+static int64_t comm_number(const lexer *lx, int k)
+{
+    return lx->comm.numbers & 1u << k ? lx->comm.number[k] : -1;
+}
+
+/* The last stored event's entry in the collective metadata: every
+ * communication kernel has one (its External id joins it to its launching
+ * op when it carries no metadata), a CPU op only when it names a
+ * collective (record_param_comms). */
+static int store_comm_meta(lexer *lx, hta_trace *t, const hta_event *e)
+{
+    int gpu_comm = hta_event_is_gpu(e) && e->kernel_type == HTA_KT_COMMUNICATION;
+    if (!gpu_comm && !(lx->comm.strings & 1u << COMM_COLLECTIVE))
+        return 0;
+    int failed = 0;
+    hta_comm_meta m = {
+        .event = t->n_events - 1, .external_id = comm_number(lx, COMM_EXTERNAL_ID),
+        .in_nelems = comm_number(lx, COMM_IN_NELEMS),
+        .out_nelems = comm_number(lx, COMM_OUT_NELEMS),
+        .group_size = comm_number(lx, COMM_GROUP_SIZE), .seq = comm_number(lx, COMM_SEQ),
+        .collective = comm_string_id(lx, t, COMM_COLLECTIVE, &failed),
+        .dtype = comm_string_id(lx, t, COMM_DTYPE, &failed),
+        .pg_name = comm_string_id(lx, t, COMM_PG_NAME, &failed),
+        .pg_desc = comm_string_id(lx, t, COMM_PG_DESC, &failed),
+        .pg_ranks = comm_string_id(lx, t, COMM_PG_RANKS, &failed),
+        .in_split = comm_string_id(lx, t, COMM_IN_SPLIT, &failed),
+        .out_split = comm_string_id(lx, t, COMM_OUT_SPLIT, &failed)};
+    return failed || hta_comm_set_push(&t->comm, &m) ? lx_error(lx, "out of memory") : 0;
+}
+
 static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
 {
     hta_event *e = hta_trace_push_event(t);
@@ -1312,7 +1476,7 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
                                                       f->wait_record_correlation},
                                  extra_flags))
         return lx_error(lx, "out of memory");
-    return 0;
+    return store_comm_meta(lx, t, e);
 }
 
 /* The rule for complete events (docs/robustness.md): one is analysed when
@@ -1375,6 +1539,7 @@ static int read_event(lexer *lx, hta_trace *t)
                       .memory = {.total_allocated = -1, .total_reserved = -1, .device = -1,
                                  .device_type = -1}};
     size_t first_counter = t->n_range_counters;
+    lx->comm.strings = lx->comm.numbers = 0;
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
@@ -1459,6 +1624,43 @@ static int64_t whole_member(const cJSON *object, const char *key)
     return v >= 0 && v < 9223372036854775808.0 && v == floor(v) ? (int64_t)v : -1;
 }
 
+/* A string member interned in the trace's comm strings, else absent. */
+static uint32_t pg_string(hta_trace *t, const cJSON *object, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    const char *s = cJSON_IsString(item) ? item->valuestring : NULL;
+    return s ? hta_strtab_intern(&t->comm.strings, s, strlen(s)) : HTA_COMM_NO_STRING;
+}
+
+/* distributedInfo.pg_config: each group's name, description and ranks
+ * (written back as "[0, 1]", the form the kernels' args use).  Best
+ * effort, like the rest of distributedInfo: a malformed entry is left out. */
+static void read_pg_config(hta_trace *t, const cJSON *groups)
+{
+    const cJSON *g, *list = cJSON_IsArray(groups) ? groups : NULL;
+    cJSON_ArrayForEach(g, list)
+    {
+        const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(g, "ranks"), *r;
+        hta_buf text = {0};
+        int ok = cJSON_IsArray(ranks) && hta_buf_putc(&text, '[') == 0;
+        const cJSON *members = ok ? ranks : NULL;
+        cJSON_ArrayForEach(r, members)
+        {
+            char num[32];
+            int n = snprintf(num, sizeof num, "%s%lld", r == ranks->child ? "" : ", ",
+                             (long long)r->valuedouble);
+            ok = ok && cJSON_IsNumber(r) && hta_buf_append(&text, num, (size_t)n) == 0;
+        }
+        ok = ok && hta_buf_putc(&text, ']') == 0;
+        hta_pg_config pg = {pg_string(t, g, "pg_name"), pg_string(t, g, "pg_desc"),
+                            ok ? hta_strtab_intern(&t->comm.strings, text.data, text.len)
+                               : HTA_COMM_NO_STRING};
+        if (ok && pg.name != HTA_COMM_NO_STRING && pg.ranks != UINT32_MAX)
+            (void)hta_comm_set_push_group(&t->comm, &pg);
+        hta_buf_free(&text);
+    }
+}
+
 static void apply_distributed_info(hta_trace *t, const hta_buf *json)
 {
     cJSON *root = cJSON_ParseWithLength(json->data, json->len);
@@ -1469,6 +1671,7 @@ static void apply_distributed_info(hta_trace *t, const hta_buf *json)
         t->rank = rank;
     if (world_size >= 0)
         t->world_size = world_size;
+    read_pg_config(t, cJSON_GetObjectItemCaseSensitive(root, "pg_config"));
     cJSON_Delete(root);
 }
 
@@ -1642,6 +1845,8 @@ static void lexer_free(lexer *lx)
         hta_buf_free(&((op_context *)lx->op_contexts.data)[i].key);
     hta_buf_free(&lx->op_contexts);
     hta_buf_free(&lx->kernel_types);
+    for (int k = 0; k < COMM_N_STRINGS; k++)
+        hta_buf_free(&lx->comm_text[k]);
 }
 
 /* Real traces have a few hundred bytes of JSON per kept event, so this

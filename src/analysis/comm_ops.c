@@ -1,0 +1,348 @@
+/* comm_ops.c: the rank's side of the process-group-aware collective
+ * analysis (crossrank/collective_groups.c matches them on the root).
+ *
+ * Every communication kernel whose collective metadata is known (see
+ * analysis/comm_ops.h for where it comes from) goes into the process-local
+ * table "_comm_ops", one row per (rank, process group) like
+ * "_collectives": the group's name, description and member ranks once;
+ * its distinct kinds (collective, dtype, element counts, group size) once,
+ * as lines of tab-separated fields; and per kernel, in start order, packed
+ * series (table/packed_ints.h): the index of its kind, PyTorch's per-group
+ * sequence number Seq (-1 without), its start (gap since the previous),
+ * duration, how long computation ran during it (for /comm_by_group's
+ * exposed time) and the ProfilerStep number that launched it (-1 outside
+ * any; for /steps).  A kernel's position in the series is its ordinal
+ * among the rank's kernels of the group, the matching key without Seq.
+ * A few bytes per kernel: a job's collectives all travel to the root.  Kernels without
+ * metadata stay in "_collectives" (analysis/collectives.c) and are matched
+ * by stream as before.  Strings cross to the root through the table
+ * dictionary, once per process. */
+#include "analysis/comm_ops.h"
+
+#include "model/profiler_steps.h"
+#include "table/packed_ints.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const hta_column COLUMNS[] = {
+    {"rank", HTA_COL_I64},         {"group", HTA_COL_STR},     {"group_desc", HTA_COL_STR},
+    {"group_ranks", HTA_COL_STR},  {"kernels", HTA_COL_I64},   {"kinds", HTA_COL_STR},
+    {"kind_of", HTA_COL_STR},      {"seqs", HTA_COL_STR},      {"first_start_ns", HTA_COL_I64},
+    {"start_gaps", HTA_COL_STR},   {"durations", HTA_COL_STR}, {"overlaps", HTA_COL_STR},
+    {"steps", HTA_COL_STR},
+};
+
+static int compare_external_id(const void *a, const void *b)
+{
+    const hta_comm_meta *x = *(const hta_comm_meta *const *)a;
+    const hta_comm_meta *y = *(const hta_comm_meta *const *)b;
+    return (x->external_id > y->external_id) - (x->external_id < y->external_id);
+}
+
+/* The trace is needed for start times; entries are sorted by event index,
+ * and qsort has no context, so the start is compared through a copy. */
+typedef struct timed_op {
+    int64_t start;
+    const hta_comm_meta *meta;
+} timed_op;
+
+static int compare_start(const void *a, const void *b)
+{
+    const timed_op *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+int hta_comm_resolver_build(hta_comm_resolver *r, const hta_rank_view *view)
+{
+    const hta_trace *t = view->trace;
+    *r = (hta_comm_resolver){.view = view};
+    size_t n = 0;
+    for (size_t i = 0; i < t->comm.n; i++)
+        n += !hta_event_is_gpu(&t->events[t->comm.items[i].event]);
+    if (n == 0)
+        return 0;
+    r->by_external_id = malloc(n * sizeof *r->by_external_id);
+    r->by_start = malloc(n * sizeof *r->by_start);
+    timed_op *timed = malloc(n * sizeof *timed);
+    if (!r->by_external_id || !r->by_start || !timed) {
+        free(timed);
+        hta_comm_resolver_free(r);
+        return -1;
+    }
+    for (size_t i = 0; i < t->comm.n; i++) {
+        const hta_comm_meta *m = &t->comm.items[i];
+        if (hta_event_is_gpu(&t->events[m->event]) || !hta_comm_has_metadata(m))
+            continue;
+        r->by_external_id[r->n_ops] = m;
+        timed[r->n_ops++] = (timed_op){t->events[m->event].ts_ns, m};
+    }
+    qsort(r->by_external_id, r->n_ops, sizeof *r->by_external_id, compare_external_id);
+    qsort(timed, r->n_ops, sizeof *timed, compare_start);
+    for (size_t i = 0; i < r->n_ops; i++)
+        r->by_start[i] = timed[i].meta;
+    free(timed);
+    return 0;
+}
+
+void hta_comm_resolver_free(hta_comm_resolver *r)
+{
+    free(r->by_external_id);
+    free(r->by_start);
+    *r = (hta_comm_resolver){0};
+}
+
+static const hta_comm_meta *find_external_id(const hta_comm_resolver *r, int64_t id)
+{
+    size_t lo = 0, hi = r->n_ops;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->by_external_id[mid]->external_id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->n_ops && r->by_external_id[lo]->external_id == id ? r->by_external_id[lo]
+                                                                    : NULL;
+}
+
+/* How far back from the last op starting at or before the launch the
+ * search for one enclosing it goes: ops of other threads may start in
+ * between, but never many. */
+#define ENCLOSING_LOOKBACK 8
+
+/* The latest-starting op with metadata whose time range holds ts. */
+static const hta_comm_meta *find_enclosing(const hta_comm_resolver *r, int64_t ts)
+{
+    const hta_trace *t = r->view->trace;
+    size_t lo = 0, hi = r->n_ops;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->events[r->by_start[mid]->event].ts_ns <= ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = 0; k < ENCLOSING_LOOKBACK && lo > k; k++) {
+        const hta_event *op = &t->events[r->by_start[lo - 1 - k]->event];
+        if (hta_event_end(op) >= ts)
+            return r->by_start[lo - 1 - k];
+    }
+    return NULL;
+}
+
+const hta_comm_meta *hta_comm_resolve(const hta_comm_resolver *r, const hta_event *gpu)
+{
+    const hta_trace *t = r->view->trace;
+    const hta_comm_meta *own = hta_comm_set_find(&t->comm, (size_t)(gpu - t->events));
+    if (own && hta_comm_has_metadata(own))
+        return own;
+    if (r->n_ops == 0)
+        return NULL;
+    const hta_comm_meta *op = own && own->external_id >= 0 ? find_external_id(r, own->external_id)
+                                                          : NULL;
+    if (op)
+        return op;
+    const hta_event *launch = hta_rank_view_launch(r->view, gpu);
+    return launch ? find_enclosing(r, launch->ts_ns) : NULL;
+}
+
+/* A kernel with its metadata, to number the kernels of each group. */
+typedef struct comm_kernel {
+    const hta_event *event;
+    const hta_comm_meta *meta;
+    size_t position;           /* in the view: start order */
+} comm_kernel;
+
+static int compare_group_then_start(const void *a, const void *b)
+{
+    const comm_kernel *x = a, *y = b;
+    if (x->meta->pg_name != y->meta->pg_name)
+        return x->meta->pg_name < y->meta->pg_name ? -1 : 1;
+    return (x->position > y->position) - (x->position < y->position);
+}
+
+/* How long computation runs during [start, end): the merged compute
+ * intervals are sorted, so a binary search finds the first that can. */
+static int64_t compute_overlap(const hta_rank_view *v, int64_t start, int64_t end)
+{
+    const hta_interval *c = v->unions.of[HTA_KT_COMPUTATION];
+    size_t n = v->unions.n[HTA_KT_COMPUTATION], lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c[mid].end <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t total = 0;
+    for (size_t i = lo; i < n && c[i].start < end; i++) {
+        int64_t a = c[i].start > start ? c[i].start : start, b = c[i].end < end ? c[i].end : end;
+        total += b > a ? b - a : 0;
+    }
+    return total;
+}
+
+/* A run's distinct (collective, dtype, element counts, group size). */
+static int same_kind(const hta_comm_meta *a, const hta_comm_meta *b)
+{
+    return a->collective == b->collective && a->dtype == b->dtype &&
+           a->in_nelems == b->in_nelems && a->out_nelems == b->out_nelems &&
+           a->group_size == b->group_size;
+}
+
+/* Scratch for one group's row: a value per kernel for each series. */
+typedef struct row_scratch {
+    uint64_t *kind, *gap, *overlap;
+    int64_t *seq, *duration, *step;
+    hta_buf kinds, packed[6];
+} row_scratch;
+
+/* Appends "collective TAB dtype TAB in TAB out TAB size NL" for a kind. */
+static int put_kind(hta_buf *b, const hta_comm_set *s, const hta_comm_meta *m)
+{
+    char numbers[96];
+    int n = snprintf(numbers, sizeof numbers, "\t%lld\t%lld\t%lld\n", (long long)m->in_nelems,
+                     (long long)m->out_nelems, (long long)m->group_size);
+    const char *collective = hta_comm_string(s, m->collective), *dtype = hta_comm_string(s, m->dtype);
+    return hta_buf_append(b, collective, strlen(collective)) || hta_buf_putc(b, '\t') ||
+           hta_buf_append(b, dtype, strlen(dtype)) || hta_buf_append(b, numbers, (size_t)n);
+}
+
+/* One row for the kernels k[0..n) of one group, in start order: the
+ * group's strings once, the distinct kinds once, and per kernel its kind's
+ * index, Seq, start (as the gap since the previous one), duration,
+ * compute overlap and step packed (table/packed_ints.h).  The ordinal is the
+ * position in the series. */
+static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_steps *steps,
+                     const comm_kernel *k, size_t n, row_scratch *r)
+{
+    const hta_comm_set *s = &v->trace->comm;
+    size_t n_kinds = 0;
+    r->kinds.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && !same_kind(k[j].meta, k[i].meta))
+            j++;
+        r->kind[i] = j < i ? r->kind[j] : n_kinds++;
+        if (j == i && put_kind(&r->kinds, s, k[i].meta))
+            return -1;
+        const hta_event *e = k[i].event;
+        long step = hta_profiler_step_of(steps, v, e);
+        r->seq[i] = k[i].meta->seq;
+        r->gap[i] = i ? (uint64_t)(e->ts_ns - k[i - 1].event->ts_ns) : 0;
+        r->duration[i] = e->dur_ns;
+        r->overlap[i] = (uint64_t)compute_overlap(v, e->ts_ns, hta_event_end(e));
+        r->step[i] = step >= 0 ? steps->steps[step].number : -1;
+    }
+    for (int p = 0; p < 6; p++)
+        r->packed[p].len = 0;
+    if (hta_buf_putc(&r->kinds, '\0') || hta_pack_series(&r->packed[0], r->kind, n) ||
+        hta_pack_signed_series(&r->packed[1], r->seq, n) ||
+        hta_pack_series(&r->packed[2], r->gap, n) ||
+        hta_pack_signed_series(&r->packed[3], r->duration, n) ||
+        hta_pack_series(&r->packed[4], r->overlap, n) ||
+        hta_pack_signed_series(&r->packed[5], r->step, n))
+        return -1;
+    const hta_comm_meta *m = k[0].meta;
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, v->rank_key);
+    hta_row_put_str(&row, hta_comm_string(s, m->pg_name));
+    hta_row_put_str(&row, hta_comm_string(s, m->pg_desc));
+    hta_row_put_str(&row, hta_comm_string(s, m->pg_ranks));
+    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_str(&row, r->kinds.data);
+    hta_row_put_str(&row, r->packed[0].data);
+    hta_row_put_str(&row, r->packed[1].data);
+    hta_row_put_i64(&row, k[0].event->ts_ns);
+    for (int p = 2; p < 6; p++)
+        hta_row_put_str(&row, r->packed[p].data);
+    return hta_row_done(&row);
+}
+
+static int put_groups(hta_table *t, const hta_rank_view *v, const hta_profiler_steps *steps,
+                      const comm_kernel *k, size_t n)
+{
+    row_scratch r = {.kind = malloc(n * sizeof *r.kind), .gap = malloc(n * sizeof *r.gap),
+                     .overlap = malloc(n * sizeof *r.overlap), .seq = malloc(n * sizeof *r.seq),
+                     .duration = malloc(n * sizeof *r.duration),
+                     .step = malloc(n * sizeof *r.step)};
+    int rc = r.kind && r.gap && r.overlap && r.seq && r.duration && r.step ? 0 : -1;
+    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+        for (end = i + 1; end < n && k[end].meta->pg_name == k[i].meta->pg_name;)
+            end++;
+        rc = put_group(t, v, steps, &k[i], end - i, &r);
+    }
+    free(r.kind);
+    free(r.gap);
+    free(r.overlap);
+    free(r.seq);
+    free(r.duration);
+    free(r.step);
+    hta_buf_free(&r.kinds);
+    for (int p = 0; p < 6; p++)
+        hta_buf_free(&r.packed[p]);
+    return rc;
+}
+
+/* The group's member list from pg_config when the kernel's args lack it. */
+static const hta_comm_meta *with_group_ranks(const hta_comm_set *s, const hta_comm_meta *m,
+                                             hta_comm_meta *scratch)
+{
+    if (m->pg_ranks != HTA_COMM_NO_STRING)
+        return m;
+    *scratch = *m;
+    for (size_t g = 0; g < s->n_groups; g++)
+        if (s->groups[g].name == m->pg_name)
+            scratch->pg_ranks = s->groups[g].ranks;
+    if (scratch->pg_desc == HTA_COMM_NO_STRING)
+        for (size_t g = 0; g < s->n_groups; g++)
+            if (s->groups[g].name == m->pg_name)
+                scratch->pg_desc = s->groups[g].desc;
+    return scratch;
+}
+
+int hta_comm_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
+                 hta_error *err)
+{
+    (void)opt;
+    const hta_comm_set *s = &v->trace->comm;
+    if (s->n == 0)
+        return 0;
+    hta_comm_resolver r;
+    hta_profiler_steps steps;
+    if (hta_profiler_steps_find(&steps, v->trace))
+        return hta_fail(err, "out of memory listing collectives");
+    if (hta_comm_resolver_build(&r, v)) {
+        hta_profiler_steps_free(&steps);
+        return hta_fail(err, "out of memory listing collectives");
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_gpu; i++)
+        n += v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION;
+    comm_kernel *k = malloc((n ? n : 1) * sizeof *k);
+    hta_comm_meta *filled = malloc((n ? n : 1) * sizeof *filled);
+    int rc = k && filled ? 0 : -1;
+    size_t m = 0;
+    for (size_t i = 0; rc == 0 && i < v->n_gpu; i++) {
+        if (v->gpu[i]->kernel_type != HTA_KT_COMMUNICATION)
+            continue;
+        const hta_comm_meta *meta = hta_comm_resolve(&r, v->gpu[i]);
+        if (meta) {
+            k[m] = (comm_kernel){v->gpu[i], with_group_ranks(s, meta, &filled[m]), i};
+            m++;
+        }
+    }
+    hta_table *t = m ? HTA_TABLE(out, "_comm_ops", COLUMNS) : NULL;
+    rc = rc || (m && !t) ? -1 : 0;
+    if (rc == 0)
+        qsort(k, m, sizeof *k, compare_group_then_start);
+    if (rc == 0 && m)
+        rc = put_groups(t, v, &steps, k, m);
+    free(k);
+    free(filled);
+    hta_comm_resolver_free(&r);
+    hta_profiler_steps_free(&steps);
+    return rc ? hta_fail(err, "out of memory listing collectives") : 0;
+}

@@ -1,0 +1,33 @@
+/* analysis/comm_ops.h: each communication kernel's collective metadata, joined
+ * to its launching CPU op when the kernel carries none (analysis/comm_ops.c).
+ *
+ * Order of sources: the kernel's own args; else the record_param_comms op
+ * with the kernel's External id; else the one whose time range holds the
+ * kernel's launch (found by correlation): on the launching thread the
+ * runtime call runs inside record_param_comms. */
+#ifndef HTA_COMM_OPS_H
+#define HTA_COMM_OPS_H
+
+#include "analysis/registry.h"
+#include "model/comm_meta.h"
+
+typedef struct hta_comm_resolver {
+    const hta_rank_view *view;
+    const hta_comm_meta **by_external_id; /* owned: CPU ops with metadata */
+    const hta_comm_meta **by_start;       /* owned: the same, by start time */
+    size_t n_ops;
+} hta_comm_resolver;
+
+/* -1 when out of memory. */
+int hta_comm_resolver_build(hta_comm_resolver *r, const hta_rank_view *view);
+void hta_comm_resolver_free(hta_comm_resolver *r);
+/* The metadata of communication kernel gpu, or NULL when the trace has
+ * none for it (old traces, some AMD ones): it is then matched by stream
+ * (crossrank/collective_wait.c). */
+const hta_comm_meta *hta_comm_resolve(const hta_comm_resolver *r, const hta_event *gpu);
+
+/* "_comm_ops": one row per communication kernel with metadata. */
+int hta_comm_ops(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+                 hta_error *err);
+
+#endif

@@ -1,0 +1,40 @@
+/* data_loading.c: the CPU time a rank spends fetching its next batch.
+ *
+ * PyTorch's profiler records each batch fetch as a CPU op named
+ * "enumerate(DataLoader)#<iterator>.__next__".  Their total duration per
+ * rank becomes the metric "data_loading_us" (in /rank_metrics, so in the
+ * outlier search), which the straggler verdict gives as the reason when a
+ * rank that arrives late at collectives also loads data longer than its
+ * peers.  Ranks without such ops get no metric.  Names are tested once
+ * each, not once per event. */
+#include "analysis/data_loading.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DATA_LOADER_PREFIX "enumerate(DataLoader)"
+
+int hta_data_loading(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
+                     hta_error *err)
+{
+    (void)opt;
+    const hta_trace *t = v->trace;
+    unsigned char *is_loader = calloc(t->names.count ? t->names.count : 1, 1);
+    if (!is_loader)
+        return hta_fail(err, "out of memory measuring data loading");
+    size_t prefix = strlen(DATA_LOADER_PREFIX), found = 0;
+    for (uint32_t id = 0; id < t->names.count; id++) {
+        is_loader[id] = strncmp(hta_strtab_get(&t->names, id), DATA_LOADER_PREFIX, prefix) == 0;
+        found += is_loader[id];
+    }
+    int64_t total = 0;
+    for (size_t i = 0; found && i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        if (!hta_event_is_gpu(e) && is_loader[e->name])
+            total += e->dur_ns;
+    }
+    free(is_loader);
+    if (found && hta_emit_metric(out, v->rank_key, "data_loading_us", hta_ns_to_us(total)))
+        return hta_fail(err, "out of memory measuring data loading");
+    return 0;
+}

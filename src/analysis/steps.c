@@ -1,0 +1,146 @@
+/* steps.c: one row per rank and profiler step ("steps").
+ *
+ * GPU work belongs to the step whose CPU range (ProfilerStep#N) launched
+ * it, HTA's rule for its last-step filter, so work a step queued runs on
+ * into the next step's CPU range and still counts for it.  Per step:
+ * step_time_us (the ProfilerStep's CPU duration), gpu_busy_us (union of
+ * its GPU work), compute_us and comm_us (unions of its COMPUTATION and
+ * COMMUNICATION kernels), exposed_comm_us (communication not overlapped
+ * by computation), idle_us (its GPU span, first start to last end, not
+ * busy), and wait_us: the wait for peers at its collectives matched by
+ * process group, added on the root (crossrank/collective_groups.c).
+ * The step time's mean and coefficient of variation enter /rank_metrics,
+ * and so the outlier search. */
+#include "analysis/steps.h"
+
+#include "model/interval.h"
+#include "model/profiler_steps.h"
+#include "numerics/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const hta_column COLUMNS[] = {
+    {"rank", HTA_COL_I64},          {"step", HTA_COL_I64},
+    {"step_time_us", HTA_COL_F64},  {"gpu_busy_us", HTA_COL_F64},
+    {"compute_us", HTA_COL_F64},    {"comm_us", HTA_COL_F64},
+    {"exposed_comm_us", HTA_COL_F64}, {"idle_us", HTA_COL_F64},
+    {"wait_us", HTA_COL_F64},
+};
+
+/* Appends e to the merged list iv[0..*n) (events come in start order). */
+static void add_interval(hta_interval *iv, size_t *n, const hta_event *e)
+{
+    hta_interval next = {e->ts_ns, hta_event_end(e)};
+    if (*n == 0 || hta_interval_merge(&iv[*n - 1], next))
+        iv[(*n)++] = next;
+}
+
+typedef struct scratch {
+    hta_interval *all, *comp, *comm;
+} scratch;
+
+static int put_step(hta_table *t, int64_t rank_key, const hta_profiler_step *step,
+                    const hta_event *const *e, size_t n, scratch *s)
+{
+    size_t n_all = 0, n_comp = 0, n_comm = 0;
+    int64_t first = n ? e[0]->ts_ns : 0, last = first;
+    for (size_t i = 0; i < n; i++) {
+        add_interval(s->all, &n_all, e[i]);
+        if (e[i]->kernel_type == HTA_KT_COMPUTATION)
+            add_interval(s->comp, &n_comp, e[i]);
+        else if (e[i]->kernel_type == HTA_KT_COMMUNICATION)
+            add_interval(s->comm, &n_comm, e[i]);
+        last = hta_event_end(e[i]) > last ? hta_event_end(e[i]) : last;
+    }
+    int64_t busy = hta_intervals_length(s->all, n_all);
+    int64_t comm = hta_intervals_length(s->comm, n_comm);
+    int64_t hidden = hta_intervals_overlap(s->comp, n_comp, s->comm, n_comm);
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, rank_key);
+    hta_row_put_i64(&row, step->number);
+    hta_row_put_f64(&row, hta_ns_to_us(step->end_ns - step->start_ns));
+    hta_row_put_f64(&row, hta_ns_to_us(busy));
+    hta_row_put_f64(&row, hta_ns_to_us(hta_intervals_length(s->comp, n_comp)));
+    hta_row_put_f64(&row, hta_ns_to_us(comm));
+    hta_row_put_f64(&row, hta_ns_to_us(comm - hidden));
+    hta_row_put_f64(&row, hta_ns_to_us(last - first - busy));
+    hta_row_put_f64(&row, 0.0);
+    return hta_row_done(&row);
+}
+
+static int emit_step_metrics(hta_tableset *out, int64_t rank_key, const hta_profiler_steps *st)
+{
+    if (st->n < 2)
+        return 0;
+    double *d = malloc(st->n * sizeof *d);
+    if (!d)
+        return -1;
+    for (size_t i = 0; i < st->n; i++)
+        d[i] = hta_ns_to_us(st->steps[i].end_ns - st->steps[i].start_ns);
+    double mean = hta_mean(d, st->n), std = hta_sample_std(d, st->n, mean);
+    free(d);
+    return hta_emit_metric(out, rank_key, "step_time_mean_us", mean) ||
+                   hta_emit_metric(out, rank_key, "step_time_cv", mean > 0 ? std / mean : NAN)
+               ? -1
+               : 0;
+}
+
+/* The GPU events grouped by step, each group in start order (a stable
+ * counting sort of the view): by_step[first[k] .. first[k + 1]). */
+static int group_by_step(const hta_rank_view *v, const hta_profiler_steps *st,
+                         const hta_event **by_step, size_t *first)
+{
+    long *step = malloc((v->n_gpu ? v->n_gpu : 1) * sizeof *step);
+    if (!step)
+        return -1;
+    for (size_t k = 0; k <= st->n; k++)
+        first[k] = 0;
+    for (size_t i = 0; i < v->n_gpu; i++) {
+        step[i] = hta_profiler_step_of(st, v, v->gpu[i]);
+        if (step[i] >= 0)
+            first[step[i] + 1]++;
+    }
+    for (size_t k = 0; k < st->n; k++)
+        first[k + 1] += first[k];
+    size_t *at = malloc((st->n ? st->n : 1) * sizeof *at);
+    for (size_t k = 0; at && k < st->n; k++)
+        at[k] = first[k];
+    for (size_t i = 0; at && i < v->n_gpu; i++)
+        if (step[i] >= 0)
+            by_step[at[step[i]]++] = v->gpu[i];
+    free(step);
+    int rc = at ? 0 : -1;
+    free(at);
+    return rc;
+}
+
+int hta_steps(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, hta_error *err)
+{
+    (void)opt;
+    hta_profiler_steps st;
+    if (hta_profiler_steps_find(&st, v->trace))
+        return hta_fail(err, "out of memory listing profiler steps");
+    if (st.n == 0)
+        return 0;
+    size_t n = v->n_gpu ? v->n_gpu : 1;
+    const hta_event **by_step = malloc(n * sizeof *by_step);
+    size_t *first = malloc((st.n + 1) * sizeof *first);
+    scratch s = {malloc(n * sizeof *s.all), malloc(n * sizeof *s.comp), malloc(n * sizeof *s.comm)};
+    hta_table *t = HTA_TABLE(out, "steps", COLUMNS);
+    int rc = by_step && first && s.all && s.comp && s.comm && t ? 0 : -1;
+    if (rc == 0)
+        rc = group_by_step(v, &st, by_step, first);
+    for (size_t k = 0; rc == 0 && k < st.n; k++)
+        rc = put_step(t, v->rank_key, &st.steps[k], &by_step[first[k]], first[k + 1] - first[k],
+                      &s);
+    if (rc == 0)
+        rc = emit_step_metrics(out, v->rank_key, &st);
+    free(by_step);
+    free(first);
+    free(s.all);
+    free(s.comp);
+    free(s.comm);
+    hta_profiler_steps_free(&st);
+    return rc ? hta_fail(err, "out of memory in the per-step analysis") : 0;
+}

@@ -1,0 +1,100 @@
+/* profiler_steps.c: ProfilerStep#N ranges (see model/profiler_steps.h). */
+#include "model/profiler_steps.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STEP_PREFIX "ProfilerStep#"
+
+static int compare_start(const void *a, const void *b)
+{
+    const hta_profiler_step *x = a, *y = b;
+    return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static int compare_number(const void *a, const void *b)
+{
+    const hta_profiler_step *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+
+/* One range per step number: a trace may record ProfilerStep#N more than
+ * once (on two threads, or nested), and exports keep one of them. */
+static void merge_same_numbers(hta_profiler_steps *s)
+{
+    qsort(s->steps, s->n, sizeof *s->steps, compare_number);
+    size_t out = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        hta_profiler_step *last = out ? &s->steps[out - 1] : NULL;
+        if (last && last->number == s->steps[i].number) {
+            last->start_ns = s->steps[i].start_ns < last->start_ns ? s->steps[i].start_ns
+                                                                   : last->start_ns;
+            last->end_ns = s->steps[i].end_ns > last->end_ns ? s->steps[i].end_ns : last->end_ns;
+        } else {
+            s->steps[out++] = s->steps[i];
+        }
+    }
+    s->n = out;
+}
+
+int hta_profiler_steps_find(hta_profiler_steps *s, const hta_trace *t)
+{
+    *s = (hta_profiler_steps){0};
+    size_t prefix = strlen(STEP_PREFIX), cap = 0, any = 0;
+    /* Names are tested once each, not once per event. */
+    unsigned char *is_step = calloc(t->names.count ? t->names.count : 1, 1);
+    if (!is_step)
+        return -1;
+    for (uint32_t id = 0; id < t->names.count; id++)
+        any += is_step[id] = strncmp(hta_strtab_get(&t->names, id), STEP_PREFIX, prefix) == 0;
+    for (size_t i = 0; any && i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        if (hta_event_is_gpu(e) || !is_step[e->name])
+            continue;
+        const char *name = hta_event_name(t, e);
+        if (s->n == cap) {
+            cap = cap ? 2 * cap : 16;
+            hta_profiler_step *grown = realloc(s->steps, cap * sizeof *grown);
+            if (!grown) {
+                free(is_step);
+                hta_profiler_steps_free(s);
+                return -1;
+            }
+            s->steps = grown;
+        }
+        s->steps[s->n++] = (hta_profiler_step){strtoll(name + prefix, NULL, 10), e->ts_ns,
+                                               hta_event_end(e)};
+    }
+    free(is_step);
+    if (s->n) {
+        merge_same_numbers(s);
+        qsort(s->steps, s->n, sizeof *s->steps, compare_start);
+    }
+    return 0;
+}
+
+void hta_profiler_steps_free(hta_profiler_steps *s)
+{
+    free(s->steps);
+    *s = (hta_profiler_steps){0};
+}
+
+long hta_profiler_step_at(const hta_profiler_steps *s, int64_t ts)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->steps[mid].start_ns <= ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && ts < s->steps[lo - 1].end_ns ? (long)lo - 1 : -1;
+}
+
+long hta_profiler_step_of(const hta_profiler_steps *s, const hta_rank_view *view,
+                          const hta_event *gpu)
+{
+    const hta_event *launch = s->n ? hta_rank_view_launch(view, gpu) : NULL;
+    return launch ? hta_profiler_step_at(s, launch->ts_ns) : -1;
+}

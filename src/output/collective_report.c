@@ -1,0 +1,105 @@
+/* collective_report.c: what the stdout summary says about collectives by
+ * process group (docs/crossrank.md).  Two short lists from
+ * /collective_summary, one row per (group description, collective, dtype,
+ * size bucket): the three with the most waiting for the last rank, and the
+ * three whose slowest instance reached the smallest fraction of their
+ * median bus bandwidth, when under 90% of it (a kind's own median, so that
+ * small messages, slow by nature, are not always at the bottom). */
+#include "output/collective_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define REPORT_ROWS 3
+/* Below this fraction of its median an instance is worth a line. */
+#define SLOW_FRACTION 0.9
+
+typedef struct ranked {
+    double key;
+    size_t row;
+} ranked;
+
+static int compare_descending(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key > y->key ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+typedef struct columns {
+    long desc, collective, dtype, bucket, count, wait, p50, min;
+} columns;
+
+static void print_kind(const hta_table *t, const columns *c, const hta_cell *row)
+{
+    printf("%s %s %s <= %lld B, %lld instances", row[c->desc].s, row[c->collective].s,
+           row[c->dtype].s, (long long)row[c->bucket].i, (long long)row[c->count].i);
+    (void)t;
+}
+
+static void print_most_waiting(const hta_table *t, const columns *c, ranked *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_rows; i++)
+        if (hta_table_row(t, i)[c->wait].f > 0)
+            r[n++] = (ranked){hta_table_row(t, i)[c->wait].f, i};
+    qsort(r, n, sizeof *r, compare_descending);
+    for (size_t k = 0; k < n && k < REPORT_ROWS; k++) {
+        const hta_cell *row = hta_table_row(t, r[k].row);
+        printf("  most waiting: ");
+        print_kind(t, c, row);
+        printf(": %.1f us waited for the last rank\n", row[c->wait].f);
+    }
+}
+
+static void print_slowest(const hta_table *t, const columns *c, ranked *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_rows; i++) {
+        const hta_cell *row = hta_table_row(t, i);
+        if (row[c->count].i > 1 && row[c->p50].f > 0 && row[c->min].f < SLOW_FRACTION * row[c->p50].f)
+            r[n++] = (ranked){1.0 - row[c->min].f / row[c->p50].f, i};
+    }
+    qsort(r, n, sizeof *r, compare_descending);
+    for (size_t k = 0; k < n && k < REPORT_ROWS; k++) {
+        const hta_cell *row = hta_table_row(t, r[k].row);
+        printf("  slowest: ");
+        print_kind(t, c, row);
+        printf(": busbw %.3g GB/s at worst, %.2fx its median %.3g\n", row[c->min].f,
+               row[c->min].f / row[c->p50].f, row[c->p50].f);
+    }
+}
+
+static void print_mismatches(const hta_tableset *set)
+{
+    const hta_table *w = hta_tableset_find(set, "collective_wait");
+    long col = w ? hta_table_column(w, "metadata_mismatches") : -1;
+    size_t ranks = 0;
+    for (size_t i = 0; col >= 0 && i < w->n_rows; i++)
+        ranks += hta_table_row(w, i)[col].i > 0;
+    if (ranks)
+        printf("  %zu ranks disagree with their group on a collective's name or size "
+               "(mismatched_ranks in /collectives)\n", ranks);
+}
+
+void hta_print_collective_report(const hta_tableset *set)
+{
+    const hta_table *t = hta_tableset_find(set, "collective_summary");
+    if (!t || t->n_rows == 0)
+        return;
+    columns c = {hta_table_column(t, "group_desc"), hta_table_column(t, "collective"),
+                 hta_table_column(t, "dtype"), hta_table_column(t, "bucket_max_bytes"),
+                 hta_table_column(t, "count"), hta_table_column(t, "total_wait_us"),
+                 hta_table_column(t, "busbw_p50_gbps"), hta_table_column(t, "busbw_min_gbps")};
+    ranked *r = malloc(t->n_rows * sizeof *r);
+    if (!r)
+        return;
+    printf("\nCollectives by process group (%zu kinds; see /collective_summary, /collectives):\n",
+           t->n_rows);
+    print_most_waiting(t, &c, r);
+    print_slowest(t, &c, r);
+    print_mismatches(set);
+    free(r);
+}
