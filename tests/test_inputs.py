@@ -60,14 +60,14 @@ BANDWIDTH_COLUMNS = {"mean_gbps", "std_gbps", "min_gbps", "p25_gbps", "p50_gbps"
 ORDER_SENSITIVE = {("queue_length", "mean"), ("queue_length", "std")}
 ORDER_REL_TOL = 1e-3
 CROSS_RANK = {"outliers", "cross_rank/kernels", "kernel_type_breakdown", "stragglers",
-              "collective_wait", "timeline_ranks", "cross_rank/ops", "cross_rank/annotations",
-              "cross_rank/kernel_sequences", "collectives", "collective_summary",
-              "cross_rank/steps"}
-CPU_SIDE = {"ops", "annotations", "kernel_sequences", "sync_calls", "memory"}
-GAP_CPU_COLUMNS = {"cpu_event", "cpu_event_overlap_us", "sync_call", "cause"}
+              "collective_wait", "timeline_ranks", "collectives", "collective_summary",
+              "cross_rank/steps", "cross_rank/ops", "cross_rank/annotations",
+              "cross_rank/kernel_sequences"}
 # Built from the NCCL collective metadata of Kineto's args, which neither
 # export carries.
 KINETO_ONLY = {"comm_by_group"}
+CPU_SIDE = {"ops", "annotations", "kernel_sequences", "sync_calls", "memory"}
+GAP_CPU_COLUMNS = {"cpu_event", "cpu_event_overlap_us", "sync_call", "cause"}
 
 
 def three_forms(folder):
@@ -125,7 +125,7 @@ def compare_forms(folder, round_like_hta=False):
         for other in (db, csv_dir):
             r, what = rank_of[other], f"{folder}/{other}"
             for name, data in tables.items():
-                if name in CROSS_RANK or name in CPU_SIDE or name in KINETO_ONLY:
+                if name in CROSS_RANK or name in KINETO_ONLY or name in CPU_SIDE:
                     continue
                 if name == "timeline":
                     order = list(tables["timeline_ranks"])

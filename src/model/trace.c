@@ -15,8 +15,8 @@ void hta_trace_init(hta_trace *t)
     hta_strtab_init(&t->names);
     hta_strtab_init(&t->categories);
     hta_strtab_init(&t->cpu_contexts);
-    hta_strtab_init(&t->counter_names);
     hta_comm_set_init(&t->comm);
+    hta_strtab_init(&t->counter_names);
     t->rank = -1;
     t->world_size = -1;
 }

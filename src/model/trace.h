@@ -23,8 +23,8 @@
 #include <stdint.h>
 
 #include "model/classify.h"
-#include "model/memory_samples.h"
 #include "model/comm_meta.h"
+#include "model/memory_samples.h"
 #include "util/strtab.h"
 
 enum {

@@ -859,7 +859,6 @@ typedef struct event_fields {
     double bandwidth_gbps;
     int has_copy;
     int has_pid, has_tid, has_input_dims, has_input_type; /* texts in the lexer */
-    int64_t external_id;
     int64_t wait_on_stream, wait_record_correlation; /* -1 when absent */
     hta_memory_sample memory;  /* the args of a [memory] event */
 } event_fields;
@@ -877,7 +876,6 @@ static int read_numeric(lexer *lx, number *out, int *is_number, int want_double)
 /* ---- CPU side: pid, tid, External id, Input Dims, Input type -------- */
 
 static int lx_read_text(lexer *lx, lx_text *t);
-static int read_memory_number(lexer *lx, void *out);
 
 /* Slow path of read_id_text: a string, a number running past the
  * buffer, or another value (skipped; the field counts as absent). */
@@ -960,28 +958,6 @@ static int read_json_text(lexer *lx, lx_text *out, int *has)
     return rc;
 }
 
-/* An args member of 10 or 11 bytes: External id, Input Dims, Input type,
- * or one nobody reads. */
-static int read_op_arg(lexer *lx, event_fields *f)
-{
-    if (key_is(lx, "External id")) {
-        number v;
-        int numeric;
-        if (read_numeric(lx, &v, &numeric, 0))
-            return -1;
-        if (numeric && v.integer_ok)
-            f->external_id = v.integer;
-        return 0;
-    }
-    if (key_is(lx, "Device Type"))
-        return read_memory_number(lx, &f->memory.device_type);
-    if (key_is(lx, "Input Dims"))
-        return read_json_text(lx, &lx->input_dims, &f->has_input_dims);
-    if (key_is(lx, "Input type"))
-        return read_json_text(lx, &lx->input_type, &f->has_input_type);
-    return lx_skip_value(lx);
-}
-
 /* ---- [memory] instant events ------------------------------------------ */
 
 /* A whole number into *out, left as it was unless the value is one. */
@@ -1005,21 +981,6 @@ static int read_memory_number(lexer *lx, void *out)
     if (v >= INT32_MIN && v <= INT32_MAX)
         *(int32_t *)out = (int32_t)v;
     return 0;
-}
-
-/* An args member of 5, 9, 14 or 15 bytes: a [memory] event's Bytes,
- * Device Id, Total Reserved, Total Allocated, or one nobody reads. */
-static int read_memory_arg(lexer *lx, event_fields *f)
-{
-    if (key_is(lx, "Bytes"))
-        return read_whole(lx, &f->memory.bytes);
-    if (key_is(lx, "Device Id"))
-        return read_memory_number(lx, &f->memory.device);
-    if (key_is(lx, "Total Reserved"))
-        return read_whole(lx, &f->memory.total_reserved);
-    if (key_is(lx, "Total Allocated"))
-        return read_whole(lx, &f->memory.total_allocated);
-    return lx_skip_value(lx);
 }
 
 static int append_text(hta_buf *b, const char *s, size_t len, int present)
@@ -1133,37 +1094,17 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
 
 /* Where a CPU event keeps its External id: in its correlation field when
  * it has no correlation and the id fits. */
-static int keeps_external_id(const event_fields *f)
+static int keeps_external_id(const event_fields *f, int64_t external_id)
 {
-    return f->correlation == HTA_NO_CORRELATION && f->external_id >= 0 &&
-           f->external_id <= INT32_MAX;
-}
-
-/* A CUPTI range-profiler event: every numeric arg is a counter. */
-static int is_profiler_range(const lexer *lx, const event_fields *f)
-{
-    static const char CAT[] = "cuda_profiler_range";
-    return f->has_cat && lx->cat.len == sizeof CAT - 1 && memcmp(lx->cat.data, CAT, sizeof CAT - 1) == 0;
-}
-
-static int read_range_counter(lexer *lx, hta_trace *t)
-{
-    number v;
-    int numeric;
-    /* The key is in the lexer's buffer until the value is read. */
-    char key[256];
-    size_t len = lx->key_len < sizeof key ? lx->key_len : sizeof key - 1;
-    memcpy(key, lx->key, len);
-    if (read_numeric(lx, &v, &numeric, 1))
-        return -1;
-    if (numeric && hta_trace_push_range_counter(t, key, len, v.value))
-        return lx_error(lx, "out of memory");
-    return 0;
+    return f->correlation == HTA_NO_CORRELATION && external_id >= 0 &&
+           external_id <= INT32_MAX;
 }
 
 typedef enum args_key {
     ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH, ARGS_EXTERNAL_ID,
     ARGS_IN_NELEMS, ARGS_OUT_NELEMS, ARGS_GROUP_SIZE, ARGS_SEQ, ARGS_COMM_STRING,
+    ARGS_INPUT_DIMS, ARGS_INPUT_TYPE, ARGS_MEMORY_BYTES, ARGS_DEVICE_ID, ARGS_DEVICE_TYPE,
+    ARGS_TOTAL_RESERVED, ARGS_TOTAL_ALLOCATED,
     ARGS_RANGE_COUNTER         /* any member of a cuda_profiler_range event */
 } args_key;
 
@@ -1176,13 +1117,21 @@ static inline args_key args_key_of(const lexer *lx, int *string)
     case 5:
         if (key_is(lx, "bytes"))
             return ARGS_BYTES;
+        if (key_is(lx, "Bytes"))
+            return ARGS_MEMORY_BYTES;
         *string = COMM_DTYPE;
         return key_is(lx, "dtype") ? ARGS_COMM_STRING : ARGS_OTHER;
     case 6: return key_is(lx, "stream") ? ARGS_STREAM : ARGS_OTHER;
-    case 10: return key_is(lx, "Group size") ? ARGS_GROUP_SIZE : ARGS_OTHER;
+    case 9: return key_is(lx, "Device Id") ? ARGS_DEVICE_ID : ARGS_OTHER;
+    case 10:
+        return key_is(lx, "Group size")   ? ARGS_GROUP_SIZE
+               : key_is(lx, "Input Dims") ? ARGS_INPUT_DIMS
+               : key_is(lx, "Input type") ? ARGS_INPUT_TYPE
+                                          : ARGS_OTHER;
     case 11:
         return key_is(lx, "correlation")   ? ARGS_CORRELATION
                : key_is(lx, "External id") ? ARGS_EXTERNAL_ID
+               : key_is(lx, "Device Type") ? ARGS_DEVICE_TYPE
                                            : ARGS_OTHER;
     case 13:
         if (key_is(lx, "In msg nelems"))
@@ -1192,9 +1141,15 @@ static inline args_key args_key_of(const lexer *lx, int *string)
     case 14:
         if (key_is(lx, "Out msg nelems"))
             return ARGS_OUT_NELEMS;
+        if (key_is(lx, "Total Reserved"))
+            return ARGS_TOTAL_RESERVED;
         *string = COMM_OUT_SPLIT;
         return key_is(lx, "Out split size") ? ARGS_COMM_STRING : ARGS_OTHER;
-    case 15: *string = COMM_COLLECTIVE; return key_is(lx, "Collective name") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 15:
+        if (key_is(lx, "Total Allocated"))
+            return ARGS_TOTAL_ALLOCATED;
+        *string = COMM_COLLECTIVE;
+        return key_is(lx, "Collective name") ? ARGS_COMM_STRING : ARGS_OTHER;
     case 18: *string = COMM_PG_NAME; return key_is(lx, "Process Group Name") ? ARGS_COMM_STRING : ARGS_OTHER;
     case 19: *string = COMM_PG_RANKS; return key_is(lx, "Process Group Ranks") ? ARGS_COMM_STRING : ARGS_OTHER;
     case 23: return key_is(lx, "memory bandwidth (GB/s)") ? ARGS_BANDWIDTH : ARGS_OTHER;
@@ -1248,6 +1203,28 @@ static int read_comm_string(lexer *lx, int k)
     return lx_read_string(lx, &lx->comm_text[k]);
 }
 
+/* A CUPTI range-profiler event: every numeric arg is a counter. */
+static int is_profiler_range(const lexer *lx, const event_fields *f)
+{
+    static const char CAT[] = "cuda_profiler_range";
+    return f->has_cat && lx->cat.len == sizeof CAT - 1 && memcmp(lx->cat.data, CAT, sizeof CAT - 1) == 0;
+}
+
+static int read_range_counter(lexer *lx, hta_trace *t)
+{
+    number v;
+    int numeric;
+    /* The key is in the lexer's buffer until the value is read. */
+    char key[256];
+    size_t len = lx->key_len < sizeof key ? lx->key_len : sizeof key - 1;
+    memcpy(key, lx->key, len);
+    if (read_numeric(lx, &v, &numeric, 1))
+        return -1;
+    if (numeric && hta_trace_push_range_counter(t, key, len, v.value))
+        return lx_error(lx, "out of memory");
+    return 0;
+}
+
 static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
 {
     if (lx_peek_token(lx) != '{')
@@ -1291,27 +1268,25 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
                 f->has_copy = 1;
             }
             break;
-        case ARGS_EXTERNAL_ID:
-            rc = read_id_field(lx, COMM_EXTERNAL_ID);
-            if (lx->comm.numbers & (1u << COMM_EXTERNAL_ID))
-                f->external_id = lx->comm.number[COMM_EXTERNAL_ID];
-            break;
+        case ARGS_EXTERNAL_ID: rc = read_id_field(lx, COMM_EXTERNAL_ID); break;
         case ARGS_IN_NELEMS: rc = read_comm_number(lx, COMM_IN_NELEMS); break;
         case ARGS_OUT_NELEMS: rc = read_comm_number(lx, COMM_OUT_NELEMS); break;
         case ARGS_GROUP_SIZE: rc = read_comm_number(lx, COMM_GROUP_SIZE); break;
         case ARGS_SEQ: rc = read_comm_number(lx, COMM_SEQ); break;
         case ARGS_COMM_STRING: rc = read_comm_string(lx, string); break;
+        case ARGS_INPUT_DIMS: rc = read_json_text(lx, &lx->input_dims, &f->has_input_dims); break;
+        case ARGS_INPUT_TYPE: rc = read_json_text(lx, &lx->input_type, &f->has_input_type); break;
+        case ARGS_MEMORY_BYTES: rc = read_whole(lx, &f->memory.bytes); break;
+        case ARGS_DEVICE_ID: rc = read_memory_number(lx, &f->memory.device); break;
+        case ARGS_DEVICE_TYPE: rc = read_memory_number(lx, &f->memory.device_type); break;
+        case ARGS_TOTAL_RESERVED: rc = read_whole(lx, &f->memory.total_reserved); break;
+        case ARGS_TOTAL_ALLOCATED: rc = read_whole(lx, &f->memory.total_allocated); break;
         default:
             if (key_is(lx, "wait_on_stream") || key_is(lx, "wait_on_cuda_event_record_corr_id")) {
                 int64_t *to = lx->key_len == 14 ? &f->wait_on_stream : &f->wait_record_correlation;
                 rc = read_numeric(lx, &v, &numeric, 0);
                 if (rc == 0 && numeric && v.integer_ok)
                     *to = v.integer;
-            } else if (lx->key_len == 10 || lx->key_len == 11) {
-                rc = read_op_arg(lx, f);   /* Input Dims, Input type, Device Type */
-            } else if (lx->key_len == 5 || lx->key_len == 9 || lx->key_len == 14 ||
-                       lx->key_len == 15) {
-                rc = read_memory_arg(lx, f);
             } else {
                 rc = lx_skip_value(lx);
             }
@@ -1457,9 +1432,10 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
     }
     int narrow = is_narrow_correlation(f->correlation);
     e->correlation = narrow ? (int32_t)f->correlation : HTA_NO_CORRELATION;
-    if (!f->has_stream && keeps_external_id(f)) {
+    int64_t external_id = comm_number(lx, COMM_EXTERNAL_ID);
+    if (!f->has_stream && keeps_external_id(f, external_id)) {
         e->flags |= HTA_EVENT_EXTERNAL_ID;
-        e->correlation = (int32_t)f->external_id;
+        e->correlation = (int32_t)external_id;
     }
     /* A sync waiting on a recorded event is what the critical path's
      * event-sync edges need; one waiting on nothing (-1) is not kept. */
@@ -1535,11 +1511,11 @@ static int read_event(lexer *lx, hta_trace *t)
         return lx_error_eof(lx, "expected an event object");
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
                       .wait_on_stream = -1, .wait_record_correlation = -1,
-                      .bandwidth_gbps = NAN, .external_id = -1,
+                      .bandwidth_gbps = NAN,
                       .memory = {.total_allocated = -1, .total_reserved = -1, .device = -1,
                                  .device_type = -1}};
-    size_t first_counter = t->n_range_counters;
     lx->comm.strings = lx->comm.numbers = 0;
+    size_t first_counter = t->n_range_counters;
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {

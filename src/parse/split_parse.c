@@ -192,7 +192,8 @@ static int place_part(hta_trace *into, hta_trace *part, part_move *move)
                         .names = merge_strings(&into->names, &part->names),
                         .cats = merge_strings(&into->categories, &part->categories),
                         .contexts = merge_strings(&into->cpu_contexts, &part->cpu_contexts)};
-    if (!move->names || !move->cats || !move->contexts || into->categories.count > UINT16_MAX + 1u ||
+    if (!move->names || !move->cats || !move->contexts ||
+        into->categories.count > UINT16_MAX + 1u ||
         hta_trace_reserve(into, part->n_events, part->n_extras) ||
         hta_comm_set_append(&into->comm, &part->comm, into->n_events))
         return -1;
