@@ -6,6 +6,8 @@ analysed by two MPI processes."""
 import json
 import subprocess
 
+import numpy as np
+
 from common import TRACEGEN, analyse, assert_close, table, tmpdir, main
 
 RANKS = 3
@@ -34,7 +36,9 @@ def rows(name, rank, key):
 def check_values(what, got, want):
     """Names and integer times (whole us here) exactly, others to 1e-6 relative."""
     for col, value in want.items():
-        if isinstance(value, (int, str)):
+        if value is None:
+            assert np.isnan(got[col]), (what, col, got[col])
+        elif isinstance(value, (int, str)):
             assert got[col] == value, (what, col, got[col], value)
         else:
             assert_close(got[col], value, f"{what} {col}", rel_tol=1e-6)
@@ -52,6 +56,24 @@ def check_keyed(name, key, part):
 
 def test_ops():
     check_keyed("/ops", "name", "ops")
+
+
+def test_cross_rank_ops():
+    """Per op name with GPU time, the spread of the ranks' GPU busy time."""
+    x = table(OUT, "/cross_rank/ops").set_index("name")
+    busy = {}
+    for r in range(RANKS):
+        for name, values in TRUTH[str(r)]["ops"].items():
+            if values["gpu_busy_sum_us"]:
+                busy.setdefault(name, []).append(values["gpu_busy_sum_us"])
+    assert sorted(x.index) == sorted(busy), list(x.index)
+    for name, per_rank in busy.items():
+        got = x.loc[name]
+        assert got.n_ranks == RANKS, (name, got.n_ranks)
+        assert (got.min_us, got.max_us) == (min(per_rank), max(per_rank)), name
+        assert (got.min_rank, got.max_rank) == (per_rank.index(min(per_rank)),
+                                                per_rank.index(max(per_rank))), name
+        assert_close(got.mean_us, np.mean(per_rank), f"{name} mean", rel_tol=1e-6)
 
 
 def test_annotations():
@@ -101,5 +123,5 @@ def test_rank_metrics():
 
 
 if __name__ == "__main__":
-    main([test_ops, test_annotations, test_gpu_gaps, test_sync_calls, test_memory,
+    main([test_ops, test_cross_rank_ops, test_annotations, test_gpu_gaps, test_sync_calls, test_memory,
           test_rank_metrics], setup=setup)

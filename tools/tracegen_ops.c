@@ -28,11 +28,11 @@
  *  2 (B + X_s)) and its free at b+300; one CPU sample (device -1) per trace.
  *
  *  The truth (DIR.ops_truth.json, beside DIR so that DIR holds only
- *  traces): per rank, per op name calls, gpu_events, gpu_busy_sum_us and
- *  cpu_time_us; per annotation count, sum_us, gpu_events,
+ *  traces): per rank, per op name calls, gpu_events, gpu_busy_sum_us,
+ *  cpu_time_us and the mean op-to-launch and launch-to-kernel delays; per annotation count, sum_us, gpu_events,
  *  gpu_event_time_us, cpu_count (and cpu_sum_us of the CPU-only
  *  DataLoader range); every gap with step, start, duration, cause,
- *  launch delay and sync call; per sync API count, total, max and GPU idle
+ *  launch delay, sync call and the CPU event overlapping it most; per sync API count, total, max and GPU idle
  *  time; per device the memory samples, allocations, frees, peaks with
  *  their times and the last allocated value.
  */
@@ -63,12 +63,13 @@ static const char *const CAUSES[4] = {"sync", "dataloader", "cpu_op", "launch_de
 static const char DATALOADER[] = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
 
 typedef struct {
-    int64_t calls, gpu_events, gpu_busy, cpu_time;
+    int64_t calls, gpu_events, gpu_busy, cpu_time, op_to_launch, launch_to_kernel;
 } ops_op_truth;
 
 typedef struct {
-    int64_t step, start, duration, launch_delay;
+    int64_t step, start, duration, launch_delay, cpu_overlap;
     int cause;
+    const char *cpu_event;
 } ops_gap_truth;
 
 typedef struct {
@@ -148,26 +149,25 @@ static void memory_sample(ops_rank *k, int64_t ts, int64_t allocated, int64_t re
           ts, reserved, allocated, bytes, 0x7f0000000000 + allocated, device, device_type);
 }
 
-/* The op of an own kernel gets its GPU event and busy time. */
-static void own_kernel(ops_rank *k, int op, int64_t dur)
+/* A call of op launching one kernel of its own; returns the kernel's end. */
+static int64_t op_launch(ops_rank *k, int op, int64_t op_ts, int64_t op_dur, const char *kernel,
+                         int64_t launch_ts, int64_t ts, int64_t dur)
 {
+    op_call(k, op, op_ts, op_dur);
     k->op[op].gpu_events++;
     k->op[op].gpu_busy += dur;
+    k->op[op].op_to_launch += launch_ts - op_ts;
+    k->op[op].launch_to_kernel += ts - launch_ts;
+    return launch_kernel(k, kernel, launch_ts, ts, dur);
 }
 
 static int64_t write_forward(ops_rank *k, int64_t r, int64_t b)
 {
     int64_t dl = 100 + 10 * r, dr = 40 + 5 * r;
     op_call(k, OP_FORWARD, b, 400);
-    op_call(k, OP_LINEAR, b + 10, 100);
-    int64_t t = launch_kernel(k, "gemm_linear", b + 20, b + 100, dl);
-    op_call(k, OP_LINEAR, b + 120, 100);
-    t = launch_kernel(k, "gemm_linear", b + 130, t, dl);
-    op_call(k, OP_RELU, b + 230, 50);
-    t = launch_kernel(k, "relu_kernel", b + 240, t, dr);
-    own_kernel(k, OP_LINEAR, dl);
-    own_kernel(k, OP_LINEAR, dl);
-    own_kernel(k, OP_RELU, dr);
+    int64_t t = op_launch(k, OP_LINEAR, b + 10, 100, "gemm_linear", b + 20, b + 100, dl);
+    t = op_launch(k, OP_LINEAR, b + 120, 100, "gemm_linear", b + 130, t, dl);
+    t = op_launch(k, OP_RELU, b + 230, 50, "relu_kernel", b + 240, t, dr);
     gpu_annotation(k, "forward", b + 100, 2 * dl + dr);
     gpu_annotation(k, "linear_block", b + 100, 2 * dl);
     k->forward_sum += 2 * dl + dr;
@@ -177,15 +177,17 @@ static int64_t write_forward(ops_rank *k, int64_t r, int64_t b)
     return t;
 }
 
+/* A gap and the CPU event on thread 1 that overlaps it most. */
 static void add_gap(ops_rank *k, int64_t step, int64_t start, int64_t dur, int cause,
-                    int64_t launch_delay)
+                    int64_t launch_delay, const char *cpu_event, int64_t cpu_overlap)
 {
-    k->gaps[k->n_gaps++] = (ops_gap_truth){step, start, dur, launch_delay, cause};
+    k->gaps[k->n_gaps++] =
+        (ops_gap_truth){step, start, dur, launch_delay, cpu_overlap, cause, cpu_event};
 }
 
 /* The four gaps after the forward kernels ending at t; returns the end of
  * the last kernel. */
-static int64_t write_gaps(ops_rank *k, int64_t r, int64_t s, int64_t t)
+static int64_t write_gaps(ops_rank *k, int64_t r, int64_t s, int64_t b, int64_t t)
 {
     int64_t g[5];
     for (int i = 1; i <= 4; i++)
@@ -198,24 +200,22 @@ static int64_t write_gaps(ops_rank *k, int64_t r, int64_t s, int64_t t)
     sy->total += g[1];
     sy->max = g[1] > sy->max ? g[1] : sy->max;
     sy->idle += g[1] - 50;
-    add_gap(k, s, t, g[1], 0, 35);
+    add_gap(k, s, t, g[1], 0, 35, OP_NAMES[OP_FORWARD], b + 400 - t);
     t = launch_kernel(k, "sync_kernel", t + g[1] - 40, t + g[1], OPS_KERNEL_TAIL);
 
     cpu_event(k, "user_annotation", DATALOADER, t + 50, g[2] - 150);
     k->dataloader_sum += g[2] - 150;
-    add_gap(k, s, t, g[2], 1, 45);
+    add_gap(k, s, t, g[2], 1, 45, DATALOADER, g[2] - 150);
     t = launch_kernel(k, "data_kernel", t + g[2] - 50, t + g[2], OPS_KERNEL_TAIL);
 
     op_call(k, OP_SLOW, t + 20, g[3] - 50);
-    op_call(k, OP_MM, t + g[3] - 25, 20);
-    add_gap(k, s, t, g[3], 2, 15);
-    t = launch_kernel(k, "mm_kernel", t + g[3] - 20, t + g[3], OPS_KERNEL_TAIL);
-    own_kernel(k, OP_MM, OPS_KERNEL_TAIL);
+    add_gap(k, s, t, g[3], 2, 15, OP_NAMES[OP_SLOW], g[3] - 50);
+    t = op_launch(k, OP_MM, t + g[3] - 25, 20, "mm_kernel", t + g[3] - 20, t + g[3],
+                  OPS_KERNEL_TAIL);
 
-    op_call(k, OP_ADD, t + g[4] - 20, 15);
-    add_gap(k, s, t, g[4], 3, 10);
-    t = launch_kernel(k, "add_kernel", t + g[4] - 15, t + g[4], OPS_KERNEL_TAIL);
-    own_kernel(k, OP_ADD, OPS_KERNEL_TAIL);
+    add_gap(k, s, t, g[4], 3, 10, OP_NAMES[OP_ADD], 15);
+    t = op_launch(k, OP_ADD, t + g[4] - 20, 15, "add_kernel", t + g[4] - 15, t + g[4],
+                  OPS_KERNEL_TAIL);
     return t;
 }
 
@@ -244,7 +244,7 @@ static void write_rank_trace(ops_rank *k, int64_t r, int64_t world, int64_t step
     for (int64_t s = 0; s < steps; s++) {
         int64_t t = write_forward(k, r, b);
         write_memory(k, r, s, b);
-        int64_t last_start = write_gaps(k, r, s, t) - OPS_KERNEL_TAIL;
+        int64_t last_start = write_gaps(k, r, s, b, t) - OPS_KERNEL_TAIL;
         int64_t next = last_start + 50;
         char name[48];
         snprintf(name, sizeof name, "ProfilerStep#%" PRId64, s);
@@ -257,11 +257,19 @@ static void write_rank_trace(ops_rank *k, int64_t r, int64_t world, int64_t step
 static void write_rank_truth(FILE *f, const ops_rank *k, int64_t r, bool last)
 {
     fprintf(f, "  \"%" PRId64 "\": {\n    \"ops\": {", r);
-    for (int o = 0; o < OP_COUNT; o++)
+    for (int o = 0; o < OP_COUNT; o++) {
+        const ops_op_truth *op = &k->op[o];
         fprintf(f, "%s\n      \"%s\": {\"calls\": %" PRId64 ", \"gpu_events\": %" PRId64
-                   ", \"gpu_busy_sum_us\": %" PRId64 ", \"cpu_time_us\": %" PRId64 "}",
-                o ? "," : "", OP_NAMES[o], k->op[o].calls, k->op[o].gpu_events,
-                k->op[o].gpu_busy, k->op[o].cpu_time);
+                   ", \"gpu_busy_sum_us\": %" PRId64 ", \"cpu_time_us\": %" PRId64,
+                o ? "," : "", OP_NAMES[o], op->calls, op->gpu_events, op->gpu_busy,
+                op->cpu_time);
+        if (op->gpu_events) /* one kernel per call with any */
+            fprintf(f, ", \"op_to_launch_mean_us\": %.6f, \"launch_to_kernel_mean_us\": %.6f}",
+                    (double)op->op_to_launch / (double)op->gpu_events,
+                    (double)op->launch_to_kernel / (double)op->gpu_events);
+        else
+            fputs(", \"op_to_launch_mean_us\": null, \"launch_to_kernel_mean_us\": null}", f);
+    }
     int64_t steps = k->n_gaps / 4;
     fprintf(f, "},\n    \"annotations\": {\n"
                "      \"forward\": {\"count\": %" PRId64 ", \"sum_us\": %" PRId64
@@ -280,9 +288,11 @@ static void write_rank_truth(FILE *f, const ops_rank *k, int64_t r, bool last)
         const ops_gap_truth *g = &k->gaps[i];
         fprintf(f, "%s\n      {\"step\": %" PRId64 ", \"start_us\": %" PRId64
                    ", \"duration_us\": %" PRId64 ", \"cause\": \"%s\", \"launch_delay_us\": %"
-                   PRId64 ", \"sync_call\": \"%s\"}",
+                   PRId64 ", \"sync_call\": \"%s\", \"cpu_event\": \"%s\""
+                   ", \"cpu_event_overlap_us\": %" PRId64 "}",
                 i ? "," : "", g->step, g->start, g->duration, CAUSES[g->cause],
-                g->launch_delay, g->cause == 0 ? SYNC_APIS[g->step % 2] : "");
+                g->launch_delay, g->cause == 0 ? SYNC_APIS[g->step % 2] : "", g->cpu_event,
+                g->cpu_overlap);
     }
     fputs("],\n    \"sync_calls\": {", f);
     bool first = true;
