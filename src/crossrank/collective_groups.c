@@ -469,25 +469,49 @@ static int put_by_group(hta_tableset *set, const rank_waits *w, op *o, size_t n)
     return rc;
 }
 
+/* A row of "steps" by (rank, step number): the rows come by rank, but a
+ * rank's steps in start order, which need not be number order. */
+typedef struct step_row {
+    int64_t rank, step;
+    size_t row;
+} step_row;
+
+static int compare_step_row(const void *a, const void *b)
+{
+    const step_row *x = a, *y = b;
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->step > y->step) - (x->step < y->step);
+}
+
 /* Adds each op's wait to its rank's row of "steps" for the ProfilerStep
- * that launched it (ops sorted by rank slot; rows of "steps" by rank,
- * then step). */
-static void add_step_waits(hta_tableset *set, const rank_waits *w, const op *o, size_t n)
+ * that launched it, looked up in a sorted index of the rows (an op per
+ * collective kernel against a row per step: a scan per op is quadratic on
+ * long traces); -1 when out of memory. */
+static int add_step_waits(hta_tableset *set, const rank_waits *w, const op *o, size_t n)
 {
     hta_table *t = hta_tableset_find(set, "steps");
     long step = t ? hta_table_column(t, "step") : -1, wait = t ? hta_table_column(t, "wait_us") : -1;
-    for (size_t i = 0; step >= 0 && wait >= 0 && i < n; i++) {
-        long r = o[i].step >= 0 ? hta_table_find_sorted(t, w[o[i].slot].rank) : -1;
-        for (; r >= 0 && (size_t)r < t->n_rows; r++) {
-            hta_cell *row = hta_table_row(t, (size_t)r);
-            if (row[0].i != w[o[i].slot].rank)
-                break;
-            if (row[step].i == o[i].step) {
-                row[wait].f += hta_ns_to_us(o[i].wait_ns);
-                break;
-            }
-        }
+    if (step < 0 || wait < 0 || t->n_rows == 0)
+        return 0;
+    step_row *index = malloc(t->n_rows * sizeof *index);
+    if (!index)
+        return -1;
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        index[r] = (step_row){row[0].i, row[step].i, r};
     }
+    qsort(index, t->n_rows, sizeof *index, compare_step_row);
+    for (size_t i = 0; i < n; i++) {
+        if (o[i].step < 0)
+            continue;
+        step_row key = {w[o[i].slot].rank, o[i].step, 0};
+        const step_row *hit = bsearch(&key, index, t->n_rows, sizeof *index, compare_step_row);
+        if (hit)
+            hta_table_row(t, hit->row)[wait].f += hta_ns_to_us(o[i].wait_ns);
+    }
+    free(index);
+    return 0;
 }
 
 /* ---- entry ------------------------------------------------------------ */
@@ -616,8 +640,8 @@ int hta_match_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks
             m.members[g] = (group_members){NULL, -1};
         rc = m.members && match_ops(&m, o, n) == 0 &&
                      summarize(set, m.instances, m.n_instances) == 0 &&
-                     put_by_group(set, w, o, n) == 0
-                 ? (add_step_waits(set, w, o, n), 0)
+                     put_by_group(set, w, o, n) == 0 && add_step_waits(set, w, o, n) == 0
+                 ? 0
                  : hta_fail(err, "out of memory matching collectives by process group");
     } else {
         rc = hta_fail(err, "out of memory matching collectives by process group");
