@@ -1622,10 +1622,15 @@ static void read_pg_config(hta_trace *t, const cJSON *groups)
         const cJSON *members = ok ? ranks : NULL;
         cJSON_ArrayForEach(r, members)
         {
+            /* A rank outside int64 (1e999 reads as inf) cannot be converted:
+             * such a group's ranks are unusable, like a non-number's. */
+            ok = ok && cJSON_IsNumber(r) && fabs(r->valuedouble) < 0x1p62;
+            if (!ok)
+                break;
             char num[32];
             int n = snprintf(num, sizeof num, "%s%lld", r == ranks->child ? "" : ", ",
                              (long long)r->valuedouble);
-            ok = ok && cJSON_IsNumber(r) && hta_buf_append(&text, num, (size_t)n) == 0;
+            ok = hta_buf_append(&text, num, (size_t)n) == 0;
         }
         ok = ok && hta_buf_putc(&text, ']') == 0;
         hta_pg_config pg = {pg_string(t, g, "pg_name"), pg_string(t, g, "pg_desc"),
