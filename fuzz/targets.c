@@ -130,6 +130,7 @@ static void options_from_byte(uint8_t b, hta_options *opt)
     opt->round_like_hta = b & 1;
     opt->include_last_step = (b >> 1) & 1;
     opt->detail = (b >> 2) & 1;
+    opt->critical_path = (b >> 3) & 1;
     if (b >> 4)
         opt->bins = b >> 4;
     opt->output = "fuzz.h5";

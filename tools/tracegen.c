@@ -92,6 +92,7 @@
 #include <zlib.h>
 
 #include "tracegen_groups.h"
+#include "tracegen_ops.h"
 #include "tracegen_kernels.h"
 
 /* ------------------------------------------------------------------------ */
@@ -1419,6 +1420,9 @@ static const char USAGE[] =
     "  --seed N                 random seed (default 1)\n"
     "  --gzip                   write gzip-compressed files\n"
     "  --compact                write JSON without any whitespace\n"
+    "  --ops-truth              instead: traces of known ops, annotations, GPU gaps,\n"
+    "                           sync calls and memory (only -o, --ranks, --steps),\n"
+    "                           the answer in DIR.ops_truth.json\n"
     "  -h, --help               show this help and exit\n"
     "\n"
     "Each step runs 3 compute phases, each followed by an NCCL all-reduce; a rank\n"
@@ -1670,6 +1674,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--tp"))
             return tracegen_groups_main(argc, argv);
+        else if (!strcmp(argv[i], "--ops-truth"))
+            return tracegen_ops_main(argc, argv);
     tg_ctx *c = xcalloc(1, sizeof *c);
     parse_args(c, argc, argv);
     for (int t = 0; t < TPL_COUNT; t++)

@@ -5,6 +5,8 @@
 #include "analysis/annotations.h"
 #include "analysis/collectives.h"
 #include "analysis/comm_comp_overlap.h"
+#include "analysis/critical_path.h"
+#include "analysis/cupti_counters.h"
 #include "analysis/data_loading.h"
 #include "analysis/detail_tables.h"
 #include "analysis/gpu_gaps.h"
@@ -41,6 +43,8 @@ const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
     [HTA_ANALYSIS_ANNOTATIONS] = {"annotations", hta_annotations},
     [HTA_ANALYSIS_GPU_GAPS] = {"gpu_gaps", hta_gpu_gaps},
     [HTA_ANALYSIS_MEMORY] = {"memory", hta_memory},
+    [HTA_ANALYSIS_CRITICAL_PATH] = {"critical_path", hta_critical_path},
+    [HTA_ANALYSIS_CUPTI_COUNTERS] = {"cupti_counters", hta_cupti_counters},
 };
 
 const size_t hta_n_analyses = HTA_N_ANALYSES;
@@ -49,6 +53,7 @@ const size_t hta_n_analyses = HTA_N_ANALYSES;
  * short, and the two with the most scratch (the queue length and the
  * launch statistics) one after the other rather than side by side. */
 const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES] = {
+    HTA_ANALYSIS_CRITICAL_PATH,
     HTA_ANALYSIS_QUEUE_LENGTH,       HTA_ANALYSIS_IDLE_TIME,
     HTA_ANALYSIS_TIMELINE,           HTA_ANALYSIS_MEMORY_BW,
     HTA_ANALYSIS_LAUNCH_STATS,       HTA_ANALYSIS_ACTIVITY_CATEGORIES,
@@ -58,7 +63,7 @@ const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES] = {
     HTA_ANALYSIS_DATA_LOADING,       HTA_ANALYSIS_STEPS,
     HTA_ANALYSIS_OPS,                HTA_ANALYSIS_ANNOTATIONS,
     HTA_ANALYSIS_GPU_GAPS,           HTA_ANALYSIS_MEMORY,
-    HTA_ANALYSIS_DETAIL_TABLES,
+    HTA_ANALYSIS_CUPTI_COUNTERS,     HTA_ANALYSIS_DETAIL_TABLES,
 };
 
 static const hta_column METRIC_COLUMNS[] = {

@@ -57,6 +57,7 @@ enum {
     OPT_ROBUST_Z, OPT_MIN_EFFECT, OPT_RANKS, OPT_RECURSIVE, OPT_FORCE, OPT_DETAIL,
     OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER, OPT_THREADS,
     OPT_SEQUENCE_OP, OPT_MIN_PATTERN_LEN, OPT_SEQUENCE_TOP, OPT_GAP_THRESHOLD,
+    OPT_CRITICAL_PATH, OPT_WRITE_TRACES,
     OPT_INPUT_FORMAT, OPT_STEP_REGEX, OPT_MERGE_DEVICES,
 };
 
@@ -82,6 +83,8 @@ static const struct option LONG_OPTIONS[] = {
     {"min-effect", required_argument, NULL, OPT_MIN_EFFECT},
     {"ranks", required_argument, NULL, OPT_RANKS},
     {"detail", no_argument, NULL, OPT_DETAIL},
+    {"critical-path", no_argument, NULL, OPT_CRITICAL_PATH},
+    {"write-traces", required_argument, NULL, OPT_WRITE_TRACES},
     {"timeout-per-trace", required_argument, NULL, OPT_TIMEOUT_PER_TRACE},
     {"inflater", required_argument, NULL, OPT_INFLATER},
     {"threads", required_argument, NULL, OPT_THREADS},
@@ -139,6 +142,11 @@ void hta_print_usage(FILE *out)
         "      --min-effect F              ignore differences below F x |median|\n"
         "                                  (default 0.01)\n"
         "      --detail                    also write per-event tables under /detail\n"
+        "      --critical-path             also write /critical_path: HTA's critical\n"
+        "                                  path of every step (see README for its cost)\n"
+        "      --write-traces DIR          write each analysed trace into DIR with its\n"
+        "                                  critical path and counter tracks added\n"
+        "                                  (default: none written)\n"
         "      --inflater NAME             gzip library: auto (ISA-L when built with it),\n"
         "                                  zlib or isal (default auto)\n"
         "      --threads N                 threads for one large trace: parsing a plain\n"
@@ -291,6 +299,8 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_MIN_EFFECT: return parse_double("min-effect", arg, 0, &o->min_effect, err);
     case OPT_RANKS: return parse_rank_list(arg, o, err);
     case OPT_DETAIL: o->detail = 1; return 0;
+    case OPT_CRITICAL_PATH: o->critical_path = 1; return 0;
+    case OPT_WRITE_TRACES: o->write_traces = arg; return 0;
     case OPT_TIMEOUT_PER_TRACE: return parse_double("timeout-per-trace", arg, 0, &o->timeout_per_trace, err);
     case OPT_INFLATER: return parse_inflater(arg, o, err);
     case OPT_THREADS: return parse_int("threads", arg, 0, &o->threads, err);

@@ -34,6 +34,8 @@ typedef struct hta_options {
     /* run */
     const char *output;        /* borrowed from argv */
     int force, recursive, quiet, verbose, detail;
+    int critical_path;         /* write /critical_path (opt-in: its cost) */
+    const char *write_traces;  /* --write-traces DIR, borrowed from argv; NULL = no */
     double timeout_per_trace;  /* seconds per trace file; 0 = no limit */
     int inflater;              /* hta_inflater: gzip backend */
     int input_format;          /* hta_input_format: how to read the inputs */

@@ -16,6 +16,7 @@ void hta_trace_init(hta_trace *t)
     hta_strtab_init(&t->categories);
     hta_strtab_init(&t->cpu_contexts);
     hta_comm_set_init(&t->comm);
+    hta_strtab_init(&t->counter_names);
     t->rank = -1;
     t->world_size = -1;
 }
@@ -27,6 +28,9 @@ void hta_trace_free(hta_trace *t)
     hta_strtab_free(&t->names);
     hta_strtab_free(&t->categories);
     hta_strtab_free(&t->cpu_contexts);
+    free(t->ranges);
+    free(t->range_counters);
+    hta_strtab_free(&t->counter_names);
     hta_memory_samples_free(&t->memory);
     hta_comm_set_free(&t->comm);
     memset(t, 0, sizeof *t);
@@ -111,4 +115,47 @@ const hta_event_extra *hta_trace_extra(const hta_trace *t, const hta_event *e)
             hi = mid;
     }
     return &t->extras[lo];
+}
+
+/* Doubles a small array (range-profiler traces have tens to thousands). */
+static int grow_small(void **items, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? 2 * *cap : 16;
+    void *p = realloc(*items, n * size);
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = n;
+    return 0;
+}
+
+int hta_trace_push_range_counter(hta_trace *t, const char *name, size_t len, double value)
+{
+    uint32_t id = hta_strtab_intern(&t->counter_names, name, len);
+    if (id == UINT32_MAX || grow_small((void **)&t->range_counters, &t->cap_range_counters,
+                                       t->n_range_counters + 1, sizeof *t->range_counters))
+        return -1;
+    t->range_counters[t->n_range_counters++] = (hta_range_counter){id, value};
+    return 0;
+}
+
+int hta_trace_add_range(hta_trace *t, hta_profiler_range range)
+{
+    if (grow_small((void **)&t->ranges, &t->cap_ranges, t->n_ranges + 1, sizeof *t->ranges))
+        return -1;
+    t->ranges[t->n_ranges++] = range;
+    return 0;
+}
+
+int hta_trace_push_range(hta_trace *t, size_t first_counter)
+{
+    if (t->n_events == 0)
+        return -1;
+    const hta_event *e = &t->events[t->n_events - 1];
+    return hta_trace_add_range(t, (hta_profiler_range){e->ts_ns, e->dur_ns, e->name,
+                                                       (uint32_t)first_counter,
+                                                       (uint32_t)(t->n_range_counters -
+                                                                  first_counter)});
 }

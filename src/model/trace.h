@@ -32,6 +32,7 @@ enum {
     HTA_EVENT_HAS_COPY = 2,    /* its extra holds bandwidth and bytes */
     HTA_EVENT_WIDE_CORRELATION = 4, /* its extra holds the correlation */
     HTA_EVENT_EXTERNAL_ID = 8, /* CPU event: correlation holds its External id */
+    HTA_EVENT_HAS_WAIT = 16,   /* its extra holds a cuda_sync event's wait args */
 };
 
 #define HTA_NO_CORRELATION (-1)
@@ -49,13 +50,31 @@ typedef struct hta_event {
     uint8_t kernel_type;       /* hta_kernel_type, GPU events only */
 } hta_event;
 
-/* The payload of an event flagged HAS_COPY or WIDE_CORRELATION. */
+/* The payload of an event flagged HAS_COPY, WIDE_CORRELATION or HAS_WAIT. */
 typedef struct hta_event_extra {
     size_t event;              /* index in trace->events */
     int64_t correlation;       /* WIDE_CORRELATION */
     double bandwidth_gbps;     /* HAS_COPY: args["memory bandwidth (GB/s)"], NaN when absent */
     int64_t bytes;             /* HAS_COPY: args.bytes, -1 when absent */
+    /* HAS_WAIT: args.wait_on_stream and wait_on_cuda_event_record_corr_id
+     * (the cudaEventRecord a sync waits for), -1 when absent. */
+    int64_t wait_on_stream, wait_record_correlation;
 } hta_event_extra;
+
+/* A CUPTI range-profiler event (cat "cuda_profiler_range"): one kernel's
+ * run with its performance counters, which the event carries as numeric
+ * args (read when "cat" comes before "args", as Kineto writes them). */
+typedef struct hta_profiler_range {
+    int64_t ts_ns, dur_ns;
+    uint32_t name;             /* id in trace->names: the kernel */
+    uint32_t first_counter;    /* its counters in trace->range_counters */
+    uint32_t n_counters;
+} hta_profiler_range;
+
+typedef struct hta_range_counter {
+    uint32_t counter;          /* id in trace->counter_names */
+    double value;
+} hta_range_counter;
 
 typedef struct hta_trace {
     hta_event *events;         /* owned */
@@ -69,6 +88,11 @@ typedef struct hta_trace {
      * event's context id. */
     hta_strtab cpu_contexts;
     hta_memory_samples memory; /* [memory] instant events, file order */
+    hta_profiler_range *ranges; /* owned, in trace order */
+    size_t n_ranges, cap_ranges;
+    hta_range_counter *range_counters; /* owned */
+    size_t n_range_counters, cap_range_counters;
+    hta_strtab counter_names;
     int64_t rank;              /* distributedInfo.rank, -1 when absent */
     int64_t world_size;        /* distributedInfo.world_size, -1 when absent */
     uint64_t json_bytes;       /* uncompressed bytes read */
@@ -98,7 +122,14 @@ void hta_trace_shrink(hta_trace *t);
 /* Appends the extra of the last pushed event, which gets `flags`: 0, or
  * -1 when out of memory. */
 int hta_trace_push_extra(hta_trace *t, hta_event_extra extra, uint8_t flags);
-/* The extra of an event of t flagged HAS_COPY or WIDE_CORRELATION. */
+/* Appends a counter of the range being read: 0, or -1 when out of memory. */
+int hta_trace_push_range_counter(hta_trace *t, const char *name, size_t len, double value);
+/* Appends the range of the last pushed event, with the counters pushed
+ * since first_counter: 0, or -1 when out of memory. */
+int hta_trace_push_range(hta_trace *t, size_t first_counter);
+/* Appends a range whose counters are in place (the split parse's merge). */
+int hta_trace_add_range(hta_trace *t, hta_profiler_range range);
+/* The extra of an event of t flagged HAS_COPY, WIDE_CORRELATION or HAS_WAIT. */
 const hta_event_extra *hta_trace_extra(const hta_trace *t, const hta_event *e);
 
 static inline int hta_event_is_gpu(const hta_event *e)

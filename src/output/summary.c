@@ -8,6 +8,7 @@
 
 #include "output/collective_report.h"
 #include "output/summary.h"
+#include "output/critical_path_summary.h"
 #include "output/summary_ops.h"
 
 #include <math.h>
@@ -261,5 +262,6 @@ void hta_print_summary(const hta_tableset *set, const hta_options *opt,
     hta_print_collective_report(set);
     print_collective_issues(set);
     hta_print_ops_summary(set);
+    hta_print_critical_path_summary(set);
     printf("\nResults: %s\n", opt->output);
 }

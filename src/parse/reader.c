@@ -870,6 +870,7 @@ typedef struct event_fields {
     double bandwidth_gbps;
     int has_copy;
     int has_pid, has_tid, has_input_dims, has_input_type; /* texts in the lexer */
+    int64_t wait_on_stream, wait_record_correlation; /* -1 when absent */
     hta_memory_sample memory;  /* the args of a [memory] event */
 } event_fields;
 
@@ -1114,7 +1115,8 @@ typedef enum args_key {
     ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH, ARGS_EXTERNAL_ID,
     ARGS_IN_NELEMS, ARGS_OUT_NELEMS, ARGS_GROUP_SIZE, ARGS_SEQ, ARGS_COMM_STRING,
     ARGS_INPUT_DIMS, ARGS_INPUT_TYPE, ARGS_MEMORY_BYTES, ARGS_DEVICE_ID, ARGS_DEVICE_TYPE,
-    ARGS_TOTAL_RESERVED, ARGS_TOTAL_ALLOCATED
+    ARGS_TOTAL_RESERVED, ARGS_TOTAL_ALLOCATED,
+    ARGS_RANGE_COUNTER         /* any member of a cuda_profiler_range event */
 } args_key;
 
 /* The args member lx->key names: its length leaves one or two candidates;
@@ -1212,17 +1214,41 @@ static int read_comm_string(lexer *lx, int k)
     return lx_read_string(lx, &lx->comm_text[k]);
 }
 
-static int read_event_args(lexer *lx, event_fields *f)
+/* A CUPTI range-profiler event: every numeric arg is a counter. */
+static int is_profiler_range(const lexer *lx, const event_fields *f)
+{
+    static const char CAT[] = "cuda_profiler_range";
+    return f->has_cat && lx->cat.len == sizeof CAT - 1 && memcmp(lx->cat.data, CAT, sizeof CAT - 1) == 0;
+}
+
+static int read_range_counter(lexer *lx, hta_trace *t)
+{
+    number v;
+    int numeric;
+    /* The key is in the lexer's buffer until the value is read. */
+    char key[256];
+    size_t len = lx->key_len < sizeof key ? lx->key_len : sizeof key - 1;
+    memcpy(key, lx->key, len);
+    if (read_numeric(lx, &v, &numeric, 1))
+        return -1;
+    if (numeric && hta_trace_push_range_counter(t, key, len, v.value))
+        return lx_error(lx, "out of memory");
+    return 0;
+}
+
+static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
 {
     if (lx_peek_token(lx) != '{')
         return lx_skip_value(lx);
     int more = lx_open(lx, '{', '}', "expected '{'");
+    int range = is_profiler_range(lx, f);
     while (more > 0) {
         if (lx_read_key(lx))
             return -1;
         number v;
         int numeric, string = 0, rc = 0;
-        switch (args_key_of(lx, &string)) {
+        switch (range ? ARGS_RANGE_COUNTER : args_key_of(lx, &string)) {
+        case ARGS_RANGE_COUNTER: rc = read_range_counter(lx, t); break;
         case ARGS_STREAM:
             if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
@@ -1266,7 +1292,16 @@ static int read_event_args(lexer *lx, event_fields *f)
         case ARGS_DEVICE_TYPE: rc = read_memory_number(lx, &f->memory.device_type); break;
         case ARGS_TOTAL_RESERVED: rc = read_whole(lx, &f->memory.total_reserved); break;
         case ARGS_TOTAL_ALLOCATED: rc = read_whole(lx, &f->memory.total_allocated); break;
-        default: rc = lx_skip_value(lx); break;
+        default:
+            if (key_is(lx, "wait_on_stream") || key_is(lx, "wait_on_cuda_event_record_corr_id")) {
+                int64_t *to = lx->key_len == 14 ? &f->wait_on_stream : &f->wait_record_correlation;
+                rc = read_numeric(lx, &v, &numeric, 0);
+                if (rc == 0 && numeric && v.integer_ok)
+                    *to = v.integer;
+            } else {
+                rc = lx_skip_value(lx);
+            }
+            break;
         }
         if (rc)
             return -1;
@@ -1413,12 +1448,20 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
         e->flags |= HTA_EVENT_EXTERNAL_ID;
         e->correlation = (int32_t)external_id;
     }
+    /* A sync waiting on a recorded event is what the critical path's
+     * event-sync edges need; one waiting on nothing (-1) is not kept. */
+    int has_wait = f->wait_record_correlation >= 0;
     uint8_t extra_flags = (uint8_t)((f->has_copy ? HTA_EVENT_HAS_COPY : 0) |
-                                    (narrow ? 0 : HTA_EVENT_WIDE_CORRELATION));
-    if (extra_flags && hta_trace_push_extra(t, (hta_event_extra){.correlation = f->correlation,
-                                                                 .bandwidth_gbps = f->bandwidth_gbps,
-                                                                 .bytes = f->bytes},
-                                            extra_flags))
+                                    (narrow ? 0 : HTA_EVENT_WIDE_CORRELATION) |
+                                    (has_wait ? HTA_EVENT_HAS_WAIT : 0));
+    if (extra_flags &&
+        hta_trace_push_extra(t, (hta_event_extra){.correlation = f->correlation,
+                                                  .bandwidth_gbps = f->bandwidth_gbps,
+                                                  .bytes = f->bytes,
+                                                  .wait_on_stream = f->wait_on_stream,
+                                                  .wait_record_correlation =
+                                                      f->wait_record_correlation},
+                                 extra_flags))
         return lx_error(lx, "out of memory");
     return store_comm_meta(lx, t, e);
 }
@@ -1478,10 +1521,12 @@ static int read_event(lexer *lx, hta_trace *t)
     if (lx_peek_token(lx) != '{')
         return lx_error_eof(lx, "expected an event object");
     event_fields f = {.correlation = HTA_NO_CORRELATION, .bytes = -1,
+                      .wait_on_stream = -1, .wait_record_correlation = -1,
                       .bandwidth_gbps = NAN,
                       .memory = {.total_allocated = -1, .total_reserved = -1, .device = -1,
                                  .device_type = -1}};
     lx->comm.strings = lx->comm.numbers = 0;
+    size_t first_counter = t->n_range_counters;
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
@@ -1494,7 +1539,7 @@ static int read_event(lexer *lx, hta_trace *t)
         case EVENT_NAME: rc = read_string_field(lx, &lx->name, &f.has_name); break;
         case EVENT_TS: rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts); break;
         case EVENT_DUR: rc = read_time_field(lx, &f.dur_ns, &f.has_dur, &f.fractional_dur); break;
-        case EVENT_ARGS: rc = read_event_args(lx, &f); break;
+        case EVENT_ARGS: rc = read_event_args(lx, t, &f); break;
         case EVENT_PID: rc = read_id_text(lx, &lx->pid, &f.has_pid); break;
         case EVENT_TID: rc = read_id_text(lx, &lx->tid, &f.has_tid); break;
         default: rc = lx_skip_value(lx); break;
@@ -1506,16 +1551,23 @@ static int read_event(lexer *lx, hta_trace *t)
     if (more < 0)
         return -1;
     int complete = has_ph && lx->ph.len == 1 && lx->ph.data[0] == 'X';
-    if (!complete)
+    if (!complete) {
+        t->n_range_counters = first_counter; /* an event not kept keeps no counters */
         return has_ph && is_memory_event(lx, &f) ? store_memory_sample(lx, t, &f) : 0;
+    }
     if (!is_analysable(&f)) {
         t->skipped_events++;
+        t->n_range_counters = first_counter;
         return 0;
     }
     t->fractional_ts |= f.fractional_ts;
     if (!f.has_name)
         lx->name = (lx_text){.data = "", .own = lx->name.own};
-    return store_event(lx, t, &f);
+    if (store_event(lx, t, &f))
+        return -1;
+    if (is_profiler_range(lx, &f) && hta_trace_push_range(t, first_counter))
+        return lx_error(lx, "out of memory");
+    return 0;
 }
 
 /* 1 when the next event starts at or past lx->stop_at: the caller then
@@ -1581,10 +1633,15 @@ static void read_pg_config(hta_trace *t, const cJSON *groups)
         const cJSON *members = ok ? ranks : NULL;
         cJSON_ArrayForEach(r, members)
         {
+            /* A rank outside int64 (1e999 reads as inf) cannot be converted:
+             * such a group's ranks are unusable, like a non-number's. */
+            ok = ok && cJSON_IsNumber(r) && fabs(r->valuedouble) < 0x1p62;
+            if (!ok)
+                break;
             char num[32];
             int n = snprintf(num, sizeof num, "%s%lld", r == ranks->child ? "" : ", ",
                              (long long)r->valuedouble);
-            ok = ok && cJSON_IsNumber(r) && hta_buf_append(&text, num, (size_t)n) == 0;
+            ok = hta_buf_append(&text, num, (size_t)n) == 0;
         }
         ok = ok && hta_buf_putc(&text, ']') == 0;
         hta_pg_config pg = {pg_string(t, g, "pg_name"), pg_string(t, g, "pg_desc"),

@@ -155,6 +155,27 @@ static void append_extras(hta_trace *into, const hta_trace *part)
     }
 }
 
+/* Appends part's range-profiler ranges and their counters to into's,
+ * renumbered (counter names interned anew): 0, or -1 when out of memory. */
+static int append_ranges(hta_trace *into, const hta_trace *part, const uint32_t *names)
+{
+    for (size_t i = 0; i < part->n_ranges; i++) {
+        hta_profiler_range r = part->ranges[i];
+        size_t first = into->n_range_counters;
+        for (uint32_t c = 0; c < r.n_counters; c++) {
+            const hta_range_counter *x = &part->range_counters[r.first_counter + c];
+            if (hta_trace_push_range_counter(into, hta_strtab_get(&part->counter_names, x->counter),
+                                             part->counter_names.lengths[x->counter], x->value))
+                return -1;
+        }
+        r.name = names[r.name];
+        r.first_counter = (uint32_t)first;
+        if (hta_trace_add_range(into, r))
+            return -1;
+    }
+    return 0;
+}
+
 /* A part's events on their way into the merged array, at `at`. */
 typedef struct part_move {
     hta_trace *part;
@@ -177,7 +198,8 @@ static int place_part(hta_trace *into, hta_trace *part, part_move *move)
         hta_comm_set_append(&into->comm, &part->comm, into->n_events))
         return -1;
     append_extras(into, part);
-    if (hta_memory_samples_append(&into->memory, &part->memory))
+    if (hta_memory_samples_append(&into->memory, &part->memory) ||
+        append_ranges(into, part, move->names))
         return -1;
     into->n_events += part->n_events;
     into->skipped_events += part->skipped_events;

@@ -7,6 +7,7 @@
 #include "model/hta_rounding.h"
 #include "model/rank_view.h"
 #include "model/step_filter.h"
+#include "output/trace_writer.h"
 #include "parse/rank_name.h"
 #include "parse/input_format.h"
 #include "parse/read_input.h"
@@ -182,6 +183,8 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
          * the root discards with the failed rank. */
         double deadline = opt->timeout_per_trace > 0 ? t0 + opt->timeout_per_trace : 0;
         ok = hta_run_analyses(&view, opt, threads, path, deadline, out, &err) == 0;
+        if (ok && opt->write_traces)
+            ok = hta_write_trace(path, &view, opt->write_traces, &err) == 0;
         hta_rank_view_free(&view);
     }
     r.analysis_seconds = hta_monotonic_seconds() - t1;

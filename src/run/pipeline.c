@@ -26,6 +26,7 @@
 #include "output/results_file.h"
 #include "output/run_info.h"
 #include "output/summary.h"
+#include "output/trace_outliers.h"
 #include "run/analyse_file.h"
 #include "run/discover.h"
 #include "run/file_list.h"
@@ -345,6 +346,8 @@ static int finish_results(hta_run_context *run, int code)
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
+    if (opt->write_traces && hta_add_outliers_to_written_traces(&run->all, opt->write_traces, &err))
+        report(err.text);
     if (opt->verbose)
         fprintf(stderr, "hta-mpi: after the last trace: gather %.3f s, cross-rank %.3f s, "
                         "HDF5 write %.3f s\n",

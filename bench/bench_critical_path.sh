@@ -1,0 +1,40 @@
+#!/bin/bash
+# Critical-path benchmark (not a test): the cost of --critical-path on one
+# large generated rank trace, against the same run without it, measured in
+# the same run on the same file (best of N wall times each, alternating,
+# so that the machine's load weighs on both sides alike).  Prints a
+# markdown table: seconds, peak RSS, and the share --critical-path adds.
+#
+#   bench/bench_critical_path.sh [BUILD_DIR] [SIZE_MB] [WORK_DIR] [N]
+set -euo pipefail
+BUILD=$(realpath "${1:-build}")
+SIZE_MB=${2:-1000}
+WORK=${3:-$(mktemp -d /tmp/hta-bench.XXXXXX)}
+N=${4:-5}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mkdir -p "$WORK/plain"
+[ -f "$WORK/plain/rank-0.json" ] || "$BUILD/hta-tracegen" -o "$WORK/plain" --ranks 1 --size-mb "$SIZE_MB"
+JSON="$WORK/plain/rank-0.json"
+BYTES=$(stat -c %s "$JSON")
+
+best_without="" best_with="" rss_without="" rss_with=""
+for _ in $(seq "$N"); do
+  for mode in without with; do
+    flag=(); [ "$mode" = with ] && flag=(--critical-path)
+    /usr/bin/time -f "%e %M" -o "$WORK/time.txt" \
+      "$BUILD/hta-mpi" -q --force "${flag[@]}" -o "$WORK/$mode.h5" "$JSON" > /dev/null 2>&1
+    read -r t m < "$WORK/time.txt"
+    b="best_$mode"; r="rss_$mode"
+    if [ -z "${!b}" ] || awk "BEGIN{exit !($t < ${!b})}"; then printf -v "$b" %s "$t"; printf -v "$r" %s "$m"; fi
+  done
+done
+STEPS=$(/usr/bin/python3 -c "import h5py; print(len(h5py.File('$WORK/with.h5')['critical_path']))")
+
+echo "Trace: $(awk -v b="$BYTES" 'BEGIN{printf "%.0f", b/1e6}') MB, $STEPS ProfilerSteps; $(nproc) cores; best of $N; $(date -u +%F)"
+echo
+echo "| run | seconds | MB/s | peak RSS MB |"
+echo "|---|---|---|---|"
+awk -v t="$best_without" -v b="$BYTES" -v r="$rss_without" 'BEGIN{printf "| hta-mpi FILE.json | %.2f | %.0f | %.0f |\n", t, b/1e6/t, r/1024}'
+awk -v t="$best_with" -v b="$BYTES" -v r="$rss_with" 'BEGIN{printf "| hta-mpi --critical-path FILE.json | %.2f | %.0f | %.0f |\n", t, b/1e6/t, r/1024}'
+echo
+awk -v a="$best_with" -v b="$best_without" 'BEGIN{printf "--critical-path adds %.0f%% to the run\n", 100*(a/b-1)}'

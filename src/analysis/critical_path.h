@@ -1,0 +1,53 @@
+/* analysis/critical_path.h: the critical path of each ProfilerStep of a rank.
+ *
+ * HTA's critical-path graph (docs/definitions.md, Critical path): a node
+ * for the start and the end of each CPU op, runtime call and GPU kernel
+ * of a step; edges for the nesting and order of ops on each CPU thread,
+ * the runtime lock between threads, each kernel's duration, launch ->
+ * kernel when the stream's queue was empty, kernel -> kernel on a stream
+ * below a 1500 us gap, and the synchronisations the cuda_sync events
+ * record.  The longest path through it, found in topological order in
+ * O(V + E), is what bounds the step; each of its edges is put down to
+ * one of six causes. */
+#ifndef HTA_CRITICAL_PATH_H
+#define HTA_CRITICAL_PATH_H
+
+#include "analysis/registry.h"
+
+typedef enum hta_cp_bound {
+    HTA_CP_CPU = 0,
+    HTA_CP_DATA_LOADING,
+    HTA_CP_GPU_COMPUTE,
+    HTA_CP_GPU_COMMUNICATION,
+    HTA_CP_KERNEL_KERNEL,
+    HTA_CP_KERNEL_LAUNCH,
+    HTA_CP_N_BOUNDS,
+    HTA_CP_NONE = HTA_CP_N_BOUNDS, /* zero-weight dependency and sync edges */
+} hta_cp_bound;
+
+/* HTA's names of the causes, by hta_cp_bound. */
+extern const char *const hta_cp_bound_names[HTA_CP_N_BOUNDS];
+
+/* "critical_path" (one row per rank and step), "critical_path_events"
+ * (the path's longest segments per step) and rank metrics. */
+int hta_critical_path(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+                      hta_error *err);
+
+/* A node of a step's critical path: the start or end of an event. */
+typedef struct hta_cp_point {
+    const hta_event *event;
+    int64_t ts_ns;
+    int is_start;
+} hta_cp_point;
+
+/* Called once per step (number -1: the whole trace) with its window and
+ * its path's nodes in order; nonzero stops the walk and is returned. */
+typedef int (*hta_cp_path_fn)(void *ctx, int64_t step, int64_t start_ns, int64_t end_ns,
+                              const hta_cp_point *points, size_t n);
+
+/* Computes every step's critical path of the view and hands each to fn
+ * instead of writing tables: -1 when out of memory, else what fn
+ * returned or 0. */
+int hta_critical_path_each(const hta_rank_view *view, hta_cp_path_fn fn, void *ctx);
+
+#endif

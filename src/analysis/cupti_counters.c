@@ -1,0 +1,308 @@
+/* cupti_counters.c: HTA's get_cupti_counter_data_with_operators (see
+ * analysis/cupti_counters.h and docs/definitions.md, CUPTI counters).
+ *
+ * FLOPs follow HTA's CUDA_SASS_INSTRUCTION_COUNTER_FLOPS: the SASS
+ * thread-instruction counters of the fadd, fmul, ffma, hadd, hmul, hfma,
+ * dadd, dmul and dfma ops, each fma counting 2 operations. */
+#include "analysis/cupti_counters.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cpu_context.h"
+#include "numerics/radix_sort.h"
+
+#define N_SASS 9
+static const char *const SASS_OPS[N_SASS] = {"ffma", "fmul", "fadd", "hfma", "hmul",
+                                             "hadd", "dfma", "dmul", "dadd"};
+
+static const hta_column RANGE_COLUMNS[] = {
+    {"rank", HTA_COL_I64},       {"range", HTA_COL_I64},       {"kernel", HTA_COL_STR},
+    {"ts_us", HTA_COL_F64},      {"dur_us", HTA_COL_F64},      {"launch_ts_us", HTA_COL_F64},
+    {"launch_correlation", HTA_COL_I64}, {"top_op", HTA_COL_STR}, {"bottom_op", HTA_COL_STR},
+    {"op_stack", HTA_COL_STR},   {"flops", HTA_COL_F64},
+    {"ffma", HTA_COL_F64},       {"fmul", HTA_COL_F64},        {"fadd", HTA_COL_F64},
+    {"hfma", HTA_COL_F64},       {"hmul", HTA_COL_F64},        {"hadd", HTA_COL_F64},
+    {"dfma", HTA_COL_F64},       {"dmul", HTA_COL_F64},        {"dadd", HTA_COL_F64},
+};
+static const hta_column VALUE_COLUMNS[] = {
+    {"rank", HTA_COL_I64}, {"range", HTA_COL_I64}, {"counter", HTA_COL_STR}, {"value", HTA_COL_F64},
+};
+static const hta_column KERNEL_COLUMNS[] = {
+    {"rank", HTA_COL_I64},       {"kernel", HTA_COL_STR},   {"count", HTA_COL_I64},
+    {"dur_sum_us", HTA_COL_F64}, {"flops_sum", HTA_COL_F64}, {"flops_mean", HTA_COL_F64},
+};
+static const hta_column MATCH_COLUMNS[] = {
+    {"rank", HTA_COL_I64},       {"ranges", HTA_COL_I64},   {"launches", HTA_COL_I64},
+    {"matched", HTA_COL_I64},    {"unmatched_ranges", HTA_COL_I64},
+    {"unmatched_launches", HTA_COL_I64},
+};
+
+/* The counter ids of the SASS ops (UINT32_MAX when absent). */
+static void find_sass(const hta_trace *t, uint32_t *ids)
+{
+    char name[96];
+    for (int k = 0; k < N_SASS; k++) {
+        snprintf(name, sizeof name, "smsp__sass_thread_inst_executed_op_%s_pred_on.sum",
+                 SASS_OPS[k]);
+        ids[k] = hta_strtab_find(&t->counter_names, name, strlen(name));
+    }
+}
+
+static int is_kernel_launch(const hta_trace *t, const hta_event *e, uint32_t runtime_cat)
+{
+    return !hta_event_is_gpu(e) && e->cat == runtime_cat &&
+           strncmp(hta_event_name(t, e), "cudaLaunchKernel", 16) == 0;
+}
+
+/* Indices of the events (or ranges) ordered by start, ties in trace order. */
+static size_t *order_by_start(const int64_t *ts, size_t n)
+{
+    hta_keyed *k = malloc((2 * n + 1) * sizeof *k);
+    size_t *order = malloc((n + 1) * sizeof *order);
+    if (!k || !order) {
+        free(k);
+        free(order);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        k[i] = (hta_keyed){ts[i], i};
+    if (hta_stable_sort_keyed_using(k, n, k + n)) {
+        free(k);
+        free(order);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = k[i].index;
+    free(k);
+    return order;
+}
+
+/* The cpu_ops enclosing each launch on its thread, outermost first, as
+ * text: "['a', 'b']" like HTA's op_stack, with top and bottom. */
+typedef struct op_stack {
+    char *text;                /* owned */
+    const char *top, *bottom;  /* names, "" when none */
+} op_stack;
+
+static int stack_of(const hta_trace *t, const hta_cpu_contexts *ctx, uint32_t cpu_op_cat,
+                    const hta_event *launch, op_stack *out)
+{
+    /* Enclosing ops: start <= the launch's start, end >= its end, on its
+     * thread; nested ops order by start (longer first on equal starts). */
+    uint32_t thread = hta_cpu_context_of(ctx, launch)->thread;
+    size_t n = 0, cap = 0;
+    const hta_event **ops = NULL;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        if (hta_event_is_gpu(e) || e->cat != cpu_op_cat || e->ts_ns > launch->ts_ns ||
+            hta_event_end(e) < hta_event_end(launch) ||
+            hta_cpu_context_of(ctx, e)->thread != thread)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            const hta_event **more = realloc(ops, cap * sizeof *ops);
+            if (!more) {
+                free(ops);
+                return -1;
+            }
+            ops = more;
+        }
+        size_t j = n++;
+        while (j > 0 && (ops[j - 1]->ts_ns > e->ts_ns ||
+                         (ops[j - 1]->ts_ns == e->ts_ns && ops[j - 1]->dur_ns < e->dur_ns))) {
+            ops[j] = ops[j - 1];
+            j--;
+        }
+        ops[j] = e;
+    }
+    size_t len = 3;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(hta_event_name(t, ops[i])) + 4;
+    out->text = malloc(len);
+    if (!out->text) {
+        free(ops);
+        return -1;
+    }
+    char *p = out->text;
+    *p++ = '[';
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%s'%s'", i ? ", " : "", hta_event_name(t, ops[i]));
+    *p++ = ']';
+    *p = '\0';
+    out->top = n ? hta_event_name(t, ops[0]) : "";
+    out->bottom = n ? hta_event_name(t, ops[n - 1]) : "";
+    free(ops);
+    return 0;
+}
+
+typedef struct kernel_sum {
+    uint32_t name;
+    int64_t count;
+    int64_t dur;
+    double flops;
+} kernel_sum;
+
+static int cmp_kernel_sum(const void *a, const void *b)
+{
+    const kernel_sum *x = a, *y = b;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static double range_counter(const hta_trace *t, const hta_profiler_range *r, uint32_t id)
+{
+    for (uint32_t c = 0; c < r->n_counters; c++)
+        if (t->range_counters[r->first_counter + c].counter == id)
+            return t->range_counters[r->first_counter + c].value;
+    return id == UINT32_MAX ? NAN : 0.0;
+}
+
+static int emit_range(hta_tableset *out, const hta_rank_view *v, size_t i,
+                      const hta_profiler_range *r, const hta_event *launch, const op_stack *st,
+                      const uint32_t *sass, kernel_sum *sum)
+{
+    const hta_trace *t = v->trace;
+    double counts[N_SASS], flops = 0;
+    for (int k = 0; k < N_SASS; k++) {
+        counts[k] = range_counter(t, r, sass[k]);
+        if (!isnan(counts[k]))
+            flops += counts[k] * (strstr(SASS_OPS[k], "fma") ? 2 : 1);
+    }
+    hta_table *tab = HTA_TABLE(out, "cupti_counters", RANGE_COLUMNS);
+    if (!tab)
+        return -1;
+    hta_row_builder row = hta_table_add_row(tab);
+    hta_row_put_i64(&row, v->rank_key);
+    hta_row_put_i64(&row, (int64_t)i);
+    hta_row_put_str(&row, hta_strtab_get(&t->names, r->name));
+    hta_row_put_f64(&row, hta_ns_to_us(r->ts_ns));
+    hta_row_put_f64(&row, hta_ns_to_us(r->dur_ns));
+    hta_row_put_f64(&row, launch ? hta_ns_to_us(launch->ts_ns) : NAN);
+    hta_row_put_i64(&row, launch ? hta_event_correlation(t, launch) : -1);
+    hta_row_put_str(&row, st->top);
+    hta_row_put_str(&row, st->bottom);
+    hta_row_put_str(&row, st->text ? st->text : "");
+    hta_row_put_f64(&row, flops);
+    for (int k = 0; k < N_SASS; k++)
+        hta_row_put_f64(&row, counts[k]);
+    if (hta_row_done(&row))
+        return -1;
+    hta_table *values = HTA_TABLE(out, "cupti_counter_values", VALUE_COLUMNS);
+    for (uint32_t c = 0; c < r->n_counters; c++) {
+        const hta_range_counter *rc = &t->range_counters[r->first_counter + c];
+        hta_row_builder vr = hta_table_add_row(values);
+        hta_row_put_i64(&vr, v->rank_key);
+        hta_row_put_i64(&vr, (int64_t)i);
+        hta_row_put_str(&vr, hta_strtab_get(&t->counter_names, rc->counter));
+        hta_row_put_f64(&vr, rc->value);
+        if (!values || hta_row_done(&vr))
+            return -1;
+    }
+    *sum = (kernel_sum){r->name, 1, r->dur_ns, flops};
+    return 0;
+}
+
+static int emit_kernels(hta_tableset *out, const hta_rank_view *v, kernel_sum *s, size_t n)
+{
+    qsort(s, n, sizeof *s, cmp_kernel_sum);
+    hta_table *tab = HTA_TABLE(out, "cupti_kernels", KERNEL_COLUMNS);
+    if (!tab)
+        return -1;
+    for (size_t i = 0, j; i < n; i = j) {
+        kernel_sum k = s[i];
+        for (j = i + 1; j < n && s[j].name == s[i].name; j++) {
+            k.count++;
+            k.dur += s[j].dur;
+            k.flops += s[j].flops;
+        }
+        hta_row_builder row = hta_table_add_row(tab);
+        hta_row_put_i64(&row, v->rank_key);
+        hta_row_put_str(&row, hta_strtab_get(&v->trace->names, k.name));
+        hta_row_put_i64(&row, k.count);
+        hta_row_put_f64(&row, hta_ns_to_us(k.dur));
+        hta_row_put_f64(&row, k.flops);
+        hta_row_put_f64(&row, k.flops / (double)k.count);
+        if (hta_row_done(&row))
+            return -1;
+    }
+    return 0;
+}
+
+static int emit_matching(hta_tableset *out, int64_t rank, size_t ranges, size_t launches)
+{
+    size_t matched = ranges < launches ? ranges : launches;
+    hta_table *tab = HTA_TABLE(out, "cupti_matching", MATCH_COLUMNS);
+    if (!tab)
+        return -1;
+    hta_row_builder row = hta_table_add_row(tab);
+    hta_row_put_i64(&row, rank);
+    hta_row_put_i64(&row, (int64_t)ranges);
+    hta_row_put_i64(&row, (int64_t)launches);
+    hta_row_put_i64(&row, (int64_t)matched);
+    hta_row_put_i64(&row, (int64_t)(ranges - matched));
+    hta_row_put_i64(&row, (int64_t)(launches - matched));
+    return hta_row_done(&row);
+}
+
+int hta_cupti_counters(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+                       hta_error *err)
+{
+    (void)opt;
+    const hta_trace *t = view->trace;
+    if (t->n_ranges == 0)
+        return 0;
+    uint32_t runtime_cat = hta_strtab_find(&t->categories, "cuda_runtime", 12);
+    uint32_t cpu_op_cat = hta_strtab_find(&t->categories, "cpu_op", 6);
+    uint32_t sass[N_SASS];
+    find_sass(t, sass);
+    hta_cpu_contexts ctx = {0};
+    size_t n_launches = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        n_launches += is_kernel_launch(t, &t->events[i], runtime_cat);
+    const hta_event **launches = malloc((n_launches + 1) * sizeof *launches);
+    int64_t *launch_ts = malloc((n_launches + 1) * sizeof *launch_ts);
+    int64_t *range_ts = malloc((t->n_ranges + 1) * sizeof *range_ts);
+    kernel_sum *sums = malloc((t->n_ranges + 1) * sizeof *sums);
+    size_t *launch_order = NULL, *range_order = NULL;
+    int rc = -1;
+    if (!launches || !launch_ts || !range_ts || !sums || hta_cpu_contexts_build(&ctx, t))
+        goto done;
+    n_launches = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        if (is_kernel_launch(t, &t->events[i], runtime_cat)) {
+            launch_ts[n_launches] = t->events[i].ts_ns;
+            launches[n_launches++] = &t->events[i];
+        }
+    for (size_t i = 0; i < t->n_ranges; i++)
+        range_ts[i] = t->ranges[i].ts_ns;
+    launch_order = order_by_start(launch_ts, n_launches);
+    range_order = order_by_start(range_ts, t->n_ranges);
+    if (!launch_order || !range_order)
+        goto done;
+    for (size_t i = 0; i < t->n_ranges; i++) {
+        const hta_event *launch = i < n_launches ? launches[launch_order[i]] : NULL;
+        op_stack st = {NULL, "", ""};
+        if (launch && stack_of(t, &ctx, cpu_op_cat, launch, &st))
+            goto done;
+        int bad = emit_range(out, view, i, &t->ranges[range_order[i]], launch, &st, sass,
+                             &sums[i]);
+        free(st.text);
+        if (bad)
+            goto done;
+    }
+    if (emit_kernels(out, view, sums, t->n_ranges) ||
+        emit_matching(out, view->rank_key, t->n_ranges, n_launches))
+        goto done;
+    rc = 0;
+done:
+    hta_cpu_contexts_free(&ctx);
+    free(launches);
+    free(launch_ts);
+    free(range_ts);
+    free(sums);
+    free(launch_order);
+    free(range_order);
+    return rc ? hta_fail(err, "out of memory in the CUPTI counters") : 0;
+}

@@ -1,0 +1,150 @@
+/* trace_outliers.c: outlier flags into the written traces (see
+ * output/trace_outliers.h).  A written trace is rewritten whole through a
+ * temporary file beside it, renamed over it when complete, so that a
+ * failure leaves the trace as the rank's process wrote it. */
+#include "output/trace_outliers.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "util/buf.h"
+
+/* A JSON number: null for what JSON cannot hold. */
+static void put_number(hta_buf *b, double v)
+{
+    char text[64];
+    if (isfinite(v))
+        snprintf(text, sizeof text, "%.17g", v);
+    else
+        strcpy(text, "null");
+    hta_buf_append(b, text, strlen(text));
+}
+
+static void put_string(hta_buf *b, const char *s)
+{
+    hta_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            hta_buf_putc(b, '\\');
+        if ((unsigned char)*s >= 0x20)
+            hta_buf_putc(b, *s);
+    }
+    hta_buf_putc(b, '"');
+}
+
+/* `"hta_mpi":{...},` for rank: its rows of the outliers table. */
+static void metadata_of(const hta_table *outliers, int64_t rank, hta_buf *b)
+{
+    char head[64];
+    snprintf(head, sizeof head, "\"hta_mpi\":{\"rank\":%lld,\"outliers\":[", (long long)rank);
+    hta_buf_append(b, head, strlen(head));
+    long r = outliers ? hta_table_column(outliers, "rank") : -1;
+    long metric = outliers ? hta_table_column(outliers, "metric") : -1;
+    long value = outliers ? hta_table_column(outliers, "value") : -1;
+    long z = outliers ? hta_table_column(outliers, "z") : -1;
+    long robust = outliers ? hta_table_column(outliers, "robust_z") : -1;
+    long cls = outliers ? hta_table_column(outliers, "classification") : -1;
+    int first = 1;
+    for (size_t i = 0; outliers && r >= 0 && i < outliers->n_rows; i++) {
+        const hta_cell *row = hta_table_row(outliers, i);
+        if (row[r].i != rank)
+            continue;
+        hta_buf_append(b, first ? "{\"metric\":" : ",{\"metric\":", first ? 10 : 11);
+        first = 0;
+        put_string(b, row[metric].s);
+        hta_buf_append(b, ",\"value\":", 9);
+        put_number(b, row[value].f);
+        hta_buf_append(b, ",\"z\":", 5);
+        put_number(b, row[z].f);
+        hta_buf_append(b, ",\"robust_z\":", 12);
+        put_number(b, row[robust].f);
+        hta_buf_append(b, ",\"classification\":", 18);
+        put_string(b, row[cls].s);
+        hta_buf_putc(b, '}');
+    }
+    hta_buf_append(b, "]},", 3);
+}
+
+static int read_all(const char *path, hta_buf *out)
+{
+    gzFile in = gzopen(path, "rb");
+    if (!in)
+        return -1;
+    char chunk[1 << 16];
+    int got;
+    while ((got = gzread(in, chunk, sizeof chunk)) > 0)
+        if (hta_buf_append(out, chunk, (size_t)got)) {
+            gzclose(in);
+            return -1;
+        }
+    return gzclose(in) == Z_OK && got == 0 ? 0 : -1;
+}
+
+/* Writes doc with meta inserted after its first '{' to path, compressed
+ * when gz: 0, or -1. */
+static int rewrite(const char *path, int gz, const hta_buf *doc, const hta_buf *meta)
+{
+    const char *open = memchr(doc->data, '{', doc->len);
+    const char *bracket = memchr(doc->data, '[', doc->len);
+    if (!open || (bracket && bracket < open))
+        return 0;              /* a bare event array has no top level */
+    size_t head = (size_t)(open - doc->data) + 1;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int ok;
+    if (gz) {
+        gzFile out = gzopen(tmp, "wb1");
+        ok = out && gzwrite(out, doc->data, (unsigned)head) == (int)head &&
+             gzwrite(out, meta->data, (unsigned)meta->len) == (int)meta->len &&
+             gzwrite(out, doc->data + head, (unsigned)(doc->len - head)) ==
+                 (int)(doc->len - head);
+        ok = out && gzclose(out) == Z_OK && ok;
+    } else {
+        FILE *out = fopen(tmp, "wb");
+        ok = out && fwrite(doc->data, 1, head, out) == head &&
+             fwrite(meta->data, 1, meta->len, out) == meta->len &&
+             fwrite(doc->data + head, 1, doc->len - head, out) == doc->len - head;
+        ok = out && fclose(out) == 0 && ok;
+    }
+    if (!ok || rename(tmp, path)) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int hta_add_outliers_to_written_traces(const hta_tableset *all, const char *dir,
+                                       hta_error *err)
+{
+    const hta_table *ranks = hta_tableset_find(all, "ranks");
+    const hta_table *outliers = hta_tableset_find(all, "outliers");
+    long rank = ranks ? hta_table_column(ranks, "rank") : -1;
+    long file = ranks ? hta_table_column(ranks, "file") : -1;
+    long status = ranks ? hta_table_column(ranks, "status") : -1;
+    if (rank < 0 || file < 0 || status < 0)
+        return 0;
+    for (size_t i = 0; i < ranks->n_rows; i++) {
+        const hta_cell *row = hta_table_row(ranks, i);
+        if (strcmp(row[status].s, "failed") == 0)
+            continue;
+        const char *base = strrchr(row[file].s, '/');
+        base = base ? base + 1 : row[file].s;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, base);
+        size_t n = strlen(path);
+        int gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
+        hta_buf doc = {0}, meta = {0};
+        metadata_of(outliers, row[rank].i, &meta);
+        int rc = read_all(path, &doc) || !meta.data || rewrite(path, gz, &doc, &meta);
+        hta_buf_free(&doc);
+        hta_buf_free(&meta);
+        if (rc)
+            return hta_fail(err, "%s: could not add the outlier flags: %s", path,
+                            errno ? strerror(errno) : "out of memory");
+    }
+    return 0;
+}

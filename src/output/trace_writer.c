@@ -1,0 +1,674 @@
+/* trace_writer.c: --write-traces (see output/trace_writer.h).
+ *
+ * The original document is read whole and copied through, so that
+ * nothing hta-mpi does not model is lost; a small scanner finds the
+ * traceEvents array's elements and, in each, the members name, ts, dur,
+ * pid, tid and args at the object's top level.  An element is on the
+ * critical path when its name (as written), ts and dur (in nanoseconds,
+ * as the reader converts them) are those of a path event.  Added events
+ * go before the array's closing bracket: their pid is ANALYSIS_PID, named
+ * "hta-mpi" by a metadata event, except flows, which sit on the tracks of
+ * the events they join. */
+#include "output/trace_writer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "util/buf.h"
+#include "analysis/critical_path.h"
+#include "model/interval.h"
+#include "model/launch_apis.h"
+
+#define ANALYSIS_PID 999999
+/* Flow ids far above Kineto's (its ac2g flows count from 1). */
+#define FLOW_ID_BASE 1000000000u
+
+/* ---- the critical path's events --------------------------------------- */
+
+typedef struct mark {
+    const hta_event *event;
+    int64_t ts, dur;
+    const char *name;
+    size_t name_len;
+    /* the element's pid and tid as written, once found */
+    const char *pid, *tid;
+    size_t pid_len, tid_len;
+} mark;
+
+typedef struct flow {
+    const hta_event *from, *to;
+    int64_t from_ts, to_ts;
+} flow;
+
+typedef struct step_share {
+    int64_t start, end;
+    double compute, communication, overlap, empty;
+} step_share;
+
+typedef struct collected {
+    const hta_rank_view *v;
+    mark *marks;
+    size_t n_marks, cap_marks;
+    flow *flows;
+    size_t n_flows, cap_flows;
+    step_share *shares;
+    size_t n_shares, cap_shares;
+} collected;
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? 2 * *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* The mark of event, added when new (marks stay few: one per path event). */
+static long mark_of(collected *c, const hta_event *e)
+{
+    if (c->n_marks && c->marks[c->n_marks - 1].event == e)
+        return (long)c->n_marks - 1;
+    if (grow((void **)&c->marks, &c->cap_marks, c->n_marks + 1, sizeof *c->marks))
+        return -1;
+    const char *name = hta_event_name(c->v->trace, e);
+    c->marks[c->n_marks] = (mark){e, e->ts_ns, e->dur_ns, name, strlen(name), NULL, NULL, 0, 0};
+    return (long)c->n_marks++;
+}
+
+static int crosses(const hta_event *a, const hta_event *b)
+{
+    return hta_event_is_gpu(a) != hta_event_is_gpu(b) ||
+           (hta_event_is_gpu(a) && a->stream != b->stream);
+}
+
+/* Busy time of the merged list within [a, b). */
+static int64_t within(const hta_interval *iv, size_t n, int64_t a, int64_t b)
+{
+    hta_interval w = {a, b};
+    return hta_intervals_overlap(iv, n, &w, 1);
+}
+
+typedef struct window_sum {
+    int64_t a, b, sum;
+} window_sum;
+
+static void add_clipped(void *ctx, int64_t start, int64_t end)
+{
+    window_sum *w = ctx;
+    start = start > w->a ? start : w->a;
+    end = end < w->b ? end : w->b;
+    w->sum += end > start ? end - start : 0;
+}
+
+static int add_share(collected *c, int64_t a, int64_t b)
+{
+    if (b <= a || grow((void **)&c->shares, &c->cap_shares, c->n_shares + 1, sizeof *c->shares))
+        return b <= a ? 0 : -1;
+    const hta_type_unions *u = &c->v->unions;
+    const hta_interval *comp = u->of[HTA_KT_COMPUTATION], *comm = u->of[HTA_KT_COMMUNICATION];
+    size_t ncomp = u->n[HTA_KT_COMPUTATION], ncomm = u->n[HTA_KT_COMMUNICATION];
+    window_sum both = {a, b, 0};
+    hta_intervals_walk_intersection(comp, ncomp, comm, ncomm, add_clipped, &both);
+    double span = (double)(b - a);
+    double compute = (double)within(comp, ncomp, a, b), communication = (double)within(comm, ncomm, a, b);
+    c->shares[c->n_shares++] = (step_share){
+        a, b, (compute - (double)both.sum) / span, (communication - (double)both.sum) / span,
+        (double)both.sum / span, (span - compute - communication + (double)both.sum) / span};
+    return 0;
+}
+
+static int collect_path(void *ctx, int64_t step, int64_t start_ns, int64_t end_ns,
+                        const hta_cp_point *points, size_t n)
+{
+    (void)step;
+    collected *c = ctx;
+    if (add_share(c, start_ns, end_ns))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (mark_of(c, points[i].event) < 0)
+            return -1;
+        if (i > 0 && points[i].event != points[i - 1].event &&
+            crosses(points[i - 1].event, points[i].event)) {
+            if (grow((void **)&c->flows, &c->cap_flows, c->n_flows + 1, sizeof *c->flows))
+                return -1;
+            c->flows[c->n_flows++] = (flow){points[i - 1].event, points[i].event,
+                                            points[i - 1].ts_ns, points[i].ts_ns};
+        }
+    }
+    return 0;
+}
+
+static int cmp_mark(const void *a, const void *b)
+{
+    const mark *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->event < y->event ? -1 : x->event > y->event;
+}
+
+/* Sorts the marks by (ts, event) and drops repeats (a path passes an op
+ * at its start and again at its end). */
+static void sort_marks(collected *c)
+{
+    qsort(c->marks, c->n_marks, sizeof *c->marks, cmp_mark);
+    size_t m = 0;
+    for (size_t i = 0; i < c->n_marks; i++)
+        if (m == 0 || c->marks[m - 1].event != c->marks[i].event)
+            c->marks[m++] = c->marks[i];
+    c->n_marks = m;
+}
+
+/* The mark of a path event. */
+static const mark *mark_for(const collected *c, const hta_event *e)
+{
+    mark key = {.event = e, .ts = e->ts_ns};
+    return bsearch(&key, c->marks, c->n_marks, sizeof *c->marks, cmp_mark);
+}
+
+/* ---- scanning the document -------------------------------------------- */
+
+typedef struct scanner {
+    const char *p, *end;
+} scanner;
+
+static void skip_ws(scanner *s)
+{
+    while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
+        s->p++;
+}
+
+/* Past a string whose opening quote is current; its text in *text. */
+static int skip_string(scanner *s, const char **text, size_t *len)
+{
+    const char *q = ++s->p;
+    while (s->p < s->end && *s->p != '"')
+        s->p += *s->p == '\\' ? 2 : 1;
+    if (s->p >= s->end)
+        return -1;
+    if (text) {
+        *text = q;
+        *len = (size_t)(s->p - q);
+    }
+    s->p++;
+    return 0;
+}
+
+/* Past any value. */
+static int skip_value(scanner *s)
+{
+    skip_ws(s);
+    if (s->p >= s->end)
+        return -1;
+    if (*s->p == '"')
+        return skip_string(s, NULL, NULL);
+    if (*s->p != '{' && *s->p != '[') {
+        while (s->p < s->end && !strchr(",}] \n\r\t", *s->p))
+            s->p++;
+        return 0;
+    }
+    int depth = 0;
+    while (s->p < s->end) {
+        char ch = *s->p;
+        if (ch == '"') {
+            if (skip_string(s, NULL, NULL))
+                return -1;
+            continue;
+        }
+        depth += (ch == '{' || ch == '[') - (ch == '}' || ch == ']');
+        s->p++;
+        if (depth == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* A number's text in nanoseconds, as the reader converts (thousandths). */
+static int64_t text_ns(const char *p, size_t len)
+{
+    int neg = len && *p == '-';
+    size_t i = (size_t)neg;
+    int64_t whole = 0, frac = 0;
+    for (; i < len && *p != '.' && p[i] >= '0' && p[i] <= '9'; i++)
+        whole = whole * 10 + (p[i] - '0');
+    int digits = 0;
+    if (i < len && p[i] == '.')
+        for (i++; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+            if (digits < 3) {
+                frac = frac * 10 + (p[i] - '0');
+                digits++;
+            }
+    while (digits++ < 3)
+        frac *= 10;
+    int64_t ns = whole * 1000 + frac;
+    return neg ? -ns : ns;
+}
+
+typedef struct element {
+    const char *open;          /* the object's '{' */
+    const char *args_open;     /* its args' '{', or NULL */
+    int args_empty;
+    const char *name, *ts, *dur, *pid, *tid;
+    size_t name_len, ts_len, dur_len, pid_len, tid_len;
+} element;
+
+/* Reads the top-level members of the object at s->p. */
+static int scan_element(scanner *s, element *el)
+{
+    memset(el, 0, sizeof *el);
+    el->open = s->p++;
+    for (;;) {
+        skip_ws(s);
+        if (s->p >= s->end)
+            return -1;
+        if (*s->p == '}') {
+            s->p++;
+            return 0;
+        }
+        if (*s->p == ',') {
+            s->p++;
+            continue;
+        }
+        const char *key;
+        size_t klen;
+        if (*s->p != '"' || skip_string(s, &key, &klen))
+            return -1;
+        skip_ws(s);
+        if (s->p >= s->end || *s->p++ != ':')
+            return -1;
+        skip_ws(s);
+        const char *v = s->p;
+        if (skip_value(s))
+            return -1;
+        size_t vlen = (size_t)(s->p - v);
+#define KEY(k) (klen == sizeof k - 1 && memcmp(key, k, klen) == 0)
+        if (KEY("name") && *v == '"') {
+            el->name = v + 1;
+            el->name_len = vlen - 2;
+        } else if (KEY("ts")) {
+            el->ts = v;
+            el->ts_len = vlen;
+        } else if (KEY("dur")) {
+            el->dur = v;
+            el->dur_len = vlen;
+        } else if (KEY("pid")) {
+            el->pid = v;
+            el->pid_len = vlen;
+        } else if (KEY("tid")) {
+            el->tid = v;
+            el->tid_len = vlen;
+        } else if (KEY("args") && *v == '{') {
+            el->args_open = v;
+            scanner in = {v + 1, s->p};
+            skip_ws(&in);
+            el->args_empty = *in.p == '}';
+        }
+#undef KEY
+    }
+}
+
+/* The mark of an element, or NULL (marks sorted by ts). */
+static mark *find_mark(collected *c, const element *el)
+{
+    if (!el->ts || !el->dur || !el->name)
+        return NULL;
+    int64_t ts = text_ns(el->ts, el->ts_len), dur = text_ns(el->dur, el->dur_len);
+    size_t lo = 0, hi = c->n_marks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->marks[mid].ts < ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < c->n_marks && c->marks[lo].ts == ts; lo++) {
+        mark *m = &c->marks[lo];
+        if (m->dur == dur && m->name_len == el->name_len &&
+            memcmp(m->name, el->name, el->name_len) == 0)
+            return m;
+    }
+    return NULL;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+typedef struct sink {
+    FILE *file;
+    gzFile gz;
+    int failed;
+} sink;
+
+static void put(sink *o, const char *p, size_t n)
+{
+    if (o->failed || n == 0)
+        return;
+    if (o->gz)
+        o->failed = gzwrite(o->gz, p, (unsigned)n) != (int)n;
+    else
+        o->failed = fwrite(p, 1, n, o->file) != n;
+}
+
+static void puts_(sink *o, const char *s)
+{
+    put(o, s, strlen(s));
+}
+
+/* The document with marked elements, up to the array's closing bracket
+ * (returned), or NULL when the document has no traceEvents array. */
+static const char *copy_events(collected *c, const char *doc, size_t len, sink *o, int *any)
+{
+    const char *key = strstr(doc, "\"traceEvents\"");
+    if (!key)
+        return NULL;
+    scanner s = {key + 13, doc + len};
+    skip_ws(&s);
+    if (s.p >= s.end || *s.p++ != ':')
+        return NULL;
+    skip_ws(&s);
+    if (s.p >= s.end || *s.p != '[')
+        return NULL;
+    s.p++;
+    const char *copied = doc;
+    *any = 0;
+    for (;;) {
+        skip_ws(&s);
+        if (s.p >= s.end)
+            return NULL;
+        if (*s.p == ']')
+            break;
+        if (*s.p == ',') {
+            s.p++;
+            continue;
+        }
+        *any = 1;
+        if (*s.p != '{') {
+            if (skip_value(&s))
+                return NULL;
+            continue;
+        }
+        element el;
+        if (scan_element(&s, &el))
+            return NULL;
+        mark *m = find_mark(c, &el);
+        if (!m)
+            continue;
+        m->pid = el.pid;
+        m->pid_len = el.pid_len;
+        m->tid = el.tid;
+        m->tid_len = el.tid_len;
+        const char *at = el.args_open ? el.args_open + 1 : el.open + 1;
+        put(o, copied, (size_t)(at - copied));
+        puts_(o, el.args_open ? (el.args_empty ? "\"critical\":1" : "\"critical\":1,")
+                              : "\"args\":{\"critical\":1},");
+        copied = at;
+    }
+    put(o, copied, (size_t)(s.p - copied));
+    return s.p;
+}
+
+static void put_event(sink *o, int *first, const char *text)
+{
+    puts_(o, *first ? "\n" : ",\n");
+    *first = 0;
+    puts_(o, text);
+}
+
+/* A JSON string's body with quotes and control bytes escaped. */
+static void put_escaped(hta_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            hta_buf_putc(b, '\\');
+        if ((unsigned char)*s < 0x20)
+            continue;
+        hta_buf_putc(b, *s);
+    }
+}
+
+static void put_counter(sink *o, int *first, const char *name, int64_t ts, const char *arg,
+                        double value)
+{
+    hta_buf b = {0};
+    hta_buf_append(&b, "{\"ph\":\"C\",\"cat\":\"hta_mpi\",\"name\":\"", 34);
+    put_escaped(&b, name);
+    char tail[256];
+    snprintf(tail, sizeof tail, "\",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"args\":{\"%s\":%.6g}}",
+             ANALYSIS_PID, hta_ns_to_us(ts), arg, value);
+    hta_buf_append(&b, tail, strlen(tail));
+    put_event(o, first, b.data ? b.data : "");
+    hta_buf_free(&b);
+}
+
+/* ---- counter tracks ----------------------------------------------------- */
+
+typedef struct change {
+    uint32_t track;            /* stream or copy kind (name id) */
+    int64_t ts;
+    int order;                 /* increments before decrements at one time */
+    double delta;
+} change;
+
+static int cmp_change(const void *a, const void *b)
+{
+    const change *x = a, *y = b;
+    if (x->track != y->track)
+        return x->track < y->track ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->order - y->order;
+}
+
+/* Emits a step function per track from its changes. */
+static void put_track(sink *o, int *first, change *ch, size_t n, const char *arg,
+                      const char *(*label)(const hta_rank_view *, uint32_t, char *, size_t),
+                      const hta_rank_view *v)
+{
+    qsort(ch, n, sizeof *ch, cmp_change);
+    double value = 0;
+    char name[512];
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || ch[i].track != ch[i - 1].track)
+            value = 0;
+        value += ch[i].delta;
+        if (fabs(value) < 1e-9)
+            value = 0;
+        if (i + 1 < n && ch[i + 1].track == ch[i].track && ch[i + 1].ts == ch[i].ts)
+            continue;          /* one sample per time */
+        put_counter(o, first, label(v, ch[i].track, name, sizeof name), ch[i].ts, arg, value);
+    }
+}
+
+static const char *queue_label(const hta_rank_view *v, uint32_t stream, char *buf, size_t cap)
+{
+    (void)v;
+    snprintf(buf, cap, "queue length (stream %u)", stream);
+    return buf;
+}
+
+static const char *copy_label(const hta_rank_view *v, uint32_t name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "memory bandwidth (%s)", hta_strtab_get(&v->trace->names, name));
+    return buf;
+}
+
+static int put_queue_lengths(sink *o, int *first, const hta_rank_view *v)
+{
+    hta_launch_names names = hta_launch_names_find(v->trace, HTA_LAUNCH_QUEUE_APIS);
+    change *ch = malloc((2 * v->n_gpu + 1) * sizeof *ch);
+    if (!ch)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_gpu; i++) {
+        const hta_event *g = v->gpu[i], *launch = hta_listed_launch(v, &names, g);
+        if (!launch)
+            continue;
+        ch[n++] = (change){g->stream, launch->ts_ns, 0, 1};
+        ch[n++] = (change){g->stream, g->ts_ns, 1, -1};
+    }
+    put_track(o, first, ch, n, "queue length", queue_label, v);
+    free(ch);
+    return 0;
+}
+
+static int put_bandwidths(sink *o, int *first, const hta_rank_view *v)
+{
+    change *ch = malloc((2 * v->n_gpu + 1) * sizeof *ch);
+    if (!ch)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_gpu; i++) {
+        const hta_event *g = v->gpu[i];
+        if (!(g->flags & HTA_EVENT_HAS_COPY))
+            continue;
+        double bw = hta_trace_extra(v->trace, g)->bandwidth_gbps;
+        if (isnan(bw) || g->dur_ns <= 0)
+            continue;
+        ch[n++] = (change){g->name, g->ts_ns, 1, bw};
+        ch[n++] = (change){g->name, hta_event_end(g), 0, -bw};
+    }
+    put_track(o, first, ch, n, "GB/s", copy_label, v);
+    free(ch);
+    return 0;
+}
+
+static void put_shares(sink *o, int *first, const collected *c)
+{
+    for (size_t i = 0; i < c->n_shares; i++) {
+        const step_share *s = &c->shares[i];
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"ph\":\"C\",\"cat\":\"hta_mpi\",\"name\":\"timeline share\",\"pid\":%d,"
+                 "\"tid\":0,\"ts\":%.3f,\"args\":{\"compute\":%.6f,\"communication\":%.6f,"
+                 "\"overlap\":%.6f,\"empty\":%.6f}}",
+                 ANALYSIS_PID, hta_ns_to_us(s->start), s->compute, s->communication, s->overlap,
+                 s->empty);
+        put_event(o, first, text);
+    }
+}
+
+static void put_flows(sink *o, int *first, const collected *c)
+{
+    for (size_t i = 0; i < c->n_flows; i++) {
+        const mark *a = mark_for(c, c->flows[i].from), *b = mark_for(c, c->flows[i].to);
+        if (!a || !b || !a->pid || !a->tid || !b->pid || !b->tid)
+            continue;          /* an end not found in the document */
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"ph\":\"s\",\"cat\":\"critical_path\",\"name\":\"critical path\",\"id\":%zu,"
+                 "\"pid\":%.*s,\"tid\":%.*s,\"ts\":%.3f}",
+                 FLOW_ID_BASE + i, (int)a->pid_len, a->pid, (int)a->tid_len, a->tid,
+                 hta_ns_to_us(c->flows[i].from_ts));
+        put_event(o, first, text);
+        snprintf(text, sizeof text,
+                 "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"critical_path\",\"name\":\"critical path\","
+                 "\"id\":%zu,\"pid\":%.*s,\"tid\":%.*s,\"ts\":%.3f}",
+                 FLOW_ID_BASE + i, (int)b->pid_len, b->pid, (int)b->tid_len, b->tid,
+                 hta_ns_to_us(c->flows[i].to_ts));
+        put_event(o, first, text);
+    }
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+/* mkdir -p: 0, or -1 with errno. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+static int read_whole(const char *path, hta_buf *out, int *is_gz)
+{
+    size_t n = strlen(path);
+    *is_gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
+    gzFile in = gzopen(path, "rb"); /* reads plain files as they are */
+    if (!in)
+        return -1;
+    char chunk[1 << 16];
+    int got;
+    while ((got = gzread(in, chunk, sizeof chunk)) > 0)
+        if (hta_buf_append(out, chunk, (size_t)got)) {
+            gzclose(in);
+            return -1;
+        }
+    return gzclose(in) == Z_OK && got == 0 ? 0 : -1;
+}
+
+static int write_document(collected *c, const hta_buf *doc, sink *o)
+{
+    int any;
+    const char *close = copy_events(c, doc->data, doc->len, o, &any);
+    if (!close)
+        return -1;
+    int first = !any;
+    put_event(o, &first, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":999999,\"tid\":0,"
+                         "\"args\":{\"name\":\"hta-mpi\"}}");
+    put_shares(o, &first, c);
+    put_flows(o, &first, c);
+    if (put_queue_lengths(o, &first, c->v) || put_bandwidths(o, &first, c->v))
+        return -1;
+    puts_(o, "\n");
+    put(o, close, (size_t)(doc->data + doc->len - close));
+    return o->failed ? -1 : 0;
+}
+
+int hta_write_trace(const char *path, const hta_rank_view *view, const char *dir,
+                    hta_error *err)
+{
+    hta_buf doc = {0};
+    int is_gz;
+    if (read_whole(path, &doc, &is_gz)) {
+        hta_buf_free(&doc);
+        return hta_fail(err, "%s: cannot read it again to write it back", path);
+    }
+    collected c = {.v = view};
+    int rc = hta_critical_path_each(view, collect_path, &c);
+    if (rc == 0)
+        sort_marks(&c);
+    const char *base = strrchr(path, '/');
+    char out_path[4096];
+    snprintf(out_path, sizeof out_path, "%s/%s", dir, base ? base + 1 : path);
+    sink o = {0};
+    if (make_dirs(dir))
+        rc = hta_fail(err, "%s: %s", dir, strerror(errno));
+    else if (rc == 0) {
+        if (is_gz)
+            o.gz = gzopen(out_path, "wb1");
+        else
+            o.file = fopen(out_path, "wb");
+        if (!o.gz && !o.file)
+            rc = hta_fail(err, "%s: %s", out_path, strerror(errno));
+        else if (write_document(&c, &doc, &o))
+            rc = hta_fail(err, "%s: could not write it (%s)", out_path,
+                          o.failed ? "write failed" : "no traceEvents array");
+        if ((o.gz && gzclose(o.gz) != Z_OK) || (o.file && fclose(o.file)))
+            rc = rc ? rc : hta_fail(err, "%s: could not write it", out_path);
+    } else if (rc) {
+        rc = hta_fail(err, "%s: out of memory computing the critical path to write", path);
+    }
+    hta_buf_free(&doc);
+    free(c.marks);
+    free(c.flows);
+    free(c.shares);
+    return rc ? -1 : 0;
+}

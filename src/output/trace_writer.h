@@ -1,0 +1,21 @@
+/* output/trace_writer.h: a rank's trace written back with the analysis in it.
+ *
+ * --write-traces DIR: the trace file, byte for byte, into DIR under its
+ * own name (gzip when it was gzip), with its critical path marked
+ * ("critical": 1 in the args of every event on a step's path, flow
+ * events along the path where it crosses between CPU and GPU) and
+ * counter tracks appended to traceEvents (queue length per stream,
+ * memory bandwidth per copy kind, each step's compute / communication /
+ * overlap / empty share), for Perfetto and chrome://tracing.  The added
+ * events are not complete ("X") events, so hta-mpi reading the written
+ * trace gives the same tables. */
+#ifndef HTA_TRACE_WRITER_H
+#define HTA_TRACE_WRITER_H
+
+#include "analysis/registry.h"
+
+/* Writes path's trace, as view holds it, into dir: 0, or -1 with err. */
+int hta_write_trace(const char *path, const hta_rank_view *view, const char *dir,
+                    hta_error *err);
+
+#endif
