@@ -219,7 +219,7 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
                      const comm_kernel *k, size_t n, row_scratch *r)
 {
     const hta_comm_set *s = &v->trace->comm;
-    size_t n_kinds = 0;
+    size_t n_kinds = 0, cursor = 0;
     r->kinds.len = 0;
     for (size_t i = 0; i < n; i++) {
         size_t j = 0;
@@ -229,7 +229,7 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
         if (j == i && put_kind(&r->kinds, s, k[i].meta))
             return -1;
         const hta_event *e = k[i].event;
-        long step = hta_profiler_step_of(steps, v, e);
+        long step = hta_profiler_step_of(steps, v, e, &cursor);
         r->seq[i] = k[i].meta->seq;
         r->gap[i] = i ? (uint64_t)(e->ts_ns - k[i - 1].event->ts_ns) : 0;
         r->duration[i] = e->dur_ns;

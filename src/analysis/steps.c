@@ -96,8 +96,9 @@ static int group_by_step(const hta_rank_view *v, const hta_profiler_steps *st,
         return -1;
     for (size_t k = 0; k <= st->n; k++)
         first[k] = 0;
+    size_t cursor = 0;
     for (size_t i = 0; i < v->n_gpu; i++) {
-        step[i] = hta_profiler_step_of(st, v, v->gpu[i]);
+        step[i] = hta_profiler_step_of(st, v, v->gpu[i], &cursor);
         if (step[i] >= 0)
             first[step[i] + 1]++;
     }

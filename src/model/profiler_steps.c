@@ -79,22 +79,35 @@ void hta_profiler_steps_free(hta_profiler_steps *s)
     *s = (hta_profiler_steps){0};
 }
 
-long hta_profiler_step_at(const hta_profiler_steps *s, int64_t ts)
+/* Whether lo is the number of steps starting at or before ts (the steps
+ * are by start, so that number is the one lo for which this holds). */
+static int is_upper_bound(const hta_profiler_steps *s, int64_t ts, size_t lo)
 {
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->steps[mid].start_ns <= ts)
-            lo = mid + 1;
-        else
-            hi = mid;
+    return lo <= s->n && (lo == 0 || s->steps[lo - 1].start_ns <= ts) &&
+           (lo == s->n || s->steps[lo].start_ns > ts);
+}
+
+long hta_profiler_step_at(const hta_profiler_steps *s, int64_t ts, size_t *cursor)
+{
+    size_t lo = *cursor;
+    if (!is_upper_bound(s, ts, lo) && !is_upper_bound(s, ts, ++lo)) {
+        size_t hi = s->n;
+        lo = 0;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s->steps[mid].start_ns <= ts)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
     }
+    *cursor = lo;
     return lo > 0 && ts < s->steps[lo - 1].end_ns ? (long)lo - 1 : -1;
 }
 
 long hta_profiler_step_of(const hta_profiler_steps *s, const hta_rank_view *view,
-                          const hta_event *gpu)
+                          const hta_event *gpu, size_t *cursor)
 {
     const hta_event *launch = s->n ? hta_rank_view_launch(view, gpu) : NULL;
-    return launch ? hta_profiler_step_at(s, launch->ts_ns) : -1;
+    return launch ? hta_profiler_step_at(s, launch->ts_ns, cursor) : -1;
 }

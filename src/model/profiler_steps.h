@@ -23,10 +23,13 @@ typedef struct hta_profiler_steps {
  * its events' ranges): 0, or -1 when out of memory. */
 int hta_profiler_steps_find(hta_profiler_steps *s, const hta_trace *trace);
 void hta_profiler_steps_free(hta_profiler_steps *s);
-/* Index of the step whose CPU range holds ts, or -1. */
-long hta_profiler_step_at(const hta_profiler_steps *s, int64_t ts);
-/* Index of the step that launched gpu (its launch by correlation), or -1. */
+/* Index of the step whose CPU range holds ts, or -1.  *cursor (0 at
+ * first) keeps where the last lookup ended: lookups in time order then
+ * cost a comparison or two instead of a binary search. */
+long hta_profiler_step_at(const hta_profiler_steps *s, int64_t ts, size_t *cursor);
+/* Index of the step that launched gpu (its launch by correlation), or -1;
+ * *cursor as for hta_profiler_step_at. */
 long hta_profiler_step_of(const hta_profiler_steps *s, const hta_rank_view *view,
-                          const hta_event *gpu);
+                          const hta_event *gpu, size_t *cursor);
 
 #endif
