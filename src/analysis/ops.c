@@ -71,12 +71,22 @@ static int compare_spans(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
-/* The union length of n intervals (sorted here). */
+static int is_sorted_by_start(const hta_interval *s, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (s[i].start < s[i - 1].start)
+            return 0;
+    return 1;
+}
+
+/* The union length of n intervals (sorted here, unless they already are:
+ * most ops launch one kernel, or several in start order). */
 static int64_t union_length(hta_interval *s, size_t n)
 {
     if (n == 0)
         return 0;
-    qsort(s, n, sizeof *s, compare_spans);
+    if (!is_sorted_by_start(s, n))
+        qsort(s, n, sizeof *s, compare_spans);
     int64_t total = 0, start = 0, end = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         if (s[i].start > end) {
