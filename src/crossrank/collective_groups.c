@@ -348,14 +348,20 @@ static int64_t bucket_of(int64_t bytes)
     return b;
 }
 
+/* strcmp that settles shared strings (the same group or kind) at once. */
+static int compare_text(const char *a, const char *b)
+{
+    return a == b ? 0 : strcmp(a, b);
+}
+
 static int compare_summary_key(const void *a, const void *b)
 {
     const instance *x = a, *y = b;
-    int c = strcmp(x->g->desc, y->g->desc);
+    int c = compare_text(x->g->desc, y->g->desc);
     if (!c)
-        c = strcmp(x->kind->collective, y->kind->collective);
+        c = compare_text(x->kind->collective, y->kind->collective);
     if (!c)
-        c = strcmp(x->kind->dtype, y->kind->dtype);
+        c = compare_text(x->kind->dtype, y->kind->dtype);
     if (!c) {
         int64_t bx = bucket_of(x->bytes), by = bucket_of(y->bytes);
         c = (bx > by) - (bx < by);
