@@ -97,25 +97,6 @@ static int compare_names(const void *a, const void *b)
     return strcmp(((const named_group *)a)->name, ((const named_group *)b)->name);
 }
 
-/* Writes the comma-separated ranks of the group whose mean stands apart
- * (empty when none). */
-static int list_outlier_ranks(const hta_options *opt, const hta_spread *s,
-                              const int64_t *ranks, const double *means, size_t n, hta_buf *out)
-{
-    out->len = 0;
-    for (size_t i = 0; i < n; i++) {
-        double rz = hta_spread_robust_z(s, means[i]);
-        if (!(isfinite(rz) && fabs(rz) >= opt->robust_z &&
-              hta_spread_is_material(s, means[i], opt->min_effect)))
-            continue;
-        char text[32];
-        int len = snprintf(text, sizeof text, "%s%lld", out->len ? "," : "", (long long)ranks[i]);
-        if (hta_buf_append(out, text, (size_t)len))
-            return -1;
-    }
-    return 0;
-}
-
 static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_columns *col,
                       const size_t *rows, size_t n, const hta_options *opt,
                       int64_t *ranks, double *means, hta_buf *text)
@@ -132,7 +113,7 @@ static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_colum
     if (hta_spread_of(means, n, &s))
         return -1;
     hta_spread_set_noise_floor(&s, opt->min_effect);
-    if (list_outlier_ranks(opt, &s, ranks, means, n, text))
+    if (hta_spread_list_outliers(&s, ranks, means, n, opt->robust_z, opt->min_effect, text))
         return -1;
     const hta_cell *first = hta_table_row(kernels, rows[0]);
     hta_row_builder row = hta_table_add_row(t);

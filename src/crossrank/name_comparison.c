@@ -82,23 +82,6 @@ static size_t sum_per_rank(const hta_table *t, long value_col, const size_t *row
     return m;
 }
 
-static int list_outliers(const hta_options *opt, const hta_spread *s, const int64_t *ranks,
-                         const double *v, size_t n, hta_buf *out)
-{
-    out->len = 0;
-    for (size_t i = 0; i < n; i++) {
-        double rz = hta_spread_robust_z(s, v[i]);
-        if (!(isfinite(rz) && fabs(rz) >= opt->robust_z &&
-              hta_spread_is_material(s, v[i], opt->min_effect)))
-            continue;
-        char text[32];
-        int len = snprintf(text, sizeof text, "%s%lld", out->len ? "," : "", (long long)ranks[i]);
-        if (hta_buf_append(out, text, (size_t)len))
-            return -1;
-    }
-    return 0;
-}
-
 static int put_name(hta_table *into, const char *name, const int64_t *ranks, const double *v,
                     size_t n, const hta_options *opt, hta_buf *text)
 {
@@ -111,7 +94,8 @@ static int put_name(hta_table *into, const char *name, const int64_t *ranks, con
     if (!nonzero)
         return 0;
     hta_spread s;
-    if (hta_spread_of(v, n, &s) || list_outliers(opt, &s, ranks, v, n, text))
+    if (hta_spread_of(v, n, &s) ||
+        hta_spread_list_outliers(&s, ranks, v, n, opt->robust_z, opt->min_effect, text))
         return -1;
     hta_row_builder row = hta_table_add_row(into);
     hta_row_put_str(&row, name);

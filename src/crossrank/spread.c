@@ -23,6 +23,7 @@
 #include "numerics/stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define NOISE_FLOOR_EFFECTS 2.0
@@ -83,6 +84,22 @@ double hta_spread_robust_z(const hta_spread *s, double x)
 int hta_spread_is_material(const hta_spread *s, double x, double min_effect)
 {
     return fabs(x - s->median) >= min_effect * fabs(s->median);
+}
+
+int hta_spread_list_outliers(const hta_spread *s, const int64_t *ranks, const double *v,
+                             size_t n, double robust_z, double min_effect, hta_buf *out)
+{
+    out->len = 0;
+    for (size_t i = 0; i < n; i++) {
+        double rz = hta_spread_robust_z(s, v[i]);
+        if (!(isfinite(rz) && fabs(rz) >= robust_z && hta_spread_is_material(s, v[i], min_effect)))
+            continue;
+        char text[32];
+        int len = snprintf(text, sizeof text, "%s%lld", out->len ? "," : "", (long long)ranks[i]);
+        if (hta_buf_append(out, text, (size_t)len))
+            return -1;
+    }
+    return 0;
 }
 
 hta_table *hta_outliers_table(hta_tableset *set)

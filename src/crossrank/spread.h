@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "table/table.h"
+#include "util/buf.h"
 
 /* Classic (mean, sample std) and robust (median, MAD; mean absolute
  * deviation from the median when the MAD is 0) spread. */
@@ -29,6 +30,11 @@ double hta_spread_robust_z(const hta_spread *s, double x);
 /* Whether x is far enough from the median to be reported at all: at
  * least min_effect x |median| (--min-effect). */
 int hta_spread_is_material(const hta_spread *s, double x, double min_effect);
+/* Writes into `out` the comma-separated ranks whose value stands apart:
+ * robust z at least `robust_z` and material (empty when none); -1 when out
+ * of memory. */
+int hta_spread_list_outliers(const hta_spread *s, const int64_t *ranks, const double *v,
+                             size_t n, double robust_z, double min_effect, hta_buf *out);
 
 /* The "outliers" table, created (empty) when absent; NULL when out of
  * memory. */

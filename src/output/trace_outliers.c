@@ -11,6 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "output/trace_writer.h"
 #include "util/buf.h"
 
 /* A JSON number: null for what JSON cannot hold. */
@@ -69,21 +70,6 @@ static void metadata_of(const hta_table *outliers, int64_t rank, hta_buf *b)
     hta_buf_append(b, "]},", 3);
 }
 
-static int read_all(const char *path, hta_buf *out)
-{
-    gzFile in = gzopen(path, "rb");
-    if (!in)
-        return -1;
-    char chunk[1 << 16];
-    int got;
-    while ((got = gzread(in, chunk, sizeof chunk)) > 0)
-        if (hta_buf_append(out, chunk, (size_t)got)) {
-            gzclose(in);
-            return -1;
-        }
-    return gzclose(in) == Z_OK && got == 0 ? 0 : -1;
-}
-
 /* Writes doc with meta inserted after its first '{' to path, compressed
  * when gz: 0, or -1. */
 static int rewrite(const char *path, int gz, const hta_buf *doc, const hta_buf *meta)
@@ -139,7 +125,7 @@ int hta_add_outliers_to_written_traces(const hta_tableset *all, const char *dir,
         int gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
         hta_buf doc = {0}, meta = {0};
         metadata_of(outliers, row[rank].i, &meta);
-        int rc = read_all(path, &doc) || !meta.data || rewrite(path, gz, &doc, &meta);
+        int rc = hta_read_trace_text(path, &doc) || !meta.data || rewrite(path, gz, &doc, &meta);
         hta_buf_free(&doc);
         hta_buf_free(&meta);
         if (rc)

@@ -597,10 +597,8 @@ static int make_dirs(const char *dir)
     return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
 }
 
-static int read_whole(const char *path, hta_buf *out, int *is_gz)
+int hta_read_trace_text(const char *path, hta_buf *out)
 {
-    size_t n = strlen(path);
-    *is_gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
     gzFile in = gzopen(path, "rb"); /* reads plain files as they are */
     if (!in)
         return -1;
@@ -636,8 +634,9 @@ int hta_write_trace(const char *path, const hta_rank_view *view, const char *dir
                     hta_error *err)
 {
     hta_buf doc = {0};
-    int is_gz;
-    if (read_whole(path, &doc, &is_gz)) {
+    size_t path_len = strlen(path);
+    int is_gz = path_len > 3 && strcmp(path + path_len - 3, ".gz") == 0;
+    if (hta_read_trace_text(path, &doc)) {
         hta_buf_free(&doc);
         return hta_fail(err, "%s: cannot read it again to write it back", path);
     }

@@ -13,6 +13,11 @@
 #define HTA_TRACE_WRITER_H
 
 #include "analysis/registry.h"
+#include "util/buf.h"
+
+/* Appends the whole text of a trace file, plain or gzip, to out: 0, or -1
+ * (errno set, or out of memory). */
+int hta_read_trace_text(const char *path, hta_buf *out);
 
 /* Writes path's trace, as view holds it, into dir: 0, or -1 with err. */
 int hta_write_trace(const char *path, const hta_rank_view *view, const char *dir,
