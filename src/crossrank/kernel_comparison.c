@@ -16,6 +16,7 @@
  * kernel name (docs/crossrank.md has measured figures). */
 #include "crossrank/kernel_comparison.h"
 
+#include "crossrank/name_groups.h"
 #include "crossrank/spread.h"
 #include "util/strtab.h"
 
@@ -37,65 +38,9 @@ static const hta_column COLUMNS[] = {
     {"outlier_ranks", HTA_COL_STR},
 };
 
-/* The "kernels" rows grouped by name: rows of name id k are
- * row_of[start[k] .. start[k + 1]), in rank order. */
-typedef struct name_groups {
-    hta_strtab names;
-    size_t *start;
-    size_t *row_of;
-} name_groups;
-
 typedef struct kernel_columns {
     long name, type, mean;
 } kernel_columns;
-
-static void free_groups(name_groups *g)
-{
-    hta_strtab_free(&g->names);
-    free(g->start);
-    free(g->row_of);
-}
-
-/* Counting sort of the rows by name id, stable so each group keeps rank
- * order. */
-static int group_by_name(const hta_table *t, long name_col, name_groups *g)
-{
-    hta_strtab_init(&g->names);
-    uint32_t *id = malloc((t->n_rows ? t->n_rows : 1) * sizeof *id);
-    g->row_of = malloc((t->n_rows ? t->n_rows : 1) * sizeof *g->row_of);
-    g->start = NULL;
-    int rc = id && g->row_of ? 0 : -1;
-    for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
-        const char *s = hta_table_row(t, r)[name_col].s;
-        id[r] = hta_strtab_intern(&g->names, s, strlen(s));
-        rc = id[r] == UINT32_MAX ? -1 : 0;
-    }
-    if (rc == 0)
-        rc = (g->start = calloc((size_t)g->names.count + 1, sizeof *g->start)) ? 0 : -1;
-    for (size_t r = 0; rc == 0 && r < t->n_rows; r++)
-        g->start[id[r] + 1]++;
-    for (uint32_t k = 0; rc == 0 && k < g->names.count; k++)
-        g->start[k + 1] += g->start[k];
-    for (size_t r = 0; rc == 0 && r < t->n_rows; r++)
-        g->row_of[g->start[id[r]]++] = r;
-    /* The fill advanced each start to the next group's; shift back. */
-    for (uint32_t k = g->names.count; rc == 0 && k > 0; k--)
-        g->start[k] = g->start[k - 1];
-    if (rc == 0)
-        g->start[0] = 0;
-    free(id);
-    return rc;
-}
-
-typedef struct named_group {
-    const char *name;          /* borrowed from the groups' string table */
-    uint32_t id;
-} named_group;
-
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(((const named_group *)a)->name, ((const named_group *)b)->name);
-}
 
 static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_columns *col,
                       const size_t *rows, size_t n, const hta_options *opt,
@@ -143,24 +88,18 @@ int hta_kernel_comparison(hta_tableset *set, const hta_options *opt, hta_error *
                           hta_table_column(kernels, "mean_us")};
     if (col.name < 0 || col.type < 0 || col.mean < 0)
         return hta_fail(err, "/kernels lacks the name, kernel_type or mean_us column");
-    name_groups g;
-    int rc = group_by_name(kernels, col.name, &g);
-    named_group *order = malloc(((size_t)g.names.count + 1) * sizeof *order);
+    hta_name_groups g;
+    int rc = hta_name_groups_build(kernels, col.name, &g);
     int64_t *ranks = malloc(kernels->n_rows * sizeof *ranks);
     double *means = malloc(kernels->n_rows * sizeof *means);
     hta_buf text = {0};
-    rc = rc == 0 && order && ranks && means ? 0 : -1;
-    for (uint32_t k = 0; rc == 0 && k < g.names.count; k++)
-        order[k] = (named_group){hta_strtab_get(&g.names, k), k};
-    if (rc == 0)
-        qsort(order, g.names.count, sizeof *order, compare_names);
+    rc = rc == 0 && ranks && means ? 0 : -1;
     for (uint32_t i = 0; rc == 0 && i < g.names.count; i++) {
-        uint32_t k = order[i].id;
+        uint32_t k = g.in_name_order[i];
         rc = put_kernel(t, kernels, &col, &g.row_of[g.start[k]], g.start[k + 1] - g.start[k],
                         opt, ranks, means, &text);
     }
-    free_groups(&g);
-    free(order);
+    hta_name_groups_free(&g);
     free(ranks);
     free(means);
     hta_buf_free(&text);

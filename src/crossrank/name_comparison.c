@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crossrank/name_groups.h"
 #include "crossrank/spread.h"
 #include "util/strtab.h"
 
@@ -21,46 +22,6 @@ static const hta_column COLUMNS[] = {
     {"max_rank", HTA_COL_I64},
     {"outlier_ranks", HTA_COL_STR},
 };
-
-typedef struct by_name {
-    hta_strtab names;
-    uint32_t *id;              /* per row */
-    size_t *start, *row_of;    /* rows of name k: row_of[start[k] .. start[k + 1]) */
-} by_name;
-
-static void free_by_name(by_name *g)
-{
-    hta_strtab_free(&g->names);
-    free(g->id);
-    free(g->start);
-    free(g->row_of);
-}
-
-/* Counting sort of the rows by name, stable, so each name's rows stay in
- * rank order. */
-static int group_rows(const hta_table *t, long name_col, by_name *g)
-{
-    size_t n = t->n_rows ? t->n_rows : 1;
-    hta_strtab_init(&g->names);
-    g->id = malloc(n * sizeof *g->id);
-    g->row_of = malloc(n * sizeof *g->row_of);
-    g->start = NULL;
-    int rc = g->id && g->row_of ? 0 : -1;
-    for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
-        const char *s = hta_table_row(t, r)[name_col].s;
-        g->id[r] = hta_strtab_intern(&g->names, s, strlen(s));
-        rc = g->id[r] == UINT32_MAX ? -1 : 0;
-    }
-    if (rc == 0)
-        rc = (g->start = calloc((size_t)g->names.count + 2, sizeof *g->start)) ? 0 : -1;
-    for (size_t r = 0; rc == 0 && r < t->n_rows; r++)
-        g->start[g->id[r] + 2]++;
-    for (uint32_t k = 0; rc == 0 && k < g->names.count; k++)
-        g->start[k + 2] += g->start[k + 1];
-    for (size_t r = 0; rc == 0 && r < t->n_rows; r++)
-        g->row_of[g->start[g->id[r] + 1]++] = r;
-    return rc;
-}
 
 /* The per-rank sums of one name's rows (in rank order); their count. */
 static size_t sum_per_rank(const hta_table *t, long value_col, const size_t *rows, size_t n,
@@ -110,16 +71,6 @@ static int put_name(hta_table *into, const char *name, const int64_t *ranks, con
     return hta_row_done(&row);
 }
 
-typedef struct named {
-    const char *name;
-    uint32_t id;
-} named;
-
-static int compare_named(const void *a, const void *b)
-{
-    return strcmp(((const named *)a)->name, ((const named *)b)->name);
-}
-
 int hta_compare_names(hta_tableset *set, const hta_options *opt, const hta_name_comparison *c,
                       hta_error *err)
 {
@@ -132,25 +83,19 @@ int hta_compare_names(hta_tableset *set, const hta_options *opt, const hta_name_
     long name_col = hta_table_column(from, "name"), value_col = hta_table_column(from, c->value);
     if (name_col < 0 || value_col < 0)
         return hta_fail(err, "/%s lacks the name or %s column", c->from, c->value);
-    by_name g;
-    int rc = group_rows(from, name_col, &g);
-    named *order = malloc(((size_t)g.names.count + 1) * sizeof *order);
+    hta_name_groups g;
+    int rc = hta_name_groups_build(from, name_col, &g);
     int64_t *ranks = malloc(from->n_rows * sizeof *ranks);
     double *sums = malloc(from->n_rows * sizeof *sums);
     hta_buf text = {0};
-    rc = rc == 0 && order && ranks && sums ? 0 : -1;
-    for (uint32_t k = 0; rc == 0 && k < g.names.count; k++)
-        order[k] = (named){hta_strtab_get(&g.names, k), k};
-    if (rc == 0)
-        qsort(order, g.names.count, sizeof *order, compare_named);
+    rc = rc == 0 && ranks && sums ? 0 : -1;
     for (uint32_t i = 0; rc == 0 && i < g.names.count; i++) {
-        uint32_t k = order[i].id;
+        uint32_t k = g.in_name_order[i];
         size_t n = sum_per_rank(from, value_col, &g.row_of[g.start[k]],
                                 g.start[k + 1] - g.start[k], ranks, sums);
-        rc = put_name(into, order[i].name, ranks, sums, n, opt, &text);
+        rc = put_name(into, hta_strtab_get(&g.names, k), ranks, sums, n, opt, &text);
     }
-    free_by_name(&g);
-    free(order);
+    hta_name_groups_free(&g);
     free(ranks);
     free(sums);
     hta_buf_free(&text);
