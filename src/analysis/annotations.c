@@ -69,9 +69,9 @@ typedef struct run {
     const hta_rank_view *view;
     uint32_t *group_of_name;   /* UINT32_MAX = none */
     name_stats *stats;
-    size_t n_stats;
+    size_t n_stats, cap_stats;
     annotation *gpu;           /* the GPU annotations */
-    size_t n_gpu;
+    size_t n_gpu, cap_gpu;
 } run;
 
 static void add_duration(durations *d, int64_t ns)
@@ -92,9 +92,27 @@ static int is_step(const hta_trace *t, const hta_event *e)
     return strncmp(hta_event_name(t, e), "ProfilerStep#", 13) == 0;
 }
 
+/* Makes room for one more item in *items (n of cap): 0, or -1 when out
+ * of memory.  The arrays grow as the one pass over the events finds them. */
+static int make_room(void **items, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t grown_cap = 2 * *cap;
+    void *grown = realloc(*items, grown_cap * size);
+    if (!grown)
+        return -1;
+    *items = grown;
+    *cap = grown_cap;
+    return 0;
+}
+
+/* The group of a name, UINT32_MAX when out of memory. */
 static uint32_t group_of(run *r, uint32_t name)
 {
     if (r->group_of_name[name] == UINT32_MAX) {
+        if (make_room((void **)&r->stats, r->n_stats, &r->cap_stats, sizeof *r->stats))
+            return UINT32_MAX;
         r->stats[r->n_stats] = (name_stats){.name = name};
         r->group_of_name[name] = (uint32_t)r->n_stats++;
     }
@@ -107,14 +125,10 @@ static int collect(run *r, const hta_cpu_contexts *contexts)
     const hta_trace *t = r->view->trace;
     uint32_t gpu_cat = hta_strtab_find(&t->categories, "gpu_user_annotation", 19);
     uint32_t cpu_cat = hta_strtab_find(&t->categories, "user_annotation", 15);
-    size_t n = 0;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hta_event *e = &t->events[i];
-        n += !hta_event_is_gpu(e) && (e->cat == gpu_cat || e->cat == cpu_cat);
-    }
+    r->cap_stats = r->cap_gpu = 64;
     r->group_of_name = malloc(((size_t)t->names.count + 1) * sizeof *r->group_of_name);
-    r->stats = malloc((n + 1) * sizeof *r->stats);
-    r->gpu = malloc((n + 1) * sizeof *r->gpu);
+    r->stats = malloc(r->cap_stats * sizeof *r->stats);
+    r->gpu = malloc(r->cap_gpu * sizeof *r->gpu);
     if (!r->group_of_name || !r->stats || !r->gpu)
         return -1;
     memset(r->group_of_name, 0xFF, (size_t)t->names.count * sizeof *r->group_of_name);
@@ -123,11 +137,15 @@ static int collect(run *r, const hta_cpu_contexts *contexts)
         if (hta_event_is_gpu(e) || (e->cat != gpu_cat && e->cat != cpu_cat) || is_step(t, e))
             continue;
         uint32_t g = group_of(r, e->name);
+        if (g == UINT32_MAX)
+            return -1;
         if (e->cat == cpu_cat) {
             add_duration(&r->stats[g].cpu, e->dur_ns);
             continue;
         }
         add_duration(&r->stats[g].gpu, e->dur_ns);
+        if (make_room((void **)&r->gpu, r->n_gpu, &r->cap_gpu, sizeof *r->gpu))
+            return -1;
         r->gpu[r->n_gpu++] = (annotation){e, g, hta_cpu_context_of(contexts, e)->tid};
     }
     return 0;

@@ -104,14 +104,14 @@ int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset
     if (hta_comm_resolver_build(&r, v))
         return hta_fail(err, "out of memory listing collectives");
     size_t n = 0;
-    for (size_t i = 0; i < v->n_gpu; i++)
-        n += v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION && !hta_comm_resolve(&r, v->gpu[i]);
+    for (size_t c = 0; c < v->n_comm; c++)
+        n += !hta_comm_resolve(&r, v->gpu[v->comm_at[c]]);
     const hta_event **comm = n ? hta_large_malloc(n * sizeof *comm) : NULL;
     hta_table *t = n ? HTA_TABLE(out, "_collectives", COLUMNS) : NULL;
     int rc = !n || (comm && t) ? 0 : -1;
-    for (size_t i = 0, k = 0; rc == 0 && k < n; i++)
-        if (v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION && !hta_comm_resolve(&r, v->gpu[i]))
-            comm[k++] = v->gpu[i];
+    for (size_t c = 0, k = 0; rc == 0 && k < n; c++)
+        if (!hta_comm_resolve(&r, v->gpu[v->comm_at[c]]))
+            comm[k++] = v->gpu[v->comm_at[c]];
     if (rc == 0 && n) {
         qsort(comm, n, sizeof *comm, compare_stream_then_start);
         rc = put_streams(t, v->rank_key, comm, n);

@@ -318,16 +318,13 @@ int hta_comm_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *o
         hta_profiler_steps_free(&steps);
         return hta_fail(err, "out of memory listing collectives");
     }
-    size_t n = 0;
-    for (size_t i = 0; i < v->n_gpu; i++)
-        n += v->gpu[i]->kernel_type == HTA_KT_COMMUNICATION;
+    size_t n = v->n_comm;
     comm_kernel *k = malloc((n ? n : 1) * sizeof *k);
     hta_comm_meta *filled = malloc((n ? n : 1) * sizeof *filled);
     int rc = k && filled ? 0 : -1;
     size_t m = 0;
-    for (size_t i = 0; rc == 0 && i < v->n_gpu; i++) {
-        if (v->gpu[i]->kernel_type != HTA_KT_COMMUNICATION)
-            continue;
+    for (size_t c = 0; rc == 0 && c < v->n_comm; c++) {
+        size_t i = v->comm_at[c];
         const hta_comm_meta *meta = hta_comm_resolve(&r, v->gpu[i]);
         if (meta) {
             k[m] = (comm_kernel){v->gpu[i], with_group_ranks(s, meta, &filled[m]), i};

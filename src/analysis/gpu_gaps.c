@@ -75,8 +75,10 @@ typedef struct sync_api {
     int64_t count, total_ns, max_ns, idle_ns;
 } sync_api;
 
+/* A call's times are copied beside it: the gaps look them up often and
+ * the events lie scattered over the trace. */
 typedef struct sync_call {
-    const hta_event *e;
+    int64_t ts, end;
     int64_t max_end;           /* of the calls up to this one */
     size_t api;
 } sync_call;
@@ -88,6 +90,7 @@ typedef struct run {
     unsigned char *api_of_name; /* per name id: sync API index + 1, or 0 */
     sync_call *calls;
     size_t n_calls;
+    size_t next_call;          /* the first call starting at or after the last gap's end */
     gap *gaps;
     size_t n_gaps, cap_gaps;
     int64_t idle_above_ns, idle_below_ns;
@@ -102,7 +105,7 @@ static long sync_api_of(const run *r, const hta_event *e)
 static int compare_calls(const void *a, const void *b)
 {
     const sync_call *x = a, *y = b;
-    return (x->e->ts_ns > y->e->ts_ns) - (x->e->ts_ns < y->e->ts_ns);
+    return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
 static int collect_sync_calls(run *r)
@@ -117,48 +120,47 @@ static int collect_sync_calls(run *r)
         if (r->apis[k].name != UINT32_MAX)
             r->api_of_name[r->apis[k].name] = (unsigned char)(k + 1);
     }
-    size_t n = 0;
-    for (size_t i = 0; i < t->n_events; i++)
-        n += !hta_event_is_gpu(&t->events[i]) && sync_api_of(r, &t->events[i]) >= 0;
-    r->calls = malloc((n ? n : 1) * sizeof *r->calls);
-    if (!r->calls)
-        return -1;
+    size_t cap = 0;
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
         long k = hta_event_is_gpu(e) ? -1 : sync_api_of(r, e);
         if (k < 0)
             continue;
+        if (r->n_calls == cap) {
+            cap = cap ? 2 * cap : 256;
+            sync_call *grown = realloc(r->calls, cap * sizeof *grown);
+            if (!grown)
+                return -1;
+            r->calls = grown;
+        }
         sync_api *api = &r->apis[k];
         api->count++;
         api->total_ns += e->dur_ns;
         api->max_ns = e->dur_ns > api->max_ns ? e->dur_ns : api->max_ns;
-        r->calls[r->n_calls++] = (sync_call){e, 0, (size_t)k};
+        r->calls[r->n_calls++] = (sync_call){e->ts_ns, hta_event_end(e), 0, (size_t)k};
     }
-    qsort(r->calls, r->n_calls, sizeof *r->calls, compare_calls);
+    if (r->n_calls)
+        qsort(r->calls, r->n_calls, sizeof *r->calls, compare_calls);
     for (size_t i = 0; i < r->n_calls; i++) {
-        int64_t end = hta_event_end(r->calls[i].e);
+        int64_t end = r->calls[i].end;
         r->calls[i].max_end = i && r->calls[i - 1].max_end > end ? r->calls[i - 1].max_end : end;
     }
     return 0;
 }
 
-/* Adds the GPU idle time of [start, end) to the sync calls overlapping it. */
+/* Adds the GPU idle time of [start, end) to the sync calls overlapping it.
+ * The idle stretches come in order, so the first call starting at or
+ * after one's end only moves forward. */
 static void credit_sync_calls(run *r, int64_t start, int64_t end)
 {
-    if (r->n_calls == 0)
-        return;
-    size_t lo = 0, hi = r->n_calls;
-    while (lo < hi) {          /* first call starting at or after end */
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->calls[mid].e->ts_ns < end)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = r->next_call;
+    while (lo < r->n_calls && r->calls[lo].ts < end)
+        lo++;
+    r->next_call = lo;
     for (size_t i = lo; i > 0 && r->calls[i - 1].max_end > start; i--) {
-        const hta_event *e = r->calls[i - 1].e;
-        int64_t a = e->ts_ns > start ? e->ts_ns : start;
-        int64_t b = hta_event_end(e) < end ? hta_event_end(e) : end;
+        const sync_call *c = &r->calls[i - 1];
+        int64_t a = c->ts > start ? c->ts : start;
+        int64_t b = c->end < end ? c->end : end;
         if (b > a)
             r->apis[r->calls[i - 1].api].idle_ns += b - a;
     }

@@ -77,26 +77,37 @@ static const hta_event *launched_gpu(const walk *w, const hta_event *e)
     return w->view->gpu[at];
 }
 
+/* One pass over the GPU events reads their correlations (the view lists
+ * them in start order, scattered over the trace) into a compact array,
+ * which the map's range and its filling then read. */
+#define PREFETCH_AHEAD 16
 static int index_gpu(walk *w)
 {
     const hta_rank_view *v = w->view;
+    int64_t *correlation = malloc((v->n_gpu ? v->n_gpu : 1) * sizeof *correlation);
+    if (!correlation)
+        return -1;
     int64_t lowest = INT64_MAX, highest = INT64_MIN;
     size_t n = 0;
     for (size_t i = 0; i < v->n_gpu; i++) {
+        if (i + PREFETCH_AHEAD < v->n_gpu)
+            __builtin_prefetch(v->gpu[i + PREFETCH_AHEAD]);
         int64_t c = hta_event_correlation(v->trace, v->gpu[i]);
+        correlation[i] = c;
         if (c < 0)
             continue;
         n++;
         lowest = c < lowest ? c : lowest;
         highest = c > highest ? c : highest;
     }
-    if (hta_corrmap_init(&w->gpu_by_correlation, n, lowest, highest))
+    if (hta_corrmap_init(&w->gpu_by_correlation, n, lowest, highest)) {
+        free(correlation);
         return -1;
-    for (size_t i = 0; i < v->n_gpu; i++) {
-        int64_t c = hta_event_correlation(v->trace, v->gpu[i]);
-        if (c >= 0)
-            hta_corrmap_put_first(&w->gpu_by_correlation, c, (uint32_t)i);
     }
+    for (size_t i = 0; i < v->n_gpu; i++)
+        if (correlation[i] >= 0)
+            hta_corrmap_put_first(&w->gpu_by_correlation, correlation[i], (uint32_t)i);
+    free(correlation);
     return 0;
 }
 

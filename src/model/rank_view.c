@@ -96,19 +96,40 @@ static int sort_gpu_events(const hta_event **gpu, size_t n, const hta_trace *tra
     return rc;
 }
 
-/* The GPU events sorted and their type unions. */
+static int is_communication(const hta_event *e)
+{
+    return hta_event_is_gpu(e) && e->kernel_type == HTA_KT_COMMUNICATION;
+}
+
+/* The positions of the n_comm communication kernels among the sorted
+ * GPU events; -1 when out of memory. */
+static int list_communication(hta_rank_view *view, size_t n_comm)
+{
+    view->comm_at = malloc((n_comm ? n_comm : 1) * sizeof *view->comm_at);
+    if (!view->comm_at)
+        return -1;
+    for (size_t i = 0; i < view->n_gpu && view->n_comm < n_comm; i++)
+        if (view->gpu[i]->kernel_type == HTA_KT_COMMUNICATION)
+            view->comm_at[view->n_comm++] = i;
+    return 0;
+}
+
+/* The GPU events sorted, their communication kernels and their type
+ * unions. */
 static int build_sorted_gpu(hta_rank_view *view, const hta_trace *trace)
 {
-    size_t n_gpu = 0;
-    for (size_t i = 0; i < trace->n_events; i++)
+    size_t n_gpu = 0, n_comm = 0;
+    for (size_t i = 0; i < trace->n_events; i++) {
         n_gpu += hta_event_is_gpu(&trace->events[i]);
+        n_comm += is_communication(&trace->events[i]);
+    }
     view->gpu = hta_large_malloc((n_gpu ? n_gpu : 1) * sizeof *view->gpu);
     if (!view->gpu)
         return -1;
     for (size_t i = 0; i < trace->n_events; i++)
         if (hta_event_is_gpu(&trace->events[i]))
             view->gpu[view->n_gpu++] = &trace->events[i];
-    if (sort_gpu_events(view->gpu, view->n_gpu, trace))
+    if (sort_gpu_events(view->gpu, view->n_gpu, trace) || list_communication(view, n_comm))
         return -1;
     return hta_type_unions_build(&view->unions, view->gpu, view->n_gpu);
 }
@@ -172,6 +193,7 @@ int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t ran
 void hta_rank_view_free(hta_rank_view *view)
 {
     free(view->gpu);
+    free(view->comm_at);
     hta_corrmap_free(&view->cpu_by_correlation);
     hta_type_unions_free(&view->unions);
     hta_stream_work_free(&view->stream_work);

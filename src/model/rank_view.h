@@ -23,6 +23,10 @@ typedef struct hta_rank_view {
      * trace->events, a fifth of copies' size. */
     const hta_event **gpu;
     size_t n_gpu;
+    /* The communication kernels' positions in gpu, in start order: the
+     * collective analyses read them without visiting every GPU event. */
+    size_t *comm_at;           /* owned */
+    size_t n_comm;
     hta_corrmap cpu_by_correlation; /* CPU-side event index in trace->events */
     hta_type_unions unions;
     hta_stream_work_set stream_work; /* per-stream GPU work in HTA's order */
