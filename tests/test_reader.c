@@ -184,6 +184,53 @@ static void test_malformed_inputs_fail_with_offsets(void)
     expect_error("{\"traceEvents\":[{\"name\":\"\\q\"}]}", "bad escape");
 }
 
+/* The context key (model/trace.h) of event i: pid, tid, Input Dims and
+ * Input type as written, joined by HTA_CONTEXT_SEPARATOR, shown with '|'. */
+static const char *context_key(const hta_trace *t, size_t i, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", hta_strtab_get(&t->cpu_contexts, t->events[i].stream));
+    for (char *c = out; *c; c++)
+        *c = *c == HTA_CONTEXT_SEPARATOR ? '|' : *c;
+    return out;
+}
+
+/* Op arguments are kept as their JSON text, byte for byte, whether they
+ * take the plain-array scan (whole numbers, strings without escapes) or
+ * the general skip (fractions, exponents, escapes, deep nesting, values
+ * that are not arrays). */
+static void test_op_arguments_kept_as_written(void)
+{
+    static const char *const dims[] = {
+        "[[1024, 4096], [], [ ]]", "[ -1 ,\n 0\t]", "[[1.5, 2e3]]", "[\"a\\\"b\", \"\"]",
+        "[[[[[[[[[[[[[[[[[[[[7]]]]]]]]]]]]]]]]]]]]", "\"scalar\"", "[[], [\"x\", [3]]]",
+    };
+    static const char *const written[] = {
+        "[[1024, 4096], [], [ ]]", "[ -1 ,\n 0\t]", "[[1.5, 2e3]]", "[\"a\\\"b\", \"\"]",
+        "[[[[[[[[[[[[[[[[[[[[7]]]]]]]]]]]]]]]]]]]]", "\"scalar\"", "[[], [\"x\", [3]]]",
+    };
+    for (size_t k = 0; k < sizeof dims / sizeof dims[0]; k++) {
+        char json[512], key[512], want[512];
+        snprintf(json, sizeof json,
+                 "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":2,"
+                 "\"ts\":1,\"dur\":1,\"args\":{\"Input Dims\": %s, \"Input type\":[\"float\"]}}]",
+                 dims[k]);
+        snprintf(want, sizeof want, "1|2|%s|[\"float\"]", written[k]);
+        hta_trace t;
+        hta_error err;
+        int rc = parse(json, &t, &err);
+        CHECK(rc == 0 && t.n_events == 1, "%s: %s", dims[k], rc ? err.text : "events");
+        if (rc)
+            continue;
+        CHECK(strcmp(context_key(&t, 0, key, sizeof key), want) == 0, "'%s' kept as '%s'", want,
+              key);
+        hta_trace_free(&t);
+    }
+    expect_error("[{\"ph\":\"X\",\"args\":{\"Input Dims\":[1,]}}]", "unexpected character");
+    expect_error("[{\"ph\":\"X\",\"args\":{\"Input Dims\":[[1] [2]]}}]", "expected ',' or ']'");
+    expect_error("[{\"ph\":\"X\",\"args\":{\"Input Dims\":[1}}]", "expected ',' or ']'");
+    expect_error("[{\"ph\":\"X\",\"args\":{\"Input type\":[\"a]}}]", "unterminated string");
+}
+
 static void test_deep_nesting_costs_no_stack(void)
 {
     size_t depth = 100000;
@@ -312,6 +359,7 @@ int main(int argc, char **argv)
     test_event_selection_and_metadata();
     test_escapes_are_decoded();
     test_malformed_inputs_fail_with_offsets();
+    test_op_arguments_kept_as_written();
     test_deep_nesting_costs_no_stack();
     test_rank_from_file_name();
     test_concatenated_gzip_members();
