@@ -50,19 +50,21 @@ const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
 const size_t hta_n_analyses = HTA_N_ANALYSES;
 
 /* On a large trace: the longest first, so that what is left at the end is
- * short, and the two with the most scratch (the queue length and the
- * launch statistics) one after the other rather than side by side. */
+ * short, except that the three with the most scratch (the queue length,
+ * the op walk and the launch statistics) come where they do not run side
+ * by side: while the queue length runs, the other thread does the four
+ * after it, and the op walk and the launch statistics are three apart. */
 const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES] = {
     HTA_ANALYSIS_CRITICAL_PATH,
-    HTA_ANALYSIS_QUEUE_LENGTH,       HTA_ANALYSIS_IDLE_TIME,
-    HTA_ANALYSIS_TIMELINE,           HTA_ANALYSIS_MEMORY_BW,
-    HTA_ANALYSIS_LAUNCH_STATS,       HTA_ANALYSIS_ACTIVITY_CATEGORIES,
-    HTA_ANALYSIS_LAUNCH_PIPELINING,  HTA_ANALYSIS_KERNEL_BREAKDOWN,
-    HTA_ANALYSIS_COLLECTIVES,        HTA_ANALYSIS_OVERLAP_BREAKDOWN,
-    HTA_ANALYSIS_TEMPORAL_BREAKDOWN, HTA_ANALYSIS_COMM_COMP_OVERLAP,
-    HTA_ANALYSIS_DATA_LOADING,       HTA_ANALYSIS_STEPS,
-    HTA_ANALYSIS_OPS,                HTA_ANALYSIS_ANNOTATIONS,
-    HTA_ANALYSIS_GPU_GAPS,           HTA_ANALYSIS_MEMORY,
+    HTA_ANALYSIS_QUEUE_LENGTH,       HTA_ANALYSIS_MEMORY_BW,
+    HTA_ANALYSIS_COLLECTIVES,        HTA_ANALYSIS_STEPS,
+    HTA_ANALYSIS_IDLE_TIME,          HTA_ANALYSIS_OPS,
+    HTA_ANALYSIS_KERNEL_BREAKDOWN,   HTA_ANALYSIS_LAUNCH_PIPELINING,
+    HTA_ANALYSIS_TIMELINE,           HTA_ANALYSIS_LAUNCH_STATS,
+    HTA_ANALYSIS_ACTIVITY_CATEGORIES, HTA_ANALYSIS_GPU_GAPS,
+    HTA_ANALYSIS_OVERLAP_BREAKDOWN,  HTA_ANALYSIS_ANNOTATIONS,
+    HTA_ANALYSIS_DATA_LOADING,       HTA_ANALYSIS_COMM_COMP_OVERLAP,
+    HTA_ANALYSIS_TEMPORAL_BREAKDOWN, HTA_ANALYSIS_MEMORY,
     HTA_ANALYSIS_CUPTI_COUNTERS,     HTA_ANALYSIS_DETAIL_TABLES,
 };
 

@@ -40,24 +40,26 @@ typedef struct scratch {
     hta_interval *all, *comp, *comm;
 } scratch;
 
-static int put_step(hta_table *t, int64_t rank_key, const hta_profiler_step *step,
-                    const hta_event *const *e, size_t n, scratch *s)
+/* A step's GPU events are at positions at[0..n) of the view's. */
+static int put_step(hta_table *t, const hta_rank_view *v, const hta_profiler_step *step,
+                    const uint32_t *at, size_t n, scratch *s)
 {
     size_t n_all = 0, n_comp = 0, n_comm = 0;
-    int64_t first = n ? e[0]->ts_ns : 0, last = first;
+    int64_t first = n ? v->gpu[at[0]]->ts_ns : 0, last = first;
     for (size_t i = 0; i < n; i++) {
-        add_interval(s->all, &n_all, e[i]);
-        if (e[i]->kernel_type == HTA_KT_COMPUTATION)
-            add_interval(s->comp, &n_comp, e[i]);
-        else if (e[i]->kernel_type == HTA_KT_COMMUNICATION)
-            add_interval(s->comm, &n_comm, e[i]);
-        last = hta_event_end(e[i]) > last ? hta_event_end(e[i]) : last;
+        const hta_event *e = v->gpu[at[i]];
+        add_interval(s->all, &n_all, e);
+        if (e->kernel_type == HTA_KT_COMPUTATION)
+            add_interval(s->comp, &n_comp, e);
+        else if (e->kernel_type == HTA_KT_COMMUNICATION)
+            add_interval(s->comm, &n_comm, e);
+        last = hta_event_end(e) > last ? hta_event_end(e) : last;
     }
     int64_t busy = hta_intervals_length(s->all, n_all);
     int64_t comm = hta_intervals_length(s->comm, n_comm);
     int64_t hidden = hta_intervals_overlap(s->comp, n_comp, s->comm, n_comm);
     hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_i64(&row, rank_key);
+    hta_row_put_i64(&row, v->rank_key);
     hta_row_put_i64(&row, step->number);
     hta_row_put_f64(&row, hta_ns_to_us(step->end_ns - step->start_ns));
     hta_row_put_f64(&row, hta_ns_to_us(busy));
@@ -87,18 +89,20 @@ static int emit_step_metrics(hta_tableset *out, int64_t rank_key, const hta_prof
 }
 
 /* The GPU events grouped by step, each group in start order (a stable
- * counting sort of the view): by_step[first[k] .. first[k + 1]). */
+ * counting sort of the view): the positions in the view of step k's are
+ * by_step[first[k] .. first[k + 1]).  Positions and steps take 4 bytes
+ * an event: the view's GPU events fit in 32 bits (util/corrmap.h). */
 static int group_by_step(const hta_rank_view *v, const hta_profiler_steps *st,
-                         const hta_event **by_step, size_t *first)
+                         uint32_t *by_step, size_t *first)
 {
-    long *step = malloc((v->n_gpu ? v->n_gpu : 1) * sizeof *step);
+    int32_t *step = malloc((v->n_gpu ? v->n_gpu : 1) * sizeof *step);
     if (!step)
         return -1;
     for (size_t k = 0; k <= st->n; k++)
         first[k] = 0;
     size_t cursor = 0;
     for (size_t i = 0; i < v->n_gpu; i++) {
-        step[i] = hta_profiler_step_of(st, v, v->gpu[i], &cursor);
+        step[i] = (int32_t)hta_profiler_step_of(st, v, v->gpu[i], &cursor);
         if (step[i] >= 0)
             first[step[i] + 1]++;
     }
@@ -109,7 +113,7 @@ static int group_by_step(const hta_rank_view *v, const hta_profiler_steps *st,
         at[k] = first[k];
     for (size_t i = 0; at && i < v->n_gpu; i++)
         if (step[i] >= 0)
-            by_step[at[step[i]]++] = v->gpu[i];
+            by_step[at[step[i]]++] = (uint32_t)i;
     free(step);
     int rc = at ? 0 : -1;
     free(at);
@@ -124,17 +128,23 @@ int hta_steps(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
         return hta_fail(err, "out of memory listing profiler steps");
     if (st.n == 0)
         return 0;
-    size_t n = v->n_gpu ? v->n_gpu : 1;
-    const hta_event **by_step = malloc(n * sizeof *by_step);
+    uint32_t *by_step = malloc((v->n_gpu ? v->n_gpu : 1) * sizeof *by_step);
     size_t *first = malloc((st.n + 1) * sizeof *first);
-    scratch s = {malloc(n * sizeof *s.all), malloc(n * sizeof *s.comp), malloc(n * sizeof *s.comm)};
     hta_table *t = HTA_TABLE(out, "steps", COLUMNS);
-    int rc = by_step && first && s.all && s.comp && s.comm && t ? 0 : -1;
+    scratch s = {0};
+    int rc = by_step && first && t ? 0 : -1;
     if (rc == 0)
         rc = group_by_step(v, &st, by_step, first);
+    size_t largest = 1;        /* the scratch holds one step's intervals */
     for (size_t k = 0; rc == 0 && k < st.n; k++)
-        rc = put_step(t, v->rank_key, &st.steps[k], &by_step[first[k]], first[k + 1] - first[k],
-                      &s);
+        largest = first[k + 1] - first[k] > largest ? first[k + 1] - first[k] : largest;
+    if (rc == 0) {
+        s = (scratch){malloc(largest * sizeof *s.all), malloc(largest * sizeof *s.comp),
+                      malloc(largest * sizeof *s.comm)};
+        rc = s.all && s.comp && s.comm ? 0 : -1;
+    }
+    for (size_t k = 0; rc == 0 && k < st.n; k++)
+        rc = put_step(t, v, &st.steps[k], &by_step[first[k]], first[k + 1] - first[k], &s);
     if (rc == 0)
         rc = emit_step_metrics(out, v->rank_key, &st);
     free(by_step);
