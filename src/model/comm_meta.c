@@ -48,38 +48,50 @@ int hta_comm_set_push_group(hta_comm_set *s, const hta_pg_config *g)
     return 0;
 }
 
-/* from's id re-interned in into; UINT32_MAX - 1 when out of memory. */
-static uint32_t reintern(hta_comm_set *into, const hta_comm_set *from, uint32_t id, int *failed)
+/* from's id re-interned in into; UINT32_MAX - 1 when out of memory.  Each
+ * id is looked up once and remembered in seen (UINT32_MAX = not yet): a
+ * part has tens of thousands of entries over a handful of strings.  The
+ * first lookups come in the order they always did, so into's ids do too. */
+static uint32_t reintern(hta_comm_set *into, const hta_comm_set *from, uint32_t id,
+                         uint32_t *seen, int *failed)
 {
     if (id == HTA_COMM_NO_STRING)
         return id;
+    if (seen[id] != UINT32_MAX)
+        return seen[id];
     const char *text = hta_strtab_get(&from->strings, id);
     uint32_t out = hta_strtab_intern(&into->strings, text, strlen(text));
     *failed |= out == UINT32_MAX;
+    seen[id] = out;
     return out;
 }
 
 int hta_comm_set_append(hta_comm_set *into, const hta_comm_set *from, size_t event_offset)
 {
+    uint32_t *seen = malloc(((size_t)from->strings.count + 1) * sizeof *seen);
+    if (!seen)
+        return -1;
+    memset(seen, 0xFF, ((size_t)from->strings.count + 1) * sizeof *seen);
     int failed = 0;
     for (size_t i = 0; !failed && i < from->n; i++) {
         hta_comm_meta m = from->items[i];
         m.event += event_offset;
-        m.collective = reintern(into, from, m.collective, &failed);
-        m.dtype = reintern(into, from, m.dtype, &failed);
-        m.pg_name = reintern(into, from, m.pg_name, &failed);
-        m.pg_desc = reintern(into, from, m.pg_desc, &failed);
-        m.pg_ranks = reintern(into, from, m.pg_ranks, &failed);
-        m.in_split = reintern(into, from, m.in_split, &failed);
-        m.out_split = reintern(into, from, m.out_split, &failed);
+        m.collective = reintern(into, from, m.collective, seen, &failed);
+        m.dtype = reintern(into, from, m.dtype, seen, &failed);
+        m.pg_name = reintern(into, from, m.pg_name, seen, &failed);
+        m.pg_desc = reintern(into, from, m.pg_desc, seen, &failed);
+        m.pg_ranks = reintern(into, from, m.pg_ranks, seen, &failed);
+        m.in_split = reintern(into, from, m.in_split, seen, &failed);
+        m.out_split = reintern(into, from, m.out_split, seen, &failed);
         failed |= hta_comm_set_push(into, &m);
     }
     for (size_t i = 0; !failed && i < from->n_groups; i++) {
-        hta_pg_config g = {reintern(into, from, from->groups[i].name, &failed),
-                           reintern(into, from, from->groups[i].desc, &failed),
-                           reintern(into, from, from->groups[i].ranks, &failed)};
+        hta_pg_config g = {reintern(into, from, from->groups[i].name, seen, &failed),
+                           reintern(into, from, from->groups[i].desc, seen, &failed),
+                           reintern(into, from, from->groups[i].ranks, seen, &failed)};
         failed |= hta_comm_set_push_group(into, &g);
     }
+    free(seen);
     return failed ? -1 : 0;
 }
 

@@ -74,8 +74,10 @@ static void apply_order(const hta_event **events, size_t *order, size_t n)
 
 /* Sorts the GPU events as a stable qsort with compare_gpu_events would: a
  * stable radix sort by start, then each run of equal starts by the rest,
- * stably.  -1 when out of memory. */
-static int sort_gpu_events(const hta_event **gpu, size_t n, const hta_trace *trace)
+ * stably.  The communication kernels' positions go to comm_at as each
+ * run is placed (its events are then in cache).  -1 when out of memory. */
+static int sort_gpu_events(const hta_event **gpu, size_t n, const hta_trace *trace,
+                           size_t *comm_at, size_t *n_comm)
 {
     int64_t *starts = hta_large_malloc((n ? n : 1) * sizeof *starts);
     size_t *order = hta_large_malloc((n ? n : 1) * sizeof *order);
@@ -92,6 +94,9 @@ static int sort_gpu_events(const hta_event **gpu, size_t n, const hta_trace *tra
         for (end = first + 1; end < n && gpu[end]->ts_ns == gpu[first]->ts_ns;)
             end++;
         sort_equal_starts(gpu + first, end - first, trace);
+        for (size_t i = first; i < end; i++)
+            if (gpu[i]->kernel_type == HTA_KT_COMMUNICATION)
+                comm_at[(*n_comm)++] = i;
     }
     return rc;
 }
@@ -99,19 +104,6 @@ static int sort_gpu_events(const hta_event **gpu, size_t n, const hta_trace *tra
 static int is_communication(const hta_event *e)
 {
     return hta_event_is_gpu(e) && e->kernel_type == HTA_KT_COMMUNICATION;
-}
-
-/* The positions of the n_comm communication kernels among the sorted
- * GPU events; -1 when out of memory. */
-static int list_communication(hta_rank_view *view, size_t n_comm)
-{
-    view->comm_at = malloc((n_comm ? n_comm : 1) * sizeof *view->comm_at);
-    if (!view->comm_at)
-        return -1;
-    for (size_t i = 0; i < view->n_gpu && view->n_comm < n_comm; i++)
-        if (view->gpu[i]->kernel_type == HTA_KT_COMMUNICATION)
-            view->comm_at[view->n_comm++] = i;
-    return 0;
 }
 
 /* The GPU events sorted, their communication kernels and their type
@@ -124,12 +116,13 @@ static int build_sorted_gpu(hta_rank_view *view, const hta_trace *trace)
         n_comm += is_communication(&trace->events[i]);
     }
     view->gpu = hta_large_malloc((n_gpu ? n_gpu : 1) * sizeof *view->gpu);
-    if (!view->gpu)
+    view->comm_at = malloc((n_comm ? n_comm : 1) * sizeof *view->comm_at);
+    if (!view->gpu || !view->comm_at)
         return -1;
     for (size_t i = 0; i < trace->n_events; i++)
         if (hta_event_is_gpu(&trace->events[i]))
             view->gpu[view->n_gpu++] = &trace->events[i];
-    if (sort_gpu_events(view->gpu, view->n_gpu, trace) || list_communication(view, n_comm))
+    if (sort_gpu_events(view->gpu, view->n_gpu, trace, view->comm_at, &view->n_comm))
         return -1;
     return hta_type_unions_build(&view->unions, view->gpu, view->n_gpu);
 }
