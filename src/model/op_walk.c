@@ -1,9 +1,9 @@
 /* op_walk.c: nesting CPU ops and attributing launches (see model/op_walk.h).
  *
- * The ops and launches are put in per-thread order by a counting sort on
- * the thread and an insertion sort within each thread (Kineto writes a
- * thread's events nearly in start order, so it moves a few), falling back
- * to qsort for a thread that is far from sorted.  One sweep per thread
+ * The ops and launches are dealt to their threads in one pass over the
+ * events and put in order by an insertion sort within each thread
+ * (Kineto writes a thread's events nearly in start order, so it moves a
+ * few), falling back to qsort for a thread that is far from sorted.  One sweep per thread
  * then keeps the chain of open ops and a buffer of the GPU events launched
  * under the outermost one. */
 #define _GNU_SOURCE /* qsort_r */
@@ -11,8 +11,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "util/large_alloc.h"
 
 typedef struct walk {
     const hta_rank_view *view;
@@ -116,49 +114,52 @@ static int is_item(const walk *w, const hta_event *e)
     return !hta_event_is_gpu(e) && (is_op(w, e) || launched_gpu(w, e));
 }
 
-/* The ops and launches grouped by thread (start[t] .. start[t + 1]) and
- * sorted within each; -1 when out of memory. */
-static int order_items(walk *w, uint32_t **items_out, size_t **start_out)
+/* One thread's ops and launches, event indices in trace order, then
+ * sorted. */
+typedef struct thread_items {
+    uint32_t *at;              /* owned */
+    size_t n, cap;
+} thread_items;
+
+static int push_item(thread_items *t, uint32_t event)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 256;
+        uint32_t *grown = realloc(t->at, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        t->at = grown;
+        t->cap = cap;
+    }
+    t->at[t->n++] = event;
+    return 0;
+}
+
+static void free_items(thread_items *per_thread, uint32_t threads)
+{
+    for (uint32_t k = 0; per_thread && k < threads; k++)
+        free(per_thread[k].at);
+    free(per_thread);
+}
+
+/* The ops and launches of each thread, sorted: one pass over the events
+ * deals them to their threads.  NULL when out of memory. */
+static thread_items *order_items(walk *w)
 {
     const hta_trace *t = w->view->trace;
     uint32_t threads = w->contexts->n_threads;
-    size_t *start = calloc((size_t)threads + 2, sizeof *start);
-    if (!start)
-        return -1;
-    /* One bit per event marks the items, so that the second pass reads
-     * the mark instead of looking the launch up again. */
-    uint64_t *marked = calloc(t->n_events / 64 + 1, sizeof *marked);
-    if (!marked) {
-        free(start);
-        return -1;
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < t->n_events; i++)
-        if (is_item(w, &t->events[i])) {
-            marked[i / 64] |= (uint64_t)1 << (i % 64);
-            start[hta_cpu_context_of(w->contexts, &t->events[i])->thread + 2]++;
-            n++;
+    thread_items *per_thread = calloc(threads ? threads : 1, sizeof *per_thread);
+    for (size_t i = 0; per_thread && i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        if (is_item(w, e) &&
+            push_item(&per_thread[hta_cpu_context_of(w->contexts, e)->thread], (uint32_t)i)) {
+            free_items(per_thread, threads);
+            return NULL;
         }
-    uint32_t *items = hta_large_malloc((n ? n : 1) * sizeof *items);
-    if (!items) {
-        free(marked);
-        free(start);
-        return -1;
     }
-    for (uint32_t k = 0; k < threads; k++)
-        start[k + 2] += start[k + 1];
-    for (size_t word = 0; word <= t->n_events / 64; word++)
-        for (uint64_t bits = marked[word]; bits; bits &= bits - 1) {
-            size_t i = word * 64 + (size_t)__builtin_ctzll(bits);
-            items[start[hta_cpu_context_of(w->contexts, &t->events[i])->thread + 1]++] =
-                (uint32_t)i;
-        }
-    free(marked);
-    for (uint32_t k = 0; k < threads; k++)
-        sort_thread(w, items + start[k], start[k + 1] - start[k]);
-    *items_out = items;
-    *start_out = start;
-    return 0;
+    for (uint32_t k = 0; per_thread && k < threads; k++)
+        sort_thread(w, per_thread[k].at, per_thread[k].n);
+    return per_thread;
 }
 
 static int push_gpu(walk *w, const hta_event *launch, const hta_event *gpu)
@@ -246,18 +247,16 @@ int hta_op_walk(const hta_rank_view *view, const hta_cpu_contexts *contexts,
     const hta_trace *t = view->trace;
     uint32_t cpu_op = hta_strtab_find(&t->categories, "cpu_op", 6);
     walk w = {.view = view, .contexts = contexts, .events = t->events, .cpu_op = cpu_op};
-    uint32_t *items = NULL;
-    size_t *start = NULL;
-    if (index_gpu(&w) || order_items(&w, &items, &start)) {
+    thread_items *per_thread = index_gpu(&w) ? NULL : order_items(&w);
+    if (!per_thread) {
         hta_corrmap_free(&w.gpu_by_correlation);
         return -1;
     }
     int rc = 0;
     for (uint32_t k = 0; rc == 0 && k < contexts->n_threads; k++)
-        rc = sweep_thread(&w, items + start[k], start[k + 1] - start[k], visit, ctx);
+        rc = sweep_thread(&w, per_thread[k].at, per_thread[k].n, visit, ctx);
     hta_corrmap_free(&w.gpu_by_correlation);
-    free(items);
-    free(start);
+    free_items(per_thread, contexts->n_threads);
     free(w.gpu);
     free(w.open);
     free(w.open_mark);
