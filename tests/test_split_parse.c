@@ -12,6 +12,34 @@
 #include "util/buf.h"
 #include "unit.h"
 
+/* The collective metadata, string ids included (the merge re-interns a
+ * part's strings in the order the serial parse meets them). */
+static int same_comm(const hta_comm_set *a, const hta_comm_set *b, const char **what)
+{
+    *what = "collective metadata";
+    if (a->n != b->n || a->n_groups != b->n_groups || a->strings.count != b->strings.count)
+        return 0;
+    for (uint32_t i = 0; i < a->strings.count; i++)
+        if (strcmp(a->strings.strings[i], b->strings.strings[i]) != 0)
+            return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const hta_comm_meta *x = &a->items[i], *y = &b->items[i];
+        if (x->event != y->event || x->external_id != y->external_id ||
+            x->in_nelems != y->in_nelems || x->out_nelems != y->out_nelems ||
+            x->group_size != y->group_size || x->seq != y->seq ||
+            x->collective != y->collective || x->dtype != y->dtype ||
+            x->pg_name != y->pg_name || x->pg_desc != y->pg_desc ||
+            x->pg_ranks != y->pg_ranks || x->in_split != y->in_split ||
+            x->out_split != y->out_split)
+            return 0;
+    }
+    for (size_t i = 0; i < a->n_groups; i++)
+        if (a->groups[i].name != b->groups[i].name || a->groups[i].desc != b->groups[i].desc ||
+            a->groups[i].ranks != b->groups[i].ranks)
+            return 0;
+    return 1;
+}
+
 /* Equal in every field a user can see, ids included (both assign them in
  * first-seen order), not just the strings they name. */
 static int same_trace(const hta_trace *a, const hta_trace *b, const char **what)
@@ -39,6 +67,14 @@ static int same_trace(const hta_trace *a, const hta_trace *b, const char **what)
             strcmp(hta_event_category(a, x), hta_event_category(b, y)) != 0)
             return 0;
     }
+    *what = "CPU contexts";
+    if (a->cpu_contexts.count != b->cpu_contexts.count)
+        return 0;
+    for (uint32_t i = 0; i < a->cpu_contexts.count; i++)
+        if (strcmp(a->cpu_contexts.strings[i], b->cpu_contexts.strings[i]) != 0)
+            return 0;
+    if (!same_comm(&a->comm, &b->comm, what))
+        return 0;
     *what = "extras";
     for (size_t i = 0; i < a->n_extras; i++) {
         const hta_event_extra *x = &a->extras[i], *y = &b->extras[i];
@@ -118,7 +154,16 @@ static void append_events(hta_buf *b, int n, int tricky)
         const char *args = tricky ? "\"args\":{\"stream\":7,\"nested\":[{\"a\":{\"b\":1}},"
                                     "{\"c\":[{},{}]}, {\"d\":\"}\\n,\\t{\"}],\"bytes\":64}"
                                   : "\"args\":{\"stream\":7,\"correlation\":5}";
-        switch (i % 4) {
+        switch (i % 5) {
+        case 4: /* a collective with metadata: strings shared across parts */
+            snprintf(event, sizeof event,
+                     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce\","
+                     "\"ts\":%d,\"dur\":4,\"args\":{\"stream\":9,\"correlation\":%d,"
+                     "\"Collective name\":\"%s\",\"dtype\":\"%s\",\"In msg nelems\":%d,"
+                     "\"Process Group Name\":\"%d\",\"Process Group Ranks\":\"[0, 1]\"}}",
+                     1000 + i, i, i % 3 ? "allreduce" : "allgather", i % 7 ? "Float" : "BFloat16",
+                     i, i % 11);
+            break;
         case 0:
             snprintf(event, sizeof event,
                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s %d\",\"ts\":%d.5,"
