@@ -60,6 +60,7 @@ typedef struct node {
     uint32_t ev;               /* global event index */
     uint32_t local;            /* index in the step's members */
     uint8_t is_start;
+    uint8_t is_lock;           /* a call that takes the runtime lock */
 } node;
 
 typedef struct edge {
@@ -89,7 +90,7 @@ typedef struct graph {
 enum scratch_slot {
     S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_TREE, S_LOCALS, S_THREAD_INDEX, S_THREAD_FIRST,
     S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_OUT_FIRST, S_IN_LIST,
-    S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_FILL_IN, S_FILL_OUT, S_OPEN, S_SEGMENTS,
+    S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_OPEN, S_SEGMENTS,
     S_POINTS, S_STACK, S_SEG_OF, S_N
 };
 
@@ -226,9 +227,37 @@ static int sort_keyed(hta_keyed *v, size_t n, hta_keyed *scratch)
     return hta_stable_sort_keyed_using(v, n, scratch);
 }
 
+/* The item's time: a launch's (item p) or a kernel start's (n_gpu + p). */
+static int64_t item_time(const rank_state *r, const int64_t *launch_ts, size_t index)
+{
+    size_t ng = r->v->n_gpu;
+    return index < ng ? launch_ts[index] : r->v->gpu[index - ng]->ts_ns;
+}
+
+/* Orders the items by (stream, time, item): stably by stream, then each
+ * stream's items, listed nearly in time order (launches, then kernels, each
+ * by start), by (time, item).  scratch holds 2n. */
+static int order_by_stream(rank_state *r, hta_keyed *items, size_t n, hta_keyed *scratch,
+                           const int64_t *launch_ts)
+{
+    const hta_rank_view *v = r->v;
+    size_t ng = v->n_gpu;
+    for (size_t i = 0; i < n; i++)
+        items[i].key = v->gpu[items[i].index % ng]->stream;
+    if (sort_keyed(items, n, scratch))
+        return -1;
+    for (size_t first = 0, end; first < n; first = end) {
+        for (end = first + 1; end < n && items[end].key == items[first].key;)
+            end++;
+        for (size_t i = first; i < end; i++)
+            items[i].key = item_time(r, launch_ts, items[i].index);
+        hta_run_merge_sort_keyed(items + first, end - first, scratch);
+    }
+    return 0;
+}
+
 /* Every counted kernel's launch (item p) and start (item n_gpu + p),
- * ordered by (stream, time, launches first): two stable passes, the
- * minor key first. */
+ * ordered by (stream, time, launches first). */
 static int count_queues(rank_state *r)
 {
     const hta_rank_view *v = r->v;
@@ -237,7 +266,7 @@ static int count_queues(rank_state *r)
     r->ql_runtime = malloc((ng + 1) * sizeof *r->ql_runtime);
     r->ql_kernel = malloc((ng + 1) * sizeof *r->ql_kernel);
     hta_keyed *items = malloc((2 * ng + 1) * sizeof *items);
-    hta_keyed *scratch = malloc((2 * ng + 1) * sizeof *scratch);
+    hta_keyed *scratch = malloc((4 * ng + 1) * sizeof *scratch);
     int64_t *launch_ts = malloc((ng + 1) * sizeof *launch_ts);
     uint32_t *launch_thread = malloc((ng + 1) * sizeof *launch_thread);
     int rc = -1;
@@ -256,21 +285,17 @@ static int count_queues(rank_state *r)
         n_launched++;
     }
     for (size_t i = 0; i < n_launched; i++)
-        items[n++] = (hta_keyed){v->gpu[items[i].index]->ts_ns, ng + items[i].index};
-    if (sort_keyed(items, n, scratch))
-        goto done;
-    for (size_t i = 0; i < n; i++)
-        items[i].key = v->gpu[items[i].index % (ng ? ng : 1)]->stream;
-    if (sort_keyed(items, n, scratch))
+        items[n++] = (hta_keyed){0, ng + items[i].index};
+    if (order_by_stream(r, items, n, scratch, launch_ts))
         goto done;
     r->launches = malloc((n_launched + 1) * sizeof *r->launches);
     if (!r->launches)
         goto done;
     int32_t length = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || items[i].key != items[i - 1].key)
-            length = 0;
         size_t p = items[i].index % ng;
+        if (i == 0 || v->gpu[p]->stream != v->gpu[items[i - 1].index % ng]->stream)
+            length = 0;
         int is_kernel = items[i].index >= ng;
         length += is_kernel ? -1 : 1;
         (is_kernel ? r->ql_kernel : r->ql_runtime)[p] = length;
@@ -447,7 +472,8 @@ static int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int zero_wei
 {
     if (src == dst)
         return 0;
-    if (grow((void **)&g->edges, &g->cap_edges, g->n_edges + 1, sizeof *g->edges))
+    if (g->n_edges == g->cap_edges &&
+        grow((void **)&g->edges, &g->cap_edges, g->n_edges + 1, sizeof *g->edges))
         return -1;
     int64_t weight = type == E_DEPENDENCY || type == E_SYNC || zero_weight
                          ? 0
@@ -526,7 +552,9 @@ static int build_nodes(step_ctx *c)
         int is_end = c->by_time[i].index % 2;
         if (!is_noded(c, &c->m[k]))
             continue;
-        g->nodes[n] = (node){c->by_time[i].key, c->m[k].ev, (uint32_t)k, (uint8_t)!is_end};
+        const hta_event *e = &r->t->events[c->m[k].ev];
+        uint8_t lock = !hta_event_is_gpu(e) && (r->name_flags[e->name] & N_LOCK);
+        g->nodes[n] = (node){c->by_time[i].key, c->m[k].ev, (uint32_t)k, (uint8_t)!is_end, lock};
         (is_end ? g->end_of : g->start_of)[k] = (int32_t)n;
         n++;
     }
@@ -536,8 +564,7 @@ static int build_nodes(step_ctx *c)
 
 static int is_lock_node(const step_ctx *c, uint32_t id)
 {
-    const hta_event *e = &c->r->t->events[c->r->g.nodes[id].ev];
-    return !hta_event_is_gpu(e) && (c->r->name_flags[e->name] & N_LOCK);
+    return c->r->g.nodes[id].is_lock;
 }
 
 /* Runtime calls that take the CUDA runtime lock, across threads: each end
@@ -742,44 +769,46 @@ static int walk_thread(step_ctx *c, const uint32_t *locals, size_t n, sweep_item
     return 0;
 }
 
-/* The one thread with events named like `flag` (cpu_op or user
- * annotation), or UINT32_MAX. */
-static uint32_t only_thread_with(const step_ctx *c, uint8_t flag)
+/* Notes th as a thread with events named like the one seen: *only
+ * becomes UINT32_MAX - 1 once two threads are seen. */
+static void note_thread(uint32_t *only, uint32_t th)
 {
-    const rank_state *r = c->r;
-    uint32_t found = UINT32_MAX;
-    for (size_t k = 0; k < c->n; k++) {
-        const hta_event *e = &r->t->events[c->m[k].ev];
-        if (c->m[k].gpu != UINT32_MAX || hta_event_is_gpu(e) || !(r->name_flags[e->name] & flag) ||
-            (e->cat != r->cat_cpu_op && e->cat != r->cat_user_annotation))
-            continue;
-        uint32_t th = thread_of(r, e);
-        if (found != UINT32_MAX && found != th)
-            return UINT32_MAX;
-        found = th;
-    }
-    return found;
+    *only = *only == UINT32_MAX || *only == th ? th : UINT32_MAX - 1;
 }
 
 /* Each CPU member's thread (UINT32_MAX: none) and place in it, and the
  * threads' members in order (locals from first[th]); first has room for
  * 2 * n_threads + 2. */
 static void group_threads(step_ctx *c, uint32_t *group, uint32_t *place, uint32_t *locals,
-                         size_t *first)
+                          size_t *first)
 {
     rank_state *r = c->r;
     const hta_trace *t = r->t;
     uint32_t n_threads = r->contexts.n_threads;
-    /* HTA merges the backward thread into the forward one. */
-    uint32_t fwd = only_thread_with(c, N_FORWARD), bwd = only_thread_with(c, N_AUTOGRAD);
-    memset(first, 0, ((size_t)n_threads + 2) * sizeof *first);
+    /* HTA merges the backward thread (the one thread with cpu ops or
+     * annotations named "autograd") into the forward one ("forward"). */
+    uint32_t fwd = UINT32_MAX, bwd = UINT32_MAX;
     for (size_t k = 0; k < c->n; k++) {
         const hta_event *e = &t->events[c->m[k].ev];
         group[k] = UINT32_MAX;
         if (c->m[k].gpu != UINT32_MAX || hta_event_is_gpu(e))
             continue;
-        uint32_t th = thread_of(r, e);
-        group[k] = th == bwd && fwd != UINT32_MAX ? fwd : th;
+        group[k] = thread_of(r, e);
+        if (e->cat != r->cat_cpu_op && e->cat != r->cat_user_annotation)
+            continue;
+        if (r->name_flags[e->name] & N_FORWARD)
+            note_thread(&fwd, group[k]);
+        if (r->name_flags[e->name] & N_AUTOGRAD)
+            note_thread(&bwd, group[k]);
+    }
+    fwd = fwd == UINT32_MAX - 1 ? UINT32_MAX : fwd;
+    bwd = bwd == UINT32_MAX - 1 ? UINT32_MAX : bwd;
+    memset(first, 0, ((size_t)n_threads + 2) * sizeof *first);
+    for (size_t k = 0; k < c->n; k++) {
+        if (group[k] == UINT32_MAX)
+            continue;
+        if (group[k] == bwd && fwd != UINT32_MAX)
+            group[k] = fwd;
         first[group[k] + 1]++;
     }
     for (uint32_t th = 0; th < n_threads; th++)
@@ -1056,6 +1085,29 @@ typedef struct path {
     int ok;                    /* the graph had no cycle */
 } path;
 
+/* Lists each node's incoming and outgoing edges (ids in order of
+ * insertion) from in_first[v] to in_first[v + 1] and from out_first[v]:
+ * counted, summed, then placed from the last edge back. */
+static void list_edges(const graph *g, uint32_t *in_first, uint32_t *in_list,
+                       uint32_t *out_first, uint32_t *out_list)
+{
+    size_t nv = g->n_nodes, ne = g->n_edges;
+    memset(in_first, 0, (nv + 1) * sizeof *in_first);
+    memset(out_first, 0, (nv + 1) * sizeof *out_first);
+    for (size_t i = 0; i < ne; i++) {
+        in_first[g->edges[i].dst]++;
+        out_first[g->edges[i].src]++;
+    }
+    for (size_t v = 1; v <= nv; v++) {
+        in_first[v] += in_first[v - 1];
+        out_first[v] += out_first[v - 1];
+    }
+    for (size_t i = ne; i-- > 0;) {
+        in_list[--in_first[g->edges[i].dst]] = (uint32_t)i;
+        out_list[--out_first[g->edges[i].src]] = (uint32_t)i;
+    }
+}
+
 /* networkx's dag_longest_path on the graph, in O(V + E). */
 static int longest_path(rank_state *r, path *out)
 {
@@ -1063,44 +1115,27 @@ static int longest_path(rank_state *r, path *out)
     size_t nv = g->n_nodes, ne = g->n_edges;
     out->n = 0;
     out->ok = 1;
-    size_t *in_first = scratch(r, S_IN_FIRST, nv + 1, sizeof *in_first);
-    size_t *out_first = scratch(r, S_OUT_FIRST, nv + 1, sizeof *out_first);
+    uint32_t *in_first = scratch(r, S_IN_FIRST, nv + 1, sizeof *in_first);
+    uint32_t *out_first = scratch(r, S_OUT_FIRST, nv + 1, sizeof *out_first);
     uint32_t *in_list = scratch(r, S_IN_LIST, ne, sizeof *in_list);
     uint32_t *out_list = scratch(r, S_OUT_LIST, ne, sizeof *out_list);
     uint32_t *order = scratch(r, S_ORDER, nv, sizeof *order);
-    size_t *indeg = scratch(r, S_INDEG, nv, sizeof *indeg);
+    uint32_t *indeg = scratch(r, S_INDEG, nv, sizeof *indeg);
     int64_t *dist = scratch(r, S_DIST, nv, sizeof *dist);
     int64_t *via = scratch(r, S_VIA, nv, sizeof *via); /* edge id, -1 = none */
-    size_t *fi = scratch(r, S_FILL_IN, nv, sizeof *fi);
-    size_t *fo = scratch(r, S_FILL_OUT, nv, sizeof *fo);
-    if (!in_first || !out_first || !in_list || !out_list || !order || !indeg || !dist || !via ||
-        !fi || !fo)
+    if (!in_first || !out_first || !in_list || !out_list || !order || !indeg || !dist || !via)
         return -1;
-    memset(in_first, 0, (nv + 2) * sizeof *in_first);
-    memset(out_first, 0, (nv + 2) * sizeof *out_first);
-    for (size_t i = 0; i < ne; i++) {
-        in_first[g->edges[i].dst + 1]++;
-        out_first[g->edges[i].src + 1]++;
-    }
-    for (size_t v = 0; v < nv; v++) {
-        in_first[v + 1] += in_first[v];
-        out_first[v + 1] += out_first[v];
-        indeg[v] = in_first[v + 1] - in_first[v];
-    }
-    memcpy(fi, in_first, nv * sizeof *fi);
-    memcpy(fo, out_first, nv * sizeof *fo);
-    for (size_t i = 0; i < ne; i++) {
-        in_list[fi[g->edges[i].dst]++] = (uint32_t)i;
-        out_list[fo[g->edges[i].src]++] = (uint32_t)i;
-    }
+    list_edges(g, in_first, in_list, out_first, out_list);
     /* Kahn's order, generation by generation, as networkx visits. */
     size_t head = 0, tail = 0;
-    for (size_t v = 0; v < nv; v++)
+    for (size_t v = 0; v < nv; v++) {
+        indeg[v] = in_first[v + 1] - in_first[v];
         if (indeg[v] == 0)
             order[tail++] = (uint32_t)v;
+    }
     while (head < tail) {
         uint32_t v = order[head++];
-        for (size_t j = out_first[v]; j < out_first[v + 1]; j++) {
+        for (uint32_t j = out_first[v]; j < out_first[v + 1]; j++) {
             uint32_t w = g->edges[out_list[j]].dst;
             if (--indeg[w] == 0)
                 order[tail++] = w;
@@ -1117,7 +1152,7 @@ static int longest_path(rank_state *r, path *out)
         int64_t d = 0;
         int64_t from = -1;
         int any = 0;
-        for (size_t j = in_first[v]; j < in_first[v + 1]; j++) {
+        for (uint32_t j = in_first[v]; j < in_first[v + 1]; j++) {
             const edge *e = &g->edges[in_list[j]];
             /* HTA zeroes a weight of -1 us or less before the search. */
             int64_t w = e->weight <= -1000 ? 0 : e->weight;
