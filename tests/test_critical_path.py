@@ -9,8 +9,9 @@ import os
 import numpy as np
 import pandas as pd
 
-from common import TRACES, analyse, table
+from common import TRACES, analyse, table, tmpdir
 from handbuilt import write_ranks
+from kineto_convert import to_cupti_csv, to_nsys_sqlite
 from critical_path_traces import (data_loader_step, launch_bound_step, steps_trace,
                                        synced_step)
 
@@ -88,10 +89,33 @@ def check_known_chains():
     assert "3 steps, 3 with ranks bound differently" in p.stdout, p.stdout
 
 
+def check_step_regex():
+    """Steps named by --step-regex (NVTX ranges of an Nsight export, records
+    of user_annotation.csv) are the critical path's steps; without it the
+    path covers the whole trace."""
+    src = write_ranks({0: steps_trace(synced_step, step_name="iteration {}")})
+    forms = tmpdir()
+    to_nsys_sqlite(os.path.join(src, "rank-0.json"), os.path.join(forms, "rank-0.sqlite"))
+    csv_dir = os.path.join(tmpdir(), "rank-0")
+    to_cupti_csv(os.path.join(src, "rank-0.json"), csv_dir)
+    for inputs in (forms, csv_dir):
+        out, _ = analyse(inputs, extra=["--critical-path", "--step-regex", "^iteration [0-9]+$"])
+        cp = table(out, "critical_path").set_index("step")
+        assert list(cp.index) == [1, 2, 3], (inputs, cp)
+        for s in (1, 2, 3):
+            row = cp.loc[s]
+            assert abs(row.start_us - (1_000_000 + (s - 1) * 100_000)) < 1e-6, (inputs, row)
+            assert row.bound_by == "gpu_compute_bound", (inputs, row)
+            assert abs(row.gpu_compute_bound_us - 40_000) < 1e-6, (inputs, row)
+        out, _ = analyse(inputs, extra=["--critical-path"])
+        assert list(table(out, "critical_path").step) == [-1], inputs
+
+
 def main():
     for folder in HTA_FOLDERS:
         check_against_hta(folder)
     check_known_chains()
+    check_step_regex()
     print("ok")
 
 
