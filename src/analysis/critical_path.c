@@ -1085,48 +1085,43 @@ typedef struct path {
     int ok;                    /* the graph had no cycle */
 } path;
 
-/* Lists each node's incoming and outgoing edges (ids in order of
- * insertion) from in_first[v] to in_first[v + 1] and from out_first[v]:
- * counted, summed, then placed from the last edge back. */
-static void list_edges(const graph *g, uint32_t *in_first, uint32_t *in_list,
-                       uint32_t *out_first, uint32_t *out_list)
+/* Lists each node's edges (ids in order of insertion) from first[v] to
+ * first[v + 1], by their dst (incoming) or src (outgoing): counted,
+ * summed, then placed from the last edge back. */
+static void list_edges(const graph *g, int incoming, uint32_t *first, uint32_t *list)
 {
     size_t nv = g->n_nodes, ne = g->n_edges;
-    memset(in_first, 0, (nv + 1) * sizeof *in_first);
-    memset(out_first, 0, (nv + 1) * sizeof *out_first);
-    for (size_t i = 0; i < ne; i++) {
-        in_first[g->edges[i].dst]++;
-        out_first[g->edges[i].src]++;
+    memset(first, 0, (nv + 1) * sizeof *first);
+    if (incoming) {
+        for (size_t i = 0; i < ne; i++)
+            first[g->edges[i].dst]++;
+    } else {
+        for (size_t i = 0; i < ne; i++)
+            first[g->edges[i].src]++;
     }
-    for (size_t v = 1; v <= nv; v++) {
-        in_first[v] += in_first[v - 1];
-        out_first[v] += out_first[v - 1];
-    }
-    for (size_t i = ne; i-- > 0;) {
-        in_list[--in_first[g->edges[i].dst]] = (uint32_t)i;
-        out_list[--out_first[g->edges[i].src]] = (uint32_t)i;
+    for (size_t v = 1; v <= nv; v++)
+        first[v] += first[v - 1];
+    if (incoming) {
+        for (size_t i = ne; i-- > 0;)
+            list[--first[g->edges[i].dst]] = (uint32_t)i;
+    } else {
+        for (size_t i = ne; i-- > 0;)
+            list[--first[g->edges[i].src]] = (uint32_t)i;
     }
 }
 
-/* networkx's dag_longest_path on the graph, in O(V + E). */
-static int longest_path(rank_state *r, path *out)
+/* Kahn's topological order, generation by generation as networkx visits
+ * the nodes, into order; 0 when the graph has a cycle. */
+static int kahn_order(rank_state *r, const uint32_t *in_first, uint32_t *order)
 {
     const graph *g = &r->g;
-    size_t nv = g->n_nodes, ne = g->n_edges;
-    out->n = 0;
-    out->ok = 1;
-    uint32_t *in_first = scratch(r, S_IN_FIRST, nv + 1, sizeof *in_first);
+    size_t nv = g->n_nodes;
     uint32_t *out_first = scratch(r, S_OUT_FIRST, nv + 1, sizeof *out_first);
-    uint32_t *in_list = scratch(r, S_IN_LIST, ne, sizeof *in_list);
-    uint32_t *out_list = scratch(r, S_OUT_LIST, ne, sizeof *out_list);
-    uint32_t *order = scratch(r, S_ORDER, nv, sizeof *order);
+    uint32_t *out_list = scratch(r, S_OUT_LIST, g->n_edges, sizeof *out_list);
     uint32_t *indeg = scratch(r, S_INDEG, nv, sizeof *indeg);
-    int64_t *dist = scratch(r, S_DIST, nv, sizeof *dist);
-    int64_t *via = scratch(r, S_VIA, nv, sizeof *via); /* edge id, -1 = none */
-    if (!in_first || !out_first || !in_list || !out_list || !order || !indeg || !dist || !via)
+    if (!out_first || !out_list || !indeg)
         return -1;
-    list_edges(g, in_first, in_list, out_first, out_list);
-    /* Kahn's order, generation by generation, as networkx visits. */
+    list_edges(g, 0, out_first, out_list);
     size_t head = 0, tail = 0;
     for (size_t v = 0; v < nv; v++) {
         indeg[v] = in_first[v + 1] - in_first[v];
@@ -1141,38 +1136,88 @@ static int longest_path(rank_state *r, path *out)
                 order[tail++] = w;
         }
     }
-    if (tail < nv) {
-        out->ok = 0;
-        return 0;
+    return tail == nv;
+}
+
+/* Node v's distance: its longest predecessor's plus the edge (the first
+ * such in insertion order), 0 and no edge when none is positive. */
+static void relax(const graph *g, const uint32_t *in_first, const uint32_t *in_list,
+                  int64_t *dist, int64_t *via, uint32_t v)
+{
+    int64_t d = 0, from = -1;
+    int any = 0;
+    for (uint32_t j = in_first[v]; j < in_first[v + 1]; j++) {
+        const edge *e = &g->edges[in_list[j]];
+        /* HTA zeroes a weight of -1 us or less before the search. */
+        int64_t w = e->weight <= -1000 ? 0 : e->weight;
+        int64_t cand = dist[e->src] + w;
+        if (!any || cand > d) {
+            d = cand;
+            from = in_list[j];
+            any = 1;
+        }
+    }
+    if (!any || d < 0) {
+        d = 0;
+        from = -1;
+    }
+    dist[v] = d;
+    via[v] = from;
+}
+
+/* networkx's dag_longest_path on the graph, in O(V + E): distances in
+ * topological order, the path ending at the first node of greatest
+ * distance in Kahn's order.  Most steps' edges all go forward in node
+ * order (time): node order is then topological, and Kahn's order is
+ * needed only when several nodes share the greatest distance. */
+static int longest_path(rank_state *r, path *out)
+{
+    const graph *g = &r->g;
+    size_t nv = g->n_nodes, ne = g->n_edges;
+    out->n = 0;
+    out->ok = 1;
+    uint32_t *in_first = scratch(r, S_IN_FIRST, nv + 1, sizeof *in_first);
+    uint32_t *in_list = scratch(r, S_IN_LIST, ne, sizeof *in_list);
+    uint32_t *order = scratch(r, S_ORDER, nv, sizeof *order);
+    int64_t *dist = scratch(r, S_DIST, nv, sizeof *dist);
+    int64_t *via = scratch(r, S_VIA, nv, sizeof *via); /* edge id, -1 = none */
+    if (!in_first || !in_list || !order || !dist || !via)
+        return -1;
+    list_edges(g, 1, in_first, in_list);
+    int forward = 1;
+    for (size_t i = 0; i < ne && forward; i++)
+        forward = g->edges[i].src < g->edges[i].dst;
+    int have_order = !forward;
+    if (have_order) {
+        int acyclic = kahn_order(r, in_first, order);
+        if (acyclic < 0)
+            return -1;
+        if (!acyclic) {
+            out->ok = 0;
+            return 0;
+        }
     }
     int64_t best = INT64_MIN;
     long best_v = -1;
+    size_t n_best = 0;
     for (size_t i = 0; i < nv; i++) {
-        uint32_t v = order[i];
-        int64_t d = 0;
-        int64_t from = -1;
-        int any = 0;
-        for (uint32_t j = in_first[v]; j < in_first[v + 1]; j++) {
-            const edge *e = &g->edges[in_list[j]];
-            /* HTA zeroes a weight of -1 us or less before the search. */
-            int64_t w = e->weight <= -1000 ? 0 : e->weight;
-            int64_t cand = dist[e->src] + w;
-            if (!any || cand > d) {
-                d = cand;
-                from = in_list[j];
-                any = 1;
-            }
-        }
-        if (!any || d < 0) {
-            d = 0;
-            from = -1;
-        }
-        dist[v] = d;
-        via[v] = from;
-        if (d > best) {
-            best = d;
+        uint32_t v = have_order ? order[i] : (uint32_t)i;
+        relax(g, in_first, in_list, dist, via, v);
+        if (dist[v] > best) {
+            best = dist[v];
             best_v = v;
+            n_best = 0;
         }
+        n_best += dist[v] == best;
+    }
+    if (n_best > 1 && !have_order) {
+        if (kahn_order(r, in_first, order) < 0)
+            return -1;
+        for (size_t i = 0; i < nv; i++)
+            if (dist[order[i]] == best) {
+                best_v = order[i];
+                break;
+            }
     }
     if (best_v >= 0) {
         out->edges = realloc(out->edges, (nv + 1) * sizeof *out->edges);
