@@ -91,7 +91,7 @@ enum scratch_slot {
     S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_TREE, S_LOCALS, S_THREAD_INDEX, S_THREAD_FIRST,
     S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_OUT_FIRST, S_IN_LIST,
     S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_OPEN, S_SEGMENTS,
-    S_POINTS, S_STACK, S_SEG_OF, S_N
+    S_STACK, S_KIND, S_N
 };
 
 typedef struct rank_state {
@@ -467,7 +467,7 @@ typedef struct step_ctx {
     hta_keyed *by_time;        /* index 2 * local (+ 1 for the end), by time */
 } step_ctx;
 
-static int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int zero_weight,
+static inline int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int zero_weight,
                     int64_t attr)
 {
     if (src == dst)
@@ -544,17 +544,25 @@ static int build_nodes(step_ctx *c)
     if (grow((void **)&g->end_of, &cap, c->n + 1, sizeof *g->end_of))
         return -1;
     g->cap_members = cap;
-    for (size_t k = 0; k < c->n; k++)
+    /* Per member, in event order: 1 noded, 2 also a runtime-lock call. */
+    uint8_t *kind = scratch(r, S_KIND, c->n, 1);
+    if (!kind)
+        return -1;
+    for (size_t k = 0; k < c->n; k++) {
+        const hta_event *e = &r->t->events[c->m[k].ev];
         g->start_of[k] = g->end_of[k] = -1;
+        kind[k] = is_noded(c, &c->m[k])
+                      ? 1 | (!hta_event_is_gpu(e) && (r->name_flags[e->name] & N_LOCK) ? 2 : 0)
+                      : 0;
+    }
     size_t n = 0;
     for (size_t i = 0; i < 2 * c->n; i++) {
         size_t k = c->by_time[i].index / 2;
         int is_end = c->by_time[i].index % 2;
-        if (!is_noded(c, &c->m[k]))
+        if (!kind[k])
             continue;
-        const hta_event *e = &r->t->events[c->m[k].ev];
-        uint8_t lock = !hta_event_is_gpu(e) && (r->name_flags[e->name] & N_LOCK);
-        g->nodes[n] = (node){c->by_time[i].key, c->m[k].ev, (uint32_t)k, (uint8_t)!is_end, lock};
+        g->nodes[n] = (node){c->by_time[i].key, c->m[k].ev, (uint32_t)k, (uint8_t)!is_end,
+                             (uint8_t)(kind[k] >> 1)};
         (is_end ? g->end_of : g->start_of)[k] = (int32_t)n;
         n++;
     }
