@@ -236,7 +236,7 @@ static int64_t item_time(const rank_state *r, const int64_t *launch_ts, size_t i
 
 /* Orders the items by (stream, time, item): stably by stream, then each
  * stream's items, listed nearly in time order (launches, then kernels, each
- * by start), by (time, item).  scratch holds 2n. */
+ * by start), by (time, item).  scratch holds n. */
 static int order_by_stream(rank_state *r, hta_keyed *items, size_t n, hta_keyed *scratch,
                            const int64_t *launch_ts)
 {
@@ -251,7 +251,8 @@ static int order_by_stream(rank_state *r, hta_keyed *items, size_t n, hta_keyed 
             end++;
         for (size_t i = first; i < end; i++)
             items[i].key = item_time(r, launch_ts, items[i].index);
-        hta_run_merge_sort_keyed(items + first, end - first, scratch);
+        if (hta_run_merge_sort_keyed(items + first, end - first, scratch))
+            return -1;
     }
     return 0;
 }
@@ -266,7 +267,7 @@ static int count_queues(rank_state *r)
     r->ql_runtime = malloc((ng + 1) * sizeof *r->ql_runtime);
     r->ql_kernel = malloc((ng + 1) * sizeof *r->ql_kernel);
     hta_keyed *items = malloc((2 * ng + 1) * sizeof *items);
-    hta_keyed *scratch = malloc((4 * ng + 1) * sizeof *scratch);
+    hta_keyed *scratch = malloc((2 * ng + 1) * sizeof *scratch);
     int64_t *launch_ts = malloc((ng + 1) * sizeof *launch_ts);
     uint32_t *launch_thread = malloc((ng + 1) * sizeof *launch_thread);
     int rc = -1;
@@ -498,7 +499,7 @@ static int sort_by_time(step_ctx *c)
 {
     const hta_trace *t = c->r->t;
     hta_keyed *v = c->by_time = scratch(c->r, S_ITEMS, 2 * c->n, sizeof *c->by_time);
-    hta_keyed *tmp = scratch(c->r, S_ITEMS_TMP, 4 * c->n, sizeof *tmp);
+    hta_keyed *tmp = scratch(c->r, S_ITEMS_TMP, 2 * c->n, sizeof *tmp);
     uint32_t *open = scratch(c->r, S_STACK, c->n, sizeof *open);
     if (!v || !tmp || !open)
         return -1;
@@ -526,8 +527,7 @@ static int sort_by_time(step_ctx *c)
     for (size_t k = 0; k < c->n; k++)
         if (c->m[k].gpu != UINT32_MAX)
             v[n++] = (hta_keyed){hta_event_end(&t->events[c->m[k].ev]), 2 * k + 1};
-    hta_run_merge_sort_keyed(v, n, tmp);
-    return 0;
+    return hta_run_merge_sort_keyed(v, n, tmp);
 }
 
 /* The nodes in HTA's order: by time, then event, a start before its end. */

@@ -5,6 +5,7 @@
  * scratch. */
 #include "numerics/run_merge_sort.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int before(const hta_keyed *x, const hta_keyed *y)
@@ -39,16 +40,21 @@ static size_t merge_round(const hta_keyed *from, hta_keyed *to, size_t *ends, si
     return m;
 }
 
-void hta_run_merge_sort_keyed(hta_keyed *v, size_t n, hta_keyed *scratch)
+int hta_run_merge_sort_keyed(hta_keyed *v, size_t n, hta_keyed *scratch)
 {
-    size_t *ends = (size_t *)(scratch + n);
-    size_t n_runs = 0;
+    size_t n_runs = 1;
     for (size_t i = 1; i < n; i++)
+        n_runs += before(&v[i], &v[i - 1]);
+    if (n_runs == 1)
+        return 0;
+    size_t stack_ends[64];
+    size_t *ends = n_runs <= 64 ? stack_ends : malloc(n_runs * sizeof *ends);
+    if (!ends)
+        return -1;
+    for (size_t i = 1, r = 0; i < n; i++)
         if (before(&v[i], &v[i - 1]))
-            ends[n_runs++] = i;
-    if (n_runs == 0)
-        return;
-    ends[n_runs++] = n;
+            ends[r++] = i;
+    ends[n_runs - 1] = n;
     hta_keyed *from = v, *to = scratch;
     while (n_runs > 1) {
         n_runs = merge_round(from, to, ends, n_runs);
@@ -57,4 +63,7 @@ void hta_run_merge_sort_keyed(hta_keyed *v, size_t n, hta_keyed *scratch)
     }
     if (from != v)
         memcpy(v, from, n * sizeof *v);
+    if (ends != stack_ends)
+        free(ends);
+    return 0;
 }

@@ -14,7 +14,8 @@
 
 /* Sorts v by key, then index: with indices given in the order of a
  * listing, the order of a stable sort by key of that listing, whatever
- * order v holds them in.  scratch holds 2n pairs. */
-void hta_run_merge_sort_keyed(hta_keyed *v, size_t n, hta_keyed *scratch);
+ * order v holds them in.  scratch holds n pairs.  -1 when out of memory
+ * (v then unchanged). */
+int hta_run_merge_sort_keyed(hta_keyed *v, size_t n, hta_keyed *scratch);
 
 #endif
