@@ -19,6 +19,11 @@ def counter(op):
     return f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum"
 
 
+def ev(cat, name, ts, dur, tid=1, **args):
+    return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur,
+            "args": args}
+
+
 def check_real():
     out, _ = analyse(os.path.join(TRACES, "hta", "cupti_profiler"))
     got = table(out, "cupti_counters")
@@ -51,9 +56,6 @@ def check_real():
 
 
 def check_unmatched():
-    def ev(cat, name, ts, dur, tid=1, **args):
-        return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur,
-                "args": args}
     events = [
         ev("cpu_op", "aten::mm", 100, 50),
         ev("cpu_op", "aten::addmm", 110, 20),
@@ -86,9 +88,6 @@ def check_stacks():
     on equal starts, then in trace order; launches listed out of time
     order, an op ended before, one ending inside the launch, another
     thread's op."""
-    def ev(cat, name, ts, dur, tid=1, **args):
-        return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur,
-                "args": args}
     events = [
         ev("cpu_op", "outer", 0, 1000),
         ev("cpu_op", "tie_first", 100, 100),

@@ -34,7 +34,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +42,7 @@
 #include <sys/stat.h>
 
 #include "tracegen_chains.h"
+#include "tracegen_json.h"
 
 #define CH_ORIGIN_US 1000000
 #define CH_STEP_US 100000
@@ -69,49 +69,37 @@ typedef struct {
     int64_t us[B_COUNT];
 } ch_truth;
 
-static void ch_die(const char *msg, const char *detail)
-{
-    fprintf(stderr, "hta-tracegen: %s%s\n", msg, detail ? detail : "");
-    exit(2);
-}
-
-static void event(ch_rank *k, const char *fmt, ...)
-{
-    va_list ap;
-    fputs(k->first_event ? "\n" : ",\n", k->f);
-    k->first_event = false;
-    va_start(ap, fmt);
-    vfprintf(k->f, fmt, ap);
-    va_end(ap);
-}
-
 /* A CPU event; corr < 0: none. */
 static void cpu(ch_rank *k, const char *cat, const char *name, int64_t ts, int64_t dur,
                 int64_t corr)
 {
-    if (corr < 0)
-        event(k, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":100,\"tid\":1,\"ts\":%" PRId64
-                 ",\"dur\":%" PRId64 ",\"args\":{}}", cat, name, ts, dur);
-    else
-        event(k, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":100,\"tid\":1,\"ts\":%" PRId64
-                 ",\"dur\":%" PRId64 ",\"args\":{\"correlation\":%" PRId64 "}}",
-              cat, name, ts, dur, corr);
+    char args[48] = "";
+    if (corr >= 0)
+        snprintf(args, sizeof args, "\"correlation\":%" PRId64, corr);
+    tg_json_event(k->f, &k->first_event,
+                  "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":100,\"tid\":1,"
+                  "\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{%s}}",
+                  cat, name, ts, dur, args);
 }
 
 static void kernel(ch_rank *k, const char *name, int64_t ts, int64_t dur, int64_t corr)
 {
-    event(k, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%" PRId64
-             ",\"dur\":%" PRId64 ",\"args\":{\"stream\":%d,\"correlation\":%" PRId64
-             ",\"device\":0}}", name, CH_STREAM, ts, dur, CH_STREAM, corr);
+    tg_json_event(k->f, &k->first_event,
+                  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,"
+                  "\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{\"stream\":%d,"
+                  "\"correlation\":%" PRId64 ",\"device\":0}}",
+                  name, CH_STREAM, ts, dur, CH_STREAM, corr);
 }
 
 static void sync_event(ch_rank *k, const char *name, int64_t ts, int64_t dur, int64_t corr,
                        uint32_t stream)
 {
-    event(k, "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"%s\",\"pid\":0,\"tid\":%" PRIu32
-             ",\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{\"stream\":%" PRIu32
-             ",\"correlation\":%" PRId64 ",\"device\":0,\"cuda_sync_kind\":\"%s\"}}",
-          name, stream, ts, dur, stream, corr, name);
+    tg_json_event(k->f, &k->first_event,
+                  "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"%s\",\"pid\":0,"
+                  "\"tid\":%" PRIu32 ",\"ts\":%" PRId64 ",\"dur\":%" PRId64
+                  ",\"args\":{\"stream\":%" PRIu32 ",\"correlation\":%" PRId64
+                  ",\"device\":0,\"cuda_sync_kind\":\"%s\"}}",
+                  name, stream, ts, dur, stream, corr, name);
 }
 
 /* One kernel launched from inside aten::mm; the chain: a long loader. */
@@ -178,7 +166,7 @@ static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, i
     snprintf(path, sizeof path, "%s/rank-%" PRId64 ".json", dir, r);
     ch_rank k = {.f = fopen(path, "w"), .first_event = true, .next_corr = 1};
     if (!k.f)
-        ch_die("cannot write ", path);
+        tg_json_fail("cannot write ", path);
     fprintf(k.f, "{\"distributedInfo\": {\"rank\": %" PRId64 ", \"world_size\": %" PRId64
                  "}, \"traceEvents\": [", r, world);
     fprintf(truth, "  \"%" PRId64 "\": {\n", r);
@@ -200,18 +188,8 @@ static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, i
     }
     fputs("\n]}\n", k.f);
     if (fclose(k.f))
-        ch_die("write failed: ", path);
+        tg_json_fail("write failed: ", path);
     fprintf(truth, "  }%s\n", r + 1 == world ? "" : ",");
-}
-
-static int64_t parse_count(const char *opt, const char *s, int64_t hi)
-{
-    char *end;
-    errno = 0;
-    long long v = s ? strtoll(s, &end, 10) : 0;
-    if (!s || errno || *end || v < 1 || v > hi)
-        ch_die("bad value for ", opt);
-    return v;
 }
 
 int tracegen_chains_main(int argc, char **argv)
@@ -225,27 +203,27 @@ int tracegen_chains_main(int argc, char **argv)
         if (!strcmp(a, "-o") || !strcmp(a, "--output"))
             dir = v;
         else if (!strcmp(a, "--ranks"))
-            world = parse_count(a, v, CH_MAX_RANKS);
+            world = tg_json_count(a, v, CH_MAX_RANKS);
         else if (!strcmp(a, "--steps"))
-            steps = parse_count(a, v, CH_MAX_STEPS);
+            steps = tg_json_count(a, v, CH_MAX_STEPS);
         else
-            ch_die("--critical-path-truth takes only -o DIR, --ranks N, --steps S: ", a);
+            tg_json_fail("--critical-path-truth takes only -o DIR, --ranks N, --steps S: ", a);
         i++;
     }
     if (!dir)
-        ch_die("--critical-path-truth needs -o DIR", NULL);
+        tg_json_fail("--critical-path-truth needs -o DIR", NULL);
     if (mkdir(dir, 0777) && errno != EEXIST)
-        ch_die("cannot create ", dir);
+        tg_json_fail("cannot create ", dir);
     char path[4096];
     snprintf(path, sizeof path, "%s.critical_path_truth.json", dir);
     FILE *truth = fopen(path, "w");
     if (!truth)
-        ch_die("cannot write ", path);
+        tg_json_fail("cannot write ", path);
     fputs("{\"ranks\": {\n", truth);
     for (int64_t r = 0; r < world; r++)
         write_rank(dir, truth, r, world, steps);
     fputs("}}\n", truth);
     if (fclose(truth))
-        ch_die("write failed: ", path);
+        tg_json_fail("write failed: ", path);
     return 0;
 }
