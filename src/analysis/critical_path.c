@@ -469,7 +469,7 @@ typedef struct step_ctx {
 } step_ctx;
 
 static inline int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int zero_weight,
-                    int64_t attr)
+                           int64_t attr)
 {
     if (src == dst)
         return 0;
