@@ -1,7 +1,6 @@
 /* tracegen_json.h: what hta-tracegen's layouts with a ground truth share
- * (tracegen_chains.c; tracegen_ops.c has its own copies of these until
- * it moves to them): events written into a JSON array, an error exit, a
- * count option. */
+ * (tracegen_chains.c, tracegen_ops.c): events written into a JSON array,
+ * an error exit, a count option. */
 #ifndef TRACEGEN_JSON_H
 #define TRACEGEN_JSON_H
 
