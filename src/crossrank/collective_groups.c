@@ -35,7 +35,9 @@
  *
  * "collective_summary": one row per (group description, collective,
  * dtype, message size bucket = the smallest power of two >= bytes), from
- * the rows of "collectives" on the root.
+ * each instance's figures the owners send the root ("_instance_stats"):
+ * the instance rows themselves stay with their owners, which write them
+ * into the results file (output/hdf5_in_place.c).
  *
  * "comm_by_group": per rank and group, the communication time, the part
  * computation overlapped, the exposed rest split into waiting for the last
@@ -64,8 +66,15 @@ static const hta_column INSTANCE_COLUMNS[] = {
     {"algbw_gbps", HTA_COL_F64},     {"busbw_gbps", HTA_COL_F64},
     {"total_wait_us", HTA_COL_F64},  {"mismatched_ranks", HTA_COL_STR},
 };
-enum { I_DESC = 1, I_COLLECTIVE = 4, I_DTYPE = 5, I_BYTES = 6, I_SKEW = 13, I_TRANSFER = 15,
-       I_BUSBW = 17, I_WAIT = 18 };
+
+/* What the root's summary needs of each instance ("collectives" itself is
+ * written by its owners, output/hdf5_in_place.c). */
+static const hta_column STATS_COLUMNS[] = {
+    {"group_desc", HTA_COL_STR}, {"collective", HTA_COL_STR}, {"dtype", HTA_COL_STR},
+    {"bytes", HTA_COL_I64},      {"transfer_ns", HTA_COL_I64}, {"arrival_skew_ns", HTA_COL_I64},
+    {"wait_ns", HTA_COL_I64},    {"busbw_gbps", HTA_COL_F64},
+};
+enum { S_DESC, S_COLLECTIVE, S_DTYPE, S_BYTES, S_TRANSFER, S_SKEW, S_WAIT, S_BUSBW };
 
 static const hta_column SUMMARY_COLUMNS[] = {
     {"group_desc", HTA_COL_STR},      {"collective", HTA_COL_STR},
@@ -168,7 +177,7 @@ typedef struct matcher {
     size_t n_valid;
     int64_t *missing;          /* per valid rank */
     hta_op_result *results;
-    hta_table *out;
+    hta_table *out, *stats;
     hta_buf text;              /* scratch for mismatched_ranks */
 } matcher;
 
@@ -241,7 +250,16 @@ static int put_instance(matcher *m, const hta_group_op *first, size_t n, const i
     if (hta_buf_putc(&m->text, '\0'))
         return -1;
     hta_row_put_str(&row, m->text.data);
-    return hta_row_done(&row);
+    hta_row_builder stats = hta_table_add_row(m->stats);
+    hta_row_put_str(&stats, g->desc);
+    hta_row_put_str(&stats, k->collective);
+    hta_row_put_str(&stats, k->dtype);
+    hta_row_put_i64(&stats, in->bytes);
+    hta_row_put_i64(&stats, in->shortest);
+    hta_row_put_i64(&stats, in->latest - in->earliest);
+    hta_row_put_i64(&stats, in->wait_ns);
+    hta_row_put_f64(&stats, in->busbw);
+    return hta_row_done(&row) || hta_row_done(&stats) ? -1 : 0;
 }
 
 /* Lists o's rank in the scratch text when its name or size differs from
@@ -329,9 +347,10 @@ int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size
         return 0;
     matcher m = {.c = c, .ops = ops, .valid = valid, .n_valid = n_valid, .results = results,
                  .out = HTA_TABLE(out, "collectives", INSTANCE_COLUMNS),
+                 .stats = HTA_TABLE(out, "_instance_stats", STATS_COLUMNS),
                  .missing = calloc(n_valid ? n_valid : 1, sizeof *m.missing)};
     size_t *o = malloc(n * sizeof *o);
-    int rc = o && m.missing && m.out ? 0 : -1;
+    int rc = o && m.missing && m.out && m.stats ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++)
         o[i] = i;
     if (rc == 0)
@@ -577,23 +596,16 @@ static int64_t bucket_of(int64_t bytes)
     return b;
 }
 
-/* Back from a row's microseconds to the nanoseconds it was made of: exact
- * for any duration under 26 days. */
-static int64_t row_ns(double us)
-{
-    return llround(us * 1000.0);
-}
-
 static int compare_summary_key(const void *a, const void *b)
 {
     const hta_cell *x = *(const hta_cell *const *)a, *y = *(const hta_cell *const *)b;
-    int c = strcmp(x[I_DESC].s, y[I_DESC].s);
+    int c = strcmp(x[S_DESC].s, y[S_DESC].s);
     if (!c)
-        c = strcmp(x[I_COLLECTIVE].s, y[I_COLLECTIVE].s);
+        c = strcmp(x[S_COLLECTIVE].s, y[S_COLLECTIVE].s);
     if (!c)
-        c = strcmp(x[I_DTYPE].s, y[I_DTYPE].s);
+        c = strcmp(x[S_DTYPE].s, y[S_DTYPE].s);
     if (!c) {
-        int64_t bx = bucket_of(x[I_BYTES].i), by = bucket_of(y[I_BYTES].i);
+        int64_t bx = bucket_of(x[S_BYTES].i), by = bucket_of(y[S_BYTES].i);
         c = (bx > by) - (bx < by);
     }
     return c;
@@ -603,24 +615,24 @@ static int put_summary_row(hta_table *t, const hta_cell *const *in, size_t n, do
 {
     int64_t total_bytes = 0, wait = 0, skew = 0;
     for (size_t i = 0; i < n; i++) {
-        total_bytes += in[i][I_BYTES].i > 0 ? in[i][I_BYTES].i : 0;
-        wait += row_ns(in[i][I_WAIT].f);
-        skew += row_ns(in[i][I_SKEW].f);
-        scratch[i] = in[i][I_TRANSFER].f;
+        total_bytes += in[i][S_BYTES].i > 0 ? in[i][S_BYTES].i : 0;
+        wait += in[i][S_WAIT].i;
+        skew += in[i][S_SKEW].i;
+        scratch[i] = hta_ns_to_us(in[i][S_TRANSFER].i);
     }
     hta_sort_doubles(scratch, n);
     double p50 = hta_quantile_sorted(scratch, n, 0.5), p90 = hta_quantile_sorted(scratch, n, 0.9);
     double max = scratch[n - 1];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (isfinite(in[i][I_BUSBW].f))
-            scratch[k++] = in[i][I_BUSBW].f;
+        if (isfinite(in[i][S_BUSBW].f))
+            scratch[k++] = in[i][S_BUSBW].f;
     hta_sort_doubles(scratch, k);
     hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_str(&row, in[0][I_DESC].s);
-    hta_row_put_str(&row, in[0][I_COLLECTIVE].s);
-    hta_row_put_str(&row, in[0][I_DTYPE].s);
-    hta_row_put_i64(&row, bucket_of(in[0][I_BYTES].i));
+    hta_row_put_str(&row, in[0][S_DESC].s);
+    hta_row_put_str(&row, in[0][S_COLLECTIVE].s);
+    hta_row_put_str(&row, in[0][S_DTYPE].s);
+    hta_row_put_i64(&row, bucket_of(in[0][S_BYTES].i));
     hta_row_put_i64(&row, (int64_t)n);
     hta_row_put_i64(&row, total_bytes);
     hta_row_put_f64(&row, p50);
@@ -737,7 +749,7 @@ static int add_rank_waits(const hta_table *ranks, const hta_table *waits,
 int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, hta_error *err)
 {
     (void)n_ranks;
-    const hta_table *instances = hta_tableset_find(set, "collectives");
+    const hta_table *instances = hta_tableset_find(set, "_instance_stats");
     if (add_rank_waits(hta_tableset_find(set, "ranks"), hta_tableset_find(set, "_group_waits"),
                        hta_tableset_find(set, "_group_missing"), w))
         return hta_fail(err, "collective metadata of a rank missing from /ranks, or corrupt");

@@ -38,8 +38,9 @@ typedef struct hta_op_result {
 
 /* Owner: matches ops[0..n), every op of each of its instances, writing
  * results[i] for ops[i]; appends the instances' rows to "collectives" of
- * out (in (group, by_seq, key) order) and the instances each analysed
- * member rank missed to "_group_missing".  valid: the analysed ranks,
+ * out (in (group, by_seq, key) order), what the summary needs of them to
+ * "_instance_stats", and the instances each analysed member rank missed
+ * to "_group_missing".  valid: the analysed ranks,
  * sorted.  -1 when out of memory. */
 int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size_t n,
                         const int64_t *valid, size_t n_valid, hta_op_result *results,
@@ -57,8 +58,8 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
 int hta_match_collective_groups_here(hta_tableset *set, hta_error *err);
 
 /* Root: adds "_group_waits" and "_group_missing" to w (n_ranks slots, the
- * rows of "ranks"), "_step_waits" to "steps", summarises "collectives"
- * into "collective_summary" and puts "comm_by_group" (gathered process by
+ * rows of "ranks"), "_step_waits" to "steps", summarises
+ * "_instance_stats" into "collective_summary" and puts "comm_by_group" (gathered process by
  * process) in rank order.  -1 with err. */
 int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, hta_error *err);
 

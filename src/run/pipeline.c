@@ -250,13 +250,15 @@ int hta_root_statistics(hta_tableset *all, const hta_options *opt, hta_rank_map 
     return 0;
 }
 
-/* Moves the tables that are written in place out of mine: they are never
- * gathered (output/hdf5_in_place.c). */
+/* Moves the tables that are written in place out of mine, after those
+ * in_place has: they are never gathered (output/hdf5_in_place.c). */
 static int take_in_place_tables(hta_tableset *mine, hta_tableset *in_place)
 {
-    in_place->tables = malloc((mine->n_tables ? mine->n_tables : 1) * sizeof *in_place->tables);
-    if (!in_place->tables)
+    hta_table **grown = realloc(in_place->tables, (in_place->n_tables + mine->n_tables + 1) *
+                                                      sizeof *in_place->tables);
+    if (!grown)
         return -1;
+    in_place->tables = grown;
     size_t kept = 0;
     for (size_t i = 0; i < mine->n_tables; i++) {
         hta_table *t = mine->tables[i];
@@ -372,8 +374,9 @@ static int64_t *kept_ranks(const hta_rank_map *map, size_t *n)
 }
 
 /* Every process: its "_comm_ops" relabelled with the map and matched by
- * process group among all processes; the root gathers the results.  -1
- * on every process when any failed. */
+ * process group among all processes; the root gathers the results but
+ * the instance rows, which their owners write in place.  -1 on every
+ * process when any failed. */
 static int match_collectives(hta_run_context *run)
 {
     hta_error err = {{0}};
@@ -392,10 +395,12 @@ static int match_collectives(hta_run_context *run)
     }
     free(valid);
     hta_tableset_free(&run->comm);
+    int not_taken = !failed && take_in_place_tables(&matched, &run->in_place);
     if (!failed && gather_tables(run, &matched, &err)) {
         report(err.text);
         failed = 1;
     }
+    failed |= not_taken;
     hta_tableset_free(&matched);
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return failed ? -1 : 0;
