@@ -197,6 +197,20 @@ def test_ranks_outside_a_group_never_enter_it():
     assert sorted(cw["rank"]) == list(range(6)) and (cw.missing == 0).all(), cw
 
 
+def test_a_rank_alone_is_no_straggler_and_nothing_is_listed():
+    """One rank: every instance has it alone, so nobody waits and there is
+    nothing to tell from chance; the summary says so instead of listing."""
+    d, truth = tp_dp(tp=1, dp=1)
+    out, p = analyse(d, processes=1)
+    n = len(truth["instances"])
+    st = table(out, "/stragglers")
+    assert list(st.reasons) == [f"shared none of its {n} collectives with another rank"], st
+    assert list(st.flagged) == [0], st
+    assert ("  no rank waited for another, and no instance reached under 90% of its kind's "
+            "median bus bandwidth") in p.stdout, p.stdout
+    assert "most waiting:" not in p.stdout and "slowest:" not in p.stdout, p.stdout
+
+
 MATCHED_TABLES = ["/collectives", "/collective_summary", "/comm_by_group", "/collective_wait",
                   "/stragglers"]
 

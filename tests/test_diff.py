@@ -427,13 +427,16 @@ def test_previous_schema_version_is_read():
 
 
 def test_different_options_are_named():
-    other, _ = analyse(NEW_DIR, processes=1, extra=["--bins", "60", "--runtime-cutoff", "10"])
+    other, _ = analyse(NEW_DIR, processes=1, extra=["--bins", "60", "--runtime-cutoff", "10",
+                                                    "--gap-threshold", "500",
+                                                    "--sequence-op", "aten::mm"])
     _, p = diff(BASE, other)
     lines = p.stderr.splitlines()
-    assert lines == ["hta-mpi diff: warning: BASE and NEW were analysed with different --bins "
-                     "(30 and 60)",
-                     "hta-mpi diff: warning: BASE and NEW were analysed with different "
-                     "--runtime-cutoff (50 and 10)"], lines
+    warning = "hta-mpi diff: warning: BASE and NEW were analysed with different "
+    assert lines == [warning + "--bins (30 and 60)",
+                     warning + "--runtime-cutoff (50 and 10)",
+                     warning + "--gap-threshold (1000 and 500)",
+                     warning + "--sequence-op ('' and 'aten::mm')"], lines
     _, p = diff(BASE, NEW)
     assert p.stderr == "", p.stderr
 

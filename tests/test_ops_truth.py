@@ -1,8 +1,8 @@
-"""/ops, /annotations, /gpu_gaps, /sync_calls and /memory against the
-ground truth of `hta-tracegen --ops-truth` (DIR.ops_truth.json): nested ops,
-nested GPU annotations, one GPU gap per cause per step, two sync APIs and
-memory peaks whose values are known by construction, on three ranks
-analysed by two MPI processes."""
+"""/ops, /annotations, /gpu_gaps, /sync_calls, /memory and /kernel_sequences
+against the ground truth of `hta-tracegen --ops-truth` (DIR.ops_truth.json):
+nested ops, nested GPU annotations, one GPU gap per cause per step, two sync
+APIs, memory peaks and kernel sequences under four option sets whose values
+are known by construction, on three ranks analysed by two MPI processes."""
 import json
 import subprocess
 
@@ -12,13 +12,14 @@ from common import TRACEGEN, analyse, assert_close, table, tmpdir, main
 
 RANKS = 3
 STEPS = 4
+TRACES = None
 OUT = None
 TRUTH = None
 
 
 def setup():
-    global OUT, TRUTH
-    d = tmpdir() + "/traces"
+    global TRACES, OUT, TRUTH
+    d = TRACES = tmpdir() + "/traces"
     subprocess.run([TRACEGEN, "--ops-truth", "-o", d, "--ranks", str(RANKS), "--steps",
                     str(STEPS)], check=True)
     with open(d + ".ops_truth.json") as f:
@@ -122,6 +123,33 @@ def test_rank_metrics():
         assert m["memory_peak_allocated_bytes"] == peak, (r, m["memory_peak_allocated_bytes"])
 
 
+def test_kernel_sequences():
+    """Each option set's patterns, per rank, exactly; the default run's
+    patterns across ranks."""
+    variants = TRUTH["0"]["kernel_sequences"]
+    for v, variant in enumerate(variants):
+        args = variant["args"]
+        out = OUT if not args else analyse(TRACES, processes=2,
+                                           extra=["--include-last-step"] + args)[0]
+        t = table(out, "/kernel_sequences")
+        for r in range(RANKS):
+            want = TRUTH[str(r)]["kernel_sequences"][v]
+            assert want["args"] == args, (r, want["args"], args)
+            got = t[t["rank"] == r].set_index("name")
+            assert sorted(got.index) == sorted(want["patterns"]), (args, r, list(got.index))
+            for name, values in want["patterns"].items():
+                check_values(f"rank {r} {args} {name}", got.loc[name], values)
+    x = table(OUT, "/cross_rank/kernel_sequences").set_index("name")
+    counts = {}
+    for r in range(RANKS):
+        for name, values in TRUTH[str(r)]["kernel_sequences"][0]["patterns"].items():
+            counts.setdefault(name, []).append(values["count"])
+    assert sorted(x.index) == sorted(counts), list(x.index)
+    for name, per_rank in counts.items():
+        assert x.loc[name, "n_ranks"] == RANKS, name
+        assert (x.loc[name, "min_us"], x.loc[name, "max_us"]) == (min(per_rank), max(per_rank))
+
+
 if __name__ == "__main__":
     main([test_ops, test_cross_rank_ops, test_annotations, test_gpu_gaps, test_sync_calls, test_memory,
-          test_rank_metrics], setup=setup)
+          test_rank_metrics, test_kernel_sequences], setup=setup)

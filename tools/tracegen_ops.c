@@ -28,7 +28,8 @@
  *  2 (B + X_s)) and its free at b+300; one CPU sample (device -1) per trace.
  *
  *  The truth (DIR.ops_truth.json, beside DIR so that DIR holds only
- *  traces): per rank, per op name calls, gpu_events, gpu_busy_sum_us,
+ *  traces): per rank, the /kernel_sequences patterns under four option
+ *  sets; per op name calls, gpu_events, gpu_busy_sum_us,
  *  cpu_time_us and the mean op-to-launch and launch-to-kernel delays; per annotation count, sum_us, gpu_events,
  *  gpu_event_time_us, cpu_count (and cpu_sum_us of the CPU-only
  *  DataLoader range); every gap with step, start, duration, cause,
@@ -254,6 +255,45 @@ static void write_rank_trace(ops_rank *k, int64_t r, int64_t world, int64_t step
     fputs("\n]}\n", k->f);
 }
 
+/* One /kernel_sequences pattern: `calls` roots of op, each with the kernels
+ * named in `kernels` (its own and its children's, by start). */
+static void sequence_pattern(FILE *f, bool first, int op, const char *kernels, int n_kernels,
+                             int64_t calls, int64_t gpu_time, int64_t cpu_time)
+{
+    fprintf(f, "%s\n          \"%s|%s\": {\"op\": \"%s\", \"n_kernels\": %d, \"count\": %" PRId64
+               ", \"gpu_time_us\": %" PRId64 ", \"cpu_time_us\": %" PRId64 "}",
+            first ? "" : ",", OP_NAMES[op], kernels, OP_NAMES[op], n_kernels, calls, gpu_time,
+            cpu_time);
+}
+
+/* /kernel_sequences under four option sets: by default only model.forward
+ * has the 3 kernels a pattern needs; matching aten::(linear|mm|add) takes
+ * the shallowest matches, mm and add, not the nested linear; --sequence-top
+ * 1 keeps the first of two equally frequent patterns by name; matching
+ * linear alone takes the nested op. */
+static void write_sequence_truth(FILE *f, const ops_rank *k)
+{
+    const ops_op_truth *fw = &k->op[OP_FORWARD], *lin = &k->op[OP_LINEAR],
+                       *relu = &k->op[OP_RELU], *mm = &k->op[OP_MM], *add = &k->op[OP_ADD];
+    fputs("    \"kernel_sequences\": [\n      {\"args\": [], \"patterns\": {", f);
+    sequence_pattern(f, true, OP_FORWARD, "gemm_linear|gemm_linear|relu_kernel", 3, fw->calls,
+                     lin->gpu_busy + relu->gpu_busy, fw->cpu_time);
+    fputs("}},\n      {\"args\": [\"--min-pattern-len\", \"1\", \"--sequence-op\", "
+          "\"aten::(linear|mm|add)\"], \"patterns\": {", f);
+    sequence_pattern(f, true, OP_MM, "mm_kernel", 1, mm->calls, mm->gpu_busy, mm->cpu_time);
+    sequence_pattern(f, false, OP_ADD, "add_kernel", 1, add->calls, add->gpu_busy,
+                     add->cpu_time);
+    fputs("}},\n      {\"args\": [\"--min-pattern-len\", \"1\", \"--sequence-op\", "
+          "\"aten::(linear|mm|add)\", \"--sequence-top\", \"1\"], \"patterns\": {", f);
+    sequence_pattern(f, true, OP_ADD, "add_kernel", 1, add->calls, add->gpu_busy,
+                     add->cpu_time);
+    fputs("}},\n      {\"args\": [\"--min-pattern-len\", \"1\", \"--sequence-op\", "
+          "\"linear\"], \"patterns\": {", f);
+    sequence_pattern(f, true, OP_LINEAR, "gemm_linear", 1, lin->calls, lin->gpu_busy,
+                     lin->cpu_time);
+    fputs("}}],\n", f);
+}
+
 static void write_rank_truth(FILE *f, const ops_rank *k, int64_t r, bool last)
 {
     fprintf(f, "  \"%" PRId64 "\": {\n    \"ops\": {", r);
@@ -283,6 +323,7 @@ static void write_rank_truth(FILE *f, const ops_rank *k, int64_t r, bool last)
             steps, k->forward_sum, k->forward_kernels, steps * (40 + 5 * r), steps,
             k->linear_block_sum, k->linear_block_kernels, k->linear_block_sum, DATALOADER, steps,
             k->dataloader_sum);
+    write_sequence_truth(f, k);
     fputs("    \"gaps\": [", f);
     for (int64_t i = 0; i < k->n_gaps; i++) {
         const ops_gap_truth *g = &k->gaps[i];

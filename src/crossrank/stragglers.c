@@ -244,6 +244,9 @@ static size_t clause_arrivals(const suspect *s, char *out, size_t size)
 {
     if (s->matched == 0)
         return (size_t)snprintf(out, size, "took part in no matched collective");
+    if (!(s->fair > 0)) /* every instance had this rank alone */
+        return (size_t)snprintf(out, size, "shared none of its %lld collectives with another rank",
+                                (long long)s->matched);
     int any_cause = s->cause < N_CAUSES;
     const char *verdict = s->flagged     ? "the others wait for it: "
                           : !s->testable ? "too few collectives to tell from chance: "

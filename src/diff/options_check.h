@@ -1,7 +1,8 @@
 /* diff/options_check.h: whether two runs were analysed alike.
  *
  * A results file records the options that shape its numbers (timeline
- * bins, cutoffs, rounding, the last-step filter, the outlier thresholds)
+ * bins, cutoffs, rounding, the last-step filter, the outlier thresholds,
+ * the gap threshold, the step and kernel-sequence patterns, the reader)
  * as root attributes.  Two runs analysed with different ones differ for
  * that reason too, so the diff names each such option; it still compares
  * them. */

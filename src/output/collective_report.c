@@ -39,7 +39,9 @@ static void print_kind(const hta_table *t, const columns *c, const hta_cell *row
     (void)t;
 }
 
-static void print_most_waiting(const hta_table *t, const columns *c, ranked *r)
+/* Both lists print how many lines they wrote, so that an empty report
+ * can say that nothing stood out rather than print a bare heading. */
+static size_t print_most_waiting(const hta_table *t, const columns *c, ranked *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < t->n_rows; i++)
@@ -52,9 +54,10 @@ static void print_most_waiting(const hta_table *t, const columns *c, ranked *r)
         print_kind(t, c, row);
         printf(": %.1f us waited for the last rank\n", row[c->wait].f);
     }
+    return n < REPORT_ROWS ? n : REPORT_ROWS;
 }
 
-static void print_slowest(const hta_table *t, const columns *c, ranked *r)
+static size_t print_slowest(const hta_table *t, const columns *c, ranked *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < t->n_rows; i++) {
@@ -70,6 +73,7 @@ static void print_slowest(const hta_table *t, const columns *c, ranked *r)
         printf(": busbw %.3g GB/s at worst, %.2fx its median %.3g\n", row[c->min].f,
                row[c->min].f / row[c->p50].f, row[c->p50].f);
     }
+    return n < REPORT_ROWS ? n : REPORT_ROWS;
 }
 
 static void print_mismatches(const hta_tableset *set)
@@ -98,8 +102,9 @@ void hta_print_collective_report(const hta_tableset *set)
         return;
     printf("\nCollectives by process group (%zu kinds; see /collective_summary, /collectives):\n",
            t->n_rows);
-    print_most_waiting(t, &c, r);
-    print_slowest(t, &c, r);
+    if (print_most_waiting(t, &c, r) + print_slowest(t, &c, r) == 0)
+        printf("  no rank waited for another, and no instance reached under %.0f%% of its "
+               "kind's median bus bandwidth\n", 100 * SLOW_FRACTION);
     print_mismatches(set);
     free(r);
 }
