@@ -3,18 +3,22 @@
 # data parallel job (hta-tracegen --tp 8 --dp RANKS/8, 16 layers: 19
 # collectives per step, STEPS steps) on PROCESSES MPI processes.  Reports
 # what hta-mpi -v prints for the phase after the last trace is done
-# (gather to the root, rank resolution + cross-rank statistics, which hold
-# the matching of every collective by process group, and the HDF5 write),
-# the rows of /collectives, and the peak resident size of every process
-# (the root holds every rank's collectives for the matching).
+# (gather to the root; rank resolution, the matching of every collective
+# by process group spread over the processes, and the root's cross-rank
+# statistics; the HDF5 write), the rows of /collectives, and the peak
+# resident size of the root and of the busiest process.
 #
 #   bench/bench_collectives.sh [BUILD_DIR] [RANKS] [STEPS] [PROCESSES] [WORK_DIR]
+#
+# With BASE_BUILD=DIR in the environment, that build runs on the same
+# traces too, alternating with BUILD_DIR, best of RUNS (default 1) each.
 set -euo pipefail
 BUILD=$(realpath "${1:-build}")
 RANKS=${2:-1024}
 STEPS=${3:-105}
 PROCESSES=${4:-4}
 WORK=${5:-/tmp/hta-bench-collectives}
+RUNS=${RUNS:-1}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 TP=8
 DP=$((RANKS / TP))
@@ -30,25 +34,46 @@ PER_RANK=$((STEPS * 19))
 echo "$RANKS ranks (TP $TP x DP $DP) x $PER_RANK collectives, $(du -sh "$TRACES" | cut -f1)" \
      "of JSON, $PROCESSES processes, $(nproc) cores, $(date -u +%F)"
 echo
-echo "| gather s | resolve + cross-rank s | HDF5 write s | whole run s | peak RSS root MB | peak RSS largest other MB | load (1 min) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| build | gather s | resolve + matching + cross-rank s | HDF5 write s | whole run s | peak RSS root MB | peak RSS busiest process MB | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|"
 cat > "$WORK/rss.sh" <<EOS
 #!/bin/sh
 exec /usr/bin/time -f "%M" -o "$WORK/rss.\$OMPI_COMM_WORLD_RANK" "\$@"
 EOS
 chmod +x "$WORK/rss.sh"
-start=$(date +%s.%N)
-line=$(mpirun -n "$PROCESSES" --oversubscribe "$WORK/rss.sh" "$BUILD/hta-mpi" -q -v --force \
-         -o "$WORK/results.h5" "$TRACES" 2>&1 | grep 'after the last trace')
-whole=$(echo "$(date +%s.%N) - $start" | bc)
-read -r gather cross write < <(echo "$line" | sed -E 's/.*gather ([0-9.]+) s, cross-rank ([0-9.]+) s, HDF5 write ([0-9.]+) s/\1 \2 \3/')
-root=$(cat "$WORK/rss.0")
-other=0
-for p in $(seq 1 $((PROCESSES - 1))); do
-  r=$(cat "$WORK/rss.$p"); [ "$r" -gt "$other" ] && other=$r
+
+# One run: prints "cross gather write whole root busiest".
+run_once() {
+  local build=$1 start line whole root busiest r
+  start=$(date +%s.%N)
+  line=$(mpirun -n "$PROCESSES" --oversubscribe "$WORK/rss.sh" "$build/hta-mpi" -q -v --force \
+           -o "$WORK/results.h5" "$TRACES" 2>&1 | grep 'after the last trace')
+  whole=$(echo "$(date +%s.%N) - $start" | bc)
+  read -r gather cross write < <(echo "$line" | sed -E 's/.*gather ([0-9.]+) s, cross-rank ([0-9.]+) s, HDF5 write ([0-9.]+) s/\1 \2 \3/')
+  root=$(cat "$WORK/rss.0")
+  busiest=0
+  for p in $(seq 0 $((PROCESSES - 1))); do
+    r=$(cat "$WORK/rss.$p"); [ "$r" -gt "$busiest" ] && busiest=$r
+  done
+  echo "$cross $gather $write $whole $((root / 1024)) $((busiest / 1024))"
+}
+
+declare -A best
+builds=("$BUILD")
+[ -n "${BASE_BUILD:-}" ] && builds=("$(realpath "$BASE_BUILD")" "$BUILD")
+for _ in $(seq "$RUNS"); do
+  for b in "${builds[@]}"; do
+    got=$(run_once "$b")
+    if [ -z "${best[$b]:-}" ] || awk -v a="${got%% *}" -v b="${best[$b]%% *}" 'BEGIN{exit !(a < b)}'; then
+      best[$b]=$got
+    fi
+  done
 done
-printf "| %.3f | %.3f | %.3f | %.2f | %d | %d | %s |\n" "$gather" "$cross" "$write" "$whole" \
-  $((root / 1024)) $((other / 1024)) "$(cut -d' ' -f1 /proc/loadavg)"
+for b in "${builds[@]}"; do
+  read -r cross gather write whole root busiest <<< "${best[$b]}"
+  printf "| %s | %.3f | %.3f | %.3f | %.2f | %d | %d | %s |\n" "$(basename "$(dirname "$b")")" \
+    "$gather" "$cross" "$write" "$whole" "$root" "$busiest" "$(cut -d' ' -f1 /proc/loadavg)"
+done
 /usr/bin/python3 - "$WORK/results.h5" <<'EOS'
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")

@@ -23,9 +23,10 @@ def sync_event(name, ts, dur, corr, stream):
                                  "cuda_sync_kind": name}}
 
 
-def steps_trace(build_step, n_steps=4, step_us=100_000):
-    """Steps 1..n_steps (the last is cut off by the step filter as in HTA);
-    build_step(step, start, events, next_corr) appends a step's events."""
+def steps_trace(build_step, n_steps=4, step_us=100_000, step_name="ProfilerStep#{}"):
+    """Steps 1..n_steps (the last is cut off by the step filter as in HTA),
+    annotations named step_name.format(step); build_step(step, start,
+    events, next_corr) appends a step's events."""
     events, corr = [], [1]
 
     def next_corr():
@@ -34,7 +35,7 @@ def steps_trace(build_step, n_steps=4, step_us=100_000):
 
     for s in range(n_steps):
         start = 1_000_000 + s * step_us
-        events.append(cpu(f"ProfilerStep#{s + 1}", start, step_us - 10, cat="user_annotation"))
+        events.append(cpu(step_name.format(s + 1), start, step_us - 10, cat="user_annotation"))
         build_step(s + 1, start, events, next_corr)
     return events
 

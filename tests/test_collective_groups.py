@@ -211,21 +211,67 @@ def test_a_rank_alone_is_no_straggler_and_nothing_is_listed():
     assert "most waiting:" not in p.stdout and "slowest:" not in p.stdout, p.stdout
 
 
-def test_identical_results_for_1_2_3_processes():
-    d, truth = tp_dp(tp=2, dp=3, slow="3:1.4")
-    names = ["/collectives", "/collective_summary", "/comm_by_group", "/collective_wait",
-             "/stragglers"]
+MATCHED_TABLES = ["/collectives", "/collective_summary", "/comm_by_group", "/collective_wait",
+                  "/stragglers"]
+
+
+def same_tables_on(d, counts, names=MATCHED_TABLES, expect=0):
+    """Analyses d on each number of processes in counts; asserts every
+    run's tables equal the first's and returns the first run's
+    (tables, process)."""
     base = None
-    for n in (1, 2, 3):
-        out, _ = analyse(d, processes=n)
+    for n in counts:
+        out, p = analyse(d, processes=n, expect=expect)
         tables = {name: table(out, name) for name in names}
         if base is None:
-            base = tables
-            assert len(base["/collectives"]) == len(truth["instances"]), base["/collectives"]
+            base = (tables, p)
             continue
         for name in names:
-            pd.testing.assert_frame_equal(tables[name], base[name], check_exact=True,
+            pd.testing.assert_frame_equal(tables[name], base[0][name], check_exact=True,
                                           obj=f"{name} with {n} processes")
+    return base
+
+
+def test_identical_results_for_1_2_3_processes():
+    """The instances are matched where their owner process is
+    (crossrank/collective_exchange.c): the same tables whatever the number
+    of processes."""
+    d, truth = tp_dp(tp=2, dp=3, slow="3:1.4")
+    tables, _ = same_tables_on(d, (1, 2, 3))
+    assert len(tables["/collectives"]) == len(truth["instances"]), tables["/collectives"]
+
+
+def test_step_waits_identical_for_1_2_3_processes():
+    """A DDP job with profiler steps: each step's wait (/steps.wait_us)
+    adds up the waits the processes found for the rank's kernels."""
+    tables, _ = same_tables_on(generated(ranks=5, straggler=2), (1, 2, 3),
+                               MATCHED_TABLES + ["/steps", "/cross_rank/steps"])
+    assert (tables["/steps"].wait_us > 0).any(), tables["/steps"]
+
+
+def test_failed_rank_mismatch_and_no_seq_on_1_2_3_4_processes():
+    """Without Seq (instances by ordinal), a rank disagreeing on a size and
+    a rank whose trace cannot be read: the failed rank is recorded and
+    enters no instance, the others are matched the same way on any number
+    of processes, and its group peers still see each other."""
+    d, truth = tp_dp(tp=4, dp=2, slow="5:1.3", extra=["--no-seq"])
+    path = os.path.join(d, "rank-6.json")
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace('"In msg nelems": 16777216', '"In msg nelems": 16777217', 1))
+    with open(os.path.join(d, "rank-2.json"), "w") as f:
+        f.write('{"traceEvents": [')
+    tables, p = same_tables_on(d, (1, 2, 3, 4), expect=1)
+    assert "rank-2.json" in p.stderr, p.stderr
+    cw = tables["/collective_wait"].set_index("rank")
+    assert sorted(cw.index) == [0, 1, 3, 4, 5, 6, 7], cw
+    assert cw.metadata_mismatches.to_dict() == {r: int(r == 6) for r in cw.index}, cw
+    assert (cw.missing == 0).all() and (cw.unmatched == 0).all(), cw
+    inst = tables["/collectives"]
+    tp1 = inst[inst.group == "1"]  # ranks 0-3 without rank 2
+    assert len(tp1) > 0 and (tp1.n_ranks == 3).all(), tp1
+    assert sorted(inst[inst.mismatched_ranks != ""].mismatched_ranks) == ["6"], inst
 
 
 def kernels_from_json(path):

@@ -19,6 +19,11 @@ def counter(op):
     return f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum"
 
 
+def ev(cat, name, ts, dur, tid=1, **args):
+    return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur,
+            "args": args}
+
+
 def check_real():
     out, _ = analyse(os.path.join(TRACES, "hta", "cupti_profiler"))
     got = table(out, "cupti_counters")
@@ -51,9 +56,6 @@ def check_real():
 
 
 def check_unmatched():
-    def ev(cat, name, ts, dur, tid=1, **args):
-        return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur,
-                "args": args}
     events = [
         ev("cpu_op", "aten::mm", 100, 50),
         ev("cpu_op", "aten::addmm", 110, 20),
@@ -80,6 +82,39 @@ def check_unmatched():
         (3, 2, 2, 1, 0), m
 
 
+def check_stacks():
+    """Op stacks known by construction: ops on the launch's thread that start
+    at or before it and end at or after its end, by start, the longer first
+    on equal starts, then in trace order; launches listed out of time
+    order, an op ended before, one ending inside the launch, another
+    thread's op."""
+    events = [
+        ev("cpu_op", "outer", 0, 1000),
+        ev("cpu_op", "tie_first", 100, 100),
+        ev("cpu_op", "same_start_short", 100, 100),
+        ev("cpu_op", "same_start_long", 100, 200),
+        ev("cpu_op", "ended", 400, 50),
+        ev("cpu_op", "ends_inside", 490, 12),
+        ev("cpu_op", "other_thread", 0, 3000, tid=2),
+        ev("cuda_runtime", "cudaLaunchKernel", 2000, 5, correlation=4),
+        ev("cuda_runtime", "cudaLaunchKernel", 500, 5, correlation=2),
+        ev("cuda_runtime", "cudaLaunchKernel", 150, 5, correlation=1),
+        ev("cuda_runtime", "cudaLaunchKernel", 1500, 5, tid=2, correlation=3),
+    ]
+    for i in range(4):
+        events.append(ev("cuda_profiler_range", f"k{i}", 5000 + 100 * i, 50, tid=0,
+                         **{counter("ffma"): i}))
+    out, _ = analyse(write_ranks({0: events}))
+    got = table(out, "cupti_counters")
+    assert list(got.launch_correlation) == [1, 2, 3, 4], got
+    assert list(got.op_stack) == [
+        "['outer', 'same_start_long', 'tie_first', 'same_start_short']", "['outer']",
+        "['other_thread']", "[]"], list(got.op_stack)
+    assert list(got.top_op) == ["outer", "outer", "other_thread", ""]
+    assert list(got.bottom_op) == ["same_start_short", "outer", "other_thread", ""]
+
+
 check_real()
 check_unmatched()
+check_stacks()
 print("ok")

@@ -1,12 +1,13 @@
 /* test_numerics.c: the pandas/numpy-exact numerics (src/numerics/): the
- * radix sorts against a stable qsort, value counts against summarising
- * the values themselves. */
+ * radix sorts against a stable qsort, the run merge sort against the
+ * radix sort, value counts against summarising the values themselves. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "numerics/radix_sort.h"
+#include "numerics/run_merge_sort.h"
 #include "numerics/stats.h"
 #include "numerics/value_counts.h"
 #include "unit.h"
@@ -117,9 +118,41 @@ static void test_value_counts_summarize_like_values(void)
     hta_value_counts_free(&counts);
 }
 
+/* The run merge sort gives a stable sort's order of the listing (index
+ * order) whatever order the pairs come in: nearly sorted runs, reversed,
+ * random, many ties, more runs than its 64 on the stack. */
+static void test_run_merge_sort_orders_by_key_then_index(void)
+{
+    enum { N = 3000 };
+    static hta_keyed listed[N], want[N], got[N], scratch[N];
+    uint64_t state = 2463534242ULL;
+    for (int layout = 0; layout < 3; layout++) {
+        for (size_t i = 0; i < N; i++) {
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            int64_t key = layout == 0   ? (int64_t)(i / 3) - (int64_t)(i % 50 == 0) * 40
+                          : layout == 1 ? (int64_t)(N - i) / 4
+                                        : (int64_t)(state % 61) - 30;
+            listed[i] = (hta_keyed){key, i};
+        }
+        memcpy(want, listed, sizeof listed);
+        CHECK(hta_stable_sort_keyed(want, N) == 0, "radix sort runs");
+        /* Handed over in another order: the listing's halves swapped. */
+        memcpy(got, listed + N / 2, (N - N / 2) * sizeof *got);
+        memcpy(got + (N - N / 2), listed, (N / 2) * sizeof *got);
+        CHECK(hta_run_merge_sort_keyed(got, N, scratch) == 0, "merge sort runs");
+        int same = 1;
+        for (size_t i = 0; i < N; i++)
+            same &= got[i].key == want[i].key && got[i].index == want[i].index;
+        CHECK(same, "layout %d: run merge sort = stable sort of the listing", layout);
+    }
+    hta_keyed one = {7, 0};
+    CHECK(hta_run_merge_sort_keyed(&one, 1, scratch) == 0 && one.key == 7, "one pair");
+}
+
 int main(int argc, char **argv)
 {
     test_radix_sorts_match_stable_qsort();
+    test_run_merge_sort_orders_by_key_then_index();
     test_value_counts_summarize_like_values();
     (void)argc;
     (void)argv;

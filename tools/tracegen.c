@@ -93,6 +93,7 @@
 
 #include "tracegen_groups.h"
 #include "tracegen_ops.h"
+#include "tracegen_chains.h"
 #include "tracegen_kernels.h"
 
 /* ------------------------------------------------------------------------ */
@@ -1423,6 +1424,11 @@ static const char USAGE[] =
     "  --ops-truth              instead: traces of known ops, annotations, GPU gaps,\n"
     "                           sync calls and memory (only -o, --ranks, --steps),\n"
     "                           the answer in DIR.ops_truth.json\n"
+    "  --critical-path-truth    instead: steps of known critical paths (a slow data\n"
+    "                           loader, a sync after the step's kernel, tiny kernels\n"
+    "                           each launched late; only -o, --ranks <= 32,\n"
+    "                           --steps <= 50), the answer in\n"
+    "                           DIR.critical_path_truth.json\n"
     "  -h, --help               show this help and exit\n"
     "\n"
     "Each step runs 3 compute phases, each followed by an NCCL all-reduce; a rank\n"
@@ -1676,6 +1682,8 @@ int main(int argc, char **argv)
             return tracegen_groups_main(argc, argv);
         else if (!strcmp(argv[i], "--ops-truth"))
             return tracegen_ops_main(argc, argv);
+        else if (!strcmp(argv[i], "--critical-path-truth"))
+            return tracegen_chains_main(argc, argv);
     tg_ctx *c = xcalloc(1, sizeof *c);
     parse_args(c, argc, argv);
     for (int t = 0; t < TPL_COUNT; t++)

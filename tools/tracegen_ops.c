@@ -41,7 +41,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +48,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tracegen_json.h"
 #include "tracegen_ops.h"
 
 #define OPS_ORIGIN_US 1000000
@@ -91,25 +91,9 @@ typedef struct {
     int64_t mem_peak_alloc, mem_peak_alloc_at, mem_peak_res, mem_peak_res_at, mem_last;
 } ops_rank;
 
-static void ops_die(const char *msg, const char *detail)
-{
-    fprintf(stderr, "hta-tracegen: %s%s\n", msg, detail ? detail : "");
-    exit(2);
-}
-
-static void event(ops_rank *k, const char *fmt, ...)
-{
-    va_list ap;
-    fputs(k->first_event ? "\n" : ",\n", k->f);
-    k->first_event = false;
-    va_start(ap, fmt);
-    vfprintf(k->f, fmt, ap);
-    va_end(ap);
-}
-
 static void cpu_event(ops_rank *k, const char *cat, const char *name, int64_t ts, int64_t dur)
 {
-    event(k, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%" PRId64
+    tg_json_event(k->f, &k->first_event, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%" PRId64
              ",\"dur\":%" PRId64 ",\"args\":{}}", cat, name, ts, dur);
 }
 
@@ -125,10 +109,10 @@ static int64_t launch_kernel(ops_rank *k, const char *name, int64_t launch_ts, i
                              int64_t dur)
 {
     int64_t corr = k->next_corr++;
-    event(k, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+    tg_json_event(k->f, &k->first_event, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
              "\"tid\":1,\"ts\":%" PRId64 ",\"dur\":5,\"args\":{\"correlation\":%" PRId64 "}}",
           launch_ts, corr);
-    event(k, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%" PRId64
+    tg_json_event(k->f, &k->first_event, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%" PRId64
              ",\"dur\":%" PRId64 ",\"args\":{\"stream\":%d,\"correlation\":%" PRId64
              ",\"device\":0}}", name, OPS_STREAM, ts, dur, OPS_STREAM, corr);
     return ts + dur;
@@ -136,14 +120,14 @@ static int64_t launch_kernel(ops_rank *k, const char *name, int64_t launch_ts, i
 
 static void gpu_annotation(ops_rank *k, const char *name, int64_t ts, int64_t dur)
 {
-    event(k, "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,"
+    tg_json_event(k->f, &k->first_event, "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,"
              "\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{}}", name, OPS_STREAM, ts, dur);
 }
 
 static void memory_sample(ops_rank *k, int64_t ts, int64_t allocated, int64_t reserved,
                           int64_t bytes, int device, int device_type)
 {
-    event(k, "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","
+    tg_json_event(k->f, &k->first_event, "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","
              "\"pid\":1,\"tid\":1,\"ts\":%" PRId64 ",\"args\":{\"Total Reserved\":%" PRId64
              ",\"Total Allocated\":%" PRId64 ",\"Bytes\":%" PRId64 ",\"Addr\":%" PRId64
              ",\"Device Id\":%d,\"Device Type\":%d}}",
@@ -361,19 +345,6 @@ static void write_rank_truth(FILE *f, const ops_rank *k, int64_t r, bool last)
             k->mem_last, last ? "" : ",");
 }
 
-static int64_t parse_count(const char *opt, const char *s, int64_t hi)
-{
-    char *end;
-    errno = 0;
-    long long v = s ? strtoll(s, &end, 10) : 0;
-    if (!s || errno || *end || v < 1 || v > hi) {
-        char detail[200];
-        snprintf(detail, sizeof detail, "%s '%s'", opt, s ? s : "");
-        ops_die("bad value for ", detail);
-    }
-    return v;
-}
-
 int tracegen_ops_main(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -385,23 +356,23 @@ int tracegen_ops_main(int argc, char **argv)
         if (!strcmp(a, "-o") || !strcmp(a, "--output"))
             dir = v;
         else if (!strcmp(a, "--ranks"))
-            world = parse_count(a, v, 4096);
+            world = tg_json_count(a, v, 4096);
         else if (!strcmp(a, "--steps"))
-            steps = parse_count(a, v, OPS_MAX_STEPS);
+            steps = tg_json_count(a, v, OPS_MAX_STEPS);
         else
-            ops_die("--ops-truth takes only -o DIR, --ranks N, --steps S: ", a);
+            tg_json_fail("--ops-truth takes only -o DIR, --ranks N, --steps S: ", a);
         i++;
     }
     if (!dir)
-        ops_die("--ops-truth needs -o DIR", NULL);
+        tg_json_fail("--ops-truth needs -o DIR", NULL);
     if (mkdir(dir, 0777) && errno != EEXIST)
-        ops_die("cannot create ", dir);
+        tg_json_fail("cannot create ", dir);
 
     char path[4096];
     snprintf(path, sizeof path, "%s.ops_truth.json", dir);
     FILE *truth = fopen(path, "w");
     if (!truth)
-        ops_die("cannot write ", path);
+        tg_json_fail("cannot write ", path);
     fputs("{\"ranks\": {\n", truth);
     for (int64_t r = 0; r < world; r++) {
         ops_rank k = {.first_event = true, .next_corr = 1};
@@ -409,15 +380,15 @@ int tracegen_ops_main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/rank-%" PRId64 ".json", dir, r);
         k.f = fopen(path, "w");
         if (!k.f || !k.gaps)
-            ops_die("cannot write ", path);
+            tg_json_fail("cannot write ", path);
         write_rank_trace(&k, r, world, steps);
         if (fclose(k.f))
-            ops_die("write failed: ", path);
+            tg_json_fail("write failed: ", path);
         write_rank_truth(truth, &k, r, r + 1 == world);
         free(k.gaps);
     }
     fputs("}}\n", truth);
     if (fclose(truth))
-        ops_die("write failed: ", dir);
+        tg_json_fail("write failed: ", dir);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* comm_ops.c: the rank's side of the process-group-aware collective
- * analysis (crossrank/collective_groups.c matches them on the root).
+ * analysis (crossrank/collective_exchange.c matches them across the
+ * processes).
  *
  * Every communication kernel whose collective metadata is known (see
  * analysis/comm_ops.h for where it comes from) goes into the process-local
@@ -13,10 +14,12 @@
  * exposed time) and the ProfilerStep number that launched it (-1 outside
  * any; for /steps).  A kernel's position in the series is its ordinal
  * among the rank's kernels of the group, the matching key without Seq.
- * A few bytes per kernel: a job's collectives all travel to the root.  Kernels without
- * metadata stay in "_collectives" (analysis/collectives.c) and are matched
- * by stream as before.  Strings cross to the root through the table
- * dictionary, once per process. */
+ * The table stays on its process until the ranks are resolved; then each
+ * kernel travels once, as a fixed-size op, to the process that owns its
+ * instance, and the strings once per process in the groups' catalog
+ * (crossrank/comm_catalog.c).  Kernels without metadata stay in
+ * "_collectives" (analysis/collectives.c) and are matched by stream on the
+ * root as before. */
 #include "analysis/comm_ops.h"
 
 #include "model/profiler_steps.h"

@@ -19,6 +19,7 @@
 #include "model/cpu_context.h"
 #include "model/launch_apis.h"
 #include "numerics/radix_sort.h"
+#include "numerics/run_merge_sort.h"
 
 const char *const hta_cp_bound_names[HTA_CP_N_BOUNDS] = {
     "cpu_bound",          "data_loading",
@@ -59,6 +60,7 @@ typedef struct node {
     uint32_t ev;               /* global event index */
     uint32_t local;            /* index in the step's members */
     uint8_t is_start;
+    uint8_t is_lock;           /* a call that takes the runtime lock */
 } node;
 
 typedef struct edge {
@@ -84,6 +86,14 @@ typedef struct graph {
     size_t cap_members;
 } graph;
 
+/* Per-step working arrays, kept across steps (grown, never shrunk). */
+enum scratch_slot {
+    S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_TREE, S_LOCALS, S_THREAD_INDEX, S_THREAD_FIRST,
+    S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_OUT_FIRST, S_IN_LIST,
+    S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_OPEN, S_SEGMENTS,
+    S_STACK, S_KIND, S_N
+};
+
 typedef struct rank_state {
     const hta_rank_view *v;
     const hta_trace *t;
@@ -100,6 +110,9 @@ typedef struct rank_state {
     member *members;           /* grouped by step */
     size_t *step_first;        /* n_steps + 1 offsets */
     graph g;
+    int32_t *segment_of;       /* by event: see add_to_segment */
+    void *scratch[S_N];
+    size_t scratch_cap[S_N];   /* in bytes */
     double total[HTA_CP_N_BOUNDS]; /* ns over every step */
     hta_cp_path_fn path_fn;    /* set: paths go to it, not to tables */
     void *path_ctx;
@@ -119,6 +132,16 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
     *p = q;
     *cap = n;
     return 0;
+}
+
+/* The slot's buffer with room for n elements of size bytes, or NULL. */
+static void *scratch(rank_state *r, enum scratch_slot slot, size_t n, size_t size)
+{
+    size_t cap = r->scratch_cap[slot];
+    if (grow(&r->scratch[slot], &cap, (n + 1) * size, 1))
+        return NULL;
+    r->scratch_cap[slot] = cap;
+    return r->scratch[slot];
 }
 
 /* ---- names ------------------------------------------------------------ */
@@ -204,9 +227,38 @@ static int sort_keyed(hta_keyed *v, size_t n, hta_keyed *scratch)
     return hta_stable_sort_keyed_using(v, n, scratch);
 }
 
+/* The item's time: a launch's (item p) or a kernel start's (n_gpu + p). */
+static int64_t item_time(const rank_state *r, const int64_t *launch_ts, size_t index)
+{
+    size_t ng = r->v->n_gpu;
+    return index < ng ? launch_ts[index] : r->v->gpu[index - ng]->ts_ns;
+}
+
+/* Orders the items by (stream, time, item): stably by stream, then each
+ * stream's items, listed nearly in time order (launches, then kernels, each
+ * by start), by (time, item).  scratch holds n. */
+static int order_by_stream(rank_state *r, hta_keyed *items, size_t n, hta_keyed *scratch,
+                           const int64_t *launch_ts)
+{
+    const hta_rank_view *v = r->v;
+    size_t ng = v->n_gpu;
+    for (size_t i = 0; i < n; i++)
+        items[i].key = v->gpu[items[i].index % ng]->stream;
+    if (sort_keyed(items, n, scratch))
+        return -1;
+    for (size_t first = 0, end; first < n; first = end) {
+        for (end = first + 1; end < n && items[end].key == items[first].key;)
+            end++;
+        for (size_t i = first; i < end; i++)
+            items[i].key = item_time(r, launch_ts, items[i].index);
+        if (hta_run_merge_sort_keyed(items + first, end - first, scratch))
+            return -1;
+    }
+    return 0;
+}
+
 /* Every counted kernel's launch (item p) and start (item n_gpu + p),
- * ordered by (stream, time, launches first): two stable passes, the
- * minor key first. */
+ * ordered by (stream, time, launches first). */
 static int count_queues(rank_state *r)
 {
     const hta_rank_view *v = r->v;
@@ -234,21 +286,17 @@ static int count_queues(rank_state *r)
         n_launched++;
     }
     for (size_t i = 0; i < n_launched; i++)
-        items[n++] = (hta_keyed){v->gpu[items[i].index]->ts_ns, ng + items[i].index};
-    if (sort_keyed(items, n, scratch))
-        goto done;
-    for (size_t i = 0; i < n; i++)
-        items[i].key = v->gpu[items[i].index % (ng ? ng : 1)]->stream;
-    if (sort_keyed(items, n, scratch))
+        items[n++] = (hta_keyed){0, ng + items[i].index};
+    if (order_by_stream(r, items, n, scratch, launch_ts))
         goto done;
     r->launches = malloc((n_launched + 1) * sizeof *r->launches);
     if (!r->launches)
         goto done;
     int32_t length = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || items[i].key != items[i - 1].key)
-            length = 0;
         size_t p = items[i].index % ng;
+        if (i == 0 || v->gpu[p]->stream != v->gpu[items[i - 1].index % ng]->stream)
+            length = 0;
         int is_kernel = items[i].index >= ng;
         length += is_kernel ? -1 : 1;
         (is_kernel ? r->ql_kernel : r->ql_runtime)[p] = length;
@@ -361,78 +409,72 @@ static long step_of(rank_state *r, const hta_event *e)
     return runtime->dur_ns > 0 ? step_at(r, runtime->ts_ns) : -1;
 }
 
+/* Deals the members out to the steps, each step's in order of event
+ * index: the graph lists its nodes in that order. */
 static int deal_members(rank_state *r)
 {
     const hta_trace *t = r->t;
     const hta_rank_view *v = r->v;
     size_t total = t->n_events;
     int32_t *step = malloc((total + 1) * sizeof *step);
+    uint32_t *place = malloc((total + 1) * sizeof *place); /* in view->gpu */
+    size_t *fill = malloc((r->n_steps + 1) * sizeof *fill);
     r->step_first = calloc(r->n_steps + 2, sizeof *r->step_first);
-    if (!step || !r->step_first) {
-        free(step);
-        return -1;
-    }
-    size_t n = 0;
+    int rc = -1;
+    if (!step || !place || !fill || !r->step_first)
+        goto done;
     for (size_t i = 0; i < total; i++) {
         const hta_event *e = &t->events[i];
         step[i] = hta_event_is_gpu(e) && !is_sync_event(r, e) ? -1 : (int32_t)step_of(r, e);
+        place[i] = UINT32_MAX;
+    }
+    for (size_t p = 0; p < v->n_gpu; p++) {
+        const hta_event *g = v->gpu[p];
+        if (is_sync_event(r, g))
+            continue;
+        size_t i = (size_t)(g - t->events);
+        step[i] = (int32_t)step_of(r, g);
+        place[i] = (uint32_t)p;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < total; i++)
         if (step[i] >= 0) {
             r->step_first[step[i] + 1]++;
             n++;
         }
-    }
-    int32_t *gpu_step = malloc((v->n_gpu + 1) * sizeof *gpu_step);
-    if (!gpu_step) {
-        free(step);
-        return -1;
-    }
-    for (size_t p = 0; p < v->n_gpu; p++) {
-        const hta_event *g = v->gpu[p];
-        gpu_step[p] = is_sync_event(r, g) ? -1 : (int32_t)step_of(r, g);
-        if (gpu_step[p] >= 0) {
-            r->step_first[gpu_step[p] + 1]++;
-            n++;
-        }
-    }
     for (size_t s = 0; s < r->n_steps; s++)
         r->step_first[s + 1] += r->step_first[s];
     r->members = malloc((n + 1) * sizeof *r->members);
-    size_t *fill = malloc((r->n_steps + 1) * sizeof *fill);
-    if (!r->members || !fill) {
-        free(step);
-        free(gpu_step);
-        free(fill);
-        return -1;
-    }
+    if (!r->members)
+        goto done;
     memcpy(fill, r->step_first, r->n_steps * sizeof *fill);
     for (size_t i = 0; i < total; i++)
         if (step[i] >= 0)
-            r->members[fill[step[i]]++] = (member){(uint32_t)i, UINT32_MAX};
-    for (size_t p = 0; p < v->n_gpu; p++)
-        if (gpu_step[p] >= 0)
-            r->members[fill[gpu_step[p]]++] =
-                (member){(uint32_t)(v->gpu[p] - t->events), (uint32_t)p};
+            r->members[fill[step[i]]++] = (member){(uint32_t)i, place[i]};
+    rc = 0;
+done:
     free(step);
-    free(gpu_step);
+    free(place);
     free(fill);
-    return 0;
+    return rc;
 }
 
 /* ---- one step's graph ------------------------------------------------- */
 
 typedef struct step_ctx {
     rank_state *r;
-    const member *m;
+    const member *m;           /* in order of event index */
     size_t n;
-    uint32_t *local_sorted;    /* members' locals ordered by event index */
+    hta_keyed *by_time;        /* index 2 * local (+ 1 for the end), by time */
 } step_ctx;
 
-static int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int zero_weight,
-                    int64_t attr)
+static inline int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int zero_weight,
+                           int64_t attr)
 {
     if (src == dst)
         return 0;
-    if (grow((void **)&g->edges, &g->cap_edges, g->n_edges + 1, sizeof *g->edges))
+    if (g->n_edges == g->cap_edges &&
+        grow((void **)&g->edges, &g->cap_edges, g->n_edges + 1, sizeof *g->edges))
         return -1;
     int64_t weight = type == E_DEPENDENCY || type == E_SYNC || zero_weight
                          ? 0
@@ -441,13 +483,58 @@ static int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int zero_wei
     return 0;
 }
 
-/* The nodes in HTA's order: by time, then event, a start before its end
- * (listed so, by event, then stably sorted by time). */
+/* Whether a member has nodes: a kernel, or a CPU node (is_cpu_node). */
+static int is_noded(const step_ctx *c, const member *mb)
+{
+    const hta_event *e = &c->r->t->events[mb->ev];
+    return mb->gpu != UINT32_MAX ? !is_sync_event(c->r, e) : is_cpu_node(c->r, e);
+}
+
+/* The members' starts and ends by time, equal times in order of event, a
+ * start before its end: sorted by (time, index) with index 2 * local (+ 1
+ * for the end).  They are handed to the sort nearly in order: the CPU
+ * events' starts, their ends as a stack of nested calls closes them, then
+ * the GPU events' starts and ends. */
+static int sort_by_time(step_ctx *c)
+{
+    const hta_trace *t = c->r->t;
+    hta_keyed *v = c->by_time = scratch(c->r, S_ITEMS, 2 * c->n, sizeof *c->by_time);
+    hta_keyed *tmp = scratch(c->r, S_ITEMS_TMP, 2 * c->n, sizeof *tmp);
+    uint32_t *open = scratch(c->r, S_STACK, c->n, sizeof *open);
+    if (!v || !tmp || !open)
+        return -1;
+    size_t n = 0, depth = 0;
+    for (size_t k = 0; k < c->n; k++)
+        if (c->m[k].gpu == UINT32_MAX)
+            v[n++] = (hta_keyed){t->events[c->m[k].ev].ts_ns, 2 * k};
+    for (size_t k = 0; k < c->n; k++) {
+        if (c->m[k].gpu != UINT32_MAX)
+            continue;
+        const hta_event *e = &t->events[c->m[k].ev];
+        while (depth && hta_event_end(&t->events[c->m[open[depth - 1]].ev]) <= e->ts_ns) {
+            uint32_t top = open[--depth];
+            v[n++] = (hta_keyed){hta_event_end(&t->events[c->m[top].ev]), 2 * (size_t)top + 1};
+        }
+        open[depth++] = (uint32_t)k;
+    }
+    while (depth) {
+        uint32_t top = open[--depth];
+        v[n++] = (hta_keyed){hta_event_end(&t->events[c->m[top].ev]), 2 * (size_t)top + 1};
+    }
+    for (size_t k = 0; k < c->n; k++)
+        if (c->m[k].gpu != UINT32_MAX)
+            v[n++] = (hta_keyed){t->events[c->m[k].ev].ts_ns, 2 * k};
+    for (size_t k = 0; k < c->n; k++)
+        if (c->m[k].gpu != UINT32_MAX)
+            v[n++] = (hta_keyed){hta_event_end(&t->events[c->m[k].ev]), 2 * k + 1};
+    return hta_run_merge_sort_keyed(v, n, tmp);
+}
+
+/* The nodes in HTA's order: by time, then event, a start before its end. */
 static int build_nodes(step_ctx *c)
 {
     rank_state *r = c->r;
     graph *g = &r->g;
-    const hta_trace *t = r->t;
     g->n_nodes = g->n_edges = 0;
     size_t cap = g->cap_members;
     if (grow((void **)&g->nodes, &g->cap_nodes, 2 * c->n + 1, sizeof *g->nodes) ||
@@ -457,44 +544,35 @@ static int build_nodes(step_ctx *c)
     if (grow((void **)&g->end_of, &cap, c->n + 1, sizeof *g->end_of))
         return -1;
     g->cap_members = cap;
-    hta_keyed *order = malloc((4 * c->n + 1) * sizeof *order);
-    node *listed = malloc((2 * c->n + 1) * sizeof *listed);
-    if (!order || !listed) {
-        free(order);
-        free(listed);
+    /* Per member, in event order: 1 noded, 2 also a runtime-lock call. */
+    uint8_t *kind = scratch(r, S_KIND, c->n, 1);
+    if (!kind)
         return -1;
+    for (size_t k = 0; k < c->n; k++) {
+        const hta_event *e = &r->t->events[c->m[k].ev];
+        g->start_of[k] = g->end_of[k] = -1;
+        kind[k] = is_noded(c, &c->m[k])
+                      ? 1 | (!hta_event_is_gpu(e) && (r->name_flags[e->name] & N_LOCK) ? 2 : 0)
+                      : 0;
     }
     size_t n = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        uint32_t k = c->local_sorted[i];
-        const member *mb = &c->m[k];
-        const hta_event *e = &t->events[mb->ev];
-        int noded = mb->gpu != UINT32_MAX ? !is_sync_event(r, e) : is_cpu_node(r, e);
-        g->start_of[k] = g->end_of[k] = -1;
-        if (!noded)
+    for (size_t i = 0; i < 2 * c->n; i++) {
+        size_t k = c->by_time[i].index / 2;
+        int is_end = c->by_time[i].index % 2;
+        if (!kind[k])
             continue;
-        listed[n] = (node){e->ts_ns, mb->ev, k, 1};
-        order[n] = (hta_keyed){e->ts_ns, n};
+        g->nodes[n] = (node){c->by_time[i].key, c->m[k].ev, (uint32_t)k, (uint8_t)!is_end,
+                             (uint8_t)(kind[k] >> 1)};
+        (is_end ? g->end_of : g->start_of)[k] = (int32_t)n;
         n++;
-        listed[n] = (node){hta_event_end(e), mb->ev, k, 0};
-        order[n] = (hta_keyed){hta_event_end(e), n};
-        n++;
-    }
-    int rc = sort_keyed(order, n, order + 2 * c->n);
-    for (size_t i = 0; i < n && !rc; i++) {
-        g->nodes[i] = listed[order[i].index];
-        (g->nodes[i].is_start ? g->start_of : g->end_of)[g->nodes[i].local] = (int32_t)i;
     }
     g->n_nodes = n;
-    free(order);
-    free(listed);
-    return rc;
+    return 0;
 }
 
 static int is_lock_node(const step_ctx *c, uint32_t id)
 {
-    const hta_event *e = &c->r->t->events[c->r->g.nodes[id].ev];
-    return !hta_event_is_gpu(e) && (c->r->name_flags[e->name] & N_LOCK);
+    return c->r->g.nodes[id].is_lock;
 }
 
 /* Runtime calls that take the CUDA runtime lock, across threads: each end
@@ -502,7 +580,7 @@ static int is_lock_node(const step_ctx *c, uint32_t id)
 static int add_lock_edges(step_ctx *c)
 {
     graph *g = &c->r->g;
-    uint32_t *open = malloc((g->n_nodes + 1) * sizeof *open);
+    uint32_t *open = scratch(c->r, S_OPEN, g->n_nodes, sizeof *open);
     if (!open)
         return -1;
     size_t n_open = 0;
@@ -517,20 +595,15 @@ static int add_lock_edges(step_ctx *c)
                 uint32_t prev = open[--n_open];
                 int same = g->nodes[prev].ev == g->nodes[id].ev;
                 if (add_edge(g, prev, id, same ? E_OPERATOR : E_DEPENDENCY, 0,
-                             same ? (int64_t)g->nodes[prev].ev : -1)) {
-                    free(open);
+                             same ? (int64_t)g->nodes[prev].ev : -1))
                     return -1;
-                }
             }
             if (last >= 0 && !g->nodes[last].is_start &&
-                add_edge(g, (uint32_t)last, id, E_DEPENDENCY, 0, -1)) {
-                free(open);
+                add_edge(g, (uint32_t)last, id, E_DEPENDENCY, 0, -1))
                 return -1;
-            }
         }
         last = id;
     }
-    free(open);
     return 0;
 }
 
@@ -566,30 +639,20 @@ static int cmp_sweep(const void *a, const void *b)
     return x->type == 1 ? -1 : 1;
 }
 
-/* Sorts the 2n items (listed start, end by event) in cmp_sweep's order:
- * stably by time, then each run of equal times by insertion (runs are
- * short: an op and its first child starting together). */
-static int sort_sweep(sweep_item *items, size_t n, hta_keyed *scratch)
+/* Puts the 2n items, sorted stably by time, in cmp_sweep's order: each
+ * run of equal times by insertion (runs are short: an op and its first
+ * child starting together). */
+static void order_ties(sweep_item *items, size_t n)
 {
-    hta_keyed *order = scratch, *tmp = scratch + 2 * n;
-    sweep_item *out = (sweep_item *)(scratch + 4 * n);
-    for (size_t i = 0; i < 2 * n; i++)
-        order[i] = (hta_keyed){items[i].time, i};
-    if (sort_keyed(order, 2 * n, tmp))
-        return -1;
-    for (size_t i = 0; i < 2 * n; i++)
-        out[i] = items[order[i].index];
     for (size_t i = 1; i < 2 * n; i++) {
-        sweep_item x = out[i];
+        sweep_item x = items[i];
         size_t j = i;
-        while (j > 0 && out[j - 1].time == x.time && cmp_sweep(&out[j - 1], &x) > 0) {
-            out[j] = out[j - 1];
+        while (j > 0 && items[j - 1].time == x.time && cmp_sweep(&items[j - 1], &x) > 0) {
+            items[j] = items[j - 1];
             j--;
         }
-        out[j] = x;
+        items[j] = x;
     }
-    memcpy(items, out, 2 * n * sizeof *items);
-    return 0;
 }
 
 typedef struct walk_state {
@@ -654,19 +717,12 @@ static int exit_op(step_ctx *c, walk_state *w, uint32_t local, int64_t parent)
 
 /* The call stack of one thread's events (HTA's CallStackGraph: a start's
  * parent is the innermost open event, an end closes the innermost),
- * walked depth first with the graph's edges added on the way. */
+ * walked depth first with the graph's edges added on the way.  items:
+ * the thread's starts and ends, sorted stably by time. */
 static int walk_thread(step_ctx *c, const uint32_t *locals, size_t n, sweep_item *items,
-                       int32_t *tree, hta_keyed *scratch)
+                       int32_t *tree)
 {
-    const hta_trace *t = c->r->t;
-    for (size_t i = 0; i < n; i++) {
-        const hta_event *e = &t->events[c->m[locals[i]].ev];
-        items[2 * i] = (sweep_item){e->ts_ns, e->dur_ns, c->m[locals[i]].ev, (uint32_t)i, 1};
-        items[2 * i + 1] =
-            (sweep_item){hta_event_end(e), e->dur_ns, c->m[locals[i]].ev, (uint32_t)i, -1};
-    }
-    if (sort_sweep(items, n, scratch))
-        return -1;
+    order_ties(items, n);
     /* tree: parent, first child, next sibling, last child (by i); -1 none */
     int32_t *parent = tree, *first = tree + n, *next = tree + 2 * n, *lastc = tree + 3 * n;
     int32_t *stack = tree + 4 * n;
@@ -721,23 +777,57 @@ static int walk_thread(step_ctx *c, const uint32_t *locals, size_t n, sweep_item
     return 0;
 }
 
-/* The one thread with events named like `flag` (cpu_op or user
- * annotation), or UINT32_MAX. */
-static uint32_t only_thread_with(const step_ctx *c, uint8_t flag)
+/* Notes th as a thread with events named like the one seen: *only
+ * becomes UINT32_MAX - 1 once two threads are seen. */
+static void note_thread(uint32_t *only, uint32_t th)
 {
-    const rank_state *r = c->r;
-    uint32_t found = UINT32_MAX;
+    *only = *only == UINT32_MAX || *only == th ? th : UINT32_MAX - 1;
+}
+
+/* Each CPU member's thread (UINT32_MAX: none) and place in it, and the
+ * threads' members in order (locals from first[th]); first has room for
+ * 2 * n_threads + 2. */
+static void group_threads(step_ctx *c, uint32_t *group, uint32_t *place, uint32_t *locals,
+                          size_t *first)
+{
+    rank_state *r = c->r;
+    const hta_trace *t = r->t;
+    uint32_t n_threads = r->contexts.n_threads;
+    /* HTA merges the backward thread (the one thread with cpu ops or
+     * annotations named "autograd") into the forward one ("forward"). */
+    uint32_t fwd = UINT32_MAX, bwd = UINT32_MAX;
     for (size_t k = 0; k < c->n; k++) {
-        const hta_event *e = &r->t->events[c->m[k].ev];
-        if (c->m[k].gpu != UINT32_MAX || hta_event_is_gpu(e) || !(r->name_flags[e->name] & flag) ||
-            (e->cat != r->cat_cpu_op && e->cat != r->cat_user_annotation))
+        const hta_event *e = &t->events[c->m[k].ev];
+        group[k] = UINT32_MAX;
+        if (c->m[k].gpu != UINT32_MAX || hta_event_is_gpu(e))
             continue;
-        uint32_t th = thread_of(r, e);
-        if (found != UINT32_MAX && found != th)
-            return UINT32_MAX;
-        found = th;
+        group[k] = thread_of(r, e);
+        if (e->cat != r->cat_cpu_op && e->cat != r->cat_user_annotation)
+            continue;
+        if (r->name_flags[e->name] & N_FORWARD)
+            note_thread(&fwd, group[k]);
+        if (r->name_flags[e->name] & N_AUTOGRAD)
+            note_thread(&bwd, group[k]);
     }
-    return found;
+    fwd = fwd == UINT32_MAX - 1 ? UINT32_MAX : fwd;
+    bwd = bwd == UINT32_MAX - 1 ? UINT32_MAX : bwd;
+    memset(first, 0, ((size_t)n_threads + 2) * sizeof *first);
+    for (size_t k = 0; k < c->n; k++) {
+        if (group[k] == UINT32_MAX)
+            continue;
+        if (group[k] == bwd && fwd != UINT32_MAX)
+            group[k] = fwd;
+        first[group[k] + 1]++;
+    }
+    for (uint32_t th = 0; th < n_threads; th++)
+        first[th + 1] += first[th];
+    size_t *fill = first + n_threads + 1;
+    memcpy(fill, first, (size_t)n_threads * sizeof *fill);
+    for (size_t k = 0; k < c->n; k++)
+        if (group[k] != UINT32_MAX) {
+            place[k] = (uint32_t)(fill[group[k]] - first[group[k]]);
+            locals[fill[group[k]]++] = (uint32_t)k;
+        }
 }
 
 static int add_call_stack_edges(step_ctx *c)
@@ -745,48 +835,35 @@ static int add_call_stack_edges(step_ctx *c)
     rank_state *r = c->r;
     const hta_trace *t = r->t;
     uint32_t n_threads = r->contexts.n_threads;
-    /* HTA merges the backward thread into the forward one. */
-    uint32_t fwd = only_thread_with(c, N_FORWARD), bwd = only_thread_with(c, N_AUTOGRAD);
-    size_t *first = calloc((size_t)n_threads + 2, sizeof *first);
-    uint32_t *locals = malloc((c->n + 1) * sizeof *locals);
-    sweep_item *items = malloc((2 * c->n + 1) * sizeof *items);
-    int32_t *tree = malloc((5 * c->n + 1) * sizeof *tree);
-    /* sort_sweep's: 4n keyed and 2n items */
-    hta_keyed *scratch = malloc(4 * c->n * sizeof *scratch + 2 * c->n * sizeof *items + 1);
-    int rc = -1;
-    if (!first || !locals || !items || !tree || !scratch)
-        goto done;
-#define THREAD_OF(e) (thread_of(r, (e)) == bwd && fwd != UINT32_MAX ? fwd : thread_of(r, (e)))
-    for (size_t k = 0; k < c->n; k++) {
-        const hta_event *e = &t->events[c->m[k].ev];
-        if (c->m[k].gpu == UINT32_MAX && !hta_event_is_gpu(e))
-            first[THREAD_OF(e) + 1]++;
-    }
+    size_t n = c->n;
+    size_t *first = scratch(r, S_THREAD_FIRST, 2 * (size_t)n_threads + 2, sizeof *first);
+    uint32_t *group = scratch(r, S_THREAD_INDEX, 2 * n, sizeof *group);
+    uint32_t *locals = scratch(r, S_LOCALS, n, sizeof *locals);
+    sweep_item *items = scratch(r, S_SWEEP, 2 * n, sizeof *items);
+    int32_t *tree = scratch(r, S_TREE, 5 * n, sizeof *tree);
+    if (!first || !group || !locals || !items || !tree)
+        return -1;
+    uint32_t *place = group + n;
+    group_threads(c, group, place, locals, first);
+    /* Each thread's starts and ends in the step's order by time. */
+    size_t *fill = first + n_threads + 1;
     for (uint32_t th = 0; th < n_threads; th++)
-        first[th + 1] += first[th];
-    size_t *fill = malloc(((size_t)n_threads + 1) * sizeof *fill);
-    if (!fill)
-        goto done;
-    memcpy(fill, first, (size_t)n_threads * sizeof *fill);
-    for (size_t k = 0; k < c->n; k++) {
+        fill[th] = 2 * first[th];
+    for (size_t i = 0; i < 2 * n; i++) {
+        size_t k = c->by_time[i].index / 2;
+        if (group[k] == UINT32_MAX)
+            continue;
         const hta_event *e = &t->events[c->m[k].ev];
-        if (c->m[k].gpu == UINT32_MAX && !hta_event_is_gpu(e))
-            locals[fill[THREAD_OF(e)]++] = (uint32_t)k;
+        int is_end = c->by_time[i].index % 2;
+        items[fill[group[k]]++] = (sweep_item){c->by_time[i].key, e->dur_ns, c->m[k].ev,
+                                               place[k], (int8_t)(is_end ? -1 : 1)};
     }
-#undef THREAD_OF
-    free(fill);
     for (uint32_t th = 0; th < n_threads; th++)
         if (first[th + 1] > first[th] &&
-            walk_thread(c, locals + first[th], first[th + 1] - first[th], items, tree, scratch))
-            goto done;
-    rc = 0;
-done:
-    free(first);
-    free(locals);
-    free(items);
-    free(tree);
-    free(scratch);
-    return rc;
+            walk_thread(c, locals + first[th], first[th + 1] - first[th], items + 2 * first[th],
+                        tree))
+            return -1;
+    return 0;
 }
 
 /* The local member of global event ev, or -1. */
@@ -795,12 +872,12 @@ static long local_of(const step_ctx *c, uint32_t ev)
     size_t lo = 0, hi = c->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (c->m[c->local_sorted[mid]].ev < ev)
+        if (c->m[mid].ev < ev)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < c->n && c->m[c->local_sorted[lo]].ev == ev ? (long)c->local_sorted[lo] : -1;
+    return lo < c->n && c->m[lo].ev == ev ? (long)lo : -1;
 }
 
 static long node_of_event(const step_ctx *c, const hta_event *e, int end)
@@ -846,8 +923,11 @@ static const hta_event *recorded_kernel(const rank_state *r, const hta_event *sy
     return kernel_before(r, (uint32_t)x->wait_on_stream, record->ts_ns);
 }
 
+/* A kernel or sync in the pass's order: by time, then syncs by event,
+ * then kernels by their place in view->gpu. */
 typedef struct kernel_row {
     int64_t sort_ts;
+    uint64_t tie;
     uint32_t local;
 } kernel_row;
 
@@ -856,7 +936,7 @@ static int cmp_kernel_row(const void *a, const void *b)
     const kernel_row *x = a, *y = b;
     if (x->sort_ts != y->sort_ts)
         return x->sort_ts < y->sort_ts ? -1 : 1;
-    return x->local < y->local ? -1 : x->local > y->local;
+    return x->tie < y->tie ? -1 : x->tie > y->tie;
 }
 
 typedef struct stream_last {
@@ -976,38 +1056,33 @@ static int add_kernel_edges(step_ctx *c)
 {
     rank_state *r = c->r;
     const hta_trace *t = r->t;
-    kernel_row *rows = malloc((c->n + 1) * sizeof *rows);
+    kernel_row *rows = scratch(r, S_ROWS, c->n, sizeof *rows);
     kernel_pass k = {0};
-    size_t n_rows = 0, n_sync = 0, n_streams = 0;
+    size_t n_rows = 0, n_sync = 0;
+    if (!rows)
+        return -1;
     for (size_t i = 0; i < c->n; i++) {
-        const hta_event *e = &t->events[c->m[i].ev];
+        const member *mb = &c->m[i];
+        const hta_event *e = &t->events[mb->ev];
         int sync = is_sync_event(r, e);
-        if (c->m[i].gpu == UINT32_MAX && !sync)
+        if (mb->gpu == UINT32_MAX && !sync)
             continue;
         n_sync += sync;
-        n_streams++;
-        if (rows)
-            rows[n_rows++] = (kernel_row){sync ? hta_event_end(e) : e->ts_ns, (uint32_t)i};
+        uint64_t tie = mb->gpu == UINT32_MAX ? mb->ev : (UINT64_C(1) << 32 | mb->gpu);
+        rows[n_rows++] = (kernel_row){sync ? hta_event_end(e) : e->ts_ns, tie, (uint32_t)i};
     }
-    k.last = malloc((n_streams + 1) * sizeof *k.last);
-    k.sync_dest = malloc((n_sync + 1) * sizeof *k.sync_dest);
-    k.sync_src = malloc((n_sync + 1) * sizeof *k.sync_src);
-    int rc = -1;
-    if (!rows || !k.last || !k.sync_dest || !k.sync_src)
-        goto done;
+    k.last = scratch(r, S_LAST, n_rows, sizeof *k.last);
+    k.sync_dest = scratch(r, S_SYNC_DEST, n_sync, sizeof *k.sync_dest);
+    k.sync_src = scratch(r, S_SYNC_SRC, n_sync, sizeof *k.sync_src);
+    if (!k.last || !k.sync_dest || !k.sync_src)
+        return -1;
     qsort(rows, n_rows, sizeof *rows, cmp_kernel_row);
     for (size_t i = 0; i < n_rows; i++) {
         const hta_event *e = &t->events[c->m[rows[i].local].ev];
         if (is_sync_event(r, e) ? handle_sync(c, &k, e) : handle_kernel(c, &k, rows[i].local))
-            goto done;
+            return -1;
     }
-    rc = 0;
-done:
-    free(rows);
-    free(k.last);
-    free(k.sync_dest);
-    free(k.sync_src);
-    return rc;
+    return 0;
 }
 
 /* ---- longest path ----------------------------------------------------- */
@@ -1018,99 +1093,144 @@ typedef struct path {
     int ok;                    /* the graph had no cycle */
 } path;
 
-/* networkx's dag_longest_path on the graph, in O(V + E). */
-static int longest_path(const graph *g, path *out)
+/* Lists each node's edges (ids in order of insertion) from first[v] to
+ * first[v + 1], by their dst (incoming) or src (outgoing): counted,
+ * summed, then placed from the last edge back. */
+static void list_edges(const graph *g, int incoming, uint32_t *first, uint32_t *list)
 {
     size_t nv = g->n_nodes, ne = g->n_edges;
-    out->n = 0;
-    out->ok = 1;
-    size_t *in_first = calloc(nv + 2, sizeof *in_first);
-    size_t *out_first = calloc(nv + 2, sizeof *out_first);
-    uint32_t *in_list = malloc((ne + 1) * sizeof *in_list);
-    uint32_t *out_list = malloc((ne + 1) * sizeof *out_list);
-    uint32_t *order = malloc((nv + 1) * sizeof *order);
-    size_t *indeg = malloc((nv + 1) * sizeof *indeg);
-    int64_t *dist = malloc((nv + 1) * sizeof *dist);
-    int64_t *via = malloc((nv + 1) * sizeof *via); /* edge id, -1 = none */
-    int rc = -1;
-    if (!in_first || !out_first || !in_list || !out_list || !order || !indeg || !dist || !via)
-        goto done;
-    for (size_t i = 0; i < ne; i++) {
-        in_first[g->edges[i].dst + 1]++;
-        out_first[g->edges[i].src + 1]++;
+    memset(first, 0, (nv + 1) * sizeof *first);
+    if (incoming) {
+        for (size_t i = 0; i < ne; i++)
+            first[g->edges[i].dst]++;
+    } else {
+        for (size_t i = 0; i < ne; i++)
+            first[g->edges[i].src]++;
     }
-    for (size_t v = 0; v < nv; v++) {
-        in_first[v + 1] += in_first[v];
-        out_first[v + 1] += out_first[v];
-        indeg[v] = in_first[v + 1] - in_first[v];
+    for (size_t v = 1; v <= nv; v++)
+        first[v] += first[v - 1];
+    if (incoming) {
+        for (size_t i = ne; i-- > 0;)
+            list[--first[g->edges[i].dst]] = (uint32_t)i;
+    } else {
+        for (size_t i = ne; i-- > 0;)
+            list[--first[g->edges[i].src]] = (uint32_t)i;
     }
-    {
-        size_t *fi = malloc((nv + 1) * sizeof *fi), *fo = malloc((nv + 1) * sizeof *fo);
-        if (!fi || !fo) {
-            free(fi);
-            free(fo);
-            goto done;
-        }
-        memcpy(fi, in_first, nv * sizeof *fi);
-        memcpy(fo, out_first, nv * sizeof *fo);
-        for (size_t i = 0; i < ne; i++) {
-            in_list[fi[g->edges[i].dst]++] = (uint32_t)i;
-            out_list[fo[g->edges[i].src]++] = (uint32_t)i;
-        }
-        free(fi);
-        free(fo);
-    }
-    /* Kahn's order, generation by generation, as networkx visits. */
+}
+
+/* Kahn's topological order, generation by generation as networkx visits
+ * the nodes, into order; 0 when the graph has a cycle. */
+static int kahn_order(rank_state *r, const uint32_t *in_first, uint32_t *order)
+{
+    const graph *g = &r->g;
+    size_t nv = g->n_nodes;
+    uint32_t *out_first = scratch(r, S_OUT_FIRST, nv + 1, sizeof *out_first);
+    uint32_t *out_list = scratch(r, S_OUT_LIST, g->n_edges, sizeof *out_list);
+    uint32_t *indeg = scratch(r, S_INDEG, nv, sizeof *indeg);
+    if (!out_first || !out_list || !indeg)
+        return -1;
+    list_edges(g, 0, out_first, out_list);
     size_t head = 0, tail = 0;
-    for (size_t v = 0; v < nv; v++)
+    for (size_t v = 0; v < nv; v++) {
+        indeg[v] = in_first[v + 1] - in_first[v];
         if (indeg[v] == 0)
             order[tail++] = (uint32_t)v;
+    }
     while (head < tail) {
         uint32_t v = order[head++];
-        for (size_t j = out_first[v]; j < out_first[v + 1]; j++) {
+        for (uint32_t j = out_first[v]; j < out_first[v + 1]; j++) {
             uint32_t w = g->edges[out_list[j]].dst;
             if (--indeg[w] == 0)
                 order[tail++] = w;
         }
     }
-    if (tail < nv) {
-        out->ok = 0;
-        rc = 0;
-        goto done;
+    return tail == nv;
+}
+
+/* Node v's distance: its longest predecessor's plus the edge (the first
+ * such in insertion order), 0 and no edge when none is positive. */
+static void relax(const graph *g, const uint32_t *in_first, const uint32_t *in_list,
+                  int64_t *dist, int64_t *via, uint32_t v)
+{
+    int64_t d = 0, from = -1;
+    int any = 0;
+    for (uint32_t j = in_first[v]; j < in_first[v + 1]; j++) {
+        const edge *e = &g->edges[in_list[j]];
+        /* HTA zeroes a weight of -1 us or less before the search. */
+        int64_t w = e->weight <= -1000 ? 0 : e->weight;
+        int64_t cand = dist[e->src] + w;
+        if (!any || cand > d) {
+            d = cand;
+            from = in_list[j];
+            any = 1;
+        }
+    }
+    if (!any || d < 0) {
+        d = 0;
+        from = -1;
+    }
+    dist[v] = d;
+    via[v] = from;
+}
+
+/* networkx's dag_longest_path on the graph, in O(V + E): distances in
+ * topological order, the path ending at the first node of greatest
+ * distance in Kahn's order.  Most steps' edges all go forward in node
+ * order (time): node order is then topological, and Kahn's order is
+ * needed only when several nodes share the greatest distance. */
+static int longest_path(rank_state *r, path *out)
+{
+    const graph *g = &r->g;
+    size_t nv = g->n_nodes, ne = g->n_edges;
+    out->n = 0;
+    out->ok = 1;
+    uint32_t *in_first = scratch(r, S_IN_FIRST, nv + 1, sizeof *in_first);
+    uint32_t *in_list = scratch(r, S_IN_LIST, ne, sizeof *in_list);
+    uint32_t *order = scratch(r, S_ORDER, nv, sizeof *order);
+    int64_t *dist = scratch(r, S_DIST, nv, sizeof *dist);
+    int64_t *via = scratch(r, S_VIA, nv, sizeof *via); /* edge id, -1 = none */
+    if (!in_first || !in_list || !order || !dist || !via)
+        return -1;
+    list_edges(g, 1, in_first, in_list);
+    int forward = 1;
+    for (size_t i = 0; i < ne && forward; i++)
+        forward = g->edges[i].src < g->edges[i].dst;
+    int have_order = !forward;
+    if (have_order) {
+        int acyclic = kahn_order(r, in_first, order);
+        if (acyclic < 0)
+            return -1;
+        if (!acyclic) {
+            out->ok = 0;
+            return 0;
+        }
     }
     int64_t best = INT64_MIN;
     long best_v = -1;
+    size_t n_best = 0;
     for (size_t i = 0; i < nv; i++) {
-        uint32_t v = order[i];
-        int64_t d = 0;
-        int64_t from = -1;
-        int any = 0;
-        for (size_t j = in_first[v]; j < in_first[v + 1]; j++) {
-            const edge *e = &g->edges[in_list[j]];
-            /* HTA zeroes a weight of -1 us or less before the search. */
-            int64_t w = e->weight <= -1000 ? 0 : e->weight;
-            int64_t cand = dist[e->src] + w;
-            if (!any || cand > d) {
-                d = cand;
-                from = in_list[j];
-                any = 1;
-            }
-        }
-        if (!any || d < 0) {
-            d = 0;
-            from = -1;
-        }
-        dist[v] = d;
-        via[v] = from;
-        if (d > best) {
-            best = d;
+        uint32_t v = have_order ? order[i] : (uint32_t)i;
+        relax(g, in_first, in_list, dist, via, v);
+        if (dist[v] > best) {
+            best = dist[v];
             best_v = v;
+            n_best = 0;
         }
+        n_best += dist[v] == best;
+    }
+    if (n_best > 1 && !have_order) {
+        if (kahn_order(r, in_first, order) < 0)
+            return -1;
+        for (size_t i = 0; i < nv; i++)
+            if (dist[order[i]] == best) {
+                best_v = order[i];
+                break;
+            }
     }
     if (best_v >= 0) {
         out->edges = realloc(out->edges, (nv + 1) * sizeof *out->edges);
         if (!out->edges)
-            goto done;
+            return -1;
         for (long v = best_v; via[v] >= 0; v = g->edges[via[v]].src)
             out->edges[out->n++] = (uint32_t)via[v];
         for (size_t i = 0; i < out->n / 2; i++) {
@@ -1119,17 +1239,7 @@ static int longest_path(const graph *g, path *out)
             out->edges[out->n - 1 - i] = x;
         }
     }
-    rc = 0;
-done:
-    free(in_first);
-    free(out_first);
-    free(in_list);
-    free(out_list);
-    free(order);
-    free(indeg);
-    free(dist);
-    free(via);
-    return rc;
+    return 0;
 }
 
 /* ---- results ---------------------------------------------------------- */
@@ -1184,63 +1294,81 @@ typedef struct segment {
     uint8_t type;
     uint8_t bound;
     int64_t time;
+    int32_t next;              /* the next segment of the same event, -1 = none */
 } segment;
 
-static int cmp_segment_attr(const void *a, const void *b)
+/* Whether x comes before y in the table: longer, then by event and type. */
+static int segment_before(const segment *x, const segment *y)
 {
-    const segment *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time > y->time;
     if (x->attr != y->attr)
-        return x->attr < y->attr ? -1 : 1;
-    return (int)x->type - (int)y->type;
+        return x->attr < y->attr;
+    return x->type < y->type;
 }
 
-static int cmp_segment_time(const void *a, const void *b)
+/* Adds an edge's time to its (event, type) segment: segment_of[event] is
+ * the event's first segment when it points at one of this step's
+ * segments for that event, whatever it held before (so it is never
+ * cleared). */
+static void add_to_segment(rank_state *r, segment *s, size_t *n, int32_t *none, const edge *e)
 {
-    const segment *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time > y->time ? -1 : 1;
-    return x->attr < y->attr ? -1 : x->attr > y->attr;
+    int32_t *head = e->attr < 0 ? &none[e->type] : &r->segment_of[e->attr];
+    int32_t i = *head;
+    if (e->attr >= 0 && (i < 0 || (size_t)i >= *n || s[i].attr != e->attr))
+        i = -1;
+    int32_t first = i;
+    for (; i >= 0; i = s[i].next)
+        if (s[i].type == e->type) {
+            s[i].time += e->weight;
+            return;
+        }
+    s[*n] = (segment){e->attr, e->type, (uint8_t)bound_of(r, e), e->weight, first};
+    *head = (int32_t)(*n)++;
 }
 
 /* The path's time per event (and edge type), longest first. */
 static int emit_segments(rank_state *r, const step_window *w, const path *p, hta_tableset *out)
 {
     const graph *g = &r->g;
-    segment *s = malloc((p->n + 1) * sizeof *s);
-    if (!s)
+    segment *s = scratch(r, S_SEGMENTS, p->n, sizeof *s);
+    if (!r->segment_of)
+        r->segment_of = calloc(r->t->n_events + 1, sizeof *r->segment_of);
+    if (!s || !r->segment_of)
         return -1;
-    size_t n = 0;
+    int32_t none[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    size_t m = 0;
     for (size_t i = 0; i < p->n; i++) {
         const edge *e = &g->edges[p->edges[i]];
-        if (e->weight <= 0)
+        if (e->weight > 0)
+            add_to_segment(r, s, &m, none, e);
+    }
+    /* The first TOP_SEGMENTS in table order, by insertion. */
+    size_t top[TOP_SEGMENTS], n_top = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (n_top == TOP_SEGMENTS && !segment_before(&s[i], &s[top[n_top - 1]]))
             continue;
-        s[n++] = (segment){e->attr, e->type, (uint8_t)bound_of(r, e), e->weight};
+        size_t j = n_top < TOP_SEGMENTS ? n_top++ : n_top - 1;
+        for (; j > 0 && segment_before(&s[i], &s[top[j - 1]]); j--)
+            top[j] = top[j - 1];
+        top[j] = i;
     }
-    qsort(s, n, sizeof *s, cmp_segment_attr);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m && s[m - 1].attr == s[i].attr && s[m - 1].type == s[i].type)
-            s[m - 1].time += s[i].time;
-        else
-            s[m++] = s[i];
-    }
-    qsort(s, m, sizeof *s, cmp_segment_time);
     hta_table *tab = HTA_TABLE(out, "critical_path_events", SEGMENT_COLUMNS);
     int rc = tab ? 0 : -1;
-    for (size_t i = 0; i < m && i < TOP_SEGMENTS && !rc; i++) {
-        const hta_event *ev = s[i].attr >= 0 ? &r->t->events[s[i].attr] : NULL;
+    for (size_t i = 0; i < n_top && !rc; i++) {
+        const segment *sg = &s[top[i]];
+        const hta_event *ev = sg->attr >= 0 ? &r->t->events[sg->attr] : NULL;
         hta_row_builder row = hta_table_add_row(tab);
         hta_row_put_i64(&row, r->v->rank_key);
         hta_row_put_i64(&row, w->number);
         hta_row_put_i64(&row, (int64_t)i + 1);
         hta_row_put_str(&row, ev ? hta_event_name(r->t, ev) : "");
-        hta_row_put_str(&row, EDGE_TYPE_NAMES[s[i].type]);
-        hta_row_put_str(&row, s[i].bound < HTA_CP_N_BOUNDS ? hta_cp_bound_names[s[i].bound] : "");
+        hta_row_put_str(&row, EDGE_TYPE_NAMES[sg->type]);
+        hta_row_put_str(&row, sg->bound < HTA_CP_N_BOUNDS ? hta_cp_bound_names[sg->bound] : "");
         hta_row_put_f64(&row, ev ? hta_ns_to_us(ev->ts_ns) : 0.0);
-        hta_row_put_f64(&row, hta_ns_to_us(s[i].time));
+        hta_row_put_f64(&row, hta_ns_to_us(sg->time));
         rc = hta_row_done(&row);
     }
-    free(s);
     return rc;
 }
 
@@ -1301,34 +1429,13 @@ static int hand_path(rank_state *r, const step_window *w, const path *p)
     return r->path_rc ? -1 : 0;
 }
 
-/* The members' locals in order of event index. */
-static int fill_local_sorted(step_ctx *c, hta_keyed *by_event)
-{
-    for (size_t k = 0; k < c->n; k++)
-        by_event[k] = (hta_keyed){c->m[k].ev, k};
-    if (sort_keyed(by_event, c->n, by_event + c->n))
-        return -1;
-    for (size_t k = 0; k < c->n; k++)
-        c->local_sorted[k] = (uint32_t)by_event[k].index;
-    return 0;
-}
-
 static int run_step(rank_state *r, size_t s, path *p, hta_tableset *out)
 {
     step_ctx c = {r, r->members + r->step_first[s], r->step_first[s + 1] - r->step_first[s],
                   NULL};
-    c.local_sorted = malloc((c.n + 1) * sizeof *c.local_sorted);
-    hta_keyed *by_event = malloc((2 * c.n + 1) * sizeof *by_event);
-    if (!c.local_sorted || !by_event || fill_local_sorted(&c, by_event)) {
-        free(c.local_sorted);
-        free(by_event);
-        return -1;
-    }
-    free(by_event);
-    int rc = build_nodes(&c) || add_lock_edges(&c) || add_call_stack_edges(&c) ||
-             add_kernel_edges(&c) || longest_path(&r->g, p) ||
+    int rc = sort_by_time(&c) || build_nodes(&c) || add_lock_edges(&c) ||
+             add_call_stack_edges(&c) || add_kernel_edges(&c) || longest_path(r, p) ||
              (r->path_fn ? hand_path(r, &r->steps[s], p) : emit_step(r, &r->steps[s], p, out));
-    free(c.local_sorted);
     return rc ? -1 : 0;
 }
 
@@ -1346,6 +1453,9 @@ static void rank_state_free(rank_state *r)
     free(r->g.edges);
     free(r->g.start_of);
     free(r->g.end_of);
+    free(r->segment_of);
+    for (int i = 0; i < S_N; i++)
+        free(r->scratch[i]);
 }
 
 /* Sets the rank's state up and runs every step; -1 when out of memory or

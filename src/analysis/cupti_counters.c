@@ -87,45 +87,108 @@ typedef struct op_stack {
     const char *top, *bottom;  /* names, "" when none */
 } op_stack;
 
-static int stack_of(const hta_trace *t, const hta_cpu_contexts *ctx, uint32_t cpu_op_cat,
-                    const hta_event *launch, op_stack *out)
+/* The cpu_ops of each thread in stack order (by start, longer first, then
+ * trace order), swept with the launches in order of start: a thread's ops
+ * started so far and not ended before the last launch are its open ones,
+ * and those that also end at or after a launch's end enclose it. */
+typedef struct op_sweep {
+    const hta_cpu_contexts *ctx;
+    const hta_event **ops;     /* owned: thread th's from first[th] */
+    size_t *first;             /* owned, n_threads + 1 */
+    size_t *next;              /* owned: per thread, its first op not yet started */
+    const hta_event **open;    /* owned: thread th's open ops from first[th] */
+    size_t *n_open;            /* owned, per thread */
+    const hta_event **stack;   /* owned: the last launch's enclosing ops */
+} op_sweep;
+
+static void op_sweep_free(op_sweep *w)
 {
-    /* Enclosing ops: start <= the launch's start, end >= its end, on its
-     * thread; nested ops order by start (longer first on equal starts). */
-    uint32_t thread = hta_cpu_context_of(ctx, launch)->thread;
-    size_t n = 0, cap = 0;
-    const hta_event **ops = NULL;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hta_event *e = &t->events[i];
-        if (hta_event_is_gpu(e) || e->cat != cpu_op_cat || e->ts_ns > launch->ts_ns ||
-            hta_event_end(e) < hta_event_end(launch) ||
-            hta_cpu_context_of(ctx, e)->thread != thread)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 8;
-            const hta_event **more = realloc(ops, cap * sizeof *ops);
-            if (!more) {
-                free(ops);
-                return -1;
-            }
-            ops = more;
-        }
-        size_t j = n++;
-        while (j > 0 && (ops[j - 1]->ts_ns > e->ts_ns ||
-                         (ops[j - 1]->ts_ns == e->ts_ns && ops[j - 1]->dur_ns < e->dur_ns))) {
-            ops[j] = ops[j - 1];
-            j--;
-        }
-        ops[j] = e;
+    free(w->ops);
+    free(w->first);
+    free(w->next);
+    free(w->open);
+    free(w->n_open);
+    free(w->stack);
+}
+
+/* -1 when out of memory (op_sweep_free frees what was made). */
+static int op_sweep_init(op_sweep *w, const hta_trace *t, const hta_cpu_contexts *ctx,
+                         uint32_t cpu_op_cat)
+{
+    size_t n_threads = ctx->n_threads, n = 0;
+    *w = (op_sweep){.ctx = ctx};
+    for (size_t i = 0; i < t->n_events; i++)
+        n += !hta_event_is_gpu(&t->events[i]) && t->events[i].cat == cpu_op_cat;
+    hta_keyed *k = malloc((2 * n + 1) * sizeof *k);
+    w->ops = malloc((n + 1) * sizeof *w->ops);
+    w->open = malloc((n + 1) * sizeof *w->open);
+    w->first = calloc(n_threads + 2, sizeof *w->first);
+    w->next = malloc((n_threads + 1) * sizeof *w->next);
+    w->n_open = calloc(n_threads + 1, sizeof *w->n_open);
+    w->stack = malloc((n + 1) * sizeof *w->stack);
+    int rc = -1;
+    if (!k || !w->ops || !w->open || !w->first || !w->next || !w->n_open || !w->stack)
+        goto done;
+    n = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        if (!hta_event_is_gpu(&t->events[i]) && t->events[i].cat == cpu_op_cat)
+            k[n++] = (hta_keyed){-t->events[i].dur_ns, i};
+    /* Longer first, then stably by start: (start, longer first, trace order). */
+    if (hta_stable_sort_keyed_using(k, n, k + n))
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        k[i].key = t->events[k[i].index].ts_ns;
+    if (hta_stable_sort_keyed_using(k, n, k + n))
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        w->first[hta_cpu_context_of(ctx, &t->events[k[i].index])->thread + 1]++;
+    for (size_t th = 0; th < n_threads; th++)
+        w->first[th + 1] += w->first[th];
+    memcpy(w->next, w->first, n_threads * sizeof *w->next);
+    for (size_t i = 0; i < n; i++) {
+        const hta_event *e = &t->events[k[i].index];
+        w->ops[w->next[hta_cpu_context_of(ctx, e)->thread]++] = e;
     }
+    memcpy(w->next, w->first, n_threads * sizeof *w->next);
+    rc = 0;
+done:
+    free(k);
+    return rc;
+}
+
+/* The enclosing ops of launch, the launches coming in order of start:
+ * their number, at *ops (owned by w, valid until the next call). */
+static size_t op_sweep_enclosing(op_sweep *w, const hta_event *launch, const hta_event ***ops)
+{
+    uint32_t th = hta_cpu_context_of(w->ctx, launch)->thread;
+    const hta_event **open = w->open + w->first[th];
+    size_t n = w->n_open[th], kept = 0;
+    for (; w->next[th] < w->first[th + 1] && w->ops[w->next[th]]->ts_ns <= launch->ts_ns;
+         w->next[th]++)
+        open[n++] = w->ops[w->next[th]];
+    /* An op ended before this launch starts encloses no later launch. */
+    for (size_t i = 0; i < n; i++)
+        if (hta_event_end(open[i]) >= launch->ts_ns)
+            open[kept++] = open[i];
+    w->n_open[th] = kept;
+    size_t m = 0;
+    for (size_t i = 0; i < kept; i++)
+        if (hta_event_end(open[i]) >= hta_event_end(launch))
+            w->stack[m++] = open[i];
+    *ops = w->stack;
+    return m;
+}
+
+static int stack_of(const hta_trace *t, op_sweep *w, const hta_event *launch, op_stack *out)
+{
+    const hta_event **ops;
+    size_t n = op_sweep_enclosing(w, launch, &ops);
     size_t len = 3;
     for (size_t i = 0; i < n; i++)
         len += strlen(hta_event_name(t, ops[i])) + 4;
     out->text = malloc(len);
-    if (!out->text) {
-        free(ops);
+    if (!out->text)
         return -1;
-    }
     char *p = out->text;
     *p++ = '[';
     for (size_t i = 0; i < n; i++)
@@ -134,7 +197,6 @@ static int stack_of(const hta_trace *t, const hta_cpu_contexts *ctx, uint32_t cp
     *p = '\0';
     out->top = n ? hta_event_name(t, ops[0]) : "";
     out->bottom = n ? hta_event_name(t, ops[n - 1]) : "";
-    free(ops);
     return 0;
 }
 
@@ -258,6 +320,7 @@ int hta_cupti_counters(const hta_rank_view *view, const hta_options *opt, hta_ta
     uint32_t sass[N_SASS];
     find_sass(t, sass);
     hta_cpu_contexts ctx = {0};
+    op_sweep sweep = {0};
     size_t n_launches = 0;
     for (size_t i = 0; i < t->n_events; i++)
         n_launches += is_kernel_launch(t, &t->events[i], runtime_cat);
@@ -267,7 +330,8 @@ int hta_cupti_counters(const hta_rank_view *view, const hta_options *opt, hta_ta
     kernel_sum *sums = malloc((t->n_ranges + 1) * sizeof *sums);
     size_t *launch_order = NULL, *range_order = NULL;
     int rc = -1;
-    if (!launches || !launch_ts || !range_ts || !sums || hta_cpu_contexts_build(&ctx, t))
+    if (!launches || !launch_ts || !range_ts || !sums || hta_cpu_contexts_build(&ctx, t) ||
+        op_sweep_init(&sweep, t, &ctx, cpu_op_cat))
         goto done;
     n_launches = 0;
     for (size_t i = 0; i < t->n_events; i++)
@@ -284,7 +348,7 @@ int hta_cupti_counters(const hta_rank_view *view, const hta_options *opt, hta_ta
     for (size_t i = 0; i < t->n_ranges; i++) {
         const hta_event *launch = i < n_launches ? launches[launch_order[i]] : NULL;
         op_stack st = {NULL, "", ""};
-        if (launch && stack_of(t, &ctx, cpu_op_cat, launch, &st))
+        if (launch && stack_of(t, &sweep, launch, &st))
             goto done;
         int bad = emit_range(out, view, i, &t->ranges[range_order[i]], launch, &st, sass,
                              &sums[i]);
@@ -297,6 +361,7 @@ int hta_cupti_counters(const hta_rank_view *view, const hta_options *opt, hta_ta
         goto done;
     rc = 0;
 done:
+    op_sweep_free(&sweep);
     hta_cpu_contexts_free(&ctx);
     free(launches);
     free(launch_ts);

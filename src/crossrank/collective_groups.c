@@ -1,4 +1,4 @@
-/* collective_groups.c: collective instances by process group, on the root.
+/* collective_groups.c: collective instances by process group.
  *
  * Input: "_comm_ops" (analysis/comm_ops.c), every communication kernel
  * whose collective metadata is known, packed per (rank, group) and
@@ -11,6 +11,14 @@
  * that was analysed but has no kernel for an instance counts it as
  * "missing".  Ranks are the traces' global ranks, so the members listed by
  * the group are global too.
+ *
+ * The work is split so that no process needs every rank's kernels
+ * (crossrank/collective_exchange.c runs the parts on different
+ * processes): the owner of an instance matches its ops and returns each
+ * op's result; the process holding a rank turns its ops' results into the
+ * rank's figures; the root adds the figures up.  Groups and kinds travel
+ * as numbers of a catalog every process builds the same way
+ * (crossrank/comm_catalog.c).
  *
  * Per instance ("collectives", one row each): bytes (input buffer for
  * all-reduce, broadcast, reduce, all-to-all and reduce-scatter, output
@@ -26,18 +34,20 @@
  * on the rank, never silently matched as agreeing.
  *
  * "collective_summary": one row per (group description, collective,
- * dtype, message size bucket = the smallest power of two >= bytes).
+ * dtype, message size bucket = the smallest power of two >= bytes), from
+ * each instance's figures the owners send the root ("_instance_stats"):
+ * the instance rows themselves stay with their owners, which write them
+ * into the results file (output/hdf5_in_place.c).
  *
  * "comm_by_group": per rank and group, the communication time, the part
  * computation overlapped, the exposed rest split into waiting for the last
  * peer and transferring, the wait and the last arrivals. */
+#define _GNU_SOURCE /* qsort_r */
 #include "crossrank/collective_groups.h"
 
 #include "model/comm_meta.h"
 #include "model/trace.h"
 #include "numerics/stats.h"
-#include "table/packed_ints.h"
-#include "util/strtab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -57,6 +67,15 @@ static const hta_column INSTANCE_COLUMNS[] = {
     {"total_wait_us", HTA_COL_F64},  {"mismatched_ranks", HTA_COL_STR},
 };
 
+/* What the root's summary needs of each instance ("collectives" itself is
+ * written by its owners, output/hdf5_in_place.c). */
+static const hta_column STATS_COLUMNS[] = {
+    {"group_desc", HTA_COL_STR}, {"collective", HTA_COL_STR}, {"dtype", HTA_COL_STR},
+    {"bytes", HTA_COL_I64},      {"transfer_ns", HTA_COL_I64}, {"arrival_skew_ns", HTA_COL_I64},
+    {"wait_ns", HTA_COL_I64},    {"busbw_gbps", HTA_COL_F64},
+};
+enum { S_DESC, S_COLLECTIVE, S_DTYPE, S_BYTES, S_TRANSFER, S_SKEW, S_WAIT, S_BUSBW };
+
 static const hta_column SUMMARY_COLUMNS[] = {
     {"group_desc", HTA_COL_STR},      {"collective", HTA_COL_STR},
     {"dtype", HTA_COL_STR},           {"bucket_max_bytes", HTA_COL_I64},
@@ -67,10 +86,6 @@ static const hta_column SUMMARY_COLUMNS[] = {
     {"total_wait_us", HTA_COL_F64},
 };
 
-/* Column positions in "_comm_ops". */
-enum { C_RANK, C_GROUP, C_DESC, C_RANKS, C_KERNELS, C_KINDS, C_KIND_OF, C_SEQS, C_FIRST_START,
-       C_START_GAPS, C_DURATIONS, C_OVERLAPS, C_STEPS };
-
 static const hta_column BY_GROUP_COLUMNS[] = {
     {"rank", HTA_COL_I64},           {"group", HTA_COL_STR},
     {"group_desc", HTA_COL_STR},     {"instances", HTA_COL_I64},
@@ -80,43 +95,17 @@ static const hta_column BY_GROUP_COLUMNS[] = {
     {"arrived_last", HTA_COL_I64},
 };
 
-/* A (collective, dtype, element counts, group size) of a row's kinds. */
-typedef struct comm_kind {
-    const char *collective, *dtype;
-    int64_t in, out, size;
-} comm_kind;
-
-/* A row of "_comm_ops": one rank's kernels of one group. */
-typedef struct group_row {
-    const char *group, *desc, *ranks;
-    comm_kind *kinds;          /* owned */
-    size_t n_kinds;
-    char *text;                /* owned: the kinds' strings */
-} group_row;
-
-typedef struct op {
-    uint32_t group;            /* id in the groups table */
-    int by_seq;                /* key is Seq, else the ordinal */
-    int64_t key;
-    size_t slot;               /* the rank's row in "ranks" */
-    const group_row *g;
-    const comm_kind *kind;
-    int64_t start, end, overlap, step;
-    int64_t wait_ns;           /* set by the matching */
-    int arrived_last;
-} op;
-
-static int compare_instance_then_rank(const void *a, const void *b)
-{
-    const op *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    if (x->by_seq != y->by_seq)
-        return x->by_seq < y->by_seq ? -1 : 1;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->slot > y->slot) - (x->slot < y->slot);
-}
+/* A rank's figures over its group-matched kernels, for the root. */
+static const hta_column WAIT_COLUMNS[] = {
+    {"rank", HTA_COL_I64},           {"collectives", HTA_COL_I64},
+    {"arrived_last", HTA_COL_I64},   {"clock_violations", HTA_COL_I64},
+    {"wait_ns", HTA_COL_I64},        {"max_end_lag_ns", HTA_COL_I64},
+    {"caused_wait_ns", HTA_COL_I64}, {"metadata_mismatches", HTA_COL_I64},
+    {"expected_last", HTA_COL_F64},
+};
+static const hta_column MISSING_COLUMNS[] = {{"rank", HTA_COL_I64}, {"missing", HTA_COL_I64}};
+static const hta_column STEP_WAIT_COLUMNS[] = {
+    {"rank", HTA_COL_I64}, {"step", HTA_COL_I64}, {"wait_us", HTA_COL_F64}};
 
 typedef enum coll_kind { K_ALLREDUCE, K_ALLGATHER, K_REDUCE_SCATTER, K_ALLTOALL, K_OTHER } coll_kind;
 
@@ -146,197 +135,456 @@ static double busbw_factor(coll_kind k, int64_t n)
 }
 
 /* The message size of a kind: -1 when its dtype or counts are unknown. */
-static int64_t bytes_of(const comm_kind *k)
+static int64_t bytes_of(const hta_kind_info *k)
 {
     int size = hta_dtype_size(k->dtype);
     int64_t nelems = kind_of(k->collective) == K_ALLGATHER ? k->out : k->in;
     return size > 0 && nelems >= 0 ? nelems * size : -1;
 }
 
-/* One instance's figures, kept for the summary. */
-typedef struct instance {
-    const group_row *g;        /* the lowest rank's op: names and sizes */
-    const comm_kind *kind;
-    int64_t bytes;
-    int64_t transfer_ns, arrival_skew_ns, wait_ns;
-    double busbw;
-} instance;
-
-/* Parses "[0, 1, 2]" (or "0,1,2") into ranks; the count, or -1 when out of
- * memory. */
-static long parse_ranks(const char *text, int64_t **out)
+static int compare_i64(const void *a, const void *b)
 {
-    size_t n = 0, cap = 0;
-    int64_t *r = NULL;
-    for (const char *p = text; *p;) {
-        if (*p < '0' || *p > '9') {
-            p++;
-            continue;
-        }
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        p = end;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            int64_t *grown = realloc(r, cap * sizeof *r);
-            if (!grown) {
-                free(r);
-                return -1;
-            }
-            r = grown;
-        }
-        r[n++] = v;
-    }
-    *out = r;
-    return (long)n;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
 }
 
-/* Per group: its member ranks (parsed once). */
-typedef struct group_members {
-    int64_t *ranks;            /* owned */
-    long n;                    /* -1 until parsed */
-} group_members;
+/* ---- an owner's instances ----------------------------------------------- */
+
+static int compare_instance(const hta_group_op *x, const hta_group_op *y)
+{
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->by_seq != y->by_seq)
+        return x->by_seq < y->by_seq ? -1 : 1;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+/* Ops (by index) in instance order, then rank, then position. */
+static int compare_instance_then_rank(const void *a, const void *b, void *ctx)
+{
+    const hta_group_op *ops = ctx;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = compare_instance(&ops[i], &ops[j]);
+    if (!c)
+        c = (ops[i].rank > ops[j].rank) - (ops[i].rank < ops[j].rank);
+    return c ? c : (i > j) - (i < j);
+}
 
 typedef struct matcher {
-    hta_tableset *set;
-    const hta_table *ranks;
-    rank_waits *w;
-    size_t n_ranks;
-    group_members *members;
-    hta_table *out;
-    instance *instances;
-    size_t n_instances;
+    const hta_comm_catalog *c;
+    const hta_group_op *ops;
+    const int64_t *valid;
+    size_t n_valid;
+    int64_t *missing;          /* per valid rank */
+    hta_op_result *results;
+    hta_table *out, *stats;
     hta_buf text;              /* scratch for mismatched_ranks */
-    char *present;             /* per slot: took part in the current instance */
 } matcher;
+
+static long valid_index(const matcher *m, int64_t rank)
+{
+    const int64_t *hit = bsearch(&rank, m->valid, m->n_valid, sizeof *m->valid, compare_i64);
+    return hit ? (long)(hit - m->valid) : -1;
+}
+
+static int took_part(const matcher *m, const size_t *o, size_t n, int64_t rank)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->ops[o[mid]].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && m->ops[o[lo]].rank == rank;
+}
 
 /* Counts the instance as missing for every analysed member rank of the
  * group that took no part in it. */
-static int count_missing(matcher *m, uint32_t group, const group_row *first)
+static void count_missing(matcher *m, const size_t *o, size_t n)
 {
-    group_members *g = &m->members[group];
-    if (g->n < 0 && (g->n = parse_ranks(first->ranks, &g->ranks)) < 0)
-        return -1;
-    for (long i = 0; i < g->n; i++) {
-        long slot = hta_table_find_sorted(m->ranks, g->ranks[i]);
-        if (slot >= 0 && !m->w[slot].failed && !m->present[slot])
-            m->w[slot].missing++;
+    const hta_group_info *g = &m->c->groups[m->ops[o[0]].group];
+    for (long i = 0; i < g->n_members; i++) {
+        long v = valid_index(m, g->members[i]);
+        if (v >= 0 && !took_part(m, o, n, g->members[i]))
+            m->missing[v]++;
     }
-    return 0;
 }
 
-static int put_instance(matcher *m, const op *o, size_t n, const instance *in, int64_t earliest,
-                        int64_t latest, int64_t earliest_end, int64_t latest_end,
-                        size_t first_slot, size_t last_slot)
+/* The figures of one instance. */
+typedef struct instance {
+    int64_t earliest, latest, earliest_end, latest_end, shortest, wait_ns, bytes;
+    int64_t first_rank, last_rank;
+    double busbw;
+} instance;
+
+static int put_instance(matcher *m, const hta_group_op *first, size_t n, const instance *in)
 {
-    const group_row *g = in->g;
-    const comm_kind *k = in->kind;
+    const hta_group_variant *g = &m->c->variants[first->variant];
+    const hta_kind_info *k = &m->c->kinds[first->kind];
     int64_t group_size = k->size > 0 ? k->size : (int64_t)n;
-    double algbw = in->bytes >= 0 && in->transfer_ns > 0
-                       ? (double)in->bytes / (double)in->transfer_ns
+    double algbw = in->bytes >= 0 && in->shortest > 0
+                       ? (double)in->bytes / (double)in->shortest
                        : NAN;
     hta_row_builder row = hta_table_add_row(m->out);
-    hta_row_put_str(&row, g->group);
+    hta_row_put_str(&row, g->name);
     hta_row_put_str(&row, g->desc);
-    hta_row_put_i64(&row, o->key);
-    hta_row_put_i64(&row, o->by_seq);
+    hta_row_put_i64(&row, first->key);
+    hta_row_put_i64(&row, first->by_seq);
     hta_row_put_str(&row, k->collective);
     hta_row_put_str(&row, k->dtype);
     hta_row_put_i64(&row, in->bytes);
     hta_row_put_i64(&row, group_size);
     hta_row_put_i64(&row, (int64_t)n);
     hta_row_put_str(&row, g->ranks);
-    hta_row_put_i64(&row, m->w[first_slot].rank);
-    hta_row_put_i64(&row, m->w[last_slot].rank);
-    hta_row_put_f64(&row, hta_ns_to_us(earliest));
-    hta_row_put_f64(&row, hta_ns_to_us(latest - earliest));
-    hta_row_put_f64(&row, hta_ns_to_us(latest_end - earliest_end));
-    hta_row_put_f64(&row, hta_ns_to_us(in->transfer_ns));
+    hta_row_put_i64(&row, in->first_rank);
+    hta_row_put_i64(&row, in->last_rank);
+    hta_row_put_f64(&row, hta_ns_to_us(in->earliest));
+    hta_row_put_f64(&row, hta_ns_to_us(in->latest - in->earliest));
+    hta_row_put_f64(&row, hta_ns_to_us(in->latest_end - in->earliest_end));
+    hta_row_put_f64(&row, hta_ns_to_us(in->shortest));
     hta_row_put_f64(&row, algbw);
     hta_row_put_f64(&row, in->busbw);
     hta_row_put_f64(&row, hta_ns_to_us(in->wait_ns));
     if (hta_buf_putc(&m->text, '\0'))
         return -1;
     hta_row_put_str(&row, m->text.data);
-    return hta_row_done(&row);
+    hta_row_builder stats = hta_table_add_row(m->stats);
+    hta_row_put_str(&stats, g->desc);
+    hta_row_put_str(&stats, k->collective);
+    hta_row_put_str(&stats, k->dtype);
+    hta_row_put_i64(&stats, in->bytes);
+    hta_row_put_i64(&stats, in->shortest);
+    hta_row_put_i64(&stats, in->latest - in->earliest);
+    hta_row_put_i64(&stats, in->wait_ns);
+    hta_row_put_f64(&stats, in->busbw);
+    return hta_row_done(&row) || hta_row_done(&stats) ? -1 : 0;
 }
 
 /* Lists o's rank in the scratch text when its name or size differs from
  * the instance's first op. */
-static int note_mismatch(matcher *m, const op *o, const comm_kind *first)
+static int note_mismatch(matcher *m, const hta_group_op *o, const hta_group_op *first,
+                         hta_op_result *r)
 {
-    const comm_kind *k = o->kind;
-    if (strcmp(k->collective, first->collective) == 0 && k->in == first->in && k->out == first->out)
+    const hta_kind_info *k = &m->c->kinds[o->kind], *f = &m->c->kinds[first->kind];
+    if (strcmp(k->collective, f->collective) == 0 && k->in == f->in && k->out == f->out)
         return 0;
-    m->w[o->slot].metadata_mismatches++;
+    r->mismatch = 1;
     char num[32];
-    int len = snprintf(num, sizeof num, "%s%lld", m->text.len ? "," : "",
-                       (long long)m->w[o->slot].rank);
+    int len = snprintf(num, sizeof num, "%s%lld", m->text.len ? "," : "", (long long)o->rank);
     return hta_buf_append(&m->text, num, (size_t)len);
 }
 
-/* Matches the ops o[0..n) of one instance (rank order). */
-static int match_instance(matcher *m, op *o, size_t n)
+/* Matches the ops m->ops[o[0..n)] of one instance (rank order). */
+static int match_instance(matcher *m, const size_t *o, size_t n)
 {
-    int64_t earliest = INT64_MAX, latest = INT64_MIN, earliest_end = INT64_MAX;
-    int64_t latest_end = INT64_MIN, shortest = INT64_MAX;
-    size_t first_slot = o[0].slot, last_slot = o[0].slot, n_last = 0;
+    const hta_group_op *first = &m->ops[o[0]];
+    instance in = {INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX, 0, 0,
+                   first->rank, first->rank, 0};
+    size_t n_last = 0;
     for (size_t j = 0; j < n; j++) {
-        int64_t s = o[j].start, e = o[j].end;
-        if (s < earliest)
-            earliest = s, first_slot = o[j].slot;
-        if (s > latest)
-            latest = s, last_slot = o[j].slot, n_last = 0;
-        n_last += s == latest;
-        earliest_end = e < earliest_end ? e : earliest_end;
-        latest_end = e > latest_end ? e : latest_end;
-        shortest = e - s < shortest ? e - s : shortest;
+        const hta_group_op *op = &m->ops[o[j]];
+        int64_t s = op->start, e = op->end;
+        if (s < in.earliest)
+            in.earliest = s, in.first_rank = op->rank;
+        if (s > in.latest)
+            in.latest = s, in.last_rank = op->rank, n_last = 0;
+        n_last += s == in.latest;
+        in.earliest_end = e < in.earliest_end ? e : in.earliest_end;
+        in.latest_end = e > in.latest_end ? e : in.latest_end;
+        in.shortest = e - s < in.shortest ? e - s : in.shortest;
     }
-    instance in = {.g = o[0].g, .kind = o[0].kind, .bytes = bytes_of(o[0].kind),
-                   .transfer_ns = shortest,
-                   .arrival_skew_ns = latest - earliest};
+    const hta_kind_info *kind = &m->c->kinds[first->kind];
+    in.bytes = bytes_of(kind);
     int contested = n_last < n;
     m->text.len = 0;
     for (size_t j = 0; j < n; j++) {
-        rank_waits *r = &m->w[o[j].slot];
-        int64_t s = o[j].start, e = o[j].end;
-        r->collectives++;
-        r->matched++;
-        r->wait_ns += latest - s;
-        in.wait_ns += latest - s;
-        o[j].wait_ns = latest - s;
-        o[j].arrived_last = contested && s == latest;
-        r->clock_violations += e < latest;
-        if (e - earliest_end > r->max_end_lag_ns)
-            r->max_end_lag_ns = e - earliest_end;
-        if (contested) {
-            r->arrived_last += s == latest;
-            r->expected_last += 1.0 / (double)n;
-        }
-        if (note_mismatch(m, &o[j], o[0].kind))
+        hta_op_result *r = &m->results[o[j]];
+        const hta_group_op *op = &m->ops[o[j]];
+        int64_t s = op->start, e = op->end;
+        *r = (hta_op_result){.wait_ns = in.latest - s, .end_lag_ns = e - in.earliest_end,
+                             .n_ranks = (int64_t)n, .contested = (uint8_t)contested,
+                             .last = contested && s == in.latest,
+                             .clock_violation = e < in.latest};
+        in.wait_ns += in.latest - s;
+        if (note_mismatch(m, op, first, r))
             return -1;
-        m->present[o[j].slot] = 1;
     }
     /* The wait an instance's last arrivers caused, shared among them. */
     for (size_t j = 0; contested && j < n; j++)
-        if (o[j].start == latest)
-            m->w[o[j].slot].caused_wait_ns += in.wait_ns / (int64_t)n_last;
-    int64_t group_size = o[0].kind->size > 0 ? o[0].kind->size : (int64_t)n;
-    in.busbw = in.bytes >= 0 && shortest > 0
-                   ? (double)in.bytes / (double)shortest *
-                         busbw_factor(kind_of(o[0].kind->collective), group_size)
+        if (m->ops[o[j]].start == in.latest)
+            m->results[o[j]].caused_ns = in.wait_ns / (int64_t)n_last;
+    int64_t group_size = kind->size > 0 ? kind->size : (int64_t)n;
+    in.busbw = in.bytes >= 0 && in.shortest > 0
+                   ? (double)in.bytes / (double)in.shortest *
+                         busbw_factor(kind_of(kind->collective), group_size)
                    : NAN;
-    int rc = count_missing(m, o[0].group, o[0].g);
-    for (size_t j = 0; j < n; j++)
-        m->present[o[j].slot] = 0;
-    if (rc == 0)
-        rc = put_instance(m, o, n, &in, earliest, latest, earliest_end, latest_end, first_slot,
-                          last_slot);
-    m->instances[m->n_instances++] = in;
+    count_missing(m, o, n);
+    return put_instance(m, first, n, &in);
+}
+
+static int put_missing(hta_tableset *out, const matcher *m)
+{
+    hta_table *t = HTA_TABLE(out, "_group_missing", MISSING_COLUMNS);
+    int rc = t ? 0 : -1;
+    for (size_t v = 0; rc == 0 && v < m->n_valid; v++) {
+        if (!m->missing[v])
+            continue;
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, m->valid[v]);
+        hta_row_put_i64(&row, m->missing[v]);
+        rc = hta_row_done(&row);
+    }
     return rc;
 }
 
-/* ---- summary ---------------------------------------------------------- */
+int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size_t n,
+                        const int64_t *valid, size_t n_valid, hta_op_result *results,
+                        hta_tableset *out)
+{
+    if (n == 0)
+        return 0;
+    matcher m = {.c = c, .ops = ops, .valid = valid, .n_valid = n_valid, .results = results,
+                 .out = HTA_TABLE(out, "collectives", INSTANCE_COLUMNS),
+                 .stats = HTA_TABLE(out, "_instance_stats", STATS_COLUMNS),
+                 .missing = calloc(n_valid ? n_valid : 1, sizeof *m.missing)};
+    size_t *o = malloc(n * sizeof *o);
+    int rc = o && m.missing && m.out && m.stats ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        o[i] = i;
+    if (rc == 0)
+        qsort_r(o, n, sizeof *o, compare_instance_then_rank, (void *)ops);
+    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+        for (end = i + 1; end < n && compare_instance(&ops[o[end]], &ops[o[i]]) == 0;)
+            end++;
+        rc = match_instance(&m, &o[i], end - i);
+    }
+    if (rc == 0)
+        rc = put_missing(out, &m);
+    hta_buf_free(&m.text);
+    free(m.missing);
+    free(o);
+    return rc;
+}
+
+/* ---- a rank's figures --------------------------------------------------- */
+
+/* Ops in instance order per rank: (rank, group, by_seq, key), then their
+ * position. */
+static int compare_rank_instance(const void *a, const void *b, void *ctx)
+{
+    const hta_group_op *ops = ctx;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = (ops[i].rank > ops[j].rank) - (ops[i].rank < ops[j].rank);
+    if (!c)
+        c = compare_instance(&ops[i], &ops[j]);
+    return c ? c : (i > j) - (i < j);
+}
+
+static int put_rank_waits(hta_table *t, const hta_rank_ops *r, const hta_op_result *res,
+                          const size_t *idx, size_t n)
+{
+    int64_t last = 0, violations = 0, wait = 0, max_lag = 0, caused = 0, mismatches = 0;
+    double expected = 0;
+    for (size_t k = 0; k < n; k++) {
+        const hta_op_result *x = &res[idx[k]];
+        wait += x->wait_ns;
+        violations += x->clock_violation;
+        max_lag = x->end_lag_ns > max_lag ? x->end_lag_ns : max_lag;
+        if (x->contested) {
+            last += x->last;
+            expected += 1.0 / (double)x->n_ranks;
+        }
+        caused += x->caused_ns;
+        mismatches += x->mismatch;
+    }
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, r->ops[idx[0]].rank);
+    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_i64(&row, last);
+    hta_row_put_i64(&row, violations);
+    hta_row_put_i64(&row, wait);
+    hta_row_put_i64(&row, max_lag);
+    hta_row_put_i64(&row, caused);
+    hta_row_put_i64(&row, mismatches);
+    hta_row_put_f64(&row, expected);
+    return hta_row_done(&row);
+}
+
+/* One row for a rank's ops of one group.  The exposed time (not
+ * overlapped by computation) splits into waiting and transferring; where
+ * computation fell inside a kernel is not known here, so the wait is
+ * exposed only for what computation could not have covered: exposed
+ * wait = max(0, wait - overlapped), a lower bound. */
+static int put_rank_group(hta_table *t, const hta_comm_catalog *c, const hta_rank_ops *r,
+                          const hta_op_result *res, const size_t *idx, size_t n)
+{
+    int64_t comm = 0, overlapped = 0, wait = 0, exposed_wait = 0, last = 0;
+    for (size_t k = 0; k < n; k++) {
+        const hta_group_op *o = &r->ops[idx[k]];
+        int64_t covered = r->overlap[idx[k]], waited = res[idx[k]].wait_ns;
+        comm += o->end - o->start;
+        overlapped += covered;
+        wait += waited;
+        exposed_wait += waited > covered ? waited - covered : 0;
+        last += res[idx[k]].last;
+    }
+    const hta_group_variant *g = &c->variants[r->ops[idx[0]].variant];
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, r->ops[idx[0]].rank);
+    hta_row_put_str(&row, g->name);
+    hta_row_put_str(&row, g->desc);
+    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_f64(&row, hta_ns_to_us(comm));
+    hta_row_put_f64(&row, hta_ns_to_us(overlapped));
+    hta_row_put_f64(&row, hta_ns_to_us(comm - overlapped));
+    hta_row_put_f64(&row, hta_ns_to_us(exposed_wait));
+    hta_row_put_f64(&row, hta_ns_to_us(comm - overlapped - exposed_wait));
+    hta_row_put_f64(&row, hta_ns_to_us(wait));
+    hta_row_put_i64(&row, last);
+    return hta_row_done(&row);
+}
+
+typedef struct step_wait {
+    int64_t step;
+    size_t order;
+    double us;
+} step_wait;
+
+static int compare_step_wait(const void *a, const void *b)
+{
+    const step_wait *x = a, *y = b;
+    if (x->step != y->step)
+        return (x->step > y->step) - (x->step < y->step);
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* A rank's wait per ProfilerStep that launched the kernels, added up in
+ * instance order. */
+static int put_step_waits(hta_table *t, const hta_rank_ops *r, const hta_op_result *res,
+                          const size_t *idx, size_t n, step_wait *scratch)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r->step[idx[i]] >= 0)
+            scratch[k++] = (step_wait){r->step[idx[i]], i, hta_ns_to_us(res[idx[i]].wait_ns)};
+    qsort(scratch, k, sizeof *scratch, compare_step_wait);
+    int rc = 0;
+    for (size_t i = 0, end; rc == 0 && i < k; i = end) {
+        double sum = 0;
+        for (end = i; end < k && scratch[end].step == scratch[i].step; end++)
+            sum += scratch[end].us;
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, r->ops[idx[0]].rank);
+        hta_row_put_i64(&row, scratch[i].step);
+        hta_row_put_f64(&row, sum);
+        rc = hta_row_done(&row);
+    }
+    return rc;
+}
+
+/* One rank's ops idx[0..n), in instance order. */
+static int put_rank(hta_tableset *out, const hta_comm_catalog *c, const hta_rank_ops *r,
+                    const hta_op_result *res, const size_t *idx, size_t n, step_wait *scratch)
+{
+    hta_table *waits = HTA_TABLE(out, "_group_waits", WAIT_COLUMNS);
+    hta_table *by_group = HTA_TABLE(out, "comm_by_group", BY_GROUP_COLUMNS);
+    hta_table *steps = HTA_TABLE(out, "_step_waits", STEP_WAIT_COLUMNS);
+    if (!waits || !by_group || !steps || put_rank_waits(waits, r, res, idx, n))
+        return -1;
+    int rc = 0;
+    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+        for (end = i + 1; end < n && r->ops[idx[end]].group == r->ops[idx[i]].group;)
+            end++;
+        rc = put_rank_group(by_group, c, r, res, &idx[i], end - i);
+    }
+    return rc ? rc : put_step_waits(steps, r, res, idx, n, scratch);
+}
+
+int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
+                           const hta_op_result *results, hta_tableset *out)
+{
+    size_t n = r->n;
+    if (n == 0)
+        return 0;
+    size_t *idx = malloc(n * sizeof *idx);
+    step_wait *scratch = malloc(n * sizeof *scratch);
+    int rc = idx && scratch ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        idx[i] = i;
+    if (rc == 0)
+        qsort_r(idx, n, sizeof *idx, compare_rank_instance, r->ops);
+    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+        for (end = i + 1; end < n && r->ops[idx[end]].rank == r->ops[idx[i]].rank;)
+            end++;
+        rc = put_rank(out, c, r, results, &idx[i], end - i, scratch);
+    }
+    free(scratch);
+    free(idx);
+    return rc;
+}
+
+/* ---- on one process ----------------------------------------------------- */
+
+/* The ranks analysed without failure, sorted. */
+static int64_t *analysed_ranks(const hta_table *ranks, size_t *n)
+{
+    long status = ranks ? hta_table_column(ranks, "status") : -1;
+    size_t rows = ranks ? ranks->n_rows : 0;
+    int64_t *v = malloc((rows ? rows : 1) * sizeof *v);
+    *n = 0;
+    for (size_t r = 0; v && status >= 0 && r < rows; r++) {
+        const hta_cell *row = hta_table_row(ranks, r);
+        if (strcmp(row[status].s, "failed") != 0)
+            v[(*n)++] = row[0].i;
+    }
+    if (v)
+        qsort(v, *n, sizeof *v, compare_i64);
+    return v;
+}
+
+int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
+{
+    const hta_table *t = hta_tableset_find(set, "_comm_ops");
+    if (!t || t->n_rows == 0)
+        return 0;
+    hta_tableset parts = {0};
+    hta_comm_catalog c = {0};
+    hta_rank_ops r = {0};
+    size_t n_valid = 0;
+    int64_t *valid = analysed_ranks(hta_tableset_find(set, "ranks"), &n_valid);
+    int rc = valid && hta_comm_catalog_part(t, &parts) == 0 ? 0 : -1;
+    if (hta_comm_catalog_build(&c, &parts))
+        rc = -1;
+    if (rc)
+        rc = hta_fail(err, "out of memory matching collectives by process group");
+    else
+        rc = hta_rank_ops_load(t, &c, &r, err);
+    hta_group_first *firsts = rc ? NULL : malloc((c.n_groups ? c.n_groups : 1) * sizeof *firsts);
+    if (firsts) {
+        hta_group_firsts_init(firsts, c.n_groups);
+        hta_group_firsts_lower(firsts, r.ops, r.n);
+    }
+    if (rc == 0 && (!firsts || hta_comm_catalog_set_members(&c, firsts)))
+        rc = hta_fail(err, "out of memory matching collectives by process group");
+    free(firsts);
+    hta_op_result *results = rc ? NULL : calloc(r.n ? r.n : 1, sizeof *results);
+    if (rc == 0 && (!results ||
+                    hta_match_group_ops(&c, r.ops, r.n, valid, n_valid, results, set) ||
+                    hta_rank_group_figures(&c, &r, results, set)))
+        rc = hta_fail(err, "out of memory matching collectives by process group");
+    if (rc == 0)
+        hta_tableset_remove(set, "_comm_ops");
+    free(results);
+    hta_rank_ops_free(&r);
+    hta_comm_catalog_free(&c);
+    hta_tableset_free(&parts);
+    free(valid);
+    return rc;
+}
+
+/* ---- on the root -------------------------------------------------------- */
 
 static int64_t bucket_of(int64_t bytes)
 {
@@ -348,49 +596,43 @@ static int64_t bucket_of(int64_t bytes)
     return b;
 }
 
-/* strcmp that settles shared strings (the same group or kind) at once. */
-static int compare_text(const char *a, const char *b)
-{
-    return a == b ? 0 : strcmp(a, b);
-}
-
 static int compare_summary_key(const void *a, const void *b)
 {
-    const instance *x = a, *y = b;
-    int c = compare_text(x->g->desc, y->g->desc);
+    const hta_cell *x = *(const hta_cell *const *)a, *y = *(const hta_cell *const *)b;
+    int c = strcmp(x[S_DESC].s, y[S_DESC].s);
     if (!c)
-        c = compare_text(x->kind->collective, y->kind->collective);
+        c = strcmp(x[S_COLLECTIVE].s, y[S_COLLECTIVE].s);
     if (!c)
-        c = compare_text(x->kind->dtype, y->kind->dtype);
+        c = strcmp(x[S_DTYPE].s, y[S_DTYPE].s);
     if (!c) {
-        int64_t bx = bucket_of(x->bytes), by = bucket_of(y->bytes);
+        int64_t bx = bucket_of(x[S_BYTES].i), by = bucket_of(y[S_BYTES].i);
         c = (bx > by) - (bx < by);
     }
     return c;
 }
 
-static int put_summary_row(hta_table *t, const instance *in, size_t n, double *scratch)
+static int put_summary_row(hta_table *t, const hta_cell *const *in, size_t n, double *scratch)
 {
     int64_t total_bytes = 0, wait = 0, skew = 0;
     for (size_t i = 0; i < n; i++) {
-        total_bytes += in[i].bytes > 0 ? in[i].bytes : 0;
-        wait += in[i].wait_ns;
-        skew += in[i].arrival_skew_ns;
-        scratch[i] = hta_ns_to_us(in[i].transfer_ns);
+        total_bytes += in[i][S_BYTES].i > 0 ? in[i][S_BYTES].i : 0;
+        wait += in[i][S_WAIT].i;
+        skew += in[i][S_SKEW].i;
+        scratch[i] = hta_ns_to_us(in[i][S_TRANSFER].i);
     }
     hta_sort_doubles(scratch, n);
     double p50 = hta_quantile_sorted(scratch, n, 0.5), p90 = hta_quantile_sorted(scratch, n, 0.9);
     double max = scratch[n - 1];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (isfinite(in[i].busbw))
-            scratch[k++] = in[i].busbw;
+        if (isfinite(in[i][S_BUSBW].f))
+            scratch[k++] = in[i][S_BUSBW].f;
     hta_sort_doubles(scratch, k);
     hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_str(&row, in[0].g->desc);
-    hta_row_put_str(&row, in[0].kind->collective);
-    hta_row_put_str(&row, in[0].kind->dtype);
-    hta_row_put_i64(&row, bucket_of(in[0].bytes));
+    hta_row_put_str(&row, in[0][S_DESC].s);
+    hta_row_put_str(&row, in[0][S_COLLECTIVE].s);
+    hta_row_put_str(&row, in[0][S_DTYPE].s);
+    hta_row_put_i64(&row, bucket_of(in[0][S_BYTES].i));
     hta_row_put_i64(&row, (int64_t)n);
     hta_row_put_i64(&row, total_bytes);
     hta_row_put_f64(&row, p50);
@@ -403,11 +645,15 @@ static int put_summary_row(hta_table *t, const instance *in, size_t n, double *s
     return hta_row_done(&row);
 }
 
-static int summarize(hta_tableset *set, instance *in, size_t n)
+static int summarize(hta_tableset *set, const hta_table *instances)
 {
+    size_t n = instances->n_rows;
     hta_table *t = HTA_TABLE(set, "collective_summary", SUMMARY_COLUMNS);
     double *scratch = malloc((n ? n : 1) * sizeof *scratch);
-    int rc = t && scratch ? 0 : -1;
+    const hta_cell **in = malloc((n ? n : 1) * sizeof *in);
+    int rc = t && scratch && in ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        in[i] = hta_table_row(instances, i);
     if (rc == 0)
         qsort(in, n, sizeof *in, compare_summary_key);
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
@@ -415,63 +661,8 @@ static int summarize(hta_tableset *set, instance *in, size_t n)
             end++;
         rc = put_summary_row(t, &in[i], end - i, scratch);
     }
+    free(in);
     free(scratch);
-    return rc;
-}
-
-/* ---- per rank and group ------------------------------------------------ */
-
-static int compare_rank_then_group(const void *a, const void *b)
-{
-    const op *x = a, *y = b;
-    if (x->slot != y->slot)
-        return (x->slot > y->slot) - (x->slot < y->slot);
-    return (x->group > y->group) - (x->group < y->group);
-}
-
-/* One row for a rank's ops o[0..n) of one group.  The exposed time (not
- * overlapped by computation) splits into waiting and transferring; where
- * computation fell inside a kernel is not known here, so the wait is
- * exposed only for what computation could not have covered: exposed
- * wait = max(0, wait - overlapped), a lower bound. */
-static int put_rank_group(hta_table *t, const rank_waits *w, const op *o, size_t n)
-{
-    int64_t comm = 0, overlapped = 0, wait = 0, exposed_wait = 0, last = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t dur = o[i].end - o[i].start, covered = o[i].overlap;
-        comm += dur;
-        overlapped += covered;
-        wait += o[i].wait_ns;
-        exposed_wait += o[i].wait_ns > covered ? o[i].wait_ns - covered : 0;
-        last += o[i].arrived_last;
-    }
-    hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_i64(&row, w[o[0].slot].rank);
-    hta_row_put_str(&row, o[0].g->group);
-    hta_row_put_str(&row, o[0].g->desc);
-    hta_row_put_i64(&row, (int64_t)n);
-    hta_row_put_f64(&row, hta_ns_to_us(comm));
-    hta_row_put_f64(&row, hta_ns_to_us(overlapped));
-    hta_row_put_f64(&row, hta_ns_to_us(comm - overlapped));
-    hta_row_put_f64(&row, hta_ns_to_us(exposed_wait));
-    hta_row_put_f64(&row, hta_ns_to_us(comm - overlapped - exposed_wait));
-    hta_row_put_f64(&row, hta_ns_to_us(wait));
-    hta_row_put_i64(&row, last);
-    return hta_row_done(&row);
-}
-
-static int put_by_group(hta_tableset *set, const rank_waits *w, op *o, size_t n)
-{
-    hta_table *t = HTA_TABLE(set, "comm_by_group", BY_GROUP_COLUMNS);
-    if (!t)
-        return -1;
-    qsort(o, n, sizeof *o, compare_rank_then_group);
-    int rc = 0;
-    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
-        for (end = i + 1; end < n && o[end].slot == o[i].slot && o[end].group == o[i].group;)
-            end++;
-        rc = put_rank_group(t, w, &o[i], end - i);
-    }
     return rc;
 }
 
@@ -490,15 +681,14 @@ static int compare_step_row(const void *a, const void *b)
     return (x->step > y->step) - (x->step < y->step);
 }
 
-/* Adds each op's wait to its rank's row of "steps" for the ProfilerStep
- * that launched it, looked up in a sorted index of the rows (an op per
- * collective kernel against a row per step: a scan per op is quadratic on
- * long traces); -1 when out of memory. */
-static int add_step_waits(hta_tableset *set, const rank_waits *w, const op *o, size_t n)
+/* Adds each rank's wait per step to its row of "steps" for that
+ * ProfilerStep, looked up in a sorted index of the rows; -1 when out of
+ * memory. */
+static int add_step_waits(hta_tableset *set, const hta_table *waits)
 {
     hta_table *t = hta_tableset_find(set, "steps");
     long step = t ? hta_table_column(t, "step") : -1, wait = t ? hta_table_column(t, "wait_us") : -1;
-    if (step < 0 || wait < 0 || t->n_rows == 0)
+    if (!waits || step < 0 || wait < 0 || t->n_rows == 0)
         return 0;
     step_row *index = malloc(t->n_rows * sizeof *index);
     if (!index)
@@ -508,162 +698,65 @@ static int add_step_waits(hta_tableset *set, const rank_waits *w, const op *o, s
         index[r] = (step_row){row[0].i, row[step].i, r};
     }
     qsort(index, t->n_rows, sizeof *index, compare_step_row);
-    for (size_t i = 0; i < n; i++) {
-        if (o[i].step < 0)
-            continue;
-        step_row key = {w[o[i].slot].rank, o[i].step, 0};
+    for (size_t i = 0; i < waits->n_rows; i++) {
+        const hta_cell *w = hta_table_row(waits, i);
+        step_row key = {w[0].i, w[1].i, 0};
         const step_row *hit = bsearch(&key, index, t->n_rows, sizeof *index, compare_step_row);
         if (hit)
-            hta_table_row(t, hit->row)[wait].f += hta_ns_to_us(o[i].wait_ns);
+            hta_table_row(t, hit->row)[wait].f += w[2].f;
     }
     free(index);
     return 0;
 }
 
-/* ---- entry ------------------------------------------------------------ */
-
-/* Splits a row's kinds ("collective TAB dtype TAB in TAB out TAB size"
- * lines) into g->kinds; -1 when malformed or out of memory. */
-static int parse_kinds(group_row *g, const char *kinds)
+/* The slot of a figure's rank; -1 when it is not a rank analysed without
+ * failure. */
+static long slot_of(const hta_table *ranks, const rank_waits *w, int64_t rank)
 {
-    g->text = strdup(kinds);
-    size_t lines = 0;
-    for (const char *p = kinds; *p; p++)
-        lines += *p == '\n';
-    g->kinds = calloc(lines ? lines : 1, sizeof *g->kinds);
-    if (!g->text || !g->kinds)
-        return -1;
-    for (char *line = g->text, *next; *line; line = next) {
-        char *end = strchr(line, '\n'), *field[5];
-        if (!end)
+    long slot = hta_table_find_sorted(ranks, rank);
+    return slot >= 0 && !w[slot].failed ? slot : -1;
+}
+
+static int add_rank_waits(const hta_table *ranks, const hta_table *waits,
+                          const hta_table *missing, rank_waits *w)
+{
+    for (size_t i = 0; waits && i < waits->n_rows; i++) {
+        const hta_cell *row = hta_table_row(waits, i);
+        long slot = slot_of(ranks, w, row[0].i);
+        if (slot < 0)
             return -1;
-        *end = '\0';
-        next = end + 1;
-        field[0] = line;
-        for (int f = 1; f < 5; f++) {
-            char *tab = strchr(field[f - 1], '\t');
-            if (!tab)
-                return -1;
-            *tab = '\0';
-            field[f] = tab + 1;
-        }
-        g->kinds[g->n_kinds++] = (comm_kind){field[0], field[1], strtoll(field[2], NULL, 10),
-                                             strtoll(field[3], NULL, 10),
-                                             strtoll(field[4], NULL, 10)};
+        rank_waits *r = &w[slot];
+        r->collectives += row[1].i;
+        r->matched += row[1].i;
+        r->arrived_last += row[2].i;
+        r->clock_violations += row[3].i;
+        r->wait_ns += row[4].i;
+        r->max_end_lag_ns = row[5].i > r->max_end_lag_ns ? row[5].i : r->max_end_lag_ns;
+        r->caused_wait_ns += row[6].i;
+        r->metadata_mismatches += row[7].i;
+        r->expected_last += row[8].f;
+    }
+    for (size_t i = 0; missing && i < missing->n_rows; i++) {
+        const hta_cell *row = hta_table_row(missing, i);
+        long slot = slot_of(ranks, w, row[0].i);
+        if (slot < 0)
+            return -1;
+        w[slot].missing += row[1].i;
     }
     return 0;
 }
 
-/* Unpacks a row's kernels into o (its kernels in start order); -1 when its
- * series are shorter than its kernel count or name a kind it lacks. */
-static int unpack_row(const hta_cell *row, const group_row *g, uint32_t group, size_t slot,
-                      op *o)
+int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, hta_error *err)
 {
-    hta_series s[6];
-    const char *packed[6] = {row[C_KIND_OF].s, row[C_SEQS].s, row[C_START_GAPS].s,
-                             row[C_DURATIONS].s, row[C_OVERLAPS].s, row[C_STEPS].s};
-    for (int k = 0; k < 6; k++)
-        hta_series_open(&s[k], packed[k]);
-    int64_t start = row[C_FIRST_START].i;
-    for (int64_t i = 0; i < row[C_KERNELS].i; i++) {
-        uint64_t kind, gap, overlap;
-        int64_t seq, duration, step;
-        if (!hta_series_next(&s[0], &kind) || !hta_series_next_signed(&s[1], &seq) ||
-            !hta_series_next(&s[2], &gap) || !hta_series_next_signed(&s[3], &duration) ||
-            !hta_series_next(&s[4], &overlap) || !hta_series_next_signed(&s[5], &step) ||
-            kind >= g->n_kinds)
-            return -1;
-        start += (int64_t)gap;
-        o[i] = (op){.group = group, .by_seq = seq >= 0, .key = seq >= 0 ? seq : i, .slot = slot,
-                    .g = g, .kind = &g->kinds[kind], .start = start, .end = start + duration,
-                    .overlap = (int64_t)overlap, .step = step};
-    }
+    (void)n_ranks;
+    const hta_table *instances = hta_tableset_find(set, "_instance_stats");
+    if (add_rank_waits(hta_tableset_find(set, "ranks"), hta_tableset_find(set, "_group_waits"),
+                       hta_tableset_find(set, "_group_missing"), w))
+        return hta_fail(err, "collective metadata of a rank missing from /ranks, or corrupt");
+    hta_table *by_group = hta_tableset_find(set, "comm_by_group");
+    if ((instances && summarize(set, instances)) ||
+        add_step_waits(set, hta_tableset_find(set, "_step_waits")) ||
+        (by_group && hta_table_sort_by_first_column(by_group)))
+        return hta_fail(err, "out of memory matching collectives by process group");
     return 0;
-}
-
-static size_t count_kernels(const hta_table *t)
-{
-    size_t n = 0;
-    for (size_t r = 0; r < t->n_rows; r++)
-        n += (size_t)hta_table_row(t, r)[C_KERNELS].i;
-    return n;
-}
-
-/* The table's rows as ops with group ids and rank slots; -1 when a row's
- * rank was not analysed, or the row is corrupt. */
-static int load_ops(const hta_table *t, const hta_table *ranks, const rank_waits *w,
-                    group_row *rows, op *o, hta_strtab *groups)
-{
-    for (size_t r = 0, at = 0; r < t->n_rows; r++) {
-        const hta_cell *row = hta_table_row(t, r);
-        long slot = hta_table_find_sorted(ranks, row[C_RANK].i);
-        if (slot < 0 || w[slot].failed)
-            return -1;
-        uint32_t g = hta_strtab_intern(groups, row[C_GROUP].s, strlen(row[C_GROUP].s));
-        rows[r] = (group_row){row[C_GROUP].s, row[C_DESC].s, row[C_RANKS].s, NULL, 0, NULL};
-        if (g == UINT32_MAX || parse_kinds(&rows[r], row[C_KINDS].s) ||
-            unpack_row(row, &rows[r], g, (size_t)slot, &o[at]))
-            return -1;
-        at += (size_t)row[C_KERNELS].i;
-    }
-    return 0;
-}
-
-static int match_ops(matcher *m, op *o, size_t n)
-{
-    qsort(o, n, sizeof *o, compare_instance_then_rank);
-    int rc = 0;
-    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
-        for (end = i + 1; end < n && o[end].group == o[i].group && o[end].by_seq == o[i].by_seq &&
-                          o[end].key == o[i].key;)
-            end++;
-        rc = match_instance(m, &o[i], end - i);
-    }
-    return rc;
-}
-
-int hta_match_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks,
-                                hta_error *err)
-{
-    const hta_table *t = hta_tableset_find(set, "_comm_ops");
-    if (!t || t->n_rows == 0)
-        return 0;
-    matcher m = {.set = set, .ranks = hta_tableset_find(set, "ranks"), .w = w,
-                 .n_ranks = n_ranks, .out = HTA_TABLE(set, "collectives", INSTANCE_COLUMNS)};
-    size_t n = count_kernels(t);
-    op *o = malloc((n ? n : 1) * sizeof *o);
-    group_row *rows = calloc(t->n_rows, sizeof *rows);
-    m.instances = malloc((n ? n : 1) * sizeof *m.instances);
-    m.present = calloc(n_ranks ? n_ranks : 1, 1);
-    hta_strtab groups;
-    hta_strtab_init(&groups);
-    int rc = o && rows && m.instances && m.present && m.out ? 0 : -1;
-    if (rc == 0 && load_ops(t, m.ranks, w, rows, o, &groups)) {
-        rc = hta_fail(err, "collective metadata of a rank missing from /ranks, or corrupt");
-    } else if (rc == 0) {
-        m.members = malloc((groups.count ? groups.count : 1) * sizeof *m.members);
-        for (uint32_t g = 0; m.members && g < groups.count; g++)
-            m.members[g] = (group_members){NULL, -1};
-        rc = m.members && match_ops(&m, o, n) == 0 &&
-                     summarize(set, m.instances, m.n_instances) == 0 &&
-                     put_by_group(set, w, o, n) == 0 && add_step_waits(set, w, o, n) == 0
-                 ? 0
-                 : hta_fail(err, "out of memory matching collectives by process group");
-    } else {
-        rc = hta_fail(err, "out of memory matching collectives by process group");
-    }
-    for (uint32_t g = 0; m.members && g < groups.count; g++)
-        free(m.members[g].ranks);
-    free(m.members);
-    hta_strtab_free(&groups);
-    for (size_t r = 0; rows && r < t->n_rows; r++) {
-        free(rows[r].kinds);
-        free(rows[r].text);
-    }
-    free(rows);
-    hta_buf_free(&m.text);
-    free(m.present);
-    free(m.instances);
-    free(o);
-    return rc;
 }

@@ -1,12 +1,18 @@
-/* crossrank/collective_groups.h: collective instances matched by process group
- * on the root (crossrank/collective_groups.c), and the per-rank wait
- * figures that it and the by-stream matching of collective_wait.c share. */
+/* crossrank/collective_groups.h: collective instances matched by process
+ * group (crossrank/collective_groups.c), in three parts that can run on
+ * different processes (crossrank/collective_exchange.c moves the data
+ * between them): each rank's kernels as ops, the matching of an
+ * instance's ops on the process that owns it, and each rank's figures
+ * from its ops' results; the root then adds the figures to the per-rank
+ * wait figures that it and the by-stream matching of collective_wait.c
+ * share. */
 #ifndef HTA_COLLECTIVE_GROUPS_H
 #define HTA_COLLECTIVE_GROUPS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crossrank/comm_catalog.h"
 #include "table/table.h"
 #include "util/error.h"
 
@@ -22,11 +28,39 @@ typedef struct rank_waits {
     double expected_last;      /* sum of 1 / participants over contested instances */
 } rank_waits;
 
-/* Matches "_comm_ops" (analysis/comm_ops.c) by (group, Seq), else (group,
- * k-th of the group on the rank), writes "collectives" and
- * "collective_summary", and adds each rank's part to w (n_ranks slots,
- * the rows of "ranks").  0 when there is nothing to match; -1 with err. */
-int hta_match_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks,
-                                hta_error *err);
+/* What the owner found for one op. */
+typedef struct hta_op_result {
+    int64_t wait_ns, end_lag_ns, caused_ns;
+    int64_t n_ranks;           /* ranks taking part in the instance */
+    uint8_t contested, last, clock_violation, mismatch;
+    uint8_t unused[4];
+} hta_op_result;
+
+/* Owner: matches ops[0..n), every op of each of its instances, writing
+ * results[i] for ops[i]; appends the instances' rows to "collectives" of
+ * out (in (group, by_seq, key) order), what the summary needs of them to
+ * "_instance_stats", and the instances each analysed member rank missed
+ * to "_group_missing".  valid: the analysed ranks,
+ * sorted.  -1 when out of memory. */
+int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size_t n,
+                        const int64_t *valid, size_t n_valid, hta_op_result *results,
+                        hta_tableset *out);
+
+/* Rank side: from a rank's ops and their results, its wait figures
+ * ("_group_waits"), its rows of "comm_by_group" and the wait per profiler
+ * step ("_step_waits"), in out.  -1 when out of memory. */
+int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
+                           const hta_op_result *results, hta_tableset *out);
+
+/* The whole matching on one process, for callers without the exchange:
+ * consumes "_comm_ops" of set (rank-mapped) and adds what the three parts
+ * produce. */
+int hta_match_collective_groups_here(hta_tableset *set, hta_error *err);
+
+/* Root: adds "_group_waits" and "_group_missing" to w (n_ranks slots, the
+ * rows of "ranks"), "_step_waits" to "steps", summarises
+ * "_instance_stats" into "collective_summary" and puts "comm_by_group" (gathered process by
+ * process) in rank order.  -1 with err. */
+int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, hta_error *err);
 
 #endif

@@ -4,8 +4,9 @@
  * Input: "_collectives" (analysis/collectives.c): every COMMUNICATION
  * kernel without collective metadata, packed per (rank, stream), unpacked
  * here with its (stream, ordinal) matching key; kernels with metadata are
- * matched by process group (crossrank/collective_groups.c) and add to the
- * same per-rank figures.  Per stream, the ranks that use it take part in its collectives;
+ * matched by process group before (crossrank/collective_groups.c, spread
+ * over the processes by crossrank/collective_exchange.c) and their
+ * figures add to the same per-rank ones here.  Per stream, the ranks that use it take part in its collectives;
  * the k-th kernel of each of them is one collective instance.  When they
  * issued different numbers of kernels on the stream, only the common
  * prefix is matched and every rank's surplus is reported ("unmatched"),
@@ -331,7 +332,7 @@ int hta_collective_wait(hta_tableset *set, hta_error *err)
     if (!t)
         return hta_fail(err, "out of memory in the collective wait analysis");
     const hta_table *in = hta_tableset_find(set, "_collectives");
-    const hta_table *grouped = hta_tableset_find(set, "_comm_ops");
+    const hta_table *grouped = hta_tableset_find(set, "_group_waits");
     const hta_table *ranks = hta_tableset_find(set, "ranks");
     size_t n = in ? count_collectives(in) : 0;
     if (n == 0 && (!grouped || grouped->n_rows == 0))
@@ -347,7 +348,7 @@ int hta_collective_wait(hta_tableset *set, hta_error *err)
     if (rc == 0)
         rc = match_all(c, n, w, ranks->n_rows);
     free(c);
-    if (rc == 0 && hta_match_collective_groups(set, w, ranks->n_rows, err)) {
+    if (rc == 0 && hta_add_collective_groups(set, w, ranks->n_rows, err)) {
         free(w);
         return -1;
     }

@@ -18,6 +18,12 @@
  * hyperslab union and writes its rows, already sorted by rank, with one
  * collective H5Dwrite per table.
  *
+ * "collectives" (one row per collective instance) is not per rank: each
+ * process holds the instances it matched (crossrank/collective_exchange.c),
+ * a contiguous stretch of the table in instance order, so its rows go
+ * after those of the processes before it (an exclusive scan of the row
+ * counts) and the root never holds them all.
+ *
  * Strings are fixed-length, NUL-padded to the column's widest value:
  * parallel HDF5 cannot write variable-length data, which is why tables of
  * free text (kernel names, file paths, errors) stay with the root. */
@@ -41,6 +47,7 @@ static const char *const IN_PLACE_TABLES[] = {
     "idle_time",         "queue_length",        "memory_bw",
     "launch_stats",      "overlap_breakdown",   "comm_comp_overlap",
     "detail/launches",   "detail/queue_length", "detail/memory_bw",
+    "collectives",
 };
 
 int hta_table_is_written_in_place(const char *name)
@@ -177,7 +184,15 @@ typedef struct in_place_table {
     size_t *widths;            /* owned: bytes of each column in a record */
     size_t record_bytes;
     int64_t *first_row;        /* owned: by rank slot, then the total */
+    int by_rank;               /* else in process order, from my_first_row */
+    int64_t my_first_row;
 } in_place_table;
+
+static int is_rank_keyed(const hta_table *t)
+{
+    return t->n_columns > 0 && t->columns[0].type == HTA_COL_I64 &&
+           strcmp(t->columns[0].name, "rank") == 0;
+}
 
 static size_t string_width(const hta_table *t, size_t c)
 {
@@ -220,6 +235,19 @@ static void agree_on_widths(in_place_table *tables, size_t n_tables)
     }
 }
 
+/* A table in process order: this process's first row and the length
+ * (first_row[n_slots]). */
+static void agree_on_process_rows(in_place_table *it, const rank_slots *slots)
+{
+    int64_t mine = it->rows ? (int64_t)it->rows->n_rows : 0, before = 0, total = 0;
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    it->my_first_row = me == 0 ? 0 : before; /* undefined on process 0 */
+    it->first_row[slots->n] = total;
+}
+
 /* Rows per rank slot summed over processes, then turned into each slot's
  * first row (first_row[n_slots] is the table's length). */
 static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_slots *slots)
@@ -227,6 +255,11 @@ static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_sl
     for (size_t i = 0; i < n_tables; i++) {
         int64_t *counts = tables[i].first_row;
         const hta_table *rows = tables[i].rows;
+        tables[i].by_rank = is_rank_keyed(tables[i].schema);
+        if (!tables[i].by_rank) {
+            agree_on_process_rows(&tables[i], slots);
+            continue;
+        }
         for (size_t r = 0, end; rows && r < rows->n_rows; r = end) {
             end = rank_run_end(rows, r);
             counts[rank_slot(slots, hta_table_row(rows, r)[0].i)] += (int64_t)(end - r);
@@ -250,15 +283,29 @@ static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_sl
 #define DETAIL_PREFIX "detail/"
 #define DETAIL_CHUNK_ROWS 65536
 #define DETAIL_DEFLATE_LEVEL 1
+/* /collectives, one row per instance of the job, likewise once it holds
+ * enough bytes for the disk saved to outweigh the time deflating takes (a
+ * large single trace's tens of thousands of instances are written as they
+ * are), in chunks of a few megabytes: a group of a thousand ranks makes
+ * its "ranks" column kilobytes wide. */
+#define INSTANCE_DEFLATE_MIN_BYTES (16u << 20)
+#define INSTANCE_CHUNK_BYTES (4u << 20)
 
-static hid_t dataset_creation(const char *name, hsize_t n_rows)
+static hid_t dataset_creation(const char *name, hsize_t n_rows, size_t record_bytes)
 {
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     /* Every row is written, so filling the file first is wasted work. */
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
-    if (strncmp(name, DETAIL_PREFIX, strlen(DETAIL_PREFIX)) != 0 || n_rows == 0)
+    hsize_t chunk_rows = DETAIL_CHUNK_ROWS;
+    int compressed = strncmp(name, DETAIL_PREFIX, strlen(DETAIL_PREFIX)) == 0 && n_rows > 0;
+    if (strcmp(name, "collectives") == 0 && n_rows * record_bytes >= INSTANCE_DEFLATE_MIN_BYTES) {
+        compressed = 1;
+        chunk_rows = INSTANCE_CHUNK_BYTES / record_bytes + 1;
+        chunk_rows = chunk_rows < DETAIL_CHUNK_ROWS ? chunk_rows : DETAIL_CHUNK_ROWS;
+    }
+    if (!compressed)
         return dcpl;
-    hsize_t chunk[1] = {n_rows < DETAIL_CHUNK_ROWS ? n_rows : DETAIL_CHUNK_ROWS};
+    hsize_t chunk[1] = {n_rows < chunk_rows ? n_rows : chunk_rows};
     H5Pset_chunk(dcpl, 1, chunk);
     H5Pset_shuffle(dcpl);
     H5Pset_deflate(dcpl, DETAIL_DEFLATE_LEVEL);
@@ -311,6 +358,10 @@ static int select_my_rows(hid_t space, const in_place_table *it, const rank_slot
     size_t n = it->rows ? it->rows->n_rows : 0;
     if (H5Sselect_none(space) < 0)
         return -1;
+    if (!it->by_rank) {
+        hsize_t start[1] = {(hsize_t)it->my_first_row}, count[1] = {n};
+        return H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ? -1 : 0;
+    }
     for (size_t r = 0, end; r < n; r = end) {
         end = rank_run_end(it->rows, r);
         int64_t rank = hta_table_row(it->rows, r)[0].i;
@@ -334,7 +385,7 @@ static int write_table(hid_t file, const in_place_table *it, const rank_slots *s
     hid_t mem_space = H5Screate_simple(1, &mem_rows, NULL);
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t dcpl = dataset_creation(it->schema->name, total);
+    hid_t dcpl = dataset_creation(it->schema->name, total, it->record_bytes);
     hid_t xfer = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
     char *records = pack_records(it);

@@ -99,24 +99,6 @@ static hid_t table_sized_transfer(const hta_table *t)
     return xfer;
 }
 
-/* /collectives has one row per collective instance of the job: chunked
- * and deflated like the per-event tables once it is large enough to gain
- * from it; every other root table is small and contiguous. */
-#define INSTANCE_CHUNK_ROWS 65536
-#define INSTANCE_DEFLATE_MIN_ROWS 4096
-
-static hid_t table_creation(const hta_table *t)
-{
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (strcmp(t->name, "collectives") != 0 || t->n_rows < INSTANCE_DEFLATE_MIN_ROWS)
-        return dcpl;
-    hsize_t chunk[1] = {t->n_rows < INSTANCE_CHUNK_ROWS ? t->n_rows : INSTANCE_CHUNK_ROWS};
-    H5Pset_chunk(dcpl, 1, chunk);
-    H5Pset_shuffle(dcpl);
-    H5Pset_deflate(dcpl, 1);
-    return dcpl;
-}
-
 static int write_table(hid_t file, const hta_table *t)
 {
     if (t->n_columns == 0)
@@ -130,9 +112,8 @@ static int write_table(hid_t file, const hta_table *t)
     H5Pset_create_intermediate_group(lcpl, 1);
     int repair_failed = 0;
     hta_cell *repaired = repaired_cells(t, &repair_failed);
-    hid_t dcpl = table_creation(t);
-    hid_t ds = repair_failed ? -1 : H5Dcreate2(file, path, type, space, lcpl, dcpl, H5P_DEFAULT);
-    H5Pclose(dcpl);
+    hid_t ds = repair_failed ? -1 : H5Dcreate2(file, path, type, space, lcpl, H5P_DEFAULT,
+                                               H5P_DEFAULT);
     herr_t rc = ds < 0 ? -1 : 0;
     if (ds >= 0 && t->n_rows) {
         hid_t xfer = table_sized_transfer(t);

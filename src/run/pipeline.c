@@ -4,8 +4,12 @@
  * list (or the reason there is nothing to do); an allreduce agrees on the
  * timeline's global range; every process sends the result tables the root
  * needs to the root with one gather (a barrier before it only makes the
- * gather's timing meaningful); the root broadcasts its decisions (exit code
- * so far, each file's rank, the temporary results file), after which every
+ * gather's timing meaningful); the root resolves ranks and broadcasts each
+ * file's rank, so that the processes match the collectives by process
+ * group among themselves (crossrank/collective_exchange.c: the root gets
+ * the instances and per-rank figures, never every rank's kernels); the
+ * root broadcasts its decisions (exit code so far, the temporary results
+ * file), after which every
  * process writes its own rows of the per-rank tables into that file
  * collectively (output/hdf5_in_place.c); and the root broadcasts the exit
  * status so that mpirun reports the same code everywhere.  Progress
@@ -20,6 +24,8 @@
 #include <time.h>
 
 #include "analysis/timeline.h"
+#include "crossrank/collective_exchange.h"
+#include "crossrank/collective_groups.h"
 #include "crossrank/crossrank.h"
 #include "output/hdf5_in_place.h"
 #include "output/hdf5_writer.h"
@@ -52,6 +58,8 @@ typedef struct hta_run_context {
     hta_run_info info;
     hta_tableset mine;         /* owned: this process's tables to gather */
     hta_tableset in_place;     /* owned: its tables written in place */
+    hta_tableset comm;         /* owned: its "_comm_ops", matched in place */
+    double crossrank_start;    /* MPI_Wtime when ranks began to be resolved */
     hta_tableset all;          /* owned, root: every gathered table */
     hta_rank_map map;          /* owned: root's decisions, then everyone's */
     char *tmp_path;            /* owned: the results file being written */
@@ -155,10 +163,11 @@ static int analyse_my_files(hta_run_context *run, hta_error *err)
 }
 
 /* Sends every other process's packed tables to the root, which merges
- * them after its own, moved rather than packed (mine is emptied there). */
-static int gather_tables(hta_run_context *run, hta_error *err)
+ * them into run->all after its own, moved rather than packed (mine is
+ * emptied there). */
+static int gather_tables(hta_run_context *run, hta_tableset *mine, hta_error *err)
 {
-    hta_tableset *mine = &run->mine, *all = &run->all;
+    hta_tableset *all = &run->all;
     int me = run->me, n_processes = run->n_processes;
     hta_buf packed = {0};
     int failed = me != ROOT && (hta_tableset_pack(mine, &packed) || packed.len > INT_MAX);
@@ -235,18 +244,21 @@ static int report_failed_ranks(const hta_tableset *set)
 int hta_root_statistics(hta_tableset *all, const hta_options *opt, hta_rank_map *map,
                         hta_error *err)
 {
-    if (hta_resolve_ranks(all, opt, map, err) || hta_crossrank_statistics(all, opt, err))
+    if (hta_resolve_ranks(all, opt, map, err) || hta_match_collective_groups_here(all, err) ||
+        hta_crossrank_statistics(all, opt, err))
         return -1;
     return 0;
 }
 
-/* Moves the tables that are written in place out of mine: they are never
- * gathered (output/hdf5_in_place.c). */
+/* Moves the tables that are written in place out of mine, after those
+ * in_place has: they are never gathered (output/hdf5_in_place.c). */
 static int take_in_place_tables(hta_tableset *mine, hta_tableset *in_place)
 {
-    in_place->tables = malloc((mine->n_tables ? mine->n_tables : 1) * sizeof *in_place->tables);
-    if (!in_place->tables)
+    hta_table **grown = realloc(in_place->tables, (in_place->n_tables + mine->n_tables + 1) *
+                                                      sizeof *in_place->tables);
+    if (!grown)
         return -1;
+    in_place->tables = grown;
     size_t kept = 0;
     for (size_t i = 0; i < mine->n_tables; i++) {
         hta_table *t = mine->tables[i];
@@ -259,19 +271,38 @@ static int take_in_place_tables(hta_tableset *mine, hta_tableset *in_place)
     return 0;
 }
 
+/* Moves "_comm_ops" out of mine: the processes match it among themselves
+ * rather than gather it. */
+static int take_comm_ops(hta_tableset *mine, hta_tableset *comm)
+{
+    for (size_t i = 0; i < mine->n_tables; i++) {
+        hta_table *t = mine->tables[i];
+        if (strcmp(t->name, "_comm_ops") != 0)
+            continue;
+        comm->tables = malloc(sizeof *comm->tables);
+        if (!comm->tables)
+            return -1;
+        comm->tables[comm->n_tables++] = t;
+        memmove(&mine->tables[i], &mine->tables[i + 1],
+                (mine->n_tables - i - 1) * sizeof *mine->tables);
+        mine->n_tables--;
+        break;
+    }
+    return 0;
+}
+
 /* Root: everything between the gather and the in-place tables. */
 static int root_tables(hta_run_context *run)
 {
     hta_run_info *info = &run->info;
     hta_error err = {{0}};
-    double start = MPI_Wtime();
-    if (hta_root_statistics(&run->all, run->opt, &run->map, &err)) {
+    if (hta_crossrank_statistics(&run->all, run->opt, &err)) {
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
     int some_failed = report_failed_ranks(&run->all);
     info->write_start = MPI_Wtime();
-    info->crossrank_seconds = info->write_start - start;
+    info->crossrank_seconds = info->write_start - run->crossrank_start;
     info->wall_seconds = info->write_start - run->started_at;
     if (hta_write_root_tables(&run->all, run->opt, info, &run->tmp_path, &err)) {
         report(err.text);
@@ -293,29 +324,106 @@ static void bcast_asleep(void *data, int count, MPI_Datatype type)
         nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 }
 
-/* The root's decisions to every process: the exit code so far, where each
- * file's rows go, and the results file being written.  -1 (on every
- * process) when a process has no room for them. */
-static int share_decisions(hta_run_context *run, int *code)
+/* Root resolves ranks (run/ranks.h); every process receives where each
+ * file's rows go.  -1 on every process when the root failed or a process
+ * has no room for the map. */
+static int share_rank_map(hta_run_context *run)
 {
     hta_rank_map *map = &run->map;
-    char **tmp_path = &run->tmp_path;
-    int64_t header[3] = {*code, (int64_t)map->n_files, *tmp_path ? (int64_t)strlen(*tmp_path) : 0};
-    bcast_asleep(header, 3, MPI_INT64_T);
-    *code = (int)header[0];
-    if (*code == HTA_EXIT_INTERNAL)
-        return 0;
+    int64_t header[2] = {0, 0}; /* failed, number of files */
+    if (run->me == ROOT) {
+        hta_error err = {{0}};
+        if (hta_resolve_ranks(&run->all, run->opt, map, &err)) {
+            report(err.text);
+            header[0] = 1;
+        }
+        header[1] = (int64_t)map->n_files;
+    }
+    bcast_asleep(header, 2, MPI_INT64_T);
+    if (header[0])
+        return -1;
     if (run->me != ROOT) {
         map->n_files = (size_t)header[1];
         map->rank_of_file = malloc((map->n_files ? map->n_files : 1) * sizeof *map->rank_of_file);
-        *tmp_path = calloc((size_t)header[2] + 1, 1);
     }
-    int failed = !map->rank_of_file || !*tmp_path;
+    int failed = !map->rank_of_file;
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed)
         return -1;
     MPI_Bcast(map->rank_of_file, (int)map->n_files, MPI_INT64_T, ROOT, MPI_COMM_WORLD);
-    MPI_Bcast(*tmp_path, (int)header[2], MPI_CHAR, ROOT, MPI_COMM_WORLD);
+    return 0;
+}
+
+static int compare_rank(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The ranks the map keeps (analysed without failure), sorted. */
+static int64_t *kept_ranks(const hta_rank_map *map, size_t *n)
+{
+    int64_t *v = malloc((map->n_files ? map->n_files : 1) * sizeof *v);
+    *n = 0;
+    for (size_t f = 0; v && f < map->n_files; f++)
+        if (map->rank_of_file[f] >= 0)
+            v[(*n)++] = map->rank_of_file[f];
+    if (v)
+        qsort(v, *n, sizeof *v, compare_rank);
+    return v;
+}
+
+/* Every process: its "_comm_ops" relabelled with the map and matched by
+ * process group among all processes; the root gathers the results but
+ * the instance rows, which their owners write in place.  -1 on every
+ * process when any failed. */
+static int match_collectives(hta_run_context *run)
+{
+    hta_error err = {{0}};
+    hta_tableset matched = {0};
+    size_t n_valid = 0;
+    int64_t *valid = kept_ranks(&run->map, &n_valid);
+    int failed = !valid || hta_apply_rank_map(&run->comm, &run->map, &err) != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (failed && run->me == ROOT)
+        report("out of memory while matching the collectives");
+    if (!failed && hta_exchange_collective_groups(hta_tableset_find(&run->comm, "_comm_ops"),
+                                                  valid, n_valid, &matched, &err)) {
+        if (err.text[0])
+            report(err.text);
+        failed = 1;
+    }
+    free(valid);
+    hta_tableset_free(&run->comm);
+    int not_taken = !failed && take_in_place_tables(&matched, &run->in_place);
+    if (!failed && gather_tables(run, &matched, &err)) {
+        report(err.text);
+        failed = 1;
+    }
+    failed |= not_taken;
+    hta_tableset_free(&matched);
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return failed ? -1 : 0;
+}
+
+/* The root's decisions to every process: the exit code so far and the
+ * results file being written.  -1 (on every process) when a process has
+ * no room for them. */
+static int share_decisions(hta_run_context *run, int *code)
+{
+    char **tmp_path = &run->tmp_path;
+    int64_t header[2] = {*code, *tmp_path ? (int64_t)strlen(*tmp_path) : 0};
+    bcast_asleep(header, 2, MPI_INT64_T);
+    *code = (int)header[0];
+    if (*code == HTA_EXIT_INTERNAL)
+        return 0;
+    if (run->me != ROOT)
+        *tmp_path = calloc((size_t)header[1] + 1, 1);
+    int failed = !*tmp_path;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (failed)
+        return -1;
+    MPI_Bcast(*tmp_path, (int)header[1], MPI_CHAR, ROOT, MPI_COMM_WORLD);
     return 0;
 }
 
@@ -363,6 +471,7 @@ static void run_context_free(hta_run_context *run)
     free(run->tmp_path);
     hta_rank_map_free(&run->map);
     hta_tableset_free(&run->in_place);
+    hta_tableset_free(&run->comm);
     hta_tableset_free(&run->all);
     hta_tableset_free(&run->mine);
     hta_file_list_free(&run->list);
@@ -398,12 +507,12 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
         report(err.text);
         local_failed = 1;
     }
-    if (take_in_place_tables(&run.mine, &run.in_place))
+    if (take_in_place_tables(&run.mine, &run.in_place) || take_comm_ops(&run.mine, &run.comm))
         local_failed = 1;
     /* Only for timing: the gather starts when the last process is done. */
     MPI_Barrier(MPI_COMM_WORLD);
     double gather_start = MPI_Wtime();
-    if (gather_tables(&run, &err) && run.me == ROOT) {
+    if (gather_tables(&run, &run.mine, &err) && run.me == ROOT) {
         report(err.text);
         local_failed = 1;
     }
@@ -412,7 +521,9 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
     int any_failed = 0;
     MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     code = HTA_EXIT_INTERNAL;
-    if (run.me == ROOT && !any_failed)
+    run.crossrank_start = MPI_Wtime();
+    if (!any_failed && share_rank_map(&run) == 0 && match_collectives(&run) == 0 &&
+        run.me == ROOT)
         code = root_tables(&run);
     if (!any_failed && share_decisions(&run, &code) != 0) {
         code = HTA_EXIT_INTERNAL;

@@ -6,6 +6,7 @@
  * first byte that breaks a sequence ends its maximal invalid prefix. */
 #include "util/utf8.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,9 +48,23 @@ static size_t sequence_length(const unsigned char *s, size_t *invalid)
     return continuations + 1;
 }
 
+/* The length of s's leading ASCII run, 8 bytes at a time (names are
+ * mostly ASCII: long kernel names would otherwise cost a call a byte). */
+static size_t ascii_prefix(const char *s, size_t len)
+{
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t word;
+        memcpy(&word, s + i, sizeof word);
+        if (word & UINT64_C(0x8080808080808080))
+            break;
+    }
+    return i;
+}
+
 int hta_utf8_valid(const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *p = (const unsigned char *)s + ascii_prefix(s, strlen(s));
     size_t invalid;
     while (*p) {
         size_t n = sequence_length(p, &invalid);

@@ -1,0 +1,323 @@
+/* collective_exchange.c: the matching by process group, spread over the
+ * processes the way Scalasca's parallel replay spreads its wait states,
+ * so that no process holds every rank's kernels.
+ *
+ * 1. Every process sends the groups and kinds its ranks ran to every
+ *    other (one MPI_Allgatherv of a few bytes per group and kind), and all
+ *    build the same numbered catalog.
+ * 2. An instance is (group, by Seq or ordinal, key).  One MPI_Allreduce
+ *    of each group's kernel count and key range lets every process place
+ *    each instance on a line of the job's kernels in instance order;
+ *    process p owns the p-th of P equal stretches of that line, so every
+ *    process owns about its share of kernels and the owners' instances,
+ *    concatenated in process order, are in instance order: the root
+ *    receives "collectives" already sorted.
+ * 3. One MPI_Alltoallv sends each kernel to its instance's owner, which
+ *    matches its instances; a second sends each kernel's result back to
+ *    the process holding the rank, which adds up the rank's figures in
+ *    instance order (the same sums, in the same order, whatever the
+ *    number of processes).
+ * 4. The caller gathers the instance rows and the per-rank figures to
+ *    the root (run/pipeline.c, with the other tables' gather code). */
+#include "crossrank/collective_exchange.h"
+
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crossrank/collective_groups.h"
+
+static int any_failed(int failed)
+{
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return failed;
+}
+
+/* Step 1: every process's catalog part to every process. */
+static int share_catalog(const hta_table *comm_ops, hta_comm_catalog *c, int n_processes)
+{
+    hta_tableset part = {0}, parts = {0};
+    hta_buf packed = {0};
+    int failed = hta_comm_catalog_part(comm_ops, &part) || hta_tableset_pack(&part, &packed) ||
+                 packed.len > INT_MAX;
+    hta_tableset_free(&part);
+    int len = failed ? 0 : (int)packed.len;
+    int *lens = calloc((size_t)n_processes, sizeof *lens);
+    int *offsets = calloc((size_t)n_processes, sizeof *offsets);
+    failed |= !lens || !offsets;
+    failed = any_failed(failed);
+    if (!failed)
+        MPI_Allgather(&len, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD);
+    long long total = 0;
+    for (int p = 0; !failed && p < n_processes; p++) {
+        offsets[p] = (int)total;
+        total += lens[p];
+    }
+    char *data = failed ? NULL : malloc(total > 0 && total <= INT_MAX ? (size_t)total : 1);
+    failed = any_failed(failed || total > INT_MAX || !data);
+    if (!failed)
+        MPI_Allgatherv(packed.data, len, MPI_BYTE, data, lens, offsets, MPI_BYTE,
+                       MPI_COMM_WORLD);
+    hta_error ignored = {{0}};
+    for (int p = 0; !failed && p < n_processes; p++)
+        failed = hta_tableset_merge(&parts, data + offsets[p], (size_t)lens[p], &ignored) != 0;
+    failed = failed || hta_comm_catalog_build(c, &parts) != 0;
+    hta_tableset_free(&parts);
+    free(data);
+    free(offsets);
+    free(lens);
+    hta_buf_free(&packed);
+    return any_failed(failed) ? -1 : 0;
+}
+
+/* MPI reduction: each group's earlier first op. */
+static void merge_firsts(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const hta_group_first *a = in;
+    hta_group_first *b = inout;
+    for (int i = 0; i < *len; i++)
+        hta_group_first_merge(&a[i], &b[i]);
+}
+
+/* Which members miss a group's instances: those its first op's rank
+ * lists, whichever process holds that rank.  -1 everywhere when one
+ * process lacks memory. */
+static int share_members(hta_comm_catalog *c, const hta_rank_ops *r)
+{
+    size_t n = c->n_groups;
+    hta_group_first *firsts = malloc((n ? n : 1) * sizeof *firsts);
+    if (any_failed(!firsts)) {
+        free(firsts);
+        return -1;
+    }
+    hta_group_firsts_init(firsts, n);
+    hta_group_firsts_lower(firsts, r->ops, r->n);
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Type_contiguous(4, MPI_INT64_T, &type);
+    MPI_Type_commit(&type);
+    MPI_Op_create(merge_firsts, 1, &op);
+    MPI_Allreduce(MPI_IN_PLACE, firsts, (int)n, type, op, MPI_COMM_WORLD);
+    MPI_Op_free(&op);
+    MPI_Type_free(&type);
+    int failed = hta_comm_catalog_set_members(c, firsts) != 0;
+    free(firsts);
+    return any_failed(failed) ? -1 : 0;
+}
+
+/* Step 2: where each (group, by_seq) segment's instances lie on the line
+ * of the job's kernels. */
+typedef struct placement {
+    int64_t *count, *lo, *hi;  /* per segment 2 x group + by_seq */
+    long double *before;       /* kernels of earlier segments */
+    long double total;
+    int n_processes;
+} placement;
+
+static void placement_free(placement *p)
+{
+    free(p->count);
+    free(p->lo);
+    free(p->before);
+    *p = (placement){0};
+}
+
+/* Called on every process with the same catalog: -1 everywhere when one
+ * lacks memory. */
+static int place_segments(const hta_rank_ops *r, size_t n_groups, int n_processes, placement *p)
+{
+    size_t n = 2 * n_groups;
+    *p = (placement){.n_processes = n_processes};
+    p->count = calloc(n ? n : 1, sizeof *p->count);
+    p->lo = malloc(2 * (n ? n : 1) * sizeof *p->lo); /* lo, then -hi: one MPI_MIN */
+    p->before = malloc((n ? n : 1) * sizeof *p->before);
+    int failed = any_failed(!p->count || !p->lo || !p->before);
+    if (failed) {
+        placement_free(p);
+        return -1;
+    }
+    p->hi = p->lo + n;
+    for (size_t s = 0; s < 2 * n; s++)
+        p->lo[s] = INT64_MAX;
+    for (size_t i = 0; i < r->n; i++) {
+        const hta_group_op *o = &r->ops[i];
+        size_t s = 2 * (size_t)o->group + (size_t)o->by_seq;
+        p->count[s]++;
+        p->lo[s] = o->key < p->lo[s] ? o->key : p->lo[s];
+        p->hi[s] = -o->key < p->hi[s] ? -o->key : p->hi[s]; /* keys are >= 0 */
+    }
+    MPI_Allreduce(MPI_IN_PLACE, p->count, (int)n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, p->lo, (int)(2 * n), MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    for (size_t s = 0; s < n; s++) {
+        p->hi[s] = -p->hi[s];
+        p->before[s] = p->total;
+        p->total += (long double)p->count[s];
+    }
+    return 0;
+}
+
+/* The process owning o's instance: non-decreasing in instance order. */
+static int owner_of(const placement *p, const hta_group_op *o)
+{
+    size_t s = 2 * (size_t)o->group + (size_t)o->by_seq;
+    long double span = (long double)p->hi[s] - (long double)p->lo[s] + 1;
+    long double at = p->before[s] +
+                     (long double)p->count[s] * ((long double)o->key - (long double)p->lo[s]) / span;
+    long owner = (long)floorl(at * p->n_processes / p->total);
+    return owner < 0 ? 0 : owner >= p->n_processes ? p->n_processes - 1 : (int)owner;
+}
+
+/* Displacements from counts; -1 when the total passes an int. */
+static int displacements(const int *counts, int *displs, int n)
+{
+    long long total = 0;
+    for (int p = 0; p < n; p++) {
+        displs[p] = (int)total;
+        total += counts[p];
+    }
+    return total > INT_MAX ? -1 : 0;
+}
+
+/* Step 3: the buffers of both exchanges. */
+typedef struct exchange {
+    int n_processes;
+    int *send_counts, *send_displs, *recv_counts, *recv_displs;
+    size_t *slot;              /* per local op: its place in the send buffer */
+    hta_group_op *sent, *received;
+    hta_op_result *results, *returned;
+    size_t n_received;
+} exchange;
+
+static void exchange_free(exchange *x)
+{
+    free(x->send_counts);
+    free(x->send_displs);
+    free(x->recv_counts);
+    free(x->recv_displs);
+    free(x->slot);
+    free(x->sent);
+    free(x->received);
+    free(x->results);
+    free(x->returned);
+    *x = (exchange){0};
+}
+
+/* Sorts the local ops by owner into the send buffer (a counting sort:
+ * each owner's ops keep their local order). */
+static int pack_by_owner(const hta_rank_ops *r, const placement *pl, exchange *x)
+{
+    int n = x->n_processes;
+    int *owner = malloc((r->n ? r->n : 1) * sizeof *owner);
+    x->slot = malloc((r->n ? r->n : 1) * sizeof *x->slot);
+    x->sent = malloc((r->n ? r->n : 1) * sizeof *x->sent);
+    if (!owner || !x->slot || !x->sent) {
+        free(owner);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        owner[i] = owner_of(pl, &r->ops[i]);
+        x->send_counts[owner[i]]++;
+    }
+    int rc = displacements(x->send_counts, x->send_displs, n);
+    int *next = calloc((size_t)n, sizeof *next);
+    for (size_t i = 0; rc == 0 && next && i < r->n; i++) {
+        x->slot[i] = (size_t)x->send_displs[owner[i]] + (size_t)next[owner[i]]++;
+        x->sent[x->slot[i]] = r->ops[i];
+    }
+    rc = rc || !next;
+    free(next);
+    free(owner);
+    return rc;
+}
+
+/* Sends every op to its owner, matches the owner's instances into out and
+ * returns every result to the rank's process (x->returned, by slot). */
+static int exchange_and_match(const hta_comm_catalog *c, const hta_rank_ops *r,
+                              const placement *pl, const int64_t *valid, size_t n_valid,
+                              exchange *x, hta_tableset *out)
+{
+    int n = x->n_processes;
+    x->send_counts = calloc((size_t)n, sizeof(int));
+    x->send_displs = calloc((size_t)n, sizeof(int));
+    x->recv_counts = calloc((size_t)n, sizeof(int));
+    x->recv_displs = calloc((size_t)n, sizeof(int));
+    int failed = !x->send_counts || !x->send_displs || !x->recv_counts || !x->recv_displs;
+    failed = any_failed(failed || pack_by_owner(r, pl, x));
+    if (failed)
+        return -1;
+    MPI_Alltoall(x->send_counts, 1, MPI_INT, x->recv_counts, 1, MPI_INT, MPI_COMM_WORLD);
+    failed = displacements(x->recv_counts, x->recv_displs, n) != 0;
+    for (int p = 0; p < n; p++)
+        x->n_received += (size_t)x->recv_counts[p];
+    x->received = malloc((x->n_received ? x->n_received : 1) * sizeof *x->received);
+    x->results = calloc(x->n_received ? x->n_received : 1, sizeof *x->results);
+    if (any_failed(failed || !x->received || !x->results))
+        return -1;
+    MPI_Datatype op_type, result_type;
+    MPI_Type_contiguous((int)sizeof(hta_group_op), MPI_BYTE, &op_type);
+    MPI_Type_contiguous((int)sizeof(hta_op_result), MPI_BYTE, &result_type);
+    MPI_Type_commit(&op_type);
+    MPI_Type_commit(&result_type);
+    MPI_Alltoallv(x->sent, x->send_counts, x->send_displs, op_type, x->received, x->recv_counts,
+                  x->recv_displs, op_type, MPI_COMM_WORLD);
+    free(x->sent);
+    x->sent = NULL;
+    failed = hta_match_group_ops(c, x->received, x->n_received, valid, n_valid, x->results, out);
+    free(x->received);
+    x->received = NULL;
+    x->returned = malloc((r->n ? r->n : 1) * sizeof *x->returned);
+    failed = any_failed(failed || !x->returned);
+    if (!failed)
+        MPI_Alltoallv(x->results, x->recv_counts, x->recv_displs, result_type, x->returned,
+                      x->send_counts, x->send_displs, result_type, MPI_COMM_WORLD);
+    free(x->results);
+    x->results = NULL;
+    MPI_Type_free(&op_type);
+    MPI_Type_free(&result_type);
+    return failed ? -1 : 0;
+}
+
+int hta_exchange_collective_groups(const hta_table *comm_ops, const int64_t *valid,
+                                   size_t n_valid, hta_tableset *out, hta_error *err)
+{
+    int n_processes;
+    MPI_Comm_size(MPI_COMM_WORLD, &n_processes);
+    hta_comm_catalog c = {0};
+    hta_rank_ops r = {0};
+    placement pl = {0};
+    exchange x = {.n_processes = n_processes};
+    if (share_catalog(comm_ops, &c, n_processes)) {
+        hta_comm_catalog_free(&c);
+        return hta_fail(err, "out of memory sharing the process groups of the collectives");
+    }
+    int64_t local = hta_rank_ops_load(comm_ops, &c, &r, err) != 0, total = 0;
+    if (any_failed((int)local)) {
+        hta_rank_ops_free(&r);
+        hta_comm_catalog_free(&c);
+        return err->text[0] ? -1 : hta_fail(err, "collective metadata of a rank corrupt");
+    }
+    local = (int64_t)r.n;
+    MPI_Allreduce(&local, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    int rc = 0;
+    if (total > 0) {
+        rc = share_members(&c, &r) || place_segments(&r, c.n_groups, n_processes, &pl) ||
+             exchange_and_match(&c, &r, &pl, valid, n_valid, &x, out);
+        hta_op_result *mine = rc ? NULL : malloc((r.n ? r.n : 1) * sizeof *mine);
+        for (size_t i = 0; mine && i < r.n; i++)
+            mine[i] = x.returned[x.slot[i]];
+        exchange_free(&x);
+        if (!rc)
+            rc = any_failed(!mine || hta_rank_group_figures(&c, &r, mine, out) != 0);
+        free(mine);
+        if (rc)
+            hta_fail(err, "out of memory matching collectives by process group");
+    }
+    exchange_free(&x);
+    placement_free(&pl);
+    hta_rank_ops_free(&r);
+    hta_comm_catalog_free(&c);
+    return rc ? -1 : 0;
+}

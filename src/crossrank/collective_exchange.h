@@ -1,0 +1,23 @@
+/* crossrank/collective_exchange.h: the matching of collectives by process
+ * group spread over the MPI processes (crossrank/collective_exchange.c). */
+#ifndef HTA_COLLECTIVE_EXCHANGE_H
+#define HTA_COLLECTIVE_EXCHANGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "table/table.h"
+#include "util/error.h"
+
+/* Every process, once ranks are resolved: comm_ops is this process's
+ * "_comm_ops" (rank-mapped, may be NULL), valid the ranks analysed
+ * without failure (sorted, the same everywhere).  out receives this
+ * process's share of the tables crossrank/collective_groups.h describes:
+ * the instances it owns, the figures of its ranks; gathered to the root
+ * in process order, "collectives" is in instance order.  Every process
+ * makes the same MPI calls whatever fails; -1 on every process when any
+ * failed, err set where it did. */
+int hta_exchange_collective_groups(const hta_table *comm_ops, const int64_t *valid,
+                                   size_t n_valid, hta_tableset *out, hta_error *err);
+
+#endif

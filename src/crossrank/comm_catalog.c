@@ -1,0 +1,415 @@
+/* comm_catalog.c: the process groups and collective kinds of a job,
+ * numbered the same way on every process, and a rank's communication
+ * kernels as the compact ops that travel to the owners of their
+ * instances (crossrank/collective_exchange.c).
+ *
+ * Each process lists the distinct (group, description, members) variants
+ * and kinds of its ranks' "_comm_ops" rows (hta_comm_catalog_part); once
+ * every process has every list, each builds the same catalog: groups
+ * numbered by first appearance in rank order (the order instances are
+ * listed in, as when one process matched them all), variants and kinds
+ * sorted by their fields.  A group's members, those that miss an
+ * instance they take no part in, are the ones listed by the lowest rank
+ * of the group's first instance. */
+#include "crossrank/comm_catalog.h"
+
+#include "table/packed_ints.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Column positions in "_comm_ops". */
+enum { C_RANK, C_GROUP, C_DESC, C_RANKS, C_KERNELS, C_KINDS, C_KIND_OF, C_SEQS, C_FIRST_START,
+       C_START_GAPS, C_DURATIONS, C_OVERLAPS, C_STEPS };
+
+/* The catalog's parts: a process's groups (with where they first appear)
+ * and kinds. */
+static const hta_column GROUP_PART_COLUMNS[] = {
+    {"rank", HTA_COL_I64}, {"row", HTA_COL_I64},   {"group", HTA_COL_STR},
+    {"group_desc", HTA_COL_STR}, {"group_ranks", HTA_COL_STR},
+};
+static const hta_column KIND_PART_COLUMNS[] = {
+    {"collective", HTA_COL_STR}, {"dtype", HTA_COL_STR}, {"in", HTA_COL_I64},
+    {"out", HTA_COL_I64},        {"size", HTA_COL_I64},
+};
+/* Parses "[0, 1, 2]" (or "0,1,2") into ranks; the count, or -1 when out of
+ * memory. */
+static long parse_ranks(const char *text, int64_t **out)
+{
+    size_t n = 0, cap = 0;
+    int64_t *r = NULL;
+    for (const char *p = text; *p;) {
+        if (*p < '0' || *p > '9') {
+            p++;
+            continue;
+        }
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        p = end;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            int64_t *grown = realloc(r, cap * sizeof *r);
+            if (!grown) {
+                free(r);
+                return -1;
+            }
+            r = grown;
+        }
+        r[n++] = v;
+    }
+    *out = r;
+    return (long)n;
+}
+/* ---- catalog ------------------------------------------------------------ */
+
+/* A row's kinds ("collective TAB dtype TAB in TAB out TAB size" lines),
+ * split in place in text; the count, or -1 when malformed or out of
+ * memory. */
+static long split_kinds(char *text, hta_kind_info **out)
+{
+    size_t lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    hta_kind_info *k = calloc(lines ? lines : 1, sizeof *k);
+    if (!k)
+        return -1;
+    size_t n = 0;
+    for (char *line = text, *next; *line; line = next) {
+        char *end = strchr(line, '\n'), *field[5];
+        if (!end)
+            goto malformed;
+        *end = '\0';
+        next = end + 1;
+        field[0] = line;
+        for (int f = 1; f < 5; f++) {
+            char *tab = strchr(field[f - 1], '\t');
+            if (!tab)
+                goto malformed;
+            *tab = '\0';
+            field[f] = tab + 1;
+        }
+        k[n++] = (hta_kind_info){field[0], field[1], strtoll(field[2], NULL, 10),
+                                 strtoll(field[3], NULL, 10), strtoll(field[4], NULL, 10)};
+    }
+    *out = k;
+    return (long)n;
+malformed:
+    free(k);
+    return -1;
+}
+
+static int compare_kind(const void *a, const void *b)
+{
+    const hta_kind_info *x = a, *y = b;
+    int c = strcmp(x->collective, y->collective);
+    if (!c)
+        c = strcmp(x->dtype, y->dtype);
+    if (!c)
+        c = (x->in > y->in) - (x->in < y->in);
+    if (!c)
+        c = (x->out > y->out) - (x->out < y->out);
+    if (!c)
+        c = (x->size > y->size) - (x->size < y->size);
+    return c;
+}
+
+/* name, desc and ranks as one string (no NUL: strtab keys). */
+static int variant_key(hta_buf *key, const char *name, const char *desc, const char *ranks)
+{
+    return hta_buf_append(key, name, strlen(name)) || hta_buf_putc(key, '\x01') ||
+           hta_buf_append(key, desc, strlen(desc)) || hta_buf_putc(key, '\x01') ||
+           hta_buf_append(key, ranks, strlen(ranks));
+}
+
+int hta_comm_catalog_part(const hta_table *comm_ops, hta_tableset *parts)
+{
+    hta_table *g = HTA_TABLE(parts, "_catalog_groups", GROUP_PART_COLUMNS);
+    hta_table *k = HTA_TABLE(parts, "_catalog_kinds", KIND_PART_COLUMNS);
+    if (!g || !k)
+        return -1;
+    /* Rows come in rank order: a variant's first row here is the one
+     * that can be the job's first; later ones need not travel. */
+    hta_strtab seen;
+    hta_strtab_init(&seen);
+    hta_buf key = {0};
+    int64_t rank = INT64_MIN, row_in_rank = 0;
+    for (size_t r = 0; comm_ops && r < comm_ops->n_rows; r++) {
+        const hta_cell *row = hta_table_row(comm_ops, r);
+        row_in_rank = row[C_RANK].i == rank ? row_in_rank + 1 : 0;
+        rank = row[C_RANK].i;
+        uint32_t before = seen.count, id = UINT32_MAX;
+        key.len = 0;
+        if (variant_key(&key, row[C_GROUP].s, row[C_DESC].s, row[C_RANKS].s) == 0)
+            id = hta_strtab_intern(&seen, key.data, key.len);
+        if (id == UINT32_MAX) {
+            hta_buf_free(&key);
+            hta_strtab_free(&seen);
+            return -1;
+        }
+        int rc = 0;
+        if (id == before) {
+            hta_row_builder b = hta_table_add_row(g);
+            hta_row_put_i64(&b, rank);
+            hta_row_put_i64(&b, row_in_rank);
+            hta_row_put_str(&b, row[C_GROUP].s);
+            hta_row_put_str(&b, row[C_DESC].s);
+            hta_row_put_str(&b, row[C_RANKS].s);
+            rc = hta_row_done(&b);
+        }
+        char *text = strdup(row[C_KINDS].s);
+        hta_kind_info *kinds = NULL;
+        long n = text ? split_kinds(text, &kinds) : -1;
+        for (long i = 0; rc == 0 && i < n; i++) {
+            hta_row_builder kb = hta_table_add_row(k);
+            hta_row_put_str(&kb, kinds[i].collective);
+            hta_row_put_str(&kb, kinds[i].dtype);
+            hta_row_put_i64(&kb, kinds[i].in);
+            hta_row_put_i64(&kb, kinds[i].out);
+            hta_row_put_i64(&kb, kinds[i].size);
+            rc = hta_row_done(&kb);
+        }
+        free(kinds);
+        free(text);
+        if (rc || n < 0) {
+            hta_buf_free(&key);
+            hta_strtab_free(&seen);
+            return -1;
+        }
+    }
+    hta_buf_free(&key);
+    hta_strtab_free(&seen);
+    return 0;
+}
+
+static int compare_first_appearance(const void *a, const void *b)
+{
+    const hta_cell *x = *(const hta_cell *const *)a, *y = *(const hta_cell *const *)b;
+    if (x[0].i != y[0].i)
+        return (x[0].i > y[0].i) - (x[0].i < y[0].i);
+    return (x[1].i > y[1].i) - (x[1].i < y[1].i);
+}
+
+static int compare_variant(const void *a, const void *b)
+{
+    const hta_group_variant *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (!c)
+        c = strcmp(x->desc, y->desc);
+    return c ? c : strcmp(x->ranks, y->ranks);
+}
+
+/* Groups numbered by first appearance in rank order: the numbering the
+ * instance order follows, whatever process sent which part.  Variants
+ * sorted, without repeats. */
+static int build_groups(hta_comm_catalog *c, const hta_table *g)
+{
+    size_t n = g ? g->n_rows : 0;
+    const hta_cell **rows = malloc((n ? n : 1) * sizeof *rows);
+    c->groups = calloc(n ? n : 1, sizeof *c->groups);
+    c->variants = malloc((n ? n : 1) * sizeof *c->variants);
+    if (!rows || !c->groups || !c->variants) {
+        free(rows);
+        return -1;
+    }
+    for (size_t r = 0; r < n; r++)
+        rows[r] = hta_table_row(g, r);
+    qsort(rows, n, sizeof *rows, compare_first_appearance);
+    int rc = 0;
+    for (size_t r = 0; rc == 0 && r < n; r++) {
+        const char *name = rows[r][2].s;
+        uint32_t before = c->names.count;
+        uint32_t id = hta_strtab_intern(&c->names, name, strlen(name));
+        if (id == UINT32_MAX)
+            rc = -1;
+        else if (id == before)
+            c->groups[c->n_groups++] = (hta_group_info){name, NULL, 0};
+        c->variants[r] = (hta_group_variant){name, rows[r][3].s, rows[r][4].s};
+    }
+    free(rows);
+    qsort(c->variants, n, sizeof *c->variants, compare_variant);
+    for (size_t r = 0; r < n; r++)
+        if (c->n_variants == 0 || compare_variant(&c->variants[c->n_variants - 1], &c->variants[r]))
+            c->variants[c->n_variants++] = c->variants[r];
+    return rc;
+}
+
+void hta_group_firsts_init(hta_group_first *firsts, size_t n_groups)
+{
+    for (size_t g = 0; g < n_groups; g++)
+        firsts[g] = (hta_group_first){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+}
+
+static int first_before(const hta_group_first *a, const hta_group_first *b)
+{
+    if (a->by_seq != b->by_seq)
+        return a->by_seq < b->by_seq;
+    if (a->key != b->key)
+        return a->key < b->key;
+    return a->rank < b->rank;
+}
+
+void hta_group_firsts_lower(hta_group_first *firsts, const hta_group_op *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const hta_group_op *o = &ops[i];
+        hta_group_first f = {o->by_seq, o->key, o->rank, o->variant};
+        if (first_before(&f, &firsts[o->group]))
+            firsts[o->group] = f;
+    }
+}
+
+void hta_group_first_merge(const hta_group_first *a, hta_group_first *b)
+{
+    if (first_before(a, b))
+        *b = *a;
+}
+
+int hta_comm_catalog_set_members(hta_comm_catalog *c, const hta_group_first *firsts)
+{
+    for (size_t g = 0; g < c->n_groups; g++) {
+        hta_group_info *info = &c->groups[g];
+        free(info->members);
+        info->members = NULL;
+        info->n_members = 0;
+        if (firsts[g].variant < 0 || (size_t)firsts[g].variant >= c->n_variants)
+            continue;
+        info->n_members = parse_ranks(c->variants[firsts[g].variant].ranks, &info->members);
+        if (info->n_members < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int build_kinds(hta_comm_catalog *c, const hta_table *k)
+{
+    size_t n = k ? k->n_rows : 0;
+    c->kinds = malloc((n ? n : 1) * sizeof *c->kinds);
+    if (!c->kinds)
+        return -1;
+    for (size_t r = 0; r < n; r++) {
+        const hta_cell *row = hta_table_row(k, r);
+        c->kinds[r] = (hta_kind_info){row[0].s, row[1].s, row[2].i, row[3].i, row[4].i};
+    }
+    qsort(c->kinds, n, sizeof *c->kinds, compare_kind);
+    for (size_t r = 0; r < n; r++)
+        if (c->n_kinds == 0 || compare_kind(&c->kinds[c->n_kinds - 1], &c->kinds[r]) != 0)
+            c->kinds[c->n_kinds++] = c->kinds[r];
+    return 0;
+}
+
+int hta_comm_catalog_build(hta_comm_catalog *c, hta_tableset *parts)
+{
+    *c = (hta_comm_catalog){.parts = *parts};
+    *parts = (hta_tableset){0};
+    hta_strtab_init(&c->names);
+    if (build_groups(c, hta_tableset_find(&c->parts, "_catalog_groups")) ||
+        build_kinds(c, hta_tableset_find(&c->parts, "_catalog_kinds")))
+        return -1;
+    return 0;
+}
+
+void hta_comm_catalog_free(hta_comm_catalog *c)
+{
+    for (size_t g = 0; c->groups && g < c->n_groups; g++)
+        free(c->groups[g].members);
+    free(c->groups);
+    free(c->variants);
+    free(c->kinds);
+    hta_strtab_free(&c->names);
+    hta_tableset_free(&c->parts);
+    *c = (hta_comm_catalog){0};
+}
+
+/* ---- a rank's ops ------------------------------------------------------- */
+
+/* Unpacks a row's kernels (in start order) after r's first `at`. */
+static int unpack_row(const hta_cell *row, uint32_t group, uint32_t variant,
+                      const uint32_t *kind_ids, size_t n_kinds, hta_rank_ops *r, size_t at)
+{
+    hta_series s[6];
+    const char *packed[6] = {row[C_KIND_OF].s, row[C_SEQS].s, row[C_START_GAPS].s,
+                             row[C_DURATIONS].s, row[C_OVERLAPS].s, row[C_STEPS].s};
+    for (int k = 0; k < 6; k++)
+        hta_series_open(&s[k], packed[k]);
+    int64_t start = row[C_FIRST_START].i;
+    for (int64_t i = 0; i < row[C_KERNELS].i; i++) {
+        uint64_t kind, gap, overlap;
+        int64_t seq, duration, step;
+        if (!hta_series_next(&s[0], &kind) || !hta_series_next_signed(&s[1], &seq) ||
+            !hta_series_next(&s[2], &gap) || !hta_series_next_signed(&s[3], &duration) ||
+            !hta_series_next(&s[4], &overlap) || !hta_series_next_signed(&s[5], &step) ||
+            kind >= n_kinds)
+            return -1;
+        start += (int64_t)gap;
+        r->ops[at + (size_t)i] = (hta_group_op){.group = group, .kind = kind_ids[kind],
+                                               .by_seq = seq >= 0, .variant = variant,
+                                               .key = seq >= 0 ? seq : i,
+                                               .rank = row[C_RANK].i, .start = start,
+                                               .end = start + duration};
+        r->overlap[at + (size_t)i] = (int64_t)overlap;
+        r->step[at + (size_t)i] = step;
+    }
+    return 0;
+}
+
+/* The catalog's numbers of a row's kinds; -1 when malformed. */
+static int number_kinds(const hta_comm_catalog *c, const char *kinds, uint32_t **ids,
+                        size_t *n_ids)
+{
+    char *text = strdup(kinds);
+    hta_kind_info *k = NULL;
+    long n = text ? split_kinds(text, &k) : -1;
+    *ids = malloc((n > 0 ? (size_t)n : 1) * sizeof **ids);
+    int rc = n < 0 || !*ids ? -1 : 0;
+    for (long i = 0; rc == 0 && i < n; i++) {
+        const hta_kind_info *hit = bsearch(&k[i], c->kinds, c->n_kinds, sizeof *c->kinds,
+                                           compare_kind);
+        rc = hit ? 0 : -1;
+        (*ids)[i] = hit ? (uint32_t)(hit - c->kinds) : 0;
+    }
+    *n_ids = n > 0 ? (size_t)n : 0;
+    free(k);
+    free(text);
+    return rc;
+}
+
+int hta_rank_ops_load(const hta_table *t, const hta_comm_catalog *c, hta_rank_ops *r,
+                      hta_error *err)
+{
+    *r = (hta_rank_ops){0};
+    size_t n = 0;
+    for (size_t i = 0; t && i < t->n_rows; i++)
+        n += (size_t)hta_table_row(t, i)[C_KERNELS].i;
+    r->ops = malloc((n ? n : 1) * sizeof *r->ops);
+    r->overlap = malloc((n ? n : 1) * sizeof *r->overlap);
+    r->step = malloc((n ? n : 1) * sizeof *r->step);
+    if (!r->ops || !r->overlap || !r->step)
+        return hta_fail(err, "out of memory matching collectives by process group");
+    r->n = n;
+    for (size_t i = 0, at = 0; t && i < t->n_rows; i++) {
+        const hta_cell *row = hta_table_row(t, i);
+        uint32_t group = hta_strtab_find(&c->names, row[C_GROUP].s, strlen(row[C_GROUP].s));
+        hta_group_variant v = {row[C_GROUP].s, row[C_DESC].s, row[C_RANKS].s};
+        const hta_group_variant *hit = bsearch(&v, c->variants, c->n_variants,
+                                               sizeof *c->variants, compare_variant);
+        uint32_t *ids = NULL;
+        size_t n_ids = 0;
+        int rc = group == UINT32_MAX || !hit || number_kinds(c, row[C_KINDS].s, &ids, &n_ids) ||
+                 unpack_row(row, group, (uint32_t)(hit - c->variants), ids, n_ids, r, at);
+        free(ids);
+        if (rc)
+            return hta_fail(err, "collective metadata of rank %lld corrupt",
+                            (long long)row[C_RANK].i);
+        at += (size_t)row[C_KERNELS].i;
+    }
+    return 0;
+}
+
+void hta_rank_ops_free(hta_rank_ops *r)
+{
+    free(r->ops);
+    free(r->overlap);
+    free(r->step);
+    *r = (hta_rank_ops){0};
+}
+

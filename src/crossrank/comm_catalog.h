@@ -1,0 +1,94 @@
+/* crossrank/comm_catalog.h: a job's process groups and collective kinds
+ * numbered alike on every process, and a rank's kernels as ops
+ * (crossrank/comm_catalog.c). */
+#ifndef HTA_COMM_CATALOG_H
+#define HTA_COMM_CATALOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "table/table.h"
+#include "util/error.h"
+#include "util/strtab.h"
+
+/* A process group, and the member ranks that miss its instances when
+ * they do not take part: those listed by the rank running its first
+ * instance (the lowest rank there). */
+typedef struct hta_group_info {
+    const char *name;
+    int64_t *members;          /* owned: ranks parsed */
+    long n_members;
+} hta_group_info;
+
+/* A group as one rank describes it: ranks may disagree on the
+ * description or members, and each instance shows its lowest rank's. */
+typedef struct hta_group_variant {
+    const char *name, *desc, *ranks;
+} hta_group_variant;
+
+/* A (collective, dtype, element counts, group size) some rank ran. */
+typedef struct hta_kind_info {
+    const char *collective, *dtype;
+    int64_t in, out, size;
+} hta_kind_info;
+
+/* Every group and kind of the job, numbered the same on every process:
+ * groups in the order of their first appearance in rank order, variants
+ * and kinds sorted by their fields. */
+typedef struct hta_comm_catalog {
+    hta_tableset parts;        /* owned: the rows the strings belong to */
+    hta_group_info *groups;    /* owned */
+    size_t n_groups;
+    hta_group_variant *variants; /* owned */
+    size_t n_variants;
+    hta_kind_info *kinds;      /* owned */
+    size_t n_kinds;
+    hta_strtab names;          /* group name -> index in groups */
+} hta_comm_catalog;
+
+/* Adds this process's groups and kinds (from "_comm_ops", rank-mapped)
+ * to parts, to be merged with every other process's. */
+int hta_comm_catalog_part(const hta_table *comm_ops, hta_tableset *parts);
+/* Builds the catalog from every process's parts (moved in, in any
+ * order); -1 when out of memory. */
+int hta_comm_catalog_build(hta_comm_catalog *c, hta_tableset *parts);
+void hta_comm_catalog_free(hta_comm_catalog *c);
+
+/* A communication kernel as the owner of its instance sees it; one
+ * instance = (group, by_seq, key). */
+typedef struct hta_group_op {
+    uint32_t group, kind;
+    int32_t by_seq;
+    uint32_t variant;          /* how its rank describes the group */
+    int64_t key, rank, start, end;
+} hta_group_op;
+
+/* A group's first op in instance order: (by_seq, key, rank) smallest. */
+typedef struct hta_group_first {
+    int64_t by_seq, key, rank, variant;
+} hta_group_first;
+
+/* firsts[0..n_groups) with nothing yet. */
+void hta_group_firsts_init(hta_group_first *firsts, size_t n_groups);
+/* Lowers each group's first to the earliest of ops[0..n). */
+void hta_group_firsts_lower(hta_group_first *firsts, const hta_group_op *ops, size_t n);
+/* The earlier of a and b, into b (an MPI reduction's order). */
+void hta_group_first_merge(const hta_group_first *a, hta_group_first *b);
+/* Gives every group the members its first op's rank lists; -1 when out
+ * of memory. */
+int hta_comm_catalog_set_members(hta_comm_catalog *c, const hta_group_first *firsts);
+
+/* A rank's kernels: ops with what only the rank side needs. */
+typedef struct hta_rank_ops {
+    hta_group_op *ops;         /* owned */
+    int64_t *overlap, *step;   /* owned, beside ops */
+    size_t n;
+} hta_rank_ops;
+
+/* Unpacks the rows of "_comm_ops" (rank-mapped) into ops; -1 with err
+ * when a row is corrupt or out of memory. */
+int hta_rank_ops_load(const hta_table *comm_ops, const hta_comm_catalog *c, hta_rank_ops *r,
+                      hta_error *err);
+void hta_rank_ops_free(hta_rank_ops *r);
+
+#endif

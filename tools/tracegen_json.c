@@ -1,0 +1,37 @@
+/* tracegen_json.c: see tracegen_json.h. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "tracegen_json.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+void tg_json_fail(const char *msg, const char *detail)
+{
+    fprintf(stderr, "hta-tracegen: %s%s\n", msg, detail ? detail : "");
+    exit(2);
+}
+
+void tg_json_event(FILE *f, bool *first, const char *fmt, ...)
+{
+    va_list ap;
+    fputs(*first ? "\n" : ",\n", f);
+    *first = false;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+}
+
+int64_t tg_json_count(const char *opt, const char *s, int64_t hi)
+{
+    char *end;
+    errno = 0;
+    long long v = s ? strtoll(s, &end, 10) : 0;
+    if (!s || errno || *end || v < 1 || v > hi) {
+        char detail[200];
+        snprintf(detail, sizeof detail, "%s '%s'", opt, s ? s : "");
+        tg_json_fail("bad value for ", detail);
+    }
+    return v;
+}
