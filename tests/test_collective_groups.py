@@ -31,11 +31,15 @@ def assert_instances(out, truth, seq_from_trace):
     got = table(out, "/collectives").set_index(["group", "seq"]).sort_index()
     want = truth["instances"]
     assert len(got) == len(want), (len(got), len(want))
+    # Each group's members are listed once, in /process_groups.
+    members = table(out, "/process_groups").set_index("group")
+    assert members.index.is_unique and set(members.index) == set(got.index.get_level_values(0))
     for w in want:
         g = got.loc[(w["group"], w["seq"])]
         what = f"instance {w['group']}/{w['seq']}"
-        for c in ("collective", "dtype", "bytes", "ranks", "first_rank", "last_rank"):
+        for c in ("collective", "dtype", "bytes", "first_rank", "last_rank"):
             assert g[c] == w[c], (what, c, g[c], w[c])
+        assert members.loc[w["group"], "ranks"] == w["ranks"], (what, members.loc[w["group"]])
         assert g.n_ranks == g.group_size == len(json.loads(w["ranks"])), (what, g)
         assert g.seq_from_trace == seq_from_trace, (what, g.seq_from_trace)
         assert g.mismatched_ranks == "", (what, g.mismatched_ranks)
@@ -211,8 +215,8 @@ def test_a_rank_alone_is_no_straggler_and_nothing_is_listed():
     assert "most waiting:" not in p.stdout and "slowest:" not in p.stdout, p.stdout
 
 
-MATCHED_TABLES = ["/collectives", "/collective_summary", "/comm_by_group", "/collective_wait",
-                  "/stragglers"]
+MATCHED_TABLES = ["/collectives", "/process_groups", "/collective_summary", "/comm_by_group",
+                  "/collective_wait", "/stragglers"]
 
 
 def same_tables_on(d, counts, names=MATCHED_TABLES, expect=0):
@@ -284,6 +288,7 @@ def kernels_from_json(path):
 def real_trace_check(folder, file, group_size, elem):
     out, _ = analyse(trace_dir(folder), extra=["--include-last-step"])
     inst = table(out, "/collectives")
+    members = table(out, "/process_groups").set_index("group").ranks
     kernels = kernels_from_json(os.path.join(trace_dir(folder), file))
     assert len(inst) == len(kernels), (len(inst), len(kernels))
     by_start = sorted(kernels, key=lambda e: e["ts"])
@@ -292,7 +297,8 @@ def real_trace_check(folder, file, group_size, elem):
         assert row.collective == a["Collective name"] and row["dtype"] == a["dtype"], (row, a)
         assert row.bytes == a["In msg nelems"] * elem[a["dtype"]], (row, a)
         assert row.group_size == group_size and row.n_ranks == 1, row
-        assert row.group == a["Process Group Name"] and row.ranks == a["Process Group Ranks"]
+        assert row.group == a["Process Group Name"]
+        assert members[row.group] == a["Process Group Ranks"], (members, a)
         assert_close(row.transfer_us, k["dur"], "transfer", abs_tol=US)
         factor = 2 * (group_size - 1) / group_size if row.collective == "allreduce" else 1
         assert_close(row.busbw_gbps, row.bytes / (k["dur"] * 1e3) * factor, "busbw",

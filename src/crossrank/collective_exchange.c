@@ -301,8 +301,12 @@ int hta_exchange_collective_groups(const hta_table *comm_ops, const int64_t *val
     }
     local = (int64_t)r.n;
     MPI_Allreduce(&local, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    int rc = 0;
-    if (total > 0) {
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    int rc = any_failed(me == 0 && hta_put_process_groups(&c, out) != 0);
+    if (rc)
+        hta_fail(err, "out of memory listing the process groups");
+    if (!rc && total > 0) {
         rc = share_members(&c, &r) || place_segments(&r, c.n_groups, n_processes, &pl) ||
              exchange_and_match(&c, &r, &pl, valid, n_valid, &x, out);
         hta_op_result *mine = rc ? NULL : malloc((r.n ? r.n : 1) * sizeof *mine);

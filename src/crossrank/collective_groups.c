@@ -59,13 +59,21 @@ static const hta_column INSTANCE_COLUMNS[] = {
     {"seq", HTA_COL_I64},            {"seq_from_trace", HTA_COL_I64},
     {"collective", HTA_COL_STR},     {"dtype", HTA_COL_STR},
     {"bytes", HTA_COL_I64},          {"group_size", HTA_COL_I64},
-    {"n_ranks", HTA_COL_I64},        {"ranks", HTA_COL_STR},
-    {"first_rank", HTA_COL_I64},     {"last_rank", HTA_COL_I64},
-    {"start_us", HTA_COL_F64},       {"arrival_skew_us", HTA_COL_F64},
-    {"end_skew_us", HTA_COL_F64},    {"transfer_us", HTA_COL_F64},
-    {"algbw_gbps", HTA_COL_F64},     {"busbw_gbps", HTA_COL_F64},
-    {"total_wait_us", HTA_COL_F64},  {"mismatched_ranks", HTA_COL_STR},
+    {"n_ranks", HTA_COL_I64},        {"first_rank", HTA_COL_I64},
+    {"last_rank", HTA_COL_I64},      {"start_us", HTA_COL_F64},
+    {"arrival_skew_us", HTA_COL_F64}, {"end_skew_us", HTA_COL_F64},
+    {"transfer_us", HTA_COL_F64},    {"algbw_gbps", HTA_COL_F64},
+    {"busbw_gbps", HTA_COL_F64},     {"total_wait_us", HTA_COL_F64},
+    {"mismatched_ranks", HTA_COL_STR},
 };
+
+/* A group's members are the same for each of its instances, so they are
+ * listed once per group (as each rank describes it) rather than per
+ * instance: /collectives is written with fixed-length strings, as wide as
+ * the widest value, and the member list of a large group is kilobytes. */
+static const hta_column PROCESS_GROUP_COLUMNS[] = {
+    {"group", HTA_COL_STR}, {"group_desc", HTA_COL_STR}, {"ranks", HTA_COL_STR}};
+
 
 /* What the root's summary needs of each instance ("collectives" itself is
  * written by its owners, output/hdf5_in_place.c). */
@@ -237,7 +245,6 @@ static int put_instance(matcher *m, const hta_group_op *first, size_t n, const i
     hta_row_put_i64(&row, in->bytes);
     hta_row_put_i64(&row, group_size);
     hta_row_put_i64(&row, (int64_t)n);
-    hta_row_put_str(&row, g->ranks);
     hta_row_put_i64(&row, in->first_rank);
     hta_row_put_i64(&row, in->last_rank);
     hta_row_put_f64(&row, hta_ns_to_us(in->earliest));
@@ -572,7 +579,8 @@ int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
     hta_op_result *results = rc ? NULL : calloc(r.n ? r.n : 1, sizeof *results);
     if (rc == 0 && (!results ||
                     hta_match_group_ops(&c, r.ops, r.n, valid, n_valid, results, set) ||
-                    hta_rank_group_figures(&c, &r, results, set)))
+                    hta_rank_group_figures(&c, &r, results, set) ||
+                    hta_put_process_groups(&c, set)))
         rc = hta_fail(err, "out of memory matching collectives by process group");
     if (rc == 0)
         hta_tableset_remove(set, "_comm_ops");
@@ -759,4 +767,18 @@ int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, 
         (by_group && hta_table_sort_by_first_column(by_group)))
         return hta_fail(err, "out of memory matching collectives by process group");
     return 0;
+}
+
+int hta_put_process_groups(const hta_comm_catalog *c, hta_tableset *out)
+{
+    hta_table *t = HTA_TABLE(out, "process_groups", PROCESS_GROUP_COLUMNS);
+    int failed = !t;
+    for (size_t i = 0; !failed && i < c->n_variants; i++) {
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_str(&row, c->variants[i].name);
+        hta_row_put_str(&row, c->variants[i].desc);
+        hta_row_put_str(&row, c->variants[i].ranks);
+        failed = hta_row_done(&row) != 0;
+    }
+    return failed ? -1 : 0;
 }

@@ -57,6 +57,10 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
  * produce. */
 int hta_match_collective_groups_here(hta_tableset *set, hta_error *err);
 
+/* Root: "process_groups", each group's members as each rank describes
+ * them; -1 when out of memory. */
+int hta_put_process_groups(const hta_comm_catalog *c, hta_tableset *out);
+
 /* Root: adds "_group_waits" and "_group_missing" to w (n_ranks slots, the
  * rows of "ranks"), "_step_waits" to "steps", summarises
  * "_instance_stats" into "collective_summary" and puts "comm_by_group" (gathered process by

@@ -286,8 +286,8 @@ static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_sl
 /* /collectives, one row per instance of the job, likewise once it holds
  * enough bytes for the disk saved to outweigh the time deflating takes (a
  * large single trace's tens of thousands of instances are written as they
- * are), in chunks of a few megabytes: a group of a thousand ranks makes
- * its "ranks" column kilobytes wide. */
+ * are), in chunks of a few megabytes whatever the width its fixed-length
+ * strings give a row. */
 #define INSTANCE_DEFLATE_MIN_BYTES (16u << 20)
 #define INSTANCE_CHUNK_BYTES (4u << 20)
 
