@@ -62,7 +62,7 @@ ORDER_REL_TOL = 1e-3
 CROSS_RANK = {"outliers", "cross_rank/kernels", "kernel_type_breakdown", "stragglers",
               "collective_wait", "timeline_ranks", "collectives", "collective_summary",
               "cross_rank/steps", "cross_rank/ops", "cross_rank/annotations",
-              "cross_rank/kernel_sequences"}
+              "cross_rank/kernel_sequences", "process_groups"}
 # Built from the NCCL collective metadata of Kineto's args, which neither
 # export carries.
 KINETO_ONLY = {"comm_by_group"}
