@@ -20,6 +20,7 @@
 #include "analysis/annotations.h"
 #include "model/cpu_context.h"
 #include "numerics/stats.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -92,26 +93,11 @@ static int is_step(const hta_trace *t, const hta_event *e)
     return strncmp(hta_event_name(t, e), "ProfilerStep#", 13) == 0;
 }
 
-/* Makes room for one more item in *items (n of cap): 0, or -1 when out
- * of memory.  The arrays grow as the one pass over the events finds them. */
-static int make_room(void **items, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t grown_cap = 2 * *cap;
-    void *grown = realloc(*items, grown_cap * size);
-    if (!grown)
-        return -1;
-    *items = grown;
-    *cap = grown_cap;
-    return 0;
-}
-
 /* The group of a name, UINT32_MAX when out of memory. */
 static uint32_t group_of(run *r, uint32_t name)
 {
     if (r->group_of_name[name] == UINT32_MAX) {
-        if (make_room((void **)&r->stats, r->n_stats, &r->cap_stats, sizeof *r->stats))
+        if (hta_grow_array((void **)&r->stats, &r->cap_stats, r->n_stats + 1, sizeof *r->stats))
             return UINT32_MAX;
         r->stats[r->n_stats] = (name_stats){.name = name};
         r->group_of_name[name] = (uint32_t)r->n_stats++;
@@ -144,7 +130,7 @@ static int collect(run *r, const hta_cpu_contexts *contexts)
             continue;
         }
         add_duration(&r->stats[g].gpu, e->dur_ns);
-        if (make_room((void **)&r->gpu, r->n_gpu, &r->cap_gpu, sizeof *r->gpu))
+        if (hta_grow_array((void **)&r->gpu, &r->cap_gpu, r->n_gpu + 1, sizeof *r->gpu))
             return -1;
         r->gpu[r->n_gpu++] = (annotation){e, g, hta_cpu_context_of(contexts, e)->tid};
     }

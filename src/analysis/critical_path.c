@@ -20,6 +20,7 @@
 #include "model/launch_apis.h"
 #include "numerics/radix_sort.h"
 #include "numerics/run_merge_sort.h"
+#include "util/grow.h"
 
 const char *const hta_cp_bound_names[HTA_CP_N_BOUNDS] = {
     "cpu_bound",          "data_loading",
@@ -119,26 +120,11 @@ typedef struct rank_state {
     int path_rc;
 } rank_state;
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* The slot's buffer with room for n elements of size bytes, or NULL. */
 static void *scratch(rank_state *r, enum scratch_slot slot, size_t n, size_t size)
 {
     size_t cap = r->scratch_cap[slot];
-    if (grow(&r->scratch[slot], &cap, (n + 1) * size, 1))
+    if (hta_grow_array(&r->scratch[slot], &cap, (n + 1) * size, 1))
         return NULL;
     r->scratch_cap[slot] = cap;
     return r->scratch[slot];
@@ -474,7 +460,7 @@ static inline int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int z
     if (src == dst)
         return 0;
     if (g->n_edges == g->cap_edges &&
-        grow((void **)&g->edges, &g->cap_edges, g->n_edges + 1, sizeof *g->edges))
+        hta_grow_array((void **)&g->edges, &g->cap_edges, g->n_edges + 1, sizeof *g->edges))
         return -1;
     int64_t weight = type == E_DEPENDENCY || type == E_SYNC || zero_weight
                          ? 0
@@ -537,11 +523,11 @@ static int build_nodes(step_ctx *c)
     graph *g = &r->g;
     g->n_nodes = g->n_edges = 0;
     size_t cap = g->cap_members;
-    if (grow((void **)&g->nodes, &g->cap_nodes, 2 * c->n + 1, sizeof *g->nodes) ||
-        grow((void **)&g->start_of, &cap, c->n + 1, sizeof *g->start_of))
+    if (hta_grow_array((void **)&g->nodes, &g->cap_nodes, 2 * c->n + 1, sizeof *g->nodes) ||
+        hta_grow_array((void **)&g->start_of, &cap, c->n + 1, sizeof *g->start_of))
         return -1;
     cap = g->cap_members;
-    if (grow((void **)&g->end_of, &cap, c->n + 1, sizeof *g->end_of))
+    if (hta_grow_array((void **)&g->end_of, &cap, c->n + 1, sizeof *g->end_of))
         return -1;
     g->cap_members = cap;
     /* Per member, in event order: 1 noded, 2 also a runtime-lock call. */

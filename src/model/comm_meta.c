@@ -1,5 +1,6 @@
 /* comm_meta.c: the collective metadata side array (see model/comm_meta.h). */
 #include "model/comm_meta.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,23 +19,9 @@ void hta_comm_set_free(hta_comm_set *s)
     memset(s, 0, sizeof *s);
 }
 
-static int grow(void **items, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 16;
-    n = n < need ? need : n;
-    void *p = realloc(*items, n * size);
-    if (!p)
-        return -1;
-    *items = p;
-    *cap = n;
-    return 0;
-}
-
 int hta_comm_set_push(hta_comm_set *s, const hta_comm_meta *m)
 {
-    if (grow((void **)&s->items, &s->cap, s->n + 1, sizeof *s->items))
+    if (hta_grow_array((void **)&s->items, &s->cap, s->n + 1, sizeof *s->items))
         return -1;
     s->items[s->n++] = *m;
     return 0;
@@ -42,7 +29,7 @@ int hta_comm_set_push(hta_comm_set *s, const hta_comm_meta *m)
 
 int hta_comm_set_push_group(hta_comm_set *s, const hta_pg_config *g)
 {
-    if (grow((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups))
+    if (hta_grow_array((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups))
         return -1;
     s->groups[s->n_groups++] = *g;
     return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/large_alloc.h"
+#include "util/grow.h"
 
 /* Items in an array's first block; smaller reservations are left to it. */
 #define FIRST_CAPACITY 4096
@@ -117,24 +118,10 @@ const hta_event_extra *hta_trace_extra(const hta_trace *t, const hta_event *e)
     return &t->extras[lo];
 }
 
-/* Doubles a small array (range-profiler traces have tens to thousands). */
-static int grow_small(void **items, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? 2 * *cap : 16;
-    void *p = realloc(*items, n * size);
-    if (!p)
-        return -1;
-    *items = p;
-    *cap = n;
-    return 0;
-}
-
 int hta_trace_push_range_counter(hta_trace *t, const char *name, size_t len, double value)
 {
     uint32_t id = hta_strtab_intern(&t->counter_names, name, len);
-    if (id == UINT32_MAX || grow_small((void **)&t->range_counters, &t->cap_range_counters,
+    if (id == UINT32_MAX || hta_grow_array((void **)&t->range_counters, &t->cap_range_counters,
                                        t->n_range_counters + 1, sizeof *t->range_counters))
         return -1;
     t->range_counters[t->n_range_counters++] = (hta_range_counter){id, value};
@@ -143,7 +130,7 @@ int hta_trace_push_range_counter(hta_trace *t, const char *name, size_t len, dou
 
 int hta_trace_add_range(hta_trace *t, hta_profiler_range range)
 {
-    if (grow_small((void **)&t->ranges, &t->cap_ranges, t->n_ranges + 1, sizeof *t->ranges))
+    if (hta_grow_array((void **)&t->ranges, &t->cap_ranges, t->n_ranges + 1, sizeof *t->ranges))
         return -1;
     t->ranges[t->n_ranges++] = range;
     return 0;

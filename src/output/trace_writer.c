@@ -23,6 +23,7 @@
 #include "analysis/critical_path.h"
 #include "model/interval.h"
 #include "model/launch_apis.h"
+#include "util/grow.h"
 
 #define ANALYSIS_PID 999999
 /* Flow ids far above Kineto's (its ac2g flows count from 1). */
@@ -60,27 +61,12 @@ typedef struct collected {
     size_t n_shares, cap_shares;
 } collected;
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? 2 * *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* The mark of event, added when new (marks stay few: one per path event). */
 static long mark_of(collected *c, const hta_event *e)
 {
     if (c->n_marks && c->marks[c->n_marks - 1].event == e)
         return (long)c->n_marks - 1;
-    if (grow((void **)&c->marks, &c->cap_marks, c->n_marks + 1, sizeof *c->marks))
+    if (hta_grow_array((void **)&c->marks, &c->cap_marks, c->n_marks + 1, sizeof *c->marks))
         return -1;
     const char *name = hta_event_name(c->v->trace, e);
     c->marks[c->n_marks] = (mark){e, e->ts_ns, e->dur_ns, name, strlen(name), NULL, NULL, 0, 0};
@@ -114,7 +100,7 @@ static void add_clipped(void *ctx, int64_t start, int64_t end)
 
 static int add_share(collected *c, int64_t a, int64_t b)
 {
-    if (b <= a || grow((void **)&c->shares, &c->cap_shares, c->n_shares + 1, sizeof *c->shares))
+    if (b <= a || hta_grow_array((void **)&c->shares, &c->cap_shares, c->n_shares + 1, sizeof *c->shares))
         return b <= a ? 0 : -1;
     const hta_type_unions *u = &c->v->unions;
     const hta_interval *comp = u->of[HTA_KT_COMPUTATION], *comm = u->of[HTA_KT_COMMUNICATION];
@@ -141,7 +127,7 @@ static int collect_path(void *ctx, int64_t step, int64_t start_ns, int64_t end_n
             return -1;
         if (i > 0 && points[i].event != points[i - 1].event &&
             crosses(points[i - 1].event, points[i].event)) {
-            if (grow((void **)&c->flows, &c->cap_flows, c->n_flows + 1, sizeof *c->flows))
+            if (hta_grow_array((void **)&c->flows, &c->cap_flows, c->n_flows + 1, sizeof *c->flows))
                 return -1;
             c->flows[c->n_flows++] = (flow){points[i - 1].event, points[i].event,
                                             points[i - 1].ts_ns, points[i].ts_ns};
