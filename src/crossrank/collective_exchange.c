@@ -280,6 +280,84 @@ static int exchange_and_match(const hta_comm_catalog *c, const hta_rank_ops *r,
     return failed ? -1 : 0;
 }
 
+/* Step 4: each instance's summary figures to the process summarising
+ * its (description, collective, dtype, size bucket), which turns them
+ * into "collective_summary" rows; -1 everywhere when one process lacks
+ * memory. */
+static int copy_row(hta_table *into, const hta_table *from, size_t i)
+{
+    const hta_cell *cells = hta_table_row(from, i);
+    hta_row_builder row = hta_table_add_row(into);
+    for (size_t c = 0; c < from->n_columns; c++) {
+        if (from->columns[c].type == HTA_COL_I64)
+            hta_row_put_i64(&row, cells[c].i);
+        else if (from->columns[c].type == HTA_COL_F64)
+            hta_row_put_f64(&row, cells[c].f);
+        else
+            hta_row_put_str(&row, cells[c].s);
+    }
+    return hta_row_done(&row);
+}
+
+static int pack_by_summary_owner(const hta_table *stats, int n_processes, hta_buf *packed,
+                                 int *counts)
+{
+    hta_tableset *parts = calloc((size_t)n_processes, sizeof *parts);
+    int failed = !parts;
+    for (size_t i = 0; !failed && stats && i < stats->n_rows; i++) {
+        int p = hta_instance_summary_owner(hta_table_row(stats, i), n_processes);
+        hta_table *t = hta_tableset_find_or_create(&parts[p], stats->name, stats->columns,
+                                                   stats->n_columns);
+        failed = !t || copy_row(t, stats, i) != 0;
+    }
+    for (int p = 0; p < n_processes; p++) {
+        size_t before = packed->len;
+        failed = failed || hta_tableset_pack(&parts[p], packed) != 0 ||
+                 packed->len - before > INT_MAX || packed->len > INT_MAX;
+        counts[p] = failed ? 0 : (int)(packed->len - before);
+        if (parts)
+            hta_tableset_free(&parts[p]);
+    }
+    free(parts);
+    return failed ? -1 : 0;
+}
+
+static int summarize_by_kind(hta_tableset *out, int n_processes)
+{
+    size_t np = (size_t)n_processes;
+    int *counts = calloc(4 * np, sizeof *counts);
+    hta_buf packed = {0};
+    int failed = !counts || pack_by_summary_owner(hta_tableset_find(out, "_instance_stats"),
+                                                  n_processes, &packed, counts) != 0;
+    hta_tableset_remove(out, "_instance_stats");
+    failed = any_failed(failed);
+    int *displs = failed ? NULL : counts + np, *recv_counts = failed ? NULL : counts + 2 * np,
+        *recv_displs = failed ? NULL : counts + 3 * np;
+    if (!failed)
+        MPI_Alltoall(counts, 1, MPI_INT, recv_counts, 1, MPI_INT, MPI_COMM_WORLD);
+    long long sent = 0, received = 0;
+    for (size_t p = 0; !failed && p < np; p++) {
+        displs[p] = (int)sent;
+        recv_displs[p] = (int)received;
+        sent += counts[p];
+        received += recv_counts[p];
+    }
+    char *data = failed ? NULL : malloc(received > 0 && received <= INT_MAX ? (size_t)received : 1);
+    failed = any_failed(failed || received > INT_MAX || !data);
+    if (!failed)
+        MPI_Alltoallv(packed.data, counts, displs, MPI_BYTE, data, recv_counts, recv_displs,
+                      MPI_BYTE, MPI_COMM_WORLD);
+    hta_error ignored = {{0}};
+    for (size_t p = 0; !failed && p < np; p++)
+        failed = hta_tableset_merge(out, data + recv_displs[p], (size_t)recv_counts[p],
+                                    &ignored) != 0;
+    failed = failed || hta_summarize_instances(out) != 0;
+    free(data);
+    free(counts);
+    hta_buf_free(&packed);
+    return any_failed(failed) ? -1 : 0;
+}
+
 int hta_exchange_collective_groups(const hta_table *comm_ops, const int64_t *valid,
                                    size_t n_valid, hta_tableset *out, hta_error *err)
 {
@@ -315,6 +393,8 @@ int hta_exchange_collective_groups(const hta_table *comm_ops, const int64_t *val
         exchange_free(&x);
         if (!rc)
             rc = any_failed(!mine || hta_rank_group_figures(&c, &r, mine, out) != 0);
+        if (!rc)
+            rc = summarize_by_kind(out, n_processes);
         free(mine);
         if (rc)
             hta_fail(err, "out of memory matching collectives by process group");

@@ -35,9 +35,11 @@
  *
  * "collective_summary": one row per (group description, collective,
  * dtype, message size bucket = the smallest power of two >= bytes), from
- * each instance's figures the owners send the root ("_instance_stats"):
- * the instance rows themselves stay with their owners, which write them
- * into the results file (output/hdf5_in_place.c).
+ * each instance's figures ("_instance_stats"), which the owners send to
+ * the process summarising that key, so that no process holds every
+ * instance; the root only puts the rows in key order.  The instance rows
+ * themselves stay with their owners, which write them into the results
+ * file (output/hdf5_in_place.c).
  *
  * "comm_by_group": per rank and group, the communication time, the part
  * computation overlapped, the exposed rest split into waiting for the last
@@ -674,6 +676,56 @@ static int summarize(hta_tableset *set, const hta_table *instances)
     return rc;
 }
 
+/* FNV-1a over a string and its terminator, so that ("ab", "c") and
+ * ("a", "bc") differ. */
+static uint64_t hash_text(uint64_t h, const char *s)
+{
+    do {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ull;
+    } while (*s++);
+    return h;
+}
+
+int hta_instance_summary_owner(const hta_cell *stats_row, int n_processes)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = hash_text(h, stats_row[S_DESC].s);
+    h = hash_text(h, stats_row[S_COLLECTIVE].s);
+    h = hash_text(h, stats_row[S_DTYPE].s);
+    h ^= (uint64_t)bucket_of(stats_row[S_BYTES].i);
+    h *= 0x100000001b3ull;
+    return (int)(h % (uint64_t)n_processes);
+}
+
+int hta_summarize_instances(hta_tableset *set)
+{
+    const hta_table *instances = hta_tableset_find(set, "_instance_stats");
+    if (instances && summarize(set, instances))
+        return -1;
+    hta_tableset_remove(set, "_instance_stats");
+    return 0;
+}
+
+/* "collective_summary" by key, whichever process summarised each row. */
+static int compare_summary_rows(const void *a, const void *b, void *ctx)
+{
+    const hta_cell *x = a, *y = b;
+    (void)ctx;
+    int c = strcmp(x[0].s, y[0].s);
+    if (!c)
+        c = strcmp(x[1].s, y[1].s);
+    if (!c)
+        c = strcmp(x[2].s, y[2].s);
+    return c ? c : (x[3].i > y[3].i) - (x[3].i < y[3].i);
+}
+
+static void sort_summary(hta_table *t)
+{
+    if (t && t->n_rows > 1)
+        qsort_r(t->cells, t->n_rows, t->n_columns * sizeof *t->cells, compare_summary_rows, NULL);
+}
+
 /* A row of "steps" by (rank, step number): the rows come by rank, but a
  * rank's steps in start order, which need not be number order. */
 typedef struct step_row {
@@ -762,10 +814,11 @@ int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, 
                        hta_tableset_find(set, "_group_missing"), w))
         return hta_fail(err, "collective metadata of a rank missing from /ranks, or corrupt");
     hta_table *by_group = hta_tableset_find(set, "comm_by_group");
-    if ((instances && summarize(set, instances)) ||
+    if ((instances && hta_summarize_instances(set)) ||
         add_step_waits(set, hta_tableset_find(set, "_step_waits")) ||
         (by_group && hta_table_sort_by_first_column(by_group)))
         return hta_fail(err, "out of memory matching collectives by process group");
+    sort_summary(hta_tableset_find(set, "collective_summary"));
     return 0;
 }
 

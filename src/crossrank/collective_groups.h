@@ -57,14 +57,23 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
  * produce. */
 int hta_match_collective_groups_here(hta_tableset *set, hta_error *err);
 
+/* The process (of n_processes) that summarises an "_instance_stats" row:
+ * by its (description, collective, dtype, size bucket), the same on every
+ * process. */
+int hta_instance_summary_owner(const hta_cell *stats_row, int n_processes);
+/* Turns the "_instance_stats" rows of set into "collective_summary" rows,
+ * one per key, and removes them; -1 when out of memory. */
+int hta_summarize_instances(hta_tableset *set);
+
 /* Root: "process_groups", each group's members as each rank describes
  * them; -1 when out of memory. */
 int hta_put_process_groups(const hta_comm_catalog *c, hta_tableset *out);
 
 /* Root: adds "_group_waits" and "_group_missing" to w (n_ranks slots, the
- * rows of "ranks"), "_step_waits" to "steps", summarises
- * "_instance_stats" into "collective_summary" and puts "comm_by_group" (gathered process by
- * process) in rank order.  -1 with err. */
+ * rows of "ranks"), "_step_waits" to "steps", summarises any
+ * "_instance_stats" still there (the single-process path), and puts
+ * "collective_summary" in key order and "comm_by_group" (gathered process
+ * by process) in rank order.  -1 with err. */
 int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, hta_error *err);
 
 #endif
