@@ -3,8 +3,9 @@
 events marked "critical": 1 with flows where the path crosses CPU and GPU,
 counter tracks (queue length per stream, memory bandwidth per copy kind,
 timeline share per step) with the fields Perfetto and chrome://tracing
-need, the rank's outlier flags at the top level; hta-mpi reading the
-written traces gives the same tables."""
+need, each collective's wait for its peers as an instant event, the rank's
+outlier flags at the top level; hta-mpi reading the written traces gives
+the same tables."""
 import subprocess
 import gzip
 import json
@@ -17,7 +18,7 @@ from handbuilt import write_ranks
 from critical_path_traces import steps_trace, synced_step
 
 TABLES = ["temporal_breakdown", "kernels", "idle_time", "launch_stats", "queue_length",
-          "memory_bw", "critical_path", "critical_path_events", "ops"]
+          "memory_bw", "critical_path", "critical_path_events", "ops", "collective_wait"]
 
 
 def load(path):
@@ -37,7 +38,7 @@ def check_added_events(events):
              e.get("pid") == 999999]
     assert added, "nothing added"
     for e in added:
-        assert e["ph"] in ("C", "s", "f", "M"), e
+        assert e["ph"] in ("C", "s", "f", "M", "i"), e
         assert isinstance(e["name"], str) and e["name"], e
         assert is_number(e["pid"]) and is_number(e["tid"]), e
         if e["ph"] != "M":
@@ -48,6 +49,8 @@ def check_added_events(events):
             assert is_number(e["id"]) and e["cat"] == "critical_path", e
         if e["ph"] == "f":
             assert e["bp"] == "e", e
+        if e["ph"] == "i":
+            assert e["s"] == "t" and is_number(e["args"]["wait_us"]), e
     flows = [e for e in added if e["ph"] in ("s", "f")]
     starts = sorted(e["id"] for e in flows if e["ph"] == "s")
     assert starts == sorted(e["id"] for e in flows if e["ph"] == "f")
@@ -137,7 +140,37 @@ def check_outliers():
         assert set(o) == {"metric", "value", "z", "robust_z", "classification"}, o
 
 
+def check_collective_waits():
+    """A tensor x data parallel job, rank 3 slow: each rank's instant
+    events add up to its /collective_wait figures, and match the
+    generator's own waits."""
+    d = os.path.join(tmpdir(), "job")
+    subprocess.run([TRACEGEN, "--tp", "2", "--dp", "2", "--slow", "3:1.3", "-o", d],
+                   check=True, capture_output=True)
+    with open(d + ".truth.json") as f:
+        truth = {w["rank"]: w for w in json.load(f)["ranks"]}
+    out_dir = check_folder([d], processes=2)
+    results, _ = analyse(d, processes=2)
+    cw = table(results, "collective_wait").set_index("rank")
+    for rank in cw.index:
+        _, doc = load(os.path.join(out_dir, f"rank-{rank}.json"))
+        waits = [e for e in doc["traceEvents"] if e["ph"] == "i" and e.get("pid") == 999999]
+        track = [e for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"
+                 and e.get("pid") == 999999]
+        assert track and track[0]["args"]["name"] == "collective wait", track
+        row = cw.loc[rank]
+        assert abs(sum(e["args"]["wait_us"] for e in waits) - row.total_wait_us) < 1e-3 * len(waits)
+        assert abs(sum(e["args"]["caused_wait_us"] for e in waits) - row.caused_wait_us) < \
+            1e-3 * len(waits)
+        assert sum(e["args"]["arrived_last"] for e in waits) == row.arrived_last, rank
+        assert all(e["name"] == ("wait for peers" if e["args"]["wait_us"] > 0 else "arrived last")
+                   for e in waits), waits
+        assert abs(row.total_wait_us - truth[rank]["total_wait_us"]) < 1e-3 * len(waits), \
+            (rank, row.total_wait_us, truth[rank])
+
+
 check_outliers()
+check_collective_waits()
 check_folder([os.path.join(TRACES, "hta", "trace_filter")], processes=2)
 check_folder([os.path.join(TRACES, "hta", "critical_path_event_sync_multi_stream")])
 check_folder([os.path.join(TRACES, "hta", "negative_queue")])

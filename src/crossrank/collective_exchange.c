@@ -359,7 +359,8 @@ static int summarize_by_kind(hta_tableset *out, int n_processes)
 }
 
 int hta_exchange_collective_groups(const hta_table *comm_ops, const int64_t *valid,
-                                   size_t n_valid, hta_tableset *out, hta_error *err)
+                                   size_t n_valid, int keep_kernel_waits, hta_tableset *out,
+                                   hta_error *err)
 {
     int n_processes;
     MPI_Comm_size(MPI_COMM_WORLD, &n_processes);
@@ -392,7 +393,8 @@ int hta_exchange_collective_groups(const hta_table *comm_ops, const int64_t *val
             mine[i] = x.returned[x.slot[i]];
         exchange_free(&x);
         if (!rc)
-            rc = any_failed(!mine || hta_rank_group_figures(&c, &r, mine, out) != 0);
+            rc = any_failed(!mine || hta_rank_group_figures(&c, &r, mine, out) != 0 ||
+                            (keep_kernel_waits && hta_put_kernel_waits(&c, &r, mine, out)));
         if (!rc)
             rc = summarize_by_kind(out, n_processes);
         free(mine);

@@ -534,6 +534,35 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
     return rc;
 }
 
+static const hta_column KERNEL_WAIT_COLUMNS[] = {
+    {"rank", HTA_COL_I64},        {"start_ns", HTA_COL_I64},     {"wait_ns", HTA_COL_I64},
+    {"caused_ns", HTA_COL_I64},   {"arrived_last", HTA_COL_I64}, {"group", HTA_COL_STR},
+    {"collective", HTA_COL_STR},
+};
+
+int hta_put_kernel_waits(const hta_comm_catalog *c, const hta_rank_ops *r,
+                         const hta_op_result *results, hta_tableset *out)
+{
+    hta_table *t = HTA_TABLE(out, "_kernel_waits", KERNEL_WAIT_COLUMNS);
+    int failed = !t;
+    for (size_t i = 0; !failed && i < r->n; i++) {
+        const hta_group_op *op = &r->ops[i];
+        const hta_op_result *res = &results[i];
+        if (res->wait_ns <= 0 && !res->last)
+            continue;
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, op->rank);
+        hta_row_put_i64(&row, op->start);
+        hta_row_put_i64(&row, res->wait_ns);
+        hta_row_put_i64(&row, res->caused_ns);
+        hta_row_put_i64(&row, res->last);
+        hta_row_put_str(&row, c->groups[op->group].name);
+        hta_row_put_str(&row, c->kinds[op->kind].collective);
+        failed = hta_row_done(&row) != 0;
+    }
+    return failed ? -1 : 0;
+}
+
 /* ---- on one process ----------------------------------------------------- */
 
 /* The ranks analysed without failure, sorted. */

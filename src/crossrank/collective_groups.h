@@ -52,6 +52,12 @@ int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size
 int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
                            const hta_op_result *results, hta_tableset *out);
 
+/* Rank side, for --write-traces: "_kernel_waits", one row per op of r
+ * that waited for its peers or arrived last (rank, start_ns, wait_ns,
+ * caused_ns, arrived_last, group, collective).  -1 when out of memory. */
+int hta_put_kernel_waits(const hta_comm_catalog *c, const hta_rank_ops *r,
+                         const hta_op_result *results, hta_tableset *out);
+
 /* The whole matching on one process, for callers without the exchange:
  * consumes "_comm_ops" of set (rank-mapped) and adds what the three parts
  * produce. */

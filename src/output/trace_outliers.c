@@ -1,41 +1,15 @@
 /* trace_outliers.c: outlier flags into the written traces (see
- * output/trace_outliers.h).  A written trace is rewritten whole through a
- * temporary file beside it, renamed over it when complete, so that a
- * failure leaves the trace as the rank's process wrote it. */
+ * output/trace_outliers.h), rewritten as output/trace_rewrite.h does. */
 #include "output/trace_outliers.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "output/trace_rewrite.h"
 #include "output/trace_writer.h"
 #include "util/buf.h"
-
-/* A JSON number: null for what JSON cannot hold. */
-static void put_number(hta_buf *b, double v)
-{
-    char text[64];
-    if (isfinite(v))
-        snprintf(text, sizeof text, "%.17g", v);
-    else
-        strcpy(text, "null");
-    hta_buf_append(b, text, strlen(text));
-}
-
-static void put_string(hta_buf *b, const char *s)
-{
-    hta_buf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            hta_buf_putc(b, '\\');
-        if ((unsigned char)*s >= 0x20)
-            hta_buf_putc(b, *s);
-    }
-    hta_buf_putc(b, '"');
-}
 
 /* `"hta_mpi":{...},` for rank: its rows of the outliers table. */
 static void metadata_of(const hta_table *outliers, int64_t rank, hta_buf *b)
@@ -56,15 +30,15 @@ static void metadata_of(const hta_table *outliers, int64_t rank, hta_buf *b)
             continue;
         hta_buf_append(b, first ? "{\"metric\":" : ",{\"metric\":", first ? 10 : 11);
         first = 0;
-        put_string(b, row[metric].s);
+        hta_json_put_string(b, row[metric].s);
         hta_buf_append(b, ",\"value\":", 9);
-        put_number(b, row[value].f);
+        hta_json_put_number(b, row[value].f);
         hta_buf_append(b, ",\"z\":", 5);
-        put_number(b, row[z].f);
+        hta_json_put_number(b, row[z].f);
         hta_buf_append(b, ",\"robust_z\":", 12);
-        put_number(b, row[robust].f);
+        hta_json_put_number(b, row[robust].f);
         hta_buf_append(b, ",\"classification\":", 18);
-        put_string(b, row[cls].s);
+        hta_json_put_string(b, row[cls].s);
         hta_buf_putc(b, '}');
     }
     hta_buf_append(b, "]},", 3);
@@ -78,29 +52,7 @@ static int rewrite(const char *path, int gz, const hta_buf *doc, const hta_buf *
     const char *bracket = memchr(doc->data, '[', doc->len);
     if (!open || (bracket && bracket < open))
         return 0;              /* a bare event array has no top level */
-    size_t head = (size_t)(open - doc->data) + 1;
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int ok;
-    if (gz) {
-        gzFile out = gzopen(tmp, "wb1");
-        ok = out && gzwrite(out, doc->data, (unsigned)head) == (int)head &&
-             gzwrite(out, meta->data, (unsigned)meta->len) == (int)meta->len &&
-             gzwrite(out, doc->data + head, (unsigned)(doc->len - head)) ==
-                 (int)(doc->len - head);
-        ok = out && gzclose(out) == Z_OK && ok;
-    } else {
-        FILE *out = fopen(tmp, "wb");
-        ok = out && fwrite(doc->data, 1, head, out) == head &&
-             fwrite(meta->data, 1, meta->len, out) == meta->len &&
-             fwrite(doc->data + head, 1, doc->len - head, out) == doc->len - head;
-        ok = out && fclose(out) == 0 && ok;
-    }
-    if (!ok || rename(tmp, path)) {
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return hta_rewrite_trace_with(path, gz, doc, (size_t)(open - doc->data) + 1, meta);
 }
 
 int hta_add_outliers_to_written_traces(const hta_tableset *all, const char *dir,

@@ -9,6 +9,7 @@
  * go before the array's closing bracket: their pid is ANALYSIS_PID, named
  * "hta-mpi" by a metadata event, except flows, which sit on the tracks of
  * the events they join. */
+#define _GNU_SOURCE /* memmem */
 #include "output/trace_writer.h"
 
 #include <errno.h>
@@ -26,6 +27,10 @@
 #include "util/grow.h"
 
 #define ANALYSIS_PID 999999
+/* The first added event; what is added later goes after it. */
+#define PROCESS_NAME_EVENT \
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":999999,\"tid\":0," \
+    "\"args\":{\"name\":\"hta-mpi\"}}"
 /* Flow ids far above Kineto's (its ac2g flows count from 1). */
 #define FLOW_ID_BASE 1000000000u
 
@@ -605,8 +610,7 @@ static int write_document(collected *c, const hta_buf *doc, sink *o)
     if (!close)
         return -1;
     int first = !any;
-    put_event(o, &first, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":999999,\"tid\":0,"
-                         "\"args\":{\"name\":\"hta-mpi\"}}");
+    put_event(o, &first, PROCESS_NAME_EVENT);
     put_shares(o, &first, c);
     put_flows(o, &first, c);
     if (put_queue_lengths(o, &first, c->v) || put_bandwidths(o, &first, c->v))
@@ -656,4 +660,10 @@ int hta_write_trace(const char *path, const hta_rank_view *view, const char *dir
     free(c.flows);
     free(c.shares);
     return rc ? -1 : 0;
+}
+
+size_t hta_written_trace_insert_at(const hta_buf *doc)
+{
+    const char *at = memmem(doc->data, doc->len, PROCESS_NAME_EVENT, strlen(PROCESS_NAME_EVENT));
+    return at ? (size_t)(at - doc->data) + strlen(PROCESS_NAME_EVENT) : 0;
 }

@@ -23,4 +23,9 @@ int hta_read_trace_text(const char *path, hta_buf *out);
 int hta_write_trace(const char *path, const hta_rank_view *view, const char *dir,
                     hta_error *err);
 
+/* In a document hta_write_trace wrote, the offset just after the first
+ * event it added (pid 999999, "hta-mpi"), where more events can follow
+ * as ",{...}"; 0 when there is none. */
+size_t hta_written_trace_insert_at(const hta_buf *doc);
+
 #endif

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analysis/timeline.h"
 #include "crossrank/collective_exchange.h"
@@ -33,6 +34,7 @@
 #include "output/run_info.h"
 #include "output/summary.h"
 #include "output/trace_outliers.h"
+#include "output/trace_waits.h"
 #include "run/analyse_file.h"
 #include "run/discover.h"
 #include "run/file_list.h"
@@ -373,6 +375,33 @@ static int64_t *kept_ranks(const hta_rank_map *map, size_t *n)
     return v;
 }
 
+/* --write-traces: each of this process's ranks' kernel waits into the
+ * trace written for it (the file's name in the output directory).
+ * Failures are reported, not fatal: the results do not depend on them. */
+static void add_waits_to_written_traces(const hta_run_context *run, const hta_table *waits)
+{
+    size_t n = 0;
+    int64_t *held = malloc((waits && waits->n_rows ? waits->n_rows : 1) * sizeof *held);
+    for (size_t i = 0; held && waits && i < waits->n_rows; i++)
+        if (n == 0 || held[n - 1] != hta_table_row(waits, i)[0].i)
+            held[n++] = hta_table_row(waits, i)[0].i;
+    if (held)
+        qsort(held, n, sizeof *held, compare_rank);
+    for (size_t f = 0; held && n && f < run->map.n_files && f < run->list.count; f++) {
+        int64_t rank = run->map.rank_of_file[f];
+        if (rank < 0 || !bsearch(&rank, held, n, sizeof *held, compare_rank))
+            continue;
+        const char *base = strrchr(run->list.paths[f], '/');
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", run->opt->write_traces,
+                 base ? base + 1 : run->list.paths[f]);
+        hta_error err = {{0}};
+        if (access(path, F_OK) == 0 && hta_add_waits_to_written_trace(path, waits, rank, &err))
+            report(err.text);
+    }
+    free(held);
+}
+
 /* Every process: its "_comm_ops" relabelled with the map and matched by
  * process group among all processes; the root gathers the results but
  * the instance rows, which their owners write in place.  -1 on every
@@ -388,13 +417,17 @@ static int match_collectives(hta_run_context *run)
     if (failed && run->me == ROOT)
         report("out of memory while matching the collectives");
     if (!failed && hta_exchange_collective_groups(hta_tableset_find(&run->comm, "_comm_ops"),
-                                                  valid, n_valid, &matched, &err)) {
+                                                  valid, n_valid, run->opt->write_traces != NULL,
+                                                  &matched, &err)) {
         if (err.text[0])
             report(err.text);
         failed = 1;
     }
     free(valid);
     hta_tableset_free(&run->comm);
+    if (!failed && run->opt->write_traces)
+        add_waits_to_written_traces(run, hta_tableset_find(&matched, "_kernel_waits"));
+    hta_tableset_remove(&matched, "_kernel_waits");
     int not_taken = !failed && take_in_place_tables(&matched, &run->in_place);
     if (!failed && gather_tables(run, &matched, &err)) {
         report(err.text);
