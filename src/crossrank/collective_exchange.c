@@ -10,15 +10,18 @@
  *    each instance on a line of the job's kernels in instance order;
  *    process p owns the p-th of P equal stretches of that line, so every
  *    process owns about its share of kernels and the owners' instances,
- *    concatenated in process order, are in instance order: the root
- *    receives "collectives" already sorted.
+ *    concatenated in process order, are in instance order: written in
+ *    place in process order, "collectives" comes out sorted.
  * 3. One MPI_Alltoallv sends each kernel to its instance's owner, which
  *    matches its instances; a second sends each kernel's result back to
  *    the process holding the rank, which adds up the rank's figures in
  *    instance order (the same sums, in the same order, whatever the
  *    number of processes).
- * 4. The caller gathers the instance rows and the per-rank figures to
- *    the root (run/pipeline.c, with the other tables' gather code). */
+ * 4. A third sends each instance's summary figures to the process that
+ *    summarises its kind, so that no process holds every instance.
+ * 5. The caller writes the instance rows in place and gathers the
+ *    per-rank figures and summary rows to the root (run/pipeline.c, with
+ *    the other tables' gather code). */
 #include "crossrank/collective_exchange.h"
 
 #include <limits.h>

@@ -7,7 +7,8 @@
  * gather's timing meaningful); the root resolves ranks and broadcasts each
  * file's rank, so that the processes match the collectives by process
  * group among themselves (crossrank/collective_exchange.c: the root gets
- * the instances and per-rank figures, never every rank's kernels); the
+ * per-rank figures and summary rows, never every rank's kernels or every
+ * instance); the
  * root broadcasts its decisions (exit code so far, the temporary results
  * file), after which every
  * process writes its own rows of the per-rank tables into that file
