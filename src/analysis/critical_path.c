@@ -476,43 +476,45 @@ static int is_noded(const step_ctx *c, const member *mb)
     return mb->gpu != UINT32_MAX ? !is_sync_event(c->r, e) : is_cpu_node(c->r, e);
 }
 
-/* The members' starts and ends by time, equal times in order of event, a
- * start before its end: sorted by (time, index) with index 2 * local (+ 1
- * for the end).  They are handed to the sort nearly in order: the CPU
- * events' starts, their ends as a stack of nested calls closes them, then
- * the GPU events' starts and ends. */
-static int sort_by_time(step_ctx *c)
+/* Lists the starts of the CPU (gpu 0) or GPU (gpu 1) members in order,
+ * each after the ends of the open members it follows, as a stack of
+ * nested calls (or of one stream's kernels) closes them: in time order
+ * when the starts are and the members nest. */
+static size_t list_side(const step_ctx *c, int gpu, hta_keyed *v, size_t n, uint32_t *open)
 {
     const hta_trace *t = c->r->t;
-    hta_keyed *v = c->by_time = scratch(c->r, S_ITEMS, 2 * c->n, sizeof *c->by_time);
-    hta_keyed *tmp = scratch(c->r, S_ITEMS_TMP, 2 * c->n, sizeof *tmp);
-    uint32_t *open = scratch(c->r, S_STACK, c->n, sizeof *open);
-    if (!v || !tmp || !open)
-        return -1;
-    size_t n = 0, depth = 0;
-    for (size_t k = 0; k < c->n; k++)
-        if (c->m[k].gpu == UINT32_MAX)
-            v[n++] = (hta_keyed){t->events[c->m[k].ev].ts_ns, 2 * k};
+    size_t depth = 0;
     for (size_t k = 0; k < c->n; k++) {
-        if (c->m[k].gpu != UINT32_MAX)
+        if ((c->m[k].gpu != UINT32_MAX) != gpu)
             continue;
         const hta_event *e = &t->events[c->m[k].ev];
         while (depth && hta_event_end(&t->events[c->m[open[depth - 1]].ev]) <= e->ts_ns) {
             uint32_t top = open[--depth];
             v[n++] = (hta_keyed){hta_event_end(&t->events[c->m[top].ev]), 2 * (size_t)top + 1};
         }
+        v[n++] = (hta_keyed){e->ts_ns, 2 * k};
         open[depth++] = (uint32_t)k;
     }
     while (depth) {
         uint32_t top = open[--depth];
         v[n++] = (hta_keyed){hta_event_end(&t->events[c->m[top].ev]), 2 * (size_t)top + 1};
     }
-    for (size_t k = 0; k < c->n; k++)
-        if (c->m[k].gpu != UINT32_MAX)
-            v[n++] = (hta_keyed){t->events[c->m[k].ev].ts_ns, 2 * k};
-    for (size_t k = 0; k < c->n; k++)
-        if (c->m[k].gpu != UINT32_MAX)
-            v[n++] = (hta_keyed){hta_event_end(&t->events[c->m[k].ev]), 2 * k + 1};
+    return n;
+}
+
+/* The members' starts and ends by time, equal times in order of event, a
+ * start before its end: sorted by (time, index) with index 2 * local (+ 1
+ * for the end).  They are handed to the sort as two runs or a few: the
+ * CPU members', then the GPU members'. */
+static int sort_by_time(step_ctx *c)
+{
+    hta_keyed *v = c->by_time = scratch(c->r, S_ITEMS, 2 * c->n, sizeof *c->by_time);
+    hta_keyed *tmp = scratch(c->r, S_ITEMS_TMP, 2 * c->n, sizeof *tmp);
+    uint32_t *open = scratch(c->r, S_STACK, c->n, sizeof *open);
+    if (!v || !tmp || !open)
+        return -1;
+    size_t n = list_side(c, 0, v, 0, open);
+    n = list_side(c, 1, v, n, open);
     return hta_run_merge_sort_keyed(v, n, tmp);
 }
 
