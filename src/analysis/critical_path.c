@@ -83,6 +83,7 @@ typedef struct graph {
     size_t n_nodes, cap_nodes;
     edge *edges;
     size_t n_edges, cap_edges;
+    int backward;              /* some edge goes back in node order */
     int32_t *start_of, *end_of; /* by local member: node ids, -1 = none */
     size_t cap_members;
 } graph;
@@ -92,7 +93,7 @@ enum scratch_slot {
     S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_TREE, S_LOCALS, S_THREAD_INDEX, S_THREAD_FIRST,
     S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_OUT_FIRST, S_IN_LIST,
     S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_OPEN, S_SEGMENTS,
-    S_STACK, S_KIND, S_N
+    S_STACK, S_KIND, S_LOCKS, S_N
 };
 
 typedef struct rank_state {
@@ -452,6 +453,8 @@ typedef struct step_ctx {
     const member *m;           /* in order of event index */
     size_t n;
     hta_keyed *by_time;        /* index 2 * local (+ 1 for the end), by time */
+    uint32_t *locks;           /* the runtime-lock calls' nodes, in order */
+    size_t n_locks;
 } step_ctx;
 
 static inline int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int zero_weight,
@@ -466,6 +469,7 @@ static inline int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int z
                          ? 0
                          : g->nodes[dst].ts - g->nodes[src].ts;
     g->edges[g->n_edges++] = (edge){src, dst, weight, attr, (uint8_t)type};
+    g->backward |= src > dst;
     return 0;
 }
 
@@ -524,6 +528,7 @@ static int build_nodes(step_ctx *c)
     rank_state *r = c->r;
     graph *g = &r->g;
     g->n_nodes = g->n_edges = 0;
+    g->backward = 0;
     size_t cap = g->cap_members;
     if (hta_grow_array((void **)&g->nodes, &g->cap_nodes, 2 * c->n + 1, sizeof *g->nodes) ||
         hta_grow_array((void **)&g->start_of, &cap, c->n + 1, sizeof *g->start_of))
@@ -534,7 +539,8 @@ static int build_nodes(step_ctx *c)
     g->cap_members = cap;
     /* Per member, in event order: 1 noded, 2 also a runtime-lock call. */
     uint8_t *kind = scratch(r, S_KIND, c->n, 1);
-    if (!kind)
+    c->locks = scratch(r, S_LOCKS, 2 * c->n, sizeof *c->locks);
+    if (!kind || !c->locks)
         return -1;
     for (size_t k = 0; k < c->n; k++) {
         const hta_event *e = &r->t->events[c->m[k].ev];
@@ -544,6 +550,7 @@ static int build_nodes(step_ctx *c)
                       : 0;
     }
     size_t n = 0;
+    c->n_locks = 0;
     for (size_t i = 0; i < 2 * c->n; i++) {
         size_t k = c->by_time[i].index / 2;
         int is_end = c->by_time[i].index % 2;
@@ -552,6 +559,8 @@ static int build_nodes(step_ctx *c)
         g->nodes[n] = (node){c->by_time[i].key, c->m[k].ev, (uint32_t)k, (uint8_t)!is_end,
                              (uint8_t)(kind[k] >> 1)};
         (is_end ? g->end_of : g->start_of)[k] = (int32_t)n;
+        if (kind[k] & 2)
+            c->locks[c->n_locks++] = (uint32_t)n;
         n++;
     }
     g->n_nodes = n;
@@ -568,14 +577,13 @@ static int is_lock_node(const step_ctx *c, uint32_t id)
 static int add_lock_edges(step_ctx *c)
 {
     graph *g = &c->r->g;
-    uint32_t *open = scratch(c->r, S_OPEN, g->n_nodes, sizeof *open);
+    uint32_t *open = scratch(c->r, S_OPEN, c->n_locks, sizeof *open);
     if (!open)
         return -1;
     size_t n_open = 0;
     long last = -1;
-    for (uint32_t id = 0; id < g->n_nodes; id++) {
-        if (!is_lock_node(c, id))
-            continue;
+    for (size_t i = 0; i < c->n_locks; i++) {
+        uint32_t id = c->locks[i];
         if (g->nodes[id].is_start) {
             open[n_open++] = id;
         } else {
@@ -633,6 +641,8 @@ static int cmp_sweep(const void *a, const void *b)
 static void order_ties(sweep_item *items, size_t n)
 {
     for (size_t i = 1; i < 2 * n; i++) {
+        if (items[i - 1].time != items[i].time)
+            continue;
         sweep_item x = items[i];
         size_t j = i;
         while (j > 0 && items[j - 1].time == x.time && cmp_sweep(&items[j - 1], &x) > 0) {
@@ -1180,10 +1190,7 @@ static int longest_path(rank_state *r, path *out)
     if (!in_first || !in_list || !order || !dist || !via)
         return -1;
     list_edges(g, 1, in_first, in_list);
-    int forward = 1;
-    for (size_t i = 0; i < ne && forward; i++)
-        forward = g->edges[i].src < g->edges[i].dst;
-    int have_order = !forward;
+    int have_order = g->backward;
     if (have_order) {
         int acyclic = kahn_order(r, in_first, order);
         if (acyclic < 0)
@@ -1419,8 +1426,8 @@ static int hand_path(rank_state *r, const step_window *w, const path *p)
 
 static int run_step(rank_state *r, size_t s, path *p, hta_tableset *out)
 {
-    step_ctx c = {r, r->members + r->step_first[s], r->step_first[s + 1] - r->step_first[s],
-                  NULL};
+    step_ctx c = {.r = r, .m = r->members + r->step_first[s],
+                  .n = r->step_first[s + 1] - r->step_first[s]};
     int rc = sort_by_time(&c) || build_nodes(&c) || add_lock_edges(&c) ||
              add_call_stack_edges(&c) || add_kernel_edges(&c) || longest_path(r, p) ||
              (r->path_fn ? hand_path(r, &r->steps[s], p) : emit_step(r, &r->steps[s], p, out));
