@@ -921,22 +921,6 @@ static const hta_event *recorded_kernel(const rank_state *r, const hta_event *sy
     return kernel_before(r, (uint32_t)x->wait_on_stream, record->ts_ns);
 }
 
-/* A kernel or sync in the pass's order: by time, then syncs by event,
- * then kernels by their place in view->gpu. */
-typedef struct kernel_row {
-    int64_t sort_ts;
-    uint64_t tie;
-    uint32_t local;
-} kernel_row;
-
-static int cmp_kernel_row(const void *a, const void *b)
-{
-    const kernel_row *x = a, *y = b;
-    if (x->sort_ts != y->sort_ts)
-        return x->sort_ts < y->sort_ts ? -1 : 1;
-    return x->tie < y->tie ? -1 : x->tie > y->tie;
-}
-
 typedef struct stream_last {
     uint32_t stream;
     uint32_t node;
@@ -1050,14 +1034,31 @@ static int handle_kernel(step_ctx *c, kernel_pass *k, uint32_t local)
     return 0;
 }
 
+/* A kernel's or sync's place in the pass's order (an index of
+ * hta_keyed, by time first): syncs by event, then kernels by their place
+ * in view->gpu. */
+#define KERNEL_TIE(gpu) (UINT64_C(1) << 32 | (gpu))
+
+/* The local member of a row's tie. */
+static size_t local_of_tie(const step_ctx *c, uint64_t tie)
+{
+    const rank_state *r = c->r;
+    uint32_t ev = tie < KERNEL_TIE(0) ? (uint32_t)tie
+                                      : (uint32_t)(r->v->gpu[tie - KERNEL_TIE(0)] - r->t->events);
+    return (size_t)local_of(c, ev);
+}
+
+/* The step's kernels (by start) and syncs (by end) in time order, handed
+ * to the sort in event order: nearly in time order. */
 static int add_kernel_edges(step_ctx *c)
 {
     rank_state *r = c->r;
     const hta_trace *t = r->t;
-    kernel_row *rows = scratch(r, S_ROWS, c->n, sizeof *rows);
+    hta_keyed *rows = scratch(r, S_ROWS, c->n, sizeof *rows);
+    hta_keyed *tmp = scratch(r, S_ITEMS_TMP, c->n, sizeof *tmp);
     kernel_pass k = {0};
     size_t n_rows = 0, n_sync = 0;
-    if (!rows)
+    if (!rows || !tmp)
         return -1;
     for (size_t i = 0; i < c->n; i++) {
         const member *mb = &c->m[i];
@@ -1066,18 +1067,18 @@ static int add_kernel_edges(step_ctx *c)
         if (mb->gpu == UINT32_MAX && !sync)
             continue;
         n_sync += sync;
-        uint64_t tie = mb->gpu == UINT32_MAX ? mb->ev : (UINT64_C(1) << 32 | mb->gpu);
-        rows[n_rows++] = (kernel_row){sync ? hta_event_end(e) : e->ts_ns, tie, (uint32_t)i};
+        uint64_t tie = mb->gpu == UINT32_MAX ? mb->ev : KERNEL_TIE(mb->gpu);
+        rows[n_rows++] = (hta_keyed){sync ? hta_event_end(e) : e->ts_ns, tie};
     }
     k.last = scratch(r, S_LAST, n_rows, sizeof *k.last);
     k.sync_dest = scratch(r, S_SYNC_DEST, n_sync, sizeof *k.sync_dest);
     k.sync_src = scratch(r, S_SYNC_SRC, n_sync, sizeof *k.sync_src);
-    if (!k.last || !k.sync_dest || !k.sync_src)
+    if (!k.last || !k.sync_dest || !k.sync_src || hta_run_merge_sort_keyed(rows, n_rows, tmp))
         return -1;
-    qsort(rows, n_rows, sizeof *rows, cmp_kernel_row);
     for (size_t i = 0; i < n_rows; i++) {
-        const hta_event *e = &t->events[c->m[rows[i].local].ev];
-        if (is_sync_event(r, e) ? handle_sync(c, &k, e) : handle_kernel(c, &k, rows[i].local))
+        size_t local = local_of_tie(c, rows[i].index);
+        const hta_event *e = &t->events[c->m[local].ev];
+        if (is_sync_event(r, e) ? handle_sync(c, &k, e) : handle_kernel(c, &k, (uint32_t)local))
             return -1;
     }
     return 0;
