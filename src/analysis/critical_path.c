@@ -90,7 +90,7 @@ typedef struct graph {
 
 /* Per-step working arrays, kept across steps (grown, never shrunk). */
 enum scratch_slot {
-    S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_TREE, S_LOCALS, S_THREAD_INDEX, S_THREAD_FIRST,
+    S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_THREAD_INDEX, S_THREAD_FIRST,
     S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_OUT_FIRST, S_IN_LIST,
     S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_OPEN, S_SEGMENTS,
     S_STACK, S_KIND, S_LOCKS, S_N
@@ -607,7 +607,7 @@ static int add_lock_edges(step_ctx *c)
 typedef struct sweep_item {
     int64_t time, dur;
     uint32_t ev;
-    uint32_t local;
+    uint32_t local;            /* the member */
     int8_t type;               /* +1 start, -1 end */
 } sweep_item;
 
@@ -713,65 +713,42 @@ static int exit_op(step_ctx *c, walk_state *w, uint32_t local, int64_t parent)
     return 0;
 }
 
+/* The event of the innermost open member (stack holds locals), -1 = the root. */
+static int64_t open_parent(const step_ctx *c, const uint32_t *stack, size_t depth)
+{
+    return depth ? (int64_t)c->m[stack[depth - 1]].ev : -1;
+}
+
+static int close_innermost(step_ctx *c, walk_state *w, const uint32_t *stack, size_t *depth)
+{
+    uint32_t top = stack[--*depth];
+    return exit_op(c, w, top, open_parent(c, stack, *depth));
+}
+
 /* The call stack of one thread's events (HTA's CallStackGraph: a start's
  * parent is the innermost open event, an end closes the innermost),
- * walked depth first with the graph's edges added on the way.  items:
- * the thread's starts and ends, sorted stably by time. */
-static int walk_thread(step_ctx *c, const uint32_t *locals, size_t n, sweep_item *items,
-                       int32_t *tree)
+ * walked depth first with the graph's edges added on the way.  The sweep
+ * itself is that walk: it enters each event at its start, after its
+ * parent and elder siblings' subtrees, and leaves it when an end closes
+ * it, after its children.  items: the thread's n starts and n ends,
+ * sorted stably by time; stack has room for n. */
+static int walk_thread(step_ctx *c, sweep_item *items, size_t n, uint32_t *stack)
 {
     order_ties(items, n);
-    /* tree: parent, first child, next sibling, last child (by i); -1 none */
-    int32_t *parent = tree, *first = tree + n, *next = tree + 2 * n, *lastc = tree + 3 * n;
-    int32_t *stack = tree + 4 * n;
-    for (size_t i = 0; i < 4 * n; i++)
-        tree[i] = -1;
-    int32_t root_first = -1, root_last = -1;
+    walk_state w = {-1, 0, -1};
     size_t depth = 0;
     for (size_t k = 0; k < 2 * n; k++) {
-        int32_t i = (int32_t)items[k].local;
         if (items[k].type == 1) {
-            int32_t p = depth ? stack[depth - 1] : -1;
-            parent[i] = p;
-            int32_t *head = p < 0 ? &root_first : &first[p], *tail = p < 0 ? &root_last : &lastc[p];
-            if (*tail < 0)
-                *head = i;
-            else
-                next[*tail] = i;
-            *tail = i;
-            stack[depth++] = i;
-        } else if (depth) {
-            depth--;
-        }
-    }
-    walk_state w = {-1, 0, -1};
-    /* Iterative depth-first walk: stack holds the open path. */
-    int32_t cur = root_first;
-    depth = 0;
-    while (cur >= 0) {
-        int64_t p = parent[cur] < 0 ? -1 : (int64_t)c->m[locals[parent[cur]]].ev;
-        if (enter_op(c, &w, locals[cur], p))
-            return -1;
-        if (first[cur] >= 0) {
-            stack[depth++] = cur;
-            cur = first[cur];
-            continue;
-        }
-        for (;;) {
-            int64_t pp = parent[cur] < 0 ? -1 : (int64_t)c->m[locals[parent[cur]]].ev;
-            if (exit_op(c, &w, locals[cur], pp))
+            if (enter_op(c, &w, items[k].local, open_parent(c, stack, depth)))
                 return -1;
-            if (next[cur] >= 0) {
-                cur = next[cur];
-                break;
-            }
-            if (!depth) {
-                cur = -1;
-                break;
-            }
-            cur = stack[--depth];
+            stack[depth++] = items[k].local;
+        } else if (depth && close_innermost(c, &w, stack, &depth)) {
+            return -1;
         }
     }
+    while (depth)
+        if (close_innermost(c, &w, stack, &depth))
+            return -1;
     return 0;
 }
 
@@ -782,11 +759,10 @@ static void note_thread(uint32_t *only, uint32_t th)
     *only = *only == UINT32_MAX || *only == th ? th : UINT32_MAX - 1;
 }
 
-/* Each CPU member's thread (UINT32_MAX: none) and place in it, and the
- * threads' members in order (locals from first[th]); first has room for
+/* Each CPU member's thread (UINT32_MAX: none), and the number of members
+ * of the threads before th in first[th]; first has room for
  * 2 * n_threads + 2. */
-static void group_threads(step_ctx *c, uint32_t *group, uint32_t *place, uint32_t *locals,
-                          size_t *first)
+static void group_threads(step_ctx *c, uint32_t *group, size_t *first)
 {
     rank_state *r = c->r;
     const hta_trace *t = r->t;
@@ -819,13 +795,6 @@ static void group_threads(step_ctx *c, uint32_t *group, uint32_t *place, uint32_
     }
     for (uint32_t th = 0; th < n_threads; th++)
         first[th + 1] += first[th];
-    size_t *fill = first + n_threads + 1;
-    memcpy(fill, first, (size_t)n_threads * sizeof *fill);
-    for (size_t k = 0; k < c->n; k++)
-        if (group[k] != UINT32_MAX) {
-            place[k] = (uint32_t)(fill[group[k]] - first[group[k]]);
-            locals[fill[group[k]]++] = (uint32_t)k;
-        }
 }
 
 static int add_call_stack_edges(step_ctx *c)
@@ -835,14 +804,12 @@ static int add_call_stack_edges(step_ctx *c)
     uint32_t n_threads = r->contexts.n_threads;
     size_t n = c->n;
     size_t *first = scratch(r, S_THREAD_FIRST, 2 * (size_t)n_threads + 2, sizeof *first);
-    uint32_t *group = scratch(r, S_THREAD_INDEX, 2 * n, sizeof *group);
-    uint32_t *locals = scratch(r, S_LOCALS, n, sizeof *locals);
+    uint32_t *group = scratch(r, S_THREAD_INDEX, n, sizeof *group);
+    uint32_t *stack = scratch(r, S_STACK, n, sizeof *stack);
     sweep_item *items = scratch(r, S_SWEEP, 2 * n, sizeof *items);
-    int32_t *tree = scratch(r, S_TREE, 5 * n, sizeof *tree);
-    if (!first || !group || !locals || !items || !tree)
+    if (!first || !group || !stack || !items)
         return -1;
-    uint32_t *place = group + n;
-    group_threads(c, group, place, locals, first);
+    group_threads(c, group, first);
     /* Each thread's starts and ends in the step's order by time. */
     size_t *fill = first + n_threads + 1;
     for (uint32_t th = 0; th < n_threads; th++)
@@ -854,12 +821,11 @@ static int add_call_stack_edges(step_ctx *c)
         const hta_event *e = &t->events[c->m[k].ev];
         int is_end = c->by_time[i].index % 2;
         items[fill[group[k]]++] = (sweep_item){c->by_time[i].key, e->dur_ns, c->m[k].ev,
-                                               place[k], (int8_t)(is_end ? -1 : 1)};
+                                               (uint32_t)k, (int8_t)(is_end ? -1 : 1)};
     }
     for (uint32_t th = 0; th < n_threads; th++)
         if (first[th + 1] > first[th] &&
-            walk_thread(c, locals + first[th], first[th + 1] - first[th], items + 2 * first[th],
-                        tree))
+            walk_thread(c, items + 2 * first[th], first[th + 1] - first[th], stack))
             return -1;
     return 0;
 }
