@@ -111,6 +111,7 @@ typedef struct rank_state {
     size_t step_hint;          /* step_at's last answer */
     member *members;           /* grouped by step */
     size_t *step_first;        /* n_steps + 1 offsets */
+    int32_t *member_of;        /* by event: its place in its step's members, -1 = none */
     graph g;
     int32_t *segment_of;       /* by event: see add_to_segment */
     void *scratch[S_N];
@@ -403,7 +404,7 @@ static int deal_members(rank_state *r)
     const hta_trace *t = r->t;
     const hta_rank_view *v = r->v;
     size_t total = t->n_events;
-    int32_t *step = malloc((total + 1) * sizeof *step);
+    int32_t *step = r->member_of = malloc((total + 1) * sizeof *step);
     uint32_t *place = malloc((total + 1) * sizeof *place); /* in view->gpu */
     size_t *fill = malloc((r->n_steps + 1) * sizeof *fill);
     r->step_first = calloc(r->n_steps + 2, sizeof *r->step_first);
@@ -435,12 +436,15 @@ static int deal_members(rank_state *r)
     if (!r->members)
         goto done;
     memcpy(fill, r->step_first, r->n_steps * sizeof *fill);
-    for (size_t i = 0; i < total; i++)
-        if (step[i] >= 0)
-            r->members[fill[step[i]]++] = (member){(uint32_t)i, place[i]};
+    for (size_t i = 0; i < total; i++) {
+        int32_t s = step[i];
+        if (s < 0)
+            continue;
+        step[i] = (int32_t)(fill[s] - r->step_first[s]);
+        r->members[fill[s]++] = (member){(uint32_t)i, place[i]};
+    }
     rc = 0;
 done:
-    free(step);
     free(place);
     free(fill);
     return rc;
@@ -833,15 +837,8 @@ static int add_call_stack_edges(step_ctx *c)
 /* The local member of global event ev, or -1. */
 static long local_of(const step_ctx *c, uint32_t ev)
 {
-    size_t lo = 0, hi = c->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->m[mid].ev < ev)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->n && c->m[lo].ev == ev ? (long)lo : -1;
+    int32_t k = c->r->member_of[ev];
+    return k >= 0 && (size_t)k < c->n && c->m[k].ev == ev ? k : -1;
 }
 
 static long node_of_event(const step_ctx *c, const hta_event *e, int end)
@@ -1117,20 +1114,20 @@ static int kahn_order(rank_state *r, const uint32_t *in_first, uint32_t *order)
 static void relax(const graph *g, const uint32_t *in_first, const uint32_t *in_list,
                   int64_t *dist, int64_t *via, uint32_t v)
 {
-    int64_t d = 0, from = -1;
-    int any = 0;
-    for (uint32_t j = in_first[v]; j < in_first[v + 1]; j++) {
+    /* Distances are never negative and weights above -1 us: any candidate
+     * beats INT64_MIN. */
+    int64_t d = INT64_MIN, from = -1;
+    for (uint32_t j = in_first[v], end = in_first[v + 1]; j < end; j++) {
         const edge *e = &g->edges[in_list[j]];
         /* HTA zeroes a weight of -1 us or less before the search. */
         int64_t w = e->weight <= -1000 ? 0 : e->weight;
         int64_t cand = dist[e->src] + w;
-        if (!any || cand > d) {
+        if (cand > d) {
             d = cand;
             from = in_list[j];
-            any = 1;
         }
     }
-    if (!any || d < 0) {
+    if (d < 0) {
         d = 0;
         from = -1;
     }
@@ -1411,6 +1408,7 @@ static void rank_state_free(rank_state *r)
     free(r->steps);
     free(r->members);
     free(r->step_first);
+    free(r->member_of);
     free(r->g.nodes);
     free(r->g.edges);
     free(r->g.start_of);
