@@ -93,7 +93,7 @@ enum scratch_slot {
     S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_THREAD_INDEX, S_THREAD_FIRST,
     S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_OUT_FIRST, S_IN_LIST,
     S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_OPEN, S_SEGMENTS,
-    S_STACK, S_KIND, S_LOCKS, S_N
+    S_STACK, S_GPU_STACK, S_KIND, S_LOCKS, S_N
 };
 
 typedef struct rank_state {
@@ -452,11 +452,24 @@ done:
 
 /* ---- one step's graph ------------------------------------------------- */
 
+/* One side's (CPU or GPU events') starts and ends, index 2 * local (+ 1
+ * for the end): as listed by list_member, then by time. */
+typedef struct side_list {
+    hta_keyed *items;
+    size_t n;
+    uint32_t *open;            /* listed members not closed yet, innermost last */
+    size_t depth;
+} side_list;
+
 typedef struct step_ctx {
     rank_state *r;
     const member *m;           /* in order of event index */
     size_t n;
-    hta_keyed *by_time;        /* index 2 * local (+ 1 for the end), by time */
+    side_list cpu, gpu;
+    /* Per member, in event order: 1 noded, 2 also a runtime-lock call. */
+    uint8_t *kind;
+    uint32_t *group;           /* CPU members' thread (UINT32_MAX: none) */
+    uint32_t fwd, bwd;         /* the forward and backward threads (see note_thread) */
     uint32_t *locks;           /* the runtime-lock calls' nodes, in order */
     size_t n_locks;
 } step_ctx;
@@ -484,49 +497,118 @@ static int is_noded(const step_ctx *c, const member *mb)
     return mb->gpu != UINT32_MAX ? !is_sync_event(c->r, e) : is_cpu_node(c->r, e);
 }
 
-/* Lists the starts of the CPU (gpu 0) or GPU (gpu 1) members in order,
- * each after the ends of the open members it follows, as a stack of
- * nested calls (or of one stream's kernels) closes them: in time order
- * when the starts are and the members nest. */
-static size_t list_side(const step_ctx *c, int gpu, hta_keyed *v, size_t n, uint32_t *open)
+static void close_innermost_listed(const step_ctx *c, side_list *restrict s)
 {
-    const hta_trace *t = c->r->t;
-    size_t depth = 0;
-    for (size_t k = 0; k < c->n; k++) {
-        if ((c->m[k].gpu != UINT32_MAX) != gpu)
-            continue;
-        const hta_event *e = &t->events[c->m[k].ev];
-        while (depth && hta_event_end(&t->events[c->m[open[depth - 1]].ev]) <= e->ts_ns) {
-            uint32_t top = open[--depth];
-            v[n++] = (hta_keyed){hta_event_end(&t->events[c->m[top].ev]), 2 * (size_t)top + 1};
-        }
-        v[n++] = (hta_keyed){e->ts_ns, 2 * k};
-        open[depth++] = (uint32_t)k;
-    }
-    while (depth) {
-        uint32_t top = open[--depth];
-        v[n++] = (hta_keyed){hta_event_end(&t->events[c->m[top].ev]), 2 * (size_t)top + 1};
-    }
-    return n;
+    uint32_t top = s->open[--s->depth];
+    s->items[s->n++] =
+        (hta_keyed){hta_event_end(&c->r->t->events[c->m[top].ev]), 2 * (size_t)top + 1};
 }
 
-/* The members' starts and ends by time, equal times in order of event, a
- * start before its end: sorted by (time, index) with index 2 * local (+ 1
- * for the end).  They are handed to the sort as two runs or a few: the
- * CPU members', then the GPU members'. */
-static int sort_by_time(step_ctx *c)
+/* Lists member k's start after the ends of the open members it follows,
+ * as a stack of nested calls (or of one stream's kernels) closes them:
+ * a side comes in time order when its starts do and its members nest. */
+static void list_member(const step_ctx *c, side_list *restrict s, uint32_t k,
+                        const hta_event *e)
 {
-    hta_keyed *v = c->by_time = scratch(c->r, S_ITEMS, 2 * c->n, sizeof *c->by_time);
-    hta_keyed *tmp = scratch(c->r, S_ITEMS_TMP, 2 * c->n, sizeof *tmp);
-    uint32_t *open = scratch(c->r, S_STACK, c->n, sizeof *open);
-    if (!v || !tmp || !open)
+    const hta_event *events = c->r->t->events;
+    const member *m = c->m;
+    while (s->depth && hta_event_end(&events[m[s->open[s->depth - 1]].ev]) <= e->ts_ns)
+        close_innermost_listed(c, s);
+    s->items[s->n++] = (hta_keyed){e->ts_ns, 2 * (size_t)k};
+    s->open[s->depth++] = k;
+}
+
+/* Notes th as a thread with events named like the one seen: *only
+ * becomes UINT32_MAX - 1 once two threads are seen. */
+static void note_thread(uint32_t *only, uint32_t th)
+{
+    *only = *only == UINT32_MAX || *only == th ? th : UINT32_MAX - 1;
+}
+
+/* A CPU member's thread, noting the forward and backward threads: HTA
+ * merges the backward thread (the one thread with cpu ops or annotations
+ * named "autograd") into the forward one ("forward"). */
+static uint32_t group_of(step_ctx *c, const hta_event *e)
+{
+    const rank_state *r = c->r;
+    uint32_t th = thread_of(r, e);
+    if (e->cat == r->cat_cpu_op || e->cat == r->cat_user_annotation) {
+        if (r->name_flags[e->name] & N_FORWARD)
+            note_thread(&c->fwd, th);
+        if (r->name_flags[e->name] & N_AUTOGRAD)
+            note_thread(&c->bwd, th);
+    }
+    return th;
+}
+
+static int alloc_side(rank_state *r, side_list *s, enum scratch_slot items,
+                      enum scratch_slot open, size_t n)
+{
+    *s = (side_list){scratch(r, items, 2 * n, sizeof *s->items), 0,
+                     scratch(r, open, n, sizeof *s->open), 0};
+    return s->items && s->open ? 0 : -1;
+}
+
+/* One pass over the members: their kinds and threads, and their starts and
+ * ends listed by side, each side then sorted by (time, index) (equal
+ * times in order of event, a start before its end), from the few runs
+ * list_member leaves. */
+static int scan_members(step_ctx *c)
+{
+    rank_state *r = c->r;
+    c->kind = scratch(r, S_KIND, c->n, 1);
+    c->group = scratch(r, S_THREAD_INDEX, c->n, sizeof *c->group);
+    if (!c->kind || !c->group || alloc_side(r, &c->cpu, S_ITEMS, S_STACK, c->n) ||
+        alloc_side(r, &c->gpu, S_ITEMS_TMP, S_GPU_STACK, c->n))
         return -1;
-    size_t n = list_side(c, 0, v, 0, open);
-    n = list_side(c, 1, v, n, open);
-    return hta_run_merge_sort_keyed(v, n, tmp);
+    c->fwd = c->bwd = UINT32_MAX;
+    for (size_t k = 0; k < c->n; k++) {
+        const member *mb = &c->m[k];
+        const hta_event *e = &r->t->events[mb->ev];
+        int gpu = hta_event_is_gpu(e);
+        c->kind[k] = is_noded(c, mb) ? 1 | (!gpu && (r->name_flags[e->name] & N_LOCK) ? 2 : 0)
+                                     : 0;
+        c->group[k] = mb->gpu != UINT32_MAX || gpu ? UINT32_MAX : group_of(c, e);
+        list_member(c, gpu ? &c->gpu : &c->cpu, (uint32_t)k, e);
+    }
+    while (c->cpu.depth)
+        close_innermost_listed(c, &c->cpu);
+    while (c->gpu.depth)
+        close_innermost_listed(c, &c->gpu);
+    hta_keyed *spare = scratch(r, S_ROWS, 2 * c->n, sizeof *spare);
+    return !spare || hta_run_merge_sort_keyed(c->cpu.items, c->cpu.n, spare) ||
+                   hta_run_merge_sort_keyed(c->gpu.items, c->gpu.n, spare)
+               ? -1
+               : 0;
 }
 
-/* The nodes in HTA's order: by time, then event, a start before its end. */
+/* Whether x comes before y in time order: see scan_members. */
+static int item_before(const hta_keyed *x, const hta_keyed *y)
+{
+    return x->key < y->key || (x->key == y->key && x->index < y->index);
+}
+
+/* Makes the item a node if its member has nodes; *n nodes and *n_locks
+ * lock nodes so far. */
+static inline void place_node(const step_ctx *c, const hta_keyed *item, size_t *n,
+                              size_t *n_locks)
+{
+    graph *g = &c->r->g;
+    size_t k = item->index / 2;
+    int is_end = item->index % 2;
+    uint8_t kind = c->kind[k];
+    if (!kind)
+        return;
+    uint32_t id = (uint32_t)(*n)++;
+    g->nodes[id] = (node){item->key, c->m[k].ev, (uint32_t)k, (uint8_t)!is_end,
+                          (uint8_t)(kind >> 1)};
+    (is_end ? g->end_of : g->start_of)[k] = (int32_t)id;
+    if (kind & 2)
+        c->locks[(*n_locks)++] = id;
+}
+
+/* The nodes in HTA's order: by time, then event, a start before its end
+ * (the two sides merged). */
 static int build_nodes(step_ctx *c)
 {
     rank_state *r = c->r;
@@ -541,33 +623,22 @@ static int build_nodes(step_ctx *c)
     if (hta_grow_array((void **)&g->end_of, &cap, c->n + 1, sizeof *g->end_of))
         return -1;
     g->cap_members = cap;
-    /* Per member, in event order: 1 noded, 2 also a runtime-lock call. */
-    uint8_t *kind = scratch(r, S_KIND, c->n, 1);
     c->locks = scratch(r, S_LOCKS, 2 * c->n, sizeof *c->locks);
-    if (!kind || !c->locks)
+    if (!c->locks)
         return -1;
-    for (size_t k = 0; k < c->n; k++) {
-        const hta_event *e = &r->t->events[c->m[k].ev];
-        g->start_of[k] = g->end_of[k] = -1;
-        kind[k] = is_noded(c, &c->m[k])
-                      ? 1 | (!hta_event_is_gpu(e) && (r->name_flags[e->name] & N_LOCK) ? 2 : 0)
-                      : 0;
-    }
-    size_t n = 0;
-    c->n_locks = 0;
-    for (size_t i = 0; i < 2 * c->n; i++) {
-        size_t k = c->by_time[i].index / 2;
-        int is_end = c->by_time[i].index % 2;
-        if (!kind[k])
-            continue;
-        g->nodes[n] = (node){c->by_time[i].key, c->m[k].ev, (uint32_t)k, (uint8_t)!is_end,
-                             (uint8_t)(kind[k] >> 1)};
-        (is_end ? g->end_of : g->start_of)[k] = (int32_t)n;
-        if (kind[k] & 2)
-            c->locks[c->n_locks++] = (uint32_t)n;
-        n++;
-    }
+    memset(g->start_of, 0xff, c->n * sizeof *g->start_of);
+    memset(g->end_of, 0xff, c->n * sizeof *g->end_of);
+    size_t n = 0, n_locks = 0;
+    const hta_keyed *x = c->cpu.items, *x_end = x + c->cpu.n;
+    const hta_keyed *y = c->gpu.items, *y_end = y + c->gpu.n;
+    while (x < x_end && y < y_end)
+        place_node(c, item_before(y, x) ? y++ : x++, &n, &n_locks);
+    while (x < x_end)
+        place_node(c, x++, &n, &n_locks);
+    while (y < y_end)
+        place_node(c, y++, &n, &n_locks);
     g->n_nodes = n;
+    c->n_locks = n_locks;
     return 0;
 }
 
@@ -756,46 +827,21 @@ static int walk_thread(step_ctx *c, sweep_item *items, size_t n, uint32_t *stack
     return 0;
 }
 
-/* Notes th as a thread with events named like the one seen: *only
- * becomes UINT32_MAX - 1 once two threads are seen. */
-static void note_thread(uint32_t *only, uint32_t th)
+/* The number of CPU members of the threads before th in first[th] (the
+ * backward thread merged into the forward one); first has room for
+ * n_threads + 1. */
+static void count_threads(step_ctx *c, size_t *first)
 {
-    *only = *only == UINT32_MAX || *only == th ? th : UINT32_MAX - 1;
-}
-
-/* Each CPU member's thread (UINT32_MAX: none), and the number of members
- * of the threads before th in first[th]; first has room for
- * 2 * n_threads + 2. */
-static void group_threads(step_ctx *c, uint32_t *group, size_t *first)
-{
-    rank_state *r = c->r;
-    const hta_trace *t = r->t;
-    uint32_t n_threads = r->contexts.n_threads;
-    /* HTA merges the backward thread (the one thread with cpu ops or
-     * annotations named "autograd") into the forward one ("forward"). */
-    uint32_t fwd = UINT32_MAX, bwd = UINT32_MAX;
-    for (size_t k = 0; k < c->n; k++) {
-        const hta_event *e = &t->events[c->m[k].ev];
-        group[k] = UINT32_MAX;
-        if (c->m[k].gpu != UINT32_MAX || hta_event_is_gpu(e))
-            continue;
-        group[k] = thread_of(r, e);
-        if (e->cat != r->cat_cpu_op && e->cat != r->cat_user_annotation)
-            continue;
-        if (r->name_flags[e->name] & N_FORWARD)
-            note_thread(&fwd, group[k]);
-        if (r->name_flags[e->name] & N_AUTOGRAD)
-            note_thread(&bwd, group[k]);
-    }
-    fwd = fwd == UINT32_MAX - 1 ? UINT32_MAX : fwd;
-    bwd = bwd == UINT32_MAX - 1 ? UINT32_MAX : bwd;
+    uint32_t n_threads = c->r->contexts.n_threads;
+    uint32_t fwd = c->fwd == UINT32_MAX - 1 ? UINT32_MAX : c->fwd;
+    uint32_t bwd = c->bwd == UINT32_MAX - 1 ? UINT32_MAX : c->bwd;
     memset(first, 0, ((size_t)n_threads + 2) * sizeof *first);
     for (size_t k = 0; k < c->n; k++) {
-        if (group[k] == UINT32_MAX)
+        if (c->group[k] == UINT32_MAX)
             continue;
-        if (group[k] == bwd && fwd != UINT32_MAX)
-            group[k] = fwd;
-        first[group[k] + 1]++;
+        if (c->group[k] == bwd && fwd != UINT32_MAX)
+            c->group[k] = fwd;
+        first[c->group[k] + 1]++;
     }
     for (uint32_t th = 0; th < n_threads; th++)
         first[th + 1] += first[th];
@@ -806,26 +852,24 @@ static int add_call_stack_edges(step_ctx *c)
     rank_state *r = c->r;
     const hta_trace *t = r->t;
     uint32_t n_threads = r->contexts.n_threads;
-    size_t n = c->n;
     size_t *first = scratch(r, S_THREAD_FIRST, 2 * (size_t)n_threads + 2, sizeof *first);
-    uint32_t *group = scratch(r, S_THREAD_INDEX, n, sizeof *group);
-    uint32_t *stack = scratch(r, S_STACK, n, sizeof *stack);
-    sweep_item *items = scratch(r, S_SWEEP, 2 * n, sizeof *items);
-    if (!first || !group || !stack || !items)
+    uint32_t *stack = scratch(r, S_STACK, c->n, sizeof *stack);
+    sweep_item *items = scratch(r, S_SWEEP, 2 * c->n, sizeof *items);
+    if (!first || !stack || !items)
         return -1;
-    group_threads(c, group, first);
+    count_threads(c, first);
     /* Each thread's starts and ends in the step's order by time. */
     size_t *fill = first + n_threads + 1;
     for (uint32_t th = 0; th < n_threads; th++)
         fill[th] = 2 * first[th];
-    for (size_t i = 0; i < 2 * n; i++) {
-        size_t k = c->by_time[i].index / 2;
-        if (group[k] == UINT32_MAX)
+    for (size_t i = 0; i < c->cpu.n; i++) {
+        const hta_keyed *x = &c->cpu.items[i];
+        size_t k = x->index / 2;
+        if (c->group[k] == UINT32_MAX)
             continue;
         const hta_event *e = &t->events[c->m[k].ev];
-        int is_end = c->by_time[i].index % 2;
-        items[fill[group[k]]++] = (sweep_item){c->by_time[i].key, e->dur_ns, c->m[k].ev,
-                                               (uint32_t)k, (int8_t)(is_end ? -1 : 1)};
+        items[fill[c->group[k]]++] = (sweep_item){x->key, e->dur_ns, c->m[k].ev, (uint32_t)k,
+                                                  (int8_t)(x->index % 2 ? -1 : 1)};
     }
     for (uint32_t th = 0; th < n_threads; th++)
         if (first[th + 1] > first[th] &&
@@ -1392,7 +1436,7 @@ static int run_step(rank_state *r, size_t s, path *p, hta_tableset *out)
 {
     step_ctx c = {.r = r, .m = r->members + r->step_first[s],
                   .n = r->step_first[s + 1] - r->step_first[s]};
-    int rc = sort_by_time(&c) || build_nodes(&c) || add_lock_edges(&c) ||
+    int rc = scan_members(&c) || build_nodes(&c) || add_lock_edges(&c) ||
              add_call_stack_edges(&c) || add_kernel_edges(&c) || longest_path(r, p) ||
              (r->path_fn ? hand_path(r, &r->steps[s], p) : emit_step(r, &r->steps[s], p, out));
     return rc ? -1 : 0;
