@@ -209,44 +209,36 @@ static const hta_event *runtime_of(const rank_state *r, const hta_event *e)
 
 /* ---- queue length (HTA's series over the whole trace) ----------------- */
 
-/* Sorts v (keys set) stably by key; its index fields carry the payload. */
-static int sort_keyed(hta_keyed *v, size_t n, hta_keyed *scratch)
-{
-    return hta_stable_sort_keyed_using(v, n, scratch);
-}
-
-/* The item's time: a launch's (item p) or a kernel start's (n_gpu + p). */
-static int64_t item_time(const rank_state *r, const int64_t *launch_ts, size_t index)
-{
-    size_t ng = r->v->n_gpu;
-    return index < ng ? launch_ts[index] : r->v->gpu[index - ng]->ts_ns;
-}
-
-/* Orders the items by (stream, time, item): stably by stream, then each
- * stream's items, listed nearly in time order (launches, then kernels, each
- * by start), by (time, item).  scratch holds n. */
-static int order_by_stream(rank_state *r, hta_keyed *items, size_t n, hta_keyed *scratch,
-                           const int64_t *launch_ts)
+/* Counts one stream's queue: its launches (by place p in view->gpu, in
+ * order of p) and its kernels' starts merged in order of (time, launches
+ * first, p), each launch adding one and each start taking one away.  The
+ * kernels start in order of p (view->gpu is by start); the launches come
+ * nearly so and are sorted by (time, p) in scratch. */
+static int count_stream(rank_state *r, const hta_keyed *by_p, size_t n, hta_keyed *scratch,
+                        const int64_t *launch_ts, const uint32_t *launch_thread)
 {
     const hta_rank_view *v = r->v;
-    size_t ng = v->n_gpu;
     for (size_t i = 0; i < n; i++)
-        items[i].key = v->gpu[items[i].index % ng]->stream;
-    if (sort_keyed(items, n, scratch))
+        scratch[i] = (hta_keyed){launch_ts[by_p[i].index], by_p[i].index};
+    if (hta_run_merge_sort_keyed(scratch, n, scratch + n))
         return -1;
-    for (size_t first = 0, end; first < n; first = end) {
-        for (end = first + 1; end < n && items[end].key == items[first].key;)
-            end++;
-        for (size_t i = first; i < end; i++)
-            items[i].key = item_time(r, launch_ts, items[i].index);
-        if (hta_run_merge_sort_keyed(items + first, end - first, scratch))
-            return -1;
+    int32_t length = 0;
+    for (size_t i = 0, j = 0; i < n || j < n;) {
+        if (i < n && (j == n || scratch[i].key <= v->gpu[by_p[j].index]->ts_ns)) {
+            size_t p = scratch[i++].index;
+            r->ql_runtime[p] = ++length;
+            r->launches[r->n_launches++] =
+                (launch_ref){v->gpu[p]->stream, launch_ts[p], (uint32_t)p, launch_thread[p]};
+        } else {
+            r->ql_kernel[by_p[j++].index] = --length;
+        }
     }
     return 0;
 }
 
-/* Every counted kernel's launch (item p) and start (item n_gpu + p),
- * ordered by (stream, time, launches first). */
+/* Every counted kernel's launch and start, stream by stream in order of
+ * stream (HTA's queue length series), and the launches by (stream, time)
+ * for the kernel pass. */
 static int count_queues(rank_state *r)
 {
     const hta_rank_view *v = r->v;
@@ -254,43 +246,34 @@ static int count_queues(rank_state *r)
     hta_launch_names names = hta_launch_names_find(r->t, HTA_LAUNCH_STATS_APIS);
     r->ql_runtime = malloc((ng + 1) * sizeof *r->ql_runtime);
     r->ql_kernel = malloc((ng + 1) * sizeof *r->ql_kernel);
-    hta_keyed *items = malloc((2 * ng + 1) * sizeof *items);
+    r->launches = malloc((ng + 1) * sizeof *r->launches);
+    hta_keyed *items = malloc((ng + 1) * sizeof *items);
     hta_keyed *scratch = malloc((2 * ng + 1) * sizeof *scratch);
     int64_t *launch_ts = malloc((ng + 1) * sizeof *launch_ts);
     uint32_t *launch_thread = malloc((ng + 1) * sizeof *launch_thread);
     int rc = -1;
-    if (!r->ql_runtime || !r->ql_kernel || !items || !scratch || !launch_ts || !launch_thread)
+    if (!r->ql_runtime || !r->ql_kernel || !r->launches || !items || !scratch || !launch_ts ||
+        !launch_thread)
         goto done;
-    size_t n = 0, n_launched = 0;
+    size_t n = 0;
     for (size_t p = 0; p < ng; p++) {
         r->ql_runtime[p] = r->ql_kernel[p] = -1;
         const hta_event *g = v->gpu[p];
         const hta_event *launch = hta_listed_launch(v, &names, g);
-        launch_ts[p] = launch ? launch->ts_ns : INT64_MIN;
         if (!launch || is_sync_event(r, g))
             continue;
+        launch_ts[p] = launch->ts_ns;
         launch_thread[p] = thread_of(r, launch);
-        items[n++] = (hta_keyed){launch->ts_ns, p};
-        n_launched++;
+        items[n++] = (hta_keyed){g->stream, p};
     }
-    for (size_t i = 0; i < n_launched; i++)
-        items[n++] = (hta_keyed){0, ng + items[i].index};
-    if (order_by_stream(r, items, n, scratch, launch_ts))
+    /* By stream, each stream's in order of p. */
+    if (hta_stable_sort_keyed_using(items, n, scratch))
         goto done;
-    r->launches = malloc((n_launched + 1) * sizeof *r->launches);
-    if (!r->launches)
-        goto done;
-    int32_t length = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t p = items[i].index % ng;
-        if (i == 0 || v->gpu[p]->stream != v->gpu[items[i - 1].index % ng]->stream)
-            length = 0;
-        int is_kernel = items[i].index >= ng;
-        length += is_kernel ? -1 : 1;
-        (is_kernel ? r->ql_kernel : r->ql_runtime)[p] = length;
-        if (!is_kernel)
-            r->launches[r->n_launches++] = (launch_ref){v->gpu[p]->stream, launch_ts[p],
-                                                        (uint32_t)p, launch_thread[p]};
+    for (size_t first = 0, end; first < n; first = end) {
+        for (end = first + 1; end < n && items[end].key == items[first].key;)
+            end++;
+        if (count_stream(r, items + first, end - first, scratch, launch_ts, launch_thread))
+            goto done;
     }
     rc = 0;
 done:
