@@ -315,16 +315,15 @@ static int cmp_window(const void *a, const void *b)
 static int find_steps(rank_state *r)
 {
     const hta_trace *t = r->t;
-    size_t n = 0;
-    for (size_t i = 0; i < t->n_events; i++)
-        n += !hta_event_is_gpu(&t->events[i]) && (r->name_flags[t->events[i].name] & N_STEP);
-    r->steps = malloc((n + 1) * sizeof *r->steps);
-    if (!r->steps)
+    size_t cap = 0;
+    if (hta_grow_array((void **)&r->steps, &cap, 1, sizeof *r->steps))
         return -1;
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
         if (hta_event_is_gpu(e) || !(r->name_flags[e->name] & N_STEP))
             continue;
+        if (hta_grow_array((void **)&r->steps, &cap, r->n_steps + 1, sizeof *r->steps))
+            return -1;
         const char *name = hta_event_name(t, e);
         r->steps[r->n_steps++] = (step_window){e->ts_ns, hta_event_end(e),
                                                strtoll(name + 13, NULL, 10)};
@@ -343,14 +342,9 @@ static int find_steps(rank_state *r)
     return 0;
 }
 
-/* The step whose window holds ts, or -1. */
-static long step_at(rank_state *r, int64_t ts)
+/* The step whose window holds ts, or -1, searched for. */
+static long search_step(rank_state *r, int64_t ts)
 {
-    /* Events come mostly in time order: try the last answer's step first. */
-    size_t hint = r->step_hint;
-    if (hint < r->n_steps && r->steps[hint].start <= ts && ts <= r->steps[hint].end &&
-        (hint + 1 == r->n_steps || r->steps[hint + 1].start > ts))
-        return (long)hint;
     size_t lo = 0, hi = r->n_steps;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -365,10 +359,21 @@ static long step_at(rank_state *r, int64_t ts)
     return (long)lo - 1;
 }
 
+/* The step whose window holds ts, or -1. */
+static inline long step_at(rank_state *r, int64_t ts)
+{
+    /* Events come mostly in time order: try the last answer's step first. */
+    size_t hint = r->step_hint;
+    if (hint < r->n_steps && r->steps[hint].start <= ts && ts <= r->steps[hint].end &&
+        (hint + 1 == r->n_steps || r->steps[hint + 1].start > ts))
+        return (long)hint;
+    return search_step(r, ts);
+}
+
 /* Which step an event belongs to, or -1: CPU events with a duration by
  * their start, GPU events with a correlated call by the call's start
  * (syncs waiting on a stream by their own, as HTA keeps them all). */
-static long step_of(rank_state *r, const hta_event *e)
+static inline long step_of(rank_state *r, const hta_event *e)
 {
     if (!hta_event_is_gpu(e) && !is_sync_event(r, e))
         return e->dur_ns > 0 ? step_at(r, e->ts_ns) : -1;
@@ -394,9 +399,11 @@ static int deal_members(rank_state *r)
     int rc = -1;
     if (!step || !place || !fill || !r->step_first)
         goto done;
+    /* step_first[s + 1] counts step s's members. */
     for (size_t i = 0; i < total; i++) {
         const hta_event *e = &t->events[i];
         step[i] = hta_event_is_gpu(e) && !is_sync_event(r, e) ? -1 : (int32_t)step_of(r, e);
+        r->step_first[step[i] + 1] += step[i] >= 0;
         place[i] = UINT32_MAX;
     }
     for (size_t p = 0; p < v->n_gpu; p++) {
@@ -405,14 +412,12 @@ static int deal_members(rank_state *r)
             continue;
         size_t i = (size_t)(g - t->events);
         step[i] = (int32_t)step_of(r, g);
+        r->step_first[step[i] + 1] += step[i] >= 0;
         place[i] = (uint32_t)p;
     }
     size_t n = 0;
-    for (size_t i = 0; i < total; i++)
-        if (step[i] >= 0) {
-            r->step_first[step[i] + 1]++;
-            n++;
-        }
+    for (size_t s = 0; s < r->n_steps; s++)
+        n += r->step_first[s + 1];
     for (size_t s = 0; s < r->n_steps; s++)
         r->step_first[s + 1] += r->step_first[s];
     r->members = malloc((n + 1) * sizeof *r->members);
