@@ -670,13 +670,11 @@ static int add_lock_edges(step_ctx *c)
 typedef struct sweep_item {
     int64_t time, dur;
     uint32_t ev;
-    uint32_t local;            /* the member */
     int8_t type;               /* +1 start, -1 end */
 } sweep_item;
 
-static int cmp_sweep(const void *a, const void *b)
+static int cmp_sweep(const sweep_item *x, const sweep_item *y)
 {
-    const sweep_item *x = a, *y = b;
     if (x->ev == y->ev)
         return x->type == 1 ? -1 : 1;
     if (x->time != y->time)
@@ -698,17 +696,28 @@ static int cmp_sweep(const void *a, const void *b)
     return x->type == 1 ? -1 : 1;
 }
 
-/* Puts the 2n items, sorted stably by time, in cmp_sweep's order: each
+/* A start or end (index 2 * local, + 1 for the end) as cmp_sweep sees it. */
+static sweep_item sweep_item_of(const step_ctx *c, const hta_keyed *x)
+{
+    uint32_t ev = c->m[x->index / 2].ev;
+    return (sweep_item){x->key, c->r->t->events[ev].dur_ns, ev, (int8_t)(x->index % 2 ? -1 : 1)};
+}
+
+/* Puts the n items, sorted by (time, index), in cmp_sweep's order: each
  * run of equal times by insertion (runs are short: an op and its first
  * child starting together). */
-static void order_ties(sweep_item *items, size_t n)
+static void order_ties(const step_ctx *c, hta_keyed *items, size_t n)
 {
-    for (size_t i = 1; i < 2 * n; i++) {
-        if (items[i - 1].time != items[i].time)
+    for (size_t i = 1; i < n; i++) {
+        if (items[i - 1].key != items[i].key)
             continue;
-        sweep_item x = items[i];
+        hta_keyed x = items[i];
+        sweep_item sx = sweep_item_of(c, &x);
         size_t j = i;
-        while (j > 0 && items[j - 1].time == x.time && cmp_sweep(&items[j - 1], &x) > 0) {
+        while (j > 0 && items[j - 1].key == x.key) {
+            sweep_item sy = sweep_item_of(c, &items[j - 1]);
+            if (cmp_sweep(&sy, &sx) <= 0)
+                break;
             items[j] = items[j - 1];
             j--;
         }
@@ -793,18 +802,19 @@ static int close_innermost(step_ctx *c, walk_state *w, const uint32_t *stack, si
  * walked depth first with the graph's edges added on the way.  The sweep
  * itself is that walk: it enters each event at its start, after its
  * parent and elder siblings' subtrees, and leaves it when an end closes
- * it, after its children.  items: the thread's n starts and n ends,
- * sorted stably by time; stack has room for n. */
-static int walk_thread(step_ctx *c, sweep_item *items, size_t n, uint32_t *stack)
+ * it, after its children.  items: the thread's n starts and ends (index
+ * 2 * local, + 1 for an end) by (time, index); stack has room for n / 2. */
+static int walk_thread(step_ctx *c, hta_keyed *items, size_t n, uint32_t *stack)
 {
-    order_ties(items, n);
+    order_ties(c, items, n);
     walk_state w = {-1, 0, -1};
     size_t depth = 0;
-    for (size_t k = 0; k < 2 * n; k++) {
-        if (items[k].type == 1) {
-            if (enter_op(c, &w, items[k].local, open_parent(c, stack, depth)))
+    for (size_t k = 0; k < n; k++) {
+        uint32_t local = (uint32_t)(items[k].index / 2);
+        if (items[k].index % 2 == 0) {
+            if (enter_op(c, &w, local, open_parent(c, stack, depth)))
                 return -1;
-            stack[depth++] = items[k].local;
+            stack[depth++] = local;
         } else if (depth && close_innermost(c, &w, stack, &depth)) {
             return -1;
         }
@@ -835,33 +845,34 @@ static void count_threads(step_ctx *c, size_t *first)
         first[th + 1] += first[th];
 }
 
+/* Every CPU-side member has a thread: the CPU side, in time order, is
+ * dealt out to the threads in that order, unless it is all one thread's. */
 static int add_call_stack_edges(step_ctx *c)
 {
     rank_state *r = c->r;
-    const hta_trace *t = r->t;
     uint32_t n_threads = r->contexts.n_threads;
     size_t *first = scratch(r, S_THREAD_FIRST, 2 * (size_t)n_threads + 2, sizeof *first);
     uint32_t *stack = scratch(r, S_STACK, c->n, sizeof *stack);
-    sweep_item *items = scratch(r, S_SWEEP, 2 * c->n, sizeof *items);
-    if (!first || !stack || !items)
+    if (!first || !stack)
         return -1;
     count_threads(c, first);
-    /* Each thread's starts and ends in the step's order by time. */
-    size_t *fill = first + n_threads + 1;
+    hta_keyed *items = c->cpu.items;
+    int one_thread = 0;
     for (uint32_t th = 0; th < n_threads; th++)
-        fill[th] = 2 * first[th];
-    for (size_t i = 0; i < c->cpu.n; i++) {
-        const hta_keyed *x = &c->cpu.items[i];
-        size_t k = x->index / 2;
-        if (c->group[k] == UINT32_MAX)
-            continue;
-        const hta_event *e = &t->events[c->m[k].ev];
-        items[fill[c->group[k]]++] = (sweep_item){x->key, e->dur_ns, c->m[k].ev, (uint32_t)k,
-                                                  (int8_t)(x->index % 2 ? -1 : 1)};
+        one_thread |= first[th + 1] - first[th] == first[n_threads];
+    if (!one_thread) {
+        items = scratch(r, S_SWEEP, 2 * c->n, sizeof *items);
+        if (!items)
+            return -1;
+        size_t *fill = first + n_threads + 1;
+        for (uint32_t th = 0; th < n_threads; th++)
+            fill[th] = 2 * first[th];
+        for (size_t i = 0; i < c->cpu.n; i++)
+            items[fill[c->group[c->cpu.items[i].index / 2]]++] = c->cpu.items[i];
     }
     for (uint32_t th = 0; th < n_threads; th++)
         if (first[th + 1] > first[th] &&
-            walk_thread(c, items + 2 * first[th], first[th + 1] - first[th], stack))
+            walk_thread(c, items + 2 * first[th], 2 * (first[th + 1] - first[th]), stack))
             return -1;
     return 0;
 }
