@@ -69,6 +69,7 @@ typedef struct edge {
     int64_t weight;
     int64_t attr;              /* attributed global event, -1 = none */
     uint8_t type;
+    uint32_t next_in;          /* the next edge into dst, UINT32_MAX = none */
 } edge;
 
 typedef struct launch_ref {
@@ -86,12 +87,14 @@ typedef struct graph {
     int backward;              /* some edge goes back in node order */
     int32_t *start_of, *end_of; /* by local member: node ids, -1 = none */
     size_t cap_members;
+    /* By node: the first and last edge into it, UINT32_MAX = none. */
+    uint32_t *in_first, *in_last;
 } graph;
 
 /* Per-step working arrays, kept across steps (grown, never shrunk). */
 enum scratch_slot {
     S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_THREAD_INDEX, S_THREAD_FIRST,
-    S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_OUT_FIRST, S_IN_LIST,
+    S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_IN_LAST, S_OUT_FIRST,
     S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_OPEN, S_SEGMENTS,
     S_STACK, S_GPU_STACK, S_KIND, S_LOCKS, S_N
 };
@@ -473,7 +476,13 @@ static inline int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int z
     int64_t weight = type == E_DEPENDENCY || type == E_SYNC || zero_weight
                          ? 0
                          : g->nodes[dst].ts - g->nodes[src].ts;
-    g->edges[g->n_edges++] = (edge){src, dst, weight, attr, (uint8_t)type};
+    uint32_t id = (uint32_t)g->n_edges++;
+    g->edges[id] = (edge){src, dst, weight, attr, (uint8_t)type, UINT32_MAX};
+    if (g->in_last[dst] == UINT32_MAX)
+        g->in_first[dst] = id;
+    else
+        g->edges[g->in_last[dst]].next_in = id;
+    g->in_last[dst] = id;
     g->backward |= src > dst;
     return 0;
 }
@@ -612,8 +621,12 @@ static int build_nodes(step_ctx *c)
         return -1;
     g->cap_members = cap;
     c->locks = scratch(r, S_LOCKS, 2 * c->n, sizeof *c->locks);
-    if (!c->locks)
+    g->in_first = scratch(r, S_IN_FIRST, 2 * c->n, sizeof *g->in_first);
+    g->in_last = scratch(r, S_IN_LAST, 2 * c->n, sizeof *g->in_last);
+    if (!c->locks || !g->in_first || !g->in_last)
         return -1;
+    memset(g->in_first, 0xff, 2 * c->n * sizeof *g->in_first);
+    memset(g->in_last, 0xff, 2 * c->n * sizeof *g->in_last);
     memset(g->start_of, 0xff, c->n * sizeof *g->start_of);
     memset(g->end_of, 0xff, c->n * sizeof *g->end_of);
     size_t n = 0, n_locks = 0;
@@ -1098,34 +1111,27 @@ typedef struct path {
     int ok;                    /* the graph had no cycle */
 } path;
 
-/* Lists each node's edges (ids in order of insertion) from first[v] to
- * first[v + 1], by their dst (incoming) or src (outgoing): counted,
- * summed, then placed from the last edge back. */
-static void list_edges(const graph *g, int incoming, uint32_t *first, uint32_t *list)
+/* Lists each node's outgoing edges (ids in order of insertion) from
+ * first[v] to first[v + 1], and counts its incoming edges in indeg[v]:
+ * counted, summed, then placed from the last edge back. */
+static void list_out_edges(const graph *g, uint32_t *first, uint32_t *list, uint32_t *indeg)
 {
     size_t nv = g->n_nodes, ne = g->n_edges;
     memset(first, 0, (nv + 1) * sizeof *first);
-    if (incoming) {
-        for (size_t i = 0; i < ne; i++)
-            first[g->edges[i].dst]++;
-    } else {
-        for (size_t i = 0; i < ne; i++)
-            first[g->edges[i].src]++;
+    memset(indeg, 0, nv * sizeof *indeg);
+    for (size_t i = 0; i < ne; i++) {
+        first[g->edges[i].src]++;
+        indeg[g->edges[i].dst]++;
     }
     for (size_t v = 1; v <= nv; v++)
         first[v] += first[v - 1];
-    if (incoming) {
-        for (size_t i = ne; i-- > 0;)
-            list[--first[g->edges[i].dst]] = (uint32_t)i;
-    } else {
-        for (size_t i = ne; i-- > 0;)
-            list[--first[g->edges[i].src]] = (uint32_t)i;
-    }
+    for (size_t i = ne; i-- > 0;)
+        list[--first[g->edges[i].src]] = (uint32_t)i;
 }
 
 /* Kahn's topological order, generation by generation as networkx visits
  * the nodes, into order; 0 when the graph has a cycle. */
-static int kahn_order(rank_state *r, const uint32_t *in_first, uint32_t *order)
+static int kahn_order(rank_state *r, uint32_t *order)
 {
     const graph *g = &r->g;
     size_t nv = g->n_nodes;
@@ -1134,13 +1140,11 @@ static int kahn_order(rank_state *r, const uint32_t *in_first, uint32_t *order)
     uint32_t *indeg = scratch(r, S_INDEG, nv, sizeof *indeg);
     if (!out_first || !out_list || !indeg)
         return -1;
-    list_edges(g, 0, out_first, out_list);
+    list_out_edges(g, out_first, out_list, indeg);
     size_t head = 0, tail = 0;
-    for (size_t v = 0; v < nv; v++) {
-        indeg[v] = in_first[v + 1] - in_first[v];
+    for (size_t v = 0; v < nv; v++)
         if (indeg[v] == 0)
             order[tail++] = (uint32_t)v;
-    }
     while (head < tail) {
         uint32_t v = order[head++];
         for (uint32_t j = out_first[v]; j < out_first[v + 1]; j++) {
@@ -1154,20 +1158,19 @@ static int kahn_order(rank_state *r, const uint32_t *in_first, uint32_t *order)
 
 /* Node v's distance: its longest predecessor's plus the edge (the first
  * such in insertion order), 0 and no edge when none is positive. */
-static void relax(const graph *g, const uint32_t *in_first, const uint32_t *in_list,
-                  int64_t *dist, int64_t *via, uint32_t v)
+static void relax(const graph *g, int64_t *dist, int64_t *via, uint32_t v)
 {
     /* Distances are never negative and weights above -1 us: any candidate
      * beats INT64_MIN. */
     int64_t d = INT64_MIN, from = -1;
-    for (uint32_t j = in_first[v], end = in_first[v + 1]; j < end; j++) {
-        const edge *e = &g->edges[in_list[j]];
+    for (uint32_t id = g->in_first[v]; id != UINT32_MAX; id = g->edges[id].next_in) {
+        const edge *e = &g->edges[id];
         /* HTA zeroes a weight of -1 us or less before the search. */
         int64_t w = e->weight <= -1000 ? 0 : e->weight;
         int64_t cand = dist[e->src] + w;
         if (cand > d) {
             d = cand;
-            from = in_list[j];
+            from = id;
         }
     }
     if (d < 0) {
@@ -1186,20 +1189,17 @@ static void relax(const graph *g, const uint32_t *in_first, const uint32_t *in_l
 static int longest_path(rank_state *r, path *out)
 {
     const graph *g = &r->g;
-    size_t nv = g->n_nodes, ne = g->n_edges;
+    size_t nv = g->n_nodes;
     out->n = 0;
     out->ok = 1;
-    uint32_t *in_first = scratch(r, S_IN_FIRST, nv + 1, sizeof *in_first);
-    uint32_t *in_list = scratch(r, S_IN_LIST, ne, sizeof *in_list);
     uint32_t *order = scratch(r, S_ORDER, nv, sizeof *order);
     int64_t *dist = scratch(r, S_DIST, nv, sizeof *dist);
     int64_t *via = scratch(r, S_VIA, nv, sizeof *via); /* edge id, -1 = none */
-    if (!in_first || !in_list || !order || !dist || !via)
+    if (!order || !dist || !via)
         return -1;
-    list_edges(g, 1, in_first, in_list);
     int have_order = g->backward;
     if (have_order) {
-        int acyclic = kahn_order(r, in_first, order);
+        int acyclic = kahn_order(r, order);
         if (acyclic < 0)
             return -1;
         if (!acyclic) {
@@ -1212,7 +1212,7 @@ static int longest_path(rank_state *r, path *out)
     size_t n_best = 0;
     for (size_t i = 0; i < nv; i++) {
         uint32_t v = have_order ? order[i] : (uint32_t)i;
-        relax(g, in_first, in_list, dist, via, v);
+        relax(g, dist, via, v);
         if (dist[v] > best) {
             best = dist[v];
             best_v = v;
@@ -1221,7 +1221,7 @@ static int longest_path(rank_state *r, path *out)
         n_best += dist[v] == best;
     }
     if (n_best > 1 && !have_order) {
-        if (kahn_order(r, in_first, order) < 0)
+        if (kahn_order(r, order) < 0)
             return -1;
         for (size_t i = 0; i < nv; i++)
             if (dist[order[i]] == best) {
