@@ -448,7 +448,7 @@ done:
 typedef struct side_list {
     hta_keyed *items;
     size_t n;
-    uint32_t *open;            /* listed members not closed yet, innermost last */
+    hta_keyed *open;           /* the ends of listed members not closed yet, innermost last */
     size_t depth;
 } side_list;
 
@@ -494,25 +494,21 @@ static int is_noded(const step_ctx *c, const member *mb)
     return mb->gpu != UINT32_MAX ? !is_sync_event(c->r, e) : is_cpu_node(c->r, e);
 }
 
-static void close_innermost_listed(const step_ctx *c, side_list *restrict s)
-{
-    uint32_t top = s->open[--s->depth];
-    s->items[s->n++] =
-        (hta_keyed){hta_event_end(&c->r->t->events[c->m[top].ev]), 2 * (size_t)top + 1};
-}
-
 /* Lists member k's start after the ends of the open members it follows,
  * as a stack of nested calls (or of one stream's kernels) closes them:
  * a side comes in time order when its starts do and its members nest. */
-static void list_member(const step_ctx *c, side_list *restrict s, uint32_t k,
-                        const hta_event *e)
+static void list_member(side_list *restrict s, size_t k, const hta_event *e)
 {
-    const hta_event *events = c->r->t->events;
-    const member *m = c->m;
-    while (s->depth && hta_event_end(&events[m[s->open[s->depth - 1]].ev]) <= e->ts_ns)
-        close_innermost_listed(c, s);
-    s->items[s->n++] = (hta_keyed){e->ts_ns, 2 * (size_t)k};
-    s->open[s->depth++] = k;
+    while (s->depth && s->open[s->depth - 1].key <= e->ts_ns)
+        s->items[s->n++] = s->open[--s->depth];
+    s->items[s->n++] = (hta_keyed){e->ts_ns, 2 * k};
+    s->open[s->depth++] = (hta_keyed){hta_event_end(e), 2 * k + 1};
+}
+
+static void close_listed(side_list *restrict s)
+{
+    while (s->depth)
+        s->items[s->n++] = s->open[--s->depth];
 }
 
 /* Notes th as a thread with events named like the one seen: *only
@@ -566,12 +562,10 @@ static int scan_members(step_ctx *c)
         c->kind[k] = is_noded(c, mb) ? 1 | (!gpu && (r->name_flags[e->name] & N_LOCK) ? 2 : 0)
                                      : 0;
         c->group[k] = mb->gpu != UINT32_MAX || gpu ? UINT32_MAX : group_of(c, e);
-        list_member(c, gpu ? &c->gpu : &c->cpu, (uint32_t)k, e);
+        list_member(gpu ? &c->gpu : &c->cpu, k, e);
     }
-    while (c->cpu.depth)
-        close_innermost_listed(c, &c->cpu);
-    while (c->gpu.depth)
-        close_innermost_listed(c, &c->gpu);
+    close_listed(&c->cpu);
+    close_listed(&c->gpu);
     hta_keyed *spare = scratch(r, S_ROWS, 2 * c->n, sizeof *spare);
     return !spare || hta_run_merge_sort_keyed(c->cpu.items, c->cpu.n, spare) ||
                    hta_run_merge_sort_keyed(c->gpu.items, c->gpu.n, spare)
