@@ -107,6 +107,7 @@ typedef struct rank_state {
     uint32_t cat_cpu_op, cat_runtime, cat_driver, cat_user_annotation, cat_sync;
     uint32_t name_context_sync, name_stream_sync, name_event_sync, name_stream_wait;
     int32_t *ql_runtime, *ql_kernel; /* by place in view->gpu, -1 = not counted */
+    uint32_t *gpu_runtime;     /* by place in view->gpu: runtime_of's event, UINT32_MAX = none */
     launch_ref *launches;      /* by (stream, ts) */
     size_t n_launches;
     step_window *steps;
@@ -210,6 +211,13 @@ static const hta_event *runtime_of(const rank_state *r, const hta_event *e)
     return cpu_by_correlation(r, hta_event_correlation(r->t, e));
 }
 
+/* runtime_of the GPU event at place p in view->gpu, looked up once. */
+static const hta_event *gpu_runtime_of(const rank_state *r, size_t p)
+{
+    uint32_t i = r->gpu_runtime[p];
+    return i == UINT32_MAX ? NULL : &r->t->events[i];
+}
+
 /* ---- queue length (HTA's series over the whole trace) ----------------- */
 
 /* Counts one stream's queue: its launches (by place p in view->gpu, in
@@ -249,20 +257,25 @@ static int count_queues(rank_state *r)
     hta_launch_names names = hta_launch_names_find(r->t, HTA_LAUNCH_STATS_APIS);
     r->ql_runtime = malloc((ng + 1) * sizeof *r->ql_runtime);
     r->ql_kernel = malloc((ng + 1) * sizeof *r->ql_kernel);
+    r->gpu_runtime = malloc((ng + 1) * sizeof *r->gpu_runtime);
     r->launches = malloc((ng + 1) * sizeof *r->launches);
     hta_keyed *items = malloc((ng + 1) * sizeof *items);
     hta_keyed *scratch = malloc((2 * ng + 1) * sizeof *scratch);
     int64_t *launch_ts = malloc((ng + 1) * sizeof *launch_ts);
     uint32_t *launch_thread = malloc((ng + 1) * sizeof *launch_thread);
     int rc = -1;
-    if (!r->ql_runtime || !r->ql_kernel || !r->launches || !items || !scratch || !launch_ts ||
-        !launch_thread)
+    if (!r->ql_runtime || !r->ql_kernel || !r->gpu_runtime || !r->launches || !items ||
+        !scratch || !launch_ts || !launch_thread)
         goto done;
     size_t n = 0;
     for (size_t p = 0; p < ng; p++) {
         r->ql_runtime[p] = r->ql_kernel[p] = -1;
         const hta_event *g = v->gpu[p];
-        const hta_event *launch = hta_listed_launch(v, &names, g);
+        const hta_event *runtime = runtime_of(r, g);
+        r->gpu_runtime[p] = runtime ? (uint32_t)(runtime - r->t->events) : UINT32_MAX;
+        /* hta_listed_launch, with the runtime looked up. */
+        const hta_event *launch = runtime && hta_launch_names_match(&names, runtime) ? runtime
+                                                                                     : NULL;
         if (!launch || is_sync_event(r, g))
             continue;
         launch_ts[p] = launch->ts_ns;
@@ -373,19 +386,26 @@ static inline long step_at(rank_state *r, int64_t ts)
     return search_step(r, ts);
 }
 
-/* Which step an event belongs to, or -1: CPU events with a duration by
- * their start, GPU events with a correlated call by the call's start
- * (syncs waiting on a stream by their own, as HTA keeps them all). */
-static inline long step_of(rank_state *r, const hta_event *e)
+/* Which step a GPU event with a correlated call (runtime_of, NULL = none)
+ * belongs to, or -1: by the call's start when the call has a duration
+ * (syncs waiting on a stream whatever it has, as HTA keeps them all). */
+static inline long step_of_launched(rank_state *r, const hta_event *e,
+                                   const hta_event *runtime)
 {
-    if (!hta_event_is_gpu(e) && !is_sync_event(r, e))
-        return e->dur_ns > 0 ? step_at(r, e->ts_ns) : -1;
-    const hta_event *runtime = runtime_of(r, e);
     if (!runtime)
         return -1;
     if (is_sync_event(r, e) && e->name == r->name_stream_wait)
         return step_at(r, runtime->ts_ns);
     return runtime->dur_ns > 0 ? step_at(r, runtime->ts_ns) : -1;
+}
+
+/* Which step an event belongs to, or -1: CPU events with a duration by
+ * their start, GPU events by their call's (step_of_launched). */
+static inline long step_of(rank_state *r, const hta_event *e)
+{
+    if (!hta_event_is_gpu(e) && !is_sync_event(r, e))
+        return e->dur_ns > 0 ? step_at(r, e->ts_ns) : -1;
+    return step_of_launched(r, e, runtime_of(r, e));
 }
 
 /* Deals the members out to the steps, each step's in order of event
@@ -414,7 +434,7 @@ static int deal_members(rank_state *r)
         if (is_sync_event(r, g))
             continue;
         size_t i = (size_t)(g - t->events);
-        step[i] = (int32_t)step_of(r, g);
+        step[i] = (int32_t)step_of_launched(r, g, gpu_runtime_of(r, p));
         r->step_first[step[i] + 1] += step[i] >= 0;
         place[i] = (uint32_t)p;
     }
@@ -1013,7 +1033,7 @@ static int handle_kernel(step_ctx *c, kernel_pass *k, uint32_t local)
     uint32_t start = (uint32_t)g->start_of[local], end = (uint32_t)g->end_of[local];
     if (add_edge(g, start, end, E_OPERATOR, 0, mb->ev))
         return -1;
-    const hta_event *runtime = runtime_of(r, e);
+    const hta_event *runtime = gpu_runtime_of(r, mb->gpu);
     long sync_end = -1;
     int has_sync = 0;
     for (size_t i = 0; i < k->n_sync; i++) {
@@ -1441,6 +1461,7 @@ static void rank_state_free(rank_state *r)
     free(r->name_flags);
     free(r->ql_runtime);
     free(r->ql_kernel);
+    free(r->gpu_runtime);
     free(r->launches);
     free(r->steps);
     free(r->members);
