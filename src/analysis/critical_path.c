@@ -59,7 +59,6 @@ typedef struct member {
 typedef struct node {
     int64_t ts;
     uint32_t ev;               /* global event index */
-    uint32_t local;            /* index in the step's members */
     uint8_t is_start;
     uint8_t is_lock;           /* a call that takes the runtime lock */
 } node;
@@ -477,7 +476,7 @@ typedef struct step_ctx {
     const member *m;           /* in order of event index */
     size_t n;
     side_list cpu, gpu;
-    /* Per member, in event order: 1 noded, 2 also a runtime-lock call. */
+    /* Per member, in event order: K_NODED, K_LOCK, K_BLOCKING. */
     uint8_t *kind;
     uint32_t *group;           /* CPU members' thread (UINT32_MAX: none) */
     uint32_t fwd, bwd;         /* the forward and backward threads (see note_thread) */
@@ -506,6 +505,12 @@ static inline int add_edge(graph *g, uint32_t src, uint32_t dst, int type, int z
     g->backward |= src > dst;
     return 0;
 }
+
+enum {
+    K_NODED = 1,               /* has nodes: see is_noded */
+    K_LOCK = 2,                /* a CPU call that takes the runtime lock */
+    K_BLOCKING = 4,            /* named as a blocking call (N_BLOCKING) */
+};
 
 /* Whether a member has nodes: a kernel, or a CPU node (is_cpu_node). */
 static int is_noded(const step_ctx *c, const member *mb)
@@ -579,7 +584,9 @@ static int scan_members(step_ctx *c)
         const member *mb = &c->m[k];
         const hta_event *e = &r->t->events[mb->ev];
         int gpu = hta_event_is_gpu(e);
-        c->kind[k] = is_noded(c, mb) ? 1 | (!gpu && (r->name_flags[e->name] & N_LOCK) ? 2 : 0)
+        uint8_t names = r->name_flags[e->name];
+        c->kind[k] = is_noded(c, mb) ? K_NODED | (!gpu && (names & N_LOCK) ? K_LOCK : 0) |
+                                           (names & N_BLOCKING ? K_BLOCKING : 0)
                                      : 0;
         c->group[k] = mb->gpu != UINT32_MAX || gpu ? UINT32_MAX : group_of(c, e);
         list_member(gpu ? &c->gpu : &c->cpu, k, e);
@@ -611,10 +618,9 @@ static inline void place_node(const step_ctx *c, const hta_keyed *item, size_t *
     if (!kind)
         return;
     uint32_t id = (uint32_t)(*n)++;
-    g->nodes[id] = (node){item->key, c->m[k].ev, (uint32_t)k, (uint8_t)!is_end,
-                          (uint8_t)(kind >> 1)};
+    g->nodes[id] = (node){item->key, c->m[k].ev, (uint8_t)!is_end, (kind & K_LOCK) != 0};
     (is_end ? g->end_of : g->start_of)[k] = (int32_t)id;
-    if (kind & 2)
+    if (kind & K_LOCK)
         c->locks[(*n_locks)++] = id;
 }
 
@@ -800,8 +806,7 @@ static int exit_op(step_ctx *c, walk_state *w, uint32_t local, int64_t parent)
         return 0;
     uint32_t end = (uint32_t)g->end_of[local];
     if (w->last_node >= 0 && !shares_lock(c, (uint32_t)w->last_node, end)) {
-        const hta_event *e = &c->r->t->events[g->nodes[end].ev];
-        int blocking = (c->r->name_flags[e->name] & N_BLOCKING) != 0;
+        int blocking = (c->kind[local] & K_BLOCKING) != 0;
         int64_t attr = attribution(g, (uint32_t)w->last_node, end, w->last_parent);
         if (add_edge(g, (uint32_t)w->last_node, end, E_OPERATOR, blocking, attr))
             return -1;
@@ -818,7 +823,8 @@ static int64_t open_parent(const step_ctx *c, const uint32_t *stack, size_t dept
     return depth ? (int64_t)c->m[stack[depth - 1]].ev : -1;
 }
 
-static int close_innermost(step_ctx *c, walk_state *w, const uint32_t *stack, size_t *depth)
+static inline int close_innermost(step_ctx *c, walk_state *w, const uint32_t *stack,
+                                  size_t *depth)
 {
     uint32_t top = stack[--*depth];
     return exit_op(c, w, top, open_parent(c, stack, *depth));
