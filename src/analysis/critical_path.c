@@ -407,12 +407,34 @@ static inline long step_of(rank_state *r, const hta_event *e)
     return step_of_launched(r, e, runtime_of(r, e));
 }
 
+/* Each event's step (-1 = none) and, for a GPU event, its place in
+ * view->gpu; count[s + 1] counts step s's members. */
+static void assign_steps(rank_state *r, int32_t *restrict step, uint32_t *restrict place,
+                         size_t *restrict count)
+{
+    const hta_trace *t = r->t;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        step[i] = hta_event_is_gpu(e) && !is_sync_event(r, e) ? -1 : (int32_t)step_of(r, e);
+        count[step[i] + 1] += step[i] >= 0;
+        place[i] = UINT32_MAX;
+    }
+    for (size_t p = 0; p < r->v->n_gpu; p++) {
+        const hta_event *g = r->v->gpu[p];
+        if (is_sync_event(r, g))
+            continue;
+        size_t i = (size_t)(g - t->events);
+        step[i] = (int32_t)step_of_launched(r, g, gpu_runtime_of(r, p));
+        count[step[i] + 1] += step[i] >= 0;
+        place[i] = (uint32_t)p;
+    }
+}
+
 /* Deals the members out to the steps, each step's in order of event
  * index: the graph lists its nodes in that order. */
 static int deal_members(rank_state *r)
 {
     const hta_trace *t = r->t;
-    const hta_rank_view *v = r->v;
     size_t total = t->n_events;
     int32_t *step = r->member_of = malloc((total + 1) * sizeof *step);
     uint32_t *place = malloc((total + 1) * sizeof *place); /* in view->gpu */
@@ -421,22 +443,7 @@ static int deal_members(rank_state *r)
     int rc = -1;
     if (!step || !place || !fill || !r->step_first)
         goto done;
-    /* step_first[s + 1] counts step s's members. */
-    for (size_t i = 0; i < total; i++) {
-        const hta_event *e = &t->events[i];
-        step[i] = hta_event_is_gpu(e) && !is_sync_event(r, e) ? -1 : (int32_t)step_of(r, e);
-        r->step_first[step[i] + 1] += step[i] >= 0;
-        place[i] = UINT32_MAX;
-    }
-    for (size_t p = 0; p < v->n_gpu; p++) {
-        const hta_event *g = v->gpu[p];
-        if (is_sync_event(r, g))
-            continue;
-        size_t i = (size_t)(g - t->events);
-        step[i] = (int32_t)step_of_launched(r, g, gpu_runtime_of(r, p));
-        r->step_first[step[i] + 1] += step[i] >= 0;
-        place[i] = (uint32_t)p;
-    }
+    assign_steps(r, step, place, r->step_first);
     size_t n = 0;
     for (size_t s = 0; s < r->n_steps; s++)
         n += r->step_first[s + 1];
