@@ -91,6 +91,24 @@ def table(path, name):
     return df
 
 
+def critical_path_segments(path):
+    """/critical_path_events with each segment's event name joined from
+    /critical_path_names ("" for time put down to no event), after checking
+    that the names table lists each rank's names once, numbered 0.. in
+    order, and every one of them is used."""
+    seg = table(path, "critical_path_events")
+    names = table(path, "critical_path_names")
+    assert not names.duplicated(["rank", "name"]).any(), names
+    for rank, g in names.groupby("rank"):
+        assert list(g.name_id) == list(range(len(g))), (rank, g)
+    used = seg[seg.name_id >= 0]
+    assert set(zip(used["rank"], used.name_id)) == set(zip(names["rank"], names.name_id))
+    assert (seg.name_id >= -1).all()
+    named = seg.merge(names, on=["rank", "name_id"], how="left", validate="many_to_one")
+    named["name"] = named["name"].fillna("")
+    return named
+
+
 def expected(folder, name):
     require_traces()
     return pd.read_csv(os.path.join(TRACES, "expected", folder, name))

@@ -13,12 +13,13 @@ import os
 
 import numpy as np
 
-from common import TRACEGEN, TRACES, analyse, table, tmpdir
+from common import TRACEGEN, TRACES, analyse, critical_path_segments, table, tmpdir
 from handbuilt import write_ranks
 from critical_path_traces import steps_trace, synced_step
 
 TABLES = ["temporal_breakdown", "kernels", "idle_time", "launch_stats", "queue_length",
-          "memory_bw", "critical_path", "critical_path_events", "ops", "collective_wait"]
+          "memory_bw", "critical_path", "critical_path_events", "critical_path_names", "ops",
+          "collective_wait"]
 
 
 def load(path):
@@ -69,7 +70,7 @@ def check_folder(inputs, processes=1):
         for name in os.listdir(d):
             originals[name] = os.path.join(d, name)
     assert files == sorted(originals), (files, originals)
-    cp_events = table(first, "critical_path_events")
+    cp_events = critical_path_segments(first)
     for name in files:
         gz_in, orig = load(originals[name])
         gz_out, written = load(os.path.join(out_dir, name))

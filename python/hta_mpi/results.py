@@ -4,7 +4,8 @@ Every table hta-mpi writes is a 1-D compound dataset (docs/results-format.md); h
 returns its strings as UTF-8 bytes, which load() decodes so that string
 columns compare with ordinary str.  The timeline is a 3-D array rather than
 a table, with its bin edges and category names in attributes: timeline()
-returns it with its rank labels.  A diff file (`hta-mpi diff`) holds
+returns it with its rank labels.  /critical_path_events names its events by an
+id into /critical_path_names: load() puts the names back.  A diff file (`hta-mpi diff`) holds
 /diff/... tables: load_diff() returns them all."""
 from collections import namedtuple
 
@@ -36,15 +37,36 @@ def tables(path):
     return sorted(names)
 
 
-def load(path, table):
-    """One table as a DataFrame, one row per record, strings decoded."""
-    with h5py.File(path, "r") as f:
-        if table not in f:
-            raise KeyError(f"{path}: no table '{table}' (tables: {', '.join(tables(path))})")
-        df = pd.DataFrame(f[table][()])
+# Tables whose events are named by (rank, name_id) rows of another table.
+_NAMES_OF = {"critical_path_events": "critical_path_names"}
+
+
+def _decoded(dataset):
+    df = pd.DataFrame(dataset[()])
     for column in df.columns:
         if df[column].dtype == object:
             df[column] = df[column].map(_decode)
+    return df
+
+
+def _with_names(df, names):
+    """df with a "name" column after "name_id" ("" where the id is -1)."""
+    by_id = dict(zip(zip(names["rank"], names["name_id"]), names["name"]))
+    named = [by_id.get((r, i), "") for r, i in zip(df["rank"], df["name_id"])]
+    df.insert(df.columns.get_loc("name_id") + 1, "name", named)
+    return df
+
+
+def load(path, table):
+    """One table as a DataFrame, one row per record, strings decoded (and a
+    name column where the file names events by id)."""
+    with h5py.File(path, "r") as f:
+        if table not in f:
+            raise KeyError(f"{path}: no table '{table}' (tables: {', '.join(tables(path))})")
+        df = _decoded(f[table])
+        names = _NAMES_OF.get(table.strip("/"))
+        if names is not None and names in f:
+            df = _with_names(df, _decoded(f[names]))
     return df
 
 

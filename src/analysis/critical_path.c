@@ -117,6 +117,8 @@ typedef struct rank_state {
     int32_t *member_of;        /* by event: its place in its step's members, -1 = none */
     graph g;
     int32_t *segment_of;       /* by event: see add_to_segment */
+    uint32_t *listed_id;       /* by name: 1 + its name_id, 0 = not listed yet */
+    uint32_t n_listed;
     void *scratch[S_N];
     size_t scratch_cap[S_N];   /* in bytes */
     double total[HTA_CP_N_BOUNDS]; /* ns over every step */
@@ -1312,10 +1314,20 @@ static const hta_column STEP_COLUMNS[] = {
     {"gpu_kernel_launch_overhead_pct", HTA_COL_F64},
 };
 
+/* A segment's event is named by an id into the rank's /critical_path_names
+ * rows, not by its text: the table holds ten rows per step, and strings
+ * drawn from a small vocabulary keep it written where it was computed
+ * (output/hdf5_in_place.c), with no variable-length string per row. */
 static const hta_column SEGMENT_COLUMNS[] = {
     {"rank", HTA_COL_I64},   {"step", HTA_COL_I64},       {"position", HTA_COL_I64},
-    {"name", HTA_COL_STR},   {"type", HTA_COL_STR},       {"bound_by", HTA_COL_STR},
+    {"name_id", HTA_COL_I64}, {"type", HTA_COL_STR},      {"bound_by", HTA_COL_STR},
     {"ts_us", HTA_COL_F64},  {"time_us", HTA_COL_F64},
+};
+
+static const hta_column NAME_COLUMNS[] = {
+    {"rank", HTA_COL_I64},
+    {"name_id", HTA_COL_I64},
+    {"name", HTA_COL_STR},
 };
 
 typedef struct segment {
@@ -1356,6 +1368,30 @@ static void add_to_segment(rank_state *r, segment *s, size_t *n, int32_t *none, 
     *head = (int32_t)(*n)++;
 }
 
+/* The segment's name id, numbered by first use in the rank's rows so that
+ * it does not depend on how the trace was parsed; a name's first use adds
+ * its /critical_path_names row.  -1 for time put down to no event. */
+static int64_t listed_name_id(rank_state *r, const hta_event *ev, hta_tableset *out)
+{
+    if (!ev)
+        return -1;
+    if (!r->listed_id && !(r->listed_id = calloc(r->t->names.count + 1, sizeof *r->listed_id)))
+        return -2;
+    if (r->listed_id[ev->name])
+        return r->listed_id[ev->name] - 1;
+    hta_table *tab = HTA_TABLE(out, "critical_path_names", NAME_COLUMNS);
+    if (!tab)
+        return -2;
+    hta_row_builder row = hta_table_add_row(tab);
+    hta_row_put_i64(&row, r->v->rank_key);
+    hta_row_put_i64(&row, (int64_t)r->n_listed);
+    hta_row_put_str(&row, hta_event_name(r->t, ev));
+    if (hta_row_done(&row))
+        return -2;
+    r->listed_id[ev->name] = ++r->n_listed;
+    return (int64_t)r->n_listed - 1;
+}
+
 /* The path's time per event (and edge type), longest first. */
 static int emit_segments(rank_state *r, const step_window *w, const path *p, hta_tableset *out)
 {
@@ -1387,11 +1423,14 @@ static int emit_segments(rank_state *r, const step_window *w, const path *p, hta
     for (size_t i = 0; i < n_top && !rc; i++) {
         const segment *sg = &s[top[i]];
         const hta_event *ev = sg->attr >= 0 ? &r->t->events[sg->attr] : NULL;
+        int64_t name_id = listed_name_id(r, ev, out);
+        if (name_id < -1)
+            return -1;
         hta_row_builder row = hta_table_add_row(tab);
         hta_row_put_i64(&row, r->v->rank_key);
         hta_row_put_i64(&row, w->number);
         hta_row_put_i64(&row, (int64_t)i + 1);
-        hta_row_put_str(&row, ev ? hta_event_name(r->t, ev) : "");
+        hta_row_put_i64(&row, name_id);
         hta_row_put_str(&row, EDGE_TYPE_NAMES[sg->type]);
         hta_row_put_str(&row, sg->bound < HTA_CP_N_BOUNDS ? hta_cp_bound_names[sg->bound] : "");
         hta_row_put_f64(&row, ev ? hta_ns_to_us(ev->ts_ns) : 0.0);
@@ -1485,6 +1524,7 @@ static void rank_state_free(rank_state *r)
     free(r->g.start_of);
     free(r->g.end_of);
     free(r->segment_of);
+    free(r->listed_id);
     for (int i = 0; i < S_N; i++)
         free(r->scratch[i]);
 }

@@ -47,7 +47,7 @@ static const char *const IN_PLACE_TABLES[] = {
     "idle_time",         "queue_length",        "memory_bw",
     "launch_stats",      "overlap_breakdown",   "comm_comp_overlap",
     "detail/launches",   "detail/queue_length", "detail/memory_bw",
-    "collectives",
+    "collectives",       "critical_path_events",
 };
 
 int hta_table_is_written_in_place(const char *name)
