@@ -488,6 +488,7 @@ typedef struct step_ctx {
     /* Per member, in event order: K_NODED, K_LOCK, K_BLOCKING. */
     uint8_t *kind;
     uint32_t *group;           /* CPU members' thread (UINT32_MAX: none) */
+    size_t *thread_first;      /* by thread + 1: members, then see count_threads */
     uint32_t fwd, bwd;         /* the forward and backward threads (see note_thread) */
     uint32_t *locks;           /* the runtime-lock calls' nodes, in order */
     size_t n_locks;
@@ -583,11 +584,15 @@ static int alloc_side(rank_state *r, side_list *s, enum scratch_slot items,
 static int scan_members(step_ctx *c)
 {
     rank_state *r = c->r;
+    size_t n_threads = r->contexts.n_threads;
     c->kind = scratch(r, S_KIND, c->n, 1);
     c->group = scratch(r, S_THREAD_INDEX, c->n, sizeof *c->group);
-    if (!c->kind || !c->group || alloc_side(r, &c->cpu, S_ITEMS, S_STACK, c->n) ||
+    c->thread_first = scratch(r, S_THREAD_FIRST, 2 * n_threads + 2, sizeof *c->thread_first);
+    if (!c->kind || !c->group || !c->thread_first ||
+        alloc_side(r, &c->cpu, S_ITEMS, S_STACK, c->n) ||
         alloc_side(r, &c->gpu, S_ITEMS_TMP, S_GPU_STACK, c->n))
         return -1;
+    memset(c->thread_first, 0, (n_threads + 2) * sizeof *c->thread_first);
     c->fwd = c->bwd = UINT32_MAX;
     for (size_t k = 0; k < c->n; k++) {
         const member *mb = &c->m[k];
@@ -597,7 +602,9 @@ static int scan_members(step_ctx *c)
         c->kind[k] = is_noded(c, mb) ? K_NODED | (!gpu && (names & N_LOCK) ? K_LOCK : 0) |
                                            (names & N_BLOCKING ? K_BLOCKING : 0)
                                      : 0;
-        c->group[k] = mb->gpu != UINT32_MAX || gpu ? UINT32_MAX : group_of(c, e);
+        c->group[k] = UINT32_MAX;
+        if (mb->gpu == UINT32_MAX && !gpu)
+            c->thread_first[(c->group[k] = group_of(c, e)) + 1]++;
         list_member(gpu ? &c->gpu : &c->cpu, k, e);
     }
     close_listed(&c->cpu);
@@ -867,21 +874,20 @@ static int walk_thread(step_ctx *c, hta_keyed *items, size_t n, uint32_t *stack)
     return 0;
 }
 
-/* The number of CPU members of the threads before th in first[th] (the
- * backward thread merged into the forward one); first has room for
- * n_threads + 1. */
+/* Turns the threads' member counts (scan_members) into the number of CPU
+ * members of the threads before th in first[th], the backward thread
+ * merged into the forward one. */
 static void count_threads(step_ctx *c, size_t *first)
 {
     uint32_t n_threads = c->r->contexts.n_threads;
     uint32_t fwd = c->fwd == UINT32_MAX - 1 ? UINT32_MAX : c->fwd;
     uint32_t bwd = c->bwd == UINT32_MAX - 1 ? UINT32_MAX : c->bwd;
-    memset(first, 0, ((size_t)n_threads + 2) * sizeof *first);
-    for (size_t k = 0; k < c->n; k++) {
-        if (c->group[k] == UINT32_MAX)
-            continue;
-        if (c->group[k] == bwd && fwd != UINT32_MAX)
-            c->group[k] = fwd;
-        first[c->group[k] + 1]++;
+    if (fwd != UINT32_MAX && bwd != UINT32_MAX && bwd != fwd && first[bwd + 1]) {
+        for (size_t k = 0; k < c->n; k++)
+            if (c->group[k] == bwd)
+                c->group[k] = fwd;
+        first[fwd + 1] += first[bwd + 1];
+        first[bwd + 1] = 0;
     }
     for (uint32_t th = 0; th < n_threads; th++)
         first[th + 1] += first[th];
@@ -893,9 +899,9 @@ static int add_call_stack_edges(step_ctx *c)
 {
     rank_state *r = c->r;
     uint32_t n_threads = r->contexts.n_threads;
-    size_t *first = scratch(r, S_THREAD_FIRST, 2 * (size_t)n_threads + 2, sizeof *first);
+    size_t *first = c->thread_first;
     uint32_t *stack = scratch(r, S_STACK, c->n, sizeof *stack);
-    if (!first || !stack)
+    if (!stack)
         return -1;
     count_threads(c, first);
     hta_keyed *items = c->cpu.items;
