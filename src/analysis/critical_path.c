@@ -128,9 +128,11 @@ typedef struct rank_state {
 } rank_state;
 
 /* The slot's buffer with room for n elements of size bytes, or NULL. */
-static void *scratch(rank_state *r, enum scratch_slot slot, size_t n, size_t size)
+static inline void *scratch(rank_state *r, enum scratch_slot slot, size_t n, size_t size)
 {
     size_t cap = r->scratch_cap[slot];
+    if ((n + 1) * size <= cap)
+        return r->scratch[slot];
     if (hta_grow_array(&r->scratch[slot], &cap, (n + 1) * size, 1))
         return NULL;
     r->scratch_cap[slot] = cap;
@@ -1142,7 +1144,7 @@ static int add_kernel_edges(step_ctx *c)
 
 typedef struct path {
     uint32_t *edges;           /* edge ids, from the path's start */
-    size_t n;
+    size_t n, cap;
     int ok;                    /* the graph had no cycle */
 } path;
 
@@ -1265,8 +1267,7 @@ static int longest_path(rank_state *r, path *out)
             }
     }
     if (best_v >= 0) {
-        out->edges = realloc(out->edges, (nv + 1) * sizeof *out->edges);
-        if (!out->edges)
+        if (hta_grow_array((void **)&out->edges, &out->cap, nv + 1, sizeof *out->edges))
             return -1;
         for (long v = best_v; via[v] >= 0; v = g->edges[via[v]].src)
             out->edges[out->n++] = (uint32_t)via[v];
