@@ -797,7 +797,7 @@ static int64_t attribution(const graph *g, uint32_t src, uint32_t dst, int64_t p
     return parent;
 }
 
-static int enter_op(step_ctx *c, walk_state *w, uint32_t local, int64_t parent)
+static inline int enter_op(step_ctx *c, walk_state *w, uint32_t local, int64_t parent)
 {
     graph *g = &c->r->g;
     if (g->start_of[local] < 0)
@@ -817,7 +817,7 @@ static int enter_op(step_ctx *c, walk_state *w, uint32_t local, int64_t parent)
     return 0;
 }
 
-static int exit_op(step_ctx *c, walk_state *w, uint32_t local, int64_t parent)
+static inline int exit_op(step_ctx *c, walk_state *w, uint32_t local, int64_t parent)
 {
     graph *g = &c->r->g;
     if (g->end_of[local] < 0)
