@@ -122,6 +122,7 @@ typedef struct rank_state {
     void *scratch[S_N];
     size_t scratch_cap[S_N];   /* in bytes */
     double total[HTA_CP_N_BOUNDS]; /* ns over every step */
+    hta_table *step_table;     /* /critical_path, found once */
     hta_cp_path_fn path_fn;    /* set: paths go to it, not to tables */
     void *path_ctx;
     int path_rc;
@@ -1282,7 +1283,7 @@ static int longest_path(rank_state *r, path *out)
 
 /* ---- results ---------------------------------------------------------- */
 
-static hta_cp_bound bound_of(const rank_state *r, const edge *e)
+static inline hta_cp_bound bound_of(const rank_state *r, const edge *e)
 {
     if (e->type == E_KERNEL_KERNEL)
         return HTA_CP_KERNEL_KERNEL;
@@ -1463,9 +1464,9 @@ static int emit_step(rank_state *r, const step_window *w, const path *p, hta_tab
         if (by[b] > 0 && (top < 0 || by[b] > by[top]))
             top = b;
     }
-    hta_table *tab = HTA_TABLE(out, "critical_path", STEP_COLUMNS);
-    if (!tab)
+    if (!r->step_table && !(r->step_table = HTA_TABLE(out, "critical_path", STEP_COLUMNS)))
         return -1;
+    hta_table *tab = r->step_table;
     hta_row_builder row = hta_table_add_row(tab);
     hta_row_put_i64(&row, r->v->rank_key);
     hta_row_put_i64(&row, w->number);
