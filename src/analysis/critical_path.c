@@ -111,7 +111,6 @@ typedef struct rank_state {
     size_t n_launches;
     step_window *steps;
     size_t n_steps;
-    size_t step_hint;          /* step_at's last answer */
     member *members;           /* grouped by step */
     size_t *step_first;        /* n_steps + 1 offsets */
     int32_t *member_of;        /* by event: its place in its step's members, -1 = none */
@@ -362,65 +361,72 @@ static int find_steps(rank_state *r)
     return 0;
 }
 
+/* The steps and the last step_at answer, kept in the caller's locals. */
+typedef struct step_cursor {
+    const step_window *steps;
+    size_t n, at;
+} step_cursor;
+
 /* The step whose window holds ts, or -1, searched for. */
-static long search_step(rank_state *r, int64_t ts)
+static long search_step(const step_window *steps, size_t n, int64_t ts)
 {
-    size_t lo = 0, hi = r->n_steps;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (r->steps[mid].start <= ts)
+        if (steps[mid].start <= ts)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0 || ts > r->steps[lo - 1].end)
-        return -1;
-    r->step_hint = lo - 1;
-    return (long)lo - 1;
+    return lo == 0 || ts > steps[lo - 1].end ? -1 : (long)lo - 1;
 }
 
 /* The step whose window holds ts, or -1. */
-static inline long step_at(rank_state *r, int64_t ts)
+static inline long step_at(step_cursor *cur, int64_t ts)
 {
     /* Events come mostly in time order: try the last answer's step first. */
-    size_t hint = r->step_hint;
-    if (hint < r->n_steps && r->steps[hint].start <= ts && ts <= r->steps[hint].end &&
-        (hint + 1 == r->n_steps || r->steps[hint + 1].start > ts))
-        return (long)hint;
-    return search_step(r, ts);
+    size_t at = cur->at;
+    if (at < cur->n && cur->steps[at].start <= ts && ts <= cur->steps[at].end &&
+        (at + 1 == cur->n || cur->steps[at + 1].start > ts))
+        return (long)at;
+    long s = search_step(cur->steps, cur->n, ts);
+    if (s >= 0)
+        cur->at = (size_t)s;
+    return s;
 }
 
 /* Which step a GPU event with a correlated call (runtime_of, NULL = none)
  * belongs to, or -1: by the call's start when the call has a duration
  * (syncs waiting on a stream whatever it has, as HTA keeps them all). */
-static inline long step_of_launched(rank_state *r, const hta_event *e,
-                                   const hta_event *runtime)
+static inline long step_of_launched(const rank_state *r, step_cursor *cur, const hta_event *e,
+                                    const hta_event *runtime)
 {
     if (!runtime)
         return -1;
     if (is_sync_event(r, e) && e->name == r->name_stream_wait)
-        return step_at(r, runtime->ts_ns);
-    return runtime->dur_ns > 0 ? step_at(r, runtime->ts_ns) : -1;
+        return step_at(cur, runtime->ts_ns);
+    return runtime->dur_ns > 0 ? step_at(cur, runtime->ts_ns) : -1;
 }
 
 /* Which step an event belongs to, or -1: CPU events with a duration by
  * their start, GPU events by their call's (step_of_launched). */
-static inline long step_of(rank_state *r, const hta_event *e)
+static inline long step_of(const rank_state *r, step_cursor *cur, const hta_event *e)
 {
     if (!hta_event_is_gpu(e) && !is_sync_event(r, e))
-        return e->dur_ns > 0 ? step_at(r, e->ts_ns) : -1;
-    return step_of_launched(r, e, runtime_of(r, e));
+        return e->dur_ns > 0 ? step_at(cur, e->ts_ns) : -1;
+    return step_of_launched(r, cur, e, runtime_of(r, e));
 }
 
 /* Each event's step (-1 = none) and, for a GPU event, its place in
  * view->gpu; count[s + 1] counts step s's members. */
-static void assign_steps(rank_state *r, int32_t *restrict step, uint32_t *restrict place,
-                         size_t *restrict count)
+static void assign_steps(const rank_state *r, int32_t *step, uint32_t *place, size_t *count)
 {
     const hta_trace *t = r->t;
+    step_cursor cur = {r->steps, r->n_steps, 0};
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
-        step[i] = hta_event_is_gpu(e) && !is_sync_event(r, e) ? -1 : (int32_t)step_of(r, e);
+        step[i] = hta_event_is_gpu(e) && !is_sync_event(r, e) ? -1
+                                                              : (int32_t)step_of(r, &cur, e);
         count[step[i] + 1] += step[i] >= 0;
         place[i] = UINT32_MAX;
     }
@@ -429,7 +435,7 @@ static void assign_steps(rank_state *r, int32_t *restrict step, uint32_t *restri
         if (is_sync_event(r, g))
             continue;
         size_t i = (size_t)(g - t->events);
-        step[i] = (int32_t)step_of_launched(r, g, gpu_runtime_of(r, p));
+        step[i] = (int32_t)step_of_launched(r, &cur, g, gpu_runtime_of(r, p));
         count[step[i] + 1] += step[i] >= 0;
         place[i] = (uint32_t)p;
     }
