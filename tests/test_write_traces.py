@@ -108,6 +108,23 @@ def check_folder(inputs, processes=1):
     return out_dir
 
 
+def check_without_gpu():
+    """A CPU-only trace: its step's path is empty (no GPU event, no op in
+    the step), so the written trace is the original with the added events
+    and metadata and nothing marked critical."""
+    src = os.path.join(TRACES, "hta", "cpu_only")
+    out_dir = os.path.join(tmpdir(), "written")
+    out, _ = analyse(src, extra=["--critical-path", "--write-traces", out_dir])
+    assert table(out, "critical_path").nodes.tolist() == [0]
+    assert sorted(os.listdir(out_dir)) == sorted(os.listdir(src))
+    for name in os.listdir(out_dir):
+        _, orig = load(os.path.join(src, name))
+        _, written = load(os.path.join(out_dir, name))
+        added = check_added_events(written["traceEvents"])
+        kept = [e for e in written["traceEvents"] if not any(e is a for a in added)]
+        assert kept == orig["traceEvents"], name
+
+
 def check_counters():
     """One 40 ms kernel per step: the queue holds it from launch to start;
     the step's compute share is the kernel's 40 ms of the step window."""
@@ -175,5 +192,6 @@ check_collective_waits()
 check_folder([os.path.join(TRACES, "hta", "trace_filter")], processes=2)
 check_folder([os.path.join(TRACES, "hta", "critical_path_event_sync_multi_stream")])
 check_folder([os.path.join(TRACES, "hta", "negative_queue")])
+check_without_gpu()
 check_counters()
 print("ok")

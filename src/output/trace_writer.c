@@ -153,6 +153,8 @@ static int cmp_mark(const void *a, const void *b)
  * at its start and again at its end). */
 static void sort_marks(collected *c)
 {
+    if (c->n_marks == 0) /* marks is NULL then, which qsort may not take */
+        return;
     qsort(c->marks, c->n_marks, sizeof *c->marks, cmp_mark);
     size_t m = 0;
     for (size_t i = 0; i < c->n_marks; i++)
