@@ -4,9 +4,9 @@ Every table hta-mpi writes is a 1-D compound dataset (docs/results-format.md); h
 returns its strings as UTF-8 bytes, which load() decodes so that string
 columns compare with ordinary str.  The timeline is a 3-D array rather than
 a table, with its bin edges and category names in attributes: timeline()
-returns it with its rank labels.  /critical_path_events names its events by an
-id into /critical_path_names: load() puts the names back.  A diff file (`hta-mpi diff`) holds
-/diff/... tables: load_diff() returns them all."""
+returns it with its rank labels.  /critical_path_events names its events by
+an id into /critical_path_names: load() puts the names back.  A diff file
+(`hta-mpi diff`) holds /diff/... tables: load_diff() returns them all."""
 from collections import namedtuple
 
 import h5py
