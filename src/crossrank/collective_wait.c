@@ -6,8 +6,9 @@
  * here with its (stream, ordinal) matching key; kernels with metadata are
  * matched by process group before (crossrank/collective_groups.c, spread
  * over the processes by crossrank/collective_exchange.c) and their
- * figures add to the same per-rank ones here.  Per stream, the ranks that use it take part in its collectives;
- * the k-th kernel of each of them is one collective instance.  When they
+ * figures add to the same per-rank ones here.  Per stream, the ranks that
+ * use it take part in its collectives; the k-th kernel of each of them is
+ * one collective instance.  When they
  * issued different numbers of kernels on the stream, only the common
  * prefix is matched and every rank's surplus is reported ("unmatched"),
  * as is the number of instances a rank took no part in because it never

@@ -3,9 +3,9 @@
  * The ops and launches are dealt to their threads in one pass over the
  * events and put in order by an insertion sort within each thread
  * (Kineto writes a thread's events nearly in start order, so it moves a
- * few), falling back to qsort for a thread that is far from sorted.  One sweep per thread
- * then keeps the chain of open ops and a buffer of the GPU events launched
- * under the outermost one. */
+ * few), falling back to qsort for a thread that is far from sorted.  One
+ * sweep per thread then keeps the chain of open ops and a buffer of the
+ * GPU events launched under the outermost one. */
 #define _GNU_SOURCE /* qsort_r */
 #include "model/op_walk.h"
 

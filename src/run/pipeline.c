@@ -8,13 +8,12 @@
  * file's rank, so that the processes match the collectives by process
  * group among themselves (crossrank/collective_exchange.c: the root gets
  * per-rank figures and summary rows, never every rank's kernels or every
- * instance); the
- * root broadcasts its decisions (exit code so far, the temporary results
- * file), after which every
- * process writes its own rows of the per-rank tables into that file
- * collectively (output/hdf5_in_place.c); and the root broadcasts the exit
- * status so that mpirun reports the same code everywhere.  Progress
- * messages travel on a duplicate communicator (run/progress.c). */
+ * instance); the root broadcasts its decisions (exit code so far, the
+ * temporary results file), after which every process writes its own rows
+ * of the per-rank tables into that file collectively
+ * (output/hdf5_in_place.c); and the root broadcasts the exit status so
+ * that mpirun reports the same code everywhere.  Progress messages travel
+ * on a duplicate communicator (run/progress.c). */
 #include "run/pipeline.h"
 
 #include <limits.h>
