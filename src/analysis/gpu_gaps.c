@@ -23,6 +23,7 @@
  * above and below the threshold goes to /rank_metrics. */
 #include "analysis/gpu_gaps.h"
 #include "model/cpu_context.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -126,13 +127,8 @@ static int collect_sync_calls(run *r)
         long k = hta_event_is_gpu(e) ? -1 : sync_api_of(r, e);
         if (k < 0)
             continue;
-        if (r->n_calls == cap) {
-            cap = cap ? 2 * cap : 256;
-            sync_call *grown = realloc(r->calls, cap * sizeof *grown);
-            if (!grown)
-                return -1;
-            r->calls = grown;
-        }
+        if (hta_grow_array((void **)&r->calls, &cap, r->n_calls + 1, sizeof *r->calls))
+            return -1;
         sync_api *api = &r->apis[k];
         api->count++;
         api->total_ns += e->dur_ns;
@@ -169,14 +165,8 @@ static void credit_sync_calls(run *r, int64_t start, int64_t end)
 static int add_gap(run *r, int64_t start, int64_t end, const hta_event *before,
                    const hta_event *after)
 {
-    if (r->n_gaps == r->cap_gaps) {
-        size_t cap = r->cap_gaps ? 2 * r->cap_gaps : 64;
-        gap *grown = realloc(r->gaps, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        r->gaps = grown;
-        r->cap_gaps = cap;
-    }
+    if (hta_grow_array((void **)&r->gaps, &r->cap_gaps, r->n_gaps + 1, sizeof *r->gaps))
+        return -1;
     const hta_event *launch = hta_rank_view_launch(r->view, after);
     r->gaps[r->n_gaps++] = (gap){
         .start = start, .end = end, .before = before, .after = after, .launch = launch,

@@ -19,6 +19,7 @@
 #include "util/buf.h"
 #include "analysis/kernel_sequences.h"
 #include "model/op_walk.h"
+#include "util/grow.h"
 
 #include <regex.h>
 #include <stdlib.h>
@@ -105,14 +106,9 @@ static pattern *pattern_of(run *r, const hta_op_visit *v)
     uint32_t id = hta_strtab_intern(&r->keys, r->key.data, r->key.len);
     if (id == UINT32_MAX)
         return NULL;
-    if (id >= r->cap_patterns) {
-        size_t cap = r->cap_patterns ? 2 * r->cap_patterns : 64;
-        pattern *grown = realloc(r->patterns, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        r->patterns = grown;
-        r->cap_patterns = cap;
-    }
+    if (hta_grow_array((void **)&r->patterns, &r->cap_patterns, (size_t)id + 1,
+                       sizeof *r->patterns))
+        return NULL;
     if (id == before)
         r->patterns[id] = (pattern){v->depth, v->op->name, (uint32_t)v->n_gpu, 0, 0, 0, NULL};
     return &r->patterns[id];

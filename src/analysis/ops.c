@@ -21,6 +21,7 @@
 #include "model/op_groups.h"
 #include "model/op_walk.h"
 #include "numerics/stats.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -105,14 +106,8 @@ static op_stats *stats_of(ops_run *r, const hta_event *op)
     size_t g = hta_op_groups_find(&r->groups, op);
     if (g == SIZE_MAX)
         return NULL;
-    if (g >= r->cap_stats) {
-        size_t cap = r->cap_stats ? 2 * r->cap_stats : 256;
-        op_stats *grown = realloc(r->stats, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        r->stats = grown;
-        r->cap_stats = cap;
-    }
+    if (hta_grow_array((void **)&r->stats, &r->cap_stats, g + 1, sizeof *r->stats))
+        return NULL;
     if (g == r->groups.n - 1 && r->groups.fresh) {
         size_t context = hta_cpu_context_index(&r->groups.contexts, op);
         r->stats[g] = (op_stats){.busy_min_ns = INT64_MAX, .name = op->name,

@@ -19,6 +19,7 @@
 #include "numerics/radix_sort.h"
 #include "numerics/stats.h"
 #include "analysis/step_series.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -268,14 +269,8 @@ static int add_stream_series(hta_step_series_set *set, size_t *cap, uint32_t str
             return 0;
         at += set->series[at].stream < stream;
     }
-    if (set->n_series == *cap) {
-        size_t grown = *cap ? 2 * *cap : 16;
-        hta_step_series *series = realloc(set->series, grown * sizeof *series);
-        if (!series)
-            return -1;
-        set->series = series;
-        *cap = grown;
-    }
+    if (hta_grow_array((void **)&set->series, cap, set->n_series + 1, sizeof *set->series))
+        return -1;
     memmove(&set->series[at + 1], &set->series[at], (set->n_series - at) * sizeof *set->series);
     set->series[at] = (hta_step_series){.stream = stream};
     set->n_series++;
@@ -368,13 +363,8 @@ static int make_kind_series(hta_step_series_set *set, const hta_trace *t)
         hta_copy_kind(hta_event_name(t, &t->events[i]), kind);
         if (hta_step_series_find_kind(set, kind) >= 0)
             continue;
-        if (set->n_series == cap) {
-            cap = cap ? 2 * cap : 8;
-            hta_step_series *grown = realloc(set->series, cap * sizeof *grown);
-            if (!grown)
-                return -1;
-            set->series = grown;
-        }
+        if (hta_grow_array((void **)&set->series, &cap, set->n_series + 1, sizeof *set->series))
+            return -1;
         set->series[set->n_series] = (hta_step_series){.n = 0};
         strcpy(set->series[set->n_series++].kind, kind);
     }

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 typedef struct walk {
     const hta_rank_view *view;
     const hta_cpu_contexts *contexts;
@@ -123,14 +125,8 @@ typedef struct thread_items {
 
 static int push_item(thread_items *t, uint32_t event)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 256;
-        uint32_t *grown = realloc(t->at, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        t->at = grown;
-        t->cap = cap;
-    }
+    if (hta_grow_array((void **)&t->at, &t->cap, t->n + 1, sizeof *t->at))
+        return -1;
     t->at[t->n++] = event;
     return 0;
 }
@@ -164,14 +160,8 @@ static thread_items *order_items(walk *w)
 
 static int push_gpu(walk *w, const hta_event *launch, const hta_event *gpu)
 {
-    if (w->n_gpu == w->cap_gpu) {
-        size_t cap = w->cap_gpu ? 2 * w->cap_gpu : 256;
-        hta_op_gpu *grown = realloc(w->gpu, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        w->gpu = grown;
-        w->cap_gpu = cap;
-    }
+    if (hta_grow_array((void **)&w->gpu, &w->cap_gpu, w->n_gpu + 1, sizeof *w->gpu))
+        return -1;
     w->gpu[w->n_gpu++] = (hta_op_gpu){launch, gpu, (uint32_t)(w->n_open - 1)};
     return 0;
 }

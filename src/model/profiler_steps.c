@@ -1,6 +1,8 @@
 /* profiler_steps.c: ProfilerStep#N ranges (see model/profiler_steps.h). */
 #include "model/profiler_steps.h"
 
+#include "util/grow.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,15 +54,10 @@ int hta_profiler_steps_find(hta_profiler_steps *s, const hta_trace *t)
         if (hta_event_is_gpu(e) || !is_step[e->name])
             continue;
         const char *name = hta_event_name(t, e);
-        if (s->n == cap) {
-            cap = cap ? 2 * cap : 16;
-            hta_profiler_step *grown = realloc(s->steps, cap * sizeof *grown);
-            if (!grown) {
-                free(is_step);
-                hta_profiler_steps_free(s);
-                return -1;
-            }
-            s->steps = grown;
+        if (hta_grow_array((void **)&s->steps, &cap, s->n + 1, sizeof *s->steps)) {
+            free(is_step);
+            hta_profiler_steps_free(s);
+            return -1;
         }
         s->steps[s->n++] = (hta_profiler_step){strtoll(name + prefix, NULL, 10), e->ts_ns,
                                                hta_event_end(e)};

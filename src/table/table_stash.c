@@ -11,6 +11,8 @@
  * buffer that each next entry reuses. */
 #include "table/table_stash.h"
 
+#include "util/grow.h"
+
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -23,15 +25,8 @@ static size_t stored_len(const hta_stash_entry *e)
 
 static int reserve_entry(hta_table_stash *stash)
 {
-    if (stash->n_entries < stash->cap_entries)
-        return 0;
-    size_t cap = stash->cap_entries ? 2 * stash->cap_entries : 16;
-    hta_stash_entry *entries = realloc(stash->entries, cap * sizeof *entries);
-    if (!entries)
-        return -1;
-    stash->entries = entries;
-    stash->cap_entries = cap;
-    return 0;
+    return hta_grow_array((void **)&stash->entries, &stash->cap_entries, stash->n_entries + 1,
+                          sizeof *stash->entries);
 }
 
 /* Puts the entry's bytes in memory while the budget allows, else in the
