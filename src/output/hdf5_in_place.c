@@ -133,23 +133,10 @@ typedef struct rank_slots {
     size_t n;
 } rank_slots;
 
-static int compare_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int rank_slots_init(rank_slots *s, const hta_rank_map *map)
 {
-    s->n = 0;
-    s->ranks = malloc((map->n_files ? map->n_files : 1) * sizeof *s->ranks);
-    if (!s->ranks)
-        return -1;
-    for (size_t f = 0; f < map->n_files; f++)
-        if (map->rank_of_file[f] >= 0)
-            s->ranks[s->n++] = map->rank_of_file[f];
-    qsort(s->ranks, s->n, sizeof *s->ranks, compare_i64);
-    return 0;
+    s->ranks = hta_rank_map_kept_ranks(map, &s->n);
+    return s->ranks ? 0 : -1;
 }
 
 static size_t rank_slot(const rank_slots *s, int64_t rank)

@@ -362,19 +362,6 @@ static int compare_rank(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The ranks the map keeps (analysed without failure), sorted. */
-static int64_t *kept_ranks(const hta_rank_map *map, size_t *n)
-{
-    int64_t *v = malloc((map->n_files ? map->n_files : 1) * sizeof *v);
-    *n = 0;
-    for (size_t f = 0; v && f < map->n_files; f++)
-        if (map->rank_of_file[f] >= 0)
-            v[(*n)++] = map->rank_of_file[f];
-    if (v)
-        qsort(v, *n, sizeof *v, compare_rank);
-    return v;
-}
-
 /* --write-traces: each of this process's ranks' kernel waits into the
  * trace written for it (the file's name in the output directory).
  * Failures are reported, not fatal: the results do not depend on them. */
@@ -411,7 +398,7 @@ static int match_collectives(hta_run_context *run)
     hta_error err = {{0}};
     hta_tableset matched = {0};
     size_t n_valid = 0;
-    int64_t *valid = kept_ranks(&run->map, &n_valid);
+    int64_t *valid = hta_rank_map_kept_ranks(&run->map, &n_valid);
     int failed = !valid || hta_apply_rank_map(&run->comm, &run->map, &err) != 0;
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed && run->me == ROOT)

@@ -110,6 +110,25 @@ void hta_rank_map_free(hta_rank_map *map)
     map->n_files = 0;
 }
 
+static int compare_rank(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t *hta_rank_map_kept_ranks(const hta_rank_map *map, size_t *n)
+{
+    int64_t *kept = malloc((map->n_files ? map->n_files : 1) * sizeof *kept);
+    *n = 0;
+    if (!kept)
+        return NULL;
+    for (size_t f = 0; f < map->n_files; f++)
+        if (map->rank_of_file[f] >= 0)
+            kept[(*n)++] = map->rank_of_file[f];
+    qsort(kept, *n, sizeof *kept, compare_rank);
+    return kept;
+}
+
 int hta_apply_rank_map(hta_tableset *set, const hta_rank_map *map, hta_error *err)
 {
     for (size_t i = 0; i < set->n_tables; i++) {

@@ -19,6 +19,10 @@ typedef struct hta_rank_map {
 
 void hta_rank_map_free(hta_rank_map *map);
 
+/* The ranks the map keeps (rank_of_file >= 0), ascending, in an array the
+ * caller frees; *n receives their number.  NULL when out of memory. */
+int64_t *hta_rank_map_kept_ranks(const hta_rank_map *map, size_t *n);
+
 /* Root, after the gather: turns file indices into ranks (distributedInfo,
  * then file name, then the lowest free number), fails later duplicates,
  * drops excluded ranks and sorts every per-rank table by rank.  *map
