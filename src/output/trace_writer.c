@@ -24,6 +24,7 @@
 #include "analysis/critical_path.h"
 #include "model/interval.h"
 #include "model/launch_apis.h"
+#include "output/trace_rewrite.h"
 #include "util/grow.h"
 
 #define ANALYSIS_PID 999999
@@ -417,26 +418,14 @@ static void put_event(sink *o, int *first, const char *text)
     puts_(o, text);
 }
 
-/* A JSON string's body with quotes and control bytes escaped. */
-static void put_escaped(hta_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            hta_buf_putc(b, '\\');
-        if ((unsigned char)*s < 0x20)
-            continue;
-        hta_buf_putc(b, *s);
-    }
-}
-
 static void put_counter(sink *o, int *first, const char *name, int64_t ts, const char *arg,
                         double value)
 {
     hta_buf b = {0};
-    hta_buf_append(&b, "{\"ph\":\"C\",\"cat\":\"hta_mpi\",\"name\":\"", 34);
-    put_escaped(&b, name);
+    hta_buf_append(&b, "{\"ph\":\"C\",\"cat\":\"hta_mpi\",\"name\":", 33);
+    hta_json_put_string(&b, name);
     char tail[256];
-    snprintf(tail, sizeof tail, "\",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"args\":{\"%s\":%.6g}}",
+    snprintf(tail, sizeof tail, ",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"args\":{\"%s\":%.6g}}",
              ANALYSIS_PID, hta_ns_to_us(ts), arg, value);
     hta_buf_append(&b, tail, strlen(tail));
     put_event(o, first, b.data ? b.data : "");
