@@ -92,6 +92,7 @@
 #include <zlib.h>
 
 #include "tracegen_groups.h"
+#include "tracegen_pipeline.h"
 #include "tracegen_ops.h"
 #include "tracegen_chains.h"
 #include "tracegen_kernels.h"
@@ -1680,6 +1681,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--tp"))
             return tracegen_groups_main(argc, argv);
+        else if (!strcmp(argv[i], "--pp"))
+            return tracegen_pipeline_main(argc, argv);
         else if (!strcmp(argv[i], "--ops-truth"))
             return tracegen_ops_main(argc, argv);
         else if (!strcmp(argv[i], "--critical-path-truth"))
