@@ -54,7 +54,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tracegen_json.h"
+#include "tracegen_common.h"
 #include "tracegen_pipeline.h"
 
 #define PL_ORIGIN_NS INT64_C(1700000000000000000)
@@ -114,14 +114,6 @@ typedef struct pipeline_gen {
     int64_t *step_start, *step_end; /* [steps] */
 } pipeline_gen;
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        tg_json_fail("out of memory", NULL);
-    return p;
-}
-
 static int rank_of(const pipeline_gen *g, int stage, int d)
 {
     return stage * g->dp + d;
@@ -134,9 +126,9 @@ static int stage_of(const pipeline_gen *g, int rank)
 
 static void build_schedule(pipeline_gen *g)
 {
-    g->schedule = xcalloc((size_t)g->pp, sizeof *g->schedule);
+    g->schedule = tg_calloc((size_t)g->pp, sizeof *g->schedule);
     for (int s = 0; s < g->pp; s++) {
-        item *it = g->schedule[s] = xcalloc(2 * (size_t)g->microbatches, sizeof *it);
+        item *it = g->schedule[s] = tg_calloc(2 * (size_t)g->microbatches, sizeof *it);
         int m = g->microbatches, w = g->pp - s - 1 < m ? g->pp - s - 1 : m, n = 0;
         for (int i = 0; i < w; i++)
             it[n++] = (item){K_FORWARD, i};
@@ -156,7 +148,7 @@ static size_t add_kernel(pipeline_gen *g, int rank, kernel k)
         r->cap = r->cap ? 2 * r->cap : 256;
         r->k = realloc(r->k, r->cap * sizeof *r->k);
         if (!r->k)
-            tg_json_fail("out of memory", NULL);
+            tg_fail("out of memory", NULL);
     }
     r->k[r->n] = k;
     return r->n++;
@@ -179,8 +171,8 @@ static void reset_channels(pipeline_gen *g)
                 int from = dir ? s + 1 : s, to = dir ? s : s + 1;
                 channel *c = channel_of(g, d, from, to);
                 if (!c->ready) {
-                    c->ready = xcalloc(4 * m, sizeof *c->ready);
-                    c->send_kernel = xcalloc(2 * m, sizeof *c->send_kernel);
+                    c->ready = tg_calloc(4 * m, sizeof *c->ready);
+                    c->send_kernel = tg_calloc(2 * m, sizeof *c->send_kernel);
                     c->send_post = c->ready + m;
                     c->recv_post = c->ready + 2 * m;
                     c->end = c->ready + 3 * m;
@@ -291,7 +283,7 @@ static void simulate_step(pipeline_gen *g, int step, int64_t start)
         if (done)
             break;
         if (!moved)
-            tg_json_fail("internal error: the pipeline schedule deadlocked", NULL);
+            tg_fail("internal error: the pipeline schedule deadlocked", NULL);
     }
     int64_t end = start;
     for (int r = 0; r < g->world; r++)
@@ -380,7 +372,7 @@ static void write_rank(const pipeline_gen *g, int rank)
     snprintf(path, sizeof path, "%s/rank-%d.json", g->dir, rank);
     FILE *f = fopen(path, "w");
     if (!f)
-        tg_json_fail("cannot write ", path);
+        tg_fail("cannot write ", path);
     fprintf(f, "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, "
                "\"world_size\": %d, \"pg_count\": %d, \"pg_config\": [",
             rank, g->world, g->dp);
@@ -405,7 +397,7 @@ static void write_rank(const pipeline_gen *g, int rank)
         put_kernel(f, &first, g, rank, &r->k[i], 1000 + (int64_t)i);
     fputs("\n]}\n", f);
     if (fclose(f))
-        tg_json_fail("cannot write ", path);
+        tg_fail("cannot write ", path);
 }
 
 /* ---- the truth -------------------------------------------------------- */
@@ -418,7 +410,7 @@ typedef struct spans {
 
 static spans compute_spans(const rank_kernels *r)
 {
-    spans c = {xcalloc(r->n, sizeof *c.start), xcalloc(r->n, sizeof *c.end), 0};
+    spans c = {tg_calloc(r->n, sizeof *c.start), tg_calloc(r->n, sizeof *c.end), 0};
     for (size_t i = 0; i < r->n; i++)
         if (r->k[i].kind == K_FORWARD || r->k[i].kind == K_BACKWARD) {
             c.start[c.n] = r->k[i].start;
@@ -493,7 +485,7 @@ typedef struct step_sums {
 static void write_steps(const pipeline_gen *g, FILE *t)
 {
     bool first = true;
-    step_sums *sum = xcalloc((size_t)g->steps, sizeof *sum);
+    step_sums *sum = tg_calloc((size_t)g->steps, sizeof *sum);
     for (int rank = 0; rank < g->world; rank++) {
         const rank_kernels *r = &g->kernels[rank];
         spans c = compute_spans(r);
@@ -532,8 +524,8 @@ static void write_truth(const pipeline_gen *g)
     snprintf(path, sizeof path, "%s.truth.json", g->dir);
     FILE *t = fopen(path, "w");
     if (!t)
-        tg_json_fail("cannot write ", path);
-    int64_t *caused = xcalloc((size_t)g->world, sizeof *caused);
+        tg_fail("cannot write ", path);
+    int64_t *caused = tg_calloc((size_t)g->world, sizeof *caused);
     fprintf(t, "{\"pp\": %d, \"dp\": %d, \"microbatches\": %d, \"transfer_ns\": %" PRId64
                ", \"forward_ns\": %" PRId64 ", \"backward_ns\": %" PRId64
                ", \"closed_form_bubble_fraction\": %.17g,\n\"pairs\": [",
@@ -550,7 +542,7 @@ static void write_truth(const pipeline_gen *g)
     fputs("\n]}\n", t);
     free(caused);
     if (fclose(t))
-        tg_json_fail("cannot write ", path);
+        tg_fail("cannot write ", path);
 }
 
 /* ---- options ---------------------------------------------------------- */
@@ -616,16 +608,16 @@ int tracegen_pipeline_main(int argc, char **argv)
     pipeline_gen g;
     parse(&g, argc, argv);
     if (mkdir(g.dir, 0777) && errno != EEXIST)
-        tg_json_fail("cannot create ", g.dir);
+        tg_fail("cannot create ", g.dir);
     build_schedule(&g);
     size_t w = (size_t)g.world;
-    g.kernels = xcalloc(w, sizeof *g.kernels);
-    g.seq = xcalloc(w, sizeof *g.seq);
-    g.pc = xcalloc(w, sizeof *g.pc);
-    g.clock = xcalloc(w, sizeof *g.clock);
-    g.channels = xcalloc((size_t)g.dp * 2 * (size_t)(g.pp - 1), sizeof *g.channels);
-    g.step_start = xcalloc((size_t)g.steps, sizeof *g.step_start);
-    g.step_end = xcalloc((size_t)g.steps, sizeof *g.step_end);
+    g.kernels = tg_calloc(w, sizeof *g.kernels);
+    g.seq = tg_calloc(w, sizeof *g.seq);
+    g.pc = tg_calloc(w, sizeof *g.pc);
+    g.clock = tg_calloc(w, sizeof *g.clock);
+    g.channels = tg_calloc((size_t)g.dp * 2 * (size_t)(g.pp - 1), sizeof *g.channels);
+    g.step_start = tg_calloc((size_t)g.steps, sizeof *g.step_start);
+    g.step_end = tg_calloc((size_t)g.steps, sizeof *g.step_end);
     int64_t start = PL_ORIGIN_NS;
     for (int n = 0; n < g.steps; n++) {
         simulate_step(&g, n, start);
