@@ -5,4 +5,5 @@
 
 results: loading tables and the timeline; views: the data behind each
 figure; plots: PNG figures (matplotlib, `hta-mpi-plot`); report: one
-self-contained HTML page (`hta-mpi-report`)."""
+self-contained HTML page (`hta-mpi-report`); libhta: one trace analysed
+in this process through the C library, into the results file's tables."""
