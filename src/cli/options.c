@@ -349,3 +349,30 @@ hta_cli_action hta_parse_options(int argc, char **argv, hta_options *o, hta_erro
     o->command_line = join_arguments(argc, argv);
     return HTA_CLI_RUN;
 }
+
+/* The settable options: --help and --version are actions, not settings. */
+static const struct option *settable_option(const char *name)
+{
+    for (const struct option *o = LONG_OPTIONS; o->name; o++)
+        if (strcmp(o->name, name) == 0 && o->val != 'h' && o->val != OPT_VERSION)
+            return o;
+    return NULL;
+}
+
+int hta_options_takes_value(const char *name)
+{
+    const struct option *o = settable_option(name);
+    return o ? o->has_arg == required_argument : -1;
+}
+
+int hta_options_set(hta_options *o, const char *name, const char *value, hta_error *err)
+{
+    const struct option *opt = settable_option(name);
+    if (!opt)
+        return hta_fail(err, "unknown option '%s'", name);
+    if (opt->has_arg == required_argument && !value)
+        return hta_fail(err, "--%s: missing value", name);
+    if (opt->has_arg == no_argument && value && value[0] && strcmp(value, "1") != 0)
+        return hta_fail(err, "--%s takes no value, got '%s'", name, value);
+    return apply_option(opt->val, value, o, err);
+}
