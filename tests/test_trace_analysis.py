@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "python"))
 os.environ.update(MPI_ENV)                      # root in CI, as the other tests
 os.environ["HTA_MPI"] = os.path.join(BUILD, "hta-mpi")
+os.environ["HTA_LIBHTA"] = os.path.join(BUILD, "libhta.so")
 
 from hta_mpi import TraceAnalysis, TraceDiff, runs  # noqa: E402
 
@@ -388,6 +389,35 @@ def make_extra_test(folder):
     return test
 
 
+def test_single_trace_in_process_equals_the_run():
+    """A single trace is analysed through libhta, several under mpirun;
+    libhta's kept tables give the frames hta-mpi's own file gives."""
+    import h5py
+    inside = analyzer("nccl_data")
+    with h5py.File(inside.results_file(), "r") as f:
+        assert f.attrs.get("written_by") == "libhta", dict(f.attrs)
+    with h5py.File(analyzer("trace_filter").results_file(), "r") as f:
+        assert f.attrs["n_processes"] == 2, dict(f.attrs)
+    run = TraceAnalysis(trace_dir=trace_dir("nccl_data"), cache_dir=CACHE, round_like_hta=True,
+                        in_process=False)
+    with h5py.File(run.results_file(), "r") as f:
+        assert "written_by" not in f.attrs
+    for call, kw in (("get_temporal_breakdown", {}), ("get_gpu_kernel_breakdown", {}),
+                     ("get_idle_time_breakdown", {"show_idle_interval_stats": True}),
+                     ("get_gpu_user_annotation_breakdown", {}),
+                     ("get_queue_length_summary", {})):
+        a = getattr(inside, call)(visualize=False, **kw) if "queue" not in call else \
+            getattr(inside, call)(**kw)
+        b = getattr(run, call)(visualize=False, **kw) if "queue" not in call else \
+            getattr(run, call)(**kw)
+        for x, y in zip(a if isinstance(a, tuple) else [a], b if isinstance(b, tuple) else [b]):
+            pd.testing.assert_frame_equal(x, y, check_dtype=False, obj=call)
+    cp, _ = inside.critical_path_analysis(rank=0)
+    cp2, _ = run.critical_path_analysis(rank=0)
+    pd.testing.assert_frame_equal(cp.get_critical_path_breakdown(),
+                                  cp2.get_critical_path_breakdown())
+
+
 def test_hta_crashes_get_answers():
     """cupti_profiler: HTA 0.6.1 raises IndexError loading it (no
     first-round file exists); every method answers here."""
@@ -538,7 +568,7 @@ def test_example_runs():
 if __name__ == "__main__":
     main([make_first_round_test(f) for f in FOLDERS] + [test_potential_stragglers] +
          [make_extra_test(f) for f in EXTRA_FOLDERS] +
-         [test_hta_crashes_get_answers, test_cache_reused_invalidated_and_keyed_on_options,
+         [test_single_trace_in_process_equals_the_run, test_hta_crashes_get_answers, test_cache_reused_invalidated_and_keyed_on_options,
           test_read_only_directory_uses_cache_home, test_trace_diff, test_extras,
           test_visualize_draws_with_matplotlib, test_generate_trace_with_counters,
           test_example_runs], setup=setup)

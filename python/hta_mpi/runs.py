@@ -4,8 +4,8 @@ TraceAnalysis (trace_analysis.py) asks for a results file with the options
 a call needs; results_for() returns the path of one, running hta-mpi only
 when no kept file fits.  A kept file is named by a key hashed from the
 inputs (each trace's name, size and modification time), the options and
-the hta-mpi binary (its path, size and time): a changed trace or a rebuilt
-binary gives a new key, so a stale file is never read, and a file made with
+the analyser (its path, size and time): a changed trace or a rebuilt
+binary or library gives a new key, so a stale file is never read, and a file made with
 other options is never served for these.  Files live in `.hta-mpi/` beside
 the traces, or, where that directory cannot be written, under
 $XDG_CACHE_HOME/hta-mpi (~/.cache/hta-mpi).
@@ -15,11 +15,16 @@ other table, so a kept run made with more of them serves a call needing
 fewer: the second call of a notebook rarely runs anything.
 
 The run: `mpirun -n N hta-mpi` with N = min(traces, CPUs this process may
-use); one trace, or one CPU, runs the binary directly (a lone process is a
-valid MPI run).  The environment is passed on unchanged.  Progress comes
-from hta-mpi's own lines on stderr ("analysed 3/8 traces"), shown as a
-bar in a notebook (IPython's display, when present) and as plain lines
-otherwise."""
+use); one CPU runs the binary directly (a lone process is a valid MPI
+run).  The environment is passed on unchanged.  Progress comes from
+hta-mpi's own lines on stderr ("analysed 3/8 traces"), shown as a bar in a
+notebook (IPython's display, when present) and as plain lines otherwise.
+
+A single trace is analysed in this process through libhta (libhta.py) when
+the library loads: no MPI start-up.  Its tables are kept the same way,
+written with h5py as the compound datasets results.load() reads, without
+what only a run writes (the /timeline array, root attributes); callers
+needing a complete file (the report, `hta-mpi diff`) ask for a run."""
 import hashlib
 import json
 import os
@@ -83,11 +88,12 @@ def _stat_entry(path):
     return [path, st.st_size, st.st_mtime_ns]
 
 
-def run_key(inputs, options, binary):
+def run_key(inputs, options, analyser):
     """The hash naming a results file: inputs' names, sizes and times, the
-    options (a sorted list of arguments) and the binary."""
+    options (a canonical list of arguments) and the analyser (the hta-mpi
+    binary or libhta, by its path, size and time)."""
     what = {"inputs": [_stat_entry(p) for p in inputs], "options": list(options),
-            "binary": _stat_entry(binary)}
+            "analyser": _stat_entry(analyser)}
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:20]
 
 
@@ -164,14 +170,14 @@ def _run(cmd, n_traces, label):
     return p.wait(), "".join(lines)
 
 
-def _kept(directory, inputs, options, binary):
+def _kept(directory, inputs, options, analyser):
     """A kept file that serves options: made with them, or with them and
     more of the ADDITIVE_FLAGS."""
     wanted = set(o for o in options if o in ADDITIVE_FLAGS)
     rest = [o for o in options if o not in ADDITIVE_FLAGS]
     for extra in _supersets(sorted(set(ADDITIVE_FLAGS) - wanted)):
-        path = os.path.join(directory, run_key(inputs, canonical(rest + sorted(wanted | set(extra))),
-                                               binary) + ".h5")
+        flags = canonical(rest + sorted(wanted | set(extra)))
+        path = os.path.join(directory, run_key(inputs, flags, analyser) + ".h5")
         if os.path.exists(path):
             return path
     return None
@@ -196,30 +202,85 @@ def canonical(options):
     return [a for g in sorted(groups) for a in g]
 
 
-def results_for(trace_dir, options, trace_files=None, cache_dir=None, label="hta-mpi"):
-    """Path of a results file for these traces and options (a list of
-    hta-mpi arguments), running hta-mpi if none is kept.  Exit status 1
-    (some traces failed) still gives a file: /ranks says which."""
-    inputs = list_traces(trace_dir, trace_files)
-    if not inputs:
-        raise RunError(f"{trace_dir}: no trace found (.json, .json.gz, .sqlite, CUPTI CSV folder)")
-    binary = find_binary()
-    options = canonical(options)
-    directory = cache_dir_for(trace_dir, inputs, cache_dir)
-    kept = _kept(directory, inputs, options, binary)
-    if kept:
-        return kept
-    final = os.path.join(directory, run_key(inputs, options, binary) + ".h5")
-    fd, partial = tempfile.mkstemp(suffix=".h5.partial", dir=directory)
-    os.close(fd)
+def _library():
+    """libhta's path when it loads, else None (then the binary runs)."""
+    try:
+        from hta_mpi import libhta
+        path = libhta.library()._name
+    except (ImportError, OSError, RuntimeError):
+        return None
+    # Found on the system's path by name alone: no file to key the runs on.
+    return path if os.path.exists(path) else None
+
+
+# Tables whose event names results.load() joins back from another table.
+_NAMED_BY_ID = ("critical_path_events",)
+
+
+def write_tables(path, tables):
+    """{table name: DataFrame} as 1-D compound datasets (strings as
+    variable-length UTF-8), the layout results.load() reads."""
+    import h5py
+    import numpy as np
+    with h5py.File(path, "w") as f:
+        f.attrs["written_by"] = "libhta"
+        for name, df in tables.items():
+            if name in _NAMED_BY_ID:
+                df = df.drop(columns="name")
+            fields = [(col, h5py.string_dtype("utf-8") if df[col].dtype == object
+                       else df[col].dtype) for col in df.columns]
+            data = np.empty(len(df), dtype=fields)
+            for col in df.columns:
+                data[col] = df[col].to_numpy()
+            f.create_dataset(name, data=data)
+
+
+def _analyse_in_process(trace, options, path, label):
+    from hta_mpi import libhta
+    progress = _Progress(label, 1)
+    write_tables(path, libhta.analyse_trace(trace, options))
+    progress.update(1, 1)
+
+
+def _run_binary(binary, inputs, options, path, label):
     n = processes_for(len(inputs))
-    cmd = [binary, "-o", partial, "--force"] + options + inputs
+    cmd = [binary, "-o", path, "--force"] + options + inputs
     if n > 1:
         cmd = ["mpirun", "-n", str(n)] + cmd
     status, stderr = _run(cmd, len(inputs), label)
-    if status not in (0, 1) or not os.path.exists(partial) or os.path.getsize(partial) == 0:
-        if os.path.exists(partial):
-            os.unlink(partial)
+    if status not in (0, 1) or not os.path.exists(path) or os.path.getsize(path) == 0:
         raise RunError(f"{' '.join(cmd)} exited {status}:\n{stderr.strip()}")
+
+
+def results_for(trace_dir, options, trace_files=None, cache_dir=None, label="hta-mpi",
+                in_process=None):
+    """Path of a results file for these traces and options (a list of
+    hta-mpi arguments), analysing them if none is kept.  in_process: None
+    analyses a single trace through libhta when it loads, False always
+    runs the binary (a complete results file), True requires libhta.  Exit
+    status 1 (some traces failed) still gives a file: /ranks says which."""
+    inputs = list_traces(trace_dir, trace_files)
+    if not inputs:
+        raise RunError(f"{trace_dir}: no trace found (.json, .json.gz, .sqlite, CUPTI CSV folder)")
+    library = _library() if in_process is not False and len(inputs) == 1 else None
+    if in_process and library is None:
+        raise RunError("in_process=True needs a single trace and libhta (HTA_LIBHTA)")
+    analyser = library or find_binary()
+    options = canonical(options)
+    directory = cache_dir_for(trace_dir, inputs, cache_dir)
+    kept = _kept(directory, inputs, options, analyser)
+    if kept:
+        return kept
+    final = os.path.join(directory, run_key(inputs, options, analyser) + ".h5")
+    fd, partial = tempfile.mkstemp(suffix=".h5.partial", dir=directory)
+    os.close(fd)
+    try:
+        if library:
+            _analyse_in_process(inputs[0], options, partial, label)
+        else:
+            _run_binary(analyser, inputs, options, partial, label)
+    except BaseException:
+        os.unlink(partial)
+        raise
     os.replace(partial, final)
     return final

@@ -83,26 +83,32 @@ class TraceAnalysis:
     round_like_hta=True rounds like HTA (see the module); cache_dir: where
     results files are kept (default: .hta-mpi beside the traces, or the
     user's cache when that is read-only); options: more hta-mpi arguments
-    for every run (e.g. ["--step-regex", "^iteration"])."""
+    for every run (e.g. ["--step-regex", "^iteration"]); in_process: None
+    analyses a single trace in this process through libhta when it loads,
+    False always runs hta-mpi (runs.py)."""
 
     def __init__(self, trace_files=None, trace_dir="", include_last_profiler_step=False,
-                 round_like_hta=False, cache_dir=None, options=()):
+                 round_like_hta=False, cache_dir=None, options=(), in_process=None):
         self.trace_dir = trace_dir
         self.trace_files = trace_files
         self.round_like_hta = round_like_hta
         self.cache_dir = cache_dir
+        self.in_process = in_process
         self.base_options = list(options)
         if include_last_profiler_step:
             self.base_options.append("--include-last-step")
 
     # -- the run behind the calls -------------------------------------------
 
-    def results_file(self, extra=(), round_like_hta=None):
+    def results_file(self, extra=(), round_like_hta=None, complete=False):
         """Path of the results file holding what a call with these hta-mpi
-        arguments needs (running hta-mpi if none is kept)."""
+        arguments needs (analysing the traces if none is kept); complete:
+        one written by hta-mpi itself (with /timeline and the run's
+        attributes), not libhta's tables."""
         rounding = self.round_like_hta if round_like_hta is None else round_like_hta
         options = self.base_options + list(extra) + (["--round-like-hta"] if rounding else [])
-        return runs.results_for(self.trace_dir, options, self.trace_files, self.cache_dir)
+        return runs.results_for(self.trace_dir, options, self.trace_files, self.cache_dir,
+                                in_process=False if complete else self.in_process)
 
     def _table(self, name, extra=(), round_like_hta=None):
         """A table of the run as a DataFrame; None when the run has none
@@ -501,7 +507,7 @@ class TraceAnalysis:
     def get_timeline(self):
         """The rank x time-bin compute / communicate / overlap / empty
         timeline, long form: rank, bin_start_us, bin_end_us, category, us."""
-        t = results.timeline(self.results_file())
+        t = results.timeline(self.results_file(complete=True))
         if t is None:
             return pd.DataFrame(columns=["rank", "bin_start_us", "bin_end_us", "category", "us"])
         rows = [(int(rank), t.edges_us[b], t.edges_us[b + 1], cat, t.us[i, b, c])
@@ -512,7 +518,7 @@ class TraceAnalysis:
     def report(self, path="hta-report.html"):
         """Writes hta-mpi-report's self-contained HTML page; returns path."""
         from hta_mpi import report
-        report.main([self.results_file(), "-o", path])
+        report.main([self.results_file(complete=True), "-o", path])
         return path
 
 
@@ -529,7 +535,7 @@ class TraceDiff:
     def diff_file(self):
         """Path of the diff file (kept beside the new run's results)."""
         if self._path is None:
-            a, b = self.base.results_file(), self.new.results_file()
+            a, b = self.base.results_file(complete=True), self.new.results_file(complete=True)
             directory = self.cache_dir or os.path.dirname(b)
             name = os.path.basename(a)[:-3] + "-vs-" + os.path.basename(b)
             path = os.path.join(directory, "diff-" + name)
