@@ -58,7 +58,8 @@ enum {
     COMM_OUT_SPLIT, COMM_N_STRINGS
 };
 /* ... and its numbers, in the lexer's comm_fields. */
-enum { COMM_EXTERNAL_ID, COMM_IN_NELEMS, COMM_OUT_NELEMS, COMM_GROUP_SIZE, COMM_SEQ, COMM_N_NUMBERS };
+enum { COMM_EXTERNAL_ID, COMM_IN_NELEMS, COMM_OUT_NELEMS, COMM_GROUP_SIZE, COMM_SEQ, COMM_PEER,
+       COMM_N_NUMBERS };
 
 /* What of the collective metadata the current event had: in the lexer,
  * not the per-event scratch, so that an event without any costs one
