@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diff/diff_command.h"
+#include "model/gpu_peaks.h"
 #include "run/head_start.h"
 #include "run/pipeline.h"
 #include "run/threads.h"
@@ -80,6 +81,12 @@ int main(int argc, char **argv)
         return HTA_EXIT_OK;
     }
     if (action == HTA_CLI_USAGE_ERROR) {
+        fprintf(stderr, "hta-mpi: %s\n", err.text);
+        hta_options_free(&opt);
+        return HTA_EXIT_USAGE;
+    }
+    hta_gpu_peaks spec;
+    if (opt.gpu_spec && hta_gpu_spec_read(opt.gpu_spec, &spec, &err)) {
         fprintf(stderr, "hta-mpi: %s\n", err.text);
         hta_options_free(&opt);
         return HTA_EXIT_USAGE;

@@ -38,6 +38,7 @@
 
 #include "parse/source.h"
 #include "parse/split_parse.h"
+#include "model/op_flops.h"
 #include "util/buf.h"
 
 #define LX_BUFFER_BYTES (256u << 10)
@@ -104,7 +105,7 @@ typedef struct lexer {
     hta_buf skip_stack;        /* container kinds while skipping */
     lx_text name, cat, ph;
     lx_text pid, tid;          /* as written: a number's text or a string's */
-    lx_text input_dims, input_type; /* JSON text as written */
+    lx_text input_dims, input_type, concrete_inputs; /* JSON text as written */
     hta_buf context_key, last_context_key; /* see cpu_context_of */
     uint32_t last_context;
     hta_buf op_contexts;       /* per name id: an op_context, see cpu_context_of */
@@ -182,7 +183,7 @@ static int lx_refill(lexer *lx)
     lx_flush_record(lx);
     if (lx_keep_text(&lx->name) || lx_keep_text(&lx->cat) || lx_keep_text(&lx->ph) ||
         lx_keep_text(&lx->pid) || lx_keep_text(&lx->tid) || lx_keep_text(&lx->input_dims) ||
-        lx_keep_text(&lx->input_type)) {
+        lx_keep_text(&lx->input_type) || lx_keep_text(&lx->concrete_inputs)) {
         lx_error(lx, "out of memory");
         return LX_EOF;
     }
@@ -869,7 +870,7 @@ typedef struct event_fields {
     int64_t stream, correlation, bytes;
     double bandwidth_gbps;
     int has_copy;
-    int has_pid, has_tid, has_input_dims, has_input_type; /* texts in the lexer */
+    int has_pid, has_tid, has_input_dims, has_input_type, has_concrete_inputs; /* texts in the lexer */
     int64_t wait_on_stream, wait_record_correlation; /* -1 when absent */
     hta_memory_sample memory;  /* the args of a [memory] event */
 } event_fields;
@@ -884,7 +885,7 @@ static int read_numeric(lexer *lx, number *out, int *is_number, int want_double)
     return lx_read_number(lx, want_double, out);
 }
 
-/* ---- CPU side: pid, tid, External id, Input Dims, Input type -------- */
+/* ---- CPU side: pid, tid, External id, Input Dims, Input type, Concrete Inputs */
 
 static int lx_read_text(lexer *lx, lx_text *t);
 
@@ -1058,6 +1059,9 @@ static int read_memory_number(lexer *lx, void *out)
     return 0;
 }
 
+/* pid, tid, Input Dims, Input type, Concrete Inputs (model/cpu_context.h) */
+#define CONTEXT_FIELDS 5
+
 static int append_text(hta_buf *b, const char *s, size_t len, int present)
 {
     return hta_buf_append(b, present ? s : "", present ? len : 0);
@@ -1075,8 +1079,8 @@ static int repeats_last_thread(const lexer *lx, const event_fields *f)
 {
     const hta_buf *last = &lx->last_context_key;
     size_t pid = f->has_pid ? lx->pid.len : 0, tid = f->has_tid ? lx->tid.len : 0;
-    return !f->has_input_dims && !f->has_input_type && last->data &&
-           last->len == pid + tid + 3 && same_bytes(last->data, lx->pid.data, pid) &&
+    return !f->has_input_dims && !f->has_input_type && !f->has_concrete_inputs && last->data &&
+           last->len == pid + tid + CONTEXT_FIELDS - 1 && same_bytes(last->data, lx->pid.data, pid) &&
            last->data[pid] == HTA_CONTEXT_SEPARATOR &&
            same_bytes(last->data + pid + 1, lx->tid.data, tid);
 }
@@ -1088,30 +1092,45 @@ static size_t text_len(const lx_text *t, int present)
 
 /* Whether key is the context key of the event's texts (compared piece by
  * piece where they lie, without building the event's key). */
-static int is_key_of(const hta_buf *key, const lexer *lx, const event_fields *f)
+static int is_key_of(const hta_buf *key, const lexer *lx, const event_fields *f, int concrete)
 {
-    const lx_text *piece[4] = {&lx->pid, &lx->tid, &lx->input_dims, &lx->input_type};
-    const int present[4] = {f->has_pid, f->has_tid, f->has_input_dims, f->has_input_type};
-    size_t total = 3;
-    for (int k = 0; k < 4; k++)
+    const lx_text *piece[CONTEXT_FIELDS] = {&lx->pid, &lx->tid, &lx->input_dims, &lx->input_type,
+                                            &lx->concrete_inputs};
+    const int present[CONTEXT_FIELDS] = {f->has_pid, f->has_tid, f->has_input_dims,
+                                         f->has_input_type, concrete};
+    size_t total = CONTEXT_FIELDS - 1;
+    for (int k = 0; k < CONTEXT_FIELDS; k++)
         total += text_len(piece[k], present[k]);
     if (!key->data || key->len != total)
         return 0;
     const char *at = key->data;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < CONTEXT_FIELDS; k++) {
         size_t n = text_len(piece[k], present[k]);
-        if (!same_bytes(at, piece[k]->data, n) || (k < 3 && at[n] != HTA_CONTEXT_SEPARATOR))
+        if (!same_bytes(at, piece[k]->data, n) ||
+            (k < CONTEXT_FIELDS - 1 && at[n] != HTA_CONTEXT_SEPARATOR))
             return 0;
         at += n + 1;
     }
     return 1;
 }
 
-/* The last context of the ops of one name, with its key. */
+/* The last context of the ops of one name, with its key, and whether
+ * ops of that name keep their Concrete Inputs. */
 typedef struct op_context {
     hta_buf key;
     uint32_t id;
+    int keeps_concrete;        /* 0 not known yet, 1 no, 2 yes */
 } op_context;
+
+/* Concrete Inputs differ from call to call for many ops (indexes,
+ * sizes): kept for all they would multiply the contexts.  Only the ops
+ * whose FLOPs depend on them keep them (model/op_flops.h). */
+static int keeps_concrete_inputs(op_context *c, const hta_trace *t, uint32_t name)
+{
+    if (!c->keeps_concrete)
+        c->keeps_concrete = hta_op_needs_concrete_inputs(hta_strtab_get(&t->names, name)) ? 2 : 1;
+    return c->keeps_concrete == 2;
+}
 
 /* The op_context of name id, zeroed when new; NULL when out of memory. */
 static op_context *op_context_of(lexer *lx, uint32_t name)
@@ -1137,10 +1156,12 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
     if (repeats_last_thread(lx, f))
         return lx->last_context;
     op_context *last = NULL;
-    if (f->has_input_dims || f->has_input_type) {
+    int concrete = 0;          /* the Concrete Inputs are kept */
+    if (f->has_input_dims || f->has_input_type || f->has_concrete_inputs) {
         if (!(last = op_context_of(lx, name)))
             return UINT32_MAX;
-        if (is_key_of(&last->key, lx, f))
+        concrete = f->has_concrete_inputs && keeps_concrete_inputs(last, t, name);
+        if (is_key_of(&last->key, lx, f, concrete))
             return last->id;
     }
     hta_buf *key = &lx->context_key;
@@ -1150,7 +1171,9 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
         append_text(key, lx->tid.data, lx->tid.len, f->has_tid) || hta_buf_putc(key, sep) ||
         append_text(key, lx->input_dims.data, lx->input_dims.len, f->has_input_dims) ||
         hta_buf_putc(key, sep) ||
-        append_text(key, lx->input_type.data, lx->input_type.len, f->has_input_type))
+        append_text(key, lx->input_type.data, lx->input_type.len, f->has_input_type) ||
+        hta_buf_putc(key, sep) ||
+        append_text(key, lx->concrete_inputs.data, lx->concrete_inputs.len, concrete))
         return UINT32_MAX;
     if (!last) {
         uint32_t id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
@@ -1178,7 +1201,7 @@ static int keeps_external_id(const event_fields *f, int64_t external_id)
 typedef enum args_key {
     ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH, ARGS_EXTERNAL_ID,
     ARGS_IN_NELEMS, ARGS_OUT_NELEMS, ARGS_GROUP_SIZE, ARGS_SEQ, ARGS_COMM_STRING,
-    ARGS_INPUT_DIMS, ARGS_INPUT_TYPE, ARGS_MEMORY_BYTES, ARGS_DEVICE_ID, ARGS_DEVICE_TYPE,
+    ARGS_INPUT_DIMS, ARGS_INPUT_TYPE, ARGS_CONCRETE_INPUTS, ARGS_MEMORY_BYTES, ARGS_DEVICE_ID, ARGS_DEVICE_TYPE,
     ARGS_TOTAL_RESERVED, ARGS_TOTAL_ALLOCATED,
     ARGS_RANGE_COUNTER         /* any member of a cuda_profiler_range event */
 } args_key;
@@ -1223,6 +1246,8 @@ static inline args_key args_key_of(const lexer *lx, int *string)
     case 15:
         if (key_is(lx, "Total Allocated"))
             return ARGS_TOTAL_ALLOCATED;
+        if (key_is(lx, "Concrete Inputs"))
+            return ARGS_CONCRETE_INPUTS;
         *string = COMM_COLLECTIVE;
         return key_is(lx, "Collective name") ? ARGS_COMM_STRING : ARGS_OTHER;
     case 18: *string = COMM_PG_NAME; return key_is(lx, "Process Group Name") ? ARGS_COMM_STRING : ARGS_OTHER;
@@ -1351,6 +1376,9 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
         case ARGS_COMM_STRING: rc = read_comm_string(lx, string); break;
         case ARGS_INPUT_DIMS: rc = read_json_text(lx, &lx->input_dims, &f->has_input_dims); break;
         case ARGS_INPUT_TYPE: rc = read_json_text(lx, &lx->input_type, &f->has_input_type); break;
+        case ARGS_CONCRETE_INPUTS:
+            rc = read_json_text(lx, &lx->concrete_inputs, &f->has_concrete_inputs);
+            break;
         case ARGS_MEMORY_BYTES: rc = read_whole(lx, &f->memory.bytes); break;
         case ARGS_DEVICE_ID: rc = read_memory_number(lx, &f->memory.device); break;
         case ARGS_DEVICE_TYPE: rc = read_memory_number(lx, &f->memory.device_type); break;
@@ -1731,7 +1759,19 @@ static void apply_distributed_info(hta_trace *t, const hta_buf *json)
     cJSON_Delete(root);
 }
 
-static int read_distributed_info(lexer *lx, hta_trace *t)
+/* deviceProperties[0].name: the GPU the peaks are looked up by. */
+static void apply_device_properties(hta_trace *t, const hta_buf *json)
+{
+    cJSON *root = cJSON_ParseWithLength(json->data, json->len);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(root, 0), "name");
+    if (cJSON_IsString(name))
+        snprintf(t->device_name, sizeof t->device_name, "%s", name->valuestring);
+    cJSON_Delete(root);
+}
+
+/* Reads a top-level member whole and hands its JSON to apply. */
+static int read_recorded_member(lexer *lx, hta_trace *t,
+                                void (*apply)(hta_trace *, const hta_buf *))
 {
     hta_buf json = {0};
     lx_peek_token(lx);
@@ -1742,7 +1782,7 @@ static int read_distributed_info(lexer *lx, hta_trace *t)
     int complete = lx->record != NULL;
     lx->record = NULL;
     if (rc == 0 && complete && json.data)
-        apply_distributed_info(t, &json);
+        apply(t, &json);
     hta_buf_free(&json);
     return rc;
 }
@@ -1761,7 +1801,9 @@ static int read_top_members(lexer *lx, hta_trace *t, int more, int saw_events)
             saw_events = 1;
             rc = read_event_array(lx, t);
         } else if (key_is(lx, "distributedInfo")) {
-            rc = read_distributed_info(lx, t);
+            rc = read_recorded_member(lx, t, apply_distributed_info);
+        } else if (key_is(lx, "deviceProperties")) {
+            rc = read_recorded_member(lx, t, apply_device_properties);
         } else {
             rc = lx_skip_value(lx);
         }
@@ -1895,6 +1937,7 @@ static void lexer_free(lexer *lx)
     hta_buf_free(&lx->tid.own);
     hta_buf_free(&lx->input_dims.own);
     hta_buf_free(&lx->input_type.own);
+    hta_buf_free(&lx->concrete_inputs.own);
     hta_buf_free(&lx->context_key);
     hta_buf_free(&lx->last_context_key);
     for (size_t i = 0; i < lx->op_contexts.len / sizeof(op_context); i++)
