@@ -24,6 +24,7 @@
 #include "tracegen_ddp.h"
 #include "tracegen_groups.h"
 #include "tracegen_ops.h"
+#include "tracegen_pipeline.h"
 
 static const char USAGE[] =
     "Usage: hta-tracegen -o DIR [options]\n"
@@ -261,6 +262,7 @@ static const struct {
     int (*main)(int argc, char **argv);
 } MODES[] = {
     {"--tp", tracegen_groups_main},
+    {"--pp", tracegen_pipeline_main},
     {"--ops-truth", tracegen_ops_main},
     {"--critical-path-truth", tracegen_chains_main},
 };

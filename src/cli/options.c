@@ -138,8 +138,8 @@ void hta_print_usage(FILE *out)
         "      --gap-threshold US          GPU idle gaps at least this long are listed\n"
         "                                  with their cause (default 1000)\n"
         "      --gpu-spec FILE             peak TFLOPS and memory bandwidth of the GPU\n"
-        "                                  (TraceLens's architecture JSON) instead of\n"
-        "                                  the built-in table (/op_perf)\n"
+        "                                  (TraceLens's architecture JSON) for /op_perf\n"
+        "                                  (default: the built-in table)\n"
         "      --z-outlier Z               |z| for an outlier (default 3)\n"
         "      --z-likely Z                |z| for a likely outlier (default 2)\n"
         "      --robust-z Z                |robust z| for a robust outlier (default 3.5)\n"
@@ -353,4 +353,31 @@ hta_cli_action hta_parse_options(int argc, char **argv, hta_options *o, hta_erro
     }
     o->command_line = join_arguments(argc, argv);
     return HTA_CLI_RUN;
+}
+
+/* The settable options: --help and --version are actions, not settings. */
+static const struct option *settable_option(const char *name)
+{
+    for (const struct option *o = LONG_OPTIONS; o->name; o++)
+        if (strcmp(o->name, name) == 0 && o->val != 'h' && o->val != OPT_VERSION)
+            return o;
+    return NULL;
+}
+
+int hta_options_takes_value(const char *name)
+{
+    const struct option *o = settable_option(name);
+    return o ? o->has_arg == required_argument : -1;
+}
+
+int hta_options_set(hta_options *o, const char *name, const char *value, hta_error *err)
+{
+    const struct option *opt = settable_option(name);
+    if (!opt)
+        return hta_fail(err, "unknown option '%s'", name);
+    if (opt->has_arg == required_argument && !value)
+        return hta_fail(err, "--%s: missing value", name);
+    if (opt->has_arg == no_argument && value && value[0] && strcmp(value, "1") != 0)
+        return hta_fail(err, "--%s takes no value, got '%s'", name, value);
+    return apply_option(opt->val, value, o, err);
 }

@@ -596,8 +596,12 @@ static int64_t *analysed_ranks(const hta_table *ranks, size_t *n)
 int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
 {
     const hta_table *t = hta_tableset_find(set, "_comm_ops");
-    if (!t || t->n_rows == 0)
-        return 0;
+    if (!t || t->n_rows == 0) {
+        /* No collectives: the process groups listed empty, as the exchange does. */
+        hta_comm_catalog none = {0};
+        return hta_put_process_groups(&none, set)
+                   ? hta_fail(err, "out of memory listing the process groups") : 0;
+    }
     hta_tableset parts = {0};
     hta_comm_catalog c = {0};
     hta_rank_ops r = {0};
