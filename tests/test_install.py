@@ -25,7 +25,8 @@ from common import (BUILD, MPI_ENV, Skip, analyse, main, table, tmpdir, trace_di
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 PREFIX = SITE = None  # the installation, made by setup()
 PROGRAMS = ["hta-mpi", "hta-tracegen", "hta-mpi-plot", "hta-mpi-report"]
-MODULES = ["__init__", "results", "views", "plots", "report", "colours", "libhta"]
+MODULES = ["__init__", "results", "views", "plots", "report", "colours", "libhta", "runs",
+           "hta_frames", "trace_analysis"]
 
 
 def install():
@@ -113,6 +114,26 @@ def test_installed_module_imports_from_the_prefix():
     assert p.returncode == 0, p.stderr
     assert os.path.realpath(p.stdout.strip()) == os.path.realpath(
         os.path.join(SITE, "hta_mpi", "plots.py")), p.stdout
+
+
+def test_installed_trace_analysis_finds_installed_hta_mpi():
+    """HTA's interface from the installed package runs the installed
+    hta-mpi, found on PATH."""
+    traces = os.path.join(tmpdir(), "traces")
+    subprocess.run([installed("hta-tracegen"), "-o", traces, "--ranks", "2", "--size-mb", "0.1"],
+                   check=True, capture_output=True)
+    code = ("from hta_mpi import TraceAnalysis, runs; import sys; print(runs.find_binary()); "
+            "print(TraceAnalysis(trace_dir=sys.argv[1]).get_temporal_breakdown(visualize=False)"
+            ".to_csv(index=False), end=\"\")")
+    env = dict(CLEAN_ENV, PYTHONPATH=SITE,
+               PATH=os.path.join(PREFIX, "bin") + os.pathsep + os.environ["PATH"])
+    env.pop("HTA_MPI", None)
+    p = subprocess.run(["/usr/bin/python3", "-c", code, traces], capture_output=True, text=True,
+                       env=env, cwd=tmpdir(), timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == installed("hta-mpi"), lines[0]
+    assert "idle_time(us)" in lines[1] and len(lines) == 4, p.stdout
 
 
 def test_installed_pipeline_from_traces_to_report():

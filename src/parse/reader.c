@@ -73,7 +73,8 @@ enum {
     COMM_OUT_SPLIT, COMM_N_STRINGS
 };
 /* ... and its numbers, in the lexer's comm_fields. */
-enum { COMM_EXTERNAL_ID, COMM_IN_NELEMS, COMM_OUT_NELEMS, COMM_GROUP_SIZE, COMM_SEQ, COMM_N_NUMBERS };
+enum { COMM_EXTERNAL_ID, COMM_IN_NELEMS, COMM_OUT_NELEMS, COMM_GROUP_SIZE, COMM_SEQ, COMM_PEER,
+       COMM_N_NUMBERS };
 
 /* What of the collective metadata the current event had: in the lexer,
  * not the per-event scratch, so that an event without any costs one
@@ -1200,8 +1201,9 @@ static int keeps_external_id(const event_fields *f, int64_t external_id)
 
 typedef enum args_key {
     ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH, ARGS_EXTERNAL_ID,
-    ARGS_IN_NELEMS, ARGS_OUT_NELEMS, ARGS_GROUP_SIZE, ARGS_SEQ, ARGS_COMM_STRING,
-    ARGS_INPUT_DIMS, ARGS_INPUT_TYPE, ARGS_CONCRETE_INPUTS, ARGS_MEMORY_BYTES, ARGS_DEVICE_ID, ARGS_DEVICE_TYPE,
+    ARGS_IN_NELEMS, ARGS_OUT_NELEMS, ARGS_GROUP_SIZE, ARGS_SEQ, ARGS_PEER, ARGS_COMM_STRING,
+    ARGS_INPUT_DIMS, ARGS_INPUT_TYPE, ARGS_CONCRETE_INPUTS, ARGS_MEMORY_BYTES, ARGS_DEVICE_ID,
+    ARGS_DEVICE_TYPE,
     ARGS_TOTAL_RESERVED, ARGS_TOTAL_ALLOCATED,
     ARGS_RANGE_COUNTER         /* any member of a cuda_profiler_range event */
 } args_key;
@@ -1220,6 +1222,7 @@ static inline args_key args_key_of(const lexer *lx, int *string)
         *string = COMM_DTYPE;
         return key_is(lx, "dtype") ? ARGS_COMM_STRING : ARGS_OTHER;
     case 6: return key_is(lx, "stream") ? ARGS_STREAM : ARGS_OTHER;
+    case 8: return key_is(lx, "Dst Rank") || key_is(lx, "Src Rank") ? ARGS_PEER : ARGS_OTHER;
     case 9: return key_is(lx, "Device Id") ? ARGS_DEVICE_ID : ARGS_OTHER;
     case 10:
         return key_is(lx, "Group size")   ? ARGS_GROUP_SIZE
@@ -1373,6 +1376,7 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
         case ARGS_OUT_NELEMS: rc = read_comm_number(lx, COMM_OUT_NELEMS); break;
         case ARGS_GROUP_SIZE: rc = read_comm_number(lx, COMM_GROUP_SIZE); break;
         case ARGS_SEQ: rc = read_comm_number(lx, COMM_SEQ); break;
+        case ARGS_PEER: rc = read_comm_number(lx, COMM_PEER); break;
         case ARGS_COMM_STRING: rc = read_comm_string(lx, string); break;
         case ARGS_INPUT_DIMS: rc = read_json_text(lx, &lx->input_dims, &f->has_input_dims); break;
         case ARGS_INPUT_TYPE: rc = read_json_text(lx, &lx->input_type, &f->has_input_type); break;
@@ -1499,6 +1503,7 @@ static int store_comm_meta(lexer *lx, hta_trace *t, const hta_event *e)
         .in_nelems = comm_number(lx, COMM_IN_NELEMS),
         .out_nelems = comm_number(lx, COMM_OUT_NELEMS),
         .group_size = comm_number(lx, COMM_GROUP_SIZE), .seq = comm_number(lx, COMM_SEQ),
+        .peer = comm_number(lx, COMM_PEER),
         .collective = comm_string_id(lx, t, COMM_COLLECTIVE, &failed),
         .dtype = comm_string_id(lx, t, COMM_DTYPE, &failed),
         .pg_name = comm_string_id(lx, t, COMM_PG_NAME, &failed),
