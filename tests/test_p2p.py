@@ -117,6 +117,9 @@ def test_pairs_summary_and_bubble_equal_the_truth():
     metrics = table(out, "/rank_metrics")
     caused = metrics[metrics.metric == "p2p_caused_wait_us"].set_index("rank").value
     assert caused.idxmax() == 2, caused
+    st = table(out, "/stragglers")
+    assert st.iloc[0]["rank"] == 2, st
+    assert_close(st.iloc[0].caused_wait_us, caused[2], "stage 2's caused wait", abs_tol=NS)
     inst = table(out, "/collectives")
     assert len(inst) == 0, inst
     by = table(out, "/comm_by_group").set_index("rank")
