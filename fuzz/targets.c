@@ -24,6 +24,7 @@
 #include "analysis/timeline.h"
 #include "output/run_info.h"
 #include "output/summary.h"
+#include "parse/read_input.h"
 #include "parse/reader.h"
 #include "run/analyse_file.h"
 #include "run/discover.h"
