@@ -5,6 +5,7 @@ Every test is a script run by ctest as
     python3 tests/test_X.py BUILD_DIR TRACES_DIR
 and exits non-zero (with an assertion message) on failure."""
 import atexit
+import contextlib
 import math
 import os
 import shutil
@@ -109,6 +110,26 @@ def analyse(inputs, processes=1, extra=(), expect=0, mpirun_options=()):
     p = run(["-o", out] + list(extra) + list(inputs), processes=processes, expect=expect,
             mpirun_options=mpirun_options)
     return out, p
+
+
+@contextlib.contextmanager
+def locked_database(path):
+    """path's SQLite database held locked by another process (a writer in
+    an exclusive transaction) while the block runs."""
+    locker = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sqlite3,time\n"
+         f"db=sqlite3.connect({path!r}, isolation_level=None)\n"
+         "db.execute('BEGIN EXCLUSIVE')\n"
+         "print('locked', flush=True)\n"
+         "time.sleep(120)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert locker.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        locker.kill()
+        locker.wait()
 
 
 def table(path, name):

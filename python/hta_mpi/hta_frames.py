@@ -60,12 +60,40 @@ def kernel_breakdown(kernels, types, num_kernels, duration_ratio):
     return df.rename(columns=HTA_STAT_NAMES)
 
 
-def kernel_type_breakdown(by_type):
-    """get_gpu_kernel_breakdown's first frame from /kernel_type_breakdown."""
+def without_memory(kernel_type):
+    """A combination of kernel types as HTA names it when memory kernels
+    are not analysed: "COMPUTATION overlapping MEMORY" is COMPUTATION time,
+    MEMORY alone none ("")."""
+    return " overlapping ".join(t for t in kernel_type.split(" overlapping ") if t != "MEMORY")
+
+
+def kernel_type_breakdown(by_type, include_memory_kernels=True):
+    """get_gpu_kernel_breakdown's first frame from /kernel_type_breakdown.
+    Each instant is counted once under the set of types running then, so
+    leaving memory kernels out moves each combination's time to the same
+    combination without MEMORY."""
+    if not include_memory_kernels:
+        by_type = by_type.assign(kernel_type=by_type.kernel_type.map(without_memory))
+        by_type = by_type[by_type.kernel_type != ""].groupby("kernel_type", as_index=False,
+                                                             sort=True)["sum_us"].sum()
     df = pd.DataFrame({"kernel_type": by_type.kernel_type, "sum": by_type.sum_us})
     df = df.sort_values(by=["sum"], ignore_index=True, ascending=False)
     df["percentage"] = (df["sum"] / df["sum"].sum()) * 100
     return df.round({"percentage": 1})
+
+
+def with_steps(annotations, steps):
+    """/annotations with a CPU row per ProfilerStep#N range of /steps: HTA
+    counts the step ranges among the CPU user annotations, hta-mpi keeps
+    them apart."""
+    if steps is None or steps.empty:
+        return annotations
+    us = steps.step_time_us.values
+    rows = pd.DataFrame({"rank": steps["rank"].values,
+                         "name": [f"ProfilerStep#{s}" for s in steps.step],
+                         "count": 0, "cpu_count": 1, "cpu_sum_us": us, "cpu_max_us": us,
+                         "cpu_min_us": us, "cpu_mean_us": us, "cpu_std_us": np.nan})
+    return pd.concat([annotations, rows], ignore_index=True)
 
 
 def annotation_breakdown(annotations, use_gpu, num_kernels, duration_ratio, allowlist_patterns):

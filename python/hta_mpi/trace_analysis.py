@@ -162,10 +162,8 @@ class TraceAnalysis:
         """(kernel types, kernels) as HTA: the time of each combination of
         kernel types over all ranks, and per rank and type the kernels with
         the most time, the rest folded into "others" (HTA's rule).  Kernels
-        of type OTHER (syncs) are left out as HTA does.  The first frame
-        always counts memory kernels in its overlaps (hta-mpi computes the
-        combinations once); include_memory_kernels=False drops the MEMORY
-        rows of both frames."""
+        of type OTHER (syncs) are left out as HTA does;
+        include_memory_kernels=False leaves MEMORY out of both frames."""
         kernels = self._table("kernels", round_like_hta=round_like_hta)
         types = [t for t in _KERNEL_TYPES if include_memory_kernels or t != "MEMORY"]
         if kernels is None:
@@ -174,9 +172,7 @@ class TraceAnalysis:
         by_type = self._table("kernel_type_breakdown", round_like_hta=round_like_hta)
         if by_type is None:
             by_type = pd.DataFrame(columns=["kernel_type", "sum_us"])
-        if not include_memory_kernels:
-            by_type = by_type[~by_type.kernel_type.str.contains("MEMORY")]
-        type_df = hta_frames.kernel_type_breakdown(by_type)
+        type_df = hta_frames.kernel_type_breakdown(by_type, include_memory_kernels)
         if visualize:
             _pie(type_df.set_index("kernel_type")["percentage"], "Kernel type percentage across all ranks")
         return type_df, breakdown
@@ -333,12 +329,14 @@ class TraceAnalysis:
         """Time per user annotation and rank (HTA's columns), folded like
         the kernel breakdown: GPU annotations (gpu_user_annotation) or,
         with use_gpu_annotation=False, the CPU ranges (user_annotation).
-        None when the trace has none, as HTA.  HTA also lists the
-        ProfilerStep#N ranges as annotations; hta-mpi keeps steps apart
-        (get_steps())."""
+        None when the trace has none, as HTA.  The CPU ranges include the
+        ProfilerStep#N steps, as HTA's; HTA's GPU annotations include them
+        too where the GPU trace has them, these do not."""
         a = self._table("annotations", round_like_hta=round_like_hta)
         if a is None:
             return None
+        if not use_gpu_annotation:
+            a = hta_frames.with_steps(a, self._table("steps", round_like_hta=round_like_hta))
         df = hta_frames.annotation_breakdown(a, use_gpu_annotation, num_kernels, duration_ratio,
                                              allowlist_patterns)
         if visualize and df is not None:
