@@ -33,6 +33,36 @@ INTEGER_FOLDERS = ["trace_filter", "negative_queue", "alexnet"]
 FRACTIONAL_FOLDERS = ["ns_resolution", "nccl_data", "amd_mi250", "triton"]
 
 
+def _cache_value(name):
+    """A variable of BUILD's CMakeCache.txt, or None."""
+    try:
+        with open(os.path.join(BUILD, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith(name + ":"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def libhta_env(env):
+    """env for a program that loads the build's libhta.so without being
+    built with the sanitizers (Python, a program built against the
+    installed library).  In a sanitized build (scripts/test-sanitized.sh)
+    their runtimes must come first, so they are preloaded, and leaks are
+    not checked: the host program's own memory at exit is none of
+    libhta's (the C tests check libhta's)."""
+    if _cache_value("HTA_SANITIZE") != "ON" and _cache_value("HTA_FUZZ") != "ON":
+        return env
+    cc = _cache_value("CMAKE_C_COMPILER") or "cc"
+    runtimes = [subprocess.run([cc, f"-print-file-name={lib}"], capture_output=True,
+                               text=True, check=True).stdout.strip()
+                for lib in ("libasan.so", "libubsan.so")]
+    options = env.get("ASAN_OPTIONS", "")
+    return dict(env, LD_PRELOAD=" ".join(runtimes),
+                ASAN_OPTIONS=(options + ":" if options else "") + "detect_leaks=0")
+
+
 class Skip(Exception):
     """A test that cannot run here, with the reason (main reports it)."""
 
