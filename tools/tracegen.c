@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "tracegen_chains.h"
+#include "tracegen_device_sync.h"
 #include "tracegen_common.h"
 #include "tracegen_ddp.h"
 #include "tracegen_groups.h"
@@ -57,6 +58,10 @@ static const char USAGE[] =
     "                           each launched late; only -o, --ranks <= 32,\n"
     "                           --steps <= 50), the answer in\n"
     "                           DIR.critical_path_truth.json\n"
+    "  --device-sync-truth      instead: steps that synchronise the device, whose\n"
+    "                           Context Sync records cover GPU idle time (only -o,\n"
+    "                           --ranks <= 32, --steps <= 50), the answer in\n"
+    "                           DIR.device_sync_truth.json\n"
     "  -h, --help               show this help and exit\n"
     "\n"
     "Each step runs 3 compute phases, each followed by an NCCL all-reduce; a rank\n"
@@ -265,6 +270,7 @@ static const struct {
     {"--pp", tracegen_pipeline_main},
     {"--ops-truth", tracegen_ops_main},
     {"--critical-path-truth", tracegen_chains_main},
+    {"--device-sync-truth", tracegen_device_sync_main},
 };
 
 int main(int argc, char **argv)

@@ -7,7 +7,9 @@
  * its GPU work), compute_us and comm_us (unions of its COMPUTATION and
  * COMMUNICATION kernels), exposed_comm_us (communication not overlapped
  * by computation), idle_us (its GPU span, first start to last end, not
- * busy), and wait_us: the wait for peers at its collectives matched by
+ * busy; host waits, cuda_sync records, are not GPU work: the view's
+ * hta_rank_view_is_wait), and wait_us: the wait for peers at its
+ * collectives matched by
  * process group, added on the root (crossrank/collective_groups.c).
  * The step time's mean and coefficient of variation enter /rank_metrics,
  * and so the outlier search. */
@@ -103,6 +105,8 @@ static int group_by_step(const hta_rank_view *v, const hta_profiler_steps *st,
     size_t cursor = 0;
     for (size_t i = 0; i < v->n_gpu; i++) {
         step[i] = (int32_t)hta_profiler_step_of(st, v, v->gpu[i], &cursor);
+        if (hta_rank_view_is_wait(v, v->gpu[i]))
+            step[i] = -1;      /* a host wait is no step's GPU work */
         if (step[i] >= 0)
             first[step[i] + 1]++;
     }
