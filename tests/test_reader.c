@@ -13,6 +13,7 @@
 #include "model/rank_view.h"
 #include "model/step_filter.h"
 #include "parse/rank_name.h"
+#include "parse/read_input.h"
 #include "parse/reader.h"
 #include "util/buf.h"
 #include "unit.h"
