@@ -68,7 +68,7 @@ int lx_refill(lexer *lx)
     lx_flush_record(lx);
     if (lx_keep_text(&lx->name) || lx_keep_text(&lx->cat) || lx_keep_text(&lx->ph) ||
         lx_keep_text(&lx->pid) || lx_keep_text(&lx->tid) || lx_keep_text(&lx->input_dims) ||
-        lx_keep_text(&lx->input_type)) {
+        lx_keep_text(&lx->input_type) || lx_keep_text(&lx->concrete_inputs)) {
         lx_error(lx, "out of memory");
         return LX_EOF;
     }
@@ -471,4 +471,5 @@ void lx_free(lexer *lx)
     hta_buf_free(&lx->tid.own);
     hta_buf_free(&lx->input_dims.own);
     hta_buf_free(&lx->input_type.own);
+    hta_buf_free(&lx->concrete_inputs.own);
 }

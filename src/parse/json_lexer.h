@@ -91,7 +91,7 @@ typedef struct lexer {
     hta_buf skip_stack;        /* container kinds while skipping */
     lx_text name, cat, ph;
     lx_text pid, tid;          /* as written: a number's text or a string's */
-    lx_text input_dims, input_type; /* JSON text as written */
+    lx_text input_dims, input_type, concrete_inputs; /* JSON text as written */
     hta_buf context_key, last_context_key; /* see cpu_context_of */
     uint32_t last_context;
     hta_buf op_contexts;       /* per name id: an op_context, see cpu_context_of */

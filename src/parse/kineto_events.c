@@ -7,6 +7,8 @@
  * waits) are read on the way.  Everything else is skipped unread. */
 #include "parse/kineto_events.h"
 
+#include "model/op_flops.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@ typedef struct event_fields {
     int64_t stream, correlation, bytes;
     double bandwidth_gbps;
     int has_copy;
-    int has_pid, has_tid, has_input_dims, has_input_type; /* texts in the lexer */
+    int has_pid, has_tid, has_input_dims, has_input_type, has_concrete_inputs; /* lexer texts */
     int64_t wait_on_stream, wait_record_correlation; /* -1 when absent */
     hta_memory_sample memory;  /* the args of a [memory] event */
 } event_fields;
@@ -33,7 +35,7 @@ static int read_numeric(lexer *lx, number *out, int *is_number, int want_double)
     return lx_read_number(lx, want_double, out);
 }
 
-/* ---- CPU side: pid, tid, External id, Input Dims, Input type -------- */
+/* ---- CPU side: pid, tid, External id, Input Dims, Input type, Concrete Inputs */
 
 /* Slow path of read_id_text: a string, a number running past the
  * buffer, or another value (skipped; the field counts as absent). */
@@ -205,6 +207,9 @@ static int read_memory_number(lexer *lx, void *out)
     return 0;
 }
 
+/* pid, tid, Input Dims, Input type, Concrete Inputs (model/cpu_context.h) */
+#define CONTEXT_FIELDS 5
+
 static int append_text(hta_buf *b, const char *s, size_t len, int present)
 {
     return hta_buf_append(b, present ? s : "", present ? len : 0);
@@ -222,8 +227,9 @@ static int repeats_last_thread(const lexer *lx, const event_fields *f)
 {
     const hta_buf *last = &lx->last_context_key;
     size_t pid = f->has_pid ? lx->pid.len : 0, tid = f->has_tid ? lx->tid.len : 0;
-    return !f->has_input_dims && !f->has_input_type && last->data &&
-           last->len == pid + tid + 3 && same_bytes(last->data, lx->pid.data, pid) &&
+    return !f->has_input_dims && !f->has_input_type && !f->has_concrete_inputs && last->data &&
+           last->len == pid + tid + CONTEXT_FIELDS - 1 &&
+           same_bytes(last->data, lx->pid.data, pid) &&
            last->data[pid] == HTA_CONTEXT_SEPARATOR &&
            same_bytes(last->data + pid + 1, lx->tid.data, tid);
 }
@@ -235,30 +241,45 @@ static size_t text_len(const lx_text *t, int present)
 
 /* Whether key is the context key of the event's texts (compared piece by
  * piece where they lie, without building the event's key). */
-static int is_key_of(const hta_buf *key, const lexer *lx, const event_fields *f)
+static int is_key_of(const hta_buf *key, const lexer *lx, const event_fields *f, int concrete)
 {
-    const lx_text *piece[4] = {&lx->pid, &lx->tid, &lx->input_dims, &lx->input_type};
-    const int present[4] = {f->has_pid, f->has_tid, f->has_input_dims, f->has_input_type};
-    size_t total = 3;
-    for (int k = 0; k < 4; k++)
+    const lx_text *piece[CONTEXT_FIELDS] = {&lx->pid, &lx->tid, &lx->input_dims, &lx->input_type,
+                                            &lx->concrete_inputs};
+    const int present[CONTEXT_FIELDS] = {f->has_pid, f->has_tid, f->has_input_dims,
+                                         f->has_input_type, concrete};
+    size_t total = CONTEXT_FIELDS - 1;
+    for (int k = 0; k < CONTEXT_FIELDS; k++)
         total += text_len(piece[k], present[k]);
     if (!key->data || key->len != total)
         return 0;
     const char *at = key->data;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < CONTEXT_FIELDS; k++) {
         size_t n = text_len(piece[k], present[k]);
-        if (!same_bytes(at, piece[k]->data, n) || (k < 3 && at[n] != HTA_CONTEXT_SEPARATOR))
+        if (!same_bytes(at, piece[k]->data, n) ||
+            (k < CONTEXT_FIELDS - 1 && at[n] != HTA_CONTEXT_SEPARATOR))
             return 0;
         at += n + 1;
     }
     return 1;
 }
 
-/* The last context of the ops of one name, with its key. */
+/* The last context of the ops of one name, with its key, and whether
+ * ops of that name keep their Concrete Inputs. */
 typedef struct op_context {
     hta_buf key;
     uint32_t id;
+    int keeps_concrete;        /* 0 not known yet, 1 no, 2 yes */
 } op_context;
+
+/* Concrete Inputs differ from call to call for many ops (indexes,
+ * sizes): kept for all they would multiply the contexts.  Only the ops
+ * whose FLOPs depend on them keep them (model/op_flops.h). */
+static int keeps_concrete_inputs(op_context *c, const hta_trace *t, uint32_t name)
+{
+    if (!c->keeps_concrete)
+        c->keeps_concrete = hta_op_needs_concrete_inputs(hta_strtab_get(&t->names, name)) ? 2 : 1;
+    return c->keeps_concrete == 2;
+}
 
 /* The op_context of name id, zeroed when new; NULL when out of memory. */
 static op_context *op_context_of(lexer *lx, uint32_t name)
@@ -284,10 +305,12 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
     if (repeats_last_thread(lx, f))
         return lx->last_context;
     op_context *last = NULL;
-    if (f->has_input_dims || f->has_input_type) {
+    int concrete = 0;          /* the Concrete Inputs are kept */
+    if (f->has_input_dims || f->has_input_type || f->has_concrete_inputs) {
         if (!(last = op_context_of(lx, name)))
             return UINT32_MAX;
-        if (is_key_of(&last->key, lx, f))
+        concrete = f->has_concrete_inputs && keeps_concrete_inputs(last, t, name);
+        if (is_key_of(&last->key, lx, f, concrete))
             return last->id;
     }
     hta_buf *key = &lx->context_key;
@@ -297,7 +320,9 @@ static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const eve
         append_text(key, lx->tid.data, lx->tid.len, f->has_tid) || hta_buf_putc(key, sep) ||
         append_text(key, lx->input_dims.data, lx->input_dims.len, f->has_input_dims) ||
         hta_buf_putc(key, sep) ||
-        append_text(key, lx->input_type.data, lx->input_type.len, f->has_input_type))
+        append_text(key, lx->input_type.data, lx->input_type.len, f->has_input_type) ||
+        hta_buf_putc(key, sep) ||
+        append_text(key, lx->concrete_inputs.data, lx->concrete_inputs.len, concrete))
         return UINT32_MAX;
     if (!last) {
         uint32_t id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
@@ -325,7 +350,8 @@ static int keeps_external_id(const event_fields *f, int64_t external_id)
 typedef enum args_key {
     ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH, ARGS_EXTERNAL_ID,
     ARGS_IN_NELEMS, ARGS_OUT_NELEMS, ARGS_GROUP_SIZE, ARGS_SEQ, ARGS_PEER, ARGS_COMM_STRING,
-    ARGS_INPUT_DIMS, ARGS_INPUT_TYPE, ARGS_MEMORY_BYTES, ARGS_DEVICE_ID, ARGS_DEVICE_TYPE,
+    ARGS_INPUT_DIMS, ARGS_INPUT_TYPE, ARGS_CONCRETE_INPUTS, ARGS_MEMORY_BYTES, ARGS_DEVICE_ID,
+    ARGS_DEVICE_TYPE,
     ARGS_TOTAL_RESERVED, ARGS_TOTAL_ALLOCATED,
     ARGS_RANGE_COUNTER         /* any member of a cuda_profiler_range event */
 } args_key;
@@ -371,6 +397,8 @@ static inline args_key args_key_of(const lexer *lx, int *string)
     case 15:
         if (key_is(lx, "Total Allocated"))
             return ARGS_TOTAL_ALLOCATED;
+        if (key_is(lx, "Concrete Inputs"))
+            return ARGS_CONCRETE_INPUTS;
         *string = COMM_COLLECTIVE;
         return key_is(lx, "Collective name") ? ARGS_COMM_STRING : ARGS_OTHER;
     case 18: *string = COMM_PG_NAME; return key_is(lx, "Process Group Name") ? ARGS_COMM_STRING : ARGS_OTHER;
@@ -500,6 +528,9 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
         case ARGS_COMM_STRING: rc = read_comm_string(lx, string); break;
         case ARGS_INPUT_DIMS: rc = read_json_text(lx, &lx->input_dims, &f->has_input_dims); break;
         case ARGS_INPUT_TYPE: rc = read_json_text(lx, &lx->input_type, &f->has_input_type); break;
+        case ARGS_CONCRETE_INPUTS:
+            rc = read_json_text(lx, &lx->concrete_inputs, &f->has_concrete_inputs);
+            break;
         case ARGS_MEMORY_BYTES: rc = read_whole(lx, &f->memory.bytes); break;
         case ARGS_DEVICE_ID: rc = read_memory_number(lx, &f->memory.device); break;
         case ARGS_DEVICE_TYPE: rc = read_memory_number(lx, &f->memory.device_type); break;

@@ -3,8 +3,9 @@
  *
  * The top level accepts an object with traceEvents anywhere or a bare
  * event array; the events are parse/kineto_events.c's, the tokens
- * parse/json_lexer.h's.  The small distributedInfo object is captured
- * verbatim as the lexer skips it and parsed with cJSON.
+ * parse/json_lexer.h's.  The small distributedInfo and deviceProperties
+ * objects are captured verbatim as the lexer skips them and parsed with
+ * cJSON.
  *
  * The same lexer also parses one part of a plain file (parse/split_parse.h):
  * the head stops before the first event at or past a given offset, a span
@@ -102,7 +103,19 @@ static void apply_distributed_info(hta_trace *t, const hta_buf *json)
     cJSON_Delete(root);
 }
 
-static int read_distributed_info(lexer *lx, hta_trace *t)
+/* deviceProperties[0].name: the GPU the peaks are looked up by. */
+static void apply_device_properties(hta_trace *t, const hta_buf *json)
+{
+    cJSON *root = cJSON_ParseWithLength(json->data, json->len);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(root, 0), "name");
+    if (cJSON_IsString(name))
+        snprintf(t->device_name, sizeof t->device_name, "%s", name->valuestring);
+    cJSON_Delete(root);
+}
+
+/* Reads a small top-level member whole and hands its JSON to apply. */
+static int read_recorded_member(lexer *lx, hta_trace *t,
+                                void (*apply)(hta_trace *, const hta_buf *))
 {
     hta_buf json = {0};
     lx_peek_token(lx);
@@ -113,7 +126,7 @@ static int read_distributed_info(lexer *lx, hta_trace *t)
     int complete = lx->record != NULL;
     lx->record = NULL;
     if (rc == 0 && complete && json.data)
-        apply_distributed_info(t, &json);
+        apply(t, &json);
     hta_buf_free(&json);
     return rc;
 }
@@ -132,7 +145,9 @@ static int read_top_members(lexer *lx, hta_trace *t, int more, int saw_events)
             saw_events = 1;
             rc = kineto_read_event_array(lx, t);
         } else if (key_is(lx, "distributedInfo")) {
-            rc = read_distributed_info(lx, t);
+            rc = read_recorded_member(lx, t, apply_distributed_info);
+        } else if (key_is(lx, "deviceProperties")) {
+            rc = read_recorded_member(lx, t, apply_device_properties);
         } else {
             rc = lx_skip_value(lx);
         }
