@@ -20,7 +20,8 @@ import subprocess
 
 import h5py
 
-from common import (BUILD, MPI_ENV, Skip, analyse, main, table, tmpdir, trace_dir)
+from common import (BUILD, MPI_ENV, Skip, analyse, libhta_env, main, table, tmpdir,
+                    trace_dir)
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 PREFIX = SITE = None  # the installation, made by setup()
@@ -277,13 +278,13 @@ def test_example_against_the_installed_library_prints_the_results_files_kernels(
     assert len(want) == 5, want
     for program in example_builds():
         p = subprocess.run([program, trace, "5", "--round-like-hta"], capture_output=True,
-                           text=True, env=CLEAN_ENV, timeout=300)
+                           text=True, env=libhta_env(CLEAN_ENV), timeout=300)
         assert p.returncode == 0, (program, p.stderr)
         got = [(n, t, int(c), float(s)) for n, t, c, s in
                (line.split("\t") for line in p.stdout.splitlines())]
         assert got == want, (program, got, want)
         p = subprocess.run([program, trace, "--bins=none"], capture_output=True, text=True,
-                           env=CLEAN_ENV, timeout=60)
+                           env=libhta_env(CLEAN_ENV), timeout=60)
         assert p.returncode == 2 and "--bins" in p.stderr, p.stderr
 
 
@@ -293,7 +294,8 @@ def test_installed_python_package_uses_the_installed_library():
     code = ("from hta_mpi import libhta; t = libhta.analyse_trace(%r); "
             "print(libhta.library()._name); print(len(t['kernels']))" % trace)
     p = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True,
-                       env=dict(CLEAN_ENV, PYTHONPATH=SITE), cwd=tmpdir(), timeout=300)
+                       env=libhta_env(dict(CLEAN_ENV, PYTHONPATH=SITE)), cwd=tmpdir(),
+                       timeout=300)
     assert p.returncode == 0, p.stderr
     path, rows = p.stdout.split()
     assert os.path.realpath(path).startswith(os.path.realpath(PREFIX) + os.sep), path

@@ -8,15 +8,25 @@
 #include "api/settings.h"
 #include "diff/diff_command.h"
 #include "hta/version.h"
+#include "model/gpu_peaks.h"
 #include "run/head_start.h"
 #include "run/pipeline.h"
 #include "run/threads.h"
+
+/* A --gpu-spec file that cannot be read is a usage error, found before
+ * MPI starts rather than by every rank. */
+static int gpu_spec_readable(const hta_options *opt, hta_error *err)
+{
+    hta_gpu_peaks peaks;
+    return !opt->gpu_spec || hta_gpu_spec_read(opt->gpu_spec, &peaks, err) == 0;
+}
 
 hta_command_action hta_command_parse(hta_settings *s, int argc, char **argv, hta_error *err)
 {
     hta_options_free(&s->opt);
     switch (hta_parse_options(argc, argv, &s->opt, err)) {
-    case HTA_CLI_RUN: return HTA_COMMAND_RUN;
+    case HTA_CLI_RUN:
+        return gpu_spec_readable(&s->opt, err) ? HTA_COMMAND_RUN : HTA_COMMAND_USAGE_ERROR;
     case HTA_CLI_HELP: return HTA_COMMAND_HELP;
     case HTA_CLI_VERSION: return HTA_COMMAND_VERSION;
     default: return HTA_COMMAND_USAGE_ERROR;

@@ -30,6 +30,8 @@ typedef struct hta_options {
     int min_pattern_len;       /* kernels a sequence needs */
     int sequence_top;          /* sequences kept per rank */
     double gap_threshold_us;   /* GPU idle gaps listed in /gpu_gaps */
+    const char *gpu_spec;      /* --gpu-spec FILE, borrowed from argv; NULL =
+                                  the built-in peaks (model/gpu_peaks.h) */
     /* cross-rank */
     double z_outlier, z_likely, robust_z, min_effect;
     /* run */
