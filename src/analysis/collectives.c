@@ -94,11 +94,10 @@ static int put_streams(hta_table *t, int64_t rank_key, const hta_event *const *c
     return rc;
 }
 
-int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
-                    hta_error *err)
+int hta_collectives(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
     /* Kernels whose process group is known are matched by group instead. */
-    if (hta_comm_ops(v, opt, out, err))
+    if (hta_comm_ops(v, out, err))
         return -1;
     hta_comm_resolver r;
     if (hta_comm_resolver_build(&r, v))

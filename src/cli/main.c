@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/options.h"
 #include "diff/diff_command.h"
 #include "run/head_start.h"
 #include "run/pipeline.h"
 #include "run/threads.h"
+#include "settings/exit_codes.h"
 
 #ifndef HTA_VERSION
 #define HTA_VERSION "0.0.0"
@@ -68,7 +70,7 @@ int main(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD);
     mallopt(M_ARENA_MAX, MALLOC_ARENAS);
-    hta_options opt;
+    hta_settings opt;
     hta_error err = {{0}};
     hta_cli_action action = hta_parse_options(argc, argv, &opt, &err);
     if (action == HTA_CLI_HELP) {
@@ -81,7 +83,7 @@ int main(int argc, char **argv)
     }
     if (action == HTA_CLI_USAGE_ERROR) {
         fprintf(stderr, "hta-mpi: %s\n", err.text);
-        hta_options_free(&opt);
+        hta_settings_free(&opt);
         return HTA_EXIT_USAGE;
     }
     prefer_quick_start_when_alone();
@@ -92,11 +94,11 @@ int main(int argc, char **argv)
         hta_head_start_end(&head);
         return HTA_EXIT_INTERNAL;
     }
-    if (opt.threads == 0)
-        opt.threads = hta_threads_per_process();
+    if (opt.run.threads == 0)
+        opt.run.threads = hta_threads_per_process();
     int code = hta_run(&opt, HTA_VERSION, &head);
     hta_head_start_end(&head);
     MPI_Finalize();
-    hta_options_free(&opt);
+    hta_settings_free(&opt);
     return code;
 }

@@ -13,7 +13,7 @@
 #include "crossrank/step_comparison.h"
 #include "crossrank/stragglers.h"
 
-int hta_crossrank_statistics(hta_tableset *set, const hta_options *opt, hta_error *err)
+int hta_crossrank_statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     if (hta_find_outliers(set, opt, err) || hta_kernel_type_totals(set, err) ||
         hta_kernel_comparison(set, opt, err) || hta_op_and_annotation_comparison(set, opt, err) ||
