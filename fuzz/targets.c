@@ -151,8 +151,8 @@ static void finish_like_root(hta_tableset *mine, const hta_settings *opt)
     hta_rank_map map;
     if (hta_root_statistics(&all, opt, &map, &err) == 0) {
         char name[] = "fuzz", *paths[] = {name};
-        hta_file_list files = {.paths = paths, .count = 1};
-        hta_run_info info = {.tool_version = "fuzz", .n_processes = 1, .files = &files};
+        hta_run_info info = {.tool_version = "fuzz", .n_processes = 1, .trace_paths = paths,
+                             .n_traces = 1};
         hta_print_summary(&all, &opt->output, &info);
     }
     hta_rank_map_free(&map);

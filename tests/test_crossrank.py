@@ -2,7 +2,7 @@
 the "straggler" rows of /outliers and the stdout summary.
 
 Answers known by construction:
-- hta-tracegen's timing model (tools/tracegen.c): every rank runs 3 NCCL
+- hta-tracegen's timing model (tools/tracegen_ddp.c): every rank runs 3 NCCL
   all-reduces per step on stream 20; with --straggler 5:1.3 rank 5 starts
   every NCCL kernel last, the n-th NCCL kernel ends at the same time on all
   ranks, so rank q waits exactly (its NCCL duration - rank 5's) at each

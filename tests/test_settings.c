@@ -37,7 +37,7 @@ static void test_defaults_are_htas(void)
 static void set_ok(hta_settings *s, const char *name, const char *value)
 {
     hta_error err = {{0}};
-    CHECK(hta_settings_set_by_name(s, name, value, &err) == 0, "--%s %s: %s", name,
+    CHECK(hta_settings_set(s, name, value, &err) == 0, "--%s %s: %s", name,
           value ? value : "(none)", err.text);
 }
 
@@ -46,7 +46,7 @@ static void set_fails(const char *name, const char *value, const char *message)
     hta_settings s;
     hta_settings_defaults(&s);
     hta_error err = {{0}};
-    CHECK(hta_settings_set_by_name(&s, name, value, &err) != 0, "--%s %s accepted", name, value);
+    CHECK(hta_settings_set(&s, name, value, &err) != 0, "--%s %s accepted", name, value);
     CHECK(strcmp(err.text, message) == 0, "--%s %s: '%s'", name, value, err.text);
     hta_settings_free(&s);
 }
@@ -91,7 +91,7 @@ static void test_errors_name_the_option(void)
     hta_settings s;
     hta_settings_defaults(&s);
     hta_error err = {{0}};
-    CHECK(hta_settings_set_by_name(&s, "step-regex", "(unclosed", &err) != 0 &&
+    CHECK(hta_settings_set(&s, "step-regex", "(unclosed", &err) != 0 &&
               strncmp(err.text, "--step-regex: '(unclosed': ", 27) == 0,
           "bad regex: %s", err.text);
 }

@@ -112,7 +112,7 @@ static hta_cli_action parse_settings(int argc, char **argv, const option_table *
             hta_fail(err, "unknown option (see --help)");
             return HTA_CLI_USAGE_ERROR;
         }
-        if (hta_settings_set(s, i, optarg, err))
+        if (hta_settings_set_at(s, i, optarg, err))
             return HTA_CLI_USAGE_ERROR;
     }
     return HTA_CLI_RUN;
@@ -141,3 +141,4 @@ hta_cli_action hta_parse_options(int argc, char **argv, hta_settings *s, hta_err
     s->output.command_line = join_arguments(argc, argv);
     return HTA_CLI_RUN;
 }
+

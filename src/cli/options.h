@@ -15,8 +15,8 @@ typedef enum hta_cli_action {
     HTA_CLI_USAGE_ERROR,
 } hta_cli_action;
 
-/* Fills s with the defaults, then from argv; the inputs and the text
- * values are borrowed from argv. */
+/* Fills s (fresh, or emptied by hta_settings_free) with the defaults,
+ * then from argv; the inputs are borrowed from argv. */
 hta_cli_action hta_parse_options(int argc, char **argv, hta_settings *s, hta_error *err);
 void hta_print_usage(FILE *out);
 

@@ -271,13 +271,22 @@ static int put_instance(matcher *m, const hta_group_op *first, size_t n, const i
     return hta_row_done(&row) || hta_row_done(&stats) ? -1 : 0;
 }
 
-/* Lists o's rank in the scratch text when its name or size differs from
- * the instance's first op. */
+/* Whether a collective's element counts differ between its ranks by
+ * design: all_to_allv sends each rank its own split sizes. */
+static int counts_vary(const char *collective)
+{
+    return strstr(collective, "allv") != NULL; /* all_to_allv, alltoallv */
+}
+
+/* Lists o's rank in the scratch text when what must agree between the
+ * ranks of an instance differs from its first op's: the collective, the
+ * dtype and, unless they vary by design, the element counts. */
 static int note_mismatch(matcher *m, const hta_group_op *o, const hta_group_op *first,
                          hta_op_result *r)
 {
     const hta_kind_info *k = &m->c->kinds[o->kind], *f = &m->c->kinds[first->kind];
-    if (strcmp(k->collective, f->collective) == 0 && k->in == f->in && k->out == f->out)
+    if (strcmp(k->collective, f->collective) == 0 && strcmp(k->dtype, f->dtype) == 0 &&
+        (counts_vary(k->collective) || (k->in == f->in && k->out == f->out)))
         return 0;
     r->mismatch = 1;
     char num[32];
@@ -307,6 +316,8 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
     const hta_kind_info *kind = &m->c->kinds[first->kind];
     in.bytes = bytes_of(kind);
     int contested = n_last < n;
+    if (!contested)
+        in.last_rank = -1; /* nobody arrived last: alone, or all at once */
     m->text.len = 0;
     for (size_t j = 0; j < n; j++) {
         hta_op_result *r = &m->results[o[j]];
@@ -585,8 +596,12 @@ static int64_t *analysed_ranks(const hta_table *ranks, size_t *n)
 int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
 {
     const hta_table *t = hta_tableset_find(set, "_comm_ops");
-    if (!t || t->n_rows == 0)
-        return 0;
+    if (!t || t->n_rows == 0) {
+        /* No collectives: the process groups listed empty, as the exchange does. */
+        hta_comm_catalog none = {0};
+        return hta_put_process_groups(&none, set)
+                   ? hta_fail(err, "out of memory listing the process groups") : 0;
+    }
     hta_tableset parts = {0};
     hta_comm_catalog c = {0};
     hta_rank_ops r = {0};

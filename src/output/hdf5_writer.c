@@ -299,7 +299,7 @@ static int write_root_attributes(hid_t file, const hta_tableset *set,
            put_attr_string(file, "tool_version", info->tool_version) ||
            put_attr_string(file, "created_utc", created) ||
            put_attr_string(file, "command_line", command_line) ||
-           put_attr_strings(file, "trace_paths", info->files->paths, info->files->count) ||
+           put_attr_strings(file, "trace_paths", info->trace_paths, info->n_traces) ||
            put_attr_string(file, "time_unit", "us") ||
            put_attr_i64(file, "n_ranks", n_ok + n_failed) ||
            put_attr_i64(file, "n_failed", n_failed) ||

@@ -28,6 +28,7 @@
 #include "crossrank/collective_exchange.h"
 #include "crossrank/collective_groups.h"
 #include "crossrank/crossrank.h"
+#include "hta/run.h" /* the exit codes */
 #include "output/hdf5_in_place.h"
 #include "output/hdf5_writer.h"
 #include "output/results_file.h"
@@ -40,7 +41,6 @@
 #include "run/file_list.h"
 #include "run/progress.h"
 #include "run/timeline_bins.h"
-#include "settings/exit_codes.h"
 #include "table/table_stash.h"
 #include "util/clock.h"
 
@@ -456,16 +456,20 @@ static int finish_results(hta_run_context *run, int code)
     const hta_settings *opt = run->opt;
     int me = run->me;
     hta_error err = {{0}};
-    int failed = hta_apply_rank_map(&run->in_place, &run->map, &err) != 0;
+    size_t n_kept = 0;
+    int64_t *kept = NULL;
+    int failed = hta_apply_rank_map(&run->in_place, &run->map, &err) != 0 ||
+                 !(kept = hta_rank_map_kept_ranks(&run->map, &n_kept));
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed && me == ROOT)
         report("out of memory while ordering the per-rank tables");
     if (!failed && hta_write_in_place_tables(run->tmp_path, opt->output.path, &run->in_place,
-                                             &run->map, &err)) {
+                                             kept, n_kept, &err)) {
         if (me == ROOT)
             report(err.text);
         failed = 1;
     }
+    free(kept);
     if (me != ROOT)
         return code;
     if (failed) {
@@ -521,7 +525,8 @@ int hta_run(const hta_settings *opt, const char *tool_version, hta_head_start *h
         run_context_free(&run);
         return code;
     }
-    run.info.files = &run.list;
+    run.info.trace_paths = run.list.paths;
+    run.info.n_traces = run.list.count;
 
     int local_failed = analyse_my_files(&run, &err) != 0;
     if (local_failed)

@@ -45,8 +45,37 @@ void hta_settings_free(hta_settings *s)
 {
     free(s->run.ranks.ranges);
     free((char *)s->output.command_line);
+    for (size_t i = 0; i < s->n_copies; i++)
+        free(s->copies[i]);
+    free(s->copies);
     s->run.ranks = (hta_rank_list){0};
     s->output.command_line = NULL;
+    s->copies = NULL;
+    s->n_copies = 0;
+}
+
+const hta_settings *hta_settings_or_defaults(const hta_settings *s, hta_settings *defaults)
+{
+    if (s)
+        return s;
+    hta_settings_defaults(defaults);
+    return defaults;
+}
+
+hta_settings *hta_settings_new(void)
+{
+    hta_settings *s = malloc(sizeof *s);
+    if (s)
+        hta_settings_defaults(s);
+    return s;
+}
+
+void hta_settings_destroy(hta_settings *s)
+{
+    if (!s)
+        return;
+    hta_settings_free(s);
+    free(s);
 }
 
 int hta_rank_list_has(const hta_rank_list *list, int64_t rank)
@@ -63,7 +92,7 @@ int hta_rank_list_has(const hta_rank_list *list, int64_t rank)
 
 static int parse_flag(const char *name, const char *text, int *out, hta_error *err)
 {
-    if (!text || strcmp(text, "1") == 0)
+    if (!text || !text[0] || strcmp(text, "1") == 0)
         *out = 1;
     else if (strcmp(text, "0") == 0)
         *out = 0;
@@ -96,8 +125,31 @@ static int parse_int(const char *name, const char *text, double min, int *out, h
     return 0;
 }
 
+/* A copy of text that lives as long as s. */
+static const char *keep_copy(hta_settings *s, const char *text)
+{
+    char **grown = realloc(s->copies, (s->n_copies + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    s->copies = grown;
+    char *copy = strdup(text);
+    if (copy)
+        s->copies[s->n_copies++] = copy;
+    return copy;
+}
+
+static int parse_text(hta_settings *s, const char *text, const char **out, hta_error *err)
+{
+    const char *kept = keep_copy(s, text);
+    if (!kept)
+        return hta_fail(err, "out of memory");
+    *out = kept;
+    return 0;
+}
+
 /* Keeps a POSIX extended regular expression after checking it compiles. */
-static int parse_regex(const char *name, const char *text, const char **out, hta_error *err)
+static int parse_regex(hta_settings *s, const char *name, const char *text, const char **out,
+                       hta_error *err)
 {
     regex_t compiled;
     int rc = regcomp(&compiled, text, REG_EXTENDED | REG_NOSUB);
@@ -107,8 +159,7 @@ static int parse_regex(const char *name, const char *text, const char **out, hta
         return hta_fail(err, "--%s: '%s': %s", name, text, why);
     }
     regfree(&compiled);
-    *out = text;
-    return 0;
+    return parse_text(s, text, out, err);
 }
 
 /* Choice words this build cannot honour, and why. */
@@ -193,7 +244,7 @@ static int parse_ranks(const char *text, hta_rank_list *list, hta_error *err)
     return 0;
 }
 
-int hta_settings_set(hta_settings *s, size_t index, const char *value, hta_error *err)
+int hta_settings_set_at(hta_settings *s, size_t index, const char *value, hta_error *err)
 {
     const hta_setting *e = &hta_setting_list[index];
     void *field = (char *)s + e->offset;
@@ -204,21 +255,33 @@ int hta_settings_set(hta_settings *s, size_t index, const char *value, hta_error
     switch (e->kind) {
     case HTA_SETTING_int: return parse_int(e->name, value, e->min, field, err);
     case HTA_SETTING_number: return parse_number(e->name, value, e->min, field, err);
-    case HTA_SETTING_text: *(const char **)field = value; return 0;
-    case HTA_SETTING_regex: return parse_regex(e->name, value, field, err);
+    case HTA_SETTING_text: return parse_text(s, value, field, err);
+    case HTA_SETTING_regex: return parse_regex(s, e->name, value, field, err);
     case HTA_SETTING_choice: return parse_choice(e->name, e->words, value, field, err);
     case HTA_SETTING_ranks: return parse_ranks(value, field, err);
     default: return hta_fail(err, "--%s: no parser for its kind", e->name);
     }
 }
 
-int hta_settings_set_by_name(hta_settings *s, const char *name, const char *value,
-                             hta_error *err)
+static size_t setting_named(const char *name)
 {
-    for (size_t i = 0; i < hta_n_settings; i++)
-        if (strcmp(hta_setting_list[i].name, name) == 0)
-            return hta_settings_set(s, i, value, err);
-    return hta_fail(err, "--%s: unknown option", name);
+    size_t i = 0;
+    while (i < hta_n_settings && strcmp(hta_setting_list[i].name, name) != 0)
+        i++;
+    return i;
+}
+
+int hta_settings_set(hta_settings *s, const char *name, const char *value, hta_error *err)
+{
+    size_t i = setting_named(name);
+    return i < hta_n_settings ? hta_settings_set_at(s, i, value, err)
+                              : hta_fail(err, "--%s: unknown option", name);
+}
+
+int hta_settings_takes_value(const char *name)
+{
+    size_t i = setting_named(name);
+    return i < hta_n_settings ? hta_setting_list[i].kind != HTA_SETTING_flag : -1;
 }
 
 int hta_settings_check(const hta_settings *s, hta_error *err)

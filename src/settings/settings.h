@@ -13,9 +13,10 @@
  * stage, see the whole hta_settings.  This room includes only util/, so
  * every folder may include it.
  *
- * Text values (paths, patterns) are borrowed: the caller keeps the
- * strings alive as long as the settings; the rank list is owned
- * (hta_settings_free). */
+ * struct hta_settings is also libhta's settings handle (hta/settings.h,
+ * whose hta_settings_set sets an option by its long name): values given
+ * as text are copied, so a library caller's strings need not outlive the
+ * call; hta_settings_free releases them. */
 #ifndef HTA_SETTINGS_H
 #define HTA_SETTINGS_H
 
@@ -23,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hta/settings.h"
 #include "util/error.h"
 
 /* One entry: STAGE(field, kind, "long-option", short, default, min, words,
@@ -179,13 +181,15 @@ typedef struct hta_output_settings {
     const char *command_line;  /* owned (hta_settings_free); NULL = none */
 } hta_output_settings;
 
-typedef struct hta_settings {
+struct hta_settings {
     hta_read_settings read;
     hta_analysis_settings analysis;
     hta_crossrank_settings crossrank;
     hta_run_settings run;
     hta_output_settings output;
-} hta_settings;
+    char **copies;             /* owned: the text values set, which the fields point into */
+    size_t n_copies;
+};
 
 typedef enum hta_setting_kind {
     HTA_SETTING_flag,
@@ -214,17 +218,20 @@ typedef struct hta_setting {
 extern const hta_setting hta_setting_list[];
 extern const size_t hta_n_settings;
 
-/* Fills s with the defaults (docs/hta-mpi.1). */
+/* Fills s, fresh or emptied by hta_settings_free, with the defaults
+ * (docs/hta-mpi.1). */
 void hta_settings_defaults(hta_settings *s);
+/* Releases what s owns (the copies, the rank list, the command line). */
 void hta_settings_free(hta_settings *s);
+/* s, or the defaults (into *defaults) when s is NULL. */
+const hta_settings *hta_settings_or_defaults(const hta_settings *s, hta_settings *defaults);
 
-/* Sets the option named "long-option-name" from its value as text (as
- * given on the command line; a flag takes NULL or "1" to set it and "0"
- * to clear it).  Fails with one line naming the option. */
-int hta_settings_set_by_name(hta_settings *s, const char *name, const char *value,
-                             hta_error *err);
-/* The same for hta_setting_list[index]. */
-int hta_settings_set(hta_settings *s, size_t index, const char *value, hta_error *err);
+/* hta_settings_set (hta/settings.h) sets the option named
+ * "long-option-name" from its value as text, as given on the command
+ * line (a flag takes NULL, "" or "1" to set it and "0" to clear it); it
+ * fails with one line naming the option.  The same for
+ * hta_setting_list[index]: */
+int hta_settings_set_at(hta_settings *s, size_t index, const char *value, hta_error *err);
 
 /* The rules between options (--z-likely at most --z-outlier); call once
  * every option is set. */

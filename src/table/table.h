@@ -15,14 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hta/table.h" /* hta_column_type, and the handles' names */
 #include "util/buf.h"
 #include "util/error.h"
-
-typedef enum hta_column_type {
-    HTA_COL_I64 = 0,
-    HTA_COL_F64 = 1,
-    HTA_COL_STR = 2,
-} hta_column_type;
 
 typedef struct hta_column {
     const char *name;
