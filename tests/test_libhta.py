@@ -10,8 +10,12 @@ import sys
 
 import numpy as np
 
-from common import BUILD, VARYING, analyse, main, tmpdir, trace_dir
+from common import BUILD, VARYING, analyse, libhta_env, main, tmpdir, trace_dir
 
+# This process loads libhta: in a sanitized build, it restarts itself with
+# the sanitizers' runtimes preloaded (common.libhta_env).
+if libhta_env(os.environ) is not os.environ and "LD_PRELOAD" not in os.environ:
+    os.execve(sys.executable, [sys.executable] + sys.argv, libhta_env(os.environ))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 os.environ["HTA_LIBHTA"] = os.path.join(BUILD, "libhta.so")
 from hta_mpi import libhta, results  # noqa: E402

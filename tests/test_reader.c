@@ -13,6 +13,7 @@
 #include "model/rank_view.h"
 #include "model/step_filter.h"
 #include "parse/rank_name.h"
+#include "parse/read_input.h"
 #include "parse/reader.h"
 #include "util/buf.h"
 #include "unit.h"
@@ -214,7 +215,7 @@ static void test_op_arguments_kept_as_written(void)
                  "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":2,"
                  "\"ts\":1,\"dur\":1,\"args\":{\"Input Dims\": %s, \"Input type\":[\"float\"]}}]",
                  dims[k]);
-        snprintf(want, sizeof want, "1|2|%s|[\"float\"]", written[k]);
+        snprintf(want, sizeof want, "1|2|%s|[\"float\"]|", written[k]);
         hta_trace t;
         hta_error err;
         int rc = parse(json, &t, &err);
@@ -229,6 +230,35 @@ static void test_op_arguments_kept_as_written(void)
     expect_error("[{\"ph\":\"X\",\"args\":{\"Input Dims\":[[1] [2]]}}]", "expected ',' or ']'");
     expect_error("[{\"ph\":\"X\",\"args\":{\"Input Dims\":[1}}]", "expected ',' or ']'");
     expect_error("[{\"ph\":\"X\",\"args\":{\"Input type\":[\"a]}}]", "unterminated string");
+}
+
+/* Concrete Inputs join the context of the ops whose FLOPs depend on them
+ * (a convolution's stride and padding), not of the others, whose values
+ * change from call to call; deviceProperties names the GPU. */
+static void test_concrete_inputs_and_device(void)
+{
+    static const char *const ops[] = {"aten::convolution", "aten::select"};
+    static const char *const want[] = {"1|2|[[1], []]|[\"float\"]|[\"\", \"[2, 2]\"]",
+                                       "1|2|[[1], []]|[\"float\"]|"};
+    for (int k = 0; k < 2; k++) {
+        char json[512], key[512];
+        snprintf(json, sizeof json,
+                 "{\"deviceProperties\": [{\"id\": 0, \"name\": \"AMD Instinct MI300X\"}], "
+                 "\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,"
+                 "\"tid\":2,\"ts\":1,\"dur\":1,\"args\":{\"Input Dims\": [[1], []], "
+                 "\"Concrete Inputs\": [\"\", \"[2, 2]\"], \"Input type\":[\"float\"]}}]}",
+                 ops[k]);
+        hta_trace t;
+        hta_error err;
+        int rc = parse(json, &t, &err);
+        CHECK(rc == 0 && t.n_events == 1, "%s: %s", ops[k], rc ? err.text : "events");
+        if (rc)
+            continue;
+        CHECK(strcmp(context_key(&t, 0, key, sizeof key), want[k]) == 0, "%s: '%s' kept as '%s'",
+              ops[k], want[k], key);
+        CHECK(strcmp(t.device_name, "AMD Instinct MI300X") == 0, "device '%s'", t.device_name);
+        hta_trace_free(&t);
+    }
 }
 
 static void test_deep_nesting_costs_no_stack(void)
@@ -360,6 +390,7 @@ int main(int argc, char **argv)
     test_escapes_are_decoded();
     test_malformed_inputs_fail_with_offsets();
     test_op_arguments_kept_as_written();
+    test_concrete_inputs_and_device();
     test_deep_nesting_costs_no_stack();
     test_rank_from_file_name();
     test_concatenated_gzip_members();

@@ -6,7 +6,8 @@
  * analysis/comm_ops.h for where it comes from) goes into the process-local
  * table "_comm_ops", one row per (rank, process group) like
  * "_collectives": the group's name, description and member ranks once;
- * its distinct kinds (collective, dtype, element counts, group size) once,
+ * its distinct kinds (collective, dtype, element counts, group size, and
+ * a send's or recv's peer) once,
  * as lines of tab-separated fields; and per kernel, in start order, packed
  * series (table/packed_ints.h): the index of its kind, PyTorch's per-group
  * sequence number Seq (-1 without), its start (gap since the previous),
@@ -187,12 +188,13 @@ static int64_t compute_overlap(const hta_rank_view *v, int64_t start, int64_t en
     return total;
 }
 
-/* A run's distinct (collective, dtype, element counts, group size). */
+/* A run's distinct (collective, dtype, element counts, group size,
+ * point-to-point peer). */
 static int same_kind(const hta_comm_meta *a, const hta_comm_meta *b)
 {
     return a->collective == b->collective && a->dtype == b->dtype &&
            a->in_nelems == b->in_nelems && a->out_nelems == b->out_nelems &&
-           a->group_size == b->group_size;
+           a->group_size == b->group_size && a->peer == b->peer;
 }
 
 /* Scratch for one group's row: a value per kernel for each series. */
@@ -202,12 +204,14 @@ typedef struct row_scratch {
     hta_buf kinds, packed[6];
 } row_scratch;
 
-/* Appends "collective TAB dtype TAB in TAB out TAB size NL" for a kind. */
+/* Appends "collective TAB dtype TAB in TAB out TAB size TAB peer NL" for
+ * a kind. */
 static int put_kind(hta_buf *b, const hta_comm_set *s, const hta_comm_meta *m)
 {
-    char numbers[96];
-    int n = snprintf(numbers, sizeof numbers, "\t%lld\t%lld\t%lld\n", (long long)m->in_nelems,
-                     (long long)m->out_nelems, (long long)m->group_size);
+    char numbers[128];
+    int n = snprintf(numbers, sizeof numbers, "\t%lld\t%lld\t%lld\t%lld\n",
+                     (long long)m->in_nelems, (long long)m->out_nelems,
+                     (long long)m->group_size, (long long)m->peer);
     const char *collective = hta_comm_string(s, m->collective), *dtype = hta_comm_string(s, m->dtype);
     return hta_buf_append(b, collective, strlen(collective)) || hta_buf_putc(b, '\t') ||
            hta_buf_append(b, dtype, strlen(dtype)) || hta_buf_append(b, numbers, (size_t)n);

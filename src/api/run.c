@@ -8,15 +8,26 @@
 #include "cli/options.h"
 #include "diff/diff_command.h"
 #include "hta/version.h"
+#include "model/gpu_peaks.h"
 #include "run/head_start.h"
 #include "run/pipeline.h"
 #include "run/threads.h"
+
+/* A --gpu-spec file that cannot be read is a usage error, found before
+ * MPI starts rather than by every rank. */
+static int gpu_spec_readable(const hta_settings *s, hta_error *err)
+{
+    hta_gpu_peaks peaks;
+    const char *spec = s->analysis.gpu_spec;
+    return !spec || hta_gpu_spec_read(spec, &peaks, err) == 0;
+}
 
 hta_command_action hta_command_parse(hta_settings *s, int argc, char **argv, hta_error *err)
 {
     hta_settings_free(s);
     switch (hta_parse_options(argc, argv, s, err)) {
-    case HTA_CLI_RUN: return HTA_COMMAND_RUN;
+    case HTA_CLI_RUN:
+        return gpu_spec_readable(s, err) ? HTA_COMMAND_RUN : HTA_COMMAND_USAGE_ERROR;
     case HTA_CLI_HELP: return HTA_COMMAND_HELP;
     case HTA_CLI_VERSION: return HTA_COMMAND_VERSION;
     default: return HTA_COMMAND_USAGE_ERROR;

@@ -47,6 +47,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "crossrank/collective_groups.h"
 
+#include "crossrank/p2p_pairs.h"
 #include "model/comm_meta.h"
 #include "model/trace.h"
 #include "numerics/stats.h"
@@ -102,7 +103,9 @@ static const hta_column BY_GROUP_COLUMNS[] = {
     {"comm_us", HTA_COL_F64},        {"overlapped_us", HTA_COL_F64},
     {"exposed_us", HTA_COL_F64},     {"exposed_wait_us", HTA_COL_F64},
     {"exposed_transfer_us", HTA_COL_F64}, {"wait_us", HTA_COL_F64},
-    {"arrived_last", HTA_COL_I64},
+    {"arrived_last", HTA_COL_I64},   {"p2p_ops", HTA_COL_I64},
+    {"late_sender_us", HTA_COL_F64}, {"late_receiver_us", HTA_COL_F64},
+    {"unpaired", HTA_COL_I64},
 };
 
 /* A rank's figures over its group-matched kernels, for the root. */
@@ -187,7 +190,7 @@ typedef struct matcher {
     size_t n_valid;
     int64_t *missing;          /* per valid rank */
     hta_op_result *results;
-    hta_table *out, *stats;
+    hta_table *out, *stats, *pairs;
     hta_buf text;              /* scratch for mismatched_ranks */
 } matcher;
 
@@ -378,7 +381,12 @@ int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && compare_instance(&ops[o[end]], &ops[o[i]]) == 0;)
             end++;
-        rc = match_instance(&m, &o[i], end - i);
+        if (ops[o[i]].by_seq != HTA_BY_PAIR)
+            rc = match_instance(&m, &o[i], end - i);
+        else if (!m.pairs && !(m.pairs = hta_p2p_pairs_table(out)))
+            rc = -1;
+        else
+            rc = hta_match_pair(c, ops, &o[i], end - i, results, m.pairs);
     }
     if (rc == 0)
         rc = put_missing(out, &m);
@@ -406,9 +414,13 @@ static int put_rank_waits(hta_table *t, const hta_rank_ops *r, const hta_op_resu
                           const size_t *idx, size_t n)
 {
     int64_t last = 0, violations = 0, wait = 0, max_lag = 0, caused = 0, mismatches = 0;
+    int64_t collectives = 0;
     double expected = 0;
     for (size_t k = 0; k < n; k++) {
         const hta_op_result *x = &res[idx[k]];
+        if (x->p2p)
+            continue; /* crossrank/p2p_pairs.c has their figures */
+        collectives++;
         wait += x->wait_ns;
         violations += x->clock_violation;
         max_lag = x->end_lag_ns > max_lag ? x->end_lag_ns : max_lag;
@@ -419,9 +431,11 @@ static int put_rank_waits(hta_table *t, const hta_rank_ops *r, const hta_op_resu
         caused += x->caused_ns;
         mismatches += x->mismatch;
     }
+    if (collectives == 0)
+        return 0;
     hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, r->ops[idx[0]].rank);
-    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_i64(&row, collectives);
     hta_row_put_i64(&row, last);
     hta_row_put_i64(&row, violations);
     hta_row_put_i64(&row, wait);
@@ -436,19 +450,31 @@ static int put_rank_waits(hta_table *t, const hta_rank_ops *r, const hta_op_resu
  * overlapped by computation) splits into waiting and transferring; where
  * computation fell inside a kernel is not known here, so the wait is
  * exposed only for what computation could not have covered: exposed
- * wait = max(0, wait - overlapped), a lower bound. */
+ * wait = max(0, wait - overlapped), a lower bound.  Point-to-point ops
+ * count like the others, their waits also split into late sender (at
+ * the rank's receives) and late receiver (at its sends). */
 static int put_rank_group(hta_table *t, const hta_comm_catalog *c, const hta_rank_ops *r,
                           const hta_op_result *res, const size_t *idx, size_t n)
 {
     int64_t comm = 0, overlapped = 0, wait = 0, exposed_wait = 0, last = 0;
+    int64_t p2p = 0, late_sender = 0, late_receiver = 0, unpaired = 0;
     for (size_t k = 0; k < n; k++) {
         const hta_group_op *o = &r->ops[idx[k]];
-        int64_t covered = r->overlap[idx[k]], waited = res[idx[k]].wait_ns;
+        const hta_op_result *x = &res[idx[k]];
+        int64_t covered = r->overlap[idx[k]], waited = x->wait_ns;
         comm += o->end - o->start;
         overlapped += covered;
         wait += waited;
         exposed_wait += waited > covered ? waited - covered : 0;
-        last += res[idx[k]].last;
+        last += x->last;
+        if (!x->p2p)
+            continue;
+        p2p++;
+        unpaired += x->n_ranks != 2;
+        if (hta_kind_is_send(&c->kinds[o->kind]))
+            late_receiver += waited;
+        else
+            late_sender += waited;
     }
     const hta_group_variant *g = &c->variants[r->ops[idx[0]].variant];
     hta_row_builder row = hta_table_add_row(t);
@@ -463,6 +489,10 @@ static int put_rank_group(hta_table *t, const hta_comm_catalog *c, const hta_ran
     hta_row_put_f64(&row, hta_ns_to_us(comm - overlapped - exposed_wait));
     hta_row_put_f64(&row, hta_ns_to_us(wait));
     hta_row_put_i64(&row, last);
+    hta_row_put_i64(&row, p2p);
+    hta_row_put_f64(&row, hta_ns_to_us(late_sender));
+    hta_row_put_f64(&row, hta_ns_to_us(late_receiver));
+    hta_row_put_i64(&row, unpaired);
     return hta_row_done(&row);
 }
 
@@ -487,7 +517,7 @@ static int put_step_waits(hta_table *t, const hta_rank_ops *r, const hta_op_resu
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (r->step[idx[i]] >= 0)
+        if (r->step[idx[i]] >= 0 && !res[idx[i]].p2p)
             scratch[k++] = (step_wait){r->step[idx[i]], i, hta_ns_to_us(res[idx[i]].wait_ns)};
     qsort(scratch, k, sizeof *scratch, compare_step_wait);
     int rc = 0;
@@ -542,7 +572,7 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
     }
     free(scratch);
     free(idx);
-    return rc;
+    return rc ? rc : hta_rank_p2p_figures(c, r, results, out);
 }
 
 static const hta_column KERNEL_WAIT_COLUMNS[] = {

@@ -26,11 +26,29 @@ typedef struct hta_group_variant {
     const char *name, *desc, *ranks;
 } hta_group_variant;
 
-/* A (collective, dtype, element counts, group size) some rank ran. */
+/* A (collective, dtype, element counts, group size, peer) some rank ran;
+ * peer: a send's destination or a recv's source (global rank), else -1. */
 typedef struct hta_kind_info {
     const char *collective, *dtype;
-    int64_t in, out, size;
+    int64_t in, out, size, peer;
 } hta_kind_info;
+
+/* Whether a kind is a point-to-point send or recv. */
+int hta_kind_is_send(const hta_kind_info *k);
+int hta_kind_is_recv(const hta_kind_info *k);
+
+/* Point-to-point ops are not instances of their group: a send and the
+ * recv it pairs with are one instance (group, HTA_BY_PAIR, key), the key
+ * packing (src, dst, k) for the k-th send from src to dst and the k-th
+ * recv at dst from src, in start order (NCCL keeps order per peer pair).
+ * An op whose peer is unknown gets src = dst = its rank, which pairs with
+ * nothing. */
+#define HTA_BY_PAIR 2
+#define HTA_PAIR_BITS 21
+int64_t hta_pair_key(int64_t src, int64_t dst, int64_t k);
+int64_t hta_pair_src(int64_t key);
+int64_t hta_pair_dst(int64_t key);
+int64_t hta_pair_index(int64_t key);
 
 /* Every group and kind of the job, numbered the same on every process:
  * groups in the order of their first appearance in rank order, variants
@@ -58,7 +76,7 @@ void hta_comm_catalog_free(hta_comm_catalog *c);
  * instance = (group, by_seq, key). */
 typedef struct hta_group_op {
     uint32_t group, kind;
-    int32_t by_seq;
+    int32_t by_seq;            /* 1: key is Seq; 0: the ordinal; HTA_BY_PAIR */
     uint32_t variant;          /* how its rank describes the group */
     int64_t key, rank, start, end;
 } hta_group_op;

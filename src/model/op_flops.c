@@ -490,6 +490,12 @@ hta_op_kind hta_op_kind_of(const char *name)
     return HTA_OP_OTHER;
 }
 
+int hta_op_needs_concrete_inputs(const char *name)
+{
+    hta_op_kind k = hta_op_kind_of(name);
+    return k == HTA_OP_CONV || k == HTA_OP_ATTENTION;
+}
+
 #define FIND(table, name)                                                  \
     for (size_t i_ = 0; i_ < sizeof table / sizeof *table; i_++)          \
         if (strcmp(table[i_].name, name) == 0)

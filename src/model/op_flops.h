@@ -46,6 +46,11 @@ typedef struct hta_op_work {
  * attention) still get their kind, so that they are counted as unsized. */
 hta_op_kind hta_op_kind_of(const char *name);
 
+/* Whether the op's work depends on its Concrete Inputs (convolutions
+ * and attention: strides, paddings, the causal flag), which the reader
+ * then keeps with its context (model/cpu_context.h). */
+int hta_op_needs_concrete_inputs(const char *name);
+
 /* The work of one call from its Input Dims, Input type and Concrete
  * Inputs (JSON texts as recorded; "" when absent). */
 hta_op_work hta_op_work_of(const char *name, const char *input_dims, const char *input_type,

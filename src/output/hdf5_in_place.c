@@ -18,7 +18,8 @@
  * hyperslab union and writes its rows, already sorted by rank, with one
  * collective H5Dwrite per table.
  *
- * "collectives" (one row per collective instance) is not per rank: each
+ * "collectives" (one row per collective instance) and "p2p" (one per
+ * send/recv pair) are not per rank: each
  * process holds the instances it matched (crossrank/collective_exchange.c),
  * a contiguous stretch of the table in instance order, so its rows go
  * after those of the processes before it (an exclusive scan of the row
@@ -47,7 +48,7 @@ static const char *const IN_PLACE_TABLES[] = {
     "idle_time",         "queue_length",        "memory_bw",
     "launch_stats",      "overlap_breakdown",   "comm_comp_overlap",
     "detail/launches",   "detail/queue_length", "detail/memory_bw",
-    "collectives",       "critical_path_events",
+    "collectives",       "critical_path_events", "p2p",
 };
 
 int hta_table_is_written_in_place(const char *name)
@@ -264,7 +265,7 @@ static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_sl
 #define DETAIL_PREFIX "detail/"
 #define DETAIL_CHUNK_ROWS 65536
 #define DETAIL_DEFLATE_LEVEL 1
-/* /collectives, one row per instance of the job, likewise once it holds
+/* /collectives and /p2p, one row per instance of the job, likewise once it holds
  * enough bytes for the disk saved to outweigh the time deflating takes (a
  * large single trace's tens of thousands of instances are written as they
  * are), in chunks of a few megabytes whatever the width its fixed-length
@@ -279,7 +280,8 @@ static hid_t dataset_creation(const char *name, hsize_t n_rows, size_t record_by
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     hsize_t chunk_rows = DETAIL_CHUNK_ROWS;
     int compressed = strncmp(name, DETAIL_PREFIX, strlen(DETAIL_PREFIX)) == 0 && n_rows > 0;
-    if (strcmp(name, "collectives") == 0 && n_rows * record_bytes >= INSTANCE_DEFLATE_MIN_BYTES) {
+    if ((strcmp(name, "collectives") == 0 || strcmp(name, "p2p") == 0) &&
+        n_rows * record_bytes >= INSTANCE_DEFLATE_MIN_BYTES) {
         compressed = 1;
         chunk_rows = INSTANCE_CHUNK_BYTES / record_bytes + 1;
         chunk_rows = chunk_rows < DETAIL_CHUNK_ROWS ? chunk_rows : DETAIL_CHUNK_ROWS;

@@ -7,6 +7,7 @@
  * for a thousand ranks; the HDF5 file has the rest. */
 
 #include "output/collective_report.h"
+#include "output/p2p_report.h"
 #include "output/summary.h"
 #include "output/critical_path_summary.h"
 #include "output/summary_ops.h"
@@ -261,6 +262,7 @@ void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
     print_stragglers(set);
     hta_print_collective_report(set);
     print_collective_issues(set);
+    hta_print_p2p_report(set);
     hta_print_ops_summary(set);
     hta_print_critical_path_summary(set);
     printf("\nResults: %s\n", opt->path);

@@ -1,0 +1,15 @@
+/* crossrank/p2p_results.h: the root's point-to-point tables
+ * (crossrank/p2p_results.c). */
+#ifndef HTA_P2P_RESULTS_H
+#define HTA_P2P_RESULTS_H
+
+#include "table/table.h"
+#include "util/error.h"
+
+/* Puts "p2p_summary" in (src, dst) order, sums "_p2p_ranks" per rank
+ * (counting "_p2p_unknown_peer" kernels as unpaired), adds the ranks'
+ * point-to-point metrics to "rank_metrics" and builds "pipeline_steps".
+ * -1 with err when out of memory. */
+int hta_p2p_results(hta_tableset *set, hta_error *err);
+
+#endif
