@@ -23,6 +23,7 @@
 #include "tracegen_common.h"
 #include "tracegen_ddp.h"
 #include "tracegen_groups.h"
+#include "tracegen_moe.h"
 #include "tracegen_ops.h"
 #include "tracegen_pipeline.h"
 
@@ -263,6 +264,7 @@ static const struct {
 } MODES[] = {
     {"--tp", tracegen_groups_main},
     {"--pp", tracegen_pipeline_main},
+    {"--moe", tracegen_moe_main},
     {"--ops-truth", tracegen_ops_main},
     {"--critical-path-truth", tracegen_chains_main},
 };

@@ -216,3 +216,34 @@ def cupti_counters(ranges, values, rank):
         wide = v.pivot(index="range", columns="counter", values="value")
         df = df.join(wide)
     return df.reset_index(drop=True)
+
+
+_MEMORY_KERNEL = re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)")
+
+
+def shorten_name(name):
+    """HTA's shorten_name: a kernel or op name without its template and
+    function arguments and return type (memory kernels kept whole)."""
+    if _MEMORY_KERNEL.match(name) or (name.find("<") < 0 and name.find("(") < 0):
+        return name
+    stack = []
+    for c in name.replace("->", ""):
+        if c in ">)":
+            opening = "<" if c == ">" else "("
+            while stack and stack[-1] != opening:
+                stack.pop()
+            if stack:
+                stack.pop()
+        else:
+            stack.append(c)
+    return "".join(stack).split(" ")[-1]
+
+
+def annotated_gpu_events(events, rank, shorten):
+    """get_gpu_kernels_with_user_annotations' rows from detail/gpu_events:
+    HTA's order (start, then correlation), NaN where no annotation."""
+    g = events[events["rank"] == rank].sort_values(["ts_us", "correlation"], kind="stable")
+    names = g.name.map(shorten_name) if shorten else g.name
+    return pd.DataFrame({"ts": g.ts_us.values, "dur": g.dur_us.values, "stream": g.stream.values,
+                         "correlation": g.correlation.values, "s_name": names.values,
+                         "s_user_annotation": g.annotation.replace("", np.nan).values})

@@ -346,21 +346,19 @@ class TraceAnalysis:
 
     def get_gpu_kernels_with_user_annotations(self, rank, expand_names=True, shorten_names=True,
                                               round_like_hta=None):
-        """GPU events per user annotation on a rank: each GPU annotation
-        with the number of GPU events it holds (each event counted under the
-        shortest annotation overlapping it on its stream, as HTA) and their
-        time.  HTA returns one row per kernel; hta-mpi keeps the sums:
-        s_user_annotation, kernels, dur (us), compute and communication us.
-        None when the rank has no GPU annotation."""
+        """Every GPU event of the rank (kernels, copies, sets) with the
+        GPU user annotation it belongs to (the shortest overlapping it on
+        its stream, as HTA; NaN for none): ts and dur in us, stream,
+        correlation, s_name (shortened like HTA's unless shorten_names is
+        False), s_user_annotation.  HTA's frames also carry every trace
+        column, and its ts count from the trace's first kept event; these
+        are the trace's own times.  HTA's ProfilerStep#N GPU ranges are
+        not annotations here.  None when the rank has no GPU annotation."""
         a = self._table("annotations", round_like_hta=round_like_hta)
-        if a is None:
+        if a is None or a[(a["rank"] == rank) & (a["count"] > 0)].empty:
             return None
-        g = a[(a["rank"] == rank) & (a["count"] > 0)]
-        if g.empty:
-            return None
-        return pd.DataFrame({"s_user_annotation": g.name.values, "kernels": g.gpu_events.values,
-                             "dur": g.gpu_event_time_us.values, "compute_us": g.compute_us.values,
-                             "communication_us": g.communication_us.values})
+        events = self._table("detail/gpu_events", _DETAIL, round_like_hta)
+        return hta_frames.annotated_gpu_events(events, rank, shorten_names)
 
     def get_aten_op_kernels_and_delay(self, ranks=None, sort_by=None, round_like_hta=None):
         """rank -> per aten:: op: the calls that launched GPU work

@@ -18,8 +18,9 @@
  * hyperslab union and writes its rows, already sorted by rank, with one
  * collective H5Dwrite per table.
  *
- * "collectives" (one row per collective instance) and "p2p" (one per
- * send/recv pair) are not per rank: each
+ * "collectives" (one row per collective instance), "a2a" (one per
+ * all-to-all instance) and "p2p" (one per send/recv pair) are not per
+ * rank: each
  * process holds the instances it matched (crossrank/collective_exchange.c),
  * a contiguous stretch of the table in instance order, so its rows go
  * after those of the processes before it (an exclusive scan of the row
@@ -49,6 +50,7 @@ static const char *const IN_PLACE_TABLES[] = {
     "launch_stats",      "overlap_breakdown",   "comm_comp_overlap",
     "detail/launches",   "detail/queue_length", "detail/memory_bw",
     "collectives",       "critical_path_events", "p2p",
+    "a2a",
 };
 
 int hta_table_is_written_in_place(const char *name)

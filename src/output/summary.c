@@ -6,6 +6,7 @@
  * fifteen) and the flagged stragglers (at most five), so it stays readable
  * for a thousand ranks; the HDF5 file has the rest. */
 
+#include "output/a2a_report.h"
 #include "output/collective_report.h"
 #include "output/p2p_report.h"
 #include "output/summary.h"
@@ -263,6 +264,7 @@ void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
     hta_print_collective_report(set);
     print_collective_issues(set);
     hta_print_p2p_report(set);
+    hta_print_a2a_report(set);
     hta_print_ops_summary(set);
     hta_print_critical_path_summary(set);
     printf("\nResults: %s\n", opt->path);

@@ -332,6 +332,16 @@ int lx_read_any_number(lexer *lx, int want_double, number *out)
     }
     if (lx->failed)
         return -1;
+    if (n == 1 && text[0] == '-') {
+        int infinity = lx_minus_infinity(lx);
+        if (infinity < 0)
+            return -1;
+        if (infinity) {
+            out->value = -INFINITY;
+            out->integer_ok = out->thousandths_ok = out->fractional = 0;
+            return 0;
+        }
+    }
     if (total >= sizeof text - 1) {
         out->value = NAN;
         out->integer_ok = out->thousandths_ok = out->fractional = 0;
@@ -353,23 +363,52 @@ int lx_skip_number_across(lexer *lx)
     return lx->failed ? -1 : 0;
 }
 
-/* Skips true, false or null, whose first byte is `first`; fails at the
- * end of the data or on any other byte. */
+/* Consumes word, which must come next. */
+static int lx_match_word(lexer *lx, const char *word)
+{
+    for (const char *s = word; *s; s++) {
+        if (lx_peek(lx) != (unsigned char)*s)
+            return lx_error_eof(lx, "invalid literal");
+        lx->p++;
+    }
+    return 0;
+}
+
+int lx_minus_infinity(lexer *lx)
+{
+    if (lx_peek(lx) != 'I')
+        return lx->failed ? -1 : 0;
+    return lx_match_word(lx, "Infinity") ? -1 : 1;
+}
+
+int lx_read_nonfinite(lexer *lx, number *out)
+{
+    int nan = lx_peek(lx) == 'N';
+    if (lx_match_word(lx, nan ? "NaN" : "Infinity"))
+        return -1;
+    out->value = nan ? NAN : INFINITY;
+    out->integer_ok = out->thousandths_ok = out->fractional = 0;
+    return 0;
+}
+
+/* Skips true, false, null, NaN, Infinity or -Infinity, whose first byte
+ * is `first` (for '-', a number that a refill split after its sign goes
+ * on as a number); fails at the end of the data or on any other byte. */
 int lx_skip_literal(lexer *lx, int first)
 {
-    static const char *const words[] = {"true", "false", "null"};
+    static const char *const words[] = {"true", "false", "null", "NaN", "Infinity"};
     if (first == LX_EOF)
         return lx_error_eof(lx, "unexpected end of data");
-    for (int w = 0; w < 3; w++) {
-        if (first != words[w][0])
-            continue;
-        for (const char *s = words[w]; *s; s++) {
-            if (lx_peek(lx) != (unsigned char)*s)
-                return lx_error_eof(lx, "invalid literal");
-            lx->p++;
-        }
-        return 0;
+    if (first == '-') {
+        lx->p++;
+        if (is_digit((char)lx_peek(lx)))
+            return lx_skip_number(lx);
+        int infinity = lx_minus_infinity(lx);
+        return infinity < 0 ? -1 : infinity ? 0 : lx_error_eof(lx, "malformed number");
     }
+    for (size_t w = 0; w < sizeof words / sizeof *words; w++)
+        if (first == words[w][0])
+            return lx_match_word(lx, words[w]);
     return lx_error(lx, "unexpected character");
 }
 

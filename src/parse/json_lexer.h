@@ -144,6 +144,12 @@ int lx_read_any_number(lexer *lx, int want_double, number *out);
 int lx_skip_number_across(lexer *lx);
 /* Skips true, false or null, whose first byte is `first`. */
 int lx_skip_literal(lexer *lx, int first);
+/* Python's json (and so HTA) reads NaN, Infinity and -Infinity: after a
+ * lone '-', 1 when "Infinity" followed (consumed), 0 when not, -1 on
+ * error; lx_read_nonfinite reads NaN or Infinity at the current byte as
+ * a number with neither an integer nor a thousandths value. */
+int lx_minus_infinity(lexer *lx);
+int lx_read_nonfinite(lexer *lx, number *out);
 /* Skips a container of any depth, validating its structure. */
 int lx_skip_container(lexer *lx, int c);
 /* Slow path of lx_read_key: a key with escapes, or near the buffer's end. */
@@ -348,11 +354,13 @@ static inline int lx_skip_number(lexer *lx)
     return lx->p < lx->end ? 0 : lx_skip_number_across(lx);
 }
 
+/* A '-' that a digit does not follow (the padding past the data is no
+ * digit) goes the slow way: -Infinity, or a number split after its sign. */
 static inline int lx_skip_scalar(lexer *lx, int c)
 {
     if (c == '"')
         return lx_skip_string(lx);
-    if (c == '-' || is_digit((char)c))
+    if (is_digit((char)c) || (c == '-' && is_digit(lx->p[1])))
         return lx_skip_number(lx);
     return lx_skip_literal(lx, c);
 }

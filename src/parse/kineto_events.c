@@ -25,13 +25,18 @@ typedef struct event_fields {
     hta_memory_sample memory;  /* the args of a [memory] event */
 } event_fields;
 
-/* Reads a numeric field; a non-numeric value is skipped and reported as 0. */
+/* Reads a numeric field; a non-numeric value is skipped and reported as 0.
+ * NaN, Infinity and -Infinity are numbers without an integer or
+ * thousandths value: a time so written leaves its event unanalysable
+ * (skipped and counted). */
 static int read_numeric(lexer *lx, number *out, int *is_number, int want_double)
 {
     int c = lx_peek_token(lx);
     *is_number = c == '-' || (c >= '0' && c <= '9');
-    if (!*is_number)
-        return lx_skip_value(lx);
+    if (!*is_number) {
+        *is_number = c == 'N' || c == 'I';
+        return *is_number ? lx_read_nonfinite(lx, out) : lx_skip_value(lx);
+    }
     return lx_read_number(lx, want_double, out);
 }
 
@@ -58,7 +63,14 @@ static int read_id_text_slowly(lexer *lx, lx_text *out, int *has)
             return lx_error(lx, "out of memory");
     out->data = out->own.data;
     out->len = out->own.len;
-    return lx->failed ? -1 : 0;
+    if (lx->failed)
+        return -1;
+    if (out->len == 1 && out->data[0] == '-') {
+        int infinity = lx_minus_infinity(lx);   /* -Infinity: the field is absent */
+        *has = infinity == 0;
+        return infinity < 0 ? -1 : 0;
+    }
+    return 0;
 }
 
 /* Reads a pid or tid as its text: a number's bytes, borrowed from the

@@ -7,7 +7,7 @@
 #include "model/hta_rounding.h"
 #include "model/rank_view.h"
 #include "model/step_filter.h"
-#include "output/trace_writer.h"
+#include "written_trace/trace_writer.h"
 #include "parse/rank_name.h"
 #include "parse/input_format.h"
 #include "parse/read_input.h"

@@ -1,4 +1,4 @@
-/* output/trace_writer.h: a rank's trace written back with the analysis in it.
+/* written_trace/trace_writer.h: a rank's trace written back with the analysis in it.
  *
  * --write-traces DIR: the trace file, byte for byte, into DIR under its
  * own name (gzip when it was gzip), with its critical path marked
