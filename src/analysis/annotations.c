@@ -296,7 +296,8 @@ static int put_rows(hta_table *t, run *r)
     return 0;
 }
 
-int hta_annotations(const hta_rank_view *v, hta_tableset *out, hta_error *err)
+int hta_annotations(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tableset *out,
+                    hta_error *err)
 {
     hta_table *t = HTA_TABLE(out, "annotations", COLUMNS);
     run r = {.view = v};

@@ -41,7 +41,7 @@ const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
     [HTA_ANALYSIS_STEPS] = {"steps", .run_fixed = hta_steps},
     [HTA_ANALYSIS_DETAIL_TABLES] = {"detail_tables", hta_detail_tables},
     [HTA_ANALYSIS_OPS] = {"ops", hta_ops},
-    [HTA_ANALYSIS_ANNOTATIONS] = {"annotations", .run_fixed = hta_annotations},
+    [HTA_ANALYSIS_ANNOTATIONS] = {"annotations", hta_annotations},
     [HTA_ANALYSIS_GPU_GAPS] = {"gpu_gaps", hta_gpu_gaps},
     [HTA_ANALYSIS_MEMORY] = {"memory", .run_fixed = hta_memory},
     [HTA_ANALYSIS_CRITICAL_PATH] = {"critical_path", hta_critical_path},
