@@ -199,7 +199,8 @@ static int score_cause(suspect *s, size_t n, int k, const hta_crossrank_settings
 }
 
 /* Marks the ranks whose GEMMs run slower than the median rank's. */
-static int score_gpu_speed(suspect *s, size_t n, const hta_options *opt, double *scratch)
+static int score_gpu_speed(suspect *s, size_t n, const hta_crossrank_settings *opt,
+                           double *scratch)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
