@@ -17,7 +17,7 @@
 #include "crossrank/step_comparison.h"
 #include "crossrank/stragglers.h"
 
-int hta_crossrank_statistics(hta_tableset *set, const hta_options *opt, hta_error *err)
+int hta_crossrank_statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     if (hta_p2p_results(set, err) ||
         (hta_a2a_results(set) && hta_fail(err, "out of memory summing the all-to-all traffic")) ||
