@@ -146,6 +146,10 @@ def test_bubble_is_the_closed_form_without_transfer_time():
     ps = table(out, "/pipeline_steps")
     assert len(ps) == 8 and (abs(ps.bubble_fraction - 3 / 11) < 1e-9).all(), ps
     assert (ps.expected_bubble_fraction == 3 / 11).all(), ps
+    # --microbatches overrides the count of receives.
+    out, _ = analyse(d, extra=["--include-last-step", "--microbatches", "4"])
+    ps = table(out, "/pipeline_steps")
+    assert (ps.microbatches == 4).all() and (ps.expected_bubble_fraction == 3 / 7).all(), ps
 
 
 P2P_TABLES = ["/p2p", "/p2p_summary", "/pipeline_steps", "/comm_by_group", "/rank_metrics",
@@ -180,6 +184,27 @@ def test_a_rank_without_its_peer_is_unpaired():
     assert by.unpaired.to_dict() == {0: 0, 1: n12}, by
     want = sum(w["late_sender_ns"] for w in truth["pairs"] if w["dst"] == 1 and w["src"] == 0)
     assert ns(by.loc[1, "late_sender_us"]) == want, by
+
+
+def test_report_shows_the_bubble_per_stage_and_the_waits():
+    """hta-mpi-report's communication section: the send/recv waits per
+    group and each stage's bubble beside 1F1B's, as /pipeline_steps has
+    them."""
+    d, truth = pipeline(4, 6, ["--slow-stage", "2:1.5"])
+    out, _ = analyse(d, extra=["--include-last-step"])
+    page = os.path.join(tmpdir(), "report.html")
+    report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python",
+                          "hta-mpi-report")
+    subprocess.run([sys.executable, report, out, "-o", page], check=True, capture_output=True)
+    text = open(page, encoding="utf-8").read()
+    assert "<h2>Communication</h2>" in text and "1F1B bubble %" in text, text[-3000:]
+    ps = table(out, "/pipeline_steps").groupby("rank").bubble_fraction.mean()
+    for rank, fraction in ps.items():
+        row = (f"<tr><td>{rank}</td><td>{rank}</td><td>4</td><td>{100 * fraction:.1f}</td>"
+               f"<td>{100 * 3 / 9:.1f}</td>")
+        assert row in text, (row, text[-3000:])
+    late = sum(w["late_sender_ns"] for w in truth["pairs"]) / 1000
+    assert f"<td>{late:.1f}</td>" in text, late
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from hta_mpi import TraceAnalysis, TraceDiff, runs  # noqa: E402
 
 FOLDERS = INTEGER_FOLDERS + FRACTIONAL_FOLDERS
 T_ABS, P_ABS = 1.0, 0.01
-ROUNDED = 0.0051                                # HTA rounds to 2 decimals
+ROUNDED = 0.0051                                # HTA rounds to 2 or 3 decimals
 CACHE = None
 _analyzers = {}
 
@@ -269,18 +269,22 @@ def check_kernels_with_annotations(folder, calls):
         assert got is None, f"{folder}: HTA found no GPU annotation, got {got}"
         return
     want = expect_csv(folder, "gpu_kernels_with_user_annotations_rank0.csv", extra=True)
-    want = want[~want.s_user_annotation.astype(str).str.startswith("ProfilerStep#")]
-    per = want.groupby("s_user_annotation").agg(kernels=("dur", "size"), dur=("dur", "sum"))
-    g = got.set_index("s_user_annotation")
-    for name, w in per.iterrows():
-        assert g.loc[name, "kernels"] == w.kernels, (folder, name, g.loc[name, "kernels"], w.kernels)
-        assert_close(g.loc[name, "dur"], w.dur, f"{folder} {name} kernel time", T_ABS)
+    # HTA's ts count from the first event it kept; these are the trace's.
+    offset = got.ts.iloc[0] - want.ts.iloc[0]
+    got = got.assign(ts=got.ts - offset)
+    # HTA's GPU ProfilerStep ranges are not annotations here.
+    steps = want.s_user_annotation.astype(str).str.startswith("ProfilerStep#")
+    want.loc[steps, "s_user_annotation"] = np.nan
+    assert_frame(got, want, f"{folder} kernels with annotations",
+                 exact_cols=["stream", "correlation", "s_name"], time_cols=["ts", "dur"])
+    assert list(got.s_user_annotation.fillna("")) == list(want.s_user_annotation.fillna("")), folder
 
 
 # Where no two aten:: ops enclosing a launch start at the same microsecond
-# (HTA then picks one arbitrarily): the per-op totals are HTA's.
+# (HTA then picks one arbitrarily, on any thread): HTA's rows exactly.
 OP_EXACT = ["alexnet", "critical_path_simple_add", "critical_path_event_sync",
             "critical_path_event_sync_multi_stream", "nccl_data", "ns_resolution"]
+ATEN_DELAYS = ["avg_aten_op_launch_delay", "avg_runtime_delay"]
 
 
 def check_aten_ops(folder, calls):
@@ -288,29 +292,25 @@ def check_aten_ops(folder, calls):
     status = calls["get_aten_op_kernels_and_delay"]
     assert list(got) == [0], got
     df = got[0]
-    assert list(df.columns) == ["aten_op_name", "kernel_sequence", "occurrence_count",
-                                "avg_aten_op_launch_delay", "avg_runtime_delay"]
-    assert list(df.occurrence_count) == sorted(df.occurrence_count, reverse=True)
+    assert list(df.columns) == ["aten_op_name", "kernel_sequence", "occurrence_count"] + \
+        ATEN_DELAYS, list(df.columns)
     if not status.startswith("ok"):
-        print(f"     {folder}: HTA raised {status[7:]}; hta-mpi: {len(df)} aten ops")
+        print(f"     {folder}: HTA raised {status[7:]}; hta-mpi: {len(df)} (op, kernels) rows")
         return
     want = expect_csv(folder, "aten_op_kernels_and_delay_rank0.csv", extra=True)
-    want["d"] = want.avg_aten_op_launch_delay * want.occurrence_count
-    want["r"] = want.avg_runtime_delay * want.occurrence_count
-    w = want.groupby("aten_op_name").agg(n=("occurrence_count", "sum"), d=("d", "sum"),
-                                         r=("r", "sum"))
-    g = df.set_index("aten_op_name")
-    assert g.occurrence_count.sum() == w.n.sum(), (folder, g.occurrence_count.sum(), w.n.sum())
-    if folder not in OP_EXACT:
-        return
-    assert sorted(g.index) == sorted(w.index), folder
-    for name in w.index:
-        assert g.occurrence_count[name] == w.n[name], (folder, name)
+    assert df.occurrence_count.sum() == want.occurrence_count.sum(), folder
+    if folder in OP_EXACT:
         # HTA rounds its means to 3 decimals.
-        assert_close(g.avg_aten_op_launch_delay[name], w.d[name] / w.n[name],
-                     f"{folder} {name} op-to-launch", 0.0011)
-        assert_close(g.avg_runtime_delay[name], w.r[name] / w.n[name],
-                     f"{folder} {name} launch-to-kernel", 0.0011)
+        assert_frame(df.reset_index(drop=True), want, f"{folder} aten ops",
+                     exact_cols=["aten_op_name", "kernel_sequence", "occurrence_count"],
+                     rounded_cols=ATEN_DELAYS)
+        return
+    key = ["aten_op_name", "kernel_sequence", "occurrence_count"]
+    same = df.merge(want, on=key)
+    assert len(same) >= 0.85 * len(want), (folder, len(same), len(want))
+    for col in ATEN_DELAYS:
+        worst = (same[col + "_x"] - same[col + "_y"]).abs().max()
+        assert worst <= 0.0011, (folder, col, worst)
 
 
 def check_sequences(folder, calls):
@@ -509,11 +509,35 @@ def test_read_only_directory_uses_cache_home():
         os.chmod(d, 0o755)
 
 
+def test_progress_lines_outside_a_notebook():
+    """Without IPython's display the run's progress is plain lines on
+    stderr, from hta-mpi's own reports (2 traces under mpirun) or libhta
+    (1 trace)."""
+    code = ("from hta_mpi import TraceAnalysis; import sys; "
+            "TraceAnalysis(trace_dir=sys.argv[1], cache_dir=sys.argv[2]).get_steps()")
+    env = dict(os.environ, PYTHONPATH=os.path.join(HERE, os.pardir, "python"))
+    for folder, n in (("trace_filter", 2), ("nccl_data", 1)):
+        p = subprocess.run([sys.executable, "-c", code, trace_dir(folder), tmpdir()],
+                           capture_output=True, text=True, env=env)
+        assert p.returncode == 0, p.stderr
+        assert f"hta-mpi: analysed {n}/{n} traces" in p.stderr, (folder, p.stderr)
+
+
 def test_trace_diff():
     diff = TraceDiff(analyzer("trace_filter"), analyzer("negative_queue"))
     kernels = diff.get_kernels_diff()
     assert len(kernels) > 0 and "rank" in kernels.columns, kernels
     assert len(diff.get_kernel_set_diff()) > 0
+
+
+def test_trace_files_as_hta_takes_them():
+    d = trace_dir("trace_filter")
+    files = {r: os.path.join(d, f"sampled_rank-{r}.json.gz") for r in (0, 1)}
+    a = TraceAnalysis(trace_files=files, cache_dir=CACHE)
+    want = analyzer("trace_filter").get_temporal_breakdown(visualize=False)
+    pd.testing.assert_frame_equal(a.get_temporal_breakdown(visualize=False), want)
+    one = TraceAnalysis(trace_files=[files[1]], cache_dir=CACHE)
+    assert list(one.get_temporal_breakdown(visualize=False)["rank"]) == [1]
 
 
 def test_extras():
@@ -570,6 +594,7 @@ if __name__ == "__main__":
     main([make_first_round_test(f) for f in FOLDERS] + [test_potential_stragglers] +
          [make_extra_test(f) for f in EXTRA_FOLDERS] +
          [test_single_trace_in_process_equals_the_run, test_hta_crashes_get_answers, test_cache_reused_invalidated_and_keyed_on_options,
-          test_read_only_directory_uses_cache_home, test_trace_diff, test_extras,
+          test_read_only_directory_uses_cache_home, test_progress_lines_outside_a_notebook,
+          test_trace_diff, test_trace_files_as_hta_takes_them, test_extras,
           test_visualize_draws_with_matplotlib, test_generate_trace_with_counters,
           test_example_runs], setup=setup)

@@ -23,7 +23,9 @@
 #include "tracegen_device_sync.h"
 #include "tracegen_common.h"
 #include "tracegen_ddp.h"
+#include "tracegen_flops.h"
 #include "tracegen_groups.h"
+#include "tracegen_moe.h"
 #include "tracegen_ops.h"
 #include "tracegen_pipeline.h"
 
@@ -62,6 +64,9 @@ static const char USAGE[] =
     "                           Context Sync records cover GPU idle time (only -o,\n"
     "                           --ranks <= 32, --steps <= 50), the answer in\n"
     "                           DIR.device_sync_truth.json\n"
+    "  --flops-truth            instead: GEMM, convolution and attention ops whose\n"
+    "                           rates are closed forms (only -o, --ranks, --steps,\n"
+    "                           --slow-rank R:F, --device NAME; see tracegen_flops.c)\n"
     "  -h, --help               show this help and exit\n"
     "\n"
     "Each step runs 3 compute phases, each followed by an NCCL all-reduce; a rank\n"
@@ -268,9 +273,11 @@ static const struct {
 } MODES[] = {
     {"--tp", tracegen_groups_main},
     {"--pp", tracegen_pipeline_main},
+    {"--moe", tracegen_moe_main},
     {"--ops-truth", tracegen_ops_main},
     {"--critical-path-truth", tracegen_chains_main},
     {"--device-sync-truth", tracegen_device_sync_main},
+    {"--flops-truth", tracegen_flops_main},
 };
 
 int main(int argc, char **argv)

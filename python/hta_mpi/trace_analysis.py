@@ -78,8 +78,9 @@ class CriticalPath:
 
 
 class TraceAnalysis:
-    """HTA's TraceAnalysis on hta-mpi.  trace_files (rank -> path, as HTA
-    takes) or trace_dir; include_last_profiler_step as HTA's;
+    """HTA's TraceAnalysis on hta-mpi.  trace_files (rank -> path or a
+    list of paths, as HTA takes; the ranks come from the traces, as
+    hta-mpi finds them, not from the keys) or trace_dir; include_last_profiler_step as HTA's;
     round_like_hta=True rounds like HTA (see the module); cache_dir: where
     results files are kept (default: .hta-mpi beside the traces, or the
     user's cache when that is read-only); options: more hta-mpi arguments
@@ -346,37 +347,36 @@ class TraceAnalysis:
 
     def get_gpu_kernels_with_user_annotations(self, rank, expand_names=True, shorten_names=True,
                                               round_like_hta=None):
-        """GPU events per user annotation on a rank: each GPU annotation
-        with the number of GPU events it holds (each event counted under the
-        shortest annotation overlapping it on its stream, as HTA) and their
-        time.  HTA returns one row per kernel; hta-mpi keeps the sums:
-        s_user_annotation, kernels, dur (us), compute and communication us.
-        None when the rank has no GPU annotation."""
+        """Every GPU event of the rank (kernels, copies, sets) with the
+        GPU user annotation it belongs to (the shortest overlapping it on
+        its stream, as HTA; NaN for none): ts and dur in us, stream,
+        correlation, s_name (shortened like HTA's unless shorten_names is
+        False), s_user_annotation.  HTA's frames also carry every trace
+        column, and its ts count from the trace's first kept event; these
+        are the trace's own times.  HTA's ProfilerStep#N GPU ranges are
+        not annotations here.  None when the rank has no GPU annotation."""
         a = self._table("annotations", round_like_hta=round_like_hta)
-        if a is None:
+        if a is None or a[(a["rank"] == rank) & (a["count"] > 0)].empty:
             return None
-        g = a[(a["rank"] == rank) & (a["count"] > 0)]
-        if g.empty:
-            return None
-        return pd.DataFrame({"s_user_annotation": g.name.values, "kernels": g.gpu_events.values,
-                             "dur": g.gpu_event_time_us.values, "compute_us": g.compute_us.values,
-                             "communication_us": g.communication_us.values})
+        events = self._table("detail/gpu_events", _DETAIL, round_like_hta)
+        return hta_frames.annotated_gpu_events(events, rank, shorten_names)
 
     def get_aten_op_kernels_and_delay(self, ranks=None, sort_by=None, round_like_hta=None):
-        """rank -> per aten:: op: the calls that launched GPU work
-        (occurrence_count), the mean delay from the op's start to its first
-        launch and from that launch to its GPU start (us, 3 decimals).  HTA
-        splits each op by the kernel sequence its calls launched; hta-mpi
-        gives one row per op (kernel_sequence empty).  HTA raises KeyError
-        'thread_id' on traces without thread ids (AMD, Triton) and fails on
-        CUPTI-profiler traces; this answers."""
-        ops = self._table("ops", round_like_hta=round_like_hta)
+        """rank -> per (aten op, sequence of the kernels its call launched):
+        the calls (occurrence_count) and the mean delay from the op's start
+        to its first launch and from that launch to its kernel's start (us,
+        3 decimals), as HTA.  A launch belongs to the innermost op around it
+        on its own thread (HTA: the latest-starting aten op around it on any
+        thread), and counts only there (HTA skips non-aten ops).  HTA raises
+        KeyError 'thread_id' on traces without thread ids (AMD, Triton) and
+        fails on CUPTI-profiler traces; this answers."""
+        calls = self._table("detail/op_kernels", _DETAIL, round_like_hta)
+        if calls is None:
+            calls = pd.DataFrame(columns=["rank", "name", "ts_us", "kernels", "op_to_launch_us",
+                                          "launch_to_kernel_us"])
         sort_by = sort_by or ["occurrence_count"]
-        out = {}
-        for rank in self._ranks(ranks):
-            if ops is not None:
-                out[int(rank)] = hta_frames.aten_ops(ops, rank, sort_by)
-        return out
+        return {int(rank): hta_frames.aten_ops(calls, rank, sort_by)
+                for rank in self._ranks(ranks)}
 
     def get_frequent_cuda_kernel_sequences(self, operator_name, output_dir=None, min_pattern_len=3,
                                            rank=0, top_k=5, visualize=False,

@@ -13,7 +13,8 @@
  * sequence number Seq (-1 without), its start (gap since the previous),
  * duration, how long computation ran during it (for /comm_by_group's
  * exposed time) and the ProfilerStep number that launched it (-1 outside
- * any; for /steps).  A kernel's position in the series is its ordinal
+ * any; for /steps), and its split sizes as text (all-to-all-v).  A
+ * kernel's position in the series is its ordinal
  * among the rank's kernels of the group, the matching key without Seq.
  * The table stays on its process until the ranks are resolved; then each
  * kernel travels once, as a fixed-size op, to the process that owns its
@@ -35,7 +36,7 @@ static const hta_column COLUMNS[] = {
     {"group_ranks", HTA_COL_STR},  {"kernels", HTA_COL_I64},   {"kinds", HTA_COL_STR},
     {"kind_of", HTA_COL_STR},      {"seqs", HTA_COL_STR},      {"first_start_ns", HTA_COL_I64},
     {"start_gaps", HTA_COL_STR},   {"durations", HTA_COL_STR}, {"overlaps", HTA_COL_STR},
-    {"steps", HTA_COL_STR},
+    {"steps", HTA_COL_STR},        {"splits", HTA_COL_STR},
 };
 
 static int compare_external_id(const void *a, const void *b)
@@ -201,8 +202,18 @@ static int same_kind(const hta_comm_meta *a, const hta_comm_meta *b)
 typedef struct row_scratch {
     uint64_t *kind, *gap, *overlap;
     int64_t *seq, *duration, *step;
-    hta_buf kinds, packed[6];
+    hta_buf kinds, packed[6], splits;
 } row_scratch;
+
+/* Appends a kernel's split sizes, "in TAB out NL" ("[2, 1]" lists as
+ * PyTorch writes them, empty when absent): they change at every
+ * all-to-all-v, so they are no part of the kind. */
+static int put_splits(hta_buf *b, const hta_comm_set *s, const hta_comm_meta *m)
+{
+    const char *in = hta_comm_string(s, m->in_split), *out = hta_comm_string(s, m->out_split);
+    return hta_buf_append(b, in, strlen(in)) || hta_buf_putc(b, '\t') ||
+           hta_buf_append(b, out, strlen(out)) || hta_buf_putc(b, '\n');
+}
 
 /* Appends "collective TAB dtype TAB in TAB out TAB size TAB peer NL" for
  * a kind. */
@@ -227,13 +238,13 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
 {
     const hta_comm_set *s = &v->trace->comm;
     size_t n_kinds = 0, cursor = 0;
-    r->kinds.len = 0;
+    r->kinds.len = r->splits.len = 0;
     for (size_t i = 0; i < n; i++) {
         size_t j = 0;
         while (j < i && !same_kind(k[j].meta, k[i].meta))
             j++;
         r->kind[i] = j < i ? r->kind[j] : n_kinds++;
-        if (j == i && put_kind(&r->kinds, s, k[i].meta))
+        if ((j == i && put_kind(&r->kinds, s, k[i].meta)) || put_splits(&r->splits, s, k[i].meta))
             return -1;
         const hta_event *e = k[i].event;
         long step = hta_profiler_step_of(steps, v, e, &cursor);
@@ -245,7 +256,8 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
     }
     for (int p = 0; p < 6; p++)
         r->packed[p].len = 0;
-    if (hta_buf_putc(&r->kinds, '\0') || hta_pack_series(&r->packed[0], r->kind, n) ||
+    if (hta_buf_putc(&r->kinds, '\0') || hta_buf_putc(&r->splits, '\0') ||
+        hta_pack_series(&r->packed[0], r->kind, n) ||
         hta_pack_signed_series(&r->packed[1], r->seq, n) ||
         hta_pack_series(&r->packed[2], r->gap, n) ||
         hta_pack_signed_series(&r->packed[3], r->duration, n) ||
@@ -265,6 +277,7 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
     hta_row_put_i64(&row, k[0].event->ts_ns);
     for (int p = 2; p < 6; p++)
         hta_row_put_str(&row, r->packed[p].data);
+    hta_row_put_str(&row, r->splits.data);
     return hta_row_done(&row);
 }
 
@@ -288,6 +301,7 @@ static int put_groups(hta_table *t, const hta_rank_view *v, const hta_profiler_s
     free(r.duration);
     free(r.step);
     hta_buf_free(&r.kinds);
+    hta_buf_free(&r.splits);
     for (int p = 0; p < 6; p++)
         hta_buf_free(&r.packed[p]);
     return rc;
@@ -310,10 +324,8 @@ static const hta_comm_meta *with_group_ranks(const hta_comm_set *s, const hta_co
     return scratch;
 }
 
-int hta_comm_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
-                 hta_error *err)
+int hta_comm_ops(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     const hta_comm_set *s = &v->trace->comm;
     if (s->n == 0)
         return 0;

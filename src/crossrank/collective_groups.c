@@ -47,6 +47,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "crossrank/collective_groups.h"
 
+#include "crossrank/all_to_all.h"
 #include "crossrank/p2p_pairs.h"
 #include "model/comm_meta.h"
 #include "model/trace.h"
@@ -191,6 +192,7 @@ typedef struct matcher {
     int64_t *missing;          /* per valid rank */
     hta_op_result *results;
     hta_table *out, *stats, *pairs;
+    hta_tableset *tables;      /* where pairs and all-to-alls go, made on first use */
     hta_buf text;              /* scratch for mismatched_ranks */
 } matcher;
 
@@ -344,6 +346,8 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
                          busbw_factor(kind_of(kind->collective), group_size)
                    : NAN;
     count_missing(m, o, n);
+    if (hta_kind_is_all_to_all(kind) && hta_a2a_put_instance(m->tables, m->c, m->ops, o, n))
+        return -1;
     return put_instance(m, first, n, &in);
 }
 
@@ -370,7 +374,7 @@ int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size
         return 0;
     matcher m = {.c = c, .ops = ops, .valid = valid, .n_valid = n_valid, .results = results,
                  .out = HTA_TABLE(out, "collectives", INSTANCE_COLUMNS),
-                 .stats = HTA_TABLE(out, "_instance_stats", STATS_COLUMNS),
+                 .stats = HTA_TABLE(out, "_instance_stats", STATS_COLUMNS), .tables = out,
                  .missing = calloc(n_valid ? n_valid : 1, sizeof *m.missing)};
     size_t *o = malloc(n * sizeof *o);
     int rc = o && m.missing && m.out && m.stats ? 0 : -1;
@@ -572,7 +576,8 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
     }
     free(scratch);
     free(idx);
-    return rc ? rc : hta_rank_p2p_figures(c, r, results, out);
+    return rc || hta_rank_p2p_figures(c, r, results, out) ? -1
+                                                           : hta_rank_a2a_figures(c, r, out);
 }
 
 static const hta_column KERNEL_WAIT_COLUMNS[] = {

@@ -13,6 +13,7 @@
  * of the group's first instance. */
 #include "crossrank/comm_catalog.h"
 
+#include "crossrank/all_to_all.h"
 #include "table/packed_ints.h"
 #include "util/grow.h"
 
@@ -21,7 +22,7 @@
 
 /* Column positions in "_comm_ops". */
 enum { C_RANK, C_GROUP, C_DESC, C_RANKS, C_KERNELS, C_KINDS, C_KIND_OF, C_SEQS, C_FIRST_START,
-       C_START_GAPS, C_DURATIONS, C_OVERLAPS, C_STEPS };
+       C_START_GAPS, C_DURATIONS, C_OVERLAPS, C_STEPS, C_SPLITS };
 
 /* The catalog's parts: a process's groups (with where they first appear)
  * and kinds. */
@@ -33,9 +34,7 @@ static const hta_column KIND_PART_COLUMNS[] = {
     {"collective", HTA_COL_STR}, {"dtype", HTA_COL_STR}, {"in", HTA_COL_I64},
     {"out", HTA_COL_I64},        {"size", HTA_COL_I64},  {"peer", HTA_COL_I64},
 };
-/* Parses "[0, 1, 2]" (or "0,1,2") into ranks; the count, or -1 when out of
- * memory. */
-static long parse_ranks(const char *text, int64_t **out)
+long hta_parse_int_list(const char *text, int64_t **out)
 {
     size_t n = 0, cap = 0;
     int64_t *r = NULL;
@@ -279,7 +278,7 @@ int hta_comm_catalog_set_members(hta_comm_catalog *c, const hta_group_first *fir
         info->n_members = 0;
         if (firsts[g].variant < 0 || (size_t)firsts[g].variant >= c->n_variants)
             continue;
-        info->n_members = parse_ranks(c->variants[firsts[g].variant].ranks, &info->members);
+        info->n_members = hta_parse_int_list(c->variants[firsts[g].variant].ranks, &info->members);
         if (info->n_members < 0)
             return -1;
     }
@@ -410,6 +409,9 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
                       hta_rank_ops *r, size_t at)
 {
     peer_counts pc = {0};
+    int64_t *members = NULL;
+    long n_members = -2;       /* parsed at the first all-to-all */
+    const char *splits = row[C_SPLITS].s;
     int rc = 0;
     hta_series s[6];
     const char *packed[6] = {row[C_KIND_OF].s, row[C_SEQS].s, row[C_START_GAPS].s,
@@ -431,7 +433,8 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
         hta_group_op *op = &r->ops[at + (size_t)i];
         *op = (hta_group_op){.group = group, .kind = kind_ids[kind], .by_seq = seq >= 0,
                              .variant = variant, .key = seq >= 0 ? seq : i,
-                             .rank = row[C_RANK].i, .start = start, .end = start + duration};
+                             .rank = row[C_RANK].i, .start = start, .end = start + duration,
+                             .a2a_bytes = -1};
         const hta_kind_info *k = &c->kinds[op->kind];
         if ((hta_kind_is_send(k) || hta_kind_is_recv(k)) && pair_op(op, k, &pc)) {
             rc = -1;
@@ -439,7 +442,19 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
         }
         r->overlap[at + (size_t)i] = (int64_t)overlap;
         r->step[at + (size_t)i] = step;
+        r->a2a_received[at + (size_t)i] = -1;
+        if (hta_kind_is_all_to_all(k)) {
+            if (n_members == -2)
+                n_members = hta_parse_int_list(c->variants[variant].ranks, &members);
+            if (n_members < 0 || hta_a2a_load_op(r, at + (size_t)i, k, splits, members, n_members)) {
+                rc = -1;
+                break;
+            }
+        }
+        const char *next = strchr(splits, '\n');
+        splits = next ? next + 1 : splits + strlen(splits);
     }
+    free(members);
     free(pc.items);
     return rc;
 }
@@ -475,7 +490,8 @@ int hta_rank_ops_load(const hta_table *t, const hta_comm_catalog *c, hta_rank_op
     r->ops = malloc((n ? n : 1) * sizeof *r->ops);
     r->overlap = malloc((n ? n : 1) * sizeof *r->overlap);
     r->step = malloc((n ? n : 1) * sizeof *r->step);
-    if (!r->ops || !r->overlap || !r->step)
+    r->a2a_received = malloc((n ? n : 1) * sizeof *r->a2a_received);
+    if (!r->ops || !r->overlap || !r->step || !r->a2a_received)
         return hta_fail(err, "out of memory matching collectives by process group");
     r->n = n;
     for (size_t i = 0, at = 0; t && i < t->n_rows; i++) {
@@ -502,6 +518,8 @@ void hta_rank_ops_free(hta_rank_ops *r)
     free(r->ops);
     free(r->overlap);
     free(r->step);
+    free(r->a2a_received);
+    free(r->cells);
     *r = (hta_rank_ops){0};
 }
 

@@ -79,6 +79,8 @@ typedef struct hta_group_op {
     int32_t by_seq;            /* 1: key is Seq; 0: the ordinal; HTA_BY_PAIR */
     uint32_t variant;          /* how its rank describes the group */
     int64_t key, rank, start, end;
+    int64_t a2a_bytes;         /* all-to-all: bytes the rank sent, -1 unknown or other */
+    uint64_t a2a_check;        /* all-to-all: its split rows' fingerprint (all_to_all.c) */
 } hta_group_op;
 
 /* A group's first op in instance order: (by_seq, key, rank) smallest. */
@@ -96,12 +98,25 @@ void hta_group_first_merge(const hta_group_first *a, hta_group_first *b);
  * of memory. */
 int hta_comm_catalog_set_members(hta_comm_catalog *c, const hta_group_first *firsts);
 
+/* What an all-to-all op sent one peer. */
+typedef struct hta_a2a_cell {
+    size_t op;                 /* index in the rank ops */
+    int64_t dst, bytes;
+} hta_a2a_cell;
+
 /* A rank's kernels: ops with what only the rank side needs. */
 typedef struct hta_rank_ops {
     hta_group_op *ops;         /* owned */
     int64_t *overlap, *step;   /* owned, beside ops */
+    int64_t *a2a_received;     /* owned, beside ops: all-to-all bytes received, -1 */
     size_t n;
+    hta_a2a_cell *cells;       /* owned: the all-to-alls' rows of the traffic matrix */
+    size_t n_cells, cap_cells;
 } hta_rank_ops;
+
+/* Parses "[0, 1, 2]" (or "0,1,2") into values; the count, or -1 when out
+ * of memory. */
+long hta_parse_int_list(const char *text, int64_t **out);
 
 /* Unpacks the rows of "_comm_ops" (rank-mapped) into ops; -1 with err
  * when a row is corrupt or out of memory. */

@@ -1,14 +1,14 @@
 /* trace_outliers.c: outlier flags into the written traces (see
- * output/trace_outliers.h), rewritten as output/trace_rewrite.h does. */
-#include "output/trace_outliers.h"
+ * written_trace/trace_outliers.h), rewritten as written_trace/trace_rewrite.h does. */
+#include "written_trace/trace_outliers.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/trace_rewrite.h"
-#include "output/trace_writer.h"
+#include "written_trace/trace_rewrite.h"
+#include "written_trace/trace_writer.h"
 #include "util/buf.h"
 
 /* `"hta_mpi":{...},` for rank: its rows of the outliers table. */
