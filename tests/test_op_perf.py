@@ -160,6 +160,16 @@ def test_slower_gpu_is_flagged_on_gemm_tflops():
     assert len(set(g.drop(3))) == 1, g
     o = table(out, "/outliers")
     assert 3 in set(o[o.metric == "gemm_tflops"]["rank"]), o[o.metric == "gemm_tflops"]
+    # Per op shape across ranks: the same work, rank 3 at 0.8x the median.
+    x = table(out, "/cross_rank/op_perf")
+    assert sorted(zip(x.name, x.input_dims)) == sorted(CLOSED_FORMS), list(x.name)
+    for _, row in x.iterrows():
+        kind, dtype, flops, nbytes, seconds = CLOSED_FORMS[(row["name"], row.input_dims)]
+        assert (row.n_ranks, row.calls, row.slowest_rank) == (8, 8 * CALLS, 3), row
+        assert close(row.flops, 8 * CALLS * flops), row
+        assert close(row.tflops_max, flops / seconds / 1e12, rel=1e-3), row
+        assert close(row.tflops_median, row.tflops_max), row
+        assert close(row.slowest_ratio, 0.8, rel=2e-3), row
 
 
 def test_straggler_reason_says_slower_gpu():
