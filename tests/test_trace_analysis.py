@@ -530,6 +530,16 @@ def test_trace_diff():
     assert len(diff.get_kernel_set_diff()) > 0
 
 
+def test_trace_files_as_hta_takes_them():
+    d = trace_dir("trace_filter")
+    files = {r: os.path.join(d, f"sampled_rank-{r}.json.gz") for r in (0, 1)}
+    a = TraceAnalysis(trace_files=files, cache_dir=CACHE)
+    want = analyzer("trace_filter").get_temporal_breakdown(visualize=False)
+    pd.testing.assert_frame_equal(a.get_temporal_breakdown(visualize=False), want)
+    one = TraceAnalysis(trace_files=[files[1]], cache_dir=CACHE)
+    assert list(one.get_temporal_breakdown(visualize=False)["rank"]) == [1]
+
+
 def test_extras():
     a = analyzer("trace_filter")
     steps = a.get_steps()
@@ -585,6 +595,6 @@ if __name__ == "__main__":
          [make_extra_test(f) for f in EXTRA_FOLDERS] +
          [test_single_trace_in_process_equals_the_run, test_hta_crashes_get_answers, test_cache_reused_invalidated_and_keyed_on_options,
           test_read_only_directory_uses_cache_home, test_progress_lines_outside_a_notebook,
-          test_trace_diff, test_extras,
+          test_trace_diff, test_trace_files_as_hta_takes_them, test_extras,
           test_visualize_draws_with_matplotlib, test_generate_trace_with_counters,
           test_example_runs], setup=setup)

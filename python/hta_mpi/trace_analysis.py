@@ -78,8 +78,9 @@ class CriticalPath:
 
 
 class TraceAnalysis:
-    """HTA's TraceAnalysis on hta-mpi.  trace_files (rank -> path, as HTA
-    takes) or trace_dir; include_last_profiler_step as HTA's;
+    """HTA's TraceAnalysis on hta-mpi.  trace_files (rank -> path or a
+    list of paths, as HTA takes; the ranks come from the traces, as
+    hta-mpi finds them, not from the keys) or trace_dir; include_last_profiler_step as HTA's;
     round_like_hta=True rounds like HTA (see the module); cache_dir: where
     results files are kept (default: .hta-mpi beside the traces, or the
     user's cache when that is read-only); options: more hta-mpi arguments
