@@ -1,6 +1,6 @@
 """hta_mpi.html: what the HTML pages share (report.py's run report,
 diff_report.py's diff report): the style sheet, escaping, number cells,
-the diverging colour scale and tables of cells."""
+the colour scales and tables of cells."""
 import html
 import math
 
@@ -35,6 +35,13 @@ def diverging(t):
     t = max(-1.0, min(1.0, t))
     end = WARM if t > 0 else COOL
     rgb = (round(n + abs(t) * (e - n)) for n, e in zip(NEUTRAL, end))
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def sequential(t):
+    """Colour of t in [0, 1]: grey at 0, red at 1."""
+    t = max(0.0, min(1.0, t))
+    rgb = (round(n + t * (e - n)) for n, e in zip(NEUTRAL, WARM))
     return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 

@@ -43,7 +43,7 @@ typedef struct kernel_columns {
 } kernel_columns;
 
 static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_columns *col,
-                      const size_t *rows, size_t n, const hta_options *opt,
+                      const size_t *rows, size_t n, const hta_crossrank_settings *opt,
                       int64_t *ranks, double *means, hta_buf *text)
 {
     for (size_t i = 0; i < n; i++) {
@@ -65,7 +65,7 @@ static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_colum
     return hta_row_done(&row);
 }
 
-int hta_kernel_comparison(hta_tableset *set, const hta_options *opt, hta_error *err)
+int hta_kernel_comparison(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     hta_table *t = HTA_TABLE(set, "cross_rank/kernels", COLUMNS);
     const hta_table *kernels = hta_tableset_find(set, "kernels");

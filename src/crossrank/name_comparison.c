@@ -44,7 +44,7 @@ static size_t sum_per_rank(const hta_table *t, long value_col, const size_t *row
 }
 
 static int put_name(hta_table *into, const char *name, const int64_t *ranks, const double *v,
-                    size_t n, const hta_options *opt, hta_buf *text)
+                    size_t n, const hta_crossrank_settings *opt, hta_buf *text)
 {
     size_t nonzero = 0;
     for (size_t i = 0; i < n; i++)
@@ -61,8 +61,8 @@ static int put_name(hta_table *into, const char *name, const int64_t *ranks, con
     return hta_row_done(&row);
 }
 
-int hta_compare_names(hta_tableset *set, const hta_options *opt, const hta_name_comparison *c,
-                      hta_error *err)
+int hta_compare_names(hta_tableset *set, const hta_crossrank_settings *opt,
+                      const hta_name_comparison *c, hta_error *err)
 {
     hta_table *into = hta_tableset_find_or_create(set, c->into, COLUMNS, sizeof COLUMNS / sizeof *COLUMNS);
     const hta_table *from = hta_tableset_find(set, c->from);
@@ -92,7 +92,8 @@ int hta_compare_names(hta_tableset *set, const hta_options *opt, const hta_name_
     return rc ? hta_fail(err, "out of memory comparing /%s across ranks", c->from) : 0;
 }
 
-int hta_op_and_annotation_comparison(hta_tableset *set, const hta_options *opt, hta_error *err)
+int hta_op_and_annotation_comparison(hta_tableset *set, const hta_crossrank_settings *opt,
+                                     hta_error *err)
 {
     static const hta_name_comparison OPS = {"ops", "gpu_busy_sum_us", "cross_rank/ops"};
     static const hta_name_comparison ANNOTATIONS = {"annotations", "sum_us",

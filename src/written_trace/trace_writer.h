@@ -12,8 +12,9 @@
 #ifndef HTA_TRACE_WRITER_H
 #define HTA_TRACE_WRITER_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
 #include "util/buf.h"
+#include "util/error.h"
 
 /* Appends the whole text of a trace file, plain or gzip, to out: 0, or -1
  * (errno set, or out of memory). */
