@@ -528,6 +528,33 @@ def test_trace_diff():
     kernels = diff.get_kernels_diff()
     assert len(kernels) > 0 and "rank" in kernels.columns, kernels
     assert len(diff.get_kernel_set_diff()) > 0
+    # HTA's class methods: rank 0 against rank 1 of trace_filter, GPU side,
+    # against the kernels' own counts and sums.
+    a = analyzer("trace_filter")
+    comp = TraceDiff.compare_traces(a, a, control_rank=0, test_rank=1, device_type="GPU")
+    assert list(comp.columns) == ["Control_counts", "Control_total_duration", "Test_counts",
+                                  "Test_total_duration", "diff_counts", "diff_duration",
+                                  "counts_change_categories"], list(comp.columns)
+    _, k = a.get_gpu_kernel_breakdown(visualize=False, num_kernels=10**9, duration_ratio=1.0)
+    nccl = k[k.kernel_type == "COMMUNICATION"].set_index("rank")
+    name = nccl.name.iloc[0]
+    assert_close(comp.loc[name, "Control_total_duration"], nccl.loc[0, "sum (us)"], name, 1e-6)
+    assert_close(comp.loc[name, "diff_duration"],
+                 nccl.loc[1, "sum (us)"] - nccl.loc[0, "sum (us)"], name, 1e-6)
+    ops = TraceDiff.ops_diff(a, a, control_rank=0, test_rank=1)
+    assert sorted(ops) == ["added", "decreased", "deleted", "increased", "unchanged"]
+    same = TraceDiff.ops_diff(a, a)
+    assert not same["added"] and not same["deleted"] and len(same["unchanged"]) > 100
+
+
+def test_trace_files_as_hta_takes_them():
+    d = trace_dir("trace_filter")
+    files = {r: os.path.join(d, f"sampled_rank-{r}.json.gz") for r in (0, 1)}
+    a = TraceAnalysis(trace_files=files, cache_dir=CACHE)
+    want = analyzer("trace_filter").get_temporal_breakdown(visualize=False)
+    pd.testing.assert_frame_equal(a.get_temporal_breakdown(visualize=False), want)
+    one = TraceAnalysis(trace_files=[files[1]], cache_dir=CACHE)
+    assert list(one.get_temporal_breakdown(visualize=False)["rank"]) == [1]
 
 
 def test_extras():
@@ -585,6 +612,6 @@ if __name__ == "__main__":
          [make_extra_test(f) for f in EXTRA_FOLDERS] +
          [test_single_trace_in_process_equals_the_run, test_hta_crashes_get_answers, test_cache_reused_invalidated_and_keyed_on_options,
           test_read_only_directory_uses_cache_home, test_progress_lines_outside_a_notebook,
-          test_trace_diff, test_extras,
+          test_trace_diff, test_trace_files_as_hta_takes_them, test_extras,
           test_visualize_draws_with_matplotlib, test_generate_trace_with_counters,
           test_example_runs], setup=setup)
