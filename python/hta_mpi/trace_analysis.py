@@ -78,8 +78,9 @@ class CriticalPath:
 
 
 class TraceAnalysis:
-    """HTA's TraceAnalysis on hta-mpi.  trace_files (rank -> path, as HTA
-    takes) or trace_dir; include_last_profiler_step as HTA's;
+    """HTA's TraceAnalysis on hta-mpi.  trace_files (rank -> path or a
+    list of paths, as HTA takes; the ranks come from the traces, as
+    hta-mpi finds them, not from the keys) or trace_dir; include_last_profiler_step as HTA's;
     round_like_hta=True rounds like HTA (see the module); cache_dir: where
     results files are kept (default: .hta-mpi beside the traces, or the
     user's cache when that is read-only); options: more hta-mpi arguments
@@ -361,20 +362,21 @@ class TraceAnalysis:
         return hta_frames.annotated_gpu_events(events, rank, shorten_names)
 
     def get_aten_op_kernels_and_delay(self, ranks=None, sort_by=None, round_like_hta=None):
-        """rank -> per aten:: op: the calls that launched GPU work
-        (occurrence_count), the mean delay from the op's start to its first
-        launch and from that launch to its GPU start (us, 3 decimals).  HTA
-        splits each op by the kernel sequence its calls launched; hta-mpi
-        gives one row per op (kernel_sequence empty).  HTA raises KeyError
-        'thread_id' on traces without thread ids (AMD, Triton) and fails on
-        CUPTI-profiler traces; this answers."""
-        ops = self._table("ops", round_like_hta=round_like_hta)
+        """rank -> per (aten op, sequence of the kernels its call launched):
+        the calls (occurrence_count) and the mean delay from the op's start
+        to its first launch and from that launch to its kernel's start (us,
+        3 decimals), as HTA.  A launch belongs to the innermost op around it
+        on its own thread (HTA: the latest-starting aten op around it on any
+        thread), and counts only there (HTA skips non-aten ops).  HTA raises
+        KeyError 'thread_id' on traces without thread ids (AMD, Triton) and
+        fails on CUPTI-profiler traces; this answers."""
+        calls = self._table("detail/op_kernels", _DETAIL, round_like_hta)
+        if calls is None:
+            calls = pd.DataFrame(columns=["rank", "name", "ts_us", "kernels", "op_to_launch_us",
+                                          "launch_to_kernel_us"])
         sort_by = sort_by or ["occurrence_count"]
-        out = {}
-        for rank in self._ranks(ranks):
-            if ops is not None:
-                out[int(rank)] = hta_frames.aten_ops(ops, rank, sort_by)
-        return out
+        return {int(rank): hta_frames.aten_ops(calls, rank, sort_by)
+                for rank in self._ranks(ranks)}
 
     def get_frequent_cuda_kernel_sequences(self, operator_name, output_dir=None, min_pattern_len=3,
                                            rank=0, top_k=5, visualize=False,
