@@ -23,4 +23,26 @@ void tg_json_event(FILE *f, bool *first, const char *fmt, ...)
 /* The value of a count option, 1..hi; exits on anything else. */
 int64_t tg_json_count(const char *opt, const char *s, int64_t hi);
 
+/* A job shape with a ground truth: its arguments (flag, -o DIR, --ranks N
+ * up to max_ranks, --steps S up to max_steps; ranks and steps keep the
+ * defaults they hold when absent), exiting on anything else. */
+typedef struct {
+    const char *dir;
+    int64_t ranks, steps;
+} tg_truth_job;
+void tg_truth_job_parse(tg_truth_job *job, int argc, char **argv, const char *flag,
+                        int64_t max_ranks, int64_t max_steps);
+
+/* Creates the job's DIR and opens the truth file beside it, DIR + suffix
+ * (so that DIR holds only traces), into path (room for 4096), with its
+ * opening "{\"ranks\": {" written; tg_truth_close writes the closing. */
+FILE *tg_truth_open(const tg_truth_job *job, const char *suffix, char *path);
+void tg_truth_close(FILE *truth, const char *path);
+
+/* Opens DIR/rank-R.json (its name into path, room for 4096) with the
+ * distributedInfo and the opening of traceEvents written;
+ * tg_rank_trace_close writes the closing. */
+FILE *tg_rank_trace_open(const char *dir, int64_t rank, int64_t world, char *path);
+void tg_rank_trace_close(FILE *f, const char *path);
+
 #endif

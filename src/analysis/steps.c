@@ -7,11 +7,13 @@
  * its GPU work), compute_us and comm_us (unions of its COMPUTATION and
  * COMMUNICATION kernels), exposed_comm_us (communication not overlapped
  * by computation), idle_us (its GPU span, first start to last end, not
- * busy), and wait_us: the wait for peers at its collectives matched by
- * process group, added on the root (crossrank/collective_groups.c), as
- * are traced_flops and traced_mfu_pct, the FLOPs of its sized GEMM,
- * convolution and attention calls and their time at the GPU's peak over
- * the step time (analysis/op_perf.c, crossrank/op_perf_comparison.c).
+ * busy; host waits, cuda_sync records, are not GPU work: the view's
+ * hta_rank_view_is_wait), and wait_us: the wait for peers at its
+ * collectives matched by process group, added on the root
+ * (crossrank/collective_groups.c), as are traced_flops and
+ * traced_mfu_pct, the FLOPs of its sized GEMM, convolution and attention
+ * calls and their time at the GPU's peak over the step time
+ * (analysis/op_perf.c, crossrank/op_perf_comparison.c).
  * The step time's mean and coefficient of variation enter /rank_metrics,
  * and so the outlier search. */
 #include "analysis/steps.h"
@@ -109,6 +111,8 @@ static int group_by_step(const hta_rank_view *v, const hta_profiler_steps *st,
     size_t cursor = 0;
     for (size_t i = 0; i < v->n_gpu; i++) {
         step[i] = (int32_t)hta_profiler_step_of(st, v, v->gpu[i], &cursor);
+        if (hta_rank_view_is_wait(v, v->gpu[i]))
+            step[i] = -1;      /* a host wait is no step's GPU work */
         if (step[i] >= 0)
             first[step[i] + 1]++;
     }
