@@ -528,6 +528,23 @@ def test_trace_diff():
     kernels = diff.get_kernels_diff()
     assert len(kernels) > 0 and "rank" in kernels.columns, kernels
     assert len(diff.get_kernel_set_diff()) > 0
+    # HTA's class methods: rank 0 against rank 1 of trace_filter, GPU side,
+    # against the kernels' own counts and sums.
+    a = analyzer("trace_filter")
+    comp = TraceDiff.compare_traces(a, a, control_rank=0, test_rank=1, device_type="GPU")
+    assert list(comp.columns) == ["Control_counts", "Control_total_duration", "Test_counts",
+                                  "Test_total_duration", "diff_counts", "diff_duration",
+                                  "counts_change_categories"], list(comp.columns)
+    _, k = a.get_gpu_kernel_breakdown(visualize=False, num_kernels=10**9, duration_ratio=1.0)
+    nccl = k[k.kernel_type == "COMMUNICATION"].set_index("rank")
+    name = nccl.name.iloc[0]
+    assert_close(comp.loc[name, "Control_total_duration"], nccl.loc[0, "sum (us)"], name, 1e-6)
+    assert_close(comp.loc[name, "diff_duration"],
+                 nccl.loc[1, "sum (us)"] - nccl.loc[0, "sum (us)"], name, 1e-6)
+    ops = TraceDiff.ops_diff(a, a, control_rank=0, test_rank=1)
+    assert sorted(ops) == ["added", "decreased", "deleted", "increased", "unchanged"]
+    same = TraceDiff.ops_diff(a, a)
+    assert not same["added"] and not same["deleted"] and len(same["unchanged"]) > 100
 
 
 def test_trace_files_as_hta_takes_them():

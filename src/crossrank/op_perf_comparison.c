@@ -6,9 +6,12 @@
  * minimum, median and maximum of their TFLOPS, the slowest rank (the
  * first on ties) and its rate over the median: the same work, so a low
  * ratio is a slow GPU (or a slow kernel choice) on that rank.  Rows by
- * name, dims, type. */
+ * name, dims, type.  Also each step's traced FLOPs into /steps, with
+ * their time at peak over the step time (the traced ops' model FLOPs
+ * utilisation), from the ranks' "_step_flops". */
 #include "crossrank/op_perf_comparison.h"
 
+#include "crossrank/step_rows.h"
 #include "numerics/stats.h"
 
 #include <math.h>
@@ -83,6 +86,30 @@ static int put_shape(hta_table *t, const shape_row *s, size_t n, double *scratch
     hta_row_put_i64(&row, s[slowest].row[0].i);
     hta_row_put_f64(&row, median > 0 ? slowest_tflops / median : NAN);
     return hta_row_done(&row);
+}
+
+int hta_op_perf_steps(hta_tableset *set, hta_error *err)
+{
+    hta_table *steps = hta_tableset_find(set, "steps");
+    const hta_table *traced = hta_tableset_find(set, "_step_flops");
+    if (!steps || !traced || steps->n_rows == 0)
+        return 0;
+    long time = hta_table_column(steps, "step_time_us");
+    long flops = hta_table_column(steps, "traced_flops");
+    long mfu = hta_table_column(steps, "traced_mfu_pct");
+    hta_step_rows *index = hta_step_rows_index(steps);
+    if (!index)
+        return hta_fail(err, "out of memory adding the traced FLOPs to the steps");
+    for (size_t i = 0; i < traced->n_rows; i++) {
+        const hta_cell *f = hta_table_row(traced, i);
+        hta_cell *row = hta_step_rows_find(index, f[0].i, f[1].i);
+        if (!row)
+            continue;
+        row[flops].f = f[2].f;
+        row[mfu].f = row[time].f > 0 ? 100 * f[3].f / row[time].f : NAN;
+    }
+    hta_step_rows_free(index);
+    return 0;
 }
 
 int hta_op_perf_comparison(hta_tableset *set, hta_error *err)

@@ -8,32 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "util/ranked.h"
+
 #define SUMMARY_TOP_OPS 5
 #define SUMMARY_TOP_GAPS 5
 #define NAME_WIDTH 60
 
-typedef struct keyed_row {
-    double key;
-    size_t row;
-} keyed_row;
-
-static int compare_descending(const void *a, const void *b)
-{
-    const keyed_row *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key > y->key ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
-
 /* The rows of t by key descending (NULL when out of memory). */
-static keyed_row *rank_rows(const hta_table *t, double (*key)(const hta_table *, size_t))
+static hta_ranked *rank_rows(const hta_table *t, double (*key)(const hta_table *, size_t))
 {
-    keyed_row *order = malloc((t->n_rows ? t->n_rows : 1) * sizeof *order);
+    hta_ranked *order = malloc((t->n_rows ? t->n_rows : 1) * sizeof *order);
     if (!order)
         return NULL;
     for (size_t r = 0; r < t->n_rows; r++)
-        order[r] = (keyed_row){key(t, r), r};
-    qsort(order, t->n_rows, sizeof *order, compare_descending);
+        order[r] = (hta_ranked){key(t, r), r};
+    hta_rank_descending(order, t->n_rows);
     return order;
 }
 
@@ -50,7 +39,7 @@ static double gap_length(const hta_table *t, size_t r)
 
 static void print_top_ops(const hta_table *t)
 {
-    keyed_row *order = rank_rows(t, op_total);
+    hta_ranked *order = rank_rows(t, op_total);
     if (!order)
         return;
     long name = hta_table_column(t, "name"), n_ranks = hta_table_column(t, "n_ranks");
@@ -69,7 +58,7 @@ static void print_top_ops(const hta_table *t)
 
 static void print_top_gaps(const hta_table *t)
 {
-    keyed_row *order = rank_rows(t, gap_length);
+    hta_ranked *order = rank_rows(t, gap_length);
     if (!order)
         return;
     long rank = 0, step = hta_table_column(t, "step"), cause = hta_table_column(t, "cause");
