@@ -6,7 +6,6 @@
 
 /* "_collectives": every COMMUNICATION kernel for the root's wait-state
  * analysis (crossrank/collective_wait.c), packed per (rank, stream). */
-int hta_collectives(const hta_rank_view *view, const hta_options *opt,
-                    hta_tableset *out, hta_error *err);
+int hta_collectives(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
 #endif

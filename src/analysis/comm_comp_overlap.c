@@ -16,10 +16,8 @@ static const hta_column COLUMNS[] = {
     {"comp_comm_overlap_pctg", HTA_COL_F64},
 };
 
-int hta_comm_comp_overlap(const hta_rank_view *v, const hta_options *opt,
-                          hta_tableset *out, hta_error *err)
+int hta_comm_comp_overlap(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     if (v->n_gpu == 0)
         return 0;
     const hta_type_unions *u = &v->unions;

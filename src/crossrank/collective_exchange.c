@@ -25,7 +25,6 @@
 #include "crossrank/collective_exchange.h"
 
 #include <limits.h>
-#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,7 +170,7 @@ static int owner_of(const placement *p, const hta_group_op *o)
     long double span = (long double)p->hi[s] - (long double)p->lo[s] + 1;
     long double at = p->before[s] +
                      (long double)p->count[s] * ((long double)o->key - (long double)p->lo[s]) / span;
-    long owner = (long)floorl(at * p->n_processes / p->total);
+    long owner = (long)(at * p->n_processes / p->total); /* at >= 0: truncation floors */
     return owner < 0 ? 0 : owner >= p->n_processes ? p->n_processes - 1 : (int)owner;
 }
 

@@ -31,11 +31,21 @@ typedef struct hta_group_variant {
 typedef struct hta_kind_info {
     const char *collective, *dtype;
     int64_t in, out, size, peer;
+    int role;                  /* HTA_KIND_*, from the collective's name */
 } hta_kind_info;
 
-/* Whether a kind is a point-to-point send or recv. */
-int hta_kind_is_send(const hta_kind_info *k);
-int hta_kind_is_recv(const hta_kind_info *k);
+enum { HTA_KIND_COLLECTIVE, HTA_KIND_SEND, HTA_KIND_RECV, HTA_KIND_ALL_TO_ALL };
+
+/* Whether a kind of the catalog is a point-to-point send or recv. */
+static inline int hta_kind_is_send(const hta_kind_info *k)
+{
+    return k->role == HTA_KIND_SEND;
+}
+
+static inline int hta_kind_is_recv(const hta_kind_info *k)
+{
+    return k->role == HTA_KIND_RECV;
+}
 
 /* Point-to-point ops are not instances of their group: a send and the
  * recv it pairs with are one instance (group, HTA_BY_PAIR, key), the key
@@ -98,10 +108,10 @@ void hta_group_first_merge(const hta_group_first *a, hta_group_first *b);
  * of memory. */
 int hta_comm_catalog_set_members(hta_comm_catalog *c, const hta_group_first *firsts);
 
-/* What an all-to-all op sent one peer. */
+/* What a rank's all-to-alls of a group sent one peer in all. */
 typedef struct hta_a2a_cell {
-    size_t op;                 /* index in the rank ops */
-    int64_t dst, bytes;
+    uint32_t group;
+    int64_t src, dst, bytes, count;
 } hta_a2a_cell;
 
 /* A rank's kernels: ops with what only the rank side needs. */
@@ -110,7 +120,7 @@ typedef struct hta_rank_ops {
     int64_t *overlap, *step;   /* owned, beside ops */
     int64_t *a2a_received;     /* owned, beside ops: all-to-all bytes received, -1 */
     size_t n;
-    hta_a2a_cell *cells;       /* owned: the all-to-alls' rows of the traffic matrix */
+    hta_a2a_cell *cells;       /* owned: the ranks' rows of the traffic matrix */
     size_t n_cells, cap_cells;
 } hta_rank_ops;
 

@@ -8,12 +8,12 @@
 #ifndef HTA_CROSSRANK_H
 #define HTA_CROSSRANK_H
 
-#include "cli/options.h"
+#include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
 
 /* Adds every cross-rank table to set; -1 with err set at the first
  * failure. */
-int hta_crossrank_statistics(hta_tableset *set, const hta_options *opt, hta_error *err);
+int hta_crossrank_statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err);
 
 #endif

@@ -168,7 +168,8 @@ static void add_p2p_caused(const hta_table *metrics, suspect *s, size_t n)
 }
 
 /* Scores one cause's metric over the ranks that have it. */
-static int score_cause(suspect *s, size_t n, int k, const hta_options *opt, double *scratch)
+static int score_cause(suspect *s, size_t n, int k, const hta_crossrank_settings *opt,
+                       double *scratch)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -198,7 +199,8 @@ static int score_cause(suspect *s, size_t n, int k, const hta_options *opt, doub
 }
 
 /* Marks the ranks whose GEMMs run slower than the median rank's. */
-static int score_gpu_speed(suspect *s, size_t n, const hta_options *opt, double *scratch)
+static int score_gpu_speed(suspect *s, size_t n, const hta_crossrank_settings *opt,
+                           double *scratch)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -367,7 +369,7 @@ static suspect *list_suspects(const hta_table *ranks, size_t *n)
     return s;
 }
 
-int hta_rank_stragglers(hta_tableset *set, const hta_options *opt, hta_error *err)
+int hta_rank_stragglers(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     hta_table *t = HTA_TABLE(set, "stragglers", COLUMNS);
     size_t n = 0;

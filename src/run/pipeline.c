@@ -28,6 +28,7 @@
 #include "crossrank/collective_exchange.h"
 #include "crossrank/collective_groups.h"
 #include "crossrank/crossrank.h"
+#include "hta/run.h" /* the exit codes */
 #include "output/hdf5_in_place.h"
 #include "output/hdf5_writer.h"
 #include "output/results_file.h"
@@ -52,7 +53,7 @@ static void report(const char *line)
 
 /* One run as this process sees it: what every stage reads and fills. */
 typedef struct hta_run_context {
-    const hta_options *opt;
+    const hta_settings *opt;
     int me, n_processes;
     hta_head_start *head;
     double started_at;         /* MPI_Wtime when the run's work began */
@@ -71,13 +72,13 @@ typedef struct hta_run_context {
  * code that ends the run before any work. */
 static int share_file_list(hta_run_context *run)
 {
-    const hta_options *opt = run->opt;
+    const hta_settings *opt = run->opt;
     hta_buf packed = {0};
     int64_t header[2] = {HTA_EXIT_OK, 0}; /* exit code, packed length */
     if (run->me == ROOT) {
         hta_error err = {{0}};
         hta_file_list found;
-        if (hta_results_file_check(opt->output, opt->force, &err) ||
+        if (hta_results_file_check(opt->output.path, opt->output.force, &err) ||
             hta_discover(opt, &found, &err)) {
             report(err.text);
             header[0] = HTA_EXIT_USAGE;
@@ -122,7 +123,7 @@ static void report_stash(int me, const hta_table_stash *stash)
 static int analyse_my_files(hta_run_context *run, hta_error *err)
 {
     const hta_file_list *list = &run->list;
-    const hta_options *opt = run->opt;
+    const hta_settings *opt = run->opt;
     int me = run->me;
     int *owner = malloc((list->count ? list->count : 1) * sizeof *owner);
     if (!owner || hta_assign(list, run->n_processes, owner)) {
@@ -130,7 +131,7 @@ static int analyse_my_files(hta_run_context *run, hta_error *err)
         return hta_fail(err, "out of memory while analysing traces");
     }
     hta_progress progress;
-    hta_progress_start(&progress, list, owner, !opt->quiet, run->started_at);
+    hta_progress_start(&progress, list, owner, !opt->run.quiet, run->started_at);
     hta_table_stash stash = {0};
     hta_tableset latest = {0};
     int rc = 0;
@@ -146,13 +147,13 @@ static int analyse_my_files(hta_run_context *run, hta_error *err)
         rc = rc || taken == HTA_HEAD_START_FAILED ||
              (taken == HTA_HEAD_START_NOT_TAKEN &&
               hta_analyse_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt, &latest));
-        if (opt->verbose)
+        if (opt->run.verbose)
             fprintf(stderr, "hta-mpi: process %d analysed %s%s\n", me, list->paths[i],
                     taken == HTA_HEAD_START_TAKEN ? " (begun during MPI start-up)" : "");
         hta_progress_file_done(&progress, i, rc == 0 && hta_analysed_file_failed(&latest));
     }
     hta_progress_finish(&progress);
-    if (opt->verbose)
+    if (opt->run.verbose)
         report_stash(me, &stash);
     if (rc == 0 && hta_table_stash_unpack(&stash, &run->mine, err))
         rc = -1; /* err says why */
@@ -223,7 +224,7 @@ static int bin_timeline(hta_run_context *run, hta_error *err)
         return 0;
     info->timeline_start_ns = global[0];
     info->timeline_end_ns = -global[1];
-    return hta_timeline_bin(&run->mine, run->opt->bins, info->timeline_start_ns,
+    return hta_timeline_bin(&run->mine, run->opt->analysis.bins, info->timeline_start_ns,
                             info->timeline_end_ns, err);
 }
 
@@ -243,11 +244,12 @@ static int report_failed_ranks(const hta_tableset *set)
     return any;
 }
 
-int hta_root_statistics(hta_tableset *all, const hta_options *opt, hta_rank_map *map,
+int hta_root_statistics(hta_tableset *all, const hta_settings *opt, hta_rank_map *map,
                         hta_error *err)
 {
-    if (hta_resolve_ranks(all, opt, map, err) || hta_match_collective_groups_here(all, err) ||
-        hta_crossrank_statistics(all, opt, err))
+    if (hta_resolve_ranks(all, &opt->run.ranks, map, err) ||
+        hta_match_collective_groups_here(all, err) ||
+        hta_crossrank_statistics(all, &opt->crossrank, err))
         return -1;
     return 0;
 }
@@ -298,7 +300,7 @@ static int root_tables(hta_run_context *run)
 {
     hta_run_info *info = &run->info;
     hta_error err = {{0}};
-    if (hta_crossrank_statistics(&run->all, run->opt, &err)) {
+    if (hta_crossrank_statistics(&run->all, &run->opt->crossrank, &err)) {
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
@@ -335,7 +337,7 @@ static int share_rank_map(hta_run_context *run)
     int64_t header[2] = {0, 0}; /* failed, number of files */
     if (run->me == ROOT) {
         hta_error err = {{0}};
-        if (hta_resolve_ranks(&run->all, run->opt, map, &err)) {
+        if (hta_resolve_ranks(&run->all, &run->opt->run.ranks, map, &err)) {
             report(err.text);
             header[0] = 1;
         }
@@ -380,7 +382,7 @@ static void add_waits_to_written_traces(const hta_run_context *run, const hta_ta
             continue;
         const char *base = strrchr(run->list.paths[f], '/');
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", run->opt->write_traces,
+        snprintf(path, sizeof path, "%s/%s", run->opt->output.write_traces,
                  base ? base + 1 : run->list.paths[f]);
         hta_error err = {{0}};
         if (access(path, F_OK) == 0 && hta_add_waits_to_written_trace(path, waits, rank, &err))
@@ -403,16 +405,16 @@ static int match_collectives(hta_run_context *run)
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed && run->me == ROOT)
         report("out of memory while matching the collectives");
+    int for_traces = run->opt->output.write_traces != NULL;
     if (!failed && hta_exchange_collective_groups(hta_tableset_find(&run->comm, "_comm_ops"),
-                                                  valid, n_valid, run->opt->write_traces != NULL,
-                                                  &matched, &err)) {
+                                                  valid, n_valid, for_traces, &matched, &err)) {
         if (err.text[0])
             report(err.text);
         failed = 1;
     }
     free(valid);
     hta_tableset_free(&run->comm);
-    if (!failed && run->opt->write_traces)
+    if (!failed && run->opt->output.write_traces)
         add_waits_to_written_traces(run, hta_tableset_find(&matched, "_kernel_waits"));
     hta_tableset_remove(&matched, "_kernel_waits");
     int not_taken = !failed && take_in_place_tables(&matched, &run->in_place);
@@ -451,38 +453,43 @@ static int share_decisions(hta_run_context *run, int *code)
  * the root publishes the file and prints the summary. */
 static int finish_results(hta_run_context *run, int code)
 {
-    const hta_options *opt = run->opt;
+    const hta_settings *opt = run->opt;
     int me = run->me;
     hta_error err = {{0}};
-    int failed = hta_apply_rank_map(&run->in_place, &run->map, &err) != 0;
+    size_t n_kept = 0;
+    int64_t *kept = NULL;
+    int failed = hta_apply_rank_map(&run->in_place, &run->map, &err) != 0 ||
+                 !(kept = hta_rank_map_kept_ranks(&run->map, &n_kept));
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed && me == ROOT)
         report("out of memory while ordering the per-rank tables");
-    if (!failed &&
-        hta_write_in_place_tables(run->tmp_path, opt->output, &run->in_place, &run->map, &err)) {
+    if (!failed && hta_write_in_place_tables(run->tmp_path, opt->output.path, &run->in_place,
+                                             kept, n_kept, &err)) {
         if (me == ROOT)
             report(err.text);
         failed = 1;
     }
+    free(kept);
     if (me != ROOT)
         return code;
     if (failed) {
         hta_results_file_discard(run->tmp_path);
         return HTA_EXIT_INTERNAL;
     }
-    if (hta_results_file_publish(run->tmp_path, opt->output, &err)) {
+    if (hta_results_file_publish(run->tmp_path, opt->output.path, &err)) {
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
-    if (opt->write_traces && hta_add_outliers_to_written_traces(&run->all, opt->write_traces, &err))
+    const char *traces = opt->output.write_traces;
+    if (traces && hta_add_outliers_to_written_traces(&run->all, traces, &err))
         report(err.text);
-    if (opt->verbose)
+    if (opt->run.verbose)
         fprintf(stderr, "hta-mpi: after the last trace: gather %.3f s, cross-rank %.3f s, "
                         "HDF5 write %.3f s\n",
                 run->info.gather_seconds, run->info.crossrank_seconds,
                 MPI_Wtime() - run->info.write_start);
-    if (!opt->quiet)
-        hta_print_summary(&run->all, opt, &run->info);
+    if (!opt->run.quiet)
+        hta_print_summary(&run->all, &opt->output, &run->info);
     return code;
 }
 
@@ -497,7 +504,7 @@ static void run_context_free(hta_run_context *run)
     hta_file_list_free(&run->list);
 }
 
-int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *head)
+int hta_run(const hta_settings *opt, const char *tool_version, hta_head_start *head)
 {
     hta_run_context run = {.opt = opt, .head = head};
     MPI_Comm_rank(MPI_COMM_WORLD, &run.me);
@@ -509,7 +516,7 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
     run.info = (hta_run_info){.tool_version = tool_version, .n_processes = run.n_processes};
     int code = share_file_list(&run);
     hta_error err = {{0}};
-    if (code == HTA_EXIT_OK && hta_results_file_check_shared(opt->output, &err)) {
+    if (code == HTA_EXIT_OK && hta_results_file_check_shared(opt->output.path, &err)) {
         if (run.me == ROOT)
             report(err.text);
         code = HTA_EXIT_USAGE;
@@ -518,7 +525,8 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
         run_context_free(&run);
         return code;
     }
-    run.info.files = &run.list;
+    run.info.trace_paths = run.list.paths;
+    run.info.n_traces = run.list.count;
 
     int local_failed = analyse_my_files(&run, &err) != 0;
     if (local_failed)

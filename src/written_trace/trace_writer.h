@@ -5,15 +5,16 @@
  * ("critical": 1 in the args of every event on a step's path, flow
  * events along the path where it crosses between CPU and GPU) and
  * counter tracks appended to traceEvents (queue length per stream,
- * memory bandwidth per copy kind, each step's compute / communication /
+ * memory bandwidth per copy name, each step's compute / communication /
  * overlap / empty share), for Perfetto and chrome://tracing.  The added
  * events are not complete ("X") events, so hta-mpi reading the written
  * trace gives the same tables. */
 #ifndef HTA_TRACE_WRITER_H
 #define HTA_TRACE_WRITER_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
 #include "util/buf.h"
+#include "util/error.h"
 
 /* Appends the whole text of a trace file, plain or gzip, to out: 0, or -1
  * (errno set, or out of memory). */
