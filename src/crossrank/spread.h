@@ -36,6 +36,14 @@ int hta_spread_is_material(const hta_spread *s, double x, double min_effect);
 int hta_spread_list_outliers(const hta_spread *s, const int64_t *ranks, const double *v,
                              size_t n, double robust_z, double min_effect, hta_buf *out);
 
+/* Appends what every row of a name compared across ranks ends with
+ * (cross_rank/kernels, cross_rank/ops, ...): n_ranks, mean_us, std_us,
+ * min_us, min_rank, max_us, max_rank (the first rank on ties) and
+ * outlier_ranks, from v (the value of each rank in ranks), its spread s
+ * and its listed outliers. */
+void hta_spread_put_row(hta_row_builder *row, const int64_t *ranks, const double *v, size_t n,
+                        const hta_spread *s, const hta_buf *outliers);
+
 /* The "outliers" table, created (empty) when absent; NULL when out of
  * memory. */
 hta_table *hta_outliers_table(hta_tableset *set);
