@@ -1,6 +1,7 @@
 /* tracegen_common.h: what hta-tracegen's job shapes share: an error
- * exit, an allocation that cannot fail, events written into a JSON array
- * (the layouts with a ground truth), a count option. */
+ * exit, an allocation that cannot fail, the hash their randomness comes
+ * from, events written into a JSON array (the layouts with a ground
+ * truth), a count option. */
 #ifndef TRACEGEN_COMMON_H
 #define TRACEGEN_COMMON_H
 
@@ -14,6 +15,17 @@ void tg_fail(const char *msg, const char *detail);
 
 /* calloc that exits with "out of memory" instead of returning NULL. */
 void *tg_calloc(size_t n, size_t size);
+
+/* splitmix64's finaliser: a pure function of its input, so a job shape
+ * can recompute any rank's or step's random value anywhere, without state
+ * shared between ranks or invocations. */
+static inline uint64_t tg_mix64(uint64_t z)
+{
+    z += UINT64_C(0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
 
 /* Writes one event (printf-style) into an open JSON array, a comma
  * before it unless *first, which it then clears. */

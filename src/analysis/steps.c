@@ -9,8 +9,11 @@
  * by computation), idle_us (its GPU span, first start to last end, not
  * busy; host waits, cuda_sync records, are not GPU work: the view's
  * hta_rank_view_is_wait), and wait_us: the wait for peers at its
- * collectives matched by
- * process group, added on the root (crossrank/collective_groups.c).
+ * collectives matched by process group, added on the root
+ * (crossrank/collective_groups.c), as are traced_flops and
+ * traced_mfu_pct, the FLOPs of its sized GEMM, convolution and attention
+ * calls and their time at the GPU's peak over the step time
+ * (analysis/op_perf.c, crossrank/op_perf_comparison.c).
  * The step time's mean and coefficient of variation enter /rank_metrics,
  * and so the outlier search. */
 #include "analysis/steps.h"
@@ -27,7 +30,8 @@ static const hta_column COLUMNS[] = {
     {"step_time_us", HTA_COL_F64},  {"gpu_busy_us", HTA_COL_F64},
     {"compute_us", HTA_COL_F64},    {"comm_us", HTA_COL_F64},
     {"exposed_comm_us", HTA_COL_F64}, {"idle_us", HTA_COL_F64},
-    {"wait_us", HTA_COL_F64},
+    {"wait_us", HTA_COL_F64},       {"traced_flops", HTA_COL_F64},
+    {"traced_mfu_pct", HTA_COL_F64},
 };
 
 /* Appends e to the merged list iv[0..*n) (events come in start order). */
@@ -70,6 +74,8 @@ static int put_step(hta_table *t, const hta_rank_view *v, const hta_profiler_ste
     hta_row_put_f64(&row, hta_ns_to_us(comm - hidden));
     hta_row_put_f64(&row, hta_ns_to_us(last - first - busy));
     hta_row_put_f64(&row, 0.0);
+    hta_row_put_f64(&row, 0.0);
+    hta_row_put_f64(&row, NAN);
     return hta_row_done(&row);
 }
 

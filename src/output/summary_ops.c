@@ -1,8 +1,9 @@
 /* summary_ops.c: where GPU time came from and where it was lost, in a
  * few lines of the stdout summary (see output/summary_ops.h): the five CPU
  * ops with the most GPU busy time summed over ranks (/cross_rank/ops),
- * and the five longest GPU gaps of any rank with their causes
- * (/gpu_gaps). */
+ * the five GEMM, convolution and attention op shapes with the most GPU
+ * time and their share of the roofline (/cross_rank/op_perf), and the
+ * five longest GPU gaps of any rank with their causes (/gpu_gaps). */
 #include "output/summary_ops.h"
 
 #include <stdio.h>
@@ -32,6 +33,11 @@ static double op_total(const hta_table *t, size_t r)
     return row[hta_table_column(t, "mean_us")].f * (double)row[hta_table_column(t, "n_ranks")].i;
 }
 
+static double shape_time(const hta_table *t, size_t r)
+{
+    return hta_table_row(t, r)[hta_table_column(t, "gpu_time_us")].f;
+}
+
 static double gap_length(const hta_table *t, size_t r)
 {
     return hta_table_row(t, r)[hta_table_column(t, "duration_us")].f;
@@ -52,6 +58,28 @@ static void print_top_ops(const hta_table *t)
         printf("  %-*.*s %8lld %12.2f %12.2f %8lld\n", NAME_WIDTH, NAME_WIDTH, row[name].s,
                (long long)row[n_ranks].i, order[i].key / 1000.0, row[max].f / 1000.0,
                (long long)row[max_rank].i);
+    }
+    free(order);
+}
+
+static void print_top_shapes(const hta_table *t)
+{
+    hta_ranked *order = rank_rows(t, shape_time);
+    if (!order)
+        return;
+    long name = hta_table_column(t, "name"), dims = hta_table_column(t, "input_dims");
+    long n_ranks = hta_table_column(t, "n_ranks");
+    long tflops = hta_table_column(t, "tflops_median");
+    long pct = hta_table_column(t, "pct_roofline");
+    printf("\nGEMM, convolution and attention ops with the most GPU time (/op_perf):\n");
+    printf("  %-*s %8s %12s %10s %10s\n", NAME_WIDTH, "op input dims", "ranks", "total ms",
+           "TFLOPS", "% roofline");
+    for (size_t i = 0; i < t->n_rows && i < SUMMARY_TOP_OPS; i++) {
+        const hta_cell *row = hta_table_row(t, order[i].row);
+        char label[256];
+        snprintf(label, sizeof label, "%s %s", row[name].s, row[dims].s);
+        printf("  %-*.*s %8lld %12.2f %10.1f %10.1f\n", NAME_WIDTH, NAME_WIDTH, label,
+               (long long)row[n_ranks].i, order[i].key / 1000.0, row[tflops].f, row[pct].f);
     }
     free(order);
 }
@@ -78,8 +106,11 @@ void hta_print_ops_summary(const hta_tableset *set)
 {
     const hta_table *ops = hta_tableset_find(set, "cross_rank/ops");
     const hta_table *gaps = hta_tableset_find(set, "gpu_gaps");
+    const hta_table *shapes = hta_tableset_find(set, "cross_rank/op_perf");
     if (ops && ops->n_rows)
         print_top_ops(ops);
+    if (shapes && shapes->n_rows)
+        print_top_shapes(shapes);
     if (gaps && gaps->n_rows)
         print_top_gaps(gaps);
 }
