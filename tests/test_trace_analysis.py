@@ -594,6 +594,14 @@ def test_generate_trace_with_counters():
         trace = json.load(f)
     counters = {e["name"] for e in trace["traceEvents"] if e.get("ph") == "C"}
     assert any(n.startswith("queue length") for n in counters), counters
+    out = tmpdir()
+    a = TraceAnalysis(trace_dir=trace_dir("trace_filter"), cache_dir=CACHE)
+    overlaid = a.overlay_critical_path_analysis(1, output_dir=out)
+    assert overlaid == os.path.join(out, "overlaid_critical_path_sampled_rank-1.json.gz"), overlaid
+    assert os.listdir(out) == [os.path.basename(overlaid)]
+    with gzip.open(overlaid, "rt") as f:
+        marked = [e for e in json.load(f)["traceEvents"] if e.get("args", {}).get("critical")]
+    assert len(marked) > 10, len(marked)
 
 
 def test_example_runs():

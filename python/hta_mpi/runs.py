@@ -266,6 +266,16 @@ def _run_binary(binary, inputs, options, path, label):
         raise RunError(f"{' '.join(cmd)} exited {status}:\n{stderr.strip()}")
 
 
+def write_traces(trace_dir, trace_files, out_dir, options):
+    """hta-mpi --write-traces out_dir on the traces (a run of its own,
+    never kept); the path of its results file, in out_dir."""
+    inputs = list_traces(trace_dir, trace_files)
+    path = os.path.join(out_dir, "results.h5")
+    _run_binary(find_binary(), inputs, ["--write-traces", out_dir] + list(options), path,
+                "hta-mpi --write-traces")
+    return path
+
+
 def results_for(trace_dir, options, trace_files=None, cache_dir=None, label="hta-mpi",
                 in_process=None):
     """Path of a results file for these traces and options (a list of
