@@ -56,11 +56,6 @@ static const hta_column MISMATCH_COLUMNS[] = {{"group", HTA_COL_STR}, {"seq", HT
 static const hta_column RANK_COLUMNS[] = {
     {"rank", HTA_COL_I64}, {"sent_bytes", HTA_COL_I64}, {"received_bytes", HTA_COL_I64}};
 
-int hta_kind_is_all_to_all(const hta_kind_info *k)
-{
-    return strstr(k->collective, "alltoall") != NULL || strstr(k->collective, "all_to_all") != NULL;
-}
-
 /* The weight of (sender position i, receiver position j). */
 static uint64_t weight(int64_t i, int64_t j)
 {

@@ -10,8 +10,9 @@
  * Each stage gets only its own struct: an analysis reads
  * hta_analysis_settings, the cross-rank statistics
  * hta_crossrank_settings; the run and the results file, which serve every
- * stage, see the whole hta_settings.  This room includes only util/, so
- * every folder may include it.
+ * stage, see the whole hta_settings.  This room includes only util/ (and
+ * its public header, include/hta/settings.h), so every folder may include
+ * it.
  *
  * struct hta_settings is also libhta's settings handle (hta/settings.h,
  * whose hta_settings_set sets an option by its long name): values given
