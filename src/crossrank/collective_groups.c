@@ -48,6 +48,7 @@
 #include "crossrank/collective_groups.h"
 
 #include "crossrank/all_to_all.h"
+#include "crossrank/hosts.h"
 #include "crossrank/p2p_pairs.h"
 #include "crossrank/step_rows.h"
 #include "model/comm_meta.h"
@@ -85,9 +86,12 @@ static const hta_column PROCESS_GROUP_COLUMNS[] = {
 static const hta_column STATS_COLUMNS[] = {
     {"group_desc", HTA_COL_STR}, {"collective", HTA_COL_STR}, {"dtype", HTA_COL_STR},
     {"bytes", HTA_COL_I64},      {"transfer_ns", HTA_COL_I64}, {"arrival_skew_ns", HTA_COL_I64},
-    {"wait_ns", HTA_COL_I64},    {"busbw_gbps", HTA_COL_F64},
+    {"wait_ns", HTA_COL_I64},    {"busbw_gbps", HTA_COL_F64}, {"scope", HTA_COL_I64},
 };
-enum { S_DESC, S_COLLECTIVE, S_DTYPE, S_BYTES, S_TRANSFER, S_SKEW, S_WAIT, S_BUSBW };
+enum { S_DESC, S_COLLECTIVE, S_DTYPE, S_BYTES, S_TRANSFER, S_SKEW, S_WAIT, S_BUSBW, S_SCOPE };
+
+/* Where an instance's ranks ran (S_SCOPE). */
+enum { SCOPE_UNKNOWN = -1, SCOPE_ACROSS_NODES = 0, SCOPE_WITHIN_NODE = 1 };
 
 static const hta_column SUMMARY_COLUMNS[] = {
     {"group_desc", HTA_COL_STR},      {"collective", HTA_COL_STR},
@@ -96,7 +100,9 @@ static const hta_column SUMMARY_COLUMNS[] = {
     {"transfer_p50_us", HTA_COL_F64}, {"transfer_p90_us", HTA_COL_F64},
     {"transfer_max_us", HTA_COL_F64}, {"busbw_p50_gbps", HTA_COL_F64},
     {"busbw_min_gbps", HTA_COL_F64},  {"mean_arrival_skew_us", HTA_COL_F64},
-    {"total_wait_us", HTA_COL_F64},
+    {"total_wait_us", HTA_COL_F64},   {"within_node_count", HTA_COL_I64},
+    {"within_node_busbw_p50_gbps", HTA_COL_F64}, {"across_nodes_count", HTA_COL_I64},
+    {"across_nodes_busbw_p50_gbps", HTA_COL_F64},
 };
 
 static const hta_column BY_GROUP_COLUMNS[] = {
@@ -189,6 +195,7 @@ typedef struct matcher {
     const hta_comm_catalog *c;
     const hta_group_op *ops;
     const int64_t *valid;
+    const int64_t *valid_node; /* the node of each valid rank; NULL = unknown */
     size_t n_valid;
     int64_t *missing;          /* per valid rank */
     hta_op_result *results;
@@ -228,10 +235,27 @@ static void count_missing(matcher *m, const size_t *o, size_t n)
     }
 }
 
+/* Whether the ranks of m->ops[o[0..n)] ran on one node. */
+static int scope_of(const matcher *m, const size_t *o, size_t n)
+{
+    if (!m->valid_node)
+        return SCOPE_UNKNOWN;
+    int64_t node = -1;
+    for (size_t j = 0; j < n; j++) {
+        long v = valid_index(m, m->ops[o[j]].rank);
+        if (v < 0 || m->valid_node[v] < 0)
+            return SCOPE_UNKNOWN;
+        if (j > 0 && m->valid_node[v] != node)
+            return SCOPE_ACROSS_NODES;
+        node = m->valid_node[v];
+    }
+    return SCOPE_WITHIN_NODE;
+}
+
 /* The figures of one instance. */
 typedef struct instance {
     int64_t earliest, latest, earliest_end, latest_end, shortest, wait_ns, bytes;
-    int64_t first_rank, last_rank;
+    int64_t first_rank, last_rank, scope;
     double busbw;
 } instance;
 
@@ -274,6 +298,7 @@ static int put_instance(matcher *m, const hta_group_op *first, size_t n, const i
     hta_row_put_i64(&stats, in->latest - in->earliest);
     hta_row_put_i64(&stats, in->wait_ns);
     hta_row_put_f64(&stats, in->busbw);
+    hta_row_put_i64(&stats, in->scope);
     return hta_row_done(&row) || hta_row_done(&stats) ? -1 : 0;
 }
 
@@ -305,7 +330,7 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
 {
     const hta_group_op *first = &m->ops[o[0]];
     instance in = {INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX, 0, 0,
-                   first->rank, first->rank, 0};
+                   first->rank, first->rank, scope_of(m, o, n), 0};
     size_t n_last = 0;
     for (size_t j = 0; j < n; j++) {
         const hta_group_op *op = &m->ops[o[j]];
@@ -368,12 +393,13 @@ static int put_missing(hta_tableset *out, const matcher *m)
 }
 
 int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size_t n,
-                        const int64_t *valid, size_t n_valid, hta_op_result *results,
-                        hta_tableset *out)
+                        const int64_t *valid, const int64_t *valid_node, size_t n_valid,
+                        hta_op_result *results, hta_tableset *out)
 {
     if (n == 0)
         return 0;
-    matcher m = {.c = c, .ops = ops, .valid = valid, .n_valid = n_valid, .results = results,
+    matcher m = {.c = c, .ops = ops, .valid = valid, .valid_node = valid_node,
+                 .n_valid = n_valid, .results = results,
                  .out = HTA_TABLE(out, "collectives", INSTANCE_COLUMNS),
                  .stats = HTA_TABLE(out, "_instance_stats", STATS_COLUMNS), .tables = out,
                  .missing = calloc(n_valid ? n_valid : 1, sizeof *m.missing)};
@@ -629,7 +655,7 @@ static int64_t *analysed_ranks(const hta_table *ranks, size_t *n)
     return v;
 }
 
-int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
+int hta_match_collective_groups_here(hta_tableset *set, int gpus_per_node, hta_error *err)
 {
     const hta_table *t = hta_tableset_find(set, "_comm_ops");
     if (!t || t->n_rows == 0) {
@@ -642,8 +668,14 @@ int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
     hta_comm_catalog c = {0};
     hta_rank_ops r = {0};
     size_t n_valid = 0;
-    int64_t *valid = analysed_ranks(hta_tableset_find(set, "ranks"), &n_valid);
-    int rc = valid && hta_comm_catalog_part(t, &parts) == 0 ? 0 : -1;
+    int64_t *valid = analysed_ranks(hta_tableset_find(set, "ranks"), &n_valid), *nodes = NULL;
+    hta_rank_hosts hosts = {0};
+    int rc = valid && hta_rank_hosts_find(set, gpus_per_node, &hosts) == 0 &&
+                     hta_rank_hosts_nodes_of(&hosts, valid, n_valid, &nodes) == 0 &&
+                     hta_comm_catalog_part(t, &parts) == 0
+                 ? 0
+                 : -1;
+    hta_rank_hosts_free(&hosts);
     if (hta_comm_catalog_build(&c, &parts))
         rc = -1;
     if (rc)
@@ -660,7 +692,7 @@ int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
     free(firsts);
     hta_op_result *results = rc ? NULL : calloc(r.n ? r.n : 1, sizeof *results);
     if (rc == 0 && (!results ||
-                    hta_match_group_ops(&c, r.ops, r.n, valid, n_valid, results, set) ||
+                    hta_match_group_ops(&c, r.ops, r.n, valid, nodes, n_valid, results, set) ||
                     hta_rank_group_figures(&c, &r, results, set) ||
                     hta_put_process_groups(&c, set)))
         rc = hta_fail(err, "out of memory matching collectives by process group");
@@ -671,6 +703,7 @@ int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
     hta_comm_catalog_free(&c);
     hta_tableset_free(&parts);
     free(valid);
+    free(nodes);
     return rc;
 }
 
@@ -699,6 +732,24 @@ static int compare_summary_key(const void *a, const void *b)
         c = (bx > by) - (bx < by);
     }
     return c;
+}
+
+/* The median busbw of the instances of one scope (NaN without one), and
+ * their number into *count. */
+static double scope_busbw_p50(const hta_cell *const *in, size_t n, int64_t scope,
+                              double *scratch, int64_t *count)
+{
+    size_t k = 0;
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (in[i][S_SCOPE].i != scope)
+            continue;
+        ++*count;
+        if (isfinite(in[i][S_BUSBW].f))
+            scratch[k++] = in[i][S_BUSBW].f;
+    }
+    hta_sort_doubles(scratch, k);
+    return k ? hta_quantile_sorted(scratch, k, 0.5) : NAN;
 }
 
 static int put_summary_row(hta_table *t, const hta_cell *const *in, size_t n, double *scratch)
@@ -732,6 +783,13 @@ static int put_summary_row(hta_table *t, const hta_cell *const *in, size_t n, do
     hta_row_put_f64(&row, k ? scratch[0] : NAN);
     hta_row_put_f64(&row, hta_ns_to_us(skew) / (double)n);
     hta_row_put_f64(&row, hta_ns_to_us(wait));
+    int64_t count;
+    double busbw = scope_busbw_p50(in, n, SCOPE_WITHIN_NODE, scratch, &count);
+    hta_row_put_i64(&row, count);
+    hta_row_put_f64(&row, busbw);
+    busbw = scope_busbw_p50(in, n, SCOPE_ACROSS_NODES, scratch, &count);
+    hta_row_put_i64(&row, count);
+    hta_row_put_f64(&row, busbw);
     return hta_row_done(&row);
 }
 

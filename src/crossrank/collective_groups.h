@@ -44,10 +44,12 @@ typedef struct hta_op_result {
  * out (in (group, by_seq, key) order), what the summary needs of them to
  * "_instance_stats", and the instances each analysed member rank missed
  * to "_group_missing".  valid: the analysed ranks,
- * sorted.  -1 when out of memory. */
+ * sorted; valid_node: the node of each (NULL when unknown), which tells
+ * an instance within one node from one across nodes.  -1 when out of
+ * memory. */
 int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size_t n,
-                        const int64_t *valid, size_t n_valid, hta_op_result *results,
-                        hta_tableset *out);
+                        const int64_t *valid, const int64_t *valid_node, size_t n_valid,
+                        hta_op_result *results, hta_tableset *out);
 
 /* Rank side: from a rank's ops and their results, its wait figures
  * ("_group_waits"), its rows of "comm_by_group" and the wait per profiler
@@ -63,8 +65,8 @@ int hta_put_kernel_waits(const hta_comm_catalog *c, const hta_rank_ops *r,
 
 /* The whole matching on one process, for callers without the exchange:
  * consumes "_comm_ops" of set (rank-mapped) and adds what the three parts
- * produce. */
-int hta_match_collective_groups_here(hta_tableset *set, hta_error *err);
+ * produce, with the ranks' nodes found as crossrank/hosts.h says. */
+int hta_match_collective_groups_here(hta_tableset *set, int gpus_per_node, hta_error *err);
 
 /* The process (of n_processes) that summarises an "_instance_stats" row:
  * by its (description, collective, dtype, size bucket), the same on every

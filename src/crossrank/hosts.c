@@ -10,6 +10,8 @@
  * map would put the unnamed ranks on a node of their own. */
 #include "crossrank/hosts.h"
 
+#include "util/ranked.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,5 +114,20 @@ int hta_rank_hosts_find(const hta_tableset *set, int gpus_per_node, hta_rank_hos
         out->node[n++] = (uint32_t)node;
     }
     out->n_ranks = n;
+    return 0;
+}
+
+int hta_rank_hosts_nodes_of(const hta_rank_hosts *h, const int64_t *ranks, size_t n,
+                            int64_t **nodes)
+{
+    *nodes = NULL;
+    if (h->n_ranks == 0)
+        return 0;
+    if (!(*nodes = malloc((n ? n : 1) * sizeof **nodes)))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t at = hta_lower_bound_i64(h->rank, h->n_ranks, ranks[i]);
+        (*nodes)[i] = at < h->n_ranks && h->rank[at] == ranks[i] ? (int64_t)h->node[at] : -1;
+    }
     return 0;
 }
