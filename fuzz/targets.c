@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "analysis/ranks_table.h"
 #include "analysis/timeline.h"
 #include "output/run_info.h"
 #include "output/summary.h"
@@ -168,7 +169,7 @@ static void pack_without_ranks(const hta_tableset *set, hta_buf *out)
     hta_error err = {{0}};
     require(hta_tableset_pack(set, &all) == 0, "tables pack");
     require(hta_tableset_merge(&copy, all.data, all.len, &err) == 0, "tables merge");
-    hta_tableset_remove(&copy, "ranks");
+    hta_tableset_remove(&copy, hta_ranks_table.name);
     require(hta_tableset_pack(&copy, out) == 0, "tables pack");
     hta_buf_free(&all);
     hta_tableset_free(&copy);

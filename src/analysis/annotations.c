@@ -26,26 +26,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"name", HTA_COL_STR},
-    {"count", HTA_COL_I64},
-    {"sum_us", HTA_COL_F64},
-    {"mean_us", HTA_COL_F64},
-    {"min_us", HTA_COL_F64},
-    {"max_us", HTA_COL_F64},
-    {"std_us", HTA_COL_F64},
-    {"gpu_events", HTA_COL_I64},
-    {"gpu_event_time_us", HTA_COL_F64},
-    {"compute_us", HTA_COL_F64},
-    {"communication_us", HTA_COL_F64},
-    {"cpu_count", HTA_COL_I64},
-    {"cpu_sum_us", HTA_COL_F64},
-    {"cpu_mean_us", HTA_COL_F64},
-    {"cpu_min_us", HTA_COL_F64},
-    {"cpu_max_us", HTA_COL_F64},
-    {"cpu_std_us", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_ANNOTATIONS_N_COLUMNS] = {
+    [HTA_ANNOTATIONS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_ANNOTATIONS_NAME] = {"name", HTA_COL_STR},
+    [HTA_ANNOTATIONS_COUNT] = {"count", HTA_COL_I64},
+    [HTA_ANNOTATIONS_SUM_US] = {"sum_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_MEAN_US] = {"mean_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_MIN_US] = {"min_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_MAX_US] = {"max_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_STD_US] = {"std_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_GPU_EVENTS] = {"gpu_events", HTA_COL_I64},
+    [HTA_ANNOTATIONS_GPU_EVENT_TIME_US] = {"gpu_event_time_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_COMPUTE_US] = {"compute_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_COMMUNICATION_US] = {"communication_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_CPU_COUNT] = {"cpu_count", HTA_COL_I64},
+    [HTA_ANNOTATIONS_CPU_SUM_US] = {"cpu_sum_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_CPU_MEAN_US] = {"cpu_mean_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_CPU_MIN_US] = {"cpu_min_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_CPU_MAX_US] = {"cpu_max_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_CPU_STD_US] = {"cpu_std_us", HTA_COL_F64},
 };
+const hta_table_spec hta_annotations_table = {
+    "annotations", COLUMNS, HTA_ANNOTATIONS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 /* Durations of one side: count, sum, min, max and Welford's running
  * mean and squares. */
@@ -262,7 +264,7 @@ int hta_annotations(const hta_rank_view *v, const hta_options *opt, hta_tableset
                     hta_error *err)
 {
     (void)opt;
-    hta_table *t = HTA_TABLE(out, "annotations", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_annotations_table);
     run r = {.view = v};
     hta_cpu_contexts contexts;
     int rc = t && hta_cpu_contexts_build(&contexts, v->trace) == 0 ? 0 : -1;

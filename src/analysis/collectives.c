@@ -29,14 +29,17 @@
 
 #include <stdlib.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"stream", HTA_COL_I64},
-    {"kernels", HTA_COL_I64},
-    {"first_start_ns", HTA_COL_I64},
-    {"start_gaps", HTA_COL_STR},
-    {"durations", HTA_COL_STR},
+static const hta_column COLUMNS[HTA_COLLECTIVE_KERNELS_N_COLUMNS] = {
+    [HTA_COLLECTIVE_KERNELS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_COLLECTIVE_KERNELS_STREAM] = {"stream", HTA_COL_I64},
+    [HTA_COLLECTIVE_KERNELS_KERNELS] = {"kernels", HTA_COL_I64},
+    [HTA_COLLECTIVE_KERNELS_FIRST_START_NS] = {"first_start_ns", HTA_COL_I64},
+    [HTA_COLLECTIVE_KERNELS_START_GAPS] = {"start_gaps", HTA_COL_STR},
+    [HTA_COLLECTIVE_KERNELS_DURATIONS] = {"durations", HTA_COL_STR},
 };
+const hta_table_spec hta_collective_kernels_table = {
+    "_collectives", COLUMNS, HTA_COLLECTIVE_KERNELS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
 static int compare_stream_then_start(const void *a, const void *b)
 {
@@ -107,7 +110,7 @@ int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset
     for (size_t c = 0; c < v->n_comm; c++)
         n += !hta_comm_resolve(&r, v->gpu[v->comm_at[c]]);
     const hta_event **comm = n ? hta_large_malloc(n * sizeof *comm) : NULL;
-    hta_table *t = n ? HTA_TABLE(out, "_collectives", COLUMNS) : NULL;
+    hta_table *t = n ? hta_tableset_table(out, &hta_collective_kernels_table) : NULL;
     int rc = !n || (comm && t) ? 0 : -1;
     for (size_t c = 0, k = 0; rc == 0 && k < n; c++)
         if (!hta_comm_resolve(&r, v->gpu[v->comm_at[c]]))

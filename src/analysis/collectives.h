@@ -9,4 +9,16 @@
 int hta_collectives(const hta_rank_view *view, const hta_options *opt,
                     hta_tableset *out, hta_error *err);
 
+/* The columns of _collectives (scratch between stages, never written). */
+enum {
+    HTA_COLLECTIVE_KERNELS_RANK,
+    HTA_COLLECTIVE_KERNELS_STREAM,
+    HTA_COLLECTIVE_KERNELS_KERNELS,
+    HTA_COLLECTIVE_KERNELS_FIRST_START_NS,
+    HTA_COLLECTIVE_KERNELS_START_GAPS,
+    HTA_COLLECTIVE_KERNELS_DURATIONS,
+    HTA_COLLECTIVE_KERNELS_N_COLUMNS
+};
+extern const hta_table_spec hta_collective_kernels_table;
+
 #endif

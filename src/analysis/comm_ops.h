@@ -30,4 +30,23 @@ const hta_comm_meta *hta_comm_resolve(const hta_comm_resolver *r, const hta_even
 int hta_comm_ops(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
                  hta_error *err);
 
+/* The columns of _comm_ops (scratch between stages, never written). */
+enum {
+    HTA_COMM_OPS_RANK,
+    HTA_COMM_OPS_GROUP,
+    HTA_COMM_OPS_GROUP_DESC,
+    HTA_COMM_OPS_GROUP_RANKS,
+    HTA_COMM_OPS_KERNELS,
+    HTA_COMM_OPS_KINDS,
+    HTA_COMM_OPS_KIND_OF,
+    HTA_COMM_OPS_SEQS,
+    HTA_COMM_OPS_FIRST_START_NS,
+    HTA_COMM_OPS_START_GAPS,
+    HTA_COMM_OPS_DURATIONS,
+    HTA_COMM_OPS_OVERLAPS,
+    HTA_COMM_OPS_STEPS,
+    HTA_COMM_OPS_N_COLUMNS
+};
+extern const hta_table_spec hta_comm_ops_table;
+
 #endif

@@ -7,4 +7,27 @@
 int hta_ops(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
             hta_error *err);
 
+/* The columns of /ops (docs/results-format.md). */
+enum {
+    HTA_OPS_RANK,
+    HTA_OPS_NAME,
+    HTA_OPS_INPUT_DIMS,
+    HTA_OPS_INPUT_TYPE,
+    HTA_OPS_CALLS,
+    HTA_OPS_CALLS_WITH_GPU,
+    HTA_OPS_CALLS_WITH_KERNELS,
+    HTA_OPS_GPU_EVENTS,
+    HTA_OPS_GPU_EVENTS_PER_CALL,
+    HTA_OPS_GPU_BUSY_SUM_US,
+    HTA_OPS_GPU_BUSY_MEAN_US,
+    HTA_OPS_GPU_BUSY_MIN_US,
+    HTA_OPS_GPU_BUSY_MAX_US,
+    HTA_OPS_GPU_BUSY_STD_US,
+    HTA_OPS_CPU_TIME_US,
+    HTA_OPS_OP_TO_LAUNCH_MEAN_US,
+    HTA_OPS_LAUNCH_TO_KERNEL_MEAN_US,
+    HTA_OPS_N_COLUMNS
+};
+extern const hta_table_spec hta_ops_table;
+
 #endif

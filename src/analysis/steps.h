@@ -9,4 +9,19 @@
 int hta_steps(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
               hta_error *err);
 
+/* The columns of /steps (docs/results-format.md). */
+enum {
+    HTA_STEPS_RANK,
+    HTA_STEPS_STEP,
+    HTA_STEPS_STEP_TIME_US,
+    HTA_STEPS_GPU_BUSY_US,
+    HTA_STEPS_COMPUTE_US,
+    HTA_STEPS_COMM_US,
+    HTA_STEPS_EXPOSED_COMM_US,
+    HTA_STEPS_IDLE_US,
+    HTA_STEPS_WAIT_US,
+    HTA_STEPS_N_COLUMNS
+};
+extern const hta_table_spec hta_steps_table;
+
 #endif

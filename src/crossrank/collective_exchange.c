@@ -309,8 +309,7 @@ static int pack_by_summary_owner(const hta_table *stats, int n_processes, hta_bu
     int failed = !parts;
     for (size_t i = 0; !failed && stats && i < stats->n_rows; i++) {
         int p = hta_instance_summary_owner(hta_table_row(stats, i), n_processes);
-        hta_table *t = hta_tableset_find_or_create(&parts[p], stats->name, stats->columns,
-                                                   stats->n_columns);
+        hta_table *t = hta_tableset_table(&parts[p], &hta_instance_stats_table);
         failed = !t || copy_row(t, stats, i) != 0;
     }
     for (int p = 0; p < n_processes; p++) {
@@ -330,9 +329,9 @@ static int summarize_by_kind(hta_tableset *out, int n_processes)
     size_t np = (size_t)n_processes;
     int *counts = calloc(4 * np, sizeof *counts);
     hta_buf packed = {0};
-    int failed = !counts || pack_by_summary_owner(hta_tableset_find(out, "_instance_stats"),
-                                                  n_processes, &packed, counts) != 0;
-    hta_tableset_remove(out, "_instance_stats");
+    const hta_table *stats = hta_tableset_find(out, hta_instance_stats_table.name);
+    int failed = !counts || pack_by_summary_owner(stats, n_processes, &packed, counts) != 0;
+    hta_tableset_remove(out, hta_instance_stats_table.name);
     failed = any_failed(failed);
     int *displs = failed ? NULL : counts + np, *recv_counts = failed ? NULL : counts + 2 * np,
         *recv_displs = failed ? NULL : counts + 3 * np;

@@ -5,6 +5,9 @@
  * (/gpu_gaps). */
 #include "output/summary_ops.h"
 
+#include "analysis/gpu_gaps.h"
+#include "crossrank/name_comparison.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -40,12 +43,12 @@ static keyed_row *rank_rows(const hta_table *t, double (*key)(const hta_table *,
 static double op_total(const hta_table *t, size_t r)
 {
     const hta_cell *row = hta_table_row(t, r);
-    return row[hta_table_column(t, "mean_us")].f * (double)row[hta_table_column(t, "n_ranks")].i;
+    return row[HTA_CROSS_NAMES_MEAN_US].f * (double)row[HTA_CROSS_NAMES_N_RANKS].i;
 }
 
 static double gap_length(const hta_table *t, size_t r)
 {
-    return hta_table_row(t, r)[hta_table_column(t, "duration_us")].f;
+    return hta_table_row(t, r)[HTA_GPU_GAPS_DURATION_US].f;
 }
 
 static void print_top_ops(const hta_table *t)
@@ -53,10 +56,10 @@ static void print_top_ops(const hta_table *t)
     keyed_row *order = rank_rows(t, op_total);
     if (!order)
         return;
-    long name = hta_table_column(t, "name"), n_ranks = hta_table_column(t, "n_ranks");
-    long max = hta_table_column(t, "max_us"), max_rank = hta_table_column(t, "max_rank");
+    long name = HTA_CROSS_NAMES_NAME, n_ranks = HTA_CROSS_NAMES_N_RANKS;
+    long max = HTA_CROSS_NAMES_MAX_US, max_rank = HTA_CROSS_NAMES_MAX_RANK;
     printf("\nCPU ops with the most GPU time (/ops, /cross_rank/ops):\n");
-    printf("  %-*s %8s %12s %12s %8s\n", NAME_WIDTH, "op", "ranks", "total ms", "max ms",
+    printf("  %-*s    ranks %12s %12s %8s\n", NAME_WIDTH, "op", "total ms", "max ms",
            "max rank");
     for (size_t i = 0; i < t->n_rows && i < SUMMARY_TOP_OPS; i++) {
         const hta_cell *row = hta_table_row(t, order[i].row);
@@ -72,8 +75,8 @@ static void print_top_gaps(const hta_table *t)
     keyed_row *order = rank_rows(t, gap_length);
     if (!order)
         return;
-    long rank = 0, step = hta_table_column(t, "step"), cause = hta_table_column(t, "cause");
-    long sync = hta_table_column(t, "sync_call"), cpu = hta_table_column(t, "cpu_event");
+    long rank = 0, step = HTA_GPU_GAPS_STEP, cause = HTA_GPU_GAPS_CAUSE;
+    long sync = HTA_GPU_GAPS_SYNC_CALL, cpu = HTA_GPU_GAPS_CPU_EVENT;
     printf("\nLongest GPU idle gaps (/gpu_gaps, %zu in all):\n", t->n_rows);
     printf("  %6s %6s %10s %-12s %s\n", "rank", "step", "ms", "cause", "sync call / CPU event");
     for (size_t i = 0; i < t->n_rows && i < SUMMARY_TOP_GAPS; i++) {
@@ -87,8 +90,8 @@ static void print_top_gaps(const hta_table *t)
 
 void hta_print_ops_summary(const hta_tableset *set)
 {
-    const hta_table *ops = hta_tableset_find(set, "cross_rank/ops");
-    const hta_table *gaps = hta_tableset_find(set, "gpu_gaps");
+    const hta_table *ops = hta_tableset_find(set, hta_cross_ops_table.name);
+    const hta_table *gaps = hta_tableset_find(set, hta_gpu_gaps_table.name);
     if (ops && ops->n_rows)
         print_top_ops(ops);
     if (gaps && gaps->n_rows)

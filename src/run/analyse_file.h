@@ -27,4 +27,5 @@
 int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_options *opt, hta_tableset *out);
 
+
 #endif

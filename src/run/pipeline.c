@@ -24,7 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/timeline.h"
+#include "analysis/comm_ops.h"
+#include "analysis/ranks_table.h"
 #include "crossrank/collective_exchange.h"
 #include "crossrank/collective_groups.h"
 #include "crossrank/crossrank.h"
@@ -60,7 +61,7 @@ typedef struct hta_run_context {
     hta_run_info info;
     hta_tableset mine;         /* owned: this process's tables to gather */
     hta_tableset in_place;     /* owned: its tables written in place */
-    hta_tableset comm;         /* owned: its "_comm_ops", matched in place */
+    hta_tableset comm;         /* owned: its tables matched among the processes */
     double crossrank_start;    /* MPI_Wtime when ranks began to be resolved */
     hta_tableset all;          /* owned, root: every gathered table */
     hta_rank_map map;          /* owned: root's decisions, then everyone's */
@@ -229,14 +230,12 @@ static int bin_timeline(hta_run_context *run, hta_error *err)
 
 static int report_failed_ranks(const hta_tableset *set)
 {
-    const hta_table *ranks = hta_tableset_find(set, "ranks");
-    long status = hta_table_column(ranks, "status");
-    long error = hta_table_column(ranks, "error");
+    const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
     int any = 0;
     for (size_t r = 0; r < ranks->n_rows; r++) {
         const hta_cell *row = hta_table_row(ranks, r);
-        if (strcmp(row[status].s, "failed") == 0) {
-            report(row[error].s);
+        if (strcmp(row[HTA_RANKS_STATUS].s, "failed") == 0) {
+            report(row[HTA_RANKS_ERROR].s);
             any = 1;
         }
     }
@@ -252,44 +251,16 @@ int hta_root_statistics(hta_tableset *all, const hta_options *opt, hta_rank_map 
     return 0;
 }
 
-/* Moves the tables that are written in place out of mine, after those
- * in_place has: they are never gathered (output/hdf5_in_place.c). */
-static int take_in_place_tables(hta_tableset *mine, hta_tableset *in_place)
+/* Sorts mine by where its tables go: the tables written in place to
+ * in_place, those matched among the processes to exchanged (NULL: none
+ * left to match); those that stay on the process are dropped, and what is
+ * left is gathered. */
+static int route_tables(hta_tableset *mine, hta_tableset *in_place, hta_tableset *exchanged)
 {
-    hta_table **grown = realloc(in_place->tables, (in_place->n_tables + mine->n_tables + 1) *
-                                                      sizeof *in_place->tables);
-    if (!grown)
+    if (hta_tableset_take(mine, HTA_TABLE_IN_PLACE, in_place) ||
+        (exchanged && hta_tableset_take(mine, HTA_TABLE_EXCHANGED, exchanged)))
         return -1;
-    in_place->tables = grown;
-    size_t kept = 0;
-    for (size_t i = 0; i < mine->n_tables; i++) {
-        hta_table *t = mine->tables[i];
-        if (hta_table_is_written_in_place(t->name))
-            in_place->tables[in_place->n_tables++] = t;
-        else
-            mine->tables[kept++] = t;
-    }
-    mine->n_tables = kept;
-    return 0;
-}
-
-/* Moves "_comm_ops" out of mine: the processes match it among themselves
- * rather than gather it. */
-static int take_comm_ops(hta_tableset *mine, hta_tableset *comm)
-{
-    for (size_t i = 0; i < mine->n_tables; i++) {
-        hta_table *t = mine->tables[i];
-        if (strcmp(t->name, "_comm_ops") != 0)
-            continue;
-        comm->tables = malloc(sizeof *comm->tables);
-        if (!comm->tables)
-            return -1;
-        comm->tables[comm->n_tables++] = t;
-        memmove(&mine->tables[i], &mine->tables[i + 1],
-                (mine->n_tables - i - 1) * sizeof *mine->tables);
-        mine->n_tables--;
-        break;
-    }
+    hta_tableset_keep(mine, HTA_TABLE_GATHERED);
     return 0;
 }
 
@@ -389,10 +360,10 @@ static void add_waits_to_written_traces(const hta_run_context *run, const hta_ta
     free(held);
 }
 
-/* Every process: its "_comm_ops" relabelled with the map and matched by
- * process group among all processes; the root gathers the results but
- * the instance rows, which their owners write in place.  -1 on every
- * process when any failed. */
+/* Every process: its communication kernels (analysis/comm_ops.h)
+ * relabelled with the map and matched by process group among all
+ * processes; the root gathers the results but the instance rows, which
+ * their owners write in place.  -1 on every process when any failed. */
 static int match_collectives(hta_run_context *run)
 {
     hta_error err = {{0}};
@@ -403,9 +374,10 @@ static int match_collectives(hta_run_context *run)
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed && run->me == ROOT)
         report("out of memory while matching the collectives");
-    if (!failed && hta_exchange_collective_groups(hta_tableset_find(&run->comm, "_comm_ops"),
-                                                  valid, n_valid, run->opt->write_traces != NULL,
-                                                  &matched, &err)) {
+    const hta_table *comm_ops = hta_tableset_find(&run->comm, hta_comm_ops_table.name);
+    if (!failed && hta_exchange_collective_groups(comm_ops, valid, n_valid,
+                                                  run->opt->write_traces != NULL, &matched,
+                                                  &err)) {
         if (err.text[0])
             report(err.text);
         failed = 1;
@@ -413,9 +385,9 @@ static int match_collectives(hta_run_context *run)
     free(valid);
     hta_tableset_free(&run->comm);
     if (!failed && run->opt->write_traces)
-        add_waits_to_written_traces(run, hta_tableset_find(&matched, "_kernel_waits"));
-    hta_tableset_remove(&matched, "_kernel_waits");
-    int not_taken = !failed && take_in_place_tables(&matched, &run->in_place);
+        add_waits_to_written_traces(run,
+                                    hta_tableset_find(&matched, hta_kernel_waits_table.name));
+    int not_taken = !failed && route_tables(&matched, &run->in_place, NULL);
     if (!failed && gather_tables(run, &matched, &err)) {
         report(err.text);
         failed = 1;
@@ -527,7 +499,7 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
         report(err.text);
         local_failed = 1;
     }
-    if (take_in_place_tables(&run.mine, &run.in_place) || take_comm_ops(&run.mine, &run.comm))
+    if (route_tables(&run.mine, &run.in_place, &run.comm))
         local_failed = 1;
     /* Only for timing: the gather starts when the last process is done. */
     MPI_Barrier(MPI_COMM_WORLD);
