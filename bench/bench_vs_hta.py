@@ -8,7 +8,7 @@ on the same folders and reports, best of 3, both its whole wall time
 (including MPI start-up and writing the HDF5 file) and the time it spent
 parsing and analysing (/ranks parse_seconds + analysis_seconds), and the
 ratio of HTA's total to each.  A lone process begins its first trace while
-MPI starts (README, Design), on the core MPI_Init leaves it, which makes
+MPI starts (docs/design.md), on the core MPI_Init leaves it, which makes
 the wall time shorter but that work slower; so the work is measured in
 separate runs with HTA_MPI_NO_HEAD_START=1, once MPI is up.
 

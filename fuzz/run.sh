@@ -2,8 +2,9 @@
 # Bounded fuzzing (docs/robustness.md, CI runs it after the tests): builds
 # the libFuzzer harnesses with clang (HTA_FUZZ=ON), replays every saved
 # reproducer in fuzz/regressions/, makes the seed corpus from the real
-# traces (fuzz/make_corpus.sh) and runs each harness for SECONDS (default
-# 60).  Fails on any crash, leak, slow input (> 10 s), out-of-memory or
+# traces (fuzz/make_corpus.sh for the Kineto reader and the analyses,
+# fuzz/make_input_corpus.py for the Nsight SQLite and CUPTI CSV readers)
+# and runs each harness for SECONDS (default 60).  Fails on any crash, leak, slow input (> 10 s), out-of-memory or
 # sanitizer report; the offending input is saved under $WORK/artifacts.
 #
 # usage: fuzz/run.sh [SECONDS]
@@ -17,23 +18,28 @@ work="${HTA_FUZZ_WORK:-build-fuzz/work}"
 traces="${HTA_TRACES:-$(pwd)/../shared/traces}"
 
 CC=clang cmake -S . -B "$build" -DHTA_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)" --target fuzz_reader fuzz_analyses >/dev/null
+targets="reader analyses nsys_sqlite cupti_csv"
+cmake --build "$build" -j "$(nproc)" $(for t in $targets; do echo --target fuzz_$t; done) >/dev/null
 fuzz/make_corpus.sh "$traces/hta" "$work/seeds"
+/usr/bin/python3 fuzz/make_input_corpus.py "$traces" "$work/seeds"
 
 status=0
-for target in reader analyses; do
+for target in $targets; do
   fuzzer="$build/fuzz/fuzz_$target"
   corpus="$work/corpus/$target"     # grows from run to run; new inputs land here
   artifacts="$work/artifacts/$target"
   log="$work/$target.log"
   mkdir -p "$corpus" "$artifacts"
+  mkdir -p fuzz/regressions/$target
   regressions=$(find fuzz/regressions/$target -type f | sort)
+  dict=""
+  case $target in reader|analyses) dict=-dict=fuzz/kineto.dict ;; esac
   if [ -n "$regressions" ] && ! "$fuzzer" $regressions >"$work/$target-regressions.log" 2>&1; then
     echo "fuzz_$target: a saved reproducer fails again, see $work/$target-regressions.log"
     status=1
   fi
   if "$fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-       -dict=fuzz/kineto.dict -print_final_stats=1 -artifact_prefix="$artifacts/" \
+       $dict -print_final_stats=1 -artifact_prefix="$artifacts/" \
        "$corpus" "$work/seeds/$target" fuzz/regressions/$target >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "fuzz_$target: $runs executions in $seconds s, no finding"

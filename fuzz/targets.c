@@ -25,49 +25,21 @@
 #include "analysis/timeline.h"
 #include "output/run_info.h"
 #include "output/summary.h"
+#include "parse/read_input.h"
 #include "parse/reader.h"
 #include "run/analyse_file.h"
 #include "run/discover.h"
 #include "run/pipeline.h"
 #include "run/ranks.h"
 #include "run/timeline_bins.h"
-
-static void require(int condition, const char *what)
-{
-    if (condition)
-        return;
-    fprintf(stderr, "fuzz invariant violated: %s\n", what);
-    abort();
-}
-
-static int same_strings(const hta_strtab *a, const hta_strtab *b)
-{
-    if (a->count != b->count)
-        return 0;
-    for (uint32_t i = 0; i < a->count; i++)
-        if (a->lengths[i] != b->lengths[i] ||
-            memcmp(a->strings[i], b->strings[i], a->lengths[i]) != 0)
-            return 0;
-    return 1;
-}
-
-static int same_trace(const hta_trace *a, const hta_trace *b)
-{
-    return a->n_events == b->n_events && a->n_extras == b->n_extras &&
-           (a->n_events == 0 || memcmp(a->events, b->events, a->n_events * sizeof *a->events) == 0) &&
-           (a->n_extras == 0 || memcmp(a->extras, b->extras, a->n_extras * sizeof *a->extras) == 0) &&
-           same_strings(&a->names, &b->names) && same_strings(&a->categories, &b->categories) &&
-           a->rank == b->rank && a->world_size == b->world_size &&
-           a->json_bytes == b->json_bytes && a->skipped_events == b->skipped_events &&
-           a->fractional_ts == b->fractional_ts;
-}
+#include "checks.h"
 
 /* Writes bytes to a memfd, named by path (room for 64); returns the fd. */
 static int memfd_holding(const void *bytes, size_t len, char *path)
 {
     int fd = memfd_create("fuzz-trace", 0);
-    require(fd >= 0, "memfd_create");
-    require(write(fd, bytes, len) == (ssize_t)len, "write to the memfd");
+    hta_fuzz_require(fd >= 0, "memfd_create");
+    hta_fuzz_require(write(fd, bytes, len) == (ssize_t)len, "write to the memfd");
     snprintf(path, 64, "/proc/self/fd/%d", fd);
     return fd;
 }
@@ -83,13 +55,13 @@ static void check_threads_agree(const char *json, size_t len, uint8_t selector)
     int serial_rc = hta_read_trace_file(path, NULL, &serial, &serial_err);
     int threaded_rc = hta_read_trace_file(path, &split, &threaded, &threaded_err);
     close(fd);
-    require(serial_rc == threaded_rc, "the outcome depends on the thread count");
+    hta_fuzz_require(serial_rc == threaded_rc, "the outcome depends on the thread count");
     if (serial_rc) {
-        require(strcmp(serial_err.text, threaded_err.text) == 0,
+        hta_fuzz_require(strcmp(serial_err.text, threaded_err.text) == 0,
                 "the error depends on the thread count");
         return;
     }
-    require(same_trace(&serial, &threaded), "the events depend on the thread count");
+    hta_fuzz_require(hta_fuzz_same_trace(&serial, &threaded), "the events depend on the thread count");
     hta_trace_free(&serial);
     hta_trace_free(&threaded);
 }
@@ -104,17 +76,17 @@ int hta_fuzz_reader(const uint8_t *data, size_t size)
     hta_error pieces_err = {{0}}, whole_err = {{0}};
     int pieces_rc = hta_read_trace_memory(json, len, data[0], "fuzz", &pieces, &pieces_err);
     int whole_rc = hta_read_trace_memory(json, len, 0, "fuzz", &whole, &whole_err);
-    require(pieces_rc == whole_rc, "the outcome depends on the refill size");
+    hta_fuzz_require(pieces_rc == whole_rc, "the outcome depends on the refill size");
     if (pieces_rc) {
-        require(strcmp(pieces_err.text, whole_err.text) == 0,
+        hta_fuzz_require(strcmp(pieces_err.text, whole_err.text) == 0,
                 "the error depends on the refill size");
-        require(strstr(whole_err.text, "fuzz: ") == whole_err.text, "the error names the input");
+        hta_fuzz_require(strstr(whole_err.text, "fuzz: ") == whole_err.text, "the error names the input");
         check_threads_agree(json, len, data[0]);
         return 0;
     }
-    require(same_trace(&pieces, &whole), "the events depend on the refill size");
+    hta_fuzz_require(hta_fuzz_same_trace(&pieces, &whole), "the events depend on the refill size");
     for (size_t i = 0; i < whole.n_events; i++)
-        require(whole.events[i].dur_ns >= 0 && whole.events[i].ts_ns >= 0,
+        hta_fuzz_require(whole.events[i].dur_ns >= 0 && whole.events[i].ts_ns >= 0,
                 "a kept event has a negative time");
     hta_trace_free(&pieces);
     hta_trace_free(&whole);
@@ -146,8 +118,8 @@ static void finish_like_root(hta_tableset *mine, const hta_options *opt)
         hta_timeline_bin(mine, opt->bins, start, end, &err);
     hta_buf packed = {0};
     hta_tableset all = {0};
-    require(hta_tableset_pack(mine, &packed) == 0, "tables pack");
-    require(hta_tableset_merge(&all, packed.data, packed.len, &err) == 0, "tables merge");
+    hta_fuzz_require(hta_tableset_pack(mine, &packed) == 0, "tables pack");
+    hta_fuzz_require(hta_tableset_merge(&all, packed.data, packed.len, &err) == 0, "tables merge");
     hta_buf_free(&packed);
     hta_rank_map map;
     if (hta_root_statistics(&all, opt, &map, &err) == 0) {
@@ -167,10 +139,10 @@ static void pack_without_ranks(const hta_tableset *set, hta_buf *out)
     hta_buf all = {0};
     hta_tableset copy = {0};
     hta_error err = {{0}};
-    require(hta_tableset_pack(set, &all) == 0, "tables pack");
-    require(hta_tableset_merge(&copy, all.data, all.len, &err) == 0, "tables merge");
+    hta_fuzz_require(hta_tableset_pack(set, &all) == 0, "tables pack");
+    hta_fuzz_require(hta_tableset_merge(&copy, all.data, all.len, &err) == 0, "tables merge");
     hta_tableset_remove(&copy, hta_ranks_table.name);
-    require(hta_tableset_pack(&copy, out) == 0, "tables pack");
+    hta_fuzz_require(hta_tableset_pack(&copy, out) == 0, "tables pack");
     hta_buf_free(&all);
     hta_tableset_free(&copy);
 }
@@ -183,11 +155,11 @@ static void check_analysis_threads_agree(const char *path, uint64_t bytes,
     opt.threads = 2 + selector % 3;
     opt.threaded_min_events = 1;
     hta_tableset threaded = {0};
-    require(hta_analyse_file(path, bytes, 0, 0, &opt, &threaded) == 0, "threaded analyse_file");
+    hta_fuzz_require(hta_analyse_file(path, bytes, 0, 0, &opt, &threaded) == 0, "threaded analyse_file");
     hta_buf a = {0}, b = {0};
     pack_without_ranks(serial, &a);
     pack_without_ranks(&threaded, &b);
-    require(a.len == b.len && memcmp(a.data, b.data, a.len) == 0,
+    hta_fuzz_require(a.len == b.len && memcmp(a.data, b.data, a.len) == 0,
             "the tables depend on the thread count");
     hta_buf_free(&a);
     hta_buf_free(&b);
@@ -205,7 +177,7 @@ int hta_fuzz_analyses(const uint8_t *data, size_t size)
     hta_tableset mine = {0};
     int copies = data[0] & 8 ? 2 : 1;
     for (int i = 0; i < copies; i++)
-        require(hta_analyse_file(path, size - 1, i, 0, &opt, &mine) == 0, "analyse_file");
+        hta_fuzz_require(hta_analyse_file(path, size - 1, i, 0, &opt, &mine) == 0, "analyse_file");
     if (copies == 1)
         check_analysis_threads_agree(path, size - 1, &mine, opt, data[0]);
     close(fd);

@@ -21,4 +21,16 @@ int hta_fuzz_reader(const uint8_t *data, size_t size);
  * gather and the root's rank resolution, cross-rank statistics and summary. */
 int hta_fuzz_analyses(const uint8_t *data, size_t size);
 
+/* Byte 0 selects options (bit 0 --step-regex, bit 1 each device alone),
+ * the rest is an Nsight Systems SQLite export (fuzz/input_targets.c). */
+int hta_fuzz_nsys_sqlite(const uint8_t *data, size_t size);
+
+/* Byte 0 selects options (bit 0 --step-regex, bit 1 the kernels in
+ * conc_kernel.csv), the rest is a CUPTI CSV folder: its files' texts in
+ * the order kernel.csv, cuda_runtime.csv, gpu_memcpy.csv, gpu_memset.csv,
+ * cuda_sync.csv, user_annotation.csv, cuda_driver.csv, separated by
+ * HTA_FUZZ_CSV_SEPARATOR (fewer parts: fewer files). */
+#define HTA_FUZZ_CSV_SEPARATOR "\n=====\n"
+int hta_fuzz_cupti_csv(const uint8_t *data, size_t size);
+
 #endif

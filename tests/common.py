@@ -5,6 +5,7 @@ Every test is a script run by ctest as
     python3 tests/test_X.py BUILD_DIR TRACES_DIR
 and exits non-zero (with an assertion message) on failure."""
 import atexit
+import contextlib
 import math
 import os
 import shutil
@@ -30,6 +31,36 @@ MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CO
 # (which HTA rounds: compared with --round-like-hta, see docs/definitions.md).
 INTEGER_FOLDERS = ["trace_filter", "negative_queue", "alexnet"]
 FRACTIONAL_FOLDERS = ["ns_resolution", "nccl_data", "amd_mi250", "triton"]
+
+
+def _cache_value(name):
+    """A variable of BUILD's CMakeCache.txt, or None."""
+    try:
+        with open(os.path.join(BUILD, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith(name + ":"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def libhta_env(env):
+    """env for a program that loads the build's libhta.so without being
+    built with the sanitizers (Python, a program built against the
+    installed library).  In a sanitized build (scripts/test-sanitized.sh)
+    their runtimes must come first, so they are preloaded, and leaks are
+    not checked: the host program's own memory at exit is none of
+    libhta's (the C tests check libhta's)."""
+    if _cache_value("HTA_SANITIZE") != "ON" and _cache_value("HTA_FUZZ") != "ON":
+        return env
+    cc = _cache_value("CMAKE_C_COMPILER") or "cc"
+    runtimes = [subprocess.run([cc, f"-print-file-name={lib}"], capture_output=True,
+                               text=True, check=True).stdout.strip()
+                for lib in ("libasan.so", "libubsan.so")]
+    options = env.get("ASAN_OPTIONS", "")
+    return dict(env, LD_PRELOAD=" ".join(runtimes),
+                ASAN_OPTIONS=(options + ":" if options else "") + "detect_leaks=0")
 
 
 class Skip(Exception):
@@ -79,6 +110,26 @@ def analyse(inputs, processes=1, extra=(), expect=0, mpirun_options=()):
     p = run(["-o", out] + list(extra) + list(inputs), processes=processes, expect=expect,
             mpirun_options=mpirun_options)
     return out, p
+
+
+@contextlib.contextmanager
+def locked_database(path):
+    """path's SQLite database held locked by another process (a writer in
+    an exclusive transaction) while the block runs."""
+    locker = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sqlite3,time\n"
+         f"db=sqlite3.connect({path!r}, isolation_level=None)\n"
+         "db.execute('BEGIN EXCLUSIVE')\n"
+         "print('locked', flush=True)\n"
+         "time.sleep(120)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert locker.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        locker.kill()
+        locker.wait()
 
 
 def table(path, name):

@@ -29,16 +29,23 @@ import sys
 
 SCHEMA_VERSION = "hta-mpi-converter-1"   # what the files say in META_DATA_EXPORT
 
+# The ENUM tables as real exports write them (nsys 2024.5 and 2024.6, see
+# ../shared/traces/nsys/): id, name, label, with Kineto's spelling of each.
+# Memory kinds are numbered Nsight's way (Pageable first), not CUPTI's.
 COPY_KINDS = ["UNKNOWN", "HTOD", "DTOH", "HTOA", "ATOH", "ATOA", "ATOD", "DTOA", "DTOD",
               "HTOH", "PTOP"]
+COPY_LABELS = ["Unknown", "Host-to-Device", "Device-to-Host", "Host-to-Array", "Array-to-Host",
+               "Array-to-Array", "Array-to-Device", "Device-to-Array", "Device-to-Device",
+               "Host-to-Host", "Peer-to-Peer"]
 COPY_SPELLING = ["Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD",
                  "HtoH", "PtoP"]
-MEM_KINDS = ["UNKNOWN", "PAGEABLE", "PINNED", "DEVICE", "ARRAY", "MANAGED", "DEVICE_STATIC",
-             "MANAGED_STATIC"]
-MEM_SPELLING = ["Unknown", "Pageable", "Pinned", "Device", "Array", "Managed", "Device Static",
-                "Managed Static"]
+MEM_KINDS = ["PAGEABLE", "PINNED", "DEVICE", "ARRAY", "MANAGED", "DEVICE_STATIC",
+             "MANAGED_STATIC", "UNKNOWN"]
+MEM_SPELLING = ["Pageable", "Pinned", "Device", "Array", "Managed", "Device Static",
+                "Managed Static", "Unknown"]
 SYNC_KINDS = ["UNKNOWN", "EVENT_SYNCHRONIZE", "STREAM_WAIT_EVENT", "STREAM_SYNCHRONIZE",
               "CONTEXT_SYNCHRONIZE"]
+SYNC_LABELS = ["Unknown", "Event sync", "Stream wait sync", "Stream sync", "Context sync"]
 SYNC_SPELLING = ["Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync",
                  "Context Sync"]
 NVTX_PUSH_POP_RANGE = 59
@@ -166,11 +173,11 @@ def create_nsys_database(path, version=SCHEMA_VERSION):
     db.executescript(NSYS_SCHEMA)
     db.execute("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', ?)", (version,))
     db.executemany("INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (?,?,?)",
-                   enum_rows("CUDA_MEMCPY_OPER_", COPY_KINDS, COPY_SPELLING))
+                   enum_rows("CUDA_MEMCPY_KIND_", COPY_KINDS, COPY_LABELS))
     db.executemany("INSERT INTO ENUM_CUDA_MEM_KIND VALUES (?,?,?)",
                    enum_rows("CUDA_MEMOPR_MEMORY_KIND_", MEM_KINDS, MEM_SPELLING))
     db.executemany("INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (?,?,?)",
-                   enum_rows("CUPTI_SYNC_TYPE_", SYNC_KINDS, SYNC_SPELLING))
+                   enum_rows("CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_", SYNC_KINDS, SYNC_LABELS))
     return db
 
 

@@ -13,6 +13,7 @@ import gzip
 import json
 
 from common import *
+from handbuilt import gpu_kernel, write_ranks
 
 US = 1e-3  # the generator's times are whole nanoseconds
 
@@ -210,9 +211,36 @@ def test_a_rank_alone_is_no_straggler_and_nothing_is_listed():
     st = table(out, "/stragglers")
     assert list(st.reasons) == [f"shared none of its {n} collectives with another rank"], st
     assert list(st.flagged) == [0], st
+    # Nobody arrives last alone, and chance gives no share of last arrivals.
+    assert (table(out, "/collectives").last_rank == -1).all()
+    assert np.isnan(st.fair_share).all(), st
+    assert np.isnan(table(out, "/collective_wait").fair_share).all()
     assert ("  no rank waited for another, and no instance reached under 90% of its kind's "
             "median bus bandwidth") in p.stdout, p.stdout
     assert "most waiting:" not in p.stdout and "slowest:" not in p.stdout, p.stdout
+
+
+def a2av_kernel(ts, dur, nelems, dtype="Float"):
+    k = gpu_kernel("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", ts, dur, stream=20)
+    k["args"].update({"Collective name": "all_to_allv", "In msg nelems": nelems,
+                      "Out msg nelems": nelems, "Group size": 2, "dtype": dtype,
+                      "In split size": "[]", "Out split size": "[]",
+                      "Process Group Name": "0", "Process Group Description": "default_pg",
+                      "Process Group Ranks": "[0, 1]", "Seq": 1})
+    return k
+
+
+def test_all_to_allv_counts_differ_by_design_but_dtypes_must_agree():
+    """all_to_allv sends each rank its own counts: only the collective and
+    the dtype must agree (a differing dtype is still a mismatch)."""
+    d = write_ranks({0: [a2av_kernel(100, 50, 1000)], 1: [a2av_kernel(110, 40, 3000)]})
+    out, _ = analyse(d)
+    inst = table(out, "/collectives")
+    assert list(inst.mismatched_ranks) == [""] and list(inst.last_rank) == [1], inst
+    d = write_ranks({0: [a2av_kernel(100, 50, 1000)],
+                     1: [a2av_kernel(110, 40, 1000, dtype="BFloat16")]})
+    out, _ = analyse(d)
+    assert list(table(out, "/collectives").mismatched_ranks) == ["1"]
 
 
 MATCHED_TABLES = ["/collectives", "/process_groups", "/collective_summary", "/comm_by_group",
@@ -297,6 +325,7 @@ def real_trace_check(folder, file, group_size, elem):
         assert row.collective == a["Collective name"] and row["dtype"] == a["dtype"], (row, a)
         assert row.bytes == a["In msg nelems"] * elem[a["dtype"]], (row, a)
         assert row.group_size == group_size and row.n_ranks == 1, row
+        assert row.first_rank == 0 and row.last_rank == -1, row
         assert row.group == a["Process Group Name"]
         assert members[row.group] == a["Process Group Ranks"], (members, a)
         assert_close(row.transfer_us, k["dur"], "transfer", abs_tol=US)

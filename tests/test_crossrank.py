@@ -2,15 +2,15 @@
 the "straggler" rows of /outliers and the stdout summary.
 
 Answers known by construction:
-- hta-tracegen's timing model (tools/tracegen.c): every rank runs 3 NCCL
+- hta-tracegen's timing model (tools/tracegen_ddp.c): every rank runs 3 NCCL
   all-reduces per step on stream 20; with --straggler 5:1.3 rank 5 starts
   every NCCL kernel last, the n-th NCCL kernel ends at the same time on all
   ranks, so rank q waits exactly (its NCCL duration - rank 5's) at each
   collective, about 0.3 x its compute time in total;
 - a hand-built three-rank trace with unequal collective counts, a stream
   only one rank uses, a tie and a clock-condition violation;
-- the real trace_filter pair, against a reference computed here from the
-  raw JSON (HTA's step filter, then matching by stream and order).
+- the real trace_filter pair, whose SendRecv kernels carry no peer: counted
+  here from the raw JSON (HTA's step filter), reported unpaired, no waits.
 """
 import gzip
 import json
@@ -234,54 +234,41 @@ def test_handbuilt_matching_by_stream_and_order():
 
 # ---- the real pair --------------------------------------------------------
 
-def reference_waits(folder):
-    """Matching done here from the raw JSON: HTA's step filter (GPU events
-    launched before the last ProfilerStep), NCCL kernels per stream in
-    start order, the k-th of each rank matched."""
-    kernels = {}
+def sendrecv_kernels(folder):
+    """Per rank, the ncclKernel_SendRecv kernels HTA's step filter keeps
+    (launched before the last ProfilerStep), from the raw JSON."""
+    counts = {}
     for path in sorted(os.listdir(folder)):
         with gzip.open(os.path.join(folder, path)) as f:
             trace = json.load(f)
-        rank = trace["distributedInfo"]["rank"]
         events = [e for e in trace["traceEvents"] if e.get("ph") == "X" and "dur" in e]
         cutoff = max(e["ts"] for e in events if e["name"].startswith("ProfilerStep#"))
         is_gpu = lambda e: isinstance(e.get("args", {}).get("stream"), int)
         launched = {e["args"]["correlation"] for e in events
                     if not is_gpu(e) and "correlation" in e.get("args", {}) and e["ts"] < cutoff}
-        kernels[rank] = sorted(((e["args"]["stream"], e["ts"], e["ts"] + e["dur"]) for e in events
-                                if is_gpu(e) and e["name"].startswith("nccl")
-                                and e["args"]["correlation"] in launched),
-                               key=lambda k: (k[0], k[1], k[2]))
-    ranks = sorted(kernels)
-    res = {r: dict(wait=0, last=0, violations=0, matched=0) for r in ranks}
-    for stream in sorted({k[0] for ks in kernels.values() for k in ks}):
-        per = {r: [k for k in kernels[r] if k[0] == stream] for r in ranks}
-        for i in range(min(len(v) for v in per.values())):
-            starts = {r: per[r][i][1] for r in ranks}
-            latest = max(starts.values())
-            for r in ranks:
-                res[r]["matched"] += 1
-                res[r]["wait"] += latest - starts[r]
-                res[r]["violations"] += per[r][i][2] < latest
-                res[r]["last"] += starts[r] == latest and len(set(starts.values())) > 1
-    return res
+        counts[trace["distributedInfo"]["rank"]] = sum(
+            1 for e in events if is_gpu(e) and "SendRecv" in e["name"]
+            and e["args"]["correlation"] in launched)
+    return counts
 
 
-def test_trace_filter_pair_against_a_reference_from_the_json():
+def test_trace_filter_sendrecv_without_peers_gets_no_waits():
+    """Ranks 0 and 1 of a 128-rank job, whose only NCCL kernels are
+    SendRecv without metadata: their peers are unknown, so they are not
+    matched by stream (the waits that gave broke the clock condition) but
+    reported as unpaired, and nobody waits or straggles."""
     folder = trace_dir("trace_filter")
     out, p = analyse(folder, processes=2)
-    cw = table(out, "/collective_wait").set_index("rank")
-    ref = reference_waits(folder)
-    assert list(cw.index) == [0, 1], cw
-    for rank, r in ref.items():
-        got = cw.loc[rank]
-        assert got.matched == r["matched"] and got.collectives == r["matched"], (rank, got, r)
-        assert_close(got.total_wait_us, r["wait"], f"rank {rank} wait", EXACT)
-        assert got.arrived_last == r["last"], (rank, got, r)
-        assert got.clock_violations == r["violations"], (rank, got, r)
-    assert cw.matched.sum() > 0 and cw.clock_violations.sum() > 0, cw
+    counts = sendrecv_kernels(folder)
+    assert sum(counts.values()) > 0, counts
+    cw = table(out, "/collective_wait")
+    assert (cw.total_wait_us == 0).all() and (cw.clock_violations == 0).all(), cw
     st = table(out, "/stragglers")
     assert sorted(st["rank"]) == [0, 1] and (st.flagged == 0).all(), st
+    assert (st.caused_wait_us == 0).all(), st
+    line = (f"  {sum(counts.values())} send/recv kernels on {sum(1 for c in counts.values() if c)} "
+            "ranks have no known peer")
+    assert line in p.stdout, (line, p.stdout)
     assert "Results:" in p.stdout
 
 

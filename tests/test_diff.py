@@ -3,7 +3,7 @@ figures and nothing else classified as changed; collectives compared by
 construction; real traces diffed against each other; bad inputs refused
 with one line; the Python loader and the comparison page.
 
-Known by construction (hta-tracegen's timing model, tools/tracegen.c), 12
+Known by construction (hta-tracegen's timing model, tools/tracegen_ddp.c), 12
 ranks, NEW against BASE:
 - --kernel-factor ampere_sgemm_128x64_tn:1.2: that kernel's weight, hence
   its duration, x1.2 on every rank (weights are integers of 190-230, so

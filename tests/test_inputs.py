@@ -26,14 +26,13 @@ naming the file and the table or line."""
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 
 import numpy as np
 
 import kineto_convert as kc
 from common import (
-    FRACTIONAL_FOLDERS, all_tables, analyse, main, require_traces, table, tmpdir, trace_dir)
+    FRACTIONAL_FOLDERS, all_tables, analyse, locked_database, main, require_traces, table, tmpdir,
+    trace_dir)
 from common import run as run_hta
 
 # Every real trace with GPU events but three, whose numbers rest on records
@@ -211,8 +210,8 @@ def test_copy_kind_from_enum():
     """copyKind 5 is HtoD here because this export's ENUM says so (CUPTI's
     own numbering has 1): the kind in /memory_bw comes from the ENUM."""
     d = tmpdir()
-    order = [(5, "CUDA_MEMCPY_OPER_HTOD", "Host-to-Device"),
-             (1, "CUDA_MEMCPY_OPER_DTOH", "Device-to-Host")]
+    order = [(5, "CUDA_MEMCPY_KIND_HTOD", "Host-to-Device"),
+             (1, "CUDA_MEMCPY_KIND_DTOH", "Device-to-Host")]
     hand_built_export(os.path.join(d, "rank-0.sqlite"),
                       kernels=[(1000, 2000, 0, 7, 1, "gemm")],
                       memcpys=[(3000, 5000, 0, 7, 2, 4000, 5, 2, 3),    # 4000 B / 2000 ns
@@ -339,6 +338,25 @@ def test_rank_from_environment():
     assert sums[5] == 1.0 and sums[2] == 2.0, sums
 
 
+def test_mpi_ranks_first():
+    """A one-process export whose MPI_RANKS names its rank: that rank, not
+    the recorded environment's (README, "Inputs")."""
+    d = tmpdir()
+    path = os.path.join(d, "trace.sqlite")
+    export_with_environment(
+        path, 1000, "CREATE TABLE TARGET_INFO_SYSTEM_ENV (name TEXT, value TEXT)",
+        [("INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES (?, ?)", ("DeviceEnvironment", "RANK=3"))])
+    db = sqlite3.connect(path)
+    db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = ?", (100 << 24,))
+    db.execute("CREATE TABLE MPI_RANKS (globalTid INTEGER, rank INTEGER)")
+    db.execute("INSERT INTO MPI_RANKS VALUES (?, 5)", ((100 << 24) | 101,))
+    db.commit()
+    db.close()
+    out, _ = analyse(d)
+    ranks = table(out, "ranks")
+    assert list(ranks["claimed_rank"]) == [5] and list(ranks["rank_source"]) == ["recorded"], ranks
+
+
 def two_process_node_export(path):
     """What `nsys profile mpirun -n 2 ...` records on one node: processes
     100 and 200 (MPI ranks 3 and 2) on devices 0 and 1, each launching
@@ -396,6 +414,8 @@ def test_one_rank_per_device():
     out, _ = analyse(d, extra=["--merge-devices"])
     ranks = table(out, "ranks")
     assert list(ranks["file"]) == [export] and "2 devices" in ranks["input_notes"][0], ranks
+    # Two processes of two MPI ranks: the merged trace claims neither.
+    assert list(ranks["claimed_rank"]) == [-1], ranks
     assert len(table(out, "kernels")) == 2
     assert list(table(out, "launch_stats")["launches"]) == [2]
 
@@ -469,20 +489,8 @@ def test_locked_database():
     good_export(os.path.join(d, "good.rank-0.sqlite"))
     bad = os.path.join(d, "bad.rank-1.sqlite")
     good_export(bad)
-    locker = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sqlite3,sys,time\n"
-         f"db=sqlite3.connect({bad!r}, isolation_level=None)\n"
-         "db.execute('BEGIN EXCLUSIVE')\n"
-         "print('locked', flush=True)\n"
-         "time.sleep(120)\n"],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        assert locker.stdout.readline().strip() == "locked"
+    with locked_database(bad):
         out, p = analyse(d, expect=1)
-    finally:
-        locker.kill()
-        locker.wait()
     ranks = table(out, "ranks").set_index("rank")
     assert ranks.loc[0, "status"] == "ok"
     assert ranks.loc[1, "status"] == "failed"
@@ -583,7 +591,7 @@ if __name__ == "__main__":
           test_equivalence_checks_something,
           test_copy_kind_from_enum, test_nvtx_profiler_steps, test_step_regex,
           test_several_gpus_in_one_file,
-          test_rank_from_environment, test_one_rank_per_device,
+          test_rank_from_environment, test_mpi_ranks_first, test_one_rank_per_device,
           test_not_sqlite, test_no_kernel_table, test_missing_column, test_truncated_database,
           test_locked_database, test_csv_missing_column, test_csv_non_numeric_time,
           test_csv_records, test_csv_without_bytes, test_csv_ambiguous_folder])

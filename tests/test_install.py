@@ -5,7 +5,14 @@ the installed programs run (--help, and a real run from generated traces to
 HTML and PNG files using only installed files) and the installed package
 imports.  Also: every option of src/cli/options.c appears with its default
 in `hta-mpi --help` and in the man page, and the defaults stated there are
-the values a run records in the HDF5 root attributes."""
+the values a run records in the HDF5 root attributes.
+
+libhta: its headers, libhta.so (exporting exactly the HTA_API functions
+the headers declare) and libhta.a, hta.pc and the CMake package are
+installed; examples/libhta/kernels.c, built against the installed library
+with pkg-config and with find_package(hta), prints the same kernels as the
+results file of hta-mpi for the same real trace; the installed hta_mpi
+package finds the installed libhta by itself."""
 import os
 import re
 import shutil
@@ -13,12 +20,14 @@ import subprocess
 
 import h5py
 
-from common import (BUILD, MPI_ENV, Skip, analyse, main, tmpdir)
+from common import (BUILD, MPI_ENV, Skip, analyse, libhta_env, main, table, tmpdir,
+                    trace_dir)
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 PREFIX = SITE = None  # the installation, made by setup()
 PROGRAMS = ["hta-mpi", "hta-tracegen", "hta-mpi-plot", "hta-mpi-report"]
-MODULES = ["__init__", "results", "views", "plots", "report", "colours"]
+MODULES = ["__init__", "results", "views", "plots", "report", "colours", "libhta", "runs",
+           "hta_frames", "trace_analysis"]
 
 
 def install():
@@ -108,6 +117,26 @@ def test_installed_module_imports_from_the_prefix():
         os.path.join(SITE, "hta_mpi", "plots.py")), p.stdout
 
 
+def test_installed_trace_analysis_finds_installed_hta_mpi():
+    """HTA's interface from the installed package runs the installed
+    hta-mpi, found on PATH."""
+    traces = os.path.join(tmpdir(), "traces")
+    subprocess.run([installed("hta-tracegen"), "-o", traces, "--ranks", "2", "--size-mb", "0.1"],
+                   check=True, capture_output=True)
+    code = ("from hta_mpi import TraceAnalysis, runs; import sys; print(runs.find_binary()); "
+            "print(TraceAnalysis(trace_dir=sys.argv[1]).get_temporal_breakdown(visualize=False)"
+            ".to_csv(index=False), end=\"\")")
+    env = dict(CLEAN_ENV, PYTHONPATH=SITE,
+               PATH=os.path.join(PREFIX, "bin") + os.pathsep + os.environ["PATH"])
+    env.pop("HTA_MPI", None)
+    p = subprocess.run(["/usr/bin/python3", "-c", code, traces], capture_output=True, text=True,
+                       env=env, cwd=tmpdir(), timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == installed("hta-mpi"), lines[0]
+    assert "idle_time(us)" in lines[1] and len(lines) == 4, p.stdout
+
+
 def test_installed_pipeline_from_traces_to_report():
     work = tmpdir()
     traces = os.path.join(work, "traces")
@@ -180,6 +209,97 @@ def test_help_and_man_page_list_every_option_with_its_default():
         assert stated == (float(attrs[key]), float(attrs[key])), (name, stated, attrs[key])
         checked += 1
     assert checked >= 10, checked
+
+
+LIBRARY_FILES = ["lib/libhta.so", "lib/libhta.so.0", "lib/libhta.a", "lib/pkgconfig/hta.pc",
+                 "lib/cmake/hta/htaConfig.cmake", "lib/cmake/hta/htaConfigVersion.cmake",
+                 "include/hta/hta.h", "include/hta/version.h"]
+
+
+def test_library_files_are_in_standard_places():
+    for f in LIBRARY_FILES:
+        assert os.path.exists(os.path.join(PREFIX, f)), f
+    headers = os.listdir(os.path.join(PREFIX, "include", "hta"))
+    assert sorted(headers) == sorted(
+        [h for h in os.listdir(os.path.join(SOURCE, "include", "hta")) if h.endswith(".h")]
+        + ["version.h"]), headers
+
+
+def declared_api():
+    """Every function include/hta/ declares with HTA_API."""
+    names = set()
+    folder = os.path.join(PREFIX, "include", "hta")
+    for h in os.listdir(folder):
+        with open(os.path.join(folder, h)) as f:
+            names |= set(re.findall(r"HTA_API[^;(]*?\b(hta_\w+)\(", f.read()))
+    return names
+
+
+def test_shared_library_exports_exactly_the_public_api():
+    p = subprocess.run(["nm", "-D", "--defined-only", os.path.join(PREFIX, "lib", "libhta.so")],
+                       capture_output=True, text=True, check=True)
+    exported = {line.split()[-1] for line in p.stdout.splitlines()
+                if line.split()[1] in "TDBR"}
+    declared = declared_api()
+    assert len(declared) >= 30, declared
+    assert exported == declared, (sorted(exported - declared), sorted(declared - exported))
+
+
+def example_builds():
+    """The example built against the installed library: with pkg-config,
+    and with CMake's find_package; the two executables."""
+    work = tmpdir()
+    source = os.path.join(SOURCE, "examples", "libhta")
+    env = dict(CLEAN_ENV, PKG_CONFIG_PATH=os.path.join(PREFIX, "lib", "pkgconfig"))
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "hta"], capture_output=True,
+                           text=True, env=env, check=True).stdout.split()
+    libdir = subprocess.run(["pkg-config", "--variable=libdir", "hta"], capture_output=True,
+                            text=True, env=env, check=True).stdout.strip()
+    by_pkg_config = os.path.join(work, "kernels-pkg-config")
+    subprocess.run(["cc", "-Wall", "-Wextra", "-Werror", os.path.join(source, "kernels.c"),
+                    "-o", by_pkg_config] + flags + [f"-Wl,-rpath,{libdir}"],
+                   check=True, env=env)
+    build = os.path.join(work, "cmake")
+    for args in (["cmake", "-S", source, "-B", build, f"-DCMAKE_PREFIX_PATH={PREFIX}",
+                  "-DCMAKE_C_FLAGS=-Wall -Wextra -Werror"],
+                 ["cmake", "--build", build]):
+        p = subprocess.run(args, capture_output=True, text=True, env=CLEAN_ENV, timeout=300)
+        assert p.returncode == 0, (args, p.stdout, p.stderr)
+    return by_pkg_config, os.path.join(build, "kernels")
+
+
+def test_example_against_the_installed_library_prints_the_results_files_kernels():
+    folder = trace_dir("nccl_data")
+    trace = os.path.join(folder, sorted(os.listdir(folder))[0])
+    results, _ = analyse(trace, extra=["-q", "--round-like-hta"])
+    kernels = table(results, "kernels").sort_values("sum_us", ascending=False, kind="stable")
+    want = [(r.name, r.kernel_type, int(r.count), float(r.sum_us))
+            for r in kernels.head(5).itertuples()]
+    assert len(want) == 5, want
+    for program in example_builds():
+        p = subprocess.run([program, trace, "5", "--round-like-hta"], capture_output=True,
+                           text=True, env=libhta_env(CLEAN_ENV), timeout=300)
+        assert p.returncode == 0, (program, p.stderr)
+        got = [(n, t, int(c), float(s)) for n, t, c, s in
+               (line.split("\t") for line in p.stdout.splitlines())]
+        assert got == want, (program, got, want)
+        p = subprocess.run([program, trace, "--bins=none"], capture_output=True, text=True,
+                           env=libhta_env(CLEAN_ENV), timeout=60)
+        assert p.returncode == 2 and "--bins" in p.stderr, p.stderr
+
+
+def test_installed_python_package_uses_the_installed_library():
+    folder = trace_dir("alexnet")
+    trace = os.path.join(folder, sorted(os.listdir(folder))[0])
+    code = ("from hta_mpi import libhta; t = libhta.analyse_trace(%r); "
+            "print(libhta.library()._name); print(len(t['kernels']))" % trace)
+    p = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True,
+                       env=libhta_env(dict(CLEAN_ENV, PYTHONPATH=SITE)), cwd=tmpdir(),
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    path, rows = p.stdout.split()
+    assert os.path.realpath(path).startswith(os.path.realpath(PREFIX) + os.sep), path
+    assert int(rows) == len(table(analyse(trace, extra=["-q"])[0], "kernels"))
 
 
 def test_man_page_renders():

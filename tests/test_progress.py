@@ -12,7 +12,8 @@ import subprocess
 
 from common import (HTA_MPI, MPI_ENV, TRACEGEN, analyse, main, tmpdir)
 
-LINE = re.compile(r"^hta-mpi: analysed (\d+)/(\d+) traces \((\d+)%\), (\d+\.\d) MB/s$")
+LINE = re.compile(r"^hta-mpi: analysed (\d+)/(\d+) traces(?:, (\d+) failed)? \((\d+)%\), "
+                  r"(\d+\.\d) MB/s$")
 
 
 def generated(ranks):
@@ -22,11 +23,17 @@ def generated(ranks):
     return d
 
 
-def progress_lines(stderr):
+def progress_lines(stderr, failures=False):
+    """(files done, files, percent) of each line; with failures, (files
+    analysed, files failed) as well."""
     lines = [l for l in stderr.splitlines() if "analysed" in l and "traces" in l]
+    out = []
     for l in lines:
-        assert LINE.match(l), f"malformed progress line: {l!r}"
-    return [tuple(int(g) for g in LINE.match(l).groups()[:3]) for l in lines]
+        m = LINE.match(l)
+        assert m, f"malformed progress line: {l!r}"
+        ok, total, failed, pct = (int(g or 0) for g in m.groups()[:4])
+        out.append((ok + failed, total, pct) + ((ok, failed) if failures else ()))
+    return out
 
 
 def first_k_per_decile(n):
@@ -58,7 +65,10 @@ def test_failed_traces_and_idle_processes():
     with open(os.path.join(d, "rank-2.json"), "w") as f:
         f.write('{"traceEvents": [')
     _, p = analyse(d, processes=5, expect=1)
-    assert progress_lines(p.stderr) == [(1, 3, 33), (2, 3, 66), (3, 3, 100)], p.stderr
+    lines = progress_lines(p.stderr, failures=True)
+    assert [line[:3] for line in lines] == [(1, 3, 33), (2, 3, 66), (3, 3, 100)], p.stderr
+    # The failed file counts as failed, not analysed.
+    assert lines[-1][3:] == (2, 1), p.stderr
 
 
 def run_in_terminal(args):

@@ -13,6 +13,7 @@
 #include "model/rank_view.h"
 #include "model/step_filter.h"
 #include "parse/rank_name.h"
+#include "parse/read_input.h"
 #include "parse/reader.h"
 #include "util/buf.h"
 #include "unit.h"
@@ -184,6 +185,41 @@ static void test_malformed_inputs_fail_with_offsets(void)
     expect_error("{\"traceEvents\":[{\"name\":\"\\q\"}]}", "bad escape");
 }
 
+/* Python's json, and so HTA, reads NaN, Infinity and -Infinity: the file
+ * reads, whatever the refill size; an event whose ts or dur is one is
+ * skipped and counted, one that has them only elsewhere is kept. */
+static void test_nonfinite_literals(void)
+{
+    const char *json =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"ts\":NaN,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"ts\":1,\"dur\":Infinity},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\",\"ts\":-Infinity,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"d\",\"pid\":-Infinity,"
+        "\"tid\":NaN,\"ts\":5,\"dur\":2,\"args\":{\"stream\":7,\"x\":[NaN,-Infinity,-3],"
+        "\"memory bandwidth (GB/s)\":NaN,\"bytes\":Infinity}}],"
+        "\"distributedInfo\":{\"rank\":NaN,\"world_size\":-Infinity}}";
+    for (size_t refill = 0; refill < 24; refill++) {
+        hta_trace t;
+        hta_error err = {{0}};
+        int rc = hta_read_trace_memory(json, strlen(json), refill, "mem", &t, &err);
+        CHECK(rc == 0, "refill %zu: %s", refill, err.text);
+        if (rc)
+            continue;
+        CHECK(t.n_events == 1 && t.skipped_events == 3, "refill %zu: %zu kept, %llu skipped",
+              refill, t.n_events, (unsigned long long)t.skipped_events);
+        if (t.n_events == 1)
+            CHECK(t.events[0].ts_ns == 5000 && t.events[0].dur_ns == 2000 &&
+                      strcmp(hta_event_name(&t, &t.events[0]), "d") == 0,
+                  "the event with finite times is kept");
+        CHECK(t.rank == -1 && t.world_size == -1, "non-finite rank and size are absent");
+        hta_trace_free(&t);
+    }
+    expect_error("[{\"a\":-Inf}]", "invalid literal");
+    expect_error("[{\"a\":-x}]", "malformed number");
+    expect_error("[{\"ts\":Nan}]", "invalid literal");
+}
+
 /* The context key (model/trace.h) of event i: pid, tid, Input Dims and
  * Input type as written, joined by HTA_CONTEXT_SEPARATOR, shown with '|'. */
 static const char *context_key(const hta_trace *t, size_t i, char *out, size_t cap)
@@ -214,7 +250,7 @@ static void test_op_arguments_kept_as_written(void)
                  "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":2,"
                  "\"ts\":1,\"dur\":1,\"args\":{\"Input Dims\": %s, \"Input type\":[\"float\"]}}]",
                  dims[k]);
-        snprintf(want, sizeof want, "1|2|%s|[\"float\"]", written[k]);
+        snprintf(want, sizeof want, "1|2|%s|[\"float\"]|", written[k]);
         hta_trace t;
         hta_error err;
         int rc = parse(json, &t, &err);
@@ -229,6 +265,35 @@ static void test_op_arguments_kept_as_written(void)
     expect_error("[{\"ph\":\"X\",\"args\":{\"Input Dims\":[[1] [2]]}}]", "expected ',' or ']'");
     expect_error("[{\"ph\":\"X\",\"args\":{\"Input Dims\":[1}}]", "expected ',' or ']'");
     expect_error("[{\"ph\":\"X\",\"args\":{\"Input type\":[\"a]}}]", "unterminated string");
+}
+
+/* Concrete Inputs join the context of the ops whose FLOPs depend on them
+ * (a convolution's stride and padding), not of the others, whose values
+ * change from call to call; deviceProperties names the GPU. */
+static void test_concrete_inputs_and_device(void)
+{
+    static const char *const ops[] = {"aten::convolution", "aten::select"};
+    static const char *const want[] = {"1|2|[[1], []]|[\"float\"]|[\"\", \"[2, 2]\"]",
+                                       "1|2|[[1], []]|[\"float\"]|"};
+    for (int k = 0; k < 2; k++) {
+        char json[512], key[512];
+        snprintf(json, sizeof json,
+                 "{\"deviceProperties\": [{\"id\": 0, \"name\": \"AMD Instinct MI300X\"}], "
+                 "\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,"
+                 "\"tid\":2,\"ts\":1,\"dur\":1,\"args\":{\"Input Dims\": [[1], []], "
+                 "\"Concrete Inputs\": [\"\", \"[2, 2]\"], \"Input type\":[\"float\"]}}]}",
+                 ops[k]);
+        hta_trace t;
+        hta_error err;
+        int rc = parse(json, &t, &err);
+        CHECK(rc == 0 && t.n_events == 1, "%s: %s", ops[k], rc ? err.text : "events");
+        if (rc)
+            continue;
+        CHECK(strcmp(context_key(&t, 0, key, sizeof key), want[k]) == 0, "%s: '%s' kept as '%s'",
+              ops[k], want[k], key);
+        CHECK(strcmp(t.device_name, "AMD Instinct MI300X") == 0, "device '%s'", t.device_name);
+        hta_trace_free(&t);
+    }
 }
 
 static void test_deep_nesting_costs_no_stack(void)
@@ -359,7 +424,9 @@ int main(int argc, char **argv)
     test_event_selection_and_metadata();
     test_escapes_are_decoded();
     test_malformed_inputs_fail_with_offsets();
+    test_nonfinite_literals();
     test_op_arguments_kept_as_written();
+    test_concrete_inputs_and_device();
     test_deep_nesting_costs_no_stack();
     test_rank_from_file_name();
     test_concatenated_gzip_members();

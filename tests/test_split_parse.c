@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parse/read_input.h"
 #include "parse/reader.h"
 #include "parse/split_parse.h"
 #include "util/buf.h"

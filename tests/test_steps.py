@@ -1,6 +1,6 @@
 """/steps and /cross_rank/steps: per rank and profiler step.
 
-Answers known by construction: hta-tracegen's DDP job (tools/tracegen.c)
+Answers known by construction: hta-tracegen's DDP job (tools/tracegen_ddp.c)
 runs its steps one after the other on the GPU, every kernel launched inside
 its step's ProfilerStep range, all ranks' steps starting together; so the
 per-step unions add up to the whole trace's, and the per-step waits to

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "parse/split_parse.h"
+#include "parse/read_input.h"
 #include "parse/reader.h"
 #include "model/trace.h"
 

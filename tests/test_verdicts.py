@@ -1,6 +1,6 @@
 """The outlier noise floor and the straggler verdict (docs/crossrank.md).
 
-Answers known by construction: hta-tracegen's DDP jobs (tools/tracegen.c)
+Answers known by construction: hta-tracegen's DDP jobs (tools/tracegen_ddp.c)
 whose ranks differ only by their seeded jitter, with and without a rank
 whose compute is 1.3x, and its tensor x data parallel jobs
 (tools/tracegen_groups.c) with a rank late for a known cause.

@@ -42,7 +42,7 @@
 #include <sys/stat.h>
 
 #include "tracegen_chains.h"
-#include "tracegen_json.h"
+#include "tracegen_common.h"
 
 #define CH_ORIGIN_US 1000000
 #define CH_STEP_US 100000
@@ -166,7 +166,7 @@ static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, i
     snprintf(path, sizeof path, "%s/rank-%" PRId64 ".json", dir, r);
     ch_rank k = {.f = fopen(path, "w"), .first_event = true, .next_corr = 1};
     if (!k.f)
-        tg_json_fail("cannot write ", path);
+        tg_fail("cannot write ", path);
     fprintf(k.f, "{\"distributedInfo\": {\"rank\": %" PRId64 ", \"world_size\": %" PRId64
                  "}, \"traceEvents\": [", r, world);
     fprintf(truth, "  \"%" PRId64 "\": {\n", r);
@@ -188,7 +188,7 @@ static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, i
     }
     fputs("\n]}\n", k.f);
     if (fclose(k.f))
-        tg_json_fail("write failed: ", path);
+        tg_fail("write failed: ", path);
     fprintf(truth, "  }%s\n", r + 1 == world ? "" : ",");
 }
 
@@ -207,23 +207,23 @@ int tracegen_chains_main(int argc, char **argv)
         else if (!strcmp(a, "--steps"))
             steps = tg_json_count(a, v, CH_MAX_STEPS);
         else
-            tg_json_fail("--critical-path-truth takes only -o DIR, --ranks N, --steps S: ", a);
+            tg_fail("--critical-path-truth takes only -o DIR, --ranks N, --steps S: ", a);
         i++;
     }
     if (!dir)
-        tg_json_fail("--critical-path-truth needs -o DIR", NULL);
+        tg_fail("--critical-path-truth needs -o DIR", NULL);
     if (mkdir(dir, 0777) && errno != EEXIST)
-        tg_json_fail("cannot create ", dir);
+        tg_fail("cannot create ", dir);
     char path[4096];
     snprintf(path, sizeof path, "%s.critical_path_truth.json", dir);
     FILE *truth = fopen(path, "w");
     if (!truth)
-        tg_json_fail("cannot write ", path);
+        tg_fail("cannot write ", path);
     fputs("{\"ranks\": {\n", truth);
     for (int64_t r = 0; r < world; r++)
         write_rank(dir, truth, r, world, steps);
     fputs("}}\n", truth);
     if (fclose(truth))
-        tg_json_fail("write failed: ", path);
+        tg_fail("write failed: ", path);
     return 0;
 }

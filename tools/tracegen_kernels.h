@@ -1,6 +1,6 @@
 /* tracegen_kernels.h: the GPU kernels hta-tracegen's traces launch, with
  * the names and launch attributes that torch.profiler records for them on
- * an A100 (tools/tracegen.c uses them; tracegen_kernels.c lists them). */
+ * an A100 (tools/tracegen_ddp.c uses them; tracegen_kernels.c lists them). */
 #ifndef HTA_TRACEGEN_KERNELS_H
 #define HTA_TRACEGEN_KERNELS_H
 

@@ -48,7 +48,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tracegen_json.h"
+#include "tracegen_common.h"
 #include "tracegen_ops.h"
 
 #define OPS_ORIGIN_US 1000000
@@ -360,19 +360,19 @@ int tracegen_ops_main(int argc, char **argv)
         else if (!strcmp(a, "--steps"))
             steps = tg_json_count(a, v, OPS_MAX_STEPS);
         else
-            tg_json_fail("--ops-truth takes only -o DIR, --ranks N, --steps S: ", a);
+            tg_fail("--ops-truth takes only -o DIR, --ranks N, --steps S: ", a);
         i++;
     }
     if (!dir)
-        tg_json_fail("--ops-truth needs -o DIR", NULL);
+        tg_fail("--ops-truth needs -o DIR", NULL);
     if (mkdir(dir, 0777) && errno != EEXIST)
-        tg_json_fail("cannot create ", dir);
+        tg_fail("cannot create ", dir);
 
     char path[4096];
     snprintf(path, sizeof path, "%s.ops_truth.json", dir);
     FILE *truth = fopen(path, "w");
     if (!truth)
-        tg_json_fail("cannot write ", path);
+        tg_fail("cannot write ", path);
     fputs("{\"ranks\": {\n", truth);
     for (int64_t r = 0; r < world; r++) {
         ops_rank k = {.first_event = true, .next_corr = 1};
@@ -380,15 +380,15 @@ int tracegen_ops_main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/rank-%" PRId64 ".json", dir, r);
         k.f = fopen(path, "w");
         if (!k.f || !k.gaps)
-            tg_json_fail("cannot write ", path);
+            tg_fail("cannot write ", path);
         write_rank_trace(&k, r, world, steps);
         if (fclose(k.f))
-            tg_json_fail("write failed: ", path);
+            tg_fail("write failed: ", path);
         write_rank_truth(truth, &k, r, r + 1 == world);
         free(k.gaps);
     }
     fputs("}}\n", truth);
     if (fclose(truth))
-        tg_json_fail("write failed: ", dir);
+        tg_fail("write failed: ", dir);
     return 0;
 }

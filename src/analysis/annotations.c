@@ -15,7 +15,10 @@
  *   annotation durations; the GPU events attributed, their summed
  *   duration, and of it COMPUTATION and COMMUNICATION kernels' durations;
  *   the same statistics of the CPU user_annotation durations.
- * Rows by name. */
+ * Rows by name.  With --detail, "detail/gpu_events" lists every GPU event
+ * of every stream with the annotation it was credited to ("" for none):
+ * get_gpu_kernels_with_user_annotations' rows, stream by stream in start
+ * order. */
 #define _GNU_SOURCE /* qsort_r */
 #include "analysis/annotations.h"
 #include "model/cpu_context.h"
@@ -56,6 +59,19 @@ typedef struct durations {
     double mean, m2;
 } durations;
 
+static const hta_column EVENT_COLUMNS[HTA_DETAIL_GPU_EVENTS_N_COLUMNS] = {
+    [HTA_DETAIL_GPU_EVENTS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DETAIL_GPU_EVENTS_TS_US] = {"ts_us", HTA_COL_F64},
+    [HTA_DETAIL_GPU_EVENTS_DUR_US] = {"dur_us", HTA_COL_F64},
+    [HTA_DETAIL_GPU_EVENTS_STREAM] = {"stream", HTA_COL_I64},
+    [HTA_DETAIL_GPU_EVENTS_CORRELATION] = {"correlation", HTA_COL_I64},
+    [HTA_DETAIL_GPU_EVENTS_NAME] = {"name", HTA_COL_STR},
+    [HTA_DETAIL_GPU_EVENTS_ANNOTATION] = {"annotation", HTA_COL_STR},
+};
+const hta_table_spec hta_detail_gpu_events_table = {
+    "detail/gpu_events", EVENT_COLUMNS, HTA_DETAIL_GPU_EVENTS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
+
 typedef struct name_stats {
     uint32_t name;
     durations gpu, cpu;
@@ -75,6 +91,7 @@ typedef struct run {
     size_t n_stats, cap_stats;
     annotation *gpu;           /* the GPU annotations */
     size_t n_gpu, cap_gpu;
+    hta_table *events;         /* detail/gpu_events, or NULL without --detail */
 } run;
 
 static void add_duration(durations *d, int64_t ns)
@@ -165,8 +182,30 @@ static size_t first_at_or_after(const hta_event *const *events, size_t n, int64_
     return lo;
 }
 
+/* One detail/gpu_events row per event of the stream, with its label. */
+static int put_event_rows(run *r, const hta_stream_work *s, const uint32_t *label)
+{
+    const hta_trace *trace = r->view->trace;
+    for (size_t i = 0; i < s->n; i++) {
+        const hta_event *e = s->events[i];
+        hta_row_builder row = hta_table_add_row(r->events);
+        hta_row_put_i64(&row, r->view->rank_key);
+        hta_row_put_f64(&row, hta_ns_to_us(e->ts_ns));
+        hta_row_put_f64(&row, hta_ns_to_us(e->dur_ns));
+        hta_row_put_i64(&row, s->stream);
+        hta_row_put_i64(&row, hta_event_correlation(trace, e));
+        hta_row_put_str(&row, hta_event_name(trace, e));
+        hta_row_put_str(&row, label[i] == UINT32_MAX
+                                  ? "" : hta_strtab_get(&trace->names, r->stats[label[i]].name));
+        if (hta_row_done(&row))
+            return -1;
+    }
+    return 0;
+}
+
 /* Paints one stream's events with the annotations a[0..n) (longest
- * first) and credits each event to its annotation's group. */
+ * first; none when n is 0) and credits each event to its annotation's
+ * group. */
 static void paint_stream(run *r, const hta_stream_work *s, const annotation *a, size_t n,
                          uint32_t *label, int64_t *max_end)
 {
@@ -214,8 +253,10 @@ static int attribute_gpu_events(run *r)
         size_t end = k;
         while (end < r->n_gpu && r->gpu[end].stream == stream)
             end++;
-        if (end > k)
+        if (end > k || r->events)
             paint_stream(r, &work->streams[s], r->gpu + k, end - k, label, max_end);
+        if (r->events)
+            rc = put_event_rows(r, &work->streams[s], label);
         k = end;
     }
     free(label);
@@ -263,11 +304,13 @@ static int put_rows(hta_table *t, run *r)
 int hta_annotations(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
                     hta_error *err)
 {
-    (void)opt;
     hta_table *t = hta_tableset_table(out, &hta_annotations_table);
     run r = {.view = v};
+    if (opt->detail && v->n_gpu > 0)
+        r.events = hta_tableset_table(out, &hta_detail_gpu_events_table);
     hta_cpu_contexts contexts;
-    int rc = t && hta_cpu_contexts_build(&contexts, v->trace) == 0 ? 0 : -1;
+    int rc = t && (r.events || !opt->detail || v->n_gpu == 0) &&
+                     hta_cpu_contexts_build(&contexts, v->trace) == 0 ? 0 : -1;
     if (rc == 0) {
         rc = collect(&r, &contexts) || attribute_gpu_events(&r);
         hta_cpu_contexts_free(&contexts);

@@ -31,4 +31,17 @@ enum {
 };
 extern const hta_table_spec hta_annotations_table;
 
+/* The columns of detail/gpu_events (docs/results-format.md). */
+enum {
+    HTA_DETAIL_GPU_EVENTS_RANK,
+    HTA_DETAIL_GPU_EVENTS_TS_US,
+    HTA_DETAIL_GPU_EVENTS_DUR_US,
+    HTA_DETAIL_GPU_EVENTS_STREAM,
+    HTA_DETAIL_GPU_EVENTS_CORRELATION,
+    HTA_DETAIL_GPU_EVENTS_NAME,
+    HTA_DETAIL_GPU_EVENTS_ANNOTATION,
+    HTA_DETAIL_GPU_EVENTS_N_COLUMNS
+};
+extern const hta_table_spec hta_detail_gpu_events_table;
+
 #endif

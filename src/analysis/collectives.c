@@ -11,7 +11,11 @@
  * stream number for a communicator (they do in the traces PyTorch writes
  * for one process group).  This is the fallback for
  * kernels without collective metadata: those with it go to "_comm_ops"
- * (analysis/comm_ops.c) and are matched by process group.
+ * (analysis/comm_ops.c) and are matched by process group.  Point-to-point
+ * kernels (SendRecv) without it are left out: only the metadata names a
+ * send's peer, and pairing them by stream and order would report waits
+ * between ranks that never talked (the real trace_filter pair, two ranks
+ * of 128, broke the clock condition); they are counted as unpaired.
  *
  * The process keeps these until its last trace is analysed and then sends
  * them to the root, so they are packed: one row of the process-local table
@@ -28,6 +32,7 @@
 #include "util/large_alloc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const hta_column COLUMNS[HTA_COLLECTIVE_KERNELS_N_COLUMNS] = {
     [HTA_COLLECTIVE_KERNELS_RANK] = {"rank", HTA_COL_I64},
@@ -97,6 +102,51 @@ static int put_streams(hta_table *t, int64_t rank_key, const hta_event *const *c
     return rc;
 }
 
+static const hta_column UNKNOWN_PEER_COLUMNS[HTA_P2P_UNKNOWN_PEER_N_COLUMNS] = {
+    [HTA_P2P_UNKNOWN_PEER_RANK] = {"rank", HTA_COL_I64},
+    [HTA_P2P_UNKNOWN_PEER_KERNELS] = {"kernels", HTA_COL_I64},
+};
+const hta_table_spec hta_p2p_unknown_peer_table = {
+    "_p2p_unknown_peer", UNKNOWN_PEER_COLUMNS, HTA_P2P_UNKNOWN_PEER_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+
+/* An NCCL/RCCL point-to-point kernel by its name (ncclKernel_SendRecv_*,
+ * ncclDevKernel_SendRecv, ..._Send_*, ..._Recv_*). */
+static int is_point_to_point(const hta_trace *t, const hta_event *e)
+{
+    const char *name = hta_strtab_get(&t->names, e->name);
+    return strstr(name, "SendRecv") || strstr(name, "Kernel_Send") || strstr(name, "Kernel_Recv");
+}
+
+/* Whether a kernel is matched here: not by process group, and not a
+ * send or recv, whose peer only its metadata names. */
+static int matched_by_stream(const hta_comm_resolver *r, const hta_event *e, size_t *p2p)
+{
+    if (hta_comm_resolve(r, e))
+        return 0;
+    if (is_point_to_point(r->view->trace, e)) {
+        (*p2p)++;
+        return 0;
+    }
+    return 1;
+}
+
+/* "_p2p_unknown_peer": the rank's point-to-point kernels without a peer,
+ * which pair with nothing and are given no wait (counted as unpaired by
+ * crossrank/p2p_results.c). */
+static int put_unknown_peers(hta_tableset *out, int64_t rank_key, size_t n)
+{
+    hta_table *t = n ? hta_tableset_table(out, &hta_p2p_unknown_peer_table) : NULL;
+    if (!n)
+        return 0;
+    if (!t)
+        return -1;
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, rank_key);
+    hta_row_put_i64(&row, (int64_t)n);
+    return hta_row_done(&row);
+}
+
 int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
                     hta_error *err)
 {
@@ -106,14 +156,14 @@ int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset
     hta_comm_resolver r;
     if (hta_comm_resolver_build(&r, v))
         return hta_fail(err, "out of memory listing collectives");
-    size_t n = 0;
+    size_t n = 0, p2p = 0, ignored = 0;
     for (size_t c = 0; c < v->n_comm; c++)
-        n += !hta_comm_resolve(&r, v->gpu[v->comm_at[c]]);
+        n += matched_by_stream(&r, v->gpu[v->comm_at[c]], &p2p);
     const hta_event **comm = n ? hta_large_malloc(n * sizeof *comm) : NULL;
     hta_table *t = n ? hta_tableset_table(out, &hta_collective_kernels_table) : NULL;
-    int rc = !n || (comm && t) ? 0 : -1;
+    int rc = (!n || (comm && t)) && put_unknown_peers(out, v->rank_key, p2p) == 0 ? 0 : -1;
     for (size_t c = 0, k = 0; rc == 0 && k < n; c++)
-        if (!hta_comm_resolve(&r, v->gpu[v->comm_at[c]]))
+        if (matched_by_stream(&r, v->gpu[v->comm_at[c]], &ignored))
             comm[k++] = v->gpu[v->comm_at[c]];
     if (rc == 0 && n) {
         qsort(comm, n, sizeof *comm, compare_stream_then_start);

@@ -21,4 +21,12 @@ enum {
 };
 extern const hta_table_spec hta_collective_kernels_table;
 
+/* The columns of _p2p_unknown_peer (scratch between stages, never written). */
+enum {
+    HTA_P2P_UNKNOWN_PEER_RANK,
+    HTA_P2P_UNKNOWN_PEER_KERNELS,
+    HTA_P2P_UNKNOWN_PEER_N_COLUMNS
+};
+extern const hta_table_spec hta_p2p_unknown_peer_table;
+
 #endif

@@ -6,13 +6,15 @@
  * analysis/comm_ops.h for where it comes from) goes into the process-local
  * table "_comm_ops", one row per (rank, process group) like
  * "_collectives": the group's name, description and member ranks once;
- * its distinct kinds (collective, dtype, element counts, group size) once,
+ * its distinct kinds (collective, dtype, element counts, group size, and
+ * a send's or recv's peer) once,
  * as lines of tab-separated fields; and per kernel, in start order, packed
  * series (table/packed_ints.h): the index of its kind, PyTorch's per-group
  * sequence number Seq (-1 without), its start (gap since the previous),
  * duration, how long computation ran during it (for /comm_by_group's
  * exposed time) and the ProfilerStep number that launched it (-1 outside
- * any; for /steps).  A kernel's position in the series is its ordinal
+ * any; for /steps), and its split sizes as text (all-to-all-v).  A
+ * kernel's position in the series is its ordinal
  * among the rank's kernels of the group, the matching key without Seq.
  * The table stays on its process until the ranks are resolved; then each
  * kernel travels once, as a fixed-size op, to the process that owns its
@@ -43,6 +45,7 @@ static const hta_column COLUMNS[HTA_COMM_OPS_N_COLUMNS] = {
     [HTA_COMM_OPS_DURATIONS] = {"durations", HTA_COL_STR},
     [HTA_COMM_OPS_OVERLAPS] = {"overlaps", HTA_COL_STR},
     [HTA_COMM_OPS_STEPS] = {"steps", HTA_COL_STR},
+    [HTA_COMM_OPS_SPLITS] = {"splits", HTA_COL_STR},
 };
 const hta_table_spec hta_comm_ops_table = {
     "_comm_ops", COLUMNS, HTA_COMM_OPS_N_COLUMNS,
@@ -198,27 +201,40 @@ static int64_t compute_overlap(const hta_rank_view *v, int64_t start, int64_t en
     return total;
 }
 
-/* A run's distinct (collective, dtype, element counts, group size). */
+/* A run's distinct (collective, dtype, element counts, group size,
+ * point-to-point peer). */
 static int same_kind(const hta_comm_meta *a, const hta_comm_meta *b)
 {
     return a->collective == b->collective && a->dtype == b->dtype &&
            a->in_nelems == b->in_nelems && a->out_nelems == b->out_nelems &&
-           a->group_size == b->group_size;
+           a->group_size == b->group_size && a->peer == b->peer;
 }
 
 /* Scratch for one group's row: a value per kernel for each series. */
 typedef struct row_scratch {
     uint64_t *kind, *gap, *overlap;
     int64_t *seq, *duration, *step;
-    hta_buf kinds, packed[6];
+    hta_buf kinds, packed[6], splits;
 } row_scratch;
 
-/* Appends "collective TAB dtype TAB in TAB out TAB size NL" for a kind. */
+/* Appends a kernel's split sizes, "in TAB out NL" ("[2, 1]" lists as
+ * PyTorch writes them, empty when absent): they change at every
+ * all-to-all-v, so they are no part of the kind. */
+static int put_splits(hta_buf *b, const hta_comm_set *s, const hta_comm_meta *m)
+{
+    const char *in = hta_comm_string(s, m->in_split), *out = hta_comm_string(s, m->out_split);
+    return hta_buf_append(b, in, strlen(in)) || hta_buf_putc(b, '\t') ||
+           hta_buf_append(b, out, strlen(out)) || hta_buf_putc(b, '\n');
+}
+
+/* Appends "collective TAB dtype TAB in TAB out TAB size TAB peer NL" for
+ * a kind. */
 static int put_kind(hta_buf *b, const hta_comm_set *s, const hta_comm_meta *m)
 {
-    char numbers[96];
-    int n = snprintf(numbers, sizeof numbers, "\t%lld\t%lld\t%lld\n", (long long)m->in_nelems,
-                     (long long)m->out_nelems, (long long)m->group_size);
+    char numbers[128];
+    int n = snprintf(numbers, sizeof numbers, "\t%lld\t%lld\t%lld\t%lld\n",
+                     (long long)m->in_nelems, (long long)m->out_nelems,
+                     (long long)m->group_size, (long long)m->peer);
     const char *collective = hta_comm_string(s, m->collective), *dtype = hta_comm_string(s, m->dtype);
     return hta_buf_append(b, collective, strlen(collective)) || hta_buf_putc(b, '\t') ||
            hta_buf_append(b, dtype, strlen(dtype)) || hta_buf_append(b, numbers, (size_t)n);
@@ -234,13 +250,13 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
 {
     const hta_comm_set *s = &v->trace->comm;
     size_t n_kinds = 0, cursor = 0;
-    r->kinds.len = 0;
+    r->kinds.len = r->splits.len = 0;
     for (size_t i = 0; i < n; i++) {
         size_t j = 0;
         while (j < i && !same_kind(k[j].meta, k[i].meta))
             j++;
         r->kind[i] = j < i ? r->kind[j] : n_kinds++;
-        if (j == i && put_kind(&r->kinds, s, k[i].meta))
+        if ((j == i && put_kind(&r->kinds, s, k[i].meta)) || put_splits(&r->splits, s, k[i].meta))
             return -1;
         const hta_event *e = k[i].event;
         long step = hta_profiler_step_of(steps, v, e, &cursor);
@@ -252,7 +268,8 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
     }
     for (int p = 0; p < 6; p++)
         r->packed[p].len = 0;
-    if (hta_buf_putc(&r->kinds, '\0') || hta_pack_series(&r->packed[0], r->kind, n) ||
+    if (hta_buf_putc(&r->kinds, '\0') || hta_buf_putc(&r->splits, '\0') ||
+        hta_pack_series(&r->packed[0], r->kind, n) ||
         hta_pack_signed_series(&r->packed[1], r->seq, n) ||
         hta_pack_series(&r->packed[2], r->gap, n) ||
         hta_pack_signed_series(&r->packed[3], r->duration, n) ||
@@ -272,6 +289,7 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
     hta_row_put_i64(&row, k[0].event->ts_ns);
     for (int p = 2; p < 6; p++)
         hta_row_put_str(&row, r->packed[p].data);
+    hta_row_put_str(&row, r->splits.data);
     return hta_row_done(&row);
 }
 
@@ -295,6 +313,7 @@ static int put_groups(hta_table *t, const hta_rank_view *v, const hta_profiler_s
     free(r.duration);
     free(r.step);
     hta_buf_free(&r.kinds);
+    hta_buf_free(&r.splits);
     for (int p = 0; p < 6; p++)
         hta_buf_free(&r.packed[p]);
     return rc;

@@ -45,6 +45,7 @@ enum {
     HTA_COMM_OPS_DURATIONS,
     HTA_COMM_OPS_OVERLAPS,
     HTA_COMM_OPS_STEPS,
+    HTA_COMM_OPS_SPLITS,
     HTA_COMM_OPS_N_COLUMNS
 };
 extern const hta_table_spec hta_comm_ops_table;

@@ -14,10 +14,13 @@
  * (cuda*LaunchKernel*, cuLaunchKernel*, runFunction*) and hipLaunchKernel
  * and hipExtModuleLaunchKernel, which HTA misses; copies and memsets count
  * as GPU work but not as launches.  Rows by name, Input Dims, Input type.
- * The same walk counts the kernel sequences (analysis/kernel_sequences.h). */
+ * The same walk counts the kernel sequences (analysis/kernel_sequences.h)
+ * and sizes the GEMM, convolution and attention calls
+ * (analysis/op_perf.h), with each call's own GPU time measured here. */
 #define _GNU_SOURCE /* qsort_r */
 #include "analysis/ops.h"
 #include "analysis/kernel_sequences.h"
+#include "analysis/op_perf.h"
 #include "model/op_groups.h"
 #include "model/op_walk.h"
 #include "numerics/stats.h"
@@ -64,6 +67,7 @@ typedef struct ops_run {
     size_t cap_stats;
     unsigned char *is_kernel_launch; /* by name id */
     hta_sequences *sequences;  /* counted in the same walk */
+    hta_op_perf *perf;         /* likewise */
     hta_interval *spans;       /* one call's own GPU intervals */
     size_t cap_spans;
 } ops_run;
@@ -103,9 +107,9 @@ static int64_t union_length(hta_interval *s, size_t n)
     return total + (end > start ? end - start : 0);
 }
 
-static op_stats *stats_of(ops_run *r, const hta_event *op)
+static op_stats *stats_of(ops_run *r, const hta_event *op, size_t *group)
 {
-    size_t g = hta_op_groups_find(&r->groups, op);
+    size_t g = *group = hta_op_groups_find(&r->groups, op);
     if (g == SIZE_MAX)
         return NULL;
     if (hta_grow_array((void **)&r->stats, &r->cap_stats, g + 1, sizeof *r->stats))
@@ -172,11 +176,14 @@ static int visit_op(void *ctx, const hta_op_visit *v)
     ops_run *r = ctx;
     if (hta_sequences_visit(r->sequences, v))
         return -1;
-    op_stats *s = stats_of(r, v->op);
+    size_t group;
+    op_stats *s = stats_of(r, v->op, &group);
     long n = s ? own_spans(r, v) : -1;
     if (n < 0)
         return -1;
     int64_t busy = union_length(r->spans, (size_t)n);
+    if (hta_op_perf_visit(r->perf, &r->groups, v, group, busy))
+        return -1;
     s->calls++;
     s->gpu_events += n;
     s->cpu_ns += v->op->dur_ns;
@@ -227,19 +234,20 @@ static int compare_rows(const void *a, const void *b, void *run)
 {
     const ops_run *r = run;
     const op_stats *x = a, *y = b;
-    const hta_strtab *names = &r->view->trace->names;
-    int c = strcmp(hta_strtab_get(names, x->name), hta_strtab_get(names, y->name));
-    const hta_cpu_context *cx = &r->groups.contexts.of[x->context];
-    const hta_cpu_context *cy = &r->groups.contexts.of[y->context];
-    if (c == 0)
-        c = strcmp(cx->input_dims, cy->input_dims);
-    return c ? c : strcmp(cx->input_type, cy->input_type);
+    return hta_op_groups_compare(&r->groups, r->view->trace, x->name, x->context, y->name,
+                                 y->context);
 }
 
 int hta_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, hta_error *err)
 {
     hta_table *t = hta_tableset_table(out, &hta_ops_table);
     ops_run r = {.view = v, .sequences = hta_sequences_start(v, opt)};
+    hta_error perf_err = {{0}};
+    r.perf = hta_op_perf_start(v, opt, &perf_err);
+    if (!r.perf) {
+        hta_sequences_free(r.sequences);
+        return hta_fail(err, "%s", perf_err.text);
+    }
     int rc = t && r.sequences && find_kernel_launches(&r) == 0 &&
                      hta_op_groups_init(&r.groups, v->trace) == 0
                  ? 0
@@ -252,7 +260,10 @@ int hta_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, h
         rc = put_row(t, &r, &r.stats[g]);
     if (rc == 0)
         rc = hta_sequences_finish(r.sequences, out);
+    if (rc == 0)
+        rc = hta_op_perf_finish(r.perf, &r.groups, out);
     hta_sequences_free(r.sequences);
+    hta_op_perf_free(r.perf);
     hta_op_groups_free(&r.groups);
     free(r.stats);
     free(r.spans);

@@ -325,6 +325,7 @@ int hta_queue_length_series(hta_step_series_set *set, const hta_rank_view *v)
 /* ---- memory bandwidth -------------------------------------------------- */
 
 #define MEMCPY_KIND_LEN (sizeof "Memcpy DtoH" - 1)
+#define UVM_PREFIX "Memcpy UVM_"
 
 void hta_copy_kind(const char *name, char kind[HTA_COPY_KIND_SIZE])
 {
@@ -333,7 +334,13 @@ void hta_copy_kind(const char *name, char kind[HTA_COPY_KIND_SIZE])
     else if (strncmp(name, "Memcpy", 6) != 0)
         strcpy(kind, "Memcpy Unknown");
     else {
-        size_t len = strnlen(name, MEMCPY_KIND_LEN);
+        /* Unified Memory migrations (Nsight's, which Kineto never writes)
+         * keep their direction: "Memcpy UVM_HtoD". */
+        size_t len = strncmp(name, UVM_PREFIX, strlen(UVM_PREFIX)) == 0
+                         ? strlen(UVM_PREFIX) + strcspn(name + strlen(UVM_PREFIX), " (")
+                         : strnlen(name, MEMCPY_KIND_LEN);
+        if (len > HTA_COPY_KIND_SIZE - 1)
+            len = HTA_COPY_KIND_SIZE - 1;
         memcpy(kind, name, len);
         kind[len] = '\0';
     }

@@ -78,7 +78,8 @@ size_t hta_trace_count_copies(const hta_trace *t);
 
 /* HTA's copy kind of a MEMORY event name: "Memset"; "Memcpy Unknown" for
  * names not starting with "Memcpy"; else the first 11 characters
- * ("Memcpy DtoH"). */
+ * ("Memcpy DtoH"), but the whole first word of a Unified Memory migration
+ * ("Memcpy UVM_HtoD", up to 15 characters). */
 void hta_copy_kind(const char *name, char kind[HTA_COPY_KIND_SIZE]);
 
 #endif

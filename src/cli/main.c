@@ -1,20 +1,12 @@
-/* main.c: hta-mpi's entry point.  Parses the command line before MPI
- * starts so that --help, --version and usage errors cost nothing, then hands
- * the run to the pipeline and turns its result into the exit code. */
+/* main.c: hta-mpi's entry point, a program of the public interface
+ * (hta/run.h).  Parses the command line before MPI starts so that --help,
+ * --version and usage errors cost nothing, then hands the process to the
+ * run and turns its result into the exit code. */
 #include <malloc.h>
-#include <mpi.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "diff/diff_command.h"
-#include "run/head_start.h"
-#include "run/pipeline.h"
-#include "run/threads.h"
-
-#ifndef HTA_VERSION
-#define HTA_VERSION "0.0.0"
-#endif
+#include "hta/hta.h"
 
 /* Every trace allocates the same read buffers and scratch arrays of a few
  * megabytes and frees them.  By default glibc maps such blocks fresh or
@@ -25,78 +17,43 @@
  * TRIM_THRESHOLD of free heap, lets each trace reuse the last one's pages;
  * the large event arrays are still mapped, and grow by remapping.  Every
  * thread allocates from the one main heap (MALLOC_ARENAS): malloc_trim,
- * which a large trace calls after each analysis (HTA_TRIM_MIN_EVENTS),
- * returns the free top of the main heap only, and a thread's own arena
- * would keep up to TRIM_THRESHOLD of it between traces. */
+ * which a large trace calls after each analysis (HTA_TRIM_MIN_EVENTS in
+ * run/analyse_file.h), returns the free top of the main heap only, and a
+ * thread's own arena would keep up to TRIM_THRESHOLD of it between traces.
+ * This is the command's policy for its own process, not the library's. */
 #define MMAP_THRESHOLD (4 << 20)
 #define TRIM_THRESHOLD (16 << 20)
 #define MALLOC_ARENAS 1
 
-/* A process started directly, not by mpirun or srun, is alone and sends
- * no message, yet Open MPI's singleton MPI_Init is slow: it starts a
- * helper daemon (orted) to serve as its runtime, and probes every network
- * transport it was built with (UCX, libfabric, PSM) to choose a
- * point-to-point layer.  Such a process runs isolated (no daemon) on the
- * plain ob1 layer, unless the user set either; processes of a
- * launched job keep whatever the cluster configures.  Isolated singletons
- * would all share one session directory, which the first to finish
- * removes: with several lone processes at once, another's MPI_Init then
- * failed to create it, or MPI-IO printed an error when its "sm"
- * shared-file-pointer component found its file gone.  A lone process
- * needs no session directory and hta-mpi no shared file pointer, so it
- * creates none and leaves that component out.  It talks to nobody but
- * itself, so it brings up no network transport either (btl "self", no UCX
- * one-sided layer): besides their start-up time, verbs and UCX hook the
- * process's memory calls, which the head start's thread (head_start.c)
- * makes while MPI_Init runs. */
-static void prefer_quick_start_when_alone(void)
-{
-    if (!hta_started_alone())
-        return;
-    setenv("OMPI_MCA_pml", "ob1", 0);
-    setenv("OMPI_MCA_btl", "self", 0);
-    setenv("OMPI_MCA_osc", "^ucx", 0);
-    setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
-    setenv("OMPI_MCA_orte_create_session_dirs", "0", 0);
-    setenv("OMPI_MCA_sharedfp", "^sm", 0);
-}
-
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
-        return hta_diff_main(argc - 1, argv + 1, HTA_VERSION);
+        return hta_command_diff(argc - 1, argv + 1);
     mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD);
     mallopt(M_ARENA_MAX, MALLOC_ARENAS);
-    hta_options opt;
-    hta_error err = {{0}};
-    hta_cli_action action = hta_parse_options(argc, argv, &opt, &err);
-    if (action == HTA_CLI_HELP) {
-        hta_print_usage(stdout);
-        return HTA_EXIT_OK;
-    }
-    if (action == HTA_CLI_VERSION) {
-        printf("hta-mpi %s\n", HTA_VERSION);
-        return HTA_EXIT_OK;
-    }
-    if (action == HTA_CLI_USAGE_ERROR) {
-        fprintf(stderr, "hta-mpi: %s\n", err.text);
-        hta_options_free(&opt);
-        return HTA_EXIT_USAGE;
-    }
-    prefer_quick_start_when_alone();
-    hta_head_start head;
-    hta_head_start_begin(&head, &opt);
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-        fprintf(stderr, "hta-mpi: MPI_Init failed\n");
-        hta_head_start_end(&head);
+    hta_settings *settings = hta_settings_new();
+    if (!settings) {
+        fprintf(stderr, "hta-mpi: out of memory\n");
         return HTA_EXIT_INTERNAL;
     }
-    if (opt.threads == 0)
-        opt.threads = hta_threads_per_process();
-    int code = hta_run(&opt, HTA_VERSION, &head);
-    hta_head_start_end(&head);
-    MPI_Finalize();
-    hta_options_free(&opt);
+    hta_error err = {{0}};
+    int code = HTA_EXIT_OK;
+    switch (hta_command_parse(settings, argc, argv, &err)) {
+    case HTA_COMMAND_HELP:
+        hta_command_usage(stdout);
+        break;
+    case HTA_COMMAND_VERSION:
+        printf("hta-mpi %s\n", hta_version());
+        break;
+    case HTA_COMMAND_USAGE_ERROR:
+        fprintf(stderr, "hta-mpi: %s\n", err.text);
+        code = HTA_EXIT_USAGE;
+        break;
+    case HTA_COMMAND_RUN:
+        code = hta_command_run(settings, &argc, &argv);
+        break;
+    }
+    hta_settings_destroy(settings);
     return code;
 }

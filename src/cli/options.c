@@ -58,7 +58,7 @@ enum {
     OPT_VERSION, OPT_ROUND_LIKE_HTA, OPT_TIMEOUT_PER_TRACE, OPT_INFLATER, OPT_THREADS,
     OPT_SEQUENCE_OP, OPT_MIN_PATTERN_LEN, OPT_SEQUENCE_TOP, OPT_GAP_THRESHOLD,
     OPT_CRITICAL_PATH, OPT_WRITE_TRACES,
-    OPT_INPUT_FORMAT, OPT_STEP_REGEX, OPT_MERGE_DEVICES,
+    OPT_INPUT_FORMAT, OPT_STEP_REGEX, OPT_MERGE_DEVICES, OPT_GPU_SPEC,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -85,6 +85,7 @@ static const struct option LONG_OPTIONS[] = {
     {"detail", no_argument, NULL, OPT_DETAIL},
     {"critical-path", no_argument, NULL, OPT_CRITICAL_PATH},
     {"write-traces", required_argument, NULL, OPT_WRITE_TRACES},
+    {"gpu-spec", required_argument, NULL, OPT_GPU_SPEC},
     {"timeout-per-trace", required_argument, NULL, OPT_TIMEOUT_PER_TRACE},
     {"inflater", required_argument, NULL, OPT_INFLATER},
     {"threads", required_argument, NULL, OPT_THREADS},
@@ -136,6 +137,9 @@ void hta_print_usage(FILE *out)
         "      --sequence-top N            kernel sequences kept per rank (default 10)\n"
         "      --gap-threshold US          GPU idle gaps at least this long are listed\n"
         "                                  with their cause (default 1000)\n"
+        "      --gpu-spec FILE             peak TFLOPS and memory bandwidth of the GPU\n"
+        "                                  (TraceLens's architecture JSON) for /op_perf\n"
+        "                                  (default: the built-in table)\n"
         "      --z-outlier Z               |z| for an outlier (default 3)\n"
         "      --z-likely Z                |z| for a likely outlier (default 2)\n"
         "      --robust-z Z                |robust z| for a robust outlier (default 3.5)\n"
@@ -301,6 +305,7 @@ static int apply_option(int c, const char *arg, hta_options *o, hta_error *err)
     case OPT_DETAIL: o->detail = 1; return 0;
     case OPT_CRITICAL_PATH: o->critical_path = 1; return 0;
     case OPT_WRITE_TRACES: o->write_traces = arg; return 0;
+    case OPT_GPU_SPEC: o->gpu_spec = arg; return 0;
     case OPT_TIMEOUT_PER_TRACE: return parse_double("timeout-per-trace", arg, 0, &o->timeout_per_trace, err);
     case OPT_INFLATER: return parse_inflater(arg, o, err);
     case OPT_THREADS: return parse_int("threads", arg, 0, &o->threads, err);
@@ -348,4 +353,31 @@ hta_cli_action hta_parse_options(int argc, char **argv, hta_options *o, hta_erro
     }
     o->command_line = join_arguments(argc, argv);
     return HTA_CLI_RUN;
+}
+
+/* The settable options: --help and --version are actions, not settings. */
+static const struct option *settable_option(const char *name)
+{
+    for (const struct option *o = LONG_OPTIONS; o->name; o++)
+        if (strcmp(o->name, name) == 0 && o->val != 'h' && o->val != OPT_VERSION)
+            return o;
+    return NULL;
+}
+
+int hta_options_takes_value(const char *name)
+{
+    const struct option *o = settable_option(name);
+    return o ? o->has_arg == required_argument : -1;
+}
+
+int hta_options_set(hta_options *o, const char *name, const char *value, hta_error *err)
+{
+    const struct option *opt = settable_option(name);
+    if (!opt)
+        return hta_fail(err, "unknown option '%s'", name);
+    if (opt->has_arg == required_argument && !value)
+        return hta_fail(err, "--%s: missing value", name);
+    if (opt->has_arg == no_argument && value && value[0] && strcmp(value, "1") != 0)
+        return hta_fail(err, "--%s takes no value, got '%s'", name, value);
+    return apply_option(opt->val, value, o, err);
 }

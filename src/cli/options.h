@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hta/run.h" /* the exit codes */
 #include "util/error.h"
 
 typedef struct hta_rank_range {
@@ -29,6 +30,8 @@ typedef struct hta_options {
     int min_pattern_len;       /* kernels a sequence needs */
     int sequence_top;          /* sequences kept per rank */
     double gap_threshold_us;   /* GPU idle gaps listed in /gpu_gaps */
+    const char *gpu_spec;      /* --gpu-spec FILE, borrowed from argv; NULL =
+                                  the built-in peaks (model/gpu_peaks.h) */
     /* cross-rank */
     double z_outlier, z_likely, robust_z, min_effect;
     /* run */
@@ -63,17 +66,15 @@ typedef enum hta_cli_action {
     HTA_CLI_USAGE_ERROR,
 } hta_cli_action;
 
-/* Exit codes (README, "Exit codes"). */
-enum {
-    HTA_EXIT_OK = 0,
-    HTA_EXIT_SOME_FAILED = 1,
-    HTA_EXIT_USAGE = 2,
-    HTA_EXIT_INTERNAL = 3,
-};
-
 /* Fills o from argv (after hta_options_defaults). */
 hta_cli_action hta_parse_options(int argc, char **argv, hta_options *o, hta_error *err);
 void hta_options_free(hta_options *o);
+/* One option by its long name, as on the command line (a flag takes NULL,
+ * "" or "1"); string values are borrowed, like argv's.  -1 with err set
+ * for an unknown name or a bad value. */
+int hta_options_set(hta_options *o, const char *name, const char *value, hta_error *err);
+/* 1 when the long option takes a value, 0 for a flag, -1 unknown. */
+int hta_options_takes_value(const char *name);
 void hta_print_usage(FILE *out);
 
 #endif

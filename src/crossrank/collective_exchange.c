@@ -112,9 +112,11 @@ static int share_members(hta_comm_catalog *c, const hta_rank_ops *r)
 }
 
 /* Step 2: where each (group, by_seq) segment's instances lie on the line
- * of the job's kernels. */
+ * of the job's kernels: by ordinal, by Seq, then point-to-point pairs. */
+#define SEGMENTS_PER_GROUP (HTA_BY_PAIR + 1)
+
 typedef struct placement {
-    int64_t *count, *lo, *hi;  /* per segment 2 x group + by_seq */
+    int64_t *count, *lo, *hi;  /* per segment SEGMENTS_PER_GROUP x group + by_seq */
     long double *before;       /* kernels of earlier segments */
     long double total;
     int n_processes;
@@ -132,7 +134,7 @@ static void placement_free(placement *p)
  * lacks memory. */
 static int place_segments(const hta_rank_ops *r, size_t n_groups, int n_processes, placement *p)
 {
-    size_t n = 2 * n_groups;
+    size_t n = SEGMENTS_PER_GROUP * n_groups;
     *p = (placement){.n_processes = n_processes};
     p->count = calloc(n ? n : 1, sizeof *p->count);
     p->lo = malloc(2 * (n ? n : 1) * sizeof *p->lo); /* lo, then -hi: one MPI_MIN */
@@ -147,7 +149,7 @@ static int place_segments(const hta_rank_ops *r, size_t n_groups, int n_processe
         p->lo[s] = INT64_MAX;
     for (size_t i = 0; i < r->n; i++) {
         const hta_group_op *o = &r->ops[i];
-        size_t s = 2 * (size_t)o->group + (size_t)o->by_seq;
+        size_t s = SEGMENTS_PER_GROUP * (size_t)o->group + (size_t)o->by_seq;
         p->count[s]++;
         p->lo[s] = o->key < p->lo[s] ? o->key : p->lo[s];
         p->hi[s] = -o->key < p->hi[s] ? -o->key : p->hi[s]; /* keys are >= 0 */
@@ -165,7 +167,7 @@ static int place_segments(const hta_rank_ops *r, size_t n_groups, int n_processe
 /* The process owning o's instance: non-decreasing in instance order. */
 static int owner_of(const placement *p, const hta_group_op *o)
 {
-    size_t s = 2 * (size_t)o->group + (size_t)o->by_seq;
+    size_t s = SEGMENTS_PER_GROUP * (size_t)o->group + (size_t)o->by_seq;
     long double span = (long double)p->hi[s] - (long double)p->lo[s] + 1;
     long double at = p->before[s] +
                      (long double)p->count[s] * ((long double)o->key - (long double)p->lo[s]) / span;

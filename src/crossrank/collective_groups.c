@@ -50,6 +50,8 @@
 #include "analysis/comm_ops.h"
 #include "analysis/ranks_table.h"
 #include "analysis/steps.h"
+#include "crossrank/all_to_all.h"
+#include "crossrank/p2p_pairs.h"
 #include "model/comm_meta.h"
 #include "model/trace.h"
 #include "numerics/stats.h"
@@ -143,6 +145,10 @@ static const hta_column BY_GROUP_COLUMNS[HTA_COMM_BY_GROUP_N_COLUMNS] = {
     [HTA_COMM_BY_GROUP_EXPOSED_TRANSFER_US] = {"exposed_transfer_us", HTA_COL_F64},
     [HTA_COMM_BY_GROUP_WAIT_US] = {"wait_us", HTA_COL_F64},
     [HTA_COMM_BY_GROUP_ARRIVED_LAST] = {"arrived_last", HTA_COL_I64},
+    [HTA_COMM_BY_GROUP_P2P_OPS] = {"p2p_ops", HTA_COL_I64},
+    [HTA_COMM_BY_GROUP_LATE_SENDER_US] = {"late_sender_us", HTA_COL_F64},
+    [HTA_COMM_BY_GROUP_LATE_RECEIVER_US] = {"late_receiver_us", HTA_COL_F64},
+    [HTA_COMM_BY_GROUP_UNPAIRED] = {"unpaired", HTA_COL_I64},
 };
 const hta_table_spec hta_comm_by_group_table = {
     "comm_by_group", BY_GROUP_COLUMNS, HTA_COMM_BY_GROUP_N_COLUMNS, HTA_TABLE_GATHERED};
@@ -248,7 +254,8 @@ typedef struct matcher {
     size_t n_valid;
     int64_t *missing;          /* per valid rank */
     hta_op_result *results;
-    hta_table *out, *stats;
+    hta_table *out, *stats, *pairs;
+    hta_tableset *tables;      /* where pairs and all-to-alls go, made on first use */
     hta_buf text;              /* scratch for mismatched_ranks */
 } matcher;
 
@@ -332,13 +339,22 @@ static int put_instance(matcher *m, const hta_group_op *first, size_t n, const i
     return hta_row_done(&row) || hta_row_done(&stats) ? -1 : 0;
 }
 
-/* Lists o's rank in the scratch text when its name or size differs from
- * the instance's first op. */
+/* Whether a collective's element counts differ between its ranks by
+ * design: all_to_allv sends each rank its own split sizes. */
+static int counts_vary(const char *collective)
+{
+    return strstr(collective, "allv") != NULL; /* all_to_allv, alltoallv */
+}
+
+/* Lists o's rank in the scratch text when what must agree between the
+ * ranks of an instance differs from its first op's: the collective, the
+ * dtype and, unless they vary by design, the element counts. */
 static int note_mismatch(matcher *m, const hta_group_op *o, const hta_group_op *first,
                          hta_op_result *r)
 {
     const hta_kind_info *k = &m->c->kinds[o->kind], *f = &m->c->kinds[first->kind];
-    if (strcmp(k->collective, f->collective) == 0 && k->in == f->in && k->out == f->out)
+    if (strcmp(k->collective, f->collective) == 0 && strcmp(k->dtype, f->dtype) == 0 &&
+        (counts_vary(k->collective) || (k->in == f->in && k->out == f->out)))
         return 0;
     r->mismatch = 1;
     char num[32];
@@ -368,6 +384,8 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
     const hta_kind_info *kind = &m->c->kinds[first->kind];
     in.bytes = bytes_of(kind);
     int contested = n_last < n;
+    if (!contested)
+        in.last_rank = -1; /* nobody arrived last: alone, or all at once */
     m->text.len = 0;
     for (size_t j = 0; j < n; j++) {
         hta_op_result *r = &m->results[o[j]];
@@ -391,6 +409,8 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
                          busbw_factor(kind_of(kind->collective), group_size)
                    : NAN;
     count_missing(m, o, n);
+    if (hta_kind_is_all_to_all(kind) && hta_a2a_put_instance(m->tables, m->c, m->ops, o, n))
+        return -1;
     return put_instance(m, first, n, &in);
 }
 
@@ -417,7 +437,7 @@ int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size
         return 0;
     matcher m = {.c = c, .ops = ops, .valid = valid, .n_valid = n_valid, .results = results,
                  .out = hta_tableset_table(out, &hta_collectives_table),
-                 .stats = hta_tableset_table(out, &hta_instance_stats_table),
+                 .stats = hta_tableset_table(out, &hta_instance_stats_table), .tables = out,
                  .missing = calloc(n_valid ? n_valid : 1, sizeof *m.missing)};
     size_t *o = malloc(n * sizeof *o);
     int rc = o && m.missing && m.out && m.stats ? 0 : -1;
@@ -428,7 +448,12 @@ int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && compare_instance(&ops[o[end]], &ops[o[i]]) == 0;)
             end++;
-        rc = match_instance(&m, &o[i], end - i);
+        if (ops[o[i]].by_seq != HTA_BY_PAIR)
+            rc = match_instance(&m, &o[i], end - i);
+        else if (!m.pairs && !(m.pairs = hta_p2p_pairs_table(out)))
+            rc = -1;
+        else
+            rc = hta_match_pair(c, ops, &o[i], end - i, results, m.pairs);
     }
     if (rc == 0)
         rc = put_missing(out, &m);
@@ -456,9 +481,13 @@ static int put_rank_waits(hta_table *t, const hta_rank_ops *r, const hta_op_resu
                           const size_t *idx, size_t n)
 {
     int64_t last = 0, violations = 0, wait = 0, max_lag = 0, caused = 0, mismatches = 0;
+    int64_t collectives = 0;
     double expected = 0;
     for (size_t k = 0; k < n; k++) {
         const hta_op_result *x = &res[idx[k]];
+        if (x->p2p)
+            continue; /* crossrank/p2p_pairs.c has their figures */
+        collectives++;
         wait += x->wait_ns;
         violations += x->clock_violation;
         max_lag = x->end_lag_ns > max_lag ? x->end_lag_ns : max_lag;
@@ -469,9 +498,11 @@ static int put_rank_waits(hta_table *t, const hta_rank_ops *r, const hta_op_resu
         caused += x->caused_ns;
         mismatches += x->mismatch;
     }
+    if (collectives == 0)
+        return 0;
     hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, r->ops[idx[0]].rank);
-    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_i64(&row, collectives);
     hta_row_put_i64(&row, last);
     hta_row_put_i64(&row, violations);
     hta_row_put_i64(&row, wait);
@@ -486,19 +517,31 @@ static int put_rank_waits(hta_table *t, const hta_rank_ops *r, const hta_op_resu
  * overlapped by computation) splits into waiting and transferring; where
  * computation fell inside a kernel is not known here, so the wait is
  * exposed only for what computation could not have covered: exposed
- * wait = max(0, wait - overlapped), a lower bound. */
+ * wait = max(0, wait - overlapped), a lower bound.  Point-to-point ops
+ * count like the others, their waits also split into late sender (at
+ * the rank's receives) and late receiver (at its sends). */
 static int put_rank_group(hta_table *t, const hta_comm_catalog *c, const hta_rank_ops *r,
                           const hta_op_result *res, const size_t *idx, size_t n)
 {
     int64_t comm = 0, overlapped = 0, wait = 0, exposed_wait = 0, last = 0;
+    int64_t p2p = 0, late_sender = 0, late_receiver = 0, unpaired = 0;
     for (size_t k = 0; k < n; k++) {
         const hta_group_op *o = &r->ops[idx[k]];
-        int64_t covered = r->overlap[idx[k]], waited = res[idx[k]].wait_ns;
+        const hta_op_result *x = &res[idx[k]];
+        int64_t covered = r->overlap[idx[k]], waited = x->wait_ns;
         comm += o->end - o->start;
         overlapped += covered;
         wait += waited;
         exposed_wait += waited > covered ? waited - covered : 0;
-        last += res[idx[k]].last;
+        last += x->last;
+        if (!x->p2p)
+            continue;
+        p2p++;
+        unpaired += x->n_ranks != 2;
+        if (hta_kind_is_send(&c->kinds[o->kind]))
+            late_receiver += waited;
+        else
+            late_sender += waited;
     }
     const hta_group_variant *g = &c->variants[r->ops[idx[0]].variant];
     hta_row_builder row = hta_table_add_row(t);
@@ -513,6 +556,10 @@ static int put_rank_group(hta_table *t, const hta_comm_catalog *c, const hta_ran
     hta_row_put_f64(&row, hta_ns_to_us(comm - overlapped - exposed_wait));
     hta_row_put_f64(&row, hta_ns_to_us(wait));
     hta_row_put_i64(&row, last);
+    hta_row_put_i64(&row, p2p);
+    hta_row_put_f64(&row, hta_ns_to_us(late_sender));
+    hta_row_put_f64(&row, hta_ns_to_us(late_receiver));
+    hta_row_put_i64(&row, unpaired);
     return hta_row_done(&row);
 }
 
@@ -537,7 +584,7 @@ static int put_step_waits(hta_table *t, const hta_rank_ops *r, const hta_op_resu
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (r->step[idx[i]] >= 0)
+        if (r->step[idx[i]] >= 0 && !res[idx[i]].p2p)
             scratch[k++] = (step_wait){r->step[idx[i]], i, hta_ns_to_us(res[idx[i]].wait_ns)};
     qsort(scratch, k, sizeof *scratch, compare_step_wait);
     int rc = 0;
@@ -592,7 +639,8 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
     }
     free(scratch);
     free(idx);
-    return rc;
+    return rc || hta_rank_p2p_figures(c, r, results, out) ? -1
+                                                           : hta_rank_a2a_figures(c, r, out);
 }
 
 static const hta_column KERNEL_WAIT_COLUMNS[HTA_KERNEL_WAITS_N_COLUMNS] = {
@@ -651,8 +699,12 @@ static int64_t *analysed_ranks(const hta_table *ranks, size_t *n)
 int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
 {
     const hta_table *t = hta_tableset_find(set, hta_comm_ops_table.name);
-    if (!t || t->n_rows == 0)
-        return 0;
+    if (!t || t->n_rows == 0) {
+        /* No collectives: the process groups listed empty, as the exchange does. */
+        hta_comm_catalog none = {0};
+        return hta_put_process_groups(&none, set)
+                   ? hta_fail(err, "out of memory listing the process groups") : 0;
+    }
     hta_tableset parts = {0};
     hta_comm_catalog c = {0};
     hta_rank_ops r = {0};

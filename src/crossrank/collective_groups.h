@@ -28,12 +28,15 @@ typedef struct rank_waits {
     double expected_last;      /* sum of 1 / participants over contested instances */
 } rank_waits;
 
-/* What the owner found for one op. */
+/* What the owner found for one op.  For a point-to-point op (p2p), wait
+ * is its own (late sender on a recv, late receiver on a send), caused the
+ * peer's, and n_ranks 2 when paired, 1 when not. */
 typedef struct hta_op_result {
     int64_t wait_ns, end_lag_ns, caused_ns;
     int64_t n_ranks;           /* ranks taking part in the instance */
-    uint8_t contested, last, clock_violation, mismatch;
-    uint8_t unused[4];
+    int64_t transfer_ns;       /* point-to-point: the pair's transfer */
+    uint8_t contested, last, clock_violation, mismatch, p2p;
+    uint8_t unused[3];
 } hta_op_result;
 
 /* Owner: matches ops[0..n), every op of each of its instances, writing
@@ -162,6 +165,10 @@ enum {
     HTA_COMM_BY_GROUP_EXPOSED_TRANSFER_US,
     HTA_COMM_BY_GROUP_WAIT_US,
     HTA_COMM_BY_GROUP_ARRIVED_LAST,
+    HTA_COMM_BY_GROUP_P2P_OPS,
+    HTA_COMM_BY_GROUP_LATE_SENDER_US,
+    HTA_COMM_BY_GROUP_LATE_RECEIVER_US,
+    HTA_COMM_BY_GROUP_UNPAIRED,
     HTA_COMM_BY_GROUP_N_COLUMNS
 };
 extern const hta_table_spec hta_comm_by_group_table;

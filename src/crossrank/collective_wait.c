@@ -278,9 +278,11 @@ static double share_of(const rank_waits *r)
     return r->matched ? (double)r->arrived_last / (double)r->matched : NAN;
 }
 
+/* NaN without a contested instance (each adds 1 / ranks > 0): chance
+ * gives no share of last arrivals where nobody can arrive last. */
 static double fair_share_of(const rank_waits *r)
 {
-    return r->matched ? r->expected_last / (double)r->matched : NAN;
+    return r->matched && r->expected_last > 0 ? r->expected_last / (double)r->matched : NAN;
 }
 
 static int put_rows(hta_table *t, const rank_waits *w, size_t n)

@@ -13,14 +13,16 @@
  * of the group's first instance. */
 #include "crossrank/comm_catalog.h"
 
+#include "crossrank/all_to_all.h"
 #include "table/packed_ints.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Column positions in "_comm_ops". */
 enum { C_RANK, C_GROUP, C_DESC, C_RANKS, C_KERNELS, C_KINDS, C_KIND_OF, C_SEQS, C_FIRST_START,
-       C_START_GAPS, C_DURATIONS, C_OVERLAPS, C_STEPS };
+       C_START_GAPS, C_DURATIONS, C_OVERLAPS, C_STEPS, C_SPLITS };
 
 /* The catalog's parts: a process's groups (with where they first appear)
  * and kinds. */
@@ -40,13 +42,13 @@ static const hta_column KIND_PART_COLUMNS[HTA_CATALOG_KINDS_N_COLUMNS] = {
     [HTA_CATALOG_KINDS_IN] = {"in", HTA_COL_I64},
     [HTA_CATALOG_KINDS_OUT] = {"out", HTA_COL_I64},
     [HTA_CATALOG_KINDS_SIZE] = {"size", HTA_COL_I64},
+    [HTA_CATALOG_KINDS_PEER] = {"peer", HTA_COL_I64},
 };
 const hta_table_spec hta_catalog_kinds_table = {
     "_catalog_kinds", KIND_PART_COLUMNS, HTA_CATALOG_KINDS_N_COLUMNS,
     HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
-/* Parses "[0, 1, 2]" (or "0,1,2") into ranks; the count, or -1 when out of
- * memory. */
-static long parse_ranks(const char *text, int64_t **out)
+
+long hta_parse_int_list(const char *text, int64_t **out)
 {
     size_t n = 0, cap = 0;
     int64_t *r = NULL;
@@ -74,7 +76,8 @@ static long parse_ranks(const char *text, int64_t **out)
 }
 /* ---- catalog ------------------------------------------------------------ */
 
-/* A row's kinds ("collective TAB dtype TAB in TAB out TAB size" lines),
+/* A row's kinds ("collective TAB dtype TAB in TAB out TAB size TAB peer"
+ * lines),
  * split in place in text; the count, or -1 when malformed or out of
  * memory. */
 static long split_kinds(char *text, hta_kind_info **out)
@@ -87,13 +90,13 @@ static long split_kinds(char *text, hta_kind_info **out)
         return -1;
     size_t n = 0;
     for (char *line = text, *next; *line; line = next) {
-        char *end = strchr(line, '\n'), *field[5];
+        char *end = strchr(line, '\n'), *field[6];
         if (!end)
             goto malformed;
         *end = '\0';
         next = end + 1;
         field[0] = line;
-        for (int f = 1; f < 5; f++) {
+        for (int f = 1; f < 6; f++) {
             char *tab = strchr(field[f - 1], '\t');
             if (!tab)
                 goto malformed;
@@ -101,7 +104,8 @@ static long split_kinds(char *text, hta_kind_info **out)
             field[f] = tab + 1;
         }
         k[n++] = (hta_kind_info){field[0], field[1], strtoll(field[2], NULL, 10),
-                                 strtoll(field[3], NULL, 10), strtoll(field[4], NULL, 10)};
+                                 strtoll(field[3], NULL, 10), strtoll(field[4], NULL, 10),
+                                 strtoll(field[5], NULL, 10)};
     }
     *out = k;
     return (long)n;
@@ -122,6 +126,8 @@ static int compare_kind(const void *a, const void *b)
         c = (x->out > y->out) - (x->out < y->out);
     if (!c)
         c = (x->size > y->size) - (x->size < y->size);
+    if (!c)
+        c = (x->peer > y->peer) - (x->peer < y->peer);
     return c;
 }
 
@@ -178,6 +184,7 @@ int hta_comm_catalog_part(const hta_table *comm_ops, hta_tableset *parts)
             hta_row_put_i64(&kb, kinds[i].in);
             hta_row_put_i64(&kb, kinds[i].out);
             hta_row_put_i64(&kb, kinds[i].size);
+            hta_row_put_i64(&kb, kinds[i].peer);
             rc = hta_row_done(&kb);
         }
         free(kinds);
@@ -285,7 +292,7 @@ int hta_comm_catalog_set_members(hta_comm_catalog *c, const hta_group_first *fir
         info->n_members = 0;
         if (firsts[g].variant < 0 || (size_t)firsts[g].variant >= c->n_variants)
             continue;
-        info->n_members = parse_ranks(c->variants[firsts[g].variant].ranks, &info->members);
+        info->n_members = hta_parse_int_list(c->variants[firsts[g].variant].ranks, &info->members);
         if (info->n_members < 0)
             return -1;
     }
@@ -300,7 +307,7 @@ static int build_kinds(hta_comm_catalog *c, const hta_table *k)
         return -1;
     for (size_t r = 0; r < n; r++) {
         const hta_cell *row = hta_table_row(k, r);
-        c->kinds[r] = (hta_kind_info){row[0].s, row[1].s, row[2].i, row[3].i, row[4].i};
+        c->kinds[r] = (hta_kind_info){row[0].s, row[1].s, row[2].i, row[3].i, row[4].i, row[5].i};
     }
     qsort(c->kinds, n, sizeof *c->kinds, compare_kind);
     for (size_t r = 0; r < n; r++)
@@ -334,10 +341,92 @@ void hta_comm_catalog_free(hta_comm_catalog *c)
 
 /* ---- a rank's ops ------------------------------------------------------- */
 
-/* Unpacks a row's kernels (in start order) after r's first `at`. */
-static int unpack_row(const hta_cell *row, uint32_t group, uint32_t variant,
-                      const uint32_t *kind_ids, size_t n_kinds, hta_rank_ops *r, size_t at)
+int hta_kind_is_send(const hta_kind_info *k)
 {
+    return strcmp(k->collective, "send") == 0;
+}
+
+int hta_kind_is_recv(const hta_kind_info *k)
+{
+    return strcmp(k->collective, "recv") == 0;
+}
+
+#define PAIR_MASK ((INT64_C(1) << HTA_PAIR_BITS) - 1)
+
+int64_t hta_pair_key(int64_t src, int64_t dst, int64_t k)
+{
+    return (src << (2 * HTA_PAIR_BITS)) | (dst << HTA_PAIR_BITS) | k;
+}
+
+int64_t hta_pair_src(int64_t key)
+{
+    return key >> (2 * HTA_PAIR_BITS);
+}
+
+int64_t hta_pair_dst(int64_t key)
+{
+    return (key >> HTA_PAIR_BITS) & PAIR_MASK;
+}
+
+int64_t hta_pair_index(int64_t key)
+{
+    return key & PAIR_MASK;
+}
+
+/* How many ops of a row went to or came from each peer so far, to number
+ * them: a row holds a rank's ops of one group, whose peers are few. */
+typedef struct peer_count {
+    int64_t peer, count;
+    int send;
+} peer_count;
+
+typedef struct peer_counts {
+    peer_count *items;
+    size_t n, cap;
+} peer_counts;
+
+/* The ordinal of the next op with this direction and peer; -1 when out
+ * of memory. */
+static int64_t next_ordinal(peer_counts *pc, int send, int64_t peer)
+{
+    for (size_t i = 0; i < pc->n; i++)
+        if (pc->items[i].send == send && pc->items[i].peer == peer)
+            return pc->items[i].count++;
+    if (hta_grow_array((void **)&pc->items, &pc->cap, pc->n + 1, sizeof *pc->items))
+        return -1;
+    pc->items[pc->n++] = (peer_count){peer, 1, send};
+    return 0;
+}
+
+/* A send's or recv's instance: the pair it belongs to, or one of its own
+ * when its peer is unknown or the numbers do not fit the key. */
+static int pair_op(hta_group_op *op, const hta_kind_info *k, peer_counts *pc)
+{
+    int send = hta_kind_is_send(k);
+    int64_t peer = k->peer, limit = PAIR_MASK;
+    int known = peer >= 0 && peer < limit && op->rank >= 0 && op->rank < limit && peer != op->rank;
+    int64_t ordinal = next_ordinal(pc, send, known ? peer : -1);
+    if (ordinal < 0)
+        return -1;
+    int64_t self = op->rank >= 0 && op->rank < limit ? op->rank : 0;
+    op->by_seq = HTA_BY_PAIR;
+    if (!known || ordinal > limit)
+        op->key = hta_pair_key(self, self, ordinal & PAIR_MASK);
+    else
+        op->key = send ? hta_pair_key(op->rank, peer, ordinal) : hta_pair_key(peer, op->rank, ordinal);
+    return 0;
+}
+
+/* Unpacks a row's kernels (in start order) after r's first `at`. */
+static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t group,
+                      uint32_t variant, const uint32_t *kind_ids, size_t n_kinds,
+                      hta_rank_ops *r, size_t at)
+{
+    peer_counts pc = {0};
+    int64_t *members = NULL;
+    long n_members = -2;       /* parsed at the first all-to-all */
+    const char *splits = row[C_SPLITS].s;
+    int rc = 0;
     hta_series s[6];
     const char *packed[6] = {row[C_KIND_OF].s, row[C_SEQS].s, row[C_START_GAPS].s,
                              row[C_DURATIONS].s, row[C_OVERLAPS].s, row[C_STEPS].s};
@@ -350,18 +439,38 @@ static int unpack_row(const hta_cell *row, uint32_t group, uint32_t variant,
         if (!hta_series_next(&s[0], &kind) || !hta_series_next_signed(&s[1], &seq) ||
             !hta_series_next(&s[2], &gap) || !hta_series_next_signed(&s[3], &duration) ||
             !hta_series_next(&s[4], &overlap) || !hta_series_next_signed(&s[5], &step) ||
-            kind >= n_kinds)
-            return -1;
+            kind >= n_kinds) {
+            rc = -1;
+            break;
+        }
         start += (int64_t)gap;
-        r->ops[at + (size_t)i] = (hta_group_op){.group = group, .kind = kind_ids[kind],
-                                               .by_seq = seq >= 0, .variant = variant,
-                                               .key = seq >= 0 ? seq : i,
-                                               .rank = row[C_RANK].i, .start = start,
-                                               .end = start + duration};
+        hta_group_op *op = &r->ops[at + (size_t)i];
+        *op = (hta_group_op){.group = group, .kind = kind_ids[kind], .by_seq = seq >= 0,
+                             .variant = variant, .key = seq >= 0 ? seq : i,
+                             .rank = row[C_RANK].i, .start = start, .end = start + duration,
+                             .a2a_bytes = -1};
+        const hta_kind_info *k = &c->kinds[op->kind];
+        if ((hta_kind_is_send(k) || hta_kind_is_recv(k)) && pair_op(op, k, &pc)) {
+            rc = -1;
+            break;
+        }
         r->overlap[at + (size_t)i] = (int64_t)overlap;
         r->step[at + (size_t)i] = step;
+        r->a2a_received[at + (size_t)i] = -1;
+        if (hta_kind_is_all_to_all(k)) {
+            if (n_members == -2)
+                n_members = hta_parse_int_list(c->variants[variant].ranks, &members);
+            if (n_members < 0 || hta_a2a_load_op(r, at + (size_t)i, k, splits, members, n_members)) {
+                rc = -1;
+                break;
+            }
+        }
+        const char *next = strchr(splits, '\n');
+        splits = next ? next + 1 : splits + strlen(splits);
     }
-    return 0;
+    free(members);
+    free(pc.items);
+    return rc;
 }
 
 /* The catalog's numbers of a row's kinds; -1 when malformed. */
@@ -395,7 +504,8 @@ int hta_rank_ops_load(const hta_table *t, const hta_comm_catalog *c, hta_rank_op
     r->ops = malloc((n ? n : 1) * sizeof *r->ops);
     r->overlap = malloc((n ? n : 1) * sizeof *r->overlap);
     r->step = malloc((n ? n : 1) * sizeof *r->step);
-    if (!r->ops || !r->overlap || !r->step)
+    r->a2a_received = malloc((n ? n : 1) * sizeof *r->a2a_received);
+    if (!r->ops || !r->overlap || !r->step || !r->a2a_received)
         return hta_fail(err, "out of memory matching collectives by process group");
     r->n = n;
     for (size_t i = 0, at = 0; t && i < t->n_rows; i++) {
@@ -407,7 +517,7 @@ int hta_rank_ops_load(const hta_table *t, const hta_comm_catalog *c, hta_rank_op
         uint32_t *ids = NULL;
         size_t n_ids = 0;
         int rc = group == UINT32_MAX || !hit || number_kinds(c, row[C_KINDS].s, &ids, &n_ids) ||
-                 unpack_row(row, group, (uint32_t)(hit - c->variants), ids, n_ids, r, at);
+                 unpack_row(c, row, group, (uint32_t)(hit - c->variants), ids, n_ids, r, at);
         free(ids);
         if (rc)
             return hta_fail(err, "collective metadata of rank %lld corrupt",
@@ -422,6 +532,8 @@ void hta_rank_ops_free(hta_rank_ops *r)
     free(r->ops);
     free(r->overlap);
     free(r->step);
+    free(r->a2a_received);
+    free(r->cells);
     *r = (hta_rank_ops){0};
 }
 

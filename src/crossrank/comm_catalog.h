@@ -26,11 +26,29 @@ typedef struct hta_group_variant {
     const char *name, *desc, *ranks;
 } hta_group_variant;
 
-/* A (collective, dtype, element counts, group size) some rank ran. */
+/* A (collective, dtype, element counts, group size, peer) some rank ran;
+ * peer: a send's destination or a recv's source (global rank), else -1. */
 typedef struct hta_kind_info {
     const char *collective, *dtype;
-    int64_t in, out, size;
+    int64_t in, out, size, peer;
 } hta_kind_info;
+
+/* Whether a kind is a point-to-point send or recv. */
+int hta_kind_is_send(const hta_kind_info *k);
+int hta_kind_is_recv(const hta_kind_info *k);
+
+/* Point-to-point ops are not instances of their group: a send and the
+ * recv it pairs with are one instance (group, HTA_BY_PAIR, key), the key
+ * packing (src, dst, k) for the k-th send from src to dst and the k-th
+ * recv at dst from src, in start order (NCCL keeps order per peer pair).
+ * An op whose peer is unknown gets src = dst = its rank, which pairs with
+ * nothing. */
+#define HTA_BY_PAIR 2
+#define HTA_PAIR_BITS 21
+int64_t hta_pair_key(int64_t src, int64_t dst, int64_t k);
+int64_t hta_pair_src(int64_t key);
+int64_t hta_pair_dst(int64_t key);
+int64_t hta_pair_index(int64_t key);
 
 /* Every group and kind of the job, numbered the same on every process:
  * groups in the order of their first appearance in rank order, variants
@@ -58,9 +76,11 @@ void hta_comm_catalog_free(hta_comm_catalog *c);
  * instance = (group, by_seq, key). */
 typedef struct hta_group_op {
     uint32_t group, kind;
-    int32_t by_seq;
+    int32_t by_seq;            /* 1: key is Seq; 0: the ordinal; HTA_BY_PAIR */
     uint32_t variant;          /* how its rank describes the group */
     int64_t key, rank, start, end;
+    int64_t a2a_bytes;         /* all-to-all: bytes the rank sent, -1 unknown or other */
+    uint64_t a2a_check;        /* all-to-all: its split rows' fingerprint (all_to_all.c) */
 } hta_group_op;
 
 /* A group's first op in instance order: (by_seq, key, rank) smallest. */
@@ -78,12 +98,25 @@ void hta_group_first_merge(const hta_group_first *a, hta_group_first *b);
  * of memory. */
 int hta_comm_catalog_set_members(hta_comm_catalog *c, const hta_group_first *firsts);
 
+/* What an all-to-all op sent one peer. */
+typedef struct hta_a2a_cell {
+    size_t op;                 /* index in the rank ops */
+    int64_t dst, bytes;
+} hta_a2a_cell;
+
 /* A rank's kernels: ops with what only the rank side needs. */
 typedef struct hta_rank_ops {
     hta_group_op *ops;         /* owned */
     int64_t *overlap, *step;   /* owned, beside ops */
+    int64_t *a2a_received;     /* owned, beside ops: all-to-all bytes received, -1 */
     size_t n;
+    hta_a2a_cell *cells;       /* owned: the all-to-alls' rows of the traffic matrix */
+    size_t n_cells, cap_cells;
 } hta_rank_ops;
+
+/* Parses "[0, 1, 2]" (or "0,1,2") into values; the count, or -1 when out
+ * of memory. */
+long hta_parse_int_list(const char *text, int64_t **out);
 
 /* Unpacks the rows of "_comm_ops" (rank-mapped) into ops; -1 with err
  * when a row is corrupt or out of memory. */
@@ -109,6 +142,7 @@ enum {
     HTA_CATALOG_KINDS_IN,
     HTA_CATALOG_KINDS_OUT,
     HTA_CATALOG_KINDS_SIZE,
+    HTA_CATALOG_KINDS_PEER,
     HTA_CATALOG_KINDS_N_COLUMNS
 };
 extern const hta_table_spec hta_catalog_kinds_table;

@@ -140,6 +140,20 @@ static void read_metrics(const hta_table *metrics, suspect *s, size_t n)
     }
 }
 
+/* Adds the late-sender wait each rank's sends caused its receivers
+ * (crossrank/p2p_results.c) to the wait it caused at collectives: a
+ * pipeline stage that holds up the next one is a straggler too. */
+static void add_p2p_caused(const hta_table *metrics, suspect *s, size_t n)
+{
+    for (size_t r = 0; metrics && r < metrics->n_rows; r++) {
+        const hta_cell *row = hta_table_row(metrics, r);
+        suspect *x = strcmp(row[1].s, "p2p_caused_wait_us") == 0 ? find_suspect(s, n, row[0].i)
+                                                                : NULL;
+        if (x && isfinite(row[2].f))
+            x->caused_us += row[2].f;
+    }
+}
+
 /* Scores one cause's metric over the ranks that have it. */
 static int score_cause(suspect *s, size_t n, int k, const hta_options *opt, double *scratch)
 {
@@ -319,8 +333,10 @@ int hta_rank_stragglers(hta_tableset *set, const hta_options *opt, hta_error *er
     int rc = s && scratch ? 0 : -1;
     if (rc == 0) {
         const hta_table *waits = hta_tableset_find(set, hta_collective_wait_table.name);
+        const hta_table *metrics = hta_tableset_find(set, hta_rank_metrics_table.name);
         size_t taking_part = read_arrivals(waits, s, n);
-        read_metrics(hta_tableset_find(set, hta_rank_metrics_table.name), s, n);
+        read_metrics(metrics, s, n);
+        add_p2p_caused(metrics, s, n);
         compute_ratios(s, n);
         for (int k = 0; rc == 0 && k < N_CAUSES; k++)
             rc = score_cause(s, n, k, opt, scratch);

@@ -168,6 +168,7 @@ static int read_fixed_strings(hid_t ds, column_data *col, hid_t file_member, siz
     hid_t str = H5Tcopy(H5T_C_S1);
     H5Tset_size(str, width);
     H5Tset_strpad(str, H5T_STR_NULLPAD);
+    H5Tset_cset(str, H5Tget_cset(file_member)); /* HDF5 converts no character set */
     hid_t mem = one_member(col->name, str, width);
     char *raw = malloc(n * width + 1);
     int rc = raw && (!n || H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) ? 0 : -1;

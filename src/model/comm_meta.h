@@ -3,7 +3,8 @@
  * PyTorch writes on NCCL/RCCL kernels, and on the record_param_comms CPU
  * op that launched them, the collective's name, dtype, element counts,
  * split sizes and process group (name, description, member ranks), and
- * newer versions a per-group sequence number "Seq"; distributedInfo
+ * newer versions a per-group sequence number "Seq" and a point-to-point
+ * op's peer ("Dst Rank" on a send, "Src Rank" on a recv); distributedInfo
  * lists every group (pg_config).  Only communication kernels and CPU ops
  * carrying such metadata get an entry here, so the 32-byte event record
  * does not grow and other events pay nothing.  Entries are sorted by
@@ -25,6 +26,7 @@ typedef struct hta_comm_meta {
     size_t event;              /* index in trace->events */
     int64_t external_id;       /* args["External id"], -1 when absent */
     int64_t in_nelems, out_nelems, group_size, seq; /* -1 when absent */
+    int64_t peer;              /* a send's "Dst Rank", a recv's "Src Rank" (global), -1 */
     /* Ids in the set's strings, HTA_COMM_NO_STRING when absent. */
     uint32_t collective, dtype, pg_name, pg_desc, pg_ranks, in_split, out_split;
 } hta_comm_meta;

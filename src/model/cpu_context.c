@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* pid, tid, Input Dims, Input type, Concrete Inputs */
+#define N_FIELDS 5
+
 /* A whole number written as text, or -1. */
 static int64_t whole_number(const char *s, size_t len)
 {
@@ -18,20 +21,20 @@ static int64_t whole_number(const char *s, size_t len)
     return v;
 }
 
-/* Splits a key in place into its four fields (a missing one is empty)
- * and returns the length of its pid and tid part. */
-static size_t split_key(char *key, size_t len, char *field[4])
+/* Splits a key in place into its fields (a missing one is empty) and
+ * returns the length of its pid and tid part. */
+static size_t split_key(char *key, size_t len, char *field[N_FIELDS])
 {
     size_t f = 0, prefix = len;
     field[0] = key;
-    for (size_t i = 0; i < len && f < 3; i++)
+    for (size_t i = 0; i < len && f < N_FIELDS - 1; i++)
         if (key[i] == HTA_CONTEXT_SEPARATOR) {
             if (f == 1)
                 prefix = i;
             key[i] = '\0';
             field[++f] = key + i + 1;
         }
-    for (size_t k = f + 1; k < 4; k++)
+    for (size_t k = f + 1; k < N_FIELDS; k++)
         field[k] = key + len;  /* the NUL at the end */
     return prefix;
 }
@@ -72,7 +75,7 @@ int hta_cpu_contexts_build(hta_cpu_contexts *c, const hta_trace *t)
     for (uint32_t k = 0; rc == 0 && k < keys->count; k++) {
         size_t len = keys->lengths[k];
         memcpy(at, keys->strings[k], len + 1);
-        char *field[4];
+        char *field[N_FIELDS];
         size_t prefix = split_key(at, len, field);
         /* The pid and tid fields, rejoined, name the thread. */
         uint32_t thread = hta_strtab_intern(&threads, keys->strings[k], prefix);
@@ -80,14 +83,14 @@ int hta_cpu_contexts_build(hta_cpu_contexts *c, const hta_trace *t)
         squeeze_json_text(field[2]);
         squeeze_json_text(field[3]);
         c->of[k] = (hta_cpu_context){thread, whole_number(field[1], strlen(field[1])),
-                                     field[2], field[3]};
+                                     field[2], field[3], field[4]};
         at += len + 1;
     }
     c->n = keys->count;
     c->n_threads = threads.count + 1;
     if (rc == 0) {
         *at = '\0';
-        c->of[c->n] = (hta_cpu_context){threads.count, -1, at, at};
+        c->of[c->n] = (hta_cpu_context){threads.count, -1, at, at, at};
     }
     hta_strtab_free(&threads);
     if (rc)

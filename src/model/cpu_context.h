@@ -1,7 +1,8 @@
 /* model/cpu_context.h: what a CPU event's context id stands for.
  *
- * The reader interns each CPU event's pid, tid, Input Dims and Input type
- * together as one key (model/trace.h), so that the record needs no room for
+ * The reader interns each CPU event's pid, tid, Input Dims, Input type
+ * and, for the ops whose work depends on them (model/op_flops.h), Concrete
+ * Inputs together as one key (model/trace.h), so that the record needs no room for
  * them.  The analyses that follow CPU threads decode the few distinct keys
  * once: each context's thread (a dense index over the distinct (pid, tid)
  * pairs, in first-seen order), its tid as a number when it is one (a GPU
@@ -22,6 +23,7 @@ typedef struct hta_cpu_context {
     int64_t tid;               /* -1 when not a whole number */
     const char *input_dims;    /* "" when absent; owned by the set */
     const char *input_type;
+    const char *concrete_inputs; /* as written; "" when absent or not kept */
 } hta_cpu_context;
 
 typedef struct hta_cpu_contexts {

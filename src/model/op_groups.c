@@ -98,3 +98,13 @@ size_t hta_op_groups_find(hta_op_groups *g, const hta_event *op)
     g->fresh = 1;
     return g->n++;
 }
+
+int hta_op_groups_compare(const hta_op_groups *g, const hta_trace *t, uint32_t name_x,
+                          uint32_t context_x, uint32_t name_y, uint32_t context_y)
+{
+    int c = strcmp(hta_strtab_get(&t->names, name_x), hta_strtab_get(&t->names, name_y));
+    const hta_cpu_context *cx = &g->contexts.of[context_x], *cy = &g->contexts.of[context_y];
+    if (c == 0)
+        c = strcmp(cx->input_dims, cy->input_dims);
+    return c ? c : strcmp(cx->input_type, cy->input_type);
+}

@@ -27,6 +27,10 @@ typedef struct hta_op_groups {
 /* -1 when out of memory. */
 int hta_op_groups_init(hta_op_groups *g, const hta_trace *t);
 void hta_op_groups_free(hta_op_groups *g);
+/* The per-op tables' row order: by name, Input Dims, Input type, of an op
+ * (name id, context index) against another. */
+int hta_op_groups_compare(const hta_op_groups *g, const hta_trace *t, uint32_t name_x,
+                          uint32_t context_x, uint32_t name_y, uint32_t context_y);
 /* The group of a CPU op, created as needed; SIZE_MAX when out of memory. */
 size_t hta_op_groups_find(hta_op_groups *g, const hta_event *op);
 

@@ -18,7 +18,9 @@
  * hyperslab union and writes its rows, already sorted by rank, with one
  * collective H5Dwrite per table.
  *
- * "collectives" (one row per collective instance) is not per rank: each
+ * "collectives" (one row per collective instance), "a2a" (one per
+ * all-to-all instance) and "p2p" (one per send/recv pair) are not per
+ * rank: each
  * process holds the instances it matched (crossrank/collective_exchange.c),
  * a contiguous stretch of the table in instance order, so its rows go
  * after those of the processes before it (an exclusive scan of the row
@@ -249,8 +251,8 @@ static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_sl
  * fixed-size dataset of 0 rows). */
 #define DETAIL_CHUNK_ROWS 65536
 #define DETAIL_DEFLATE_LEVEL 1
-/* /collectives, one row per instance of the job (the one table written
- * in place that is not per rank), likewise once it holds
+/* /collectives and /p2p (HTA_TABLE_DEFLATE_LARGE), one row per instance of
+ * the job, likewise once it holds
  * enough bytes for the disk saved to outweigh the time deflating takes (a
  * large single trace's tens of thousands of instances are written as they
  * are), in chunks of a few megabytes whatever the width its fixed-length
@@ -265,7 +267,7 @@ static hid_t dataset_creation(unsigned flags, hsize_t n_rows, size_t record_byte
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     hsize_t chunk_rows = DETAIL_CHUNK_ROWS;
     int compressed = (flags & HTA_TABLE_PER_EVENT) && n_rows > 0;
-    if (!(flags & HTA_TABLE_PER_RANK) && n_rows * record_bytes >= INSTANCE_DEFLATE_MIN_BYTES) {
+    if ((flags & HTA_TABLE_DEFLATE_LARGE) && n_rows * record_bytes >= INSTANCE_DEFLATE_MIN_BYTES) {
         compressed = 1;
         chunk_rows = INSTANCE_CHUNK_BYTES / record_bytes + 1;
         chunk_rows = chunk_rows < DETAIL_CHUNK_ROWS ? chunk_rows : DETAIL_CHUNK_ROWS;

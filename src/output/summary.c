@@ -11,7 +11,9 @@
 #include "crossrank/collective_wait.h"
 #include "crossrank/spread.h"
 #include "crossrank/stragglers.h"
+#include "output/a2a_report.h"
 #include "output/collective_report.h"
+#include "output/p2p_report.h"
 #include "output/summary.h"
 #include "output/critical_path_summary.h"
 #include "output/summary_ops.h"
@@ -265,6 +267,8 @@ void hta_print_summary(const hta_tableset *set, const hta_options *opt,
     print_stragglers(set);
     hta_print_collective_report(set);
     print_collective_issues(set);
+    hta_print_p2p_report(set);
+    hta_print_a2a_report(set);
     hta_print_ops_summary(set);
     hta_print_critical_path_summary(set);
     printf("\nResults: %s\n", opt->output);

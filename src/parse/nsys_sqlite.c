@@ -9,15 +9,15 @@
  * Schema: the tables and columns of NVIDIA's "SQLite Export Schema
  * Reference" for `nsys export --type sqlite`, in the forms its releases
  * have used (NVTX text inline or through textId, kernels with
- * demangledName or only shortName, ENUM tables present or not);
- * META_DATA_EXPORT names the export's schema version, quoted in every
- * error.  Each table's columns
- * are checked before it is read, so an absent one is named rather than
- * failing inside a query.  Names are StringIds references: each distinct
+ * demangledName or only shortName, ENUM tables present or not, the
+ * metadata in META_DATA_EXPORT or, before schema 3, EXPORT_META_DATA,
+ * which names the export's schema version quoted in every error).  Each
+ * table's columns are checked before it is read, so an absent one is
+ * named rather than failing inside a query.  Names are StringIds references: each distinct
  * id is looked up and interned once (a dense cache by id), so a row costs
  * a step of the statement and an array lookup.  Enumerations (copy and
  * memory kinds) come from the export's ENUM_* tables when present and
- * from CUPTI's numbering otherwise. */
+ * from Nsight's numbering otherwise. */
 #include "parse/nsys_sqlite.h"
 
 #include <sqlite3.h>
@@ -51,6 +51,12 @@ typedef struct string_cache {
     size_t n;
 } string_cache;
 
+/* A runtime or driver call read but not yet added. */
+typedef struct pending_call {
+    hta_record rec;
+    uint32_t name, cat;
+} pending_call;
+
 /* An ENUM_* table's labels by id, Kineto's spelling. */
 typedef struct kind_names {
     char (*names)[KIND_NAME_MAX];
@@ -74,13 +80,21 @@ typedef struct nsys_reader {
     size_t n_pids;
     long long active_pids[MAX_PROCESSES]; /* the processes of its GPU records */
     size_t n_active_pids;
+    pending_call call;         /* the runtime table's last row (api_row) */
+    int has_call;
     hta_error *err;
 } nsys_reader;
 
+/* The error, on one line: SQLite's messages may quote a corrupt schema's
+ * SQL, new lines and all. */
 static int fail(nsys_reader *r, const char *table, const char *what)
 {
-    return hta_fail(r->err, "%s: Nsight Systems export (schema %s): %s%s%s", r->path,
-                    r->version, table ? table : "", table ? ": " : "", what);
+    hta_fail(r->err, "%s: Nsight Systems export (schema %s): %s%s%s", r->path, r->version,
+             table ? table : "", table ? ": " : "", what);
+    for (char *c = r->err->text; *c; c++)
+        if ((unsigned char)*c < ' ')
+            *c = ' ';
+    return -1;
 }
 
 static int fail_sqlite(nsys_reader *r, const char *table)
@@ -153,17 +167,27 @@ static int build_select(nsys_reader *r, const char *table, const char *const *co
     return n < size ? 0 : fail(r, table, "query too long");
 }
 
+/* The schema version from whichever metadata table the export has. */
 static void read_version(nsys_reader *r)
 {
+    static const char *const TABLES[] = {"META_DATA_EXPORT", "EXPORT_META_DATA"};
     strcpy(r->version, "unknown");
-    sqlite3_stmt *s;
-    if (table_exists(r, "META_DATA_EXPORT") != 1 ||
-        sqlite3_prepare_v2(r->db, "SELECT value FROM META_DATA_EXPORT "
-                                  "WHERE name = 'EXPORT_SCHEMA_VERSION'", -1, &s, NULL) != SQLITE_OK)
-        return;
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-        snprintf(r->version, sizeof r->version, "%s", (const char *)sqlite3_column_text(s, 0));
-    sqlite3_finalize(s);
+    for (size_t i = 0; i < sizeof TABLES / sizeof *TABLES; i++) {
+        char sql[128];
+        sqlite3_stmt *s;
+        snprintf(sql, sizeof sql, "SELECT value FROM %s WHERE name = 'EXPORT_SCHEMA_VERSION'",
+                 TABLES[i]);
+        if (table_exists(r, TABLES[i]) != 1 ||
+            sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+            continue;
+        int found = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0);
+        if (found)
+            snprintf(r->version, sizeof r->version, "%s",
+                     (const char *)sqlite3_column_text(s, 0));
+        sqlite3_finalize(s);
+        if (found)
+            return;
+    }
 }
 
 /* ---- names --------------------------------------------------------------- */
@@ -230,18 +254,26 @@ static uint32_t string_name(nsys_reader *r, string_cache *cache, int64_t id, nam
     return name;
 }
 
-/* Kineto's spelling of CUPTI's copy kinds (CUpti_ActivityMemcpyKind),
- * memory kinds (CUpti_ActivityMemoryKind) and synchronisation types
- * (CUpti_ActivitySynchronizationType), by CUPTI's numbering. */
+/* Kineto's spelling of the copy kinds, memory kinds and synchronisation
+ * types, in Nsight's numbering (the ids of the ENUM_CUDA_MEMCPY_OPER,
+ * ENUM_CUDA_MEM_KIND and ENUM_CUPTI_SYNC_TYPE tables of the 2024.5 and
+ * 2024.6 exports; an export of 2022.2, which has no ENUM tables, records
+ * pageable-to-device copies as srcKind 0, dstKind 2 in the same
+ * numbering).  Copy and synchronisation kinds are numbered as CUPTI
+ * numbers them; memory kinds are not (CUPTI puts Unknown first).  Kineto
+ * never writes Unified Memory migrations: they keep Nsight's key, so
+ * that each direction stays a kind of its own. */
 static const char *const COPY_KINDS[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                         "AtoD", "DtoA", "DtoD", "HtoH", "PtoP", NULL};
+                                         "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
+                                         "UVM_HtoD", "UVM_DtoH", "UVM_DtoD", NULL};
 static const char *const COPY_KIND_KEYS[] = {"UNKNOWN", "HTOD", "DTOH", "HTOA", "ATOH", "ATOA",
-                                             "ATOD", "DTOA", "DTOD", "HTOH", "PTOP", NULL};
-static const char *const MEMORY_KINDS[] = {"Unknown", "Pageable", "Pinned", "Device", "Array",
-                                           "Managed", "Device Static", "Managed Static", NULL};
-static const char *const MEMORY_KIND_KEYS[] = {"UNKNOWN", "PAGEABLE", "PINNED", "DEVICE",
-                                               "ARRAY", "MANAGED", "DEVICE_STATIC",
-                                               "MANAGED_STATIC", NULL};
+                                             "ATOD", "DTOA", "DTOD", "HTOH", "PTOP",
+                                             "UVM_HTOD", "UVM_DTOH", "UVM_DTOD", NULL};
+static const char *const MEMORY_KINDS[] = {"Pageable", "Pinned", "Device", "Array", "Managed",
+                                           "Device Static", "Managed Static", "Unknown", NULL};
+static const char *const MEMORY_KIND_KEYS[] = {"PAGEABLE", "PINNED", "DEVICE", "ARRAY",
+                                               "MANAGED", "DEVICE_STATIC", "MANAGED_STATIC",
+                                               "UNKNOWN", NULL};
 static const char *const SYNC_KINDS[] = {"Unknown Sync", "Event Sync", "Stream Wait Event",
                                          "Stream Sync", "Context Sync", NULL};
 static const char *const SYNC_KIND_KEYS[] = {"UNKNOWN", "EVENT_SYNCHRONIZE", "STREAM_WAIT_EVENT",
@@ -266,7 +298,8 @@ static void enum_spelling(const char *name, const char *label, const char *prefi
     snprintf(out, KIND_NAME_MAX, "%s", label ? label : name ? name : "Unknown");
 }
 
-/* The kinds of an ENUM table, or CUPTI's when the export has none. */
+/* The kinds of an ENUM table, or Nsight's numbering when the export has
+ * none. */
 static int load_kinds(nsys_reader *r, const char *table, const char *prefix,
                       const char *const *keys, const char *const *spellings, kind_names *out)
 {
@@ -375,13 +408,13 @@ static int add(nsys_reader *r, const char *table, uint32_t name, uint32_t cat,
 #define GPU_COLUMNS "start", "end", "streamId", "correlationId", "?globalPid"
 enum { GPU_OWN_COLUMNS = 5 };
 
-/* Reading one device: the process of a GPU record (globalPid's process
- * bits), so that the CPU-side tables keep the processes that used the
- * device, not every process with a context on it (PyTorch often leaves
- * one on device 0 in every process). */
+/* The process of a GPU record (globalPid's process bits): MPI_RANKS ranks
+ * the trace by it, and reading one device the CPU-side tables keep the
+ * processes that used the device, not every process with a context on it
+ * (PyTorch often leaves one on device 0 in every process). */
 static void note_process(nsys_reader *r, sqlite3_stmt *s)
 {
-    if (!r->one_device || sqlite3_column_type(s, 4) == SQLITE_NULL)
+    if (sqlite3_column_type(s, 4) == SQLITE_NULL)
         return;
     long long pid = (sqlite3_column_int64(s, 4) >> 24) & 0xFFFFFF;
     for (size_t i = 0; i < r->n_active_pids; i++)
@@ -426,24 +459,57 @@ static int read_kernels(nsys_reader *r)
 
 /* Runtime and driver calls share Nsight's table; Kineto files driver
  * calls (cu*, not cuda*) under their own category. */
-static int api_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+static int add_call(nsys_reader *r, const pending_call *call)
 {
-    hta_record rec = {.ts_ns = sqlite3_column_int64(s, 0), .end_ns = sqlite3_column_int64(s, 1),
-                      .correlation = sqlite3_column_int64(s, 2)};
-    uint32_t name = string_name(r, &r->api_names, sqlite3_column_int64(s, 3), NAME_API,
-                                RUNTIME_TABLE);
-    if (name != UINT32_MAX) {
-        const char *text = hta_strtab_get(&r->builder.trace->names, name);
+    uint32_t cat = call->cat;
+    if (call->name != UINT32_MAX) {
+        const char *text = hta_strtab_get(&r->builder.trace->names, call->name);
         if (strncmp(text, "cu", 2) == 0 && strncmp(text, "cuda", 4) != 0)
             cat = hta_trace_builder_category(&r->builder, "cuda_driver");
     }
-    return add(r, RUNTIME_TABLE, name, cat, &rec);
+    return add(r, RUNTIME_TABLE, call->name, cat, &call->rec);
+}
+
+/* Whether a and b are one call stored twice: one correlation id, one
+ * record within the other (Nsight 2022 writes a call with a backtrace as
+ * an eventClass 67 record around the call's own record). */
+static int same_call(const hta_record *a, const hta_record *b)
+{
+    return a->correlation == b->correlation && a->correlation != 0 &&
+           ((a->ts_ns <= b->ts_ns && b->end_ns <= a->end_ns) ||
+            (b->ts_ns <= a->ts_ns && a->end_ns <= b->end_ns));
+}
+
+/* Each row waits in r->call until the next one shows whether both are one
+ * call; the outer record is kept. */
+static int api_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    pending_call next = {
+        .rec = {.ts_ns = sqlite3_column_int64(s, 0), .end_ns = sqlite3_column_int64(s, 1),
+                .correlation = sqlite3_column_int64(s, 2)},
+        .cat = cat};
+    next.name = string_name(r, &r->api_names, sqlite3_column_int64(s, 3), NAME_API,
+                            RUNTIME_TABLE);
+    if (next.name == UINT32_MAX)
+        return -1;
+    if (r->has_call && same_call(&r->call.rec, &next.rec)) {
+        if (next.rec.end_ns - next.rec.ts_ns > r->call.rec.end_ns - r->call.rec.ts_ns)
+            r->call = next;
+        return 0;
+    }
+    int rc = r->has_call ? add_call(r, &r->call) : 0;
+    r->call = next;
+    r->has_call = 1;
+    return rc;
 }
 
 static int read_runtime(nsys_reader *r)
 {
     static const char *const columns[] = {"start", "end", "correlationId", "nameId", NULL};
-    return each_row(r, RUNTIME_TABLE, columns, "", api_row, "cuda_runtime");
+    r->has_call = 0;
+    if (each_row(r, RUNTIME_TABLE, columns, "", api_row, "cuda_runtime"))
+        return -1;
+    return r->has_call ? add_call(r, &r->call) : 0;
 }
 
 static int add_named(nsys_reader *r, const char *table, const char *text, uint32_t cat,
@@ -579,6 +645,25 @@ static int64_t first_variable(const char *env, const char *const *names)
     return -1;
 }
 
+/* The rank and world size of one recorded environment, its variables
+ * separated by ';' or (nsys 2022) by NUL bytes, which end a C string: the
+ * value is read by its length, with NULs made ';'. */
+static void rank_of_environment(nsys_reader *r, sqlite3_stmt *s)
+{
+    const char *text = (const char *)sqlite3_column_text(s, 0);
+    size_t len = (size_t)sqlite3_column_bytes(s, 0);
+    char *env = text ? malloc(len + 1) : NULL;
+    if (!env)
+        return;
+    for (size_t i = 0; i < len; i++)
+        env[i] = text[i] ? text[i] : ';';
+    env[len] = '\0';
+    hta_trace *t = r->builder.trace;
+    t->rank = first_variable(env, RANK_VARIABLES);
+    t->world_size = first_variable(env, SIZE_VARIABLES);
+    free(env);
+}
+
 /* The rank and world size from the environment Nsight Systems records for
  * the profiled process (TARGET_INFO_SYSTEM_ENV, property
  * DeviceEnvironment; name and value inline, or as StringIds in other
@@ -597,12 +682,8 @@ static void read_environment(nsys_reader *r)
     const char *sql = has_column(r, "TARGET_INFO_SYSTEM_ENV", "value") == 1 ? BY_TEXT : BY_ID;
     if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
         return;
-    hta_trace *t = r->builder.trace;
-    while (t->rank < 0 && sqlite3_step(s) == SQLITE_ROW) {
-        const char *env = (const char *)sqlite3_column_text(s, 0);
-        t->rank = first_variable(env, RANK_VARIABLES);
-        t->world_size = first_variable(env, SIZE_VARIABLES);
-    }
+    while (r->builder.trace->rank < 0 && sqlite3_step(s) == SQLITE_ROW)
+        rank_of_environment(r, s);
     sqlite3_finalize(s);
 }
 
@@ -640,22 +721,35 @@ static int load_context_processes(nsys_reader *r)
 }
 
 /* After the GPU tables: the processes that used the device when they name
- * them, and the rank of the first from MPI_RANKS (nsys --trace=mpi). */
+ * them. */
 static void settle_processes(nsys_reader *r)
 {
     if (r->n_active_pids) {
         memcpy(r->pids, r->active_pids, r->n_active_pids * sizeof *r->pids);
         r->n_pids = r->n_active_pids;
     }
-    if (!r->n_pids || table_exists(r, "MPI_RANKS") != 1)
+}
+
+/* The rank MPI_RANKS (nsys --trace=mpi) gives the processes of the rank's
+ * GPU records (r->pids; every process when the records do not name
+ * theirs), when they all have one; else the trace keeps none.  A whole
+ * export's processes of several ranks (--merge-devices) have none. */
+static void rank_from_mpi(nsys_reader *r)
+{
+    if (table_exists(r, "MPI_RANKS") != 1)
         return;
-    char sql[256];
-    long long rank;
-    size_t n;
-    snprintf(sql, sizeof sql, "SELECT rank FROM MPI_RANKS WHERE " PID_OF_GLOBAL_TID
-             " = %lld LIMIT 1", r->pids[0]);
-    if (integers(r->db, sql, &rank, 1, &n) == 0 && n == 1 && rank >= 0)
-        r->builder.trace->rank = rank;
+    char sql[1200];
+    size_t n = (size_t)snprintf(sql, sizeof sql, "SELECT DISTINCT rank FROM MPI_RANKS");
+    if (r->n_pids)
+        n += (size_t)snprintf(sql + n, sizeof sql - n, " WHERE " PID_OF_GLOBAL_TID " IN (");
+    for (size_t i = 0; i < r->n_pids && n < sizeof sql; i++)
+        n += (size_t)snprintf(sql + n, sizeof sql - n, "%s%lld", i ? ", " : "", r->pids[i]);
+    if (r->n_pids && n < sizeof sql)
+        snprintf(sql + n, sizeof sql - n, ")");
+    long long ranks[2];
+    size_t found;
+    if (integers(r->db, sql, ranks, 2, &found) == 0 && found == 1 && ranks[0] >= 0)
+        r->builder.trace->rank = ranks[0];
 }
 
 int hta_nsys_devices(const char *path, long long *devices, size_t cap, size_t *n)
@@ -707,7 +801,7 @@ static int open_database(nsys_reader *r)
 
 static int load_enums(nsys_reader *r)
 {
-    return load_kinds(r, "ENUM_CUDA_MEMCPY_OPER", "MEMCPY_OPER_", COPY_KIND_KEYS, COPY_KINDS,
+    return load_kinds(r, "ENUM_CUDA_MEMCPY_OPER", "MEMCPY_KIND_", COPY_KIND_KEYS, COPY_KINDS,
                       &r->copy_kinds) ||
            load_kinds(r, "ENUM_CUDA_MEM_KIND", "MEMORY_KIND_", MEMORY_KIND_KEYS, MEMORY_KINDS,
                       &r->memory_kinds) ||
@@ -759,8 +853,8 @@ static int read_tables(nsys_reader *r, hta_error *notes)
         return -1;
     if (hta_trace_builder_merge_gpu_tables(&r->builder))
         return fail(r, NULL, "out of memory ordering the GPU records");
-    if (r->one_device)
-        settle_processes(r);
+    settle_processes(r);
+    rank_from_mpi(r);
     return read_optional(r, RUNTIME_TABLE, read_runtime, notes,
                          "no " RUNTIME_TABLE ": launch statistics, queue length and launch "
                          "pipelining are empty") ||
@@ -788,7 +882,7 @@ int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_t
     if (rc == 0)
         rc = read_tables(&r, notes);
     /* The recorded environment is one process's: no rank of a device's. */
-    if (rc == 0 && !r.one_device)
+    if (rc == 0 && !r.one_device && r.builder.trace->rank < 0)
         read_environment(&r);
     if (rc == 0)
         hta_trace_builder_device_note(&r.builder, notes);

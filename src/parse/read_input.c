@@ -3,6 +3,19 @@
 
 #include "parse/cupti_csv.h"
 #include "parse/nsys_sqlite.h"
+#include "parse/split_parse.h"
+
+int hta_read_trace_file(const char *path, const hta_read_options *options, hta_trace *out,
+                        hta_error *err)
+{
+    hta_deadline limit = hta_deadline_from(options ? options->timeout_seconds : 0);
+    if (options && options->threads > 1) {
+        hta_split_result split = hta_read_trace_split(path, options, &limit, out, err);
+        if (split != HTA_SPLIT_SERIAL)
+            return split == HTA_SPLIT_DONE ? 0 : -1;
+    }
+    return hta_read_trace_serial(path, options, &limit, out, err);
+}
 
 int hta_read_input(const char *path, hta_input_format format, const hta_read_options *options,
                    const char *step_regex, hta_trace *out, hta_input_format *used,

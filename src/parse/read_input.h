@@ -12,6 +12,14 @@
 #include "parse/reader.h"
 #include "model/trace.h"
 
+/* Reads a .json or .json.gz Kineto file into out (initialised by the
+ * callee): a plain file as parts on options->threads threads
+ * (parse/split_parse.h) when that is worth it and succeeds, else as one
+ * stream, with one deadline for both.  On error out is freed and err
+ * names path and offset. */
+int hta_read_trace_file(const char *path, const hta_read_options *options, hta_trace *out,
+                        hta_error *err);
+
 /* Reads path into out with the reader of `format` (HTA_INPUT_AUTO: by the
  * input's content); *used receives the format read.  step_regex (NULL:
  * none) names the user annotations that are steps, for the SQLite and CSV

@@ -26,10 +26,6 @@ typedef struct hta_read_options {
     uint64_t split_min_bytes;  /* smaller files parse serially; 0 = 16 MiB */
 } hta_read_options;
 
-/* Reads a .json or .json.gz file into out (initialised by the callee).
- * On error out is freed and err names path and offset. */
-int hta_read_trace_file(const char *path, const hta_read_options *options, hta_trace *out,
-                        hta_error *err);
 
 /* The same parser over bytes in memory, delivered at most `chunk` bytes at
  * a time (0 = the normal buffer size) so tests can put a buffer boundary
@@ -46,6 +42,13 @@ typedef struct hta_deadline {
 } hta_deadline;
 
 hta_deadline hta_deadline_from(double timeout_seconds);
+
+/* Reads a .json or .json.gz file into out (initialised by the callee) as
+ * one stream, within the deadline (NULL: none); parse/read_input.h's
+ * hta_read_trace_file chooses between this and the parts on threads.
+ * On error out is freed and err names path and offset. */
+int hta_read_trace_serial(const char *path, const hta_read_options *options,
+                          const hta_deadline *limit, hta_trace *out, hta_error *err);
 
 typedef enum hta_part_kind {
     HTA_PART_HEAD,             /* from byte 0 */

@@ -208,6 +208,8 @@ static int place_part(hta_trace *into, hta_trace *part, part_move *move)
         into->rank = part->rank;
     if (part->world_size >= 0)
         into->world_size = part->world_size;
+    if (part->device_name[0])
+        memcpy(into->device_name, part->device_name, sizeof into->device_name);
     into->json_bytes = part->json_bytes;   /* the last part's end is the file's */
     return 0;
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The Kineto reader's bounds (reader.c): every sum and difference of
+/* The Kineto reader's bounds (kineto_events.c): every sum and difference of
  * event times the analyses form stays far inside int64 nanoseconds. */
 #define MAX_TS_NS 4000000000000000000LL
 #define MAX_DUR_NS 1000000000000000LL

@@ -130,3 +130,11 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
         malloc_trim(0);
     return rc;
 }
+
+int hta_analysed_file_failed(const hta_tableset *set)
+{
+    const hta_table *t = hta_tableset_find(set, "ranks");
+    long status = t ? hta_table_column(t, "status") : -1;
+    return status >= 0 && t->n_rows > 0 &&
+           strcmp(hta_table_row(t, t->n_rows - 1)[status].s, "failed") == 0;
+}

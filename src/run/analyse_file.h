@@ -27,5 +27,7 @@
 int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_options *opt, hta_tableset *out);
 
+/* Whether the last file analysed into set failed (its ranks row says so). */
+int hta_analysed_file_failed(const hta_tableset *set);
 
 #endif

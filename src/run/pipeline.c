@@ -150,7 +150,7 @@ static int analyse_my_files(hta_run_context *run, hta_error *err)
         if (opt->verbose)
             fprintf(stderr, "hta-mpi: process %d analysed %s%s\n", me, list->paths[i],
                     taken == HTA_HEAD_START_TAKEN ? " (begun during MPI start-up)" : "");
-        hta_progress_file_done(&progress, i);
+        hta_progress_file_done(&progress, i, rc == 0 && hta_analysed_file_failed(&latest));
     }
     hta_progress_finish(&progress);
     if (opt->verbose)

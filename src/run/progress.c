@@ -1,8 +1,9 @@
 /* progress.c: the root's progress line while the traces are analysed.
  *
  * Every process analyses its own files but only the root prints, so each
- * other process sends the root a one-number message (the file's index) when
- * it finishes a file, and an end mark (-1) after its last one.  The sends
+ * other process sends the root a one-number message when it finishes a
+ * file (the file's index i, or -2 - i when the file failed), and an end
+ * mark (-1) after its last one.  The sends
  * are non-blocking, so no process ever waits for the root; the root polls
  * for reports between its own files and, after its last one, waits for
  * every end mark, printing as reports arrive.  That wait costs nothing: the
@@ -61,12 +62,15 @@ static void print_line(hta_progress *p, int final)
     size_t total = p->list->count;
     double now = MPI_Wtime(), elapsed = now - p->start;
     double mb_per_s = elapsed > 0 ? (double)p->done_bytes / 1e6 / elapsed : 0.0;
+    char failed[48] = "";
+    if (p->failed)
+        snprintf(failed, sizeof failed, "%zu failed%s", p->failed, p->tty ? ", " : " ");
     if (p->tty) {
         if (!final && now - p->last_print < THROTTLE_SECONDS)
             return;
         /* \033[K clears what a longer previous line left behind. */
-        fprintf(stderr, "\rhta-mpi: analysed %zu/%zu traces, %.1f MB/s\033[K%s", p->done,
-                total, mb_per_s, final ? "\n" : "");
+        fprintf(stderr, "\rhta-mpi: analysed %zu/%zu traces, %s%.1f MB/s\033[K%s",
+                p->done - p->failed, total, failed, mb_per_s, final ? "\n" : "");
         fflush(stderr);
         p->last_print = now;
         return;
@@ -75,13 +79,15 @@ static void print_line(hta_progress *p, int final)
     if (decile <= p->last_decile)
         return;
     p->last_decile = decile;
-    fprintf(stderr, "hta-mpi: analysed %zu/%zu traces (%zu%%), %.1f MB/s\n", p->done, total,
-            p->done * 100 / total, mb_per_s);
+    fprintf(stderr, "hta-mpi: analysed %zu/%zu traces%s%s(%zu%%), %.1f MB/s\n",
+            p->done - p->failed, total, p->failed ? ", " : " ", failed, p->done * 100 / total,
+            mb_per_s);
 }
 
-static void count_file(hta_progress *p, int64_t i)
+static void count_file(hta_progress *p, int64_t i, int failed)
 {
     p->done++;
+    p->failed += failed != 0;
     p->done_bytes += p->list->bytes[i];
     print_line(p, 0);
 }
@@ -100,7 +106,7 @@ static int receive_report(hta_progress *p, int blocking)
     if (i == END_MARK)
         p->ends++;
     else
-        count_file(p, i);
+        count_file(p, i < 0 ? -2 - i : i, i < 0);
     return 1;
 }
 
@@ -115,15 +121,15 @@ static void send_report(hta_progress *p, int64_t i)
     p->n_sent++;
 }
 
-void hta_progress_file_done(hta_progress *p, size_t i)
+void hta_progress_file_done(hta_progress *p, size_t i, int failed)
 {
     if (!p->enabled)
         return;
     if (p->me != ROOT) {
-        send_report(p, (int64_t)i);
+        send_report(p, failed ? -2 - (int64_t)i : (int64_t)i);
         return;
     }
-    count_file(p, (int64_t)i);
+    count_file(p, (int64_t)i, failed);
     while (receive_report(p, 0))
         ;
 }

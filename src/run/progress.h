@@ -1,6 +1,7 @@
 /* run/progress.h: "analysed k/N traces, X MB/s" on the root's stderr while
  * every process works through its own files (README, "Progress": progress on
- * stderr; in place when stderr is a terminal, else one line per 10%). */
+ * stderr; in place when stderr is a terminal, else one line per 10%);
+ * "analysed k/N traces, F failed" once some file failed. */
 #ifndef HTA_PROGRESS_H
 #define HTA_PROGRESS_H
 
@@ -16,7 +17,7 @@ typedef struct hta_progress {
     MPI_Comm comm;               /* private duplicate: no tag can collide */
     const hta_file_list *list;
     /* root */
-    size_t done;
+    size_t done, failed;         /* files finished, of which failed */
     uint64_t done_bytes;
     int ends;                    /* end marks received */
     double start, last_print;
@@ -32,8 +33,9 @@ typedef struct hta_progress {
  * started (MPI_Wtime's scale), when the work on the files began. */
 void hta_progress_start(hta_progress *p, const hta_file_list *list, const int *owner,
                        int enabled, double started);
-/* After this process has finished file i (successfully or not). */
-void hta_progress_file_done(hta_progress *p, size_t i);
+/* After this process has finished file i; failed: the file could not be
+ * analysed (the line counts it apart). */
+void hta_progress_file_done(hta_progress *p, size_t i, int failed);
 /* After this process's last file: the root waits for every other process's
  * reports (printing as they arrive), the others complete their sends. */
 void hta_progress_finish(hta_progress *p);

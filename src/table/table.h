@@ -19,14 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hta/table.h" /* hta_column_type, and the handles' names */
 #include "util/buf.h"
 #include "util/error.h"
-
-typedef enum hta_column_type {
-    HTA_COL_I64 = 0,
-    HTA_COL_F64 = 1,
-    HTA_COL_STR = 2,
-} hta_column_type;
 
 typedef struct hta_column {
     const char *name;
@@ -55,6 +50,9 @@ enum hta_table_flag {
     HTA_TABLE_BINNED = 1u << 5,
     /* One row per event (--detail): stored chunked and compressed. */
     HTA_TABLE_PER_EVENT = 1u << 6,
+    /* One row per instance of the job: chunked and compressed once it
+     * holds enough bytes (output/hdf5_in_place.c). */
+    HTA_TABLE_DEFLATE_LARGE = 1u << 7,
 };
 
 /* A table as its producer declares it.  A table that is neither gathered,

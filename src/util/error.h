@@ -9,11 +9,7 @@
 
 #include <stdarg.h>
 
-#define HTA_ERROR_MAX 512
-
-typedef struct hta_error {
-    char text[HTA_ERROR_MAX];
-} hta_error;
+#include "hta/error.h" /* hta_error itself is public */
 
 /* Formats the message into err (if err is non-NULL) and returns -1 so that
  * callers can write `return hta_fail(err, "...")`. */

@@ -1,16 +1,24 @@
-/* tracegen_json.c: see tracegen_json.h. */
+/* tracegen_common.c: see tracegen_common.h. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "tracegen_json.h"
+#include "tracegen_common.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
-void tg_json_fail(const char *msg, const char *detail)
+void tg_fail(const char *msg, const char *detail)
 {
     fprintf(stderr, "hta-tracegen: %s%s\n", msg, detail ? detail : "");
     exit(2);
+}
+
+void *tg_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        tg_fail("out of memory", NULL);
+    return p;
 }
 
 void tg_json_event(FILE *f, bool *first, const char *fmt, ...)
@@ -31,7 +39,7 @@ int64_t tg_json_count(const char *opt, const char *s, int64_t hi)
     if (!s || errno || *end || v < 1 || v > hi) {
         char detail[200];
         snprintf(detail, sizeof detail, "%s '%s'", opt, s ? s : "");
-        tg_json_fail("bad value for ", detail);
+        tg_fail("bad value for ", detail);
     }
     return v;
 }

@@ -1,0 +1,123 @@
+/* input_targets.c: the SQLite and CSV reader targets (see targets.h).
+ *
+ * Both reach the readers the way a run does, through files: the SQLite
+ * input is written to a scratch file (SQLite resolves a memfd's /proc
+ * path to a name it cannot open), the CSV input is cut into the files of
+ * a CUPTI CSV folder in a scratch directory.  Each input is read twice and the two reads must agree in
+ * everything (the readers keep no state between files); a kept event
+ * must have a non-negative start and duration, and an error must name
+ * the input.  An export's devices (hta_nsys_devices) are each read alone
+ * as well, the way discovery splits a node's export. */
+#define _GNU_SOURCE
+#include "targets.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parse/cupti_csv.h"
+#include "parse/nsys_sqlite.h"
+#include "checks.h"
+
+#define MAX_DEVICES 4
+
+typedef int (*input_reader)(const char *path, const hta_builder_options *how, hta_trace *out,
+                            hta_error *notes, hta_error *err);
+
+/* Reads path twice with how; both reads must agree. */
+static void read_twice(input_reader read, const char *path, const hta_builder_options *how)
+{
+    hta_trace first, second;
+    hta_error notes = {{0}}, err = {{0}}, notes2 = {{0}}, err2 = {{0}};
+    int rc = read(path, how, &first, &notes, &err);
+    int rc2 = read(path, how, &second, &notes2, &err2);
+    hta_fuzz_require(rc == rc2, "the outcome of a second read differs");
+    if (rc) {
+        hta_fuzz_require(strcmp(err.text, err2.text) == 0, "the error of a second read differs");
+        hta_fuzz_require(strncmp(err.text, path, strlen(path)) == 0, "the error names the input");
+        hta_fuzz_require(strchr(err.text, '\n') == NULL, "the error is one line");
+        return;
+    }
+    hta_fuzz_require(strcmp(notes.text, notes2.text) == 0, "the notes of a second read differ");
+    hta_fuzz_require(hta_fuzz_same_trace(&first, &second), "the events of a second read differ");
+    for (size_t i = 0; i < first.n_events; i++)
+        hta_fuzz_require(first.events[i].ts_ns >= 0 && first.events[i].dur_ns >= 0,
+                "a kept event has a negative time");
+    hta_trace_free(&first);
+    hta_trace_free(&second);
+}
+
+/* Byte 0: bit 0 reads with --step-regex "^step", bit 1 reads each device
+ * the export lists alone too. */
+int hta_fuzz_nsys_sqlite(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/hta-fuzz-export-%d.sqlite", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    hta_fuzz_require(f && fwrite(data + 1, 1, size - 1, f) == size - 1 && fclose(f) == 0,
+            "write the export");
+    hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
+    read_twice(hta_read_nsys_sqlite, path, &how);
+    long long devices[MAX_DEVICES];
+    size_t n = 0;
+    if (data[0] & 2 && hta_nsys_devices(path, devices, MAX_DEVICES, &n) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            how.one_device = 1;
+            how.device = devices[i];
+            read_twice(hta_read_nsys_sqlite, path, &how);
+        }
+    }
+    unlink(path);
+    return 0;
+}
+
+/* The files of a CSV folder, in the order the input's parts fill them. */
+static const char *const CSV_FILES[] = {"kernel.csv", "cuda_runtime.csv", "gpu_memcpy.csv",
+                                        "gpu_memset.csv", "cuda_sync.csv", "user_annotation.csv",
+                                        "cuda_driver.csv"};
+#define N_CSV_FILES (sizeof CSV_FILES / sizeof *CSV_FILES)
+
+/* This process's scratch folder (dir, room for 64), emptied of the CSV
+ * files. */
+static void csv_scratch(char *dir)
+{
+    snprintf(dir, 64, "/tmp/hta-fuzz-csv-%d", (int)getpid());
+    hta_fuzz_require(mkdir(dir, 0700) == 0 || access(dir, W_OK) == 0, "mkdir the scratch folder");
+    char path[128];
+    for (size_t i = 0; i < N_CSV_FILES; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, CSV_FILES[i]);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/conc_kernel.csv", dir);
+    unlink(path);
+}
+
+int hta_fuzz_cupti_csv(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    char dir[64];
+    csv_scratch(dir);
+    const char *p = (const char *)data + 1, *end = (const char *)data + size;
+    for (size_t i = 0; i < N_CSV_FILES && p <= end; i++) {
+        const char *cut = memmem(p, (size_t)(end - p), HTA_FUZZ_CSV_SEPARATOR,
+                                 strlen(HTA_FUZZ_CSV_SEPARATOR));
+        const char *stop = cut ? cut : end;
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", dir,
+                 i == 0 && data[0] & 2 ? "conc_kernel.csv" : CSV_FILES[i]);
+        FILE *f = fopen(path, "wb");
+        hta_fuzz_require(f && fwrite(p, 1, (size_t)(stop - p), f) == (size_t)(stop - p) && fclose(f) == 0,
+                "write a CSV file");
+        if (!cut)
+            break;
+        p = cut + strlen(HTA_FUZZ_CSV_SEPARATOR);
+    }
+    hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
+    read_twice(hta_read_cupti_csv, dir, &how);
+    return 0;
+}

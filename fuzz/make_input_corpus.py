@@ -1,0 +1,234 @@
+"""Seeds for fuzz_nsys_sqlite and fuzz_cupti_csv (fuzz/input_targets.c),
+made at fuzz time from the real inputs beside the checkout, so nothing big
+enters the repository:
+
+  nsys_sqlite  each real Nsight export of TRACES/nsys/ cut down to a small
+               export of the same schema (the tables the reader reads, their
+               first rows, the strings those name, the ENUM and metadata
+               tables, the environment's launcher variables only), on
+               512-byte pages; and corrupt copies of each, after the cases of
+               SQLite's own corruption tests (corrupt*.test): truncated
+               files, a bad page size or page count in the header, b-tree
+               pages of a wrong type or with too many cells, cell pointers off
+               the page, a table rooted at page 1 or past the end, a schema
+               whose SQL disagrees with the table, a bogus freelist.
+  cupti_csv    small windows of the real Kineto traces of TRACES/hta/ as
+               CUPTI CSV folders (tests/kineto_convert.py writes them), and
+               hand-written odd folders (quotes, CRLF, a BOM, dur instead of
+               end, missing columns).
+
+Each input gets the harness's leading options byte (fuzz/targets.h).
+usage: make_input_corpus.py TRACES_DIR OUT_DIR"""
+import os
+import random
+import shutil
+import sqlite3
+import struct
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+import kineto_convert as kc  # noqa: E402
+
+LIMIT = 60 * 1024
+SEPARATOR = b"\n=====\n"     # HTA_FUZZ_CSV_SEPARATOR
+ACTIVITY = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME",
+            "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+            "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS"]
+WHOLE = ["META_DATA_EXPORT", "EXPORT_META_DATA", "ENUM_CUDA_MEMCPY_OPER", "ENUM_CUDA_MEM_KIND",
+         "ENUM_CUPTI_SYNC_TYPE", "TARGET_INFO_CUDA_CONTEXT_INFO", "MPI_RANKS"]
+STRING_COLUMNS = ["nameId", "demangledName", "shortName", "textId"]
+LAUNCHER = ("RANK", "WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK",
+            "PMI_SIZE", "PMIX_RANK", "SLURM_PROCID", "SLURM_NTASKS")
+
+
+def save(out, kind, lead, data):
+    path = os.path.join(out, kind, f"{kind}-{len(os.listdir(os.path.join(out, kind))):03d}")
+    with open(path, "wb") as f:
+        f.write(bytes([lead]) + data)
+
+
+def tables_of(db):
+    return {name.decode(): sql.decode() for name, sql in db.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table'")}
+
+
+def launcher_only(env):
+    """The launcher's variables of a recorded environment, its separator kept."""
+    sep = "\0" if "\0" in env else ";"
+    return sep.join(v for v in env.split(sep) if v.split("=")[0] in LAUNCHER)
+
+
+def small_export(src, dst, rows):
+    """dst: src cut down to `rows` rows of each activity table."""
+    db = sqlite3.connect(f"file:{src}?mode=ro&immutable=1", uri=True)
+    db.text_factory = bytes
+    schema = tables_of(db)
+    out = sqlite3.connect(dst)
+    out.execute("PRAGMA page_size = 512")
+    strings = set()
+    for table in ACTIVITY + WHOLE + ["StringIds", "TARGET_INFO_SYSTEM_ENV"]:
+        if table in schema:
+            out.execute(schema[table])
+    for table in ACTIVITY + WHOLE:
+        if table not in schema:
+            continue
+        cols = [r[1].decode() for r in db.execute(f"PRAGMA table_info({table})")]
+        limit = f"ORDER BY start LIMIT {rows}" if table in ACTIVITY else ""
+        for row in db.execute(f"SELECT * FROM {table} {limit}"):
+            out.execute(f"INSERT INTO {table} VALUES ({','.join('?' * len(row))})", row)
+            strings.update(row[cols.index(c)] for c in STRING_COLUMNS if c in cols)
+    for i in strings - {None}:
+        row = db.execute("SELECT id, value FROM StringIds WHERE id = ?", (i,)).fetchone()
+        if row:
+            out.execute("INSERT INTO StringIds VALUES (?, ?)", row)
+    if "TARGET_INFO_SYSTEM_ENV" in schema:
+        cols = [r[1].decode() for r in db.execute("PRAGMA table_info(TARGET_INFO_SYSTEM_ENV)")]
+        if "value" in cols and "name" in cols:
+            for row in db.execute("SELECT * FROM TARGET_INFO_SYSTEM_ENV "
+                                  "WHERE name = 'DeviceEnvironment'"):
+                row = list(row)
+                row[cols.index("value")] = launcher_only(
+                    row[cols.index("value")].decode("utf-8", "replace")).encode()
+                out.execute(f"INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES "
+                            f"({','.join('?' * len(row))})", row)
+    out.commit()
+    out.execute("VACUUM")
+    out.close()
+
+
+def page_size(data):
+    size = struct.unpack(">H", data[16:18])[0]
+    return 65536 if size == 1 else size
+
+
+def btree_pages(data):
+    """Offsets of the b-tree page headers (page 1's follows the file header)."""
+    size = page_size(data)
+    for page in range(len(data) // size):
+        at = page * size + (100 if page == 0 else 0)
+        if data[at] in (2, 5, 10, 13):
+            yield at
+
+
+def with_schema_edit(path, sql, args):
+    copy = path + ".edit"
+    shutil.copy(path, copy)
+    db = sqlite3.connect(copy)
+    db.execute("PRAGMA writable_schema = ON")
+    db.execute(sql, args)
+    db.commit()
+    db.close()
+    with open(copy, "rb") as f:
+        return f.read()
+
+
+def corruptions(path):
+    """Corrupt copies of the export at path, after SQLite's corrupt*.test."""
+    with open(path, "rb") as f:
+        good = f.read()
+    size, rng = page_size(good), random.Random(len(good))
+    yield good[:len(good) // 2]
+    yield good[:size + 10]
+    yield good[:100]
+    bad = bytearray(good); bad[16:18] = struct.pack(">H", 3); yield bytes(bad)
+    bad = bytearray(good); bad[28:32] = struct.pack(">I", 1 << 30); yield bytes(bad)
+    bad = bytearray(good); bad[32:36] = struct.pack(">I", 7777); bad[36:40] = b"\0\0\0\1"
+    yield bytes(bad)
+    pages = list(btree_pages(good))
+    for at in rng.sample(pages, min(4, len(pages))):
+        bad = bytearray(good); bad[at] = 0; yield bytes(bad)
+        bad = bytearray(good); bad[at + 3:at + 5] = b"\xff\xff"; yield bytes(bad)
+        cells = at + (12 if good[at] in (2, 5) else 8)
+        bad = bytearray(good); bad[cells:cells + 2] = struct.pack(">H", size + 7)
+        yield bytes(bad)
+    yield with_schema_edit(path, "UPDATE sqlite_master SET rootpage = ? WHERE name = ?",
+                           (1, "CUPTI_ACTIVITY_KIND_KERNEL"))
+    yield with_schema_edit(path, "UPDATE sqlite_master SET rootpage = ? WHERE name = ?",
+                           (99999, "StringIds"))
+    yield with_schema_edit(path, "UPDATE sqlite_master SET sql = ? WHERE name = ?",
+                           ("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start, x)",
+                            "CUPTI_ACTIVITY_KIND_KERNEL"))
+    for _ in range(4):
+        bad = bytearray(good)
+        for _ in range(8):
+            bad[rng.randrange(100, len(bad))] = rng.randrange(256)
+        yield bytes(bad)
+
+
+def nsys_seeds(traces, out, scratch):
+    folder = os.path.join(traces, "nsys")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        for file in sorted(os.listdir(os.path.join(folder, name))):
+            if not file.endswith(".sqlite"):
+                continue
+            small = os.path.join(scratch, name + ".sqlite")
+            for rows in (24, 12, 6, 3):
+                small_export(os.path.join(folder, name, file), small, rows)
+                if os.path.getsize(small) <= LIMIT:
+                    break
+            with open(small, "rb") as f:
+                save(out, "nsys_sqlite", 0, f.read())
+            with open(small, "rb") as f:
+                save(out, "nsys_sqlite", 3, f.read())
+            for i, bad in enumerate(corruptions(small)):
+                save(out, "nsys_sqlite", i % 4, bad)
+
+
+ODD_CSV = [
+    b"start,end,name,correlation,stream\n1.5,2.5,\"gemm<float, 2>\",1,7\n",
+    b"\xef\xbb\xbfstart,dur,name,correlation,stream\r\n1,2,\"a \"\"quoted\"\"\nname\",1,7\r\n",
+    b"start,end,name\n1,2,no_stream\n",
+    b"start,end,name,correlation,stream\nx,2,gemm,1,7\n",
+    b"start,end,name,correlation,stream\n1e400,2,gemm,1,7\n-5,3,gemm,2,7\n",
+    b"start,end,name,correlation,stream\n1,2,gemm,1,7" + SEPARATOR +
+    b"start,end,name,correlation\n0.5,0.9,cudaLaunchKernel,1\n" + SEPARATOR +
+    b"start,end,name,correlation,stream,bytes\n3,4,Memcpy HtoD (Pinned -> Device),2,7,1024\n" +
+    SEPARATOR + b"start,end,name,correlation,stream,bytes\n5,6,Memset (Device),3,7,\n" +
+    SEPARATOR + b"start,end,name,correlation,stream\n7,9,Event Sync,4,7\n" + SEPARATOR +
+    b"start,dur,name\n0,10,step 1\n10,10,step 2\n",
+]
+
+
+def csv_seeds(traces, out, scratch):
+    folder = os.path.join(traces, "hta")
+    for name in ("trace_filter", "nccl_data", "amd_mi250", "critical_path_event_sync"):
+        path = os.path.join(folder, name)
+        if not os.path.isdir(path):
+            continue
+        trace = os.path.join(path, sorted(os.listdir(path))[0])
+        csv_dir = os.path.join(scratch, name)
+        kc.to_cupti_csv(trace, csv_dir)
+        for rows in (3, 12, 40):
+            parts = []
+            for file in ("kernel.csv", "cuda_runtime.csv", "gpu_memcpy.csv", "gpu_memset.csv",
+                         "cuda_sync.csv", "user_annotation.csv", "cuda_driver.csv"):
+                p = os.path.join(csv_dir, file)
+                lines = open(p, "rb").read().split(b"\n") if os.path.exists(p) else [b""]
+                parts.append(b"\n".join(lines[:rows + 1]) + b"\n")
+            data = SEPARATOR.join(parts)
+            if len(data) <= LIMIT:
+                save(out, "cupti_csv", rows % 4, data)
+        shutil.rmtree(csv_dir)
+    for i, data in enumerate(ODD_CSV):
+        save(out, "cupti_csv", i % 4, data)
+
+
+def main():
+    traces, out = sys.argv[1:3]
+    for kind in ("nsys_sqlite", "cupti_csv"):
+        shutil.rmtree(os.path.join(out, kind), ignore_errors=True)
+        os.makedirs(os.path.join(out, kind))
+    scratch = tempfile.mkdtemp(prefix="hta-fuzz-seeds-")
+    try:
+        nsys_seeds(traces, out, scratch)
+        csv_seeds(traces, out, scratch)
+    finally:
+        shutil.rmtree(scratch)
+    print(f"corpus: {len(os.listdir(os.path.join(out, 'nsys_sqlite')))} nsys_sqlite inputs, "
+          f"{len(os.listdir(os.path.join(out, 'cupti_csv')))} cupti_csv inputs in {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,16 @@
+/* hta/error.h: errors as values.
+ *
+ * Every fallible function takes an hta_error* (which may be NULL) and
+ * returns nonzero, or NULL, on failure after filling it with one
+ * human-readable line that names the file involved (and the byte offset
+ * for a parse error).  libhta never prints. */
+#ifndef HTA_PUBLIC_ERROR_H
+#define HTA_PUBLIC_ERROR_H
+
+#define HTA_ERROR_MAX 512
+
+typedef struct hta_error {
+    char text[HTA_ERROR_MAX];
+} hta_error;
+
+#endif

@@ -1,0 +1,92 @@
+/* run.c: the hta-mpi command as library calls (hta/run.h): its command
+ * line into settings, and one process's whole life in the MPI run. */
+#include "hta/run.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+
+#include "api/settings.h"
+#include "diff/diff_command.h"
+#include "hta/version.h"
+#include "model/gpu_peaks.h"
+#include "run/head_start.h"
+#include "run/pipeline.h"
+#include "run/threads.h"
+
+/* A --gpu-spec file that cannot be read is a usage error, found before
+ * MPI starts rather than by every rank. */
+static int gpu_spec_readable(const hta_options *opt, hta_error *err)
+{
+    hta_gpu_peaks peaks;
+    return !opt->gpu_spec || hta_gpu_spec_read(opt->gpu_spec, &peaks, err) == 0;
+}
+
+hta_command_action hta_command_parse(hta_settings *s, int argc, char **argv, hta_error *err)
+{
+    hta_options_free(&s->opt);
+    switch (hta_parse_options(argc, argv, &s->opt, err)) {
+    case HTA_CLI_RUN:
+        return gpu_spec_readable(&s->opt, err) ? HTA_COMMAND_RUN : HTA_COMMAND_USAGE_ERROR;
+    case HTA_CLI_HELP: return HTA_COMMAND_HELP;
+    case HTA_CLI_VERSION: return HTA_COMMAND_VERSION;
+    default: return HTA_COMMAND_USAGE_ERROR;
+    }
+}
+
+void hta_command_usage(FILE *out)
+{
+    hta_print_usage(out);
+}
+
+/* A process started directly, not by mpirun or srun, is alone and sends
+ * no message, yet Open MPI's singleton MPI_Init is slow: it starts a
+ * helper daemon (orted) to serve as its runtime, and probes every network
+ * transport it was built with (UCX, libfabric, PSM) to choose a
+ * point-to-point layer.  Such a process runs isolated (no daemon) on the
+ * plain ob1 layer, unless the user set either; processes of a
+ * launched job keep whatever the cluster configures.  Isolated singletons
+ * would all share one session directory, which the first to finish
+ * removes: with several lone processes at once, another's MPI_Init then
+ * failed to create it, or MPI-IO printed an error when its "sm"
+ * shared-file-pointer component found its file gone.  A lone process
+ * needs no session directory and hta-mpi no shared file pointer, so it
+ * creates none and leaves that component out.  It talks to nobody but
+ * itself, so it brings up no network transport either (btl "self", no UCX
+ * one-sided layer): besides their start-up time, verbs and UCX hook the
+ * process's memory calls, which the head start's thread (head_start.c)
+ * makes while MPI_Init runs. */
+static void prefer_quick_start_when_alone(void)
+{
+    if (!hta_started_alone())
+        return;
+    setenv("OMPI_MCA_pml", "ob1", 0);
+    setenv("OMPI_MCA_btl", "self", 0);
+    setenv("OMPI_MCA_osc", "^ucx", 0);
+    setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+    setenv("OMPI_MCA_orte_create_session_dirs", "0", 0);
+    setenv("OMPI_MCA_sharedfp", "^sm", 0);
+}
+
+int hta_command_run(hta_settings *s, int *argc, char ***argv)
+{
+    hta_options *opt = &s->opt;
+    prefer_quick_start_when_alone();
+    hta_head_start head;
+    hta_head_start_begin(&head, opt);
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+        fprintf(stderr, "hta-mpi: MPI_Init failed\n");
+        hta_head_start_end(&head);
+        return HTA_EXIT_INTERNAL;
+    }
+    if (opt->threads == 0)
+        opt->threads = hta_threads_per_process();
+    int code = hta_run(opt, hta_version(), &head);
+    hta_head_start_end(&head);
+    MPI_Finalize();
+    return code;
+}
+
+int hta_command_diff(int argc, char **argv)
+{
+    return hta_diff_main(argc, argv, hta_version());
+}

@@ -1,0 +1,211 @@
+/* p2p_results.c: the root's part of the point-to-point analysis, before
+ * the outlier search (which reads the metrics it adds).
+ *
+ * The pairs were matched where their owners are (crossrank/p2p_pairs.c);
+ * the root receives per rank "_p2p_ranks" (and, from the rank analyses,
+ * "_p2p_unknown_peer": SendRecv kernels without metadata), per (src, dst)
+ * "p2p_summary", and per (rank, step) "_p2p_steps".  It puts the summary
+ * in (src, dst) order, adds each rank's point-to-point wait and the
+ * late-sender wait it caused to "rank_metrics", and builds
+ * "pipeline_steps": per (rank, step) with point-to-point traffic, the
+ * step's time (its ProfilerStep), its computation (union of the
+ * COMPUTATION kernels it launched, from "steps"), the bubble = time -
+ * computation, and its fraction beside 1F1B's (p - 1) / (m + p - 1) for
+ * p = the pipeline group's size and m = the microbatches, the most
+ * receives from one peer in the step (a stage receives one activation or
+ * gradient per microbatch from each neighbour). */
+#define _GNU_SOURCE /* qsort_r */
+#include "crossrank/p2p_results.h"
+
+#include "crossrank/p2p_pairs.h"
+#include "model/trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const hta_column PIPELINE_COLUMNS[HTA_PIPELINE_STEPS_N_COLUMNS] = {
+    [HTA_PIPELINE_STEPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_PIPELINE_STEPS_STEP] = {"step", HTA_COL_I64},
+    [HTA_PIPELINE_STEPS_STAGE] = {"stage", HTA_COL_I64},
+    [HTA_PIPELINE_STEPS_STAGES] = {"stages", HTA_COL_I64},
+    [HTA_PIPELINE_STEPS_MICROBATCHES] = {"microbatches", HTA_COL_I64},
+    [HTA_PIPELINE_STEPS_STEP_TIME_US] = {"step_time_us", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_COMPUTE_US] = {"compute_us", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_BUBBLE_US] = {"bubble_us", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_BUBBLE_FRACTION] = {"bubble_fraction", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_EXPECTED_BUBBLE_FRACTION] = {"expected_bubble_fraction", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_P2P_WAIT_US] = {"p2p_wait_us", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_EXPOSED_P2P_WAIT_US] = {"exposed_p2p_wait_us", HTA_COL_F64},
+};
+const hta_table_spec hta_pipeline_steps_table = {
+    "pipeline_steps", PIPELINE_COLUMNS, HTA_PIPELINE_STEPS_N_COLUMNS, HTA_TABLE_GATHERED};
+
+/* Column positions of the rank side's tables (crossrank/p2p_pairs.c). */
+enum { R_RANK, R_OPS, R_UNPAIRED, R_LATE_SENDER, R_LATE_RECEIVER, R_CAUSED, R_VIOLATIONS };
+enum { S_RANK, S_STEP, S_WAIT, S_EXPOSED, S_RECEIVES, S_STAGE, S_STAGES };
+
+static int compare_pair_rows(const void *a, const void *b, void *ctx)
+{
+    const hta_cell *x = a, *y = b;
+    (void)ctx;
+    if (x[0].i != y[0].i)
+        return (x[0].i > y[0].i) - (x[0].i < y[0].i);
+    return (x[1].i > y[1].i) - (x[1].i < y[1].i);
+}
+
+static void sort_summary(hta_table *t)
+{
+    if (t && t->n_rows > 1)
+        qsort_r(t->cells, t->n_rows, t->n_columns * sizeof *t->cells, compare_pair_rows, NULL);
+}
+
+static int put_metric(hta_table *t, int64_t rank, const char *metric, double value)
+{
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, rank);
+    hta_row_put_str(&row, metric);
+    hta_row_put_f64(&row, value);
+    return hta_row_done(&row);
+}
+
+/* Sums the per-rank rows of every process (a rank's ops may have been
+ * loaded on one process only, but the unknown peers come separately)
+ * into one row per rank, in rank order; adds the kernels without a peer
+ * as unpaired ops. */
+static int merge_rank_rows(hta_tableset *set, hta_table *ranks)
+{
+    const hta_table *unknown = hta_tableset_find(set, "_p2p_unknown_peer");
+    for (size_t i = 0; unknown && i < unknown->n_rows; i++) {
+        const hta_cell *u = hta_table_row(unknown, i);
+        hta_row_builder row = hta_table_add_row(ranks);
+        hta_row_put_i64(&row, u[0].i);
+        hta_row_put_i64(&row, u[1].i);
+        hta_row_put_i64(&row, u[1].i);
+        for (int c = R_LATE_SENDER; c <= R_VIOLATIONS; c++)
+            hta_row_put_i64(&row, 0);
+        if (hta_row_done(&row))
+            return -1;
+    }
+    hta_tableset_remove(set, "_p2p_unknown_peer");
+    if (hta_table_sort_by_first_column(ranks))
+        return -1;
+    size_t out = 0;
+    for (size_t i = 0; i < ranks->n_rows; i++) {
+        hta_cell *row = hta_table_row(ranks, i), *into = hta_table_row(ranks, out ? out - 1 : 0);
+        if (out && into[R_RANK].i == row[R_RANK].i) {
+            for (int c = R_OPS; c <= R_VIOLATIONS; c++)
+                into[c].i += row[c].i;
+            continue;
+        }
+        if (out != i)
+            memcpy(hta_table_row(ranks, out), row, ranks->n_columns * sizeof *row);
+        out++;
+    }
+    ranks->n_rows = out;
+    return 0;
+}
+
+/* The metrics of the ranks whose sends or receives were paired. */
+static int add_rank_metrics(hta_tableset *set, const hta_table *ranks)
+{
+    hta_table *metrics = hta_tableset_find(set, "rank_metrics");
+    if (!metrics)
+        return 0;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < ranks->n_rows; i++) {
+        const hta_cell *r = hta_table_row(ranks, i);
+        if (r[R_OPS].i == r[R_UNPAIRED].i)
+            continue;
+        rc = put_metric(metrics, r[R_RANK].i, "p2p_wait_us",
+                        hta_ns_to_us(r[R_LATE_SENDER].i + r[R_LATE_RECEIVER].i)) ||
+             put_metric(metrics, r[R_RANK].i, "p2p_caused_wait_us", hta_ns_to_us(r[R_CAUSED].i));
+    }
+    return rc ? -1 : hta_table_sort_by_first_column(metrics);
+}
+
+/* Row of "steps" for (rank, step), or NULL. */
+static const hta_cell *step_row(const hta_table *steps, long step_col, int64_t rank, int64_t step)
+{
+    long first = hta_table_find_sorted(steps, rank);
+    for (size_t r = first < 0 ? steps->n_rows : (size_t)first; r < steps->n_rows; r++) {
+        const hta_cell *row = hta_table_row(steps, r);
+        if (row[0].i != rank)
+            break;
+        if (row[step_col].i == step)
+            return row;
+    }
+    return NULL;
+}
+
+static int compare_rank_step(const void *a, const void *b)
+{
+    const hta_cell *x = *(const hta_cell *const *)a, *y = *(const hta_cell *const *)b;
+    if (x[S_RANK].i != y[S_RANK].i)
+        return (x[S_RANK].i > y[S_RANK].i) - (x[S_RANK].i < y[S_RANK].i);
+    return (x[S_STEP].i > y[S_STEP].i) - (x[S_STEP].i < y[S_STEP].i);
+}
+
+static int put_pipeline_step(hta_table *t, const hta_cell *p, const hta_cell *s, long time_col,
+                             long compute_col)
+{
+    double time = s ? s[time_col].f : NAN, compute = s ? s[compute_col].f : NAN;
+    double bubble = isnan(time) || isnan(compute) ? NAN : fmax(0.0, time - compute);
+    int64_t stages = p[S_STAGES].i, m = p[S_RECEIVES].i;
+    double expected = stages > 0 && m > 0 ? (double)(stages - 1) / (double)(m + stages - 1) : NAN;
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, p[S_RANK].i);
+    hta_row_put_i64(&row, p[S_STEP].i);
+    hta_row_put_i64(&row, p[S_STAGE].i);
+    hta_row_put_i64(&row, stages);
+    hta_row_put_i64(&row, m);
+    hta_row_put_f64(&row, time);
+    hta_row_put_f64(&row, compute);
+    hta_row_put_f64(&row, bubble);
+    hta_row_put_f64(&row, time > 0 ? bubble / time : NAN);
+    hta_row_put_f64(&row, expected);
+    hta_row_put_f64(&row, hta_ns_to_us(p[S_WAIT].i));
+    hta_row_put_f64(&row, hta_ns_to_us(p[S_EXPOSED].i));
+    return hta_row_done(&row);
+}
+
+/* "pipeline_steps" in (rank, step) order from "_p2p_steps" and "steps". */
+static int put_pipeline_steps(hta_tableset *set)
+{
+    const hta_table *in = hta_tableset_find(set, "_p2p_steps");
+    if (!in || in->n_rows == 0)
+        return 0;
+    const hta_table *steps = hta_tableset_find(set, "steps");
+    long step_col = steps ? hta_table_column(steps, "step") : -1;
+    long time_col = steps ? hta_table_column(steps, "step_time_us") : -1;
+    long compute_col = steps ? hta_table_column(steps, "compute_us") : -1;
+    int have_steps = step_col >= 0 && time_col >= 0 && compute_col >= 0;
+    hta_table *t = hta_tableset_table(set, &hta_pipeline_steps_table);
+    const hta_cell **rows = malloc(in->n_rows * sizeof *rows);
+    int rc = t && rows ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < in->n_rows; i++)
+        rows[i] = hta_table_row(in, i);
+    if (rc == 0)
+        qsort(rows, in->n_rows, sizeof *rows, compare_rank_step);
+    for (size_t i = 0; rc == 0 && i < in->n_rows; i++) {
+        const hta_cell *s =
+            have_steps ? step_row(steps, step_col, rows[i][S_RANK].i, rows[i][S_STEP].i) : NULL;
+        rc = put_pipeline_step(t, rows[i], s, time_col, compute_col);
+    }
+    free(rows);
+    hta_tableset_remove(set, "_p2p_steps");
+    return rc;
+}
+
+int hta_p2p_results(hta_tableset *set, hta_error *err)
+{
+    sort_summary(hta_tableset_find(set, "p2p_summary"));
+    hta_table *ranks = hta_tableset_find(set, "_p2p_ranks");
+    if (!ranks && hta_tableset_find(set, "_p2p_unknown_peer"))
+        ranks = hta_p2p_ranks_table(set);
+    hta_table *by_group = hta_tableset_find(set, "comm_by_group");
+    if ((ranks && (merge_rank_rows(set, ranks) || add_rank_metrics(set, ranks))) ||
+        put_pipeline_steps(set) || (by_group && hta_table_sort_by_first_column(by_group)))
+        return hta_fail(err, "out of memory summing the point-to-point traffic");
+    return 0;
+}

@@ -1,0 +1,475 @@
+/* parse/json_lexer.h: the pull lexer under the Kineto reader (private to
+ * parse/; json_lexer.c holds the slow paths).
+ *
+ * The lexer walks a refillable buffer.  The hot paths read in place: a
+ * key, or a kept string (name, cat, ph) without escapes, points into the
+ * buffer (a refill copies kept strings first), and the usual number forms
+ * are converted in one pass there.  A NUL and some zero padding follow
+ * the data in the buffer, so the scans for tokens and number bytes need
+ * no bounds test of their own.  The per-member steps (key, scalar skip,
+ * separator) are inline here, as a member's own work is a few dozen
+ * instructions and calls were a large share of it; their rare cases
+ * (escapes, the buffer's end, containers) are out of line in
+ * json_lexer.c.  Skipping validates and keeps its nesting stack on the
+ * heap, so depth is bounded by memory only.
+ *
+ * The lexer also carries the Kineto decoder's per-file state
+ * (parse/kineto_events.c): the texts an event keeps must be copied by
+ * each refill, and one pointer then reaches all of it. */
+#ifndef HTA_JSON_LEXER_H
+#define HTA_JSON_LEXER_H
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+#define LX_BUFFER_BYTES (256u << 10)
+/* The data in the buffer is followed by this many zero bytes: the NUL at
+ * lx->end stops every scan for a token, digit or string byte without a
+ * bounds check, and a 16-byte load anywhere before lx->end stays inside
+ * the allocation and reads only initialised bytes. */
+#define LX_PADDING_BYTES 64u
+#define LX_EOF (-1)
+#define NEVER_STOP UINT64_MAX
+
+typedef long (*lx_pull_fn)(void *ctx, char *buf, size_t cap, hta_error *err);
+
+/* A string value the decoder keeps until the end of its event.  A string
+ * without escapes that lies wholly in the buffer is borrowed from it (no
+ * copy); a refill copies borrowed text into `own` before it is overwritten. */
+typedef struct lx_text {
+    const char *data;
+    size_t len;
+    int borrowed;
+    hta_buf own;
+} lx_text;
+
+/* The collective metadata among an event's args (model/comm_meta.h): the
+ * strings, in the lexer's comm_text buffers, by index. */
+enum {
+    COMM_COLLECTIVE, COMM_DTYPE, COMM_PG_NAME, COMM_PG_DESC, COMM_PG_RANKS, COMM_IN_SPLIT,
+    COMM_OUT_SPLIT, COMM_N_STRINGS
+};
+/* ... and its numbers, in the lexer's comm_fields. */
+enum { COMM_EXTERNAL_ID, COMM_IN_NELEMS, COMM_OUT_NELEMS, COMM_GROUP_SIZE, COMM_SEQ, COMM_PEER,
+       COMM_N_NUMBERS };
+
+/* What of the collective metadata the current event had: in the lexer,
+ * not the per-event scratch, so that an event without any costs one
+ * store. */
+typedef struct comm_fields {
+    int64_t number[COMM_N_NUMBERS];
+    unsigned strings;          /* bit k: comm_text[k] was read for this event */
+    unsigned numbers;          /* bit k: number[k] was read */
+} comm_fields;
+
+typedef struct lexer {
+    const char *p, *end;
+    char *buf;                 /* owned */
+    uint64_t base;             /* stream offset of buf[0] */
+    int at_eof;
+    int failed;
+    int timed_out;             /* failed on the deadline, not on the data */
+    lx_pull_fn pull;
+    void *pull_ctx;
+    double timeout_seconds;    /* 0 = no limit */
+    double deadline;           /* CLOCK_MONOTONIC seconds, with timeout_seconds */
+    const char *label;
+    hta_error *err;
+    uint64_t stop_at;          /* stop before an event starting here or later */
+    int stopped;               /* ... and did: unwind without finishing */
+    int bare_array;            /* the document is an event array, not an object */
+    hta_buf *record;           /* when set, consumed bytes are appended */
+    const char *record_from;
+    hta_buf skip_stack;        /* container kinds while skipping */
+    lx_text name, cat, ph;
+    lx_text pid, tid;          /* as written: a number's text or a string's */
+    lx_text input_dims, input_type, concrete_inputs; /* JSON text as written */
+    hta_buf context_key, last_context_key; /* see cpu_context_of */
+    uint32_t last_context;
+    hta_buf op_contexts;       /* per name id: an op_context, see cpu_context_of */
+    hta_buf long_key;          /* keys that need decoding land here */
+    const char *key;           /* the member name just read: in the buffer or */
+    size_t key_len;            /* long_key, valid until the next lexer call */
+    hta_buf kernel_types;      /* per name id: hta_kernel_type + 1, 0 = not yet known */
+    hta_buf comm_text[COMM_N_STRINGS];      /* collective metadata strings (COMM_*) */
+    comm_fields comm;
+} lexer;
+
+/* A JSON number in every form the analyses want. */
+typedef struct number {
+    double value;
+    int64_t integer;           /* truncated; valid when integer_ok */
+    int64_t thousandths;       /* value x 1000 rounded: us -> ns exactly */
+    int integer_ok, thousandths_ok;
+    int fractional;            /* written with a fraction or an exponent */
+} number;
+
+#define NUMBER_TEXT_MAX 80
+
+/* The bytes a number's text runs over (its grammar is checked after). */
+static const unsigned char number_bytes[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+    ['7'] = 1, ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+};
+
+/* ---- slow paths (json_lexer.c) ---------------------------------------- */
+
+/* Records "LABEL: parse error at byte N: WHAT" once; returns -1. */
+int lx_error(lexer *lx, const char *what);
+/* lx_error, unless the lexer failed already (a read error, the deadline). */
+int lx_error_eof(lexer *lx, const char *what);
+/* Appends the bytes consumed since record_from to lx->record. */
+void lx_flush_record(lexer *lx);
+/* Zeroes the padding after the data. */
+void lx_pad(lexer *lx);
+/* Slow path of lx_peek: the buffer is exhausted. */
+int lx_refill(lexer *lx);
+/* Slow path of lx_peek_token: whitespace or the end of the buffer. */
+int lx_skip_to_token(lexer *lx);
+int lx_expect(lexer *lx, char c, const char *what);
+/* Reads a string whose opening quote is current into out, decoding
+ * escapes; with out NULL the string is only skipped (escapes unchecked). */
+int lx_read_string(lexer *lx, hta_buf *out);
+/* Slow path of lx_read_number: any form, anywhere in the buffer. */
+int lx_read_any_number(lexer *lx, int want_double, number *out);
+/* Slow path of lx_skip_number: the number runs on past the buffer. */
+int lx_skip_number_across(lexer *lx);
+/* Skips true, false or null, whose first byte is `first`. */
+int lx_skip_literal(lexer *lx, int first);
+/* Python's json (and so HTA) reads NaN, Infinity and -Infinity: after a
+ * lone '-', 1 when "Infinity" followed (consumed), 0 when not, -1 on
+ * error; lx_read_nonfinite reads NaN or Infinity at the current byte as
+ * a number with neither an integer nor a thousandths value. */
+int lx_minus_infinity(lexer *lx);
+int lx_read_nonfinite(lexer *lx, number *out);
+/* Skips a container of any depth, validating its structure. */
+int lx_skip_container(lexer *lx, int c);
+/* Slow path of lx_read_key: a key with escapes, or near the buffer's end. */
+int lx_read_long_key(lexer *lx);
+/* Enters an object: 1 when it has members, 0 when empty, -1 on error. */
+int lx_open(lexer *lx, char open, char close, const char *what);
+/* Frees what the lexer owns (the buffer, its stacks, the kept texts). */
+void lx_free(lexer *lx);
+
+/* ---- hot paths -------------------------------------------------------- */
+
+static inline uint64_t lx_offset(const lexer *lx)
+{
+    return lx->base + (uint64_t)(lx->p - lx->buf);
+}
+
+static inline int lx_peek(lexer *lx)
+{
+    if (lx->p < lx->end)
+        return (unsigned char)*lx->p;
+    return lx_refill(lx);
+}
+
+static inline int is_space(char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Every byte above ' ' ends a run of whitespace: one comparison settles
+ * the usual case of a token right after ':' or ','. */
+static inline int is_token_byte(char c)
+{
+    return (unsigned char)c > ' ';
+}
+
+/* First '"' or '\\' in [p, end), or end. */
+static inline const char *find_string_end(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        unsigned hit = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+        if (hit)
+            return p + __builtin_ctz(hit);
+        p += 16;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\')
+        p++;
+    return p;
+}
+
+/* Inline for a token at hand or after one space (`": 1"`, `", "`); the
+ * NUL after the data ends both tests at the end of the buffer. */
+static inline int lx_peek_token(lexer *lx)
+{
+    const char *p = lx->p;
+    if (is_token_byte(*p))
+        return (unsigned char)*p;
+    if (*p == ' ' && is_token_byte(p[1])) {
+        lx->p = p + 1;
+        return (unsigned char)p[1];
+    }
+    return lx_skip_to_token(lx);
+}
+
+/* The closing quote of the string whose opening quote is current, when
+ * the string has no escape and ends inside the buffer (nearly always);
+ * else NULL and the caller goes through lx_read_string. */
+static inline const char *lx_plain_string_end(const lexer *lx)
+{
+    const char *q = find_string_end(lx->p + 1, lx->end);
+    return q < lx->end && *q == '"' ? q : NULL;
+}
+
+static inline int lx_skip_string(lexer *lx)
+{
+    const char *q = lx_plain_string_end(lx);
+    if (!q)
+        return lx_read_string(lx, NULL);
+    lx->p = q + 1;
+    return 0;
+}
+
+static inline int is_number_char(int c)
+{
+    return number_bytes[(unsigned char)c];
+}
+
+static inline int is_digit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
+/* Accumulates the decimal digits at p (stopping at limit) onto *whole.
+ * Timestamps have 16 digits, so on little-endian machines eight are
+ * checked and converted at once (the SWAR steps of simdjson/fast_float). */
+static inline const char *add_digits(const char *p, const char *limit, uint64_t *whole)
+{
+    uint64_t v = *whole;       /* unsigned: wraps harmlessly past 19 digits */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (uint64_t w; limit - p >= 8; p += 8) {
+        memcpy(&w, p, 8);
+        uint64_t all_digits = (w & 0xF0F0F0F0F0F0F0F0u) |
+                              (((w + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4);
+        if (all_digits != 0x3333333333333333u)
+            break;
+        w -= 0x3030303030303030u;
+        w = w * 10 + (w >> 8);
+        w = ((w & 0x000000FF000000FFu) * (100 + (1000000ull << 32)) +
+             ((w >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32))) >> 32;
+        v = v * 100000000u + w;
+    }
+#endif
+    for (; p < limit && is_digit(*p); p++)
+        v = v * 10 + (uint64_t)(*p - '0');
+    *whole = v;
+    return p;
+}
+
+/* Fills out, all but its double value, for an integer part of at most 18
+ * digits (no int64 overflow) and up to one fraction: thousandths from the
+ * first three fraction digits, rounded half away from zero on the fourth. */
+static inline void plain_number(int negative, int64_t whole, const char *frac,
+                                size_t frac_digits, number *out)
+{
+    static const int place[3] = {100, 10, 1};
+    int64_t milli = 0;
+    for (size_t k = 0; k < frac_digits && k < 3; k++)
+        milli += (frac[k] - '0') * place[k];
+    out->fractional = frac_digits > 0;
+    out->integer = negative ? -whole : whole;
+    out->integer_ok = 1;
+    out->thousandths_ok = 0;
+    if (whole > (INT64_MAX - 1000) / 1000)
+        return;                /* beyond ~292 years of microseconds */
+    int64_t t = whole * 1000 + milli;
+    if (frac_digits > 3 && frac[3] >= '5')
+        t++;
+    out->thousandths = negative ? -t : t;
+    out->thousandths_ok = 1;
+}
+
+/* Fast path of lx_read_number for the forms of nearly every number in a
+ * trace, 123 and 123.456: one pass over the buffer, no copy.  0 when the
+ * number is anything else or might cross the buffer's end; lx_read_number
+ * then does it the general way. */
+static inline int lx_read_plain_number(lexer *lx, number *out)
+{
+    const char *p = lx->p;
+    if (lx->end - p <= NUMBER_TEXT_MAX)
+        return 0;
+    const char *limit = p + NUMBER_TEXT_MAX - 1; /* longer runs are unusable */
+    int negative = *p == '-';
+    p += negative;
+    const char *digits = p;
+    uint64_t whole = 0;
+    p = add_digits(p, limit, &whole);
+    size_t int_digits = (size_t)(p - digits);
+    if (int_digits == 0 || int_digits > 18 || (int_digits > 1 && *digits == '0'))
+        return 0;
+    const char *frac = p;
+    size_t frac_digits = 0;
+    if (*p == '.') {
+        frac = ++p;
+        while (p < limit && is_digit(*p))
+            p++;
+        frac_digits = (size_t)(p - frac);
+        if (frac_digits == 0)
+            return 0;
+    }
+    if (p == limit || is_number_char(*p))
+        return 0;
+    out->value = NAN;
+    plain_number(negative, (int64_t)whole, frac, frac_digits, out);
+    lx->p = p;
+    return 1;
+}
+
+/* Reads a number at the current position. */
+static inline int lx_read_number(lexer *lx, int want_double, number *out)
+{
+    if (!want_double && lx_read_plain_number(lx, out))
+        return 0;
+    return lx_read_any_number(lx, want_double, out);
+}
+
+/* The end of the run of number bytes at p: the NUL after the data stops it. */
+static inline const char *number_bytes_end(const char *p)
+{
+    while (is_number_char(*p))
+        p++;
+    return p;
+}
+
+/* Skips a number without converting it (values nobody reads). */
+static inline int lx_skip_number(lexer *lx)
+{
+    lx->p = number_bytes_end(lx->p);
+    return lx->p < lx->end ? 0 : lx_skip_number_across(lx);
+}
+
+/* A '-' that a digit does not follow (the padding past the data is no
+ * digit) goes the slow way: -Infinity, or a number split after its sign. */
+static inline int lx_skip_scalar(lexer *lx, int c)
+{
+    if (c == '"')
+        return lx_skip_string(lx);
+    if (is_digit((char)c) || (c == '-' && is_digit(lx->p[1])))
+        return lx_skip_number(lx);
+    return lx_skip_literal(lx, c);
+}
+
+/* Skips one value; inline, as most are plain strings and numbers that
+ * end inside the buffer. */
+static inline int lx_skip_value(lexer *lx)
+{
+    int c = lx_peek_token(lx);
+    if (c == '{' || c == '[')
+        return lx_skip_container(lx, c);
+    return lx_skip_scalar(lx, c);
+}
+
+/* Length of the plain key whose opening quote is current when it and its
+ * ':' lie in the buffer, else -1.  Most keys are shorter than 15 bytes:
+ * one 16-byte block (the padding keeps it in bounds) then settles it from
+ * bit masks alone, with no dependent load of the byte found. */
+static inline long lx_plain_key_length(const lexer *lx)
+{
+    const char *start = lx->p + 1;
+#ifdef __SSE2__
+    __m128i v = _mm_loadu_si128((const __m128i *)start);
+    unsigned quotes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    unsigned escapes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    unsigned colons = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')));
+    unsigned first_quote = quotes & -quotes;
+    if (first_quote && !(escapes & (first_quote - 1)) && (colons & first_quote << 1)) {
+        long len = __builtin_ctz(first_quote);
+        if (lx->end - start > len + 1)
+            return len;
+    }
+#endif
+    const char *q = lx_plain_string_end(lx);
+    return q && lx->end - q >= 2 && q[1] == ':' ? q - start : -1;
+}
+
+/* Reads `"key":`; lx->key then points at the decoded name.  Inline, as
+ * are lx_next_member and the skipping of scalars: a member's own work is
+ * a few dozen instructions, so calls were a large share of it. */
+static inline int lx_read_key(lexer *lx)
+{
+    if (lx_peek_token(lx) != '"')
+        return lx_error_eof(lx, "expected a string key");
+    long len = lx_plain_key_length(lx);
+    if (len < 0)
+        return lx_read_long_key(lx);
+    /* The key is read in place: the caller's dispatch comes before any
+     * refill. */
+    lx->key = lx->p + 1;
+    lx->key_len = (size_t)len;
+    lx->p += len + 3;
+    return 0;
+}
+
+/* After a member: 1 when another follows, 0 at the closing bracket. */
+static inline int lx_next_member(lexer *lx, char close)
+{
+    int c = lx_peek_token(lx);
+    if (c == ',') {
+        lx->p++;
+        return 1;
+    }
+    if (c == (unsigned char)close) {
+        lx->p++;
+        return 0;
+    }
+    return lx_error_eof(lx, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+}
+
+/* Inline with a literal: the length test settles most mismatches and the
+ * comparison of a constant length compiles to a load or two. */
+static inline int key_is(const lexer *lx, const char *s)
+{
+    size_t n = strlen(s);
+    return lx->key_len == n && memcmp(lx->key, s, n) == 0;
+}
+
+/* Reads the string whose opening quote is current into t. */
+static inline int lx_read_text(lexer *lx, lx_text *t)
+{
+    const char *q = lx_plain_string_end(lx);
+    if (q) {
+        t->data = lx->p + 1;
+        t->len = (size_t)(q - t->data);
+        t->borrowed = 1;
+        lx->p = q + 1;
+        return 0;
+    }
+    t->borrowed = 0;
+    if (lx_read_string(lx, &t->own))
+        return -1;
+    t->data = t->own.data;
+    t->len = t->own.len;
+    return 0;
+}
+
+/* 1 when the next event starts at or past lx->stop_at: the caller then
+ * returns without reading it and every level above unwinds.  The serial
+ * parse never stops and pays one comparison. */
+static inline int lx_stops_here(lexer *lx)
+{
+    if (lx->stop_at == NEVER_STOP)
+        return 0;
+    lx_peek_token(lx);
+    if (lx_offset(lx) < lx->stop_at)
+        return 0;
+    lx->stopped = 1;
+    return 1;
+}
+
+#endif

@@ -1,0 +1,186 @@
+"""Point-to-point traffic: NCCL send/recv paired, the pipeline bubble.
+
+Answers known by construction: hta-tracegen --pp P --microbatches M
+(tools/tracegen_pipeline.c) simulates 1F1B with rendezvous semantics and
+writes every pair's late sender, late receiver and transfer and every
+rank's bubble per step beside the traces (DIR.truth.json), in integer
+nanoseconds.
+"""
+import json
+
+from common import *
+
+
+def pipeline(pp=4, microbatches=6, extra=()):
+    d = os.path.join(tmpdir(), "job")
+    subprocess.run([TRACEGEN, "--pp", str(pp), "--microbatches", str(microbatches), "-o", d]
+                   + list(extra), check=True)
+    with open(d + ".truth.json") as f:
+        return d, json.load(f)
+
+
+def test_generator_bubble_is_the_closed_form_without_transfer_time():
+    """With instantaneous transfers and equal stages, every stage idles
+    (P-1)(F+B) of the step's (M+P-1)(F+B): 1F1B's bubble fraction."""
+    for pp, m in ((4, 8), (3, 3), (2, 5)):
+        _, truth = pipeline(pp, m, ["--transfer-us", "0"])
+        want = (pp - 1) / (m + pp - 1)
+        assert truth["closed_form_bubble_fraction"] == want
+        for s in truth["steps"]:
+            assert s["bubble_ns"] * (m + pp - 1) == s["step_time_ns"] * (pp - 1), (pp, m, s)
+
+
+NS = 1e-3  # one nanosecond in microseconds
+
+
+def ns(us):
+    """A duration the results file holds in us, as the generator's integer ns."""
+    return int(round(us * 1000))
+
+
+def assert_pairs(out, truth):
+    got = table(out, "/p2p")
+    assert list(got.columns) == [
+        "group", "src", "dst", "index", "dtype", "bytes", "send_start_us", "recv_start_us",
+        "late_sender_us", "late_receiver_us", "transfer_us", "gbps", "clock_violation"], got.columns
+    keys = list(zip(got.group, got.src, got.dst, got["index"]))
+    assert keys == sorted(keys), "pairs not in (group, src, dst, index) order"
+    got = got.set_index(["group", "src", "dst", "index"])
+    want = truth["pairs"]
+    assert len(got) == len(want), (len(got), len(want))
+    for w in want:
+        g = got.loc[(w["group"], w["src"], w["dst"], w["index"])]
+        what = f"pair {w['src']}->{w['dst']} #{w['index']}"
+        assert g["dtype"] == "BFloat16" and g.bytes == w["bytes"], (what, g)
+        for c in ("late_sender", "late_receiver", "transfer"):
+            assert ns(g[c + "_us"]) == w[c + "_ns"], (what, c, g[c + "_us"], w[c + "_ns"])
+        # Absolute times near 1.7e15 us: float64 keeps them to 0.25 us.
+        assert_close(g.send_start_us, w["send_start_ns"] / 1000, what, abs_tol=0.25)
+        assert_close(g.recv_start_us, w["recv_start_ns"] / 1000, what, abs_tol=0.25)
+        assert g.clock_violation == 0, (what, g)
+        assert_close(g.gbps, w["bytes"] / w["transfer_ns"], what, rel_tol=1e-12)
+
+
+def assert_summary(out, truth):
+    got = table(out, "/p2p_summary")
+    assert list(zip(got.src, got.dst)) == sorted(zip(got.src, got.dst)), got
+    want = {}
+    for w in truth["pairs"]:
+        e = want.setdefault((w["src"], w["dst"]), {"n": 0, "bytes": 0, "ls": 0, "lr": 0,
+                                                   "t": []})
+        e["n"] += 1
+        e["bytes"] += w["bytes"]
+        e["ls"] += w["late_sender_ns"]
+        e["lr"] += w["late_receiver_ns"]
+        e["t"].append(w["transfer_ns"] / 1000)
+    assert sorted(zip(got.src, got.dst)) == sorted(want), (got, want)
+    for _, g in got.iterrows():
+        e = want[(g.src, g.dst)]
+        assert g["count"] == e["n"] and g.total_bytes == e["bytes"], (g, e)
+        assert ns(g.late_sender_us) == e["ls"] and ns(g.late_receiver_us) == e["lr"], (g, e)
+        assert_close(g.transfer_p50_us, float(np.median(e["t"])), "p50", abs_tol=NS)
+        assert g.clock_violations == 0, g
+
+
+def assert_pipeline_steps(out, truth):
+    got = table(out, "/pipeline_steps").set_index(["rank", "step"])
+    assert len(got) == len(truth["steps"]), (got, truth["steps"])
+    p, m = truth["pp"], truth["microbatches"]
+    for w in truth["steps"]:
+        g = got.loc[(w["rank"], w["step"])]
+        what = f"rank {w['rank']} step {w['step']}"
+        assert (g.stage, g.stages, g.microbatches) == (w["stage"], p, m), (what, g)
+        for c in ("step_time", "compute", "bubble", "p2p_wait", "exposed_p2p_wait"):
+            assert ns(g[c + "_us"]) == w[c + "_ns"], (what, c, g[c + "_us"], w[c + "_ns"])
+        assert_close(g.bubble_fraction, w["bubble_ns"] / w["step_time_ns"], what, rel_tol=1e-9)
+        assert_close(g.expected_bubble_fraction, (p - 1) / (m + p - 1), what, rel_tol=1e-12)
+
+
+def assert_caused(out, truth):
+    metrics = table(out, "/rank_metrics")
+    caused = metrics[metrics.metric == "p2p_caused_wait_us"].set_index("rank").value
+    for w in truth["ranks"]:
+        assert ns(caused[w["rank"]]) == w["caused_late_sender_ns"], (w, caused)
+
+
+def test_pairs_summary_and_bubble_equal_the_truth():
+    """Seq on the kernels, stage 2 slowed 1.5x: every pair's late sender,
+    late receiver and transfer and every stage's bubble to the
+    nanosecond; the slow stage causes the most late-sender wait, and no
+    send or recv is taken for a collective instance."""
+    d, truth = pipeline(4, 6, ["--slow-stage", "2:1.5"])
+    out, p = analyse(d, processes=2, extra=["--include-last-step"])
+    assert_pairs(out, truth)
+    assert_summary(out, truth)
+    assert_pipeline_steps(out, truth)
+    assert_caused(out, truth)
+    metrics = table(out, "/rank_metrics")
+    caused = metrics[metrics.metric == "p2p_caused_wait_us"].set_index("rank").value
+    assert caused.idxmax() == 2, caused
+    st = table(out, "/stragglers")
+    assert st.iloc[0]["rank"] == 2, st
+    assert_close(st.iloc[0].caused_wait_us, caused[2], "stage 2's caused wait", abs_tol=NS)
+    inst = table(out, "/collectives")
+    assert len(inst) == 0, inst
+    by = table(out, "/comm_by_group").set_index("rank")
+    assert (by.p2p_ops == by.instances).all() and (by.unpaired == 0).all(), by
+    assert_close(by.late_sender_us.sum(), sum(w["late_sender_ns"] for w in truth["pairs"]) / 1000,
+                 "late sender", abs_tol=NS * len(truth["pairs"]))
+
+
+def test_without_seq_metadata_on_the_cpu_op_two_pipelines():
+    """No Seq, metadata only on record_param_comms, two pipelines (DP 2):
+    the pairs are still the k-th send with the k-th recv per peer pair."""
+    d, truth = pipeline(3, 5, ["--dp", "2", "--no-seq", "--meta-on-cpu",
+                               "--slow-stage", "0:1.3"])
+    out, _ = analyse(d, processes=3, extra=["--include-last-step"])
+    assert_pairs(out, truth)
+    assert_summary(out, truth)
+    assert_pipeline_steps(out, truth)
+    assert_caused(out, truth)
+
+
+def test_bubble_is_the_closed_form_without_transfer_time():
+    d, truth = pipeline(4, 8, ["--transfer-us", "0"])
+    out, _ = analyse(d, extra=["--include-last-step"])
+    ps = table(out, "/pipeline_steps")
+    assert len(ps) == 8 and (abs(ps.bubble_fraction - 3 / 11) < 1e-9).all(), ps
+    assert (ps.expected_bubble_fraction == 3 / 11).all(), ps
+
+
+P2P_TABLES = ["/p2p", "/p2p_summary", "/pipeline_steps", "/comm_by_group", "/rank_metrics",
+              "/outliers", "/stragglers"]
+
+
+def test_identical_on_1_2_3_4_processes():
+    d, truth = pipeline(4, 5, ["--dp", "2", "--slow-stage", "1:1.4"])
+    base = None
+    for n in (1, 2, 3, 4):
+        out, _ = analyse(d, processes=n, extra=["--include-last-step"])
+        tables = {name: table(out, name) for name in P2P_TABLES}
+        if base is None:
+            base = tables
+            assert len(tables["/p2p"]) == len(truth["pairs"])
+            continue
+        for name in P2P_TABLES:
+            pd.testing.assert_frame_equal(tables[name], base[name], check_exact=True,
+                                          obj=f"{name} with {n} processes")
+
+
+def test_a_rank_without_its_peer_is_unpaired():
+    """Analysing stages 0 and 1 of a 3-stage pipeline: the traffic between
+    them is paired, stage 1's with stage 2 has no other side and is
+    unpaired, with no wait."""
+    d, truth = pipeline(3, 4)
+    out, _ = analyse(d, extra=["--ranks", "0-1", "--include-last-step"])
+    pairs = table(out, "/p2p")
+    assert set(zip(pairs.src, pairs.dst)) == {(0, 1), (1, 0)}, pairs
+    by = table(out, "/comm_by_group").set_index("rank")
+    n12 = sum(1 for w in truth["pairs"] if 2 in (w["src"], w["dst"]))
+    assert by.unpaired.to_dict() == {0: 0, 1: n12}, by
+    want = sum(w["late_sender_ns"] for w in truth["pairs"] if w["dst"] == 1 and w["src"] == 0)
+    assert ns(by.loc[1, "late_sender_us"]) == want, by
+
+
+if __name__ == "__main__":
+    main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
