@@ -122,7 +122,7 @@ static void finish_like_root(hta_tableset *mine, const hta_options *opt)
     hta_fuzz_require(hta_tableset_merge(&all, packed.data, packed.len, &err) == 0, "tables merge");
     hta_buf_free(&packed);
     hta_rank_map map;
-    if (hta_root_statistics(&all, opt, &map, &err) == 0) {
+    if (hta_crossrank_alone(&all, opt, &map, &err) == 0) {
         char name[] = "fuzz", *paths[] = {name};
         hta_file_list files = {.paths = paths, .count = 1};
         hta_run_info info = {.tool_version = "fuzz", .n_processes = 1, .files = &files};

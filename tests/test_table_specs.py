@@ -135,7 +135,7 @@ def strip_comments(text):
 
 # Where a literal equal to a table's name is not the table: a column of
 # that name, an analysis of that name (analysis/registry.c), an option,
-# or a key of the trace's JSON.
+# a key of the trace's JSON, or a value put into a cell.
 NOT_A_TABLE = re.compile(r'"\s*,\s*(?:HTA_COL_|hta_\w+\s*\}|\w+_argument)')
 JSON_KEY = re.compile(r'cJSON_\w+\([^,()]+,\s*$')
 
@@ -155,7 +155,8 @@ def table_name_uses(text, table_names):
         before = text[max(0, m.start() - 80):m.start()]
         if NOT_A_TABLE.match(after):
             continue
-        if JSON_KEY.search(before):
+        statement = re.split(r"[;{}]", before)[-1]
+        if JSON_KEY.search(before) or "hta_row_put_str(" in statement:
             continue
         yield literal
 

@@ -26,6 +26,7 @@
 #define _GNU_SOURCE /* qsort_r, strndup */
 #include "crossrank/all_to_all.h"
 
+#include "analysis/registry.h"
 #include "model/comm_meta.h"
 #include "model/trace.h"
 #include "util/grow.h"
@@ -317,11 +318,11 @@ static int compare_matrix_rows(const void *a, const void *b, void *ctx)
 
 int hta_a2a_results(hta_tableset *set)
 {
-    hta_table *m = hta_tableset_find(set, "a2a_matrix");
+    hta_table *m = hta_tableset_find(set, hta_a2a_matrix_table.name);
     if (m && m->n_rows > 1)
         qsort_r(m->cells, m->n_rows, m->n_columns * sizeof *m->cells, compare_matrix_rows, NULL);
-    hta_table *ranks = hta_tableset_find(set, "_a2a_ranks");
-    hta_table *metrics = hta_tableset_find(set, "rank_metrics");
+    hta_table *ranks = hta_tableset_find(set, hta_a2a_ranks_table.name);
+    hta_table *metrics = hta_tableset_find(set, hta_rank_metrics_table.name);
     if (!ranks || !metrics)
         return 0;
     int rc = 0;

@@ -450,7 +450,7 @@ int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size
             end++;
         if (ops[o[i]].by_seq != HTA_BY_PAIR)
             rc = match_instance(&m, &o[i], end - i);
-        else if (!m.pairs && !(m.pairs = hta_p2p_pairs_table(out)))
+        else if (!m.pairs && !(m.pairs = hta_tableset_table(out, &hta_p2p_table)))
             rc = -1;
         else
             rc = hta_match_pair(c, ops, &o[i], end - i, results, m.pairs);
@@ -678,69 +678,6 @@ int hta_put_kernel_waits(const hta_comm_catalog *c, const hta_rank_ops *r,
     return failed ? -1 : 0;
 }
 
-/* ---- on one process ----------------------------------------------------- */
-
-/* The ranks analysed without failure, sorted. */
-static int64_t *analysed_ranks(const hta_table *ranks, size_t *n)
-{
-    size_t rows = ranks ? ranks->n_rows : 0;
-    int64_t *v = malloc((rows ? rows : 1) * sizeof *v);
-    *n = 0;
-    for (size_t r = 0; v && r < rows; r++) {
-        const hta_cell *row = hta_table_row(ranks, r);
-        if (strcmp(row[HTA_RANKS_STATUS].s, "failed") != 0)
-            v[(*n)++] = row[0].i;
-    }
-    if (v)
-        qsort(v, *n, sizeof *v, compare_i64);
-    return v;
-}
-
-int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
-{
-    const hta_table *t = hta_tableset_find(set, hta_comm_ops_table.name);
-    if (!t || t->n_rows == 0) {
-        /* No collectives: the process groups listed empty, as the exchange does. */
-        hta_comm_catalog none = {0};
-        return hta_put_process_groups(&none, set)
-                   ? hta_fail(err, "out of memory listing the process groups") : 0;
-    }
-    hta_tableset parts = {0};
-    hta_comm_catalog c = {0};
-    hta_rank_ops r = {0};
-    size_t n_valid = 0;
-    int64_t *valid = analysed_ranks(hta_tableset_find(set, hta_ranks_table.name), &n_valid);
-    int rc = valid && hta_comm_catalog_part(t, &parts) == 0 ? 0 : -1;
-    if (hta_comm_catalog_build(&c, &parts))
-        rc = -1;
-    if (rc)
-        rc = hta_fail(err, "out of memory matching collectives by process group");
-    else
-        rc = hta_rank_ops_load(t, &c, &r, err);
-    hta_group_first *firsts = rc ? NULL : malloc((c.n_groups ? c.n_groups : 1) * sizeof *firsts);
-    if (firsts) {
-        hta_group_firsts_init(firsts, c.n_groups);
-        hta_group_firsts_lower(firsts, r.ops, r.n);
-    }
-    if (rc == 0 && (!firsts || hta_comm_catalog_set_members(&c, firsts)))
-        rc = hta_fail(err, "out of memory matching collectives by process group");
-    free(firsts);
-    hta_op_result *results = rc ? NULL : calloc(r.n ? r.n : 1, sizeof *results);
-    if (rc == 0 && (!results ||
-                    hta_match_group_ops(&c, r.ops, r.n, valid, n_valid, results, set) ||
-                    hta_rank_group_figures(&c, &r, results, set) ||
-                    hta_put_process_groups(&c, set)))
-        rc = hta_fail(err, "out of memory matching collectives by process group");
-    if (rc == 0)
-        hta_tableset_remove(set, hta_comm_ops_table.name);
-    free(results);
-    hta_rank_ops_free(&r);
-    hta_comm_catalog_free(&c);
-    hta_tableset_free(&parts);
-    free(valid);
-    return rc;
-}
-
 /* ---- on the root -------------------------------------------------------- */
 
 static int64_t bucket_of(int64_t bytes)
@@ -956,14 +893,12 @@ static int add_rank_waits(const hta_table *ranks, const hta_table *waits,
 int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, hta_error *err)
 {
     (void)n_ranks;
-    const hta_table *instances = hta_tableset_find(set, hta_instance_stats_table.name);
     if (add_rank_waits(hta_tableset_find(set, hta_ranks_table.name),
                        hta_tableset_find(set, hta_group_waits_table.name),
                        hta_tableset_find(set, hta_group_missing_table.name), w))
         return hta_fail(err, "collective metadata of a rank missing from /ranks, or corrupt");
     hta_table *by_group = hta_tableset_find(set, hta_comm_by_group_table.name);
-    if ((instances && hta_summarize_instances(set)) ||
-        add_step_waits(set, hta_tableset_find(set, hta_step_waits_table.name)) ||
+    if (add_step_waits(set, hta_tableset_find(set, hta_step_waits_table.name)) ||
         (by_group && hta_table_sort_by_first_column(by_group)))
         return hta_fail(err, "out of memory matching collectives by process group");
     sort_summary(hta_tableset_find(set, hta_collective_summary_table.name));

@@ -61,11 +61,6 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
 int hta_put_kernel_waits(const hta_comm_catalog *c, const hta_rank_ops *r,
                          const hta_op_result *results, hta_tableset *out);
 
-/* The whole matching on one process, for callers without the exchange:
- * consumes "_comm_ops" of set (rank-mapped) and adds what the three parts
- * produce. */
-int hta_match_collective_groups_here(hta_tableset *set, hta_error *err);
-
 /* The process (of n_processes) that summarises an "_instance_stats" row:
  * by its (description, collective, dtype, size bucket), the same on every
  * process. */
@@ -79,8 +74,7 @@ int hta_summarize_instances(hta_tableset *set);
 int hta_put_process_groups(const hta_comm_catalog *c, hta_tableset *out);
 
 /* Root: adds "_group_waits" and "_group_missing" to w (n_ranks slots, the
- * rows of "ranks"), "_step_waits" to "steps", summarises any
- * "_instance_stats" still there (the single-process path), and puts
+ * rows of "ranks"), "_step_waits" to "steps", and puts
  * "collective_summary" in key order and "comm_by_group" (gathered process
  * by process) in rank order.  -1 with err. */
 int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, hta_error *err);

@@ -86,15 +86,6 @@ static const hta_column STEP_COLUMNS[HTA_P2P_STEPS_N_COLUMNS] = {
 const hta_table_spec hta_p2p_steps_table = {
     "_p2p_steps", STEP_COLUMNS, HTA_P2P_STEPS_N_COLUMNS, HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
-hta_table *hta_p2p_pairs_table(hta_tableset *out)
-{
-    return hta_tableset_table(out, &hta_p2p_table);
-}
-
-hta_table *hta_p2p_ranks_table(hta_tableset *out)
-{
-    return hta_tableset_table(out, &hta_p2p_ranks_table);
-}
 
 /* The bytes a send carries: its element count x the dtype's size, -1
  * when unknown. */
@@ -361,7 +352,7 @@ static int put_ranks(const hta_comm_catalog *c, const hta_rank_ops *r, const hta
     for (size_t i = 0; rc == 0 && i < r->n; i++)
         if (res[i].p2p)
             idx[n++] = i;
-    hta_table *t = rc == 0 && n ? hta_p2p_ranks_table(out) : NULL;
+    hta_table *t = rc == 0 && n ? hta_tableset_table(out, &hta_p2p_ranks_table) : NULL;
     rc = rc || (n && !t) ? -1 : 0;
     if (rc == 0)
         qsort_r(idx, n, sizeof *idx, compare_rank_of_op, r->ops);

@@ -10,14 +10,6 @@
 #include "crossrank/comm_catalog.h"
 #include "table/table.h"
 
-/* The owner's table of pairs ("p2p"), NULL when out of memory. */
-hta_table *hta_p2p_pairs_table(hta_tableset *out);
-
-/* The per-rank figures ("_p2p_ranks": rank, ops, unpaired, late sender
- * and late receiver wait, caused late-sender wait, clock violations, in
- * ns), NULL when out of memory. */
-hta_table *hta_p2p_ranks_table(hta_tableset *out);
-
 /* Owner: the ops ops[o[0..n)] of one pair instance (HTA_BY_PAIR, rank
  * order): a send and its recv are paired, their results written and
  * their row added to pairs; anything else is unpaired.  -1 when out of

@@ -133,8 +133,7 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
 
 int hta_analysed_file_failed(const hta_tableset *set)
 {
-    const hta_table *t = hta_tableset_find(set, "ranks");
-    long status = t ? hta_table_column(t, "status") : -1;
-    return status >= 0 && t->n_rows > 0 &&
-           strcmp(hta_table_row(t, t->n_rows - 1)[status].s, "failed") == 0;
+    const hta_table *t = hta_tableset_find(set, hta_ranks_table.name);
+    return t && t->n_rows > 0 &&
+           strcmp(hta_table_row(t, t->n_rows - 1)[HTA_RANKS_STATUS].s, "failed") == 0;
 }

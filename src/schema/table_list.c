@@ -25,6 +25,7 @@
 #include "analysis/launch_stats.h"
 #include "analysis/memory.h"
 #include "analysis/memory_bw.h"
+#include "analysis/op_perf.h"
 #include "analysis/ops.h"
 #include "analysis/overlap_breakdown.h"
 #include "analysis/queue_length.h"
@@ -33,12 +34,15 @@
 #include "analysis/steps.h"
 #include "analysis/temporal_breakdown.h"
 #include "analysis/timeline.h"
+#include "crossrank/all_to_all.h"
 #include "crossrank/collective_groups.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/comm_catalog.h"
 #include "crossrank/kernel_comparison.h"
 #include "crossrank/kernel_type_totals.h"
 #include "crossrank/name_comparison.h"
+#include "crossrank/p2p_pairs.h"
+#include "crossrank/p2p_results.h"
 #include "crossrank/spread.h"
 #include "crossrank/step_comparison.h"
 #include "crossrank/stragglers.h"
@@ -69,6 +73,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_outliers_table,
     &hta_cross_kernels_table,
     &hta_ops_table,
+    &hta_op_perf_table,
     &hta_annotations_table,
     &hta_kernel_sequences_table,
     &hta_gpu_gaps_table,
@@ -89,6 +94,11 @@ static const hta_table_spec *const SPECS[] = {
     &hta_process_groups_table,
     &hta_collective_summary_table,
     &hta_comm_by_group_table,
+    &hta_p2p_table,
+    &hta_p2p_summary_table,
+    &hta_a2a_table,
+    &hta_a2a_matrix_table,
+    &hta_pipeline_steps_table,
     &hta_steps_table,
     &hta_cross_steps_table,
     &hta_stragglers_table,
@@ -96,6 +106,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_detail_launches_table,
     &hta_detail_queue_length_table,
     &hta_detail_memory_bw_table,
+    &hta_detail_gpu_events_table,
     &hta_diff_kernels_table,
     &hta_diff_kernel_set_table,
     &hta_diff_rank_metrics_table,
@@ -111,6 +122,11 @@ static const hta_table_spec *const SPECS[] = {
     &hta_kernel_waits_table,
     &hta_timeline_segments_table,
     &hta_step_waits_table,
+    &hta_a2a_mismatches_table,
+    &hta_a2a_ranks_table,
+    &hta_p2p_ranks_table,
+    &hta_p2p_steps_table,
+    &hta_p2p_unknown_peer_table,
 };
 
 size_t hta_table_spec_count(void)

@@ -61,7 +61,8 @@ void hta_tableset_remove(hta_tableset *set, const char *name)
     }
 }
 
-int hta_tableset_take(hta_tableset *set, unsigned flags, hta_tableset *into)
+/* Moves the tables whose flags meet flags (any of them) as wanted says. */
+static int take_tables(hta_tableset *set, unsigned flags, int wanted, hta_tableset *into)
 {
     hta_table **grown =
         realloc(into->tables, (into->n_tables + set->n_tables + 1) * sizeof *into->tables);
@@ -71,13 +72,23 @@ int hta_tableset_take(hta_tableset *set, unsigned flags, hta_tableset *into)
     size_t kept = 0;
     for (size_t i = 0; i < set->n_tables; i++) {
         hta_table *t = set->tables[i];
-        if (t->flags & flags)
+        if (((t->flags & flags) != 0) == wanted)
             into->tables[into->n_tables++] = t;
         else
             set->tables[kept++] = t;
     }
     set->n_tables = kept;
     return 0;
+}
+
+int hta_tableset_take(hta_tableset *set, unsigned flags, hta_tableset *into)
+{
+    return take_tables(set, flags, 1, into);
+}
+
+int hta_tableset_take_others(hta_tableset *set, unsigned flags, hta_tableset *into)
+{
+    return take_tables(set, flags, 0, into);
 }
 
 void hta_tableset_keep(hta_tableset *set, unsigned flags)

@@ -109,6 +109,8 @@ void hta_tableset_remove(hta_tableset *set, const char *name);
 /* Moves the tables with any of flags from set to the end of into; -1 when
  * out of memory (set is then unchanged). */
 int hta_tableset_take(hta_tableset *set, unsigned flags, hta_tableset *into);
+/* The same for the tables with none of flags. */
+int hta_tableset_take_others(hta_tableset *set, unsigned flags, hta_tableset *into);
 /* Frees and removes the tables with none of flags. */
 void hta_tableset_keep(hta_tableset *set, unsigned flags);
 
