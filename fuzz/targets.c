@@ -97,25 +97,25 @@ int hta_fuzz_reader(const uint8_t *data, size_t size)
 /* Byte 0 of an analyses input: bit 0 --round-like-hta, bit 1
  * --include-last-step, bit 2 --detail, bit 3 the file is analysed twice
  * (two ranks for the cross-rank statistics), bits 4-7 --bins (0 = 30). */
-static void options_from_byte(uint8_t b, hta_options *opt)
+static void options_from_byte(uint8_t b, hta_settings *opt)
 {
-    hta_options_defaults(opt);
-    opt->round_like_hta = b & 1;
-    opt->include_last_step = (b >> 1) & 1;
-    opt->detail = (b >> 2) & 1;
-    opt->critical_path = (b >> 3) & 1;
+    hta_settings_defaults(opt);
+    opt->analysis.round_like_hta = b & 1;
+    opt->analysis.include_last_step = (b >> 1) & 1;
+    opt->analysis.detail = (b >> 2) & 1;
+    opt->analysis.critical_path = (b >> 3) & 1;
     if (b >> 4)
-        opt->bins = b >> 4;
-    opt->output = "fuzz.h5";
+        opt->analysis.bins = b >> 4;
+    opt->output.path = "fuzz.h5";
 }
 
 /* The root's part of a run, on this process's own tables. */
-static void finish_like_root(hta_tableset *mine, const hta_options *opt)
+static void finish_like_root(hta_tableset *mine, const hta_settings *opt)
 {
     hta_error err = {{0}};
     int64_t start, end;
     if (hta_timeline_local_range(mine, &start, &end))
-        hta_timeline_bin(mine, opt->bins, start, end, &err);
+        hta_timeline_bin(mine, opt->analysis.bins, start, end, &err);
     hta_buf packed = {0};
     hta_tableset all = {0};
     hta_fuzz_require(hta_tableset_pack(mine, &packed) == 0, "tables pack");
@@ -124,9 +124,9 @@ static void finish_like_root(hta_tableset *mine, const hta_options *opt)
     hta_rank_map map;
     if (hta_crossrank_alone(&all, opt, &map, &err) == 0) {
         char name[] = "fuzz", *paths[] = {name};
-        hta_file_list files = {.paths = paths, .count = 1};
-        hta_run_info info = {.tool_version = "fuzz", .n_processes = 1, .files = &files};
-        hta_print_summary(&all, opt, &info);
+        hta_run_info info = {.tool_version = "fuzz", .n_processes = 1, .trace_paths = paths,
+                             .n_traces = 1};
+        hta_print_summary(&all, &opt->output, &info);
     }
     hta_rank_map_free(&map);
     hta_tableset_free(&all);
@@ -149,11 +149,11 @@ static void pack_without_ranks(const hta_tableset *set, hta_buf *out)
 
 /* Analysing on several threads gives what one thread does. */
 static void check_analysis_threads_agree(const char *path, uint64_t bytes,
-                                         const hta_tableset *serial, hta_options opt,
+                                         const hta_tableset *serial, hta_settings opt,
                                          uint8_t selector)
 {
-    opt.threads = 2 + selector % 3;
-    opt.threaded_min_events = 1;
+    opt.run.threads = 2 + selector % 3;
+    opt.run.threaded_min_events = 1;
     hta_tableset threaded = {0};
     hta_fuzz_require(hta_analyse_file(path, bytes, 0, 0, &opt, &threaded) == 0, "threaded analyse_file");
     hta_buf a = {0}, b = {0};
@@ -170,7 +170,7 @@ int hta_fuzz_analyses(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    hta_options opt;
+    hta_settings opt;
     options_from_byte(data[0], &opt);
     char path[64];
     int fd = memfd_holding(data + 1, size - 1, path);

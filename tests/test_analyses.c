@@ -9,7 +9,6 @@
 
 #include "analysis/activity_categories.h"
 #include "analysis/registry.h"
-#include "cli/options.h"
 #include "run/analyse_file.h"
 #include "util/buf.h"
 #include "unit.h"
@@ -22,7 +21,8 @@ static void test_registry_is_complete(void)
     CHECK(hta_n_analyses == HTA_N_ANALYSES, "%zu analyses", hta_n_analyses);
     int scheduled[HTA_N_ANALYSES] = {0};
     for (size_t i = 0; i < HTA_N_ANALYSES; i++) {
-        CHECK(hta_analyses[i].name && hta_analyses[i].run, "analysis %zu has an entry", i);
+        CHECK(hta_analyses[i].name && !hta_analyses[i].run != !hta_analyses[i].run_fixed,
+              "analysis %zu has one entry point", i);
         CHECK(hta_analysis_schedule[i] < HTA_N_ANALYSES, "schedule slot %zu", i);
         if (hta_analysis_schedule[i] < HTA_N_ANALYSES)
             scheduled[hta_analysis_schedule[i]]++;
@@ -35,11 +35,11 @@ static void test_registry_is_complete(void)
  * size, with --detail; the ranks table (timings, thread count) left out. */
 static hta_buf analysed_tables(const char *path, int threads)
 {
-    hta_options opt;
-    hta_options_defaults(&opt);
-    opt.detail = 1;
-    opt.threads = threads;
-    opt.threaded_min_events = 1;
+    hta_settings opt;
+    hta_settings_defaults(&opt);
+    opt.analysis.detail = 1;
+    opt.run.threads = threads;
+    opt.run.threaded_min_events = 1;
     hta_tableset set = {0};
     hta_buf packed = {0};
     CHECK(hta_analyse_file(path, 0, 0, 0, &opt, &set) == 0, "%s: out of memory", path);
@@ -116,11 +116,9 @@ static void check_tails_match_sorting(const char *what, const int64_t *durs, siz
         grand_total += 2 * durs[i];
     }
     hta_rank_view view = {.trace = &t};
-    hta_options opt;
-    hta_options_defaults(&opt);
     hta_tableset set = {0};
     hta_error err;
-    CHECK(hta_activity_categories(&view, &opt, &set, &err) == 0, "%s: %s", what, err.text);
+    CHECK(hta_activity_categories(&view, &set, &err) == 0, "%s: %s", what, err.text);
     hta_table *table = hta_tableset_find(&set, "activity_categories");
     CHECK(table && table->n_rows == 2, "%s: two rows", what);
     double want[11];

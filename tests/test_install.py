@@ -3,7 +3,7 @@ hta-tracegen, hta-mpi-plot and hta-mpi-report in TMP/bin, the man page in
 TMP/share/man/man1 and the hta_mpi package in TMP/lib/python3/dist-packages;
 the installed programs run (--help, and a real run from generated traces to
 HTML and PNG files using only installed files) and the installed package
-imports.  Also: every option of src/cli/options.c appears with its default
+imports.  Also: every option of src/settings/settings.h (and --help, --version) appears with its default
 in `hta-mpi --help` and in the man page, and the defaults stated there are
 the values a run records in the HDF5 root attributes.
 
@@ -52,12 +52,14 @@ def installed(name):
 
 
 def options_in_source():
-    """{long option name: takes a value} from LONG_OPTIONS in options.c."""
-    with open(os.path.join(SOURCE, "src", "cli", "options.c")) as f:
+    """{long option name: takes a value} from the HTA_SETTINGS list, with
+    the command line's own --help and --version."""
+    with open(os.path.join(SOURCE, "src", "settings", "settings.h")) as f:
         text = f.read()
-    found = re.findall(r'\{"([a-z][a-z-]*)",\s*(no_argument|required_argument)', text)
+    found = re.findall(r'^\s+[A-Z]+\([a-z_]+, ([a-z]+), "([a-z][a-z-]*)"', text, re.M)
     assert len(found) >= 20, found
-    return {name: kind == "required_argument" for name, kind in found}
+    options = {name: kind != "flag" for kind, name in found}
+    return dict(options, help=False, version=False)
 
 
 def help_entries(text):

@@ -182,5 +182,26 @@ def test_a_rank_without_its_peer_is_unpaired():
     assert ns(by.loc[1, "late_sender_us"]) == want, by
 
 
+def test_report_shows_the_bubble_per_stage_and_the_waits():
+    """hta-mpi-report's communication section: the send/recv waits per
+    group and each stage's bubble beside 1F1B's, as /pipeline_steps has
+    them."""
+    d, truth = pipeline(4, 6, ["--slow-stage", "2:1.5"])
+    out, _ = analyse(d, extra=["--include-last-step"])
+    page = os.path.join(tmpdir(), "report.html")
+    report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python",
+                          "hta-mpi-report")
+    subprocess.run([sys.executable, report, out, "-o", page], check=True, capture_output=True)
+    text = open(page, encoding="utf-8").read()
+    assert "<h2>Communication</h2>" in text and "1F1B bubble %" in text, text[-3000:]
+    ps = table(out, "/pipeline_steps").groupby("rank").bubble_fraction.mean()
+    for rank, fraction in ps.items():
+        row = (f"<tr><td>{rank}</td><td>{rank}</td><td>4</td><td>{100 * fraction:.1f}</td>"
+               f"<td>{100 * 3 / 9:.1f}</td>")
+        assert row in text, (row, text[-3000:])
+    late = sum(w["late_sender_ns"] for w in truth["pairs"]) / 1000
+    assert f"<td>{late:.1f}</td>" in text, late
+
+
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")])

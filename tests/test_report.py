@@ -81,8 +81,11 @@ def test_page_is_self_contained():
         for name in ("src", "href", "xlink:href"):
             assert name not in attrs, (tag, attrs)
     assert "http://" not in TEXT and "https://" not in TEXT and "url(" not in TEXT
-    # 2 heatmaps, ops and annotations heatmaps, timeline, kernel types
-    assert tags.count("svg") == 6, tags.count("svg")
+    # 2 heatmaps, ops and annotations heatmaps, timeline, kernel types, and
+    # the communication's wait per rank and step (rank 5 is late: the
+    # others wait)
+    assert tags.count("svg") == 7, tags.count("svg")
+    assert "Wait for peers per rank (rows) and profiler step (columns)" in TEXT
 
 
 def test_page_shows_the_hdf5_numbers():

@@ -136,7 +136,8 @@ def strip_comments(text):
 # Where a literal equal to a table's name is not the table: a column of
 # that name, an analysis of that name (analysis/registry.c), an option,
 # a key of the trace's JSON, or a value put into a cell.
-NOT_A_TABLE = re.compile(r'"\s*,\s*(?:HTA_COL_|hta_\w+\s*\}|\w+_argument)')
+NOT_A_TABLE = re.compile(r'"\s*,\s*(?:HTA_COL_|hta_\w+\s*\}|\.run_\w+\s*=|\w+_argument)')
+OPTION_ENTRY = re.compile(r'\b[A-Z]+\(\w+,\s*\w+,\s*$')  # settings/settings.h
 JSON_KEY = re.compile(r'cJSON_\w+\([^,()]+,\s*$')
 
 
@@ -151,12 +152,13 @@ def table_name_uses(text, table_names):
         if "/" in literal or literal.startswith("_"):
             yield literal
             continue
-        after = text[m.end() - 1:m.end() + 40]
+        after = text[m.end() - 1:m.end() + 100]
         before = text[max(0, m.start() - 80):m.start()]
         if NOT_A_TABLE.match(after):
             continue
         statement = re.split(r"[;{}]", before)[-1]
-        if JSON_KEY.search(before) or "hta_row_put_str(" in statement:
+        if JSON_KEY.search(before) or OPTION_ENTRY.search(before) or \
+                "hta_row_put_str(" in statement:
             continue
         yield literal
 

@@ -22,6 +22,7 @@
 #include "tracegen_chains.h"
 #include "tracegen_common.h"
 #include "tracegen_ddp.h"
+#include "tracegen_flops.h"
 #include "tracegen_groups.h"
 #include "tracegen_moe.h"
 #include "tracegen_ops.h"
@@ -58,6 +59,9 @@ static const char USAGE[] =
     "                           each launched late; only -o, --ranks <= 32,\n"
     "                           --steps <= 50), the answer in\n"
     "                           DIR.critical_path_truth.json\n"
+    "  --flops-truth            instead: GEMM, convolution and attention ops whose\n"
+    "                           rates are closed forms (only -o, --ranks, --steps,\n"
+    "                           --slow-rank R:F, --device NAME; see tracegen_flops.c)\n"
     "  -h, --help               show this help and exit\n"
     "\n"
     "Each step runs 3 compute phases, each followed by an NCCL all-reduce; a rank\n"
@@ -267,6 +271,7 @@ static const struct {
     {"--moe", tracegen_moe_main},
     {"--ops-truth", tracegen_ops_main},
     {"--critical-path-truth", tracegen_chains_main},
+    {"--flops-truth", tracegen_flops_main},
 };
 
 int main(int argc, char **argv)

@@ -8,7 +8,9 @@ plots.py, and the kernel-type shares.  Everything is inline: CSS in a
 <style> element and figures as <svg>, with hover text in SVG <title>
 elements, so the file opens offline, from a mail attachment or a cluster's
 file browser, and has no script at all.  The figures draw the same views
-(views.py) as the PNG plots."""
+(views.py) as the PNG plots.  Last, the communication: bus bandwidth and
+wait per process group and kind, send/recv waits per group, the wait per
+rank and step, the all-to-all matrix and the bubble per pipeline stage."""
 import argparse
 import html
 import math
@@ -110,6 +112,101 @@ def stragglers_html(path):
     rows = [[(esc(s.rank), False), (number(s.score), False), (esc(s.reasons), True)]
             for s in st.itertuples(index=False)]
     return table_html(["rank", "score", "reasons"], rows)
+
+
+def sequential(t):
+    """Colour of t in [0, 1]: grey at 0, red at 1."""
+    t = max(0.0, min(1.0, t))
+    rgb = (round(n + t * (e - n)) for n, e in zip(NEUTRAL, WARM))
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def grid_svg(rows, columns, values, unit, what):
+    """A rows x columns grid of non-negative values (a dict keyed by (row,
+    column)), shaded against the largest, each cell's value on hover."""
+    cell_w = max(6, min(48, 1200 // max(len(columns), 1)))
+    cell_h = max(4, min(22, 1400 // max(len(rows), 1)))
+    left, top = 60, 24
+    largest = max(values.values(), default=0) or 1
+    label_rows = max(1, len(rows) // 50)
+    label_columns = max(1, len(columns) // 25)
+    parts = [f'<svg width="{left + len(columns) * cell_w + 10}"'
+             f' height="{top + len(rows) * cell_h + 10}" font-family="sans-serif">']
+    for j, c in enumerate(columns):
+        if j % label_columns == 0:
+            parts.append(f'<text x="{left + j * cell_w + cell_w / 2}" y="14" text-anchor="middle"'
+                         f' font-size="11">{esc(c)}</text>')
+    for i, r in enumerate(rows):
+        y = top + i * cell_h
+        if i % label_rows == 0:
+            parts.append(f'<text x="{left - 6}" y="{y + cell_h / 2}" text-anchor="end"'
+                         f' dominant-baseline="middle" font-size="11">{esc(r)}</text>')
+        for j, c in enumerate(columns):
+            v = values.get((r, c), 0)
+            parts.append(f'<rect x="{left + j * cell_w}" y="{y}" width="{cell_w}"'
+                         f' height="{cell_h}" fill="{sequential(v / largest)}">'
+                         f"<title>{esc(what(r, c))}: {number(v, '{:.4g}')} {esc(unit)}</title>"
+                         "</rect>")
+    return "\n".join(parts + ["</svg>"])
+
+
+def communication_html(path):
+    """Per process group and kind the bus bandwidth and the wait; the
+    wait per rank and step; the all-to-all matrix; the bubble per stage."""
+    names = set(results.tables(path))
+    parts = []
+    if "collective_summary" in names:
+        cs = results.load(path, "collective_summary")
+        rows = [[(esc(r.group_desc), True), (esc(r.collective), True), (esc(r.dtype), True),
+                 (esc(r.bucket_max_bytes), False), (esc(r.count), False),
+                 (number(r.busbw_p50_gbps), False), (number(r.total_wait_us, "{:.1f}"), False)]
+                for r in cs.itertuples(index=False)]
+        if rows:
+            parts.append(table_html(["group", "collective", "dtype", "bytes up to", "instances",
+                                     "busbw p50 GB/s", "wait us"], rows))
+    if "comm_by_group" in names:
+        by = results.load(path, "comm_by_group")
+        if "p2p_ops" in by.columns and (by.p2p_ops > 0).any():
+            g = by[by.p2p_ops > 0].groupby("group_desc")[
+                ["p2p_ops", "late_sender_us", "late_receiver_us", "unpaired"]].sum()
+            rows = [[(esc(d), True), (esc(int(r.p2p_ops)), False),
+                     (number(r.late_sender_us, "{:.1f}"), False),
+                     (number(r.late_receiver_us, "{:.1f}"), False), (esc(int(r.unpaired)), False)]
+                    for d, r in g.iterrows()]
+            parts.append(table_html(["group (send/recv)", "ops", "late sender us",
+                                     "late receiver us", "unpaired"], rows))
+    if "steps" in names:
+        st = results.load(path, "steps")
+        waits = {(int(r.rank), int(r.step)): float(r.wait_us) for r in st.itertuples(index=False)}
+        if "pipeline_steps" in names:
+            for r in results.load(path, "pipeline_steps").itertuples(index=False):
+                key = (int(r.rank), int(r.step))
+                waits[key] = waits.get(key, 0.0) + float(r.p2p_wait_us)
+        if any(v > 0 for v in waits.values()):
+            ranks = sorted({k[0] for k in waits})
+            steps = sorted({k[1] for k in waits})
+            parts.append("<p>Wait for peers per rank (rows) and profiler step (columns): "
+                         "collectives and send/recv.</p>" +
+                         grid_svg(ranks, steps, waits, "us", lambda r, c: f"rank {r}, step {c}"))
+    if "a2a_matrix" in names:
+        m = results.load(path, "a2a_matrix").groupby(["src", "dst"]).bytes.sum()
+        if len(m):
+            ranks = sorted(set(m.index.get_level_values(0)) | set(m.index.get_level_values(1)))
+            parts.append("<p>All-to-all bytes from rank (rows) to rank (columns).</p>" +
+                         grid_svg(ranks, ranks, {k: float(v) for k, v in m.items()}, "bytes",
+                                  lambda r, c: f"{r} to {c}"))
+    if "pipeline_steps" in names:
+        ps = results.load(path, "pipeline_steps").groupby("rank").agg(
+            stage=("stage", "first"), stages=("stages", "first"),
+            bubble=("bubble_fraction", "mean"), expected=("expected_bubble_fraction", "mean"),
+            wait=("p2p_wait_us", "sum"))
+        rows = [[(esc(r.Index), False), (esc(r.stage), False), (esc(r.stages), False),
+                 (number(100 * r.bubble, "{:.1f}"), False),
+                 (number(100 * r.expected, "{:.1f}"), False), (number(r.wait, "{:.1f}"), False)]
+                for r in ps.itertuples()]
+        parts.append(table_html(["rank", "stage", "stages", "bubble %", "1F1B bubble %",
+                                 "send/recv wait us"], rows))
+    return "\n".join(parts)
 
 
 def rank_label(x, y, rank, flagged, anchor="end"):
@@ -277,6 +374,7 @@ def render(path):
             sections.append((hm.title, heatmap_svg(hm, flagged) +
                              '<p class="note">outlined: the rank is '
                              "an outlier for that name in the cross-rank table.</p>"))
+    sections.append(("Communication", communication_html(path)))
     body = "\n".join(f"<h2>{esc(title)}</h2>\n{content}" for title, content in sections if content)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>hta-mpi report: {esc(os.path.basename(path))}</title>"

@@ -332,10 +332,8 @@ static int add_rows(const hta_rank_view *v, category *cats, size_t n_cat,
     return 0;
 }
 
-int hta_activity_categories(const hta_rank_view *v, const hta_options *opt,
-                            hta_tableset *out, hta_error *err)
+int hta_activity_categories(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     const hta_trace *t = v->trace;
     if (t->n_events == 0)
         return 0;

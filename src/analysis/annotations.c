@@ -301,7 +301,7 @@ static int put_rows(hta_table *t, run *r)
     return 0;
 }
 
-int hta_annotations(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
+int hta_annotations(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tableset *out,
                     hta_error *err)
 {
     hta_table *t = hta_tableset_table(out, &hta_annotations_table);

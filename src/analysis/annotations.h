@@ -4,8 +4,8 @@
 
 #include "analysis/registry.h"
 
-int hta_annotations(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
-                    hta_error *err);
+int hta_annotations(const hta_rank_view *view, const hta_analysis_settings *opt,
+                    hta_tableset *out, hta_error *err);
 
 /* The columns of /annotations (docs/results-format.md). */
 enum {

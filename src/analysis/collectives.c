@@ -147,11 +147,10 @@ static int put_unknown_peers(hta_tableset *out, int64_t rank_key, size_t n)
     return hta_row_done(&row);
 }
 
-int hta_collectives(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
-                    hta_error *err)
+int hta_collectives(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
     /* Kernels whose process group is known are matched by group instead. */
-    if (hta_comm_ops(v, opt, out, err))
+    if (hta_comm_ops(v, out, err))
         return -1;
     hta_comm_resolver r;
     if (hta_comm_resolver_build(&r, v))

@@ -19,10 +19,8 @@ const hta_table_spec hta_comm_comp_overlap_table = {
     "comm_comp_overlap", COLUMNS, HTA_COMM_COMP_OVERLAP_N_COLUMNS,
     HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
 
-int hta_comm_comp_overlap(const hta_rank_view *v, const hta_options *opt,
-                          hta_tableset *out, hta_error *err)
+int hta_comm_comp_overlap(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     if (v->n_gpu == 0)
         return 0;
     const hta_type_unions *u = &v->unions;

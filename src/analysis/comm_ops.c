@@ -336,10 +336,8 @@ static const hta_comm_meta *with_group_ranks(const hta_comm_set *s, const hta_co
     return scratch;
 }
 
-int hta_comm_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
-                 hta_error *err)
+int hta_comm_ops(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     const hta_comm_set *s = &v->trace->comm;
     if (s->n == 0)
         return 0;

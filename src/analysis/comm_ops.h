@@ -27,8 +27,7 @@ void hta_comm_resolver_free(hta_comm_resolver *r);
 const hta_comm_meta *hta_comm_resolve(const hta_comm_resolver *r, const hta_event *gpu);
 
 /* "_comm_ops": one row per communication kernel with metadata. */
-int hta_comm_ops(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
-                 hta_error *err);
+int hta_comm_ops(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
 /* The columns of _comm_ops (scratch between stages, never written). */
 enum {

@@ -117,8 +117,8 @@ int hta_critical_path_each(const hta_rank_view *view, hta_cp_path_fn fn, void *c
     return r.path_rc ? r.path_rc : rc;
 }
 
-int hta_critical_path(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
-                      hta_error *err)
+int hta_critical_path(const hta_rank_view *view, const hta_analysis_settings *opt,
+                      hta_tableset *out, hta_error *err)
 {
     if (!opt->critical_path)
         return 0;

@@ -30,8 +30,8 @@ extern const char *const hta_cp_bound_names[HTA_CP_N_BOUNDS];
 
 /* "critical_path" (one row per rank and step), "critical_path_events"
  * (the path's longest segments per step) and rank metrics. */
-int hta_critical_path(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
-                      hta_error *err);
+int hta_critical_path(const hta_rank_view *view, const hta_analysis_settings *opt,
+                      hta_tableset *out, hta_error *err);
 
 /* A node of a step's critical path: the start or end of an event. */
 typedef struct hta_cp_point {

@@ -2,8 +2,9 @@
  * (see analysis/critical_path_internal.h).
  *
  * The queue length of each stream, which decides between a launch edge
- * and a kernel -> kernel edge, is counted over the whole trace as HTA
- * does.  The rank's events are then dealt out to the steps once: a CPU
+ * and a kernel -> kernel edge, is counted over the whole trace as HTA's
+ * critical path does, by its own rule (analysis/step_series.h says how
+ * it differs from the queue-length series).  The rank's events are then dealt out to the steps once: a CPU
  * event by its start, a GPU event by its launch's start (HTA's
  * clipping). */
 #include "analysis/critical_path_internal.h"

@@ -343,10 +343,8 @@ static int emit_matching(hta_tableset *out, int64_t rank, size_t ranges, size_t 
     return hta_row_done(&row);
 }
 
-int hta_cupti_counters(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
-                       hta_error *err)
+int hta_cupti_counters(const hta_rank_view *view, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     const hta_trace *t = view->trace;
     if (t->n_ranges == 0)
         return 0;

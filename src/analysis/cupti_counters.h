@@ -16,8 +16,7 @@
 /* "cupti_counters" (one row per range), "cupti_counter_values" (every
  * counter of every range), "cupti_kernels" (per kernel name) and
  * "cupti_matching" (one row per rank with ranges). */
-int hta_cupti_counters(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
-                       hta_error *err);
+int hta_cupti_counters(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
 /* The columns of /cupti_counters (docs/results-format.md). */
 enum {

@@ -14,10 +14,8 @@
 
 #define DATA_LOADER_PREFIX "enumerate(DataLoader)"
 
-int hta_data_loading(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
-                     hta_error *err)
+int hta_data_loading(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     const hta_trace *t = v->trace;
     unsigned char *is_loader = calloc(t->names.count ? t->names.count : 1, 1);
     if (!is_loader)

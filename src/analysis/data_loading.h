@@ -6,7 +6,6 @@
 #include "analysis/registry.h"
 
 /* The metric "data_loading_us": CPU time in DataLoader batch fetches. */
-int hta_data_loading(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
-                     hta_error *err);
+int hta_data_loading(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
 #endif

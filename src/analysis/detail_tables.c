@@ -138,7 +138,7 @@ static int add_memory_bw_rows(const hta_rank_view *v, hta_tableset *out)
     return rc;
 }
 
-int hta_detail_tables(const hta_rank_view *v, const hta_options *opt,
+int hta_detail_tables(const hta_rank_view *v, const hta_analysis_settings *opt,
                       hta_tableset *out, hta_error *err)
 {
     if (!opt->detail || v->n_gpu == 0)

@@ -5,7 +5,7 @@
 #include "analysis/registry.h"
 
 /* Per-event tables under detail/, only with --detail. */
-int hta_detail_tables(const hta_rank_view *view, const hta_options *opt,
+int hta_detail_tables(const hta_rank_view *view, const hta_analysis_settings *opt,
                       hta_tableset *out, hta_error *err);
 
 /* The columns of /detail/launches (docs/results-format.md). */

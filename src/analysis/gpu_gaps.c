@@ -338,7 +338,7 @@ static int emit_metrics(const run *r, hta_tableset *out)
            hta_emit_metric(out, key, "gpu_gaps_above_threshold", (double)r->n_gaps);
 }
 
-int hta_gpu_gaps(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
+int hta_gpu_gaps(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tableset *out,
                  hta_error *err)
 {
     hta_table *gaps = hta_tableset_table(out, &hta_gpu_gaps_table);

@@ -4,7 +4,7 @@
 
 #include "analysis/registry.h"
 
-int hta_gpu_gaps(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+int hta_gpu_gaps(const hta_rank_view *view, const hta_analysis_settings *opt, hta_tableset *out,
                  hta_error *err);
 
 /* The columns of /gpu_gaps (docs/results-format.md). */

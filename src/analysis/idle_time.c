@@ -113,7 +113,7 @@ static int emit_metrics(hta_tableset *out, int64_t rank_key, const int64_t *tota
            hta_emit_metric(out, rank_key, "idle_other_us", hta_ns_to_us(total_ns[OTHER]));
 }
 
-static int breakdown(const hta_rank_view *v, const hta_options *opt,
+static int breakdown(const hta_rank_view *v, const hta_analysis_settings *opt,
                      const hta_stream_work_set *work, hta_tableset *out)
 {
     hta_table *t = hta_tableset_table(out, &hta_idle_time_table);
@@ -136,7 +136,7 @@ static int breakdown(const hta_rank_view *v, const hta_options *opt,
     return rc ? rc : emit_metrics(out, v->rank_key, rank_total);
 }
 
-int hta_idle_time(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
+int hta_idle_time(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tableset *out,
                   hta_error *err)
 {
     if (v->n_gpu == 0)

@@ -247,7 +247,7 @@ static int rank_like_hta(const kernel_stats *rows, size_t n, top_scratch *s)
 
 /* HTA's fold of the n ranked names of one type into kept rows plus
  * "others" in s->top, sorted by name; returns the number of rows. */
-static size_t fold_ranked(size_t n, const hta_options *opt, top_scratch *s)
+static size_t fold_ranked(size_t n, const hta_analysis_settings *opt, top_scratch *s)
 {
     double running = 0;
     for (size_t i = 0; i < n; i++)
@@ -274,7 +274,7 @@ static size_t fold_ranked(size_t n, const hta_options *opt, top_scratch *s)
 
 /* kernels_top for the analysed types; rows is sorted by type then name, so
  * each type is one run of rows. */
-static int put_top_rows(hta_tableset *out, const hta_rank_view *v, const hta_options *opt,
+static int put_top_rows(hta_tableset *out, const hta_rank_view *v, const hta_analysis_settings *opt,
                         const kernel_stats *rows, size_t n)
 {
     top_scratch s;
@@ -334,7 +334,7 @@ static int put_type_rows(hta_tableset *out, const hta_rank_view *v)
     return 0;
 }
 
-int hta_kernel_breakdown(const hta_rank_view *v, const hta_options *opt,
+int hta_kernel_breakdown(const hta_rank_view *v, const hta_analysis_settings *opt,
                          hta_tableset *out, hta_error *err)
 {
     if (v->n_gpu == 0)

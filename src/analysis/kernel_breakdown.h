@@ -4,7 +4,7 @@
 
 #include "analysis/registry.h"
 
-int hta_kernel_breakdown(const hta_rank_view *view, const hta_options *opt,
+int hta_kernel_breakdown(const hta_rank_view *view, const hta_analysis_settings *opt,
                          hta_tableset *out, hta_error *err);
 
 /* The columns of /kernels, /kernels_top (docs/results-format.md). */

@@ -52,7 +52,7 @@ typedef struct timed_name {
 
 typedef struct run {
     const hta_rank_view *view;
-    const hta_options *opt;
+    const hta_analysis_settings *opt;
     regex_t re;
     int has_re;
     unsigned char *matches;    /* per name id: 0 unknown, 1 no, 2 yes */
@@ -209,7 +209,7 @@ static void free_run(run *r)
     hta_buf_free(&r->key);
 }
 
-hta_sequences *hta_sequences_start(const hta_rank_view *v, const hta_options *opt)
+hta_sequences *hta_sequences_start(const hta_rank_view *v, const hta_analysis_settings *opt)
 {
     run *r = calloc(1, sizeof *r);
     if (!r)

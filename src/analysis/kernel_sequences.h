@@ -10,7 +10,7 @@
 typedef struct hta_sequences hta_sequences;
 
 /* NULL when out of memory. */
-hta_sequences *hta_sequences_start(const hta_rank_view *view, const hta_options *opt);
+hta_sequences *hta_sequences_start(const hta_rank_view *view, const hta_analysis_settings *opt);
 /* An hta_op_visit_fn for the state hta_sequences_start returned. */
 int hta_sequences_visit(void *sequences, const hta_op_visit *visit);
 /* Appends the "kernel_sequences" rows; -1 when out of memory. */

@@ -170,10 +170,8 @@ static int measure(const hta_rank_view *v, const hta_stream_work_set *work, hta_
     return rc;
 }
 
-int hta_launch_pipelining(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
-                          hta_error *err)
+int hta_launch_pipelining(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     if (v->n_gpu == 0)
         return 0;
     int rc = measure(v, &v->stream_work, out);

@@ -50,7 +50,7 @@ typedef struct launches {
 } launches;
 
 static void add_launch(launches *l, const hta_event *cpu, const hta_event *gpu,
-                       const hta_options *opt)
+                       const hta_analysis_settings *opt)
 {
     int64_t delay = gpu->ts_ns - hta_event_end(cpu);
     double cpu_us = hta_ns_to_us(cpu->dur_ns), gpu_us = hta_ns_to_us(gpu->dur_ns);
@@ -64,7 +64,7 @@ static void add_launch(launches *l, const hta_event *cpu, const hta_event *gpu,
     l->n++;
 }
 
-static void collect_launches(const hta_rank_view *v, const hta_options *opt, launches *l)
+static void collect_launches(const hta_rank_view *v, const hta_analysis_settings *opt, launches *l)
 {
     hta_launch_names apis = hta_launch_names_find(v->trace, HTA_LAUNCH_STATS_APIS);
     for (size_t i = 0; i < v->n_gpu; i++) {
@@ -112,7 +112,7 @@ static int emit_metrics(hta_tableset *out, int64_t rank_key, const launches *l)
                            hta_quantile_sorted(l->delay_us, l->n, 0.99));
 }
 
-int hta_launch_stats(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
+int hta_launch_stats(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tableset *out,
                      hta_error *err)
 {
     if (v->n_gpu == 0)

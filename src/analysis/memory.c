@@ -88,10 +88,8 @@ static int put_row(hta_table *t, int64_t rank_key, const device *d)
     return hta_row_done(&row);
 }
 
-int hta_memory(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
-               hta_error *err)
+int hta_memory(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     const hta_memory_samples *m = &v->trace->memory;
     hta_table *t = hta_tableset_table(out, &hta_memory_table);
     device *d = malloc((m->n ? m->n : 1) * sizeof *d);

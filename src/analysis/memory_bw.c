@@ -146,10 +146,8 @@ static int summarize_kinds(const hta_rank_view *v, const hta_step_series_set *se
     return rc;
 }
 
-int hta_memory_bw(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
-                  hta_error *err)
+int hta_memory_bw(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     if (v->n_gpu == 0)
         return 0;
     hta_step_series_set set;

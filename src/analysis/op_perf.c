@@ -79,7 +79,7 @@ struct hta_op_perf {
     char peaks_of[160];        /* what the peaks are, or why there are none */
 };
 
-static int resolve_peaks(hta_op_perf *p, const hta_options *opt, hta_error *err)
+static int resolve_peaks(hta_op_perf *p, const hta_analysis_settings *opt, hta_error *err)
 {
     const char *device = p->view->trace->device_name;
     if (opt->gpu_spec) {
@@ -94,7 +94,8 @@ static int resolve_peaks(hta_op_perf *p, const hta_options *opt, hta_error *err)
     return 0;
 }
 
-hta_op_perf *hta_op_perf_start(const hta_rank_view *v, const hta_options *opt, hta_error *err)
+hta_op_perf *hta_op_perf_start(const hta_rank_view *v, const hta_analysis_settings *opt,
+                               hta_error *err)
 {
     const hta_strtab *names = &v->trace->names;
     const hta_strtab *contexts = &v->trace->cpu_contexts;

@@ -14,7 +14,7 @@ typedef struct hta_op_perf hta_op_perf;
 
 /* NULL when out of memory; err says why when the --gpu-spec file cannot
  * be read. */
-hta_op_perf *hta_op_perf_start(const hta_rank_view *view, const hta_options *opt,
+hta_op_perf *hta_op_perf_start(const hta_rank_view *view, const hta_analysis_settings *opt,
                                hta_error *err);
 /* One call of the op group `group` (hta_op_groups_find) whose own GPU
  * events' union lasts own_busy_ns; -1 when out of memory. */

@@ -238,7 +238,8 @@ static int compare_rows(const void *a, const void *b, void *run)
                                  y->context);
 }
 
-int hta_ops(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, hta_error *err)
+int hta_ops(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tableset *out,
+            hta_error *err)
 {
     hta_table *t = hta_tableset_table(out, &hta_ops_table);
     ops_run r = {.view = v, .sequences = hta_sequences_start(v, opt)};

@@ -4,7 +4,7 @@
 
 #include "analysis/registry.h"
 
-int hta_ops(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
+int hta_ops(const hta_rank_view *view, const hta_analysis_settings *opt, hta_tableset *out,
             hta_error *err);
 
 /* The columns of /ops (docs/results-format.md). */

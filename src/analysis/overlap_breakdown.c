@@ -48,10 +48,8 @@ static void split_span(const hta_rank_view *v, int64_t part[N_PARTS], int64_t *s
     part[EMPTY] = *span - by_mask[1] - by_mask[2] - by_mask[3];
 }
 
-int hta_overlap_breakdown(const hta_rank_view *v, const hta_options *opt,
-                          hta_tableset *out, hta_error *err)
+int hta_overlap_breakdown(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     if (v->n_gpu == 0)
         return 0;
     int64_t part[N_PARTS], span;

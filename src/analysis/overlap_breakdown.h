@@ -4,8 +4,7 @@
 
 #include "analysis/registry.h"
 
-int hta_overlap_breakdown(const hta_rank_view *view, const hta_options *opt,
-                          hta_tableset *out, hta_error *err);
+int hta_overlap_breakdown(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
 /* The columns of /overlap_breakdown (docs/results-format.md). */
 enum {

@@ -127,10 +127,8 @@ static int summarize_streams(const hta_rank_view *v, const hta_step_series_set *
     return rc;
 }
 
-int hta_queue_length(const hta_rank_view *v, const hta_options *opt, hta_tableset *out,
-                     hta_error *err)
+int hta_queue_length(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     if (v->n_gpu == 0)
         return 0;
     hta_step_series_set set;

@@ -24,30 +24,37 @@
 #include "analysis/timeline.h"
 
 const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
-    [HTA_ANALYSIS_TEMPORAL_BREAKDOWN] = {"temporal_breakdown", hta_temporal_breakdown},
-    [HTA_ANALYSIS_COMM_COMP_OVERLAP] = {"comm_comp_overlap", hta_comm_comp_overlap},
+    [HTA_ANALYSIS_TEMPORAL_BREAKDOWN] = {"temporal_breakdown", .run_fixed = hta_temporal_breakdown},
+    [HTA_ANALYSIS_COMM_COMP_OVERLAP] = {"comm_comp_overlap", .run_fixed = hta_comm_comp_overlap},
     [HTA_ANALYSIS_KERNEL_BREAKDOWN] = {"kernel_breakdown", hta_kernel_breakdown},
-    [HTA_ANALYSIS_OVERLAP_BREAKDOWN] = {"overlap_breakdown", hta_overlap_breakdown},
+    [HTA_ANALYSIS_OVERLAP_BREAKDOWN] = {"overlap_breakdown", .run_fixed = hta_overlap_breakdown},
     [HTA_ANALYSIS_IDLE_TIME] = {"idle_time", hta_idle_time},
     [HTA_ANALYSIS_LAUNCH_STATS] = {"launch_stats", hta_launch_stats},
-    [HTA_ANALYSIS_LAUNCH_PIPELINING] = {"launch_pipelining", hta_launch_pipelining},
-    [HTA_ANALYSIS_QUEUE_LENGTH] = {"queue_length", hta_queue_length},
-    [HTA_ANALYSIS_MEMORY_BW] = {"memory_bw", hta_memory_bw},
-    [HTA_ANALYSIS_TIMELINE] = {"timeline", hta_timeline_segments},
-    [HTA_ANALYSIS_ACTIVITY_CATEGORIES] = {"activity_categories", hta_activity_categories},
-    [HTA_ANALYSIS_COLLECTIVES] = {"collectives", hta_collectives},
-    [HTA_ANALYSIS_DATA_LOADING] = {"data_loading", hta_data_loading},
-    [HTA_ANALYSIS_STEPS] = {"steps", hta_steps},
+    [HTA_ANALYSIS_LAUNCH_PIPELINING] = {"launch_pipelining", .run_fixed = hta_launch_pipelining},
+    [HTA_ANALYSIS_QUEUE_LENGTH] = {"queue_length", .run_fixed = hta_queue_length},
+    [HTA_ANALYSIS_MEMORY_BW] = {"memory_bw", .run_fixed = hta_memory_bw},
+    [HTA_ANALYSIS_TIMELINE] = {"timeline", .run_fixed = hta_timeline_segments},
+    [HTA_ANALYSIS_ACTIVITY_CATEGORIES] = {"activity_categories",
+                                          .run_fixed = hta_activity_categories},
+    [HTA_ANALYSIS_COLLECTIVES] = {"collectives", .run_fixed = hta_collectives},
+    [HTA_ANALYSIS_DATA_LOADING] = {"data_loading", .run_fixed = hta_data_loading},
+    [HTA_ANALYSIS_STEPS] = {"steps", .run_fixed = hta_steps},
     [HTA_ANALYSIS_DETAIL_TABLES] = {"detail_tables", hta_detail_tables},
     [HTA_ANALYSIS_OPS] = {"ops", hta_ops},
     [HTA_ANALYSIS_ANNOTATIONS] = {"annotations", hta_annotations},
     [HTA_ANALYSIS_GPU_GAPS] = {"gpu_gaps", hta_gpu_gaps},
-    [HTA_ANALYSIS_MEMORY] = {"memory", hta_memory},
+    [HTA_ANALYSIS_MEMORY] = {"memory", .run_fixed = hta_memory},
     [HTA_ANALYSIS_CRITICAL_PATH] = {"critical_path", hta_critical_path},
-    [HTA_ANALYSIS_CUPTI_COUNTERS] = {"cupti_counters", hta_cupti_counters},
+    [HTA_ANALYSIS_CUPTI_COUNTERS] = {"cupti_counters", .run_fixed = hta_cupti_counters},
 };
 
 const size_t hta_n_analyses = HTA_N_ANALYSES;
+
+int hta_analysis_run(const hta_analysis *a, const hta_rank_view *view,
+                     const hta_analysis_settings *opt, hta_tableset *out, hta_error *err)
+{
+    return a->run ? a->run(view, opt, out, err) : a->run_fixed(view, out, err);
+}
 
 /* On a large trace: the longest first, so that what is left at the end is
  * short, except that the three with the most scratch (the queue length,

@@ -1,27 +1,36 @@
 /* analysis/registry.h: the per-rank analyses, in the order they run.
  *
- * Each analysis is one file of src/analysis/ with one entry point of type
- * hta_analysis_fn (declared in a header named like its file) that reads
- * the rank view and appends rows to result tables; hta_analyses lists
- * them, and run/run_analyses.c runs them. */
+ * Each analysis is one file of src/analysis/ with one entry point
+ * (declared in a header named like its file) that reads the rank view,
+ * and its settings when options shape it, and appends rows to result
+ * tables; hta_analyses lists them, and run/run_analyses.c runs them. */
 #ifndef HTA_REGISTRY_H
 #define HTA_REGISTRY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/options.h"
 #include "model/rank_view.h"
+#include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
 
-typedef int (*hta_analysis_fn)(const hta_rank_view *view, const hta_options *opt,
+/* An analysis that options shape, and one that none do. */
+typedef int (*hta_analysis_fn)(const hta_rank_view *view, const hta_analysis_settings *opt,
                                hta_tableset *out, hta_error *err);
+typedef int (*hta_fixed_analysis_fn)(const hta_rank_view *view, hta_tableset *out,
+                                     hta_error *err);
 
+/* Exactly one of run and run_fixed is set. */
 typedef struct hta_analysis {
     const char *name;
     hta_analysis_fn run;
+    hta_fixed_analysis_fn run_fixed;
 } hta_analysis;
+
+/* Runs a with the settings it takes. */
+int hta_analysis_run(const hta_analysis *a, const hta_rank_view *view,
+                     const hta_analysis_settings *opt, hta_tableset *out, hta_error *err);
 
 /* The analyses in the order their rows are kept (results never depend on
  * the order they run in: hta_analysis_schedule). */

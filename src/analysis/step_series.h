@@ -7,7 +7,18 @@
  * tie in time their order changes those values; HTA sorts with pandas'
  * unstable sort, so the series are built in exactly that order (HTA's
  * concatenation order through hta_argsort_like_numpy), which reproduces
- * HTA's summaries to the last bit. */
+ * HTA's summaries to the last bit.
+ *
+ * The queue length is counted by two rules.  This series serves
+ * /queue_length and the written traces' counter tracks, which sample it
+ * once per time, after all of that time's steps, so that no tie order
+ * changes them.  The critical path (analysis/critical_path_steps.c)
+ * counts its own, as HTA's critical path does: not a series but each
+ * kernel's queue at its launch and at its start, over the launches of
+ * HTA_LAUNCH_STATS_APIS rather than HTA_LAUNCH_QUEUE_APIS, cuda_sync
+ * events left out, and at one time launches before starts; numpy's tie
+ * order here would give other values where a launch and a start tie, and
+ * the path's launch edges would change. */
 #ifndef HTA_STEP_SERIES_H
 #define HTA_STEP_SERIES_H
 

@@ -126,9 +126,8 @@ static int group_by_step(const hta_rank_view *v, const hta_profiler_steps *st,
     return rc;
 }
 
-int hta_steps(const hta_rank_view *v, const hta_options *opt, hta_tableset *out, hta_error *err)
+int hta_steps(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     hta_profiler_steps st;
     if (hta_profiler_steps_find(&st, v->trace))
         return hta_fail(err, "out of memory listing profiler steps");

@@ -6,8 +6,7 @@
 
 /* "steps": per rank and ProfilerStep, and the step time's mean and
  * coefficient of variation in "rank_metrics". */
-int hta_steps(const hta_rank_view *view, const hta_options *opt, hta_tableset *out,
-              hta_error *err);
+int hta_steps(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
 /* The columns of /steps (docs/results-format.md). */
 enum {

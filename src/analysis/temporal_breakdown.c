@@ -29,10 +29,8 @@ static double percent_2dp(int64_t part, int64_t whole)
     return whole > 0 ? round(10000.0 * (double)part / (double)whole) / 100.0 : NAN;
 }
 
-int hta_temporal_breakdown(const hta_rank_view *v, const hta_options *opt,
-                           hta_tableset *out, hta_error *err)
+int hta_temporal_breakdown(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     if (v->n_gpu == 0)
         return 0;
     const hta_type_unions *u = &v->unions;

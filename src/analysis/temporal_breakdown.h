@@ -4,8 +4,7 @@
 
 #include "analysis/registry.h"
 
-int hta_temporal_breakdown(const hta_rank_view *view, const hta_options *opt,
-                           hta_tableset *out, hta_error *err);
+int hta_temporal_breakdown(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
 /* The columns of /temporal_breakdown (docs/results-format.md). */
 enum {

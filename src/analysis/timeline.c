@@ -98,10 +98,8 @@ static int emit_layer(hta_table *t, hta_buf *packed, int64_t rank_key, int layer
     return hta_row_done(&row);
 }
 
-int hta_timeline_segments(const hta_rank_view *v, const hta_options *opt,
-                          hta_tableset *out, hta_error *err)
+int hta_timeline_segments(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    (void)opt;
     if (v->n_gpu == 0)
         return 0;
     const hta_type_unions *u = &v->unions;

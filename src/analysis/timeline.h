@@ -18,8 +18,7 @@ enum {
     HTA_LAYER_EXTENT = 3,       /* first GPU start to last GPU end */
 };
 
-int hta_timeline_segments(const hta_rank_view *view, const hta_options *opt,
-                          hta_tableset *out, hta_error *err);
+int hta_timeline_segments(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
 /* The columns of _timeline_segments (scratch between stages, never written). */
 enum {

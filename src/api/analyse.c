@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "analysis/ranks_table.h"
-#include "api/settings.h"
 #include "run/analyse_file.h"
 #include "run/discover.h"
 #include "run/pipeline.h"
@@ -31,7 +30,7 @@ static int first_failure(const hta_tableset *set, hta_error *err)
     return 0;
 }
 
-static int analyse_listed(const hta_file_list *list, const hta_options *opt, hta_tableset *set,
+static int analyse_listed(const hta_file_list *list, const hta_settings *opt, hta_tableset *set,
                           hta_error *err)
 {
     for (size_t i = 0; i < list->count; i++)
@@ -57,20 +56,20 @@ static void keep_written_tables(hta_tableset *set)
             hta_tableset_remove(set, set->tables[i]->name);
 }
 
-static int analyse_into(const char *path, hta_options *opt, hta_tableset *set, hta_error *err)
+static int analyse_into(const char *path, hta_settings *opt, hta_tableset *set, hta_error *err)
 {
     char *inputs[] = {(char *)path};
-    opt->inputs = inputs;
-    opt->n_inputs = 1;
-    if (opt->threads == 0)
-        opt->threads = hta_threads_alone();
+    opt->run.inputs = inputs;
+    opt->run.n_inputs = 1;
+    if (opt->run.threads == 0)
+        opt->run.threads = hta_threads_alone();
     hta_file_list list = {0};
     hta_rank_map map = {0};
     int rc = hta_discover(opt, &list, err) || analyse_listed(&list, opt, set, err) ||
-             bin_timeline(set, opt->bins, err) || hta_crossrank_alone(set, opt, &map, err);
+             bin_timeline(set, opt->analysis.bins, err) || hta_crossrank_alone(set, opt, &map, err);
     hta_rank_map_free(&map);
     hta_file_list_free(&list);
-    opt->inputs = NULL;
+    opt->run.inputs = NULL;
     if (rc == 0)
         keep_written_tables(set);
     return rc ? -1 : 0;
@@ -78,8 +77,8 @@ static int analyse_into(const char *path, hta_options *opt, hta_tableset *set, h
 
 hta_tableset *hta_analyse_trace(const char *path, const hta_settings *s, hta_error *err)
 {
-    hta_options defaults;
-    hta_options opt = *hta_settings_options(s, &defaults);
+    hta_settings defaults;
+    hta_settings opt = *hta_settings_or_defaults(s, &defaults);
     hta_tableset *set = calloc(1, sizeof *set);
     if (!set) {
         hta_fail(err, "%s: out of memory", path);

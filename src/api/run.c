@@ -5,7 +5,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "api/settings.h"
+#include "cli/options.h"
 #include "diff/diff_command.h"
 #include "hta/version.h"
 #include "model/gpu_peaks.h"
@@ -15,18 +15,19 @@
 
 /* A --gpu-spec file that cannot be read is a usage error, found before
  * MPI starts rather than by every rank. */
-static int gpu_spec_readable(const hta_options *opt, hta_error *err)
+static int gpu_spec_readable(const hta_settings *s, hta_error *err)
 {
     hta_gpu_peaks peaks;
-    return !opt->gpu_spec || hta_gpu_spec_read(opt->gpu_spec, &peaks, err) == 0;
+    const char *spec = s->analysis.gpu_spec;
+    return !spec || hta_gpu_spec_read(spec, &peaks, err) == 0;
 }
 
 hta_command_action hta_command_parse(hta_settings *s, int argc, char **argv, hta_error *err)
 {
-    hta_options_free(&s->opt);
-    switch (hta_parse_options(argc, argv, &s->opt, err)) {
+    hta_settings_free(s);
+    switch (hta_parse_options(argc, argv, s, err)) {
     case HTA_CLI_RUN:
-        return gpu_spec_readable(&s->opt, err) ? HTA_COMMAND_RUN : HTA_COMMAND_USAGE_ERROR;
+        return gpu_spec_readable(s, err) ? HTA_COMMAND_RUN : HTA_COMMAND_USAGE_ERROR;
     case HTA_CLI_HELP: return HTA_COMMAND_HELP;
     case HTA_CLI_VERSION: return HTA_COMMAND_VERSION;
     default: return HTA_COMMAND_USAGE_ERROR;
@@ -69,18 +70,17 @@ static void prefer_quick_start_when_alone(void)
 
 int hta_command_run(hta_settings *s, int *argc, char ***argv)
 {
-    hta_options *opt = &s->opt;
     prefer_quick_start_when_alone();
     hta_head_start head;
-    hta_head_start_begin(&head, opt);
+    hta_head_start_begin(&head, s);
     if (MPI_Init(argc, argv) != MPI_SUCCESS) {
         fprintf(stderr, "hta-mpi: MPI_Init failed\n");
         hta_head_start_end(&head);
         return HTA_EXIT_INTERNAL;
     }
-    if (opt->threads == 0)
-        opt->threads = hta_threads_per_process();
-    int code = hta_run(opt, hta_version(), &head);
+    if (s->run.threads == 0)
+        s->run.threads = hta_threads_per_process();
+    int code = hta_run(s, hta_version(), &head);
     hta_head_start_end(&head);
     MPI_Finalize();
     return code;

@@ -4,16 +4,16 @@
 
 #include <stdlib.h>
 
-#include "api/settings.h"
+#include "settings/settings.h"
 #include "parse/read_input.h"
 
 hta_trace *hta_trace_read(const char *path, const hta_settings *s, hta_error *err)
 {
-    hta_options defaults;
-    const hta_options *opt = hta_settings_options(s, &defaults);
-    hta_read_options reading = {.timeout_seconds = opt->timeout_per_trace,
-                                .inflater = (hta_inflater)opt->inflater,
-                                .threads = opt->threads};
+    hta_settings defaults;
+    const hta_settings *opt = hta_settings_or_defaults(s, &defaults);
+    hta_read_options reading = {.timeout_seconds = opt->run.timeout_per_trace,
+                                .inflater = (hta_inflater)opt->read.inflater,
+                                .threads = opt->run.threads};
     hta_trace *t = malloc(sizeof *t);
     if (!t) {
         hta_fail(err, "%s: out of memory", path);
@@ -21,8 +21,8 @@ hta_trace *hta_trace_read(const char *path, const hta_settings *s, hta_error *er
     }
     hta_input_format used;
     hta_error notes;
-    if (hta_read_input(path, (hta_input_format)opt->input_format, &reading, opt->step_regex,
-                       t, &used, &notes, err)) {
+    if (hta_read_input(path, (hta_input_format)opt->read.input_format, &reading,
+                       opt->read.step_regex, t, &used, &notes, err)) {
         free(t);
         return NULL;
     }

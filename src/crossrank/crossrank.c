@@ -14,17 +14,19 @@
 #include "crossrank/kernel_comparison.h"
 #include "crossrank/kernel_type_totals.h"
 #include "crossrank/name_comparison.h"
+#include "crossrank/op_perf_comparison.h"
 #include "crossrank/outliers.h"
 #include "crossrank/p2p_results.h"
 #include "crossrank/step_comparison.h"
 #include "crossrank/stragglers.h"
 
-static int statistics(hta_tableset *set, const hta_options *opt, hta_error *err)
+static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     if (hta_p2p_results(set, err) ||
         (hta_a2a_results(set) && hta_fail(err, "out of memory summing the all-to-all traffic")) ||
         hta_find_outliers(set, opt, err) || hta_kernel_type_totals(set, err) ||
         hta_kernel_comparison(set, opt, err) || hta_op_and_annotation_comparison(set, opt, err) ||
+        hta_op_perf_comparison(set, err) ||
         hta_collective_wait(set, err) || hta_step_comparison(set, err) ||
         hta_rank_stragglers(set, opt, err))
         return -1;
@@ -52,8 +54,8 @@ static int match_collectives(const hta_processes *pr, hta_crossrank_tables *t, h
     return hta_processes_any(pr, failed || not_taken) ? -1 : 0;
 }
 
-int hta_crossrank(const hta_processes *pr, hta_crossrank_tables *t, const hta_options *opt,
-                  hta_error *err)
+int hta_crossrank(const hta_processes *pr, hta_crossrank_tables *t,
+                  const hta_crossrank_settings *opt, hta_error *err)
 {
     if (match_collectives(pr, t, err))
         return -1;

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/options.h"
 #include "crossrank/processes.h"
+#include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
 
@@ -40,7 +40,7 @@ typedef struct hta_crossrank_tables {
 /* Every process of pr: -1 with err on every process when the matching or
  * the gather failed anywhere, on the root alone when a statistic did (err
  * says why where it failed). */
-int hta_crossrank(const hta_processes *pr, hta_crossrank_tables *t, const hta_options *opt,
-                  hta_error *err);
+int hta_crossrank(const hta_processes *pr, hta_crossrank_tables *t,
+                  const hta_crossrank_settings *opt, hta_error *err);
 
 #endif

@@ -46,7 +46,7 @@ typedef struct kernel_columns {
 } kernel_columns;
 
 static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_columns *col,
-                      const size_t *rows, size_t n, const hta_options *opt,
+                      const size_t *rows, size_t n, const hta_crossrank_settings *opt,
                       int64_t *ranks, double *means, hta_buf *text)
 {
     size_t lo = 0, hi = 0;
@@ -78,7 +78,7 @@ static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_colum
     return hta_row_done(&row);
 }
 
-int hta_kernel_comparison(hta_tableset *set, const hta_options *opt, hta_error *err)
+int hta_kernel_comparison(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     hta_table *t = hta_tableset_table(set, &hta_cross_kernels_table);
     const hta_table *kernels = hta_tableset_find(set, hta_kernels_table.name);

@@ -2,12 +2,12 @@
 #ifndef HTA_KERNEL_COMPARISON_H
 #define HTA_KERNEL_COMPARISON_H
 
-#include "cli/options.h"
+#include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
 
 /* "cross_rank/kernels" from the per-rank "kernels" table. */
-int hta_kernel_comparison(hta_tableset *set, const hta_options *opt, hta_error *err);
+int hta_kernel_comparison(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err);
 
 /* The columns of /cross_rank/kernels (docs/results-format.md). */
 enum {

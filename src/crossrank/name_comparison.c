@@ -53,7 +53,7 @@ static size_t sum_per_rank(const hta_table *t, long value_col, const size_t *row
 }
 
 static int put_name(hta_table *into, const char *name, const int64_t *ranks, const double *v,
-                    size_t n, const hta_options *opt, hta_buf *text)
+                    size_t n, const hta_crossrank_settings *opt, hta_buf *text)
 {
     size_t lo = 0, hi = 0, nonzero = 0;
     for (size_t i = 0; i < n; i++) {
@@ -80,8 +80,8 @@ static int put_name(hta_table *into, const char *name, const int64_t *ranks, con
     return hta_row_done(&row);
 }
 
-int hta_compare_names(hta_tableset *set, const hta_options *opt, const hta_name_comparison *c,
-                      hta_error *err)
+int hta_compare_names(hta_tableset *set, const hta_crossrank_settings *opt,
+                      const hta_name_comparison *c, hta_error *err)
 {
     hta_table *into = hta_tableset_table(set, c->into);
     const hta_table *from = hta_tableset_find(set, c->from->name);
@@ -109,7 +109,8 @@ int hta_compare_names(hta_tableset *set, const hta_options *opt, const hta_name_
     return rc ? hta_fail(err, "out of memory comparing /%s across ranks", c->from->name) : 0;
 }
 
-int hta_op_and_annotation_comparison(hta_tableset *set, const hta_options *opt, hta_error *err)
+int hta_op_and_annotation_comparison(hta_tableset *set, const hta_crossrank_settings *opt,
+                                     hta_error *err)
 {
     static const hta_name_comparison OPS = {&hta_ops_table, HTA_OPS_NAME,
                                             HTA_OPS_GPU_BUSY_SUM_US, &hta_cross_ops_table};

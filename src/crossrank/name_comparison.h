@@ -12,9 +12,9 @@
 #ifndef HTA_NAME_COMPARISON_H
 #define HTA_NAME_COMPARISON_H
 
-#include "util/error.h"
-#include "cli/options.h"
+#include "settings/settings.h"
 #include "table/table.h"
+#include "util/error.h"
 
 typedef struct hta_name_comparison {
     const hta_table_spec *from; /* per-rank table */
@@ -24,12 +24,13 @@ typedef struct hta_name_comparison {
     const hta_table_spec *into; /* the cross-rank table */
 } hta_name_comparison;
 
-int hta_compare_names(hta_tableset *set, const hta_options *opt, const hta_name_comparison *c,
-                      hta_error *err);
+int hta_compare_names(hta_tableset *set, const hta_crossrank_settings *opt,
+                      const hta_name_comparison *c, hta_error *err);
 
 /* "cross_rank/ops" (GPU busy time), "cross_rank/annotations" (GPU
  * annotation time) and "cross_rank/kernel_sequences" (count). */
-int hta_op_and_annotation_comparison(hta_tableset *set, const hta_options *opt, hta_error *err);
+int hta_op_and_annotation_comparison(hta_tableset *set, const hta_crossrank_settings *opt,
+                                     hta_error *err);
 
 /* The columns of /cross_rank/ops, /cross_rank/annotations and
  * /cross_rank/kernel_sequences (docs/results-format.md). */

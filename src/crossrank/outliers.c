@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *classify(const hta_options *opt, const hta_spread *s, double x)
+static const char *classify(const hta_crossrank_settings *opt, const hta_spread *s, double x)
 {
     if (!hta_spread_is_material(s, x, opt->min_effect))
         return NULL;
@@ -29,7 +29,7 @@ static const char *classify(const hta_options *opt, const hta_spread *s, double 
 }
 
 static int flag_metric(hta_table *out, const char *metric, const int64_t *ranks,
-                       const double *values, size_t n, const hta_options *opt)
+                       const double *values, size_t n, const hta_crossrank_settings *opt)
 {
     if (n < 2)
         return 0;
@@ -47,7 +47,7 @@ static int flag_metric(hta_table *out, const char *metric, const int64_t *ranks,
 
 /* Groups the (rank, metric, value) rows by metric, in order of first
  * appearance, and flags each group. */
-int hta_find_outliers(hta_tableset *set, const hta_options *opt, hta_error *err)
+int hta_find_outliers(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     hta_table *out = hta_tableset_table(set, &hta_outliers_table);
     if (!out)

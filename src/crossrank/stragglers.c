@@ -32,7 +32,11 @@
  * the GPU waiting for the CPU, so it explains a host wait rather than the
  * other way round), else whichever of the other two stands out by more
  * microseconds (slower kernels also lengthen the idle gaps of the
- * streams that wait for them).  The relative compute speed of
+ * streams that wait for them).  Compute time alone cannot tell a slower
+ * GPU from more work; the rank's GEMM rate (gemm_tflops,
+ * analysis/op_perf.c) can: when it stands out below the median (robust z
+ * past -(--robust-z), past --min-effect) the reasons say "slower GPU",
+ * and so does the cause when that is compute.  The relative compute speed of
  * NVIDIA's straggler detector (fastest rank's compute time / this rank's)
  * and compute time z-scores are kept as columns. */
 #include "crossrank/stragglers.h"
@@ -81,6 +85,8 @@ typedef struct suspect {
     double compute_us, ratio, z, robust_z; /* NaN without GPU events */
     double value[N_CAUSES], median[N_CAUSES], excess_z[N_CAUSES];
     int stands_out[N_CAUSES];
+    double gemm_tflops, gemm_median, gemm_z; /* NaN without sized GEMMs */
+    int slow_gpu;              /* its GEMM rate stands out below the median */
     int late, flagged, testable;
     int cause;                 /* N_CAUSES when none stands out */
 } suspect;
@@ -123,14 +129,20 @@ static suspect *find_suspect(suspect *s, size_t n, int64_t rank)
     return lo < n && s[lo].rank == rank ? &s[lo] : NULL;
 }
 
-/* Fills value[k] of every rank from /rank_metrics (NaN when absent). */
+/* Fills value[k] and gemm_tflops of every rank from /rank_metrics (NaN
+ * when absent). */
 static void read_metrics(const hta_table *metrics, suspect *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < N_CAUSES; k++)
             s[i].value[k] = NAN;
+        s[i].gemm_tflops = s[i].gemm_median = s[i].gemm_z = NAN;
+    }
     for (size_t r = 0; metrics && r < metrics->n_rows; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
+        suspect *g = strcmp(row[1].s, "gemm_tflops") == 0 ? find_suspect(s, n, row[0].i) : NULL;
+        if (g)
+            g->gemm_tflops = row[2].f;
         for (int k = 0; k < N_CAUSES; k++) {
             suspect *x = strcmp(row[1].s, CAUSE_METRIC[k]) == 0 ? find_suspect(s, n, row[0].i)
                                                               : NULL;
@@ -155,7 +167,8 @@ static void add_p2p_caused(const hta_table *metrics, suspect *s, size_t n)
 }
 
 /* Scores one cause's metric over the ranks that have it. */
-static int score_cause(suspect *s, size_t n, int k, const hta_options *opt, double *scratch)
+static int score_cause(suspect *s, size_t n, int k, const hta_crossrank_settings *opt,
+                       double *scratch)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -180,6 +193,32 @@ static int score_cause(suspect *s, size_t n, int k, const hta_options *opt, doub
             s[i].z = hta_spread_z(&sp, x);
             s[i].robust_z = s[i].excess_z[k];
         }
+    }
+    return 0;
+}
+
+/* Marks the ranks whose GEMMs run slower than the median rank's. */
+static int score_gpu_speed(suspect *s, size_t n, const hta_crossrank_settings *opt,
+                           double *scratch)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(s[i].gemm_tflops))
+            scratch[m++] = s[i].gemm_tflops;
+    hta_spread sp;
+    if (m < 2)
+        return 0;
+    if (hta_spread_of(scratch, m, &sp))
+        return -1;
+    hta_spread_set_noise_floor(&sp, opt->min_effect);
+    for (size_t i = 0; i < n; i++) {
+        double x = s[i].gemm_tflops;
+        if (!isfinite(x))
+            continue;
+        s[i].gemm_median = sp.median;
+        s[i].gemm_z = hta_spread_robust_z(&sp, x);
+        s[i].slow_gpu = x < sp.median && s[i].gemm_z <= -opt->robust_z &&
+                        hta_spread_is_material(&sp, x, opt->min_effect);
     }
     return 0;
 }
@@ -284,6 +323,9 @@ static void write_reasons(const suspect *s, char *out, size_t size)
                                 "(robust z %.1f)", CAUSE_TEXT[k], s->value[k], s->median[k],
                                 s->excess_z[k]);
     }
+    if (s->slow_gpu && len < size)
+        snprintf(out + len, size - len, "; slower GPU: its GEMMs run at %.1f TFLOPS against a "
+                 "median of %.1f (robust z %.1f)", s->gemm_tflops, s->gemm_median, s->gemm_z);
 }
 
 static int put_suspects(hta_table *t, const suspect *s, size_t n)
@@ -303,7 +345,9 @@ static int put_suspects(hta_table *t, const suspect *s, size_t n)
         hta_row_put_f64(&row, s[i].robust_z);
         hta_row_put_str(&row, reasons);
         hta_row_put_f64(&row, s[i].caused_us);
-        hta_row_put_str(&row, s[i].cause < N_CAUSES ? CAUSE_NAME[s[i].cause] : "");
+        hta_row_put_str(&row, s[i].cause == CAUSE_COMPUTE && s[i].slow_gpu ? "slower GPU"
+                              : s[i].cause < N_CAUSES                  ? CAUSE_NAME[s[i].cause]
+                                                                       : "");
         if (hta_row_done(&row))
             return -1;
     }
@@ -324,7 +368,7 @@ static suspect *list_suspects(const hta_table *ranks, size_t *n)
     return s;
 }
 
-int hta_rank_stragglers(hta_tableset *set, const hta_options *opt, hta_error *err)
+int hta_rank_stragglers(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     hta_table *t = hta_tableset_table(set, &hta_stragglers_table);
     size_t n = 0;
@@ -340,6 +384,7 @@ int hta_rank_stragglers(hta_tableset *set, const hta_options *opt, hta_error *er
         compute_ratios(s, n);
         for (int k = 0; rc == 0 && k < N_CAUSES; k++)
             rc = score_cause(s, n, k, opt, scratch);
+        rc = rc ? rc : score_gpu_speed(s, n, opt, scratch);
         judge(s, n, taking_part);
         qsort(s, n, sizeof *s, compare_most_suspect);
     }

@@ -2,12 +2,12 @@
 #ifndef HTA_STRAGGLERS_H
 #define HTA_STRAGGLERS_H
 
-#include "cli/options.h"
+#include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
 
 /* "stragglers" from "collective_wait" and "rank_metrics". */
-int hta_rank_stragglers(hta_tableset *set, const hta_options *opt, hta_error *err);
+int hta_rank_stragglers(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err);
 
 /* The columns of /stragglers (docs/results-format.md). */
 enum {

@@ -5,7 +5,6 @@
  * ends in one line on stderr naming the file and the reason. */
 #include "diff/diff_command.h"
 
-#include "cli/options.h"
 #include "diff/collective_diff.h"
 #include "diff/diff_summary.h"
 #include "diff/diff_writer.h"
@@ -13,6 +12,7 @@
 #include "diff/options_check.h"
 #include "diff/rank_metric_diff.h"
 #include "diff/tail_diff.h"
+#include "hta/run.h" /* the exit codes */
 
 #include <errno.h>
 #include <getopt.h>

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/registry.h"
 #include "model/cpu_context.h"
+#include "model/rank_view.h"
 
 typedef struct hta_op_gpu {
     const hta_event *launch;

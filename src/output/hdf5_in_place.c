@@ -117,15 +117,9 @@ static int repair_strings(hta_tableset *mine)
 /* The ranks that have rows anywhere, ascending: a rank's slot is its
  * position here. */
 typedef struct rank_slots {
-    int64_t *ranks;            /* owned */
+    const int64_t *ranks;
     size_t n;
 } rank_slots;
-
-static int rank_slots_init(rank_slots *s, const hta_rank_map *map)
-{
-    s->ranks = hta_rank_map_kept_ranks(map, &s->n);
-    return s->ranks ? 0 : -1;
-}
 
 static size_t rank_slot(const rank_slots *s, int64_t rank)
 {
@@ -484,11 +478,11 @@ static void free_tables(in_place_table *tables, size_t n_tables)
 
 /* Collective over MPI_COMM_WORLD. */
 int hta_write_in_place_tables(const char *tmp_path, const char *output, hta_tableset *mine,
-                              const hta_rank_map *map, hta_error *err)
+                              const int64_t *ranks, size_t n_ranks, hta_error *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hta_tableset schema = {0};
-    rank_slots slots = {0};
+    rank_slots slots = {ranks, n_ranks};
     in_place_table *tables = NULL;
     int failed = agree_on_tables(mine, &schema, err);
     if (!failed) {
@@ -497,7 +491,7 @@ int hta_write_in_place_tables(const char *tmp_path, const char *output, hta_tabl
             tables[i].schema = schema.tables[i];
             tables[i].rows = hta_tableset_find(mine, schema.tables[i]->name);
         }
-        failed = any_failed(!tables || repair_strings(mine) || rank_slots_init(&slots, map) ||
+        failed = any_failed(!tables || repair_strings(mine) ||
                             alloc_layouts(tables, schema.n_tables, &slots));
         if (failed)
             hta_fail(err, "out of memory while laying out the per-rank tables");
@@ -518,7 +512,6 @@ int hta_write_in_place_tables(const char *tmp_path, const char *output, hta_tabl
             release_space(tmp_path);
     }
     free_tables(tables, schema.n_tables);
-    free(slots.ranks);
     hta_tableset_free(&schema);
     return failed ? -1 : 0;
 }

@@ -15,7 +15,6 @@
 #include "analysis/ranks_table.h"
 #include "output/results_file.h"
 #include "output/schema_version.h"
-#include "parse/input_format.h"
 #include "util/large_alloc.h"
 #include "util/utf8.h"
 
@@ -269,48 +268,47 @@ static void count_ranks(const hta_tableset *set, int64_t *n_ok, int64_t *n_faile
     }
 }
 
+/* Each option the settings list records, under its attribute name. */
+static int write_setting_attributes(hid_t file, const hta_settings *opt)
+{
+    for (size_t i = 0; i < hta_n_settings; i++) {
+        const char *name = hta_setting_list[i].attribute;
+        if (!name)
+            continue;
+        hta_setting_value v = hta_settings_value(opt, i);
+        int failed = v.type == HTA_VALUE_INT      ? put_attr_i64(file, name, v.i)
+                     : v.type == HTA_VALUE_NUMBER ? put_attr_f64(file, name, v.number)
+                                                  : put_attr_string(file, name, v.text);
+        if (failed)
+            return -1;
+    }
+    return 0;
+}
+
 static int write_root_attributes(hid_t file, const hta_tableset *set,
-                                 const hta_options *opt, const hta_run_info *info)
+                                 const hta_settings *opt, const hta_run_info *info)
 {
     char created[64];
     time_t now = time(NULL);
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     int64_t n_ok, n_failed;
     count_ranks(set, &n_ok, &n_failed);
+    const char *command_line = opt->output.command_line ? opt->output.command_line : "";
     /* The first failure stops the writing: the file is then discarded. */
     return put_attr_i64(file, "schema_version", HTA_SCHEMA_VERSION) ||
            put_attr_string(file, "tool_version", info->tool_version) ||
            put_attr_string(file, "created_utc", created) ||
-           put_attr_string(file, "command_line", opt->command_line ? opt->command_line : "") ||
-           put_attr_strings(file, "trace_paths", info->files->paths, info->files->count) ||
+           put_attr_string(file, "command_line", command_line) ||
+           put_attr_strings(file, "trace_paths", info->trace_paths, info->n_traces) ||
            put_attr_string(file, "time_unit", "us") ||
            put_attr_i64(file, "n_ranks", n_ok + n_failed) ||
            put_attr_i64(file, "n_failed", n_failed) ||
            put_attr_i64(file, "n_processes", info->n_processes) ||
            put_attr_f64(file, "wall_seconds", info->wall_seconds) ||
            put_attr_f64(file, "gather_seconds", info->gather_seconds) ||
-           put_attr_f64(file, "crossrank_seconds", info->crossrank_seconds) ||
-           put_attr_i64(file, "include_last_step", opt->include_last_step) ||
-           put_attr_i64(file, "round_like_hta", opt->round_like_hta) ||
-           put_attr_string(file, "input_format", hta_input_format_name(opt->input_format)) ||
-           put_attr_string(file, "step_regex", opt->step_regex ? opt->step_regex : "") ||
-           put_attr_i64(file, "merge_devices", opt->merge_devices) ||
-           put_attr_f64(file, "consecutive_kernel_delay_us", opt->consecutive_kernel_delay_us) ||
-           put_attr_f64(file, "runtime_cutoff_us", opt->runtime_cutoff_us) ||
-           put_attr_f64(file, "launch_delay_cutoff_us", opt->launch_delay_cutoff_us) ||
-           put_attr_i64(file, "num_kernels", opt->num_kernels) ||
-           put_attr_f64(file, "duration_ratio", opt->duration_ratio) ||
-           put_attr_i64(file, "bins", opt->bins) ||
-           put_attr_string(file, "sequence_op", opt->sequence_op ? opt->sequence_op : "") ||
-           put_attr_i64(file, "min_pattern_len", opt->min_pattern_len) ||
-           put_attr_i64(file, "sequence_top", opt->sequence_top) ||
-           put_attr_f64(file, "gap_threshold_us", opt->gap_threshold_us) ||
-           put_attr_f64(file, "z_outlier", opt->z_outlier) ||
-           put_attr_f64(file, "z_likely", opt->z_likely) ||
-           put_attr_f64(file, "robust_z", opt->robust_z) ||
-           put_attr_f64(file, "min_effect", opt->min_effect)
+           put_attr_f64(file, "crossrank_seconds", info->crossrank_seconds)
                ? -1
-               : 0;
+               : write_setting_attributes(file, opt);
 }
 
 static int write_all(int fd, const unsigned char *data, size_t len)
@@ -431,10 +429,11 @@ static herr_t image_free(void *block, H5FD_file_image_op_t op, void *udata)
  * (empty) temporary: HDF5 first opens a name to see whether it is open
  * already, and the core driver would read a previous results file under
  * the final name whole into memory. */
-static int build_and_save(const hta_tableset *set, const hta_options *opt,
+static int build_and_save(const hta_tableset *set, const hta_settings *opt,
                           const hta_run_info *info, const char *tmp_path, int fd,
                           hta_error *err)
 {
+    const char *path = opt->output.path;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     H5Pset_fapl_core(fapl, core_increment(set), 0);
@@ -444,45 +443,46 @@ static int build_and_save(const hta_tableset *set, const hta_options *opt,
     hid_t file = H5Fcreate(tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (file < 0)
-        return hta_fail(err, "%s: cannot create the results file", opt->output);
+        return hta_fail(err, "%s: cannot create the results file", path);
     int rc = write_root_attributes(file, set, opt, info)
-                 ? hta_fail(err, "%s: cannot write the file attributes", opt->output)
+                 ? hta_fail(err, "%s: cannot write the file attributes", path)
                  : 0;
     for (size_t i = 0; i < set->n_tables && rc == 0; i++) {
         const hta_table *t = set->tables[i];
         if (t->flags & HTA_TABLE_SCRATCH)
             continue;
-        int failed = t->flags & HTA_TABLE_BINNED ? write_timeline(file, t, info, opt->bins)
+        int failed = t->flags & HTA_TABLE_BINNED ? write_timeline(file, t, info, opt->analysis.bins)
                                                  : write_table(file, t);
         if (failed)
-            rc = hta_fail(err, "%s: cannot build /%s (out of memory?)", opt->output, t->name);
+            rc = hta_fail(err, "%s: cannot build /%s (out of memory?)", path, t->name);
     }
     if (rc == 0)
-        rc = save_image(file, fd, opt->output, err);
+        rc = save_image(file, fd, path, err);
     if (H5Fclose(file) < 0 && rc == 0)
-        rc = hta_fail(err, "%s: cannot finish the results file", opt->output);
+        rc = hta_fail(err, "%s: cannot finish the results file", path);
     return rc;
 }
 
 /* The temporary is created first, so it is there for the whole writing
  * phase (and a directory that became unwritable fails before any work). */
-int hta_write_root_tables(const hta_tableset *set, const hta_options *opt,
+int hta_write_root_tables(const hta_tableset *set, const hta_settings *opt,
                           const hta_run_info *info, char **tmp_path, hta_error *err)
 {
-    char *tmp = hta_results_file_temporary_name(opt->output);
+    const char *path = opt->output.path;
+    char *tmp = hta_results_file_temporary_name(path);
     *tmp_path = NULL;
     if (!tmp)
         return hta_fail(err, "out of memory");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (fd < 0) {
-        hta_fail(err, "%s: cannot create the results file: %s", opt->output, strerror(errno));
+        hta_fail(err, "%s: cannot create the results file: %s", path, strerror(errno));
         free(tmp);
         return -1;
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     int rc = build_and_save(set, opt, info, tmp, fd, err);
     if (close(fd) && rc == 0)
-        rc = hta_fail(err, "%s: cannot write the results file: %s", opt->output, strerror(errno));
+        rc = hta_fail(err, "%s: cannot write the results file: %s", path, strerror(errno));
     if (rc) {
         unlink(tmp);
         free(tmp);

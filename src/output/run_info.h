@@ -3,15 +3,15 @@
 #ifndef HTA_RUN_INFO_H
 #define HTA_RUN_INFO_H
 
+#include <stddef.h>
 #include <stdint.h>
-
-#include "run/file_list.h"
 
 typedef struct hta_run_info {
     const char *tool_version;
     int n_processes;
     double wall_seconds;       /* from the start of the work to write_start */
-    const hta_file_list *files;
+    char *const *trace_paths;  /* the run's files, by file index */
+    size_t n_traces;
     int64_t timeline_start_ns, timeline_end_ns; /* global GPU range */
     /* After every process has finished its traces: gathering the tables
      * to the root, then resolving ranks and the cross-rank statistics. */

@@ -157,7 +157,7 @@ static void print_outlier_rank(const hta_table *t, const rank_outliers *ro)
 
 /* One line per rank with flagged metrics, worst first, at most
  * SUMMARY_OUTLIER_RANKS of them. */
-static void print_outliers(const hta_tableset *set, const hta_options *opt)
+static void print_outliers(const hta_tableset *set, const hta_output_settings *opt)
 {
     const hta_table *t = hta_tableset_find(set, hta_outliers_table.name);
     if (!t || t->n_rows == 0) {
@@ -176,7 +176,7 @@ static void print_outliers(const hta_tableset *set, const hta_options *opt)
         print_outlier_rank(t, &ranks[k]);
     if (n > SUMMARY_OUTLIER_RANKS)
         printf("  ... %zu more ranks\n", n - SUMMARY_OUTLIER_RANKS);
-    printf("  see /outliers in %s\n", opt->output);
+    printf("  see /outliers in %s\n", opt->path);
     free(ranks);
 }
 
@@ -245,7 +245,7 @@ static void print_failures(const hta_table *ranks)
     }
 }
 
-void hta_print_summary(const hta_tableset *set, const hta_options *opt,
+void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
                        const hta_run_info *info)
 {
     const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
@@ -271,5 +271,5 @@ void hta_print_summary(const hta_tableset *set, const hta_options *opt,
     hta_print_a2a_report(set);
     hta_print_ops_summary(set);
     hta_print_critical_path_summary(set);
-    printf("\nResults: %s\n", opt->output);
+    printf("\nResults: %s\n", opt->path);
 }

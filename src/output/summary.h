@@ -2,11 +2,11 @@
 #ifndef HTA_SUMMARY_H
 #define HTA_SUMMARY_H
 
-#include "cli/options.h"
 #include "output/run_info.h"
+#include "settings/settings.h"
 #include "table/table.h"
 
-void hta_print_summary(const hta_tableset *set, const hta_options *opt,
+void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
                        const hta_run_info *info);
 
 #endif

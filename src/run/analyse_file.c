@@ -8,7 +8,7 @@
 #include "model/hta_rounding.h"
 #include "model/rank_view.h"
 #include "model/step_filter.h"
-#include "output/trace_writer.h"
+#include "written_trace/trace_writer.h"
 #include "parse/rank_name.h"
 #include "parse/input_format.h"
 #include "parse/read_input.h"
@@ -44,15 +44,15 @@ static uint64_t count_gpu_events(const hta_trace *t)
 }
 
 /* Threads for the view and the analyses: --threads, for a large trace. */
-static int trace_threads(const hta_trace *t, const hta_options *opt)
+static int trace_threads(const hta_trace *t, const hta_settings *opt)
 {
-    uint64_t min_events = opt->threaded_min_events ? opt->threaded_min_events
-                                                   : HTA_THREADED_MIN_EVENTS;
-    return t->n_events >= min_events ? opt->threads : 1;
+    uint64_t min_events = opt->run.threaded_min_events ? opt->run.threaded_min_events
+                                                       : HTA_THREADED_MIN_EVENTS;
+    return t->n_events >= min_events ? opt->run.threads : 1;
 }
 
 int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
-                     int process, const hta_options *opt, hta_tableset *out)
+                     int process, const hta_settings *opt, hta_tableset *out)
 {
     hta_trace_report r = {.bytes = bytes, .claimed_rank = -1, .rank_source = "fallback",
                      .status = "failed", .error = "", .world_size = -1,
@@ -60,13 +60,13 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
     hta_error err = {{0}};
     double t0 = hta_monotonic_seconds();
     hta_trace trace;
-    hta_read_options reading = {.timeout_seconds = opt->timeout_per_trace,
-                                .inflater = (hta_inflater)opt->inflater,
-                                .threads = opt->threads};
+    hta_read_options reading = {.timeout_seconds = opt->run.timeout_per_trace,
+                                .inflater = (hta_inflater)opt->read.inflater,
+                                .threads = opt->run.threads};
     hta_input_format format;
     hta_error notes;
-    int parsed = hta_read_input(path, (hta_input_format)opt->input_format, &reading,
-                                opt->step_regex, &trace, &format, &notes, &err) == 0;
+    int parsed = hta_read_input(path, (hta_input_format)opt->read.input_format, &reading,
+                                opt->read.step_regex, &trace, &format, &notes, &err) == 0;
     r.input_format = hta_input_format_name(format);
     r.input_notes = notes.text;
     r.parse_seconds = hta_monotonic_seconds() - t0;
@@ -81,7 +81,7 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
     }
     if (!parsed) {
         r.error = err.text;
-        return hta_put_ranks_row(out, file_index, process, opt->threads, path, &r);
+        return hta_put_ranks_row(out, file_index, process, opt->run.threads, path, &r);
     }
     if (trace.rank >= 0) {
         r.claimed_rank = trace.rank;
@@ -95,11 +95,11 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
     describe_span(&trace, &r);
 
     double t1 = hta_monotonic_seconds();
-    if (opt->round_like_hta)
+    if (opt->analysis.round_like_hta)
         hta_round_like_hta(&trace);
     hta_step_filter_stats filter;
     hta_rank_view view;
-    int ok = hta_step_filter(&trace, opt->include_last_step, &filter, &err) == 0;
+    int ok = hta_step_filter(&trace, opt->analysis.include_last_step, &filter, &err) == 0;
     hta_trace_shrink(&trace);
     int threads = trace_threads(&trace, opt);
     if (ok && hta_rank_view_build(&view, &trace, file_index, threads)) {
@@ -111,10 +111,10 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
         r.filtered_gpu_events = filter.dropped_gpu_events;
         /* On failure the tables may hold some of this file's rows, which
          * the root discards with the failed rank. */
-        double deadline = opt->timeout_per_trace > 0 ? t0 + opt->timeout_per_trace : 0;
+        double deadline = opt->run.timeout_per_trace > 0 ? t0 + opt->run.timeout_per_trace : 0;
         ok = hta_run_analyses(&view, opt, threads, path, deadline, out, &err) == 0;
-        if (ok && opt->write_traces)
-            ok = hta_write_trace(path, &view, opt->write_traces, &err) == 0;
+        if (ok && opt->output.write_traces)
+            ok = hta_write_trace(path, &view, opt->output.write_traces, &err) == 0;
         hta_rank_view_free(&view);
     }
     r.analysis_seconds = hta_monotonic_seconds() - t1;
@@ -123,7 +123,7 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
     } else {
         r.error = err.text;
     }
-    int rc = hta_put_ranks_row(out, file_index, process, opt->threads, path, &r);
+    int rc = hta_put_ranks_row(out, file_index, process, opt->run.threads, path, &r);
     int large = trace.n_events >= HTA_TRIM_MIN_EVENTS;
     hta_trace_free(&trace);
     if (large)

@@ -5,12 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/options.h"
+#include "settings/settings.h"
 #include "table/table.h"
 
 /* A trace with fewer events is viewed and analysed on one thread: its
  * analyses take a few milliseconds, and starting threads would cost more
- * than they save (opt->threaded_min_events overrides it for tests). */
+ * than they save (opt->run.threaded_min_events overrides it for tests). */
 #define HTA_THREADED_MIN_EVENTS 32768
 
 /* A trace this large frees megabytes of scratch per analysis, which glibc
@@ -25,7 +25,7 @@
  * index) and one row of the "ranks" table.  Never fails for bad input: the
  * failure is recorded in the ranks row.  Returns -1 only when out of memory. */
 int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
-                     int process, const hta_options *opt, hta_tableset *out);
+                     int process, const hta_settings *opt, hta_tableset *out);
 
 /* Whether the last file analysed into set failed (its ranks row says so). */
 int hta_analysed_file_failed(const hta_tableset *set);

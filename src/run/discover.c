@@ -129,12 +129,12 @@ static int holds_trace_files(const char *dir)
 /* An input directory: a CUPTI CSV folder is one trace, any other is
  * scanned.  A CSV folder that also holds trace files is ambiguous unless
  * --input-format says which. */
-static int add_directory(const char *dir, const hta_options *opt, hta_file_list *list,
+static int add_directory(const char *dir, const hta_settings *opt, hta_file_list *list,
                          hta_error *err)
 {
-    if (!is_csv_trace_dir(dir, opt->input_format))
-        return scan_directory(dir, opt->recursive, opt->input_format, list, err);
-    if (opt->input_format == HTA_INPUT_AUTO && holds_trace_files(dir))
+    if (!is_csv_trace_dir(dir, opt->read.input_format))
+        return scan_directory(dir, opt->read.recursive, opt->read.input_format, list, err);
+    if (opt->read.input_format == HTA_INPUT_AUTO && holds_trace_files(dir))
         return hta_fail(err, "%s: holds both CUPTI CSV files and trace files; say which with "
                              "--input-format cupti-csv (the folder is one trace) or kineto / "
                              "nsys-sqlite (its trace files)", dir);
@@ -171,17 +171,17 @@ static int add_export_devices(hta_file_list *list, const char *path, uint64_t by
 
 /* One trace per device of every export that holds several, unless
  * --merge-devices. */
-static int split_devices(hta_file_list *list, const hta_options *opt, hta_error *err)
+static int split_devices(hta_file_list *list, const hta_settings *opt, hta_error *err)
 {
-    int wanted = !opt->merge_devices && (opt->input_format == HTA_INPUT_AUTO ||
-                                          opt->input_format == HTA_INPUT_NSYS_SQLITE);
+    int wanted = !opt->read.merge_devices && (opt->read.input_format == HTA_INPUT_AUTO ||
+                                          opt->read.input_format == HTA_INPUT_NSYS_SQLITE);
     if (!wanted)
         return 0;
     hta_file_list split = {0};
     for (size_t i = 0; i < list->count; i++) {
         /* Kineto names are not opened here: the root lists thousands. */
         const char *path = list->paths[i];
-        int is_export = opt->input_format == HTA_INPUT_NSYS_SQLITE ||
+        int is_export = opt->read.input_format == HTA_INPUT_NSYS_SQLITE ||
                         (!is_kineto_name(path) &&
                          hta_input_format_of(path) == HTA_INPUT_NSYS_SQLITE);
         if (is_export ? add_export_devices(&split, path, list->bytes[i])
@@ -205,11 +205,11 @@ static int compare_paths(const void *a, const void *b)
     return strcmp(((const sized_path *)a)->path, ((const sized_path *)b)->path);
 }
 
-int hta_discover(const hta_options *opt, hta_file_list *out, hta_error *err)
+int hta_discover(const hta_settings *opt, hta_file_list *out, hta_error *err)
 {
     memset(out, 0, sizeof *out);
-    for (size_t i = 0; i < opt->n_inputs; i++) {
-        const char *input = opt->inputs[i];
+    for (size_t i = 0; i < opt->run.n_inputs; i++) {
+        const char *input = opt->run.inputs[i];
         struct stat st;
         if (stat(input, &st) != 0) {
             hta_file_list_free(out);

@@ -6,17 +6,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/options.h"
 #include "run/file_list.h"
+#include "settings/settings.h"
 #include "util/error.h"
 
 /* Lists the trace files named by the inputs (directories are scanned for
  * *.json, *.json.gz, *.sqlite and CUPTI CSV folders, recursively with
- * opt->recursive; --input-format narrows it to one form), an Nsight
+ * opt->read.recursive; --input-format narrows it to one form), an Nsight
  * export holding several GPUs as one entry per GPU (EXPORT@device=N)
- * unless opt->merge_devices.  Fails with a usage-class error when an
+ * unless opt->read.merge_devices.  Fails with a usage-class error when an
  * input does not exist or nothing is found. */
-int hta_discover(const hta_options *opt, hta_file_list *out, hta_error *err);
+int hta_discover(const hta_settings *opt, hta_file_list *out, hta_error *err);
 
 /* Assigns files to processes, largest first to the least loaded process, so
  * that every process computes the same assignment from the same list.

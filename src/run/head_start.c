@@ -38,17 +38,17 @@ static void *analyse_first_file(void *arg)
     return NULL;
 }
 
-void hta_head_start_begin(hta_head_start *h, const hta_options *opt)
+void hta_head_start_begin(hta_head_start *h, const hta_settings *opt)
 {
     memset(h, 0, sizeof *h);
     /* A run that will refuse its output would wait for the thread first. */
     struct stat st;
-    int refused = stat(opt->output, &st) == 0 && (!opt->force || S_ISDIR(st.st_mode));
+    int refused = stat(opt->output.path, &st) == 0 && (!opt->output.force || S_ISDIR(st.st_mode));
     if (refused || !hta_started_alone() || getenv("HTA_MPI_NO_HEAD_START"))
         return;
     h->opt = *opt;
-    if (h->opt.threads == 0)
-        h->opt.threads = hta_threads_alone();
+    if (h->opt.run.threads == 0)
+        h->opt.run.threads = hta_threads_alone();
     h->started = pthread_create(&h->thread, NULL, analyse_first_file, h) == 0;
     h->begun_at = h->started ? hta_monotonic_seconds() : 0;
 }

@@ -15,14 +15,14 @@
 
 #include <pthread.h>
 
-#include "cli/options.h"
 #include "run/discover.h"
+#include "settings/settings.h"
 #include "table/table.h"
 
 typedef struct hta_head_start {
     int started;               /* the thread runs, or ran */
     pthread_t thread;
-    hta_options opt;           /* a copy: the caller may change its own */
+    hta_settings opt;           /* a copy: the caller may change its own */
     hta_file_list list;        /* owned: the list as the thread saw it */
     int analysed;              /* its first file was analysed, not yet taken */
     hta_tableset tables;       /* owned: its rows */
@@ -37,7 +37,7 @@ int hta_started_alone(void);
 /* Starts the thread for a process started alone whose run will not refuse
  * its output, unless HTA_MPI_NO_HEAD_START is set (else leaves h->started
  * 0); call before MPI_Init.  opt must outlive hta_head_start_end. */
-void hta_head_start_begin(hta_head_start *h, const hta_options *opt);
+void hta_head_start_begin(hta_head_start *h, const hta_settings *opt);
 
 typedef enum hta_head_start_take_result {
     HTA_HEAD_START_FAILED = -1, /* it analysed the file but ran out of memory */

@@ -27,13 +27,14 @@
 #include "analysis/ranks_table.h"
 #include "crossrank/collective_groups.h"
 #include "crossrank/crossrank.h"
+#include "hta/run.h" /* the exit codes */
 #include "output/hdf5_in_place.h"
 #include "output/hdf5_writer.h"
 #include "output/results_file.h"
 #include "output/run_info.h"
 #include "output/summary.h"
-#include "output/trace_outliers.h"
-#include "output/trace_waits.h"
+#include "written_trace/trace_outliers.h"
+#include "written_trace/trace_waits.h"
 #include "run/analyse_file.h"
 #include "run/discover.h"
 #include "run/file_list.h"
@@ -51,7 +52,7 @@ static void report(const char *line)
 
 /* One run as this process sees it: what every stage reads and fills. */
 typedef struct hta_run_context {
-    const hta_options *opt;
+    const hta_settings *opt;
     int me, n_processes;
     hta_head_start *head;
     double started_at;         /* MPI_Wtime when the run's work began */
@@ -70,13 +71,13 @@ typedef struct hta_run_context {
  * code that ends the run before any work. */
 static int share_file_list(hta_run_context *run)
 {
-    const hta_options *opt = run->opt;
+    const hta_settings *opt = run->opt;
     hta_buf packed = {0};
     int64_t header[2] = {HTA_EXIT_OK, 0}; /* exit code, packed length */
     if (run->me == ROOT) {
         hta_error err = {{0}};
         hta_file_list found;
-        if (hta_results_file_check(opt->output, opt->force, &err) ||
+        if (hta_results_file_check(opt->output.path, opt->output.force, &err) ||
             hta_discover(opt, &found, &err)) {
             report(err.text);
             header[0] = HTA_EXIT_USAGE;
@@ -121,7 +122,7 @@ static void report_stash(int me, const hta_table_stash *stash)
 static int analyse_my_files(hta_run_context *run, hta_error *err)
 {
     const hta_file_list *list = &run->list;
-    const hta_options *opt = run->opt;
+    const hta_settings *opt = run->opt;
     int me = run->me;
     int *owner = malloc((list->count ? list->count : 1) * sizeof *owner);
     if (!owner || hta_assign(list, run->n_processes, owner)) {
@@ -129,7 +130,7 @@ static int analyse_my_files(hta_run_context *run, hta_error *err)
         return hta_fail(err, "out of memory while analysing traces");
     }
     hta_progress progress;
-    hta_progress_start(&progress, list, owner, !opt->quiet, run->started_at);
+    hta_progress_start(&progress, list, owner, !opt->run.quiet, run->started_at);
     hta_table_stash stash = {0};
     hta_tableset latest = {0};
     int rc = 0;
@@ -145,13 +146,13 @@ static int analyse_my_files(hta_run_context *run, hta_error *err)
         rc = rc || taken == HTA_HEAD_START_FAILED ||
              (taken == HTA_HEAD_START_NOT_TAKEN &&
               hta_analyse_file(list->paths[i], list->bytes[i], (int64_t)i, me, opt, &latest));
-        if (opt->verbose)
+        if (opt->run.verbose)
             fprintf(stderr, "hta-mpi: process %d analysed %s%s\n", me, list->paths[i],
                     taken == HTA_HEAD_START_TAKEN ? " (begun during MPI start-up)" : "");
         hta_progress_file_done(&progress, i, rc == 0 && hta_analysed_file_failed(&latest));
     }
     hta_progress_finish(&progress);
-    if (opt->verbose)
+    if (opt->run.verbose)
         report_stash(me, &stash);
     if (rc == 0 && hta_table_stash_unpack(&stash, &run->mine, err))
         rc = -1; /* err says why */
@@ -179,7 +180,7 @@ static int bin_timeline(hta_run_context *run, hta_error *err)
         return 0;
     info->timeline_start_ns = global[0];
     info->timeline_end_ns = -global[1];
-    return hta_timeline_bin(&run->mine, run->opt->bins, info->timeline_start_ns,
+    return hta_timeline_bin(&run->mine, run->opt->analysis.bins, info->timeline_start_ns,
                             info->timeline_end_ns, err);
 }
 
@@ -197,10 +198,10 @@ static int report_failed_ranks(const hta_tableset *set)
     return any;
 }
 
-int hta_crossrank_alone(hta_tableset *all, const hta_options *opt, hta_rank_map *map,
+int hta_crossrank_alone(hta_tableset *all, const hta_settings *opt, hta_rank_map *map,
                         hta_error *err)
 {
-    if (hta_resolve_ranks(all, opt, map, err))
+    if (hta_resolve_ranks(all, &opt->run.ranks, map, err))
         return -1;
     hta_processes alone = {.me = HTA_ROOT, .n = 1, .mpi = 0};
     hta_tableset exchanged = {0};
@@ -210,7 +211,7 @@ int hta_crossrank_alone(hta_tableset *all, const hta_options *opt, hta_rank_map 
                               .n_valid = n_valid, .in_place = all};
     int rc = !valid || hta_tableset_take(all, HTA_TABLE_EXCHANGED, &exchanged)
                  ? hta_fail(err, "out of memory while matching the collectives")
-                 : hta_crossrank(&alone, &t, opt, err);
+                 : hta_crossrank(&alone, &t, &opt->crossrank, err);
     hta_tableset_free(&exchanged);
     free(valid);
     return rc;
@@ -268,7 +269,7 @@ static int share_rank_map(hta_run_context *run)
     int64_t header[2] = {0, 0}; /* failed, number of files */
     if (run->me == ROOT) {
         hta_error err = {{0}};
-        if (hta_resolve_ranks(&run->all, run->opt, map, &err)) {
+        if (hta_resolve_ranks(&run->all, &run->opt->run.ranks, map, &err)) {
             report(err.text);
             header[0] = 1;
         }
@@ -313,7 +314,7 @@ static void add_waits_to_written_traces(const hta_run_context *run, const hta_ta
             continue;
         const char *base = strrchr(run->list.paths[f], '/');
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", run->opt->write_traces,
+        snprintf(path, sizeof path, "%s/%s", run->opt->output.write_traces,
                  base ? base + 1 : run->list.paths[f]);
         hta_error err = {{0}};
         if (access(path, F_OK) == 0 && hta_add_waits_to_written_trace(path, waits, rank, &err))
@@ -340,15 +341,15 @@ static int cross_ranks(hta_run_context *run)
         report("out of memory while matching the collectives");
     hta_crossrank_tables t = {.all = &run->all, .exchanged = &run->comm, .valid = valid,
                               .n_valid = n_valid, .in_place = &run->in_place,
-                              .kept = run->opt->write_traces ? &kept : NULL};
-    if (!failed && hta_crossrank(&pr, &t, run->opt, &err)) {
+                              .kept = run->opt->output.write_traces ? &kept : NULL};
+    if (!failed && hta_crossrank(&pr, &t, &run->opt->crossrank, &err)) {
         if (err.text[0])
             report(err.text);
         failed = 1;
     }
     free(valid);
     hta_tableset_free(&run->comm);
-    if (!failed && run->opt->write_traces)
+    if (!failed && run->opt->output.write_traces)
         add_waits_to_written_traces(run, hta_tableset_find(&kept, hta_kernel_waits_table.name));
     hta_tableset_free(&kept);
     return failed ? -1 : 0;
@@ -379,38 +380,43 @@ static int share_decisions(hta_run_context *run, int *code)
  * the root publishes the file and prints the summary. */
 static int finish_results(hta_run_context *run, int code)
 {
-    const hta_options *opt = run->opt;
+    const hta_settings *opt = run->opt;
     int me = run->me;
     hta_error err = {{0}};
-    int failed = hta_apply_rank_map(&run->in_place, &run->map, &err) != 0;
+    size_t n_kept = 0;
+    int64_t *kept = NULL;
+    int failed = hta_apply_rank_map(&run->in_place, &run->map, &err) != 0 ||
+                 !(kept = hta_rank_map_kept_ranks(&run->map, &n_kept));
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed && me == ROOT)
         report("out of memory while ordering the per-rank tables");
-    if (!failed &&
-        hta_write_in_place_tables(run->tmp_path, opt->output, &run->in_place, &run->map, &err)) {
+    if (!failed && hta_write_in_place_tables(run->tmp_path, opt->output.path, &run->in_place,
+                                             kept, n_kept, &err)) {
         if (me == ROOT)
             report(err.text);
         failed = 1;
     }
+    free(kept);
     if (me != ROOT)
         return code;
     if (failed) {
         hta_results_file_discard(run->tmp_path);
         return HTA_EXIT_INTERNAL;
     }
-    if (hta_results_file_publish(run->tmp_path, opt->output, &err)) {
+    if (hta_results_file_publish(run->tmp_path, opt->output.path, &err)) {
         report(err.text);
         return HTA_EXIT_INTERNAL;
     }
-    if (opt->write_traces && hta_add_outliers_to_written_traces(&run->all, opt->write_traces, &err))
+    const char *traces = opt->output.write_traces;
+    if (traces && hta_add_outliers_to_written_traces(&run->all, traces, &err))
         report(err.text);
-    if (opt->verbose)
+    if (opt->run.verbose)
         fprintf(stderr, "hta-mpi: after the last trace: gather %.3f s, cross-rank %.3f s, "
                         "HDF5 write %.3f s\n",
                 run->info.gather_seconds, run->info.crossrank_seconds,
                 MPI_Wtime() - run->info.write_start);
-    if (!opt->quiet)
-        hta_print_summary(&run->all, opt, &run->info);
+    if (!opt->run.quiet)
+        hta_print_summary(&run->all, &opt->output, &run->info);
     return code;
 }
 
@@ -425,7 +431,7 @@ static void run_context_free(hta_run_context *run)
     hta_file_list_free(&run->list);
 }
 
-int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *head)
+int hta_run(const hta_settings *opt, const char *tool_version, hta_head_start *head)
 {
     hta_run_context run = {.opt = opt, .head = head};
     MPI_Comm_rank(MPI_COMM_WORLD, &run.me);
@@ -437,7 +443,7 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
     run.info = (hta_run_info){.tool_version = tool_version, .n_processes = run.n_processes};
     int code = share_file_list(&run);
     hta_error err = {{0}};
-    if (code == HTA_EXIT_OK && hta_results_file_check_shared(opt->output, &err)) {
+    if (code == HTA_EXIT_OK && hta_results_file_check_shared(opt->output.path, &err)) {
         if (run.me == ROOT)
             report(err.text);
         code = HTA_EXIT_USAGE;
@@ -446,7 +452,8 @@ int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *he
         run_context_free(&run);
         return code;
     }
-    run.info.files = &run.list;
+    run.info.trace_paths = run.list.paths;
+    run.info.n_traces = run.list.count;
 
     int local_failed = analyse_my_files(&run, &err) != 0;
     if (local_failed)

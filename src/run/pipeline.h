@@ -9,20 +9,20 @@
 #ifndef HTA_PIPELINE_H
 #define HTA_PIPELINE_H
 
-#include "cli/options.h"
 #include "run/head_start.h"
 #include "run/ranks.h"
+#include "settings/settings.h"
 
 /* Runs every stage; returns the exit code (the same on every process).
  * head: this process's head start, adopted when it analysed the right
  * file (run/head_start.h). */
-int hta_run(const hta_options *opt, const char *tool_version, hta_head_start *head);
+int hta_run(const hta_settings *opt, const char *tool_version, hta_head_start *head);
 
 /* The stages after the gather for a process alone, without MPI (the
  * fuzzer, libhta's hta_analyse_trace): hta_resolve_ranks on set, then the
  * cross-rank stage of a run of one process (crossrank/crossrank.h), its
  * rows written in place left in set. */
-int hta_crossrank_alone(hta_tableset *set, const hta_options *opt, hta_rank_map *map,
+int hta_crossrank_alone(hta_tableset *set, const hta_settings *opt, hta_rank_map *map,
                         hta_error *err);
 
 #endif

@@ -93,7 +93,7 @@ static int keep_mapped(const hta_cell *row, void *ctx)
 
 static int keep_wanted(const hta_cell *row, void *ctx)
 {
-    return hta_options_wants_rank(ctx, row[0].i);
+    return hta_rank_list_has(ctx, row[0].i);
 }
 
 void hta_rank_map_free(hta_rank_map *map)
@@ -157,14 +157,14 @@ static int alloc_rank_map(const hta_table *ranks, hta_rank_map *map)
 
 /* Rows of ranks outside --ranks go from every table ("ranks" itself is
  * filtered by its rank column). */
-static void drop_unwanted(hta_rank_map *map, const hta_options *opt)
+static void drop_unwanted(hta_rank_map *map, const hta_rank_list *wanted)
 {
-    for (size_t f = 0; opt->ranks && f < map->n_files; f++)
-        if (map->rank_of_file[f] >= 0 && !hta_options_wants_rank(opt, map->rank_of_file[f]))
+    for (size_t f = 0; wanted->ranges && f < map->n_files; f++)
+        if (map->rank_of_file[f] >= 0 && !hta_rank_list_has(wanted, map->rank_of_file[f]))
             map->rank_of_file[f] = -1;
 }
 
-int hta_resolve_ranks(hta_tableset *set, const hta_options *opt, hta_rank_map *map,
+int hta_resolve_ranks(hta_tableset *set, const hta_rank_list *wanted, hta_rank_map *map,
                       hta_error *err)
 {
     *map = (hta_rank_map){0};
@@ -176,9 +176,9 @@ int hta_resolve_ranks(hta_tableset *set, const hta_options *opt, hta_rank_map *m
     if (hta_table_sort_by_first_column(ranks) || alloc_rank_map(ranks, map))
         return hta_fail(err, "out of memory");
     assign_ranks(ranks, map);
-    drop_unwanted(map, opt);
-    if (opt->ranks)
-        hta_table_filter(ranks, keep_wanted, (void *)opt);
+    drop_unwanted(map, wanted);
+    if (wanted->ranges)
+        hta_table_filter(ranks, keep_wanted, (void *)wanted);
     if (hta_table_sort_by_first_column(ranks))
         return hta_fail(err, "out of memory");
     return hta_apply_rank_map(set, map, err);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/options.h"
+#include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
 
@@ -27,7 +27,7 @@ int64_t *hta_rank_map_kept_ranks(const hta_rank_map *map, size_t *n);
  * then file name, then the lowest free number), fails later duplicates,
  * drops excluded ranks and sorts every per-rank table by rank.  *map
  * receives the decisions, for the processes' own tables. */
-int hta_resolve_ranks(hta_tableset *set, const hta_options *opt, hta_rank_map *map,
+int hta_resolve_ranks(hta_tableset *set, const hta_rank_list *wanted, hta_rank_map *map,
                       hta_error *err);
 
 /* Relabels the rank-keyed tables of set (other than "ranks") with the map,

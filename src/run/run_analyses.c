@@ -21,7 +21,7 @@
 
 typedef struct analysis_job {
     const hta_rank_view *view;
-    const hta_options *opt;
+    const hta_settings *opt;
     const char *path;
     double deadline;           /* monotonic seconds; 0 = none */
     int trim;                  /* hand free heap back after each analysis */
@@ -33,8 +33,8 @@ static int run_analysis(const analysis_job *job, size_t i, hta_tableset *out, ht
 {
     if (job->deadline > 0 && hta_monotonic_seconds() > job->deadline)
         return hta_fail(err, "%s: timed out after %g s (--timeout-per-trace) before %s",
-                        job->path, job->opt->timeout_per_trace, hta_analyses[i].name);
-    int rc = hta_analyses[i].run(job->view, job->opt, out, err);
+                        job->path, job->opt->run.timeout_per_trace, hta_analyses[i].name);
+    int rc = hta_analysis_run(&hta_analyses[i], job->view, &job->opt->analysis, out, err);
     if (job->trim)
         malloc_trim(0);
     return rc;
@@ -101,7 +101,7 @@ static int run_threaded(const analysis_job *job, int threads, hta_tableset *out,
     return rc;
 }
 
-int hta_run_analyses(const hta_rank_view *view, const hta_options *opt, int threads,
+int hta_run_analyses(const hta_rank_view *view, const hta_settings *opt, int threads,
                      const char *path, double deadline, hta_tableset *out, hta_error *err)
 {
     analysis_job job = {view, opt, path, deadline, view->trace->n_events >= HTA_TRIM_MIN_EVENTS};

@@ -9,7 +9,7 @@
  * thread count.  deadline: monotonic seconds after which no analysis
  * starts (0: none).  -1 with err set on the first failure in registry
  * order. */
-int hta_run_analyses(const hta_rank_view *view, const hta_options *opt, int threads,
+int hta_run_analyses(const hta_rank_view *view, const hta_settings *opt, int threads,
                      const char *path, double deadline, hta_tableset *out, hta_error *err);
 
 #endif

@@ -41,6 +41,7 @@
 #include "crossrank/kernel_comparison.h"
 #include "crossrank/kernel_type_totals.h"
 #include "crossrank/name_comparison.h"
+#include "crossrank/op_perf_comparison.h"
 #include "crossrank/p2p_pairs.h"
 #include "crossrank/p2p_results.h"
 #include "crossrank/spread.h"
@@ -74,6 +75,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_cross_kernels_table,
     &hta_ops_table,
     &hta_op_perf_table,
+    &hta_cross_op_perf_table,
     &hta_annotations_table,
     &hta_kernel_sequences_table,
     &hta_gpu_gaps_table,

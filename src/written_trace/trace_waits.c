@@ -1,12 +1,12 @@
-/* trace_waits.c: see output/trace_waits.h. */
-#include "output/trace_waits.h"
+/* trace_waits.c: see written_trace/trace_waits.h. */
+#include "written_trace/trace_waits.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "output/trace_rewrite.h"
-#include "output/trace_writer.h"
+#include "written_trace/trace_rewrite.h"
+#include "written_trace/trace_writer.h"
 #include "util/buf.h"
 
 enum { W_RANK, W_START, W_WAIT, W_CAUSED, W_LAST, W_GROUP, W_COLLECTIVE };

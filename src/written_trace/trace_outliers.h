@@ -1,4 +1,4 @@
-/* output/trace_outliers.h: the outlier flags in the traces written back.
+/* written_trace/trace_outliers.h: the outlier flags in the traces written back.
  *
  * --write-traces writes each trace as its process analyses it, before
  * any rank is compared with the others; once the root has the outliers,

@@ -1,4 +1,4 @@
-/* output/trace_waits.h: each collective's wait in the traces written back.
+/* written_trace/trace_waits.h: each collective's wait in the traces written back.
  *
  * --write-traces writes a trace as its process analyses it, before the
  * collectives are matched across ranks; once they are, the process holding

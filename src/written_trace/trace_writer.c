@@ -1,4 +1,4 @@
-/* trace_writer.c: --write-traces (see output/trace_writer.h).
+/* trace_writer.c: --write-traces (see written_trace/trace_writer.h).
  *
  * The original document is read whole and copied through, so that
  * nothing hta-mpi does not model is lost; a small scanner finds the
@@ -6,11 +6,10 @@
  * pid, tid and args at the object's top level.  An element is on the
  * critical path when its name (as written), ts and dur (in nanoseconds,
  * as the reader converts them) are those of a path event.  Added events
- * go before the array's closing bracket: their pid is ANALYSIS_PID, named
- * "hta-mpi" by a metadata event, except flows, which sit on the tracks of
- * the events they join. */
+ * go before the array's closing bracket (written_trace/trace_sink.h), the
+ * counter tracks from written_trace/counter_tracks.h. */
 #define _GNU_SOURCE /* memmem */
-#include "output/trace_writer.h"
+#include "written_trace/trace_writer.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,14 +19,12 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "util/buf.h"
 #include "analysis/critical_path.h"
-#include "model/interval.h"
-#include "model/launch_apis.h"
-#include "output/trace_rewrite.h"
+#include "util/buf.h"
 #include "util/grow.h"
+#include "written_trace/counter_tracks.h"
+#include "written_trace/trace_sink.h"
 
-#define ANALYSIS_PID 999999
 /* The first added event; what is added later goes after it. */
 #define PROCESS_NAME_EVENT \
     "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":999999,\"tid\":0," \
@@ -52,19 +49,13 @@ typedef struct flow {
     int64_t from_ts, to_ts;
 } flow;
 
-typedef struct step_share {
-    int64_t start, end;
-    double compute, communication, overlap, empty;
-} step_share;
-
 typedef struct collected {
     const hta_rank_view *v;
     mark *marks;
     size_t n_marks, cap_marks;
     flow *flows;
     size_t n_flows, cap_flows;
-    step_share *shares;
-    size_t n_shares, cap_shares;
+    wt_shares shares;
 } collected;
 
 /* The mark of event, added when new (marks stay few: one per path event). */
@@ -85,48 +76,12 @@ static int crosses(const hta_event *a, const hta_event *b)
            (hta_event_is_gpu(a) && a->stream != b->stream);
 }
 
-/* Busy time of the merged list within [a, b). */
-static int64_t within(const hta_interval *iv, size_t n, int64_t a, int64_t b)
-{
-    hta_interval w = {a, b};
-    return hta_intervals_overlap(iv, n, &w, 1);
-}
-
-typedef struct window_sum {
-    int64_t a, b, sum;
-} window_sum;
-
-static void add_clipped(void *ctx, int64_t start, int64_t end)
-{
-    window_sum *w = ctx;
-    start = start > w->a ? start : w->a;
-    end = end < w->b ? end : w->b;
-    w->sum += end > start ? end - start : 0;
-}
-
-static int add_share(collected *c, int64_t a, int64_t b)
-{
-    if (b <= a || hta_grow_array((void **)&c->shares, &c->cap_shares, c->n_shares + 1, sizeof *c->shares))
-        return b <= a ? 0 : -1;
-    const hta_type_unions *u = &c->v->unions;
-    const hta_interval *comp = u->of[HTA_KT_COMPUTATION], *comm = u->of[HTA_KT_COMMUNICATION];
-    size_t ncomp = u->n[HTA_KT_COMPUTATION], ncomm = u->n[HTA_KT_COMMUNICATION];
-    window_sum both = {a, b, 0};
-    hta_intervals_walk_intersection(comp, ncomp, comm, ncomm, add_clipped, &both);
-    double span = (double)(b - a);
-    double compute = (double)within(comp, ncomp, a, b), communication = (double)within(comm, ncomm, a, b);
-    c->shares[c->n_shares++] = (step_share){
-        a, b, (compute - (double)both.sum) / span, (communication - (double)both.sum) / span,
-        (double)both.sum / span, (span - compute - communication + (double)both.sum) / span};
-    return 0;
-}
-
 static int collect_path(void *ctx, int64_t step, int64_t start_ns, int64_t end_ns,
                         const hta_cp_point *points, size_t n)
 {
     (void)step;
     collected *c = ctx;
-    if (add_share(c, start_ns, end_ns))
+    if (wt_shares_add(&c->shares, c->v, start_ns, end_ns))
         return -1;
     for (size_t i = 0; i < n; i++) {
         if (mark_of(c, points[i].event) < 0)
@@ -337,30 +292,9 @@ static mark *find_mark(collected *c, const element *el)
 
 /* ---- output ----------------------------------------------------------- */
 
-typedef struct sink {
-    FILE *file;
-    gzFile gz;
-    int failed;
-} sink;
-
-static void put(sink *o, const char *p, size_t n)
-{
-    if (o->failed || n == 0)
-        return;
-    if (o->gz)
-        o->failed = gzwrite(o->gz, p, (unsigned)n) != (int)n;
-    else
-        o->failed = fwrite(p, 1, n, o->file) != n;
-}
-
-static void puts_(sink *o, const char *s)
-{
-    put(o, s, strlen(s));
-}
-
 /* The document with marked elements, up to the array's closing bracket
  * (returned), or NULL when the document has no traceEvents array. */
-static const char *copy_events(collected *c, const char *doc, size_t len, sink *o, int *any)
+static const char *copy_events(collected *c, const char *doc, size_t len, wt_sink *o, int *any)
 {
     const char *key = strstr(doc, "\"traceEvents\"");
     if (!key)
@@ -402,144 +336,16 @@ static const char *copy_events(collected *c, const char *doc, size_t len, sink *
         m->tid = el.tid;
         m->tid_len = el.tid_len;
         const char *at = el.args_open ? el.args_open + 1 : el.open + 1;
-        put(o, copied, (size_t)(at - copied));
-        puts_(o, el.args_open ? (el.args_empty ? "\"critical\":1" : "\"critical\":1,")
+        wt_put(o, copied, (size_t)(at - copied));
+        wt_puts(o, el.args_open ? (el.args_empty ? "\"critical\":1" : "\"critical\":1,")
                               : "\"args\":{\"critical\":1},");
         copied = at;
     }
-    put(o, copied, (size_t)(s.p - copied));
+    wt_put(o, copied, (size_t)(s.p - copied));
     return s.p;
 }
 
-static void put_event(sink *o, int *first, const char *text)
-{
-    puts_(o, *first ? "\n" : ",\n");
-    *first = 0;
-    puts_(o, text);
-}
-
-static void put_counter(sink *o, int *first, const char *name, int64_t ts, const char *arg,
-                        double value)
-{
-    hta_buf b = {0};
-    hta_buf_append(&b, "{\"ph\":\"C\",\"cat\":\"hta_mpi\",\"name\":", 33);
-    hta_json_put_string(&b, name);
-    char tail[256];
-    snprintf(tail, sizeof tail, ",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"args\":{\"%s\":%.6g}}",
-             ANALYSIS_PID, hta_ns_to_us(ts), arg, value);
-    hta_buf_append(&b, tail, strlen(tail));
-    put_event(o, first, b.data ? b.data : "");
-    hta_buf_free(&b);
-}
-
-/* ---- counter tracks ----------------------------------------------------- */
-
-typedef struct change {
-    uint32_t track;            /* stream or copy kind (name id) */
-    int64_t ts;
-    int order;                 /* increments before decrements at one time */
-    double delta;
-} change;
-
-static int cmp_change(const void *a, const void *b)
-{
-    const change *x = a, *y = b;
-    if (x->track != y->track)
-        return x->track < y->track ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return x->order - y->order;
-}
-
-/* Emits a step function per track from its changes. */
-static void put_track(sink *o, int *first, change *ch, size_t n, const char *arg,
-                      const char *(*label)(const hta_rank_view *, uint32_t, char *, size_t),
-                      const hta_rank_view *v)
-{
-    qsort(ch, n, sizeof *ch, cmp_change);
-    double value = 0;
-    char name[512];
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || ch[i].track != ch[i - 1].track)
-            value = 0;
-        value += ch[i].delta;
-        if (fabs(value) < 1e-9)
-            value = 0;
-        if (i + 1 < n && ch[i + 1].track == ch[i].track && ch[i + 1].ts == ch[i].ts)
-            continue;          /* one sample per time */
-        put_counter(o, first, label(v, ch[i].track, name, sizeof name), ch[i].ts, arg, value);
-    }
-}
-
-static const char *queue_label(const hta_rank_view *v, uint32_t stream, char *buf, size_t cap)
-{
-    (void)v;
-    snprintf(buf, cap, "queue length (stream %u)", stream);
-    return buf;
-}
-
-static const char *copy_label(const hta_rank_view *v, uint32_t name, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "memory bandwidth (%s)", hta_strtab_get(&v->trace->names, name));
-    return buf;
-}
-
-static int put_queue_lengths(sink *o, int *first, const hta_rank_view *v)
-{
-    hta_launch_names names = hta_launch_names_find(v->trace, HTA_LAUNCH_QUEUE_APIS);
-    change *ch = malloc((2 * v->n_gpu + 1) * sizeof *ch);
-    if (!ch)
-        return -1;
-    size_t n = 0;
-    for (size_t i = 0; i < v->n_gpu; i++) {
-        const hta_event *g = v->gpu[i], *launch = hta_listed_launch(v, &names, g);
-        if (!launch)
-            continue;
-        ch[n++] = (change){g->stream, launch->ts_ns, 0, 1};
-        ch[n++] = (change){g->stream, g->ts_ns, 1, -1};
-    }
-    put_track(o, first, ch, n, "queue length", queue_label, v);
-    free(ch);
-    return 0;
-}
-
-static int put_bandwidths(sink *o, int *first, const hta_rank_view *v)
-{
-    change *ch = malloc((2 * v->n_gpu + 1) * sizeof *ch);
-    if (!ch)
-        return -1;
-    size_t n = 0;
-    for (size_t i = 0; i < v->n_gpu; i++) {
-        const hta_event *g = v->gpu[i];
-        if (!(g->flags & HTA_EVENT_HAS_COPY))
-            continue;
-        double bw = hta_trace_extra(v->trace, g)->bandwidth_gbps;
-        if (isnan(bw) || g->dur_ns <= 0)
-            continue;
-        ch[n++] = (change){g->name, g->ts_ns, 1, bw};
-        ch[n++] = (change){g->name, hta_event_end(g), 0, -bw};
-    }
-    put_track(o, first, ch, n, "GB/s", copy_label, v);
-    free(ch);
-    return 0;
-}
-
-static void put_shares(sink *o, int *first, const collected *c)
-{
-    for (size_t i = 0; i < c->n_shares; i++) {
-        const step_share *s = &c->shares[i];
-        char text[512];
-        snprintf(text, sizeof text,
-                 "{\"ph\":\"C\",\"cat\":\"hta_mpi\",\"name\":\"timeline share\",\"pid\":%d,"
-                 "\"tid\":0,\"ts\":%.3f,\"args\":{\"compute\":%.6f,\"communication\":%.6f,"
-                 "\"overlap\":%.6f,\"empty\":%.6f}}",
-                 ANALYSIS_PID, hta_ns_to_us(s->start), s->compute, s->communication, s->overlap,
-                 s->empty);
-        put_event(o, first, text);
-    }
-}
-
-static void put_flows(sink *o, int *first, const collected *c)
+static void put_flows(wt_sink *o, int *first, const collected *c)
 {
     for (size_t i = 0; i < c->n_flows; i++) {
         const mark *a = mark_for(c, c->flows[i].from), *b = mark_for(c, c->flows[i].to);
@@ -551,13 +357,13 @@ static void put_flows(sink *o, int *first, const collected *c)
                  "\"pid\":%.*s,\"tid\":%.*s,\"ts\":%.3f}",
                  FLOW_ID_BASE + i, (int)a->pid_len, a->pid, (int)a->tid_len, a->tid,
                  hta_ns_to_us(c->flows[i].from_ts));
-        put_event(o, first, text);
+        wt_put_event(o, first, text);
         snprintf(text, sizeof text,
                  "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"critical_path\",\"name\":\"critical path\","
                  "\"id\":%zu,\"pid\":%.*s,\"tid\":%.*s,\"ts\":%.3f}",
                  FLOW_ID_BASE + i, (int)b->pid_len, b->pid, (int)b->tid_len, b->tid,
                  hta_ns_to_us(c->flows[i].to_ts));
-        put_event(o, first, text);
+        wt_put_event(o, first, text);
     }
 }
 
@@ -594,20 +400,20 @@ int hta_read_trace_text(const char *path, hta_buf *out)
     return gzclose(in) == Z_OK && got == 0 ? 0 : -1;
 }
 
-static int write_document(collected *c, const hta_buf *doc, sink *o)
+static int write_document(collected *c, const hta_buf *doc, wt_sink *o)
 {
     int any;
     const char *close = copy_events(c, doc->data, doc->len, o, &any);
     if (!close)
         return -1;
     int first = !any;
-    put_event(o, &first, PROCESS_NAME_EVENT);
-    put_shares(o, &first, c);
+    wt_put_event(o, &first, PROCESS_NAME_EVENT);
+    wt_put_shares(o, &first, &c->shares);
     put_flows(o, &first, c);
-    if (put_queue_lengths(o, &first, c->v) || put_bandwidths(o, &first, c->v))
+    if (wt_put_queue_lengths(o, &first, c->v) || wt_put_bandwidths(o, &first, c->v))
         return -1;
-    puts_(o, "\n");
-    put(o, close, (size_t)(doc->data + doc->len - close));
+    wt_puts(o, "\n");
+    wt_put(o, close, (size_t)(doc->data + doc->len - close));
     return o->failed ? -1 : 0;
 }
 
@@ -628,7 +434,7 @@ int hta_write_trace(const char *path, const hta_rank_view *view, const char *dir
     const char *base = strrchr(path, '/');
     char out_path[4096];
     snprintf(out_path, sizeof out_path, "%s/%s", dir, base ? base + 1 : path);
-    sink o = {0};
+    wt_sink o = {0};
     if (make_dirs(dir))
         rc = hta_fail(err, "%s: %s", dir, strerror(errno));
     else if (rc == 0) {
@@ -649,7 +455,7 @@ int hta_write_trace(const char *path, const hta_rank_view *view, const char *dir
     hta_buf_free(&doc);
     free(c.marks);
     free(c.flows);
-    free(c.shares);
+    free(c.shares.items);
     return rc ? -1 : 0;
 }
 

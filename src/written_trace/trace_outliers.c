@@ -1,6 +1,6 @@
 /* trace_outliers.c: outlier flags into the written traces (see
- * output/trace_outliers.h), rewritten as output/trace_rewrite.h does. */
-#include "output/trace_outliers.h"
+ * written_trace/trace_outliers.h), rewritten as written_trace/trace_rewrite.h does. */
+#include "written_trace/trace_outliers.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,8 +9,8 @@
 
 #include "analysis/ranks_table.h"
 #include "crossrank/spread.h"
-#include "output/trace_rewrite.h"
-#include "output/trace_writer.h"
+#include "written_trace/trace_rewrite.h"
+#include "written_trace/trace_writer.h"
 #include "util/buf.h"
 
 /* `"hta_mpi":{...},` for rank: its rows of the outliers table. */

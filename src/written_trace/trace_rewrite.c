@@ -1,5 +1,5 @@
-/* trace_rewrite.c: see output/trace_rewrite.h. */
-#include "output/trace_rewrite.h"
+/* trace_rewrite.c: see written_trace/trace_rewrite.h. */
+#include "written_trace/trace_rewrite.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* output/trace_writer.h: a rank's trace written back with the analysis in it.
+/* written_trace/trace_writer.h: a rank's trace written back with the analysis in it.
  *
  * --write-traces DIR: the trace file, byte for byte, into DIR under its
  * own name (gzip when it was gzip), with its critical path marked
@@ -12,8 +12,9 @@
 #ifndef HTA_TRACE_WRITER_H
 #define HTA_TRACE_WRITER_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
 #include "util/buf.h"
+#include "util/error.h"
 
 /* Appends the whole text of a trace file, plain or gzip, to out: 0, or -1
  * (errno set, or out of memory). */

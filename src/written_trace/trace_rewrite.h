@@ -1,4 +1,4 @@
-/* output/trace_rewrite.h: adding to a trace --write-traces already wrote.
+/* written_trace/trace_rewrite.h: adding to a trace --write-traces already wrote.
  *
  * What the cross-rank phase learns (outlier flags, each collective's wait
  * for its peers) reaches the written traces after the rank's process wrote

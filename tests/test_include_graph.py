@@ -1,0 +1,92 @@
+"""The folders of src/ form no include cycle (README, Design): a folder
+includes only the folders below it, so each can be read, tested and
+changed knowing only those.  The graph is read from the sources
+(`#include "folder/file.h"` lines); a cycle is printed as the folders
+and, for each step, one file that makes it."""
+import os
+import re
+import sys
+
+SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SRC = os.path.join(SOURCE, "src")
+
+# Folder edges that still close a cycle, each with why it is not yet gone.
+# Keep this empty: an edge listed here is a debt, and the test fails
+# when a listed edge no longer exists, so the list only shrinks.
+KNOWN_EXCEPTIONS = {
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.M)
+
+
+def folder_graph():
+    """{folder: {included folder: a file of folder that includes it}}."""
+    folders = sorted(d for d in os.listdir(SRC) if os.path.isdir(os.path.join(SRC, d)))
+    graph = {f: {} for f in folders}
+    for folder in folders:
+        for root, _, files in os.walk(os.path.join(SRC, folder)):
+            for name in sorted(files):
+                if not name.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(root, name)
+                with open(path, encoding="utf-8") as f:
+                    for target in INCLUDE.findall(f.read()):
+                        if target != folder and target in graph:
+                            graph[folder].setdefault(target, os.path.relpath(path, SRC))
+    return graph
+
+
+def find_cycle(graph):
+    """One cycle as a list of folders (first = last), or None."""
+    state = {}                 # folder: 1 on the current path, 2 done
+    path = []
+
+    def visit(node):
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def describe(cycle, graph):
+    return " -> ".join(cycle) + "\n" + "\n".join(
+        f"  {a} -> {b}: {graph[a][b]}" for a, b in zip(cycle, cycle[1:]))
+
+
+def main():
+    graph = folder_graph()
+    assert len(graph) >= 10, sorted(graph)
+    failed = False
+    for (a, b), why in sorted(KNOWN_EXCEPTIONS.items()):
+        if b in graph.get(a, {}):
+            del graph[a][b]
+        else:
+            print(f"FAIL the known exception {a} -> {b} ({why}) is gone: remove it from the list")
+            failed = True
+    cycle = find_cycle(graph)
+    if cycle:
+        print("FAIL the folders of src/ include each other in a cycle:\n" + describe(cycle, graph))
+        failed = True
+    edges = sum(len(v) for v in graph.values())
+    print(f"{len(graph)} folders, {edges} folder edges, "
+          f"{len(KNOWN_EXCEPTIONS)} known exceptions" + ("" if failed else ", no cycle"))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
