@@ -1,8 +1,8 @@
-"""The folders of src/ form no include cycle (README, Design): a folder
-includes only the folders below it, so each can be read, tested and
-changed knowing only those.  The graph is read from the sources
-(`#include "folder/file.h"` lines); a cycle is printed as the folders
-and, for each step, one file that makes it."""
+"""The folders of src/ form no include cycle, and each includes only the
+folders listed above it in docs/design.md's table of rooms, so each can
+be read, tested and changed knowing only those.  The graph is read from
+the sources (`#include "folder/file.h"` lines); a cycle is printed as the
+folders and, for each step, one file that makes it."""
 import os
 import re
 import sys
@@ -10,12 +10,7 @@ import sys
 SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SRC = os.path.join(SOURCE, "src")
 
-# Folder edges that still close a cycle, each with why it is not yet gone.
-# Keep this empty: an edge listed here is a debt, and the test fails
-# when a listed edge no longer exists, so the list only shrinks.
-KNOWN_EXCEPTIONS = {
-}
-
+DESIGN = os.path.join(SOURCE, "docs", "design.md")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.M)
 
 
@@ -68,24 +63,38 @@ def describe(cycle, graph):
         f"  {a} -> {b}: {graph[a][b]}" for a, b in zip(cycle, cycle[1:]))
 
 
+def documented_order():
+    """The folders of docs/design.md's table of rooms, bottom up."""
+    with open(DESIGN, encoding="utf-8") as f:
+        return re.findall(r"^\| `src/([a-z_]+)/`", f.read(), re.M)
+
+
+def upward_edges(graph, order):
+    """One line for each folder edge to a folder listed after the includer."""
+    place = {folder: i for i, folder in enumerate(order)}
+    return [f"  {a} -> {b}: {file}" for a in sorted(graph) for b, file in sorted(graph[a].items())
+            if place[b] > place[a]]
+
+
 def main():
     graph = folder_graph()
     assert len(graph) >= 10, sorted(graph)
-    failed = False
-    for (a, b), why in sorted(KNOWN_EXCEPTIONS.items()):
-        if b in graph.get(a, {}):
-            del graph[a][b]
-        else:
-            print(f"FAIL the known exception {a} -> {b} ({why}) is gone: remove it from the list")
-            failed = True
+    edges = sum(len(v) for v in graph.values())
     cycle = find_cycle(graph)
     if cycle:
         print("FAIL the folders of src/ include each other in a cycle:\n" + describe(cycle, graph))
-        failed = True
-    edges = sum(len(v) for v in graph.values())
-    print(f"{len(graph)} folders, {edges} folder edges, "
-          f"{len(KNOWN_EXCEPTIONS)} known exceptions" + ("" if failed else ", no cycle"))
-    sys.exit(1 if failed else 0)
+        sys.exit(1)
+    order = documented_order()
+    missing = sorted(set(graph) - set(order))
+    if missing:
+        print(f"FAIL folders of src/ not in docs/design.md's table of rooms: {missing}")
+        sys.exit(1)
+    upward = upward_edges(graph, order)
+    if upward:
+        print("FAIL folders include folders listed after them in docs/design.md:\n" +
+              "\n".join(upward))
+        sys.exit(1)
+    print(f"{len(graph)} folders, {edges} folder edges, no cycle, in docs/design.md's order")
 
 
 if __name__ == "__main__":

@@ -15,8 +15,9 @@ traces with whole-microsecond timestamps, the bandwidth columns of
 computed its bandwidth from the unrounded duration the JSON no longer
 holds, while the converted forms can only divide bytes by the rounded one.
 The CPU-side tables (/ops, /annotations, /kernel_sequences, /sync_calls,
-/memory) rest on what the converted forms do not carry (cpu_op events,
-their pid, tid and arguments, GPU annotations, [memory] events), and so do
+/memory, /op_perf and its /rank_metrics rows) rest on what the converted
+forms do not carry (cpu_op events, their pid, tid and arguments, GPU
+annotations, [memory] events), and so do
 the columns of /gpu_gaps that name a CPU event, a sync call or a cause; the
 gaps themselves (times, neighbours, launch delays) are compared.
 
@@ -65,7 +66,7 @@ CROSS_RANK = {"outliers", "cross_rank/kernels", "kernel_type_breakdown", "stragg
 # Built from the NCCL collective metadata of Kineto's args, which neither
 # export carries.
 KINETO_ONLY = {"comm_by_group"}
-CPU_SIDE = {"ops", "annotations", "kernel_sequences", "sync_calls", "memory"}
+CPU_SIDE = {"ops", "annotations", "kernel_sequences", "sync_calls", "memory", "op_perf"}
 GAP_CPU_COLUMNS = {"cpu_event", "cpu_event_overlap_us", "sync_call", "cause"}
 
 
@@ -100,8 +101,17 @@ def assert_same_rows(name, a, b, skip, what):
         assert same, f"{name}.{c} differs with {what}: {a[c][:6]} vs {b[c][:6]}"
 
 
+# /rank_metrics rows of the CPU-side tables (/op_perf's).
+CPU_SIDE_METRICS = {"gemm_tflops", "gemm_pct_peak", "attention_tflops"}
+
+
 def without_bandwidth(rows):
     keep = np.array([not m.decode().endswith("_gbps") for m in rows["metric"]], dtype=bool)
+    return rows[keep]
+
+
+def carried_metrics(rows):
+    keep = np.array([m.decode() not in CPU_SIDE_METRICS for m in rows["metric"]], dtype=bool)
     return rows[keep]
 
 
@@ -141,6 +151,8 @@ def compare_forms(folder, round_like_hta=False):
                     skip |= GAP_CPU_COLUMNS
                 if name == "memory_bw" and integer_us:
                     skip |= BANDWIDTH_COLUMNS
+                if name == "rank_metrics":
+                    a, b = carried_metrics(a), carried_metrics(b)
                 if name == "rank_metrics" and integer_us:
                     a, b = without_bandwidth(a), without_bandwidth(b)
                 assert_same_rows(name, a, b, skip, what)
@@ -285,6 +297,37 @@ def test_step_regex():
     assert_last_step_dropped(out)
     p = run_hta([d, "-o", os.path.join(tmpdir(), "x.h5"), "--step-regex", "(unclosed"], expect=2)
     assert "--step-regex" in p.stderr, p.stderr
+
+
+def test_step_regex_keeps_unified_memory_migrations():
+    """Unified Memory migrations (copyKind 11-13, correlationId 0: no call
+    launched them) are judged by their own start under --step-regex: the
+    ones in kept steps stay, each direction a /memory_bw kind of its own;
+    only the last step's are dropped."""
+    d = tmpdir()
+    path = os.path.join(d, "rank-0.sqlite")
+    three_steps(path, ["iteration 7", "iteration 8", "iteration 9"])
+    db = sqlite3.connect(path)
+    db.executemany("INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (?,?,?)",
+                   [(11, "CUDA_MEMCPY_KIND_UVM_HTOD", "Unified Host-to-Device"),
+                    (12, "CUDA_MEMCPY_KIND_UVM_DTOH", "Unified Device-to-Host")])
+    for start, kind in ((3000, 11), (13000, 12), (23000, 11)):
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
+                   "streamId, correlationId, bytes, copyKind, srcKind, dstKind) "
+                   "VALUES (?,?,0,1,9,0,4096,?,4,4)", (start, start + 1000, kind))
+    db.commit()
+    db.close()
+    out, _ = analyse(d, extra=["--step-regex", "^iteration [0-9]+$"])
+    ranks = table(out, "ranks")
+    assert ranks["filtered_gpu_events"][0] == 2, ranks     # gemm_c and the last migration
+    kernels = table(out, "kernels").set_index("name")
+    assert kernels.loc["Memcpy UVM_HtoD (Managed -> Managed)", "count"] == 1, kernels
+    assert kernels.loc["Memcpy UVM_DtoH (Managed -> Managed)", "count"] == 1, kernels
+    bw = table(out, "memory_bw").set_index("kind")
+    assert set(bw.index) == {"Memcpy UVM_HtoD", "Memcpy UVM_DtoH"}, bw
+    metrics = set(table(out, "rank_metrics")["metric"])
+    assert {"memory_bw_memcpy_uvm_htod_mean_gbps",
+            "memory_bw_memcpy_uvm_dtoh_mean_gbps"} <= metrics, metrics
 
 
 def test_several_gpus_in_one_file():
@@ -590,6 +633,7 @@ if __name__ == "__main__":
     main([test_equivalence_on_real_traces, test_equivalence_rounded_like_hta,
           test_equivalence_checks_something,
           test_copy_kind_from_enum, test_nvtx_profiler_steps, test_step_regex,
+          test_step_regex_keeps_unified_memory_migrations,
           test_several_gpus_in_one_file,
           test_rank_from_environment, test_mpi_ranks_first, test_one_rank_per_device,
           test_not_sqlite, test_no_kernel_table, test_missing_column, test_truncated_database,

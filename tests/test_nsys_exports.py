@@ -198,29 +198,59 @@ def test_recorded_rank():
         assert row["rank_source"] == ("recorded" if rank >= 0 else "fallback"), (folder, row)
 
 
+def span_and_busy(path, tables):
+    """(span, busy) in ns of the records of the GPU tables named: first
+    start to last end, and the time their union covers."""
+    db = connect(path)
+    spans = []
+    for t in tables:
+        if has_table(db, "CUPTI_ACTIVITY_KIND_" + t):
+            spans += db.execute(f"SELECT start, end FROM CUPTI_ACTIVITY_KIND_{t}").fetchall()
+    spans.sort()
+    busy, cur_s, cur_e = 0, None, None
+    for s, e in spans:
+        if cur_e is None or s > cur_e:
+            busy += 0 if cur_e is None else cur_e - cur_s
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    busy += cur_e - cur_s
+    return max(e for _, e in spans) - spans[0][0], busy
+
+
+WORK = ("KERNEL", "MEMCPY", "MEMSET")
+
+
 def test_gpu_span_and_idle_like_hta():
     """/temporal_breakdown (HTA's rule: synchronisation records are GPU
     events): span from the first GPU record's start to the last's end,
     idle = span minus their union."""
     for folder in EXPORTS:
-        db = connect(export(folder))
-        spans = []
-        for t in ("KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION"):
-            if has_table(db, "CUPTI_ACTIVITY_KIND_" + t):
-                spans += db.execute(f"SELECT start, end FROM CUPTI_ACTIVITY_KIND_{t}").fetchall()
-        spans.sort()
-        busy, cur_s, cur_e = 0, None, None
-        for s, e in spans:
-            if cur_e is None or s > cur_e:
-                busy += 0 if cur_e is None else cur_e - cur_s
-                cur_s, cur_e = s, e
-            else:
-                cur_e = max(cur_e, e)
-        busy += cur_e - cur_s
-        span = max(e for _, e in spans) - spans[0][0]
+        span, busy = span_and_busy(export(folder), WORK + ("SYNCHRONIZATION",))
         row = result(folder, "temporal_breakdown").iloc[0]
         assert abs(row["kernel_time_us"] - span / 1000) < 1e-3, (folder, row, span)
         assert abs(row["idle_time_us"] - (span - busy) / 1000) < 1e-3, (folder, row, span - busy)
+
+
+def test_waits_are_not_gpu_work():
+    """hta-mpi's own tables leave the synchronisation records out, host
+    waits as they are: /overlap_breakdown tiles the span of the kernels,
+    copies and sets, and /gpu_gaps' idle (above and below the threshold)
+    is that span minus their union.  pipit_cloverleaf (1312 Event Sync
+    records) and nvfuser_report1 (one) have waits; pipit_saxpy none."""
+    stretched = 0
+    for folder in EXPORTS:
+        span, busy = span_and_busy(export(folder), WORK)
+        hta_span, _ = span_and_busy(export(folder), WORK + ("SYNCHRONIZATION",))
+        stretched += hta_span > span
+        parts = result(folder, "overlap_breakdown").iloc[0]
+        got = sum(parts[f"{p}_us"] for p in ("compute", "communicate", "overlap", "empty"))
+        assert abs(got - span / 1000) < 1e-3, (folder, got, span)
+        metrics = result(folder, "rank_metrics").set_index("metric")["value"]
+        idle = (metrics["gpu_gap_idle_above_threshold_us"] +
+                metrics["gpu_gap_idle_below_threshold_us"])
+        assert abs(idle - (span - busy) / 1000) < 1e-3, (folder, idle, span - busy)
+    assert stretched >= 1, "no export has waits beyond its GPU work: the test tests nothing"
 
 
 # ---- bad real files ------------------------------------------------------------
@@ -283,4 +313,5 @@ def test_old_schema_named_in_errors():
 if __name__ == "__main__":
     main([test_kernels_copies_and_sets, test_copy_names_on_each_layout, test_memory_bw_kinds,
           test_api_calls_counted_once, test_recorded_rank, test_gpu_span_and_idle_like_hta,
+          test_waits_are_not_gpu_work,
           test_bad_real_files_fail_alone, test_old_schema_named_in_errors], setup=setup)

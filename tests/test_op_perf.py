@@ -44,6 +44,7 @@ CLOSED_FORMS = {
 
 FLOPS_DIR = None
 OUT = None
+STDOUT = None
 
 
 def flops_traces(*extra, ranks=2):
@@ -61,9 +62,10 @@ def spec_file(spec):
 
 
 def setup():
-    global FLOPS_DIR, OUT
+    global FLOPS_DIR, OUT, STDOUT
     FLOPS_DIR = flops_traces()
-    OUT, _ = analyse(FLOPS_DIR, processes=2, extra=["--gpu-spec", spec_file(ROUND_SPEC)])
+    OUT, p = analyse(FLOPS_DIR, processes=2, extra=["--gpu-spec", spec_file(ROUND_SPEC)])
+    STDOUT = p.stdout
 
 
 def close(a, b, rel=1e-9):
@@ -123,6 +125,37 @@ def test_rank_metrics():
         assert close(got["attention_tflops"], 500.0), got["attention_tflops"]
 
 
+def test_summary_lists_the_five_longest_shapes():
+    """The summary's five op shapes with the most GPU time over the ranks,
+    with their median TFLOPS and share of the roofline."""
+    lines = STDOUT.splitlines()
+    start = lines.index("GEMM, convolution and attention ops with the most GPU time (/op_perf):")
+    rows = lines[start + 2:start + 7]
+    by_time = sorted(CLOSED_FORMS.items(), key=lambda kv: -kv[1][4])[:5]
+    for line, ((name, dims), (kind, dtype, flops, nbytes, seconds)) in zip(rows, by_time):
+        compute, memory = flops / PEAK[dtype], nbytes / BANDWIDTH
+        fields = line.split()
+        assert fields[0] == name, (line, name)
+        assert fields[-4:] == ["2", f"{2 * CALLS * seconds * 1e3:.2f}",
+                               f"{flops / seconds / 1e12:.1f}",
+                               f"{100 * max(compute, memory) / seconds:.1f}"], line
+    assert not lines[start + 7].strip(), lines[start + 7]
+
+
+def test_steps_traced_flops_and_utilisation():
+    """/steps: each step's sized FLOPs, and their time at peak over the
+    step's CPU time (990 us) in percent."""
+    sized = [v for k, v in CLOSED_FORMS.items()]
+    flops = sum(v[2] for v in sized)
+    at_peak = sum(v[2] / PEAK[v[1]] for v in sized)
+    s = table(OUT, "/steps")
+    assert len(s) == 2 * CALLS, s
+    for _, row in s.iterrows():
+        assert close(row.step_time_us, 990.0), row
+        assert close(row.traced_flops, flops), row
+        assert close(row.traced_mfu_pct, 100 * at_peak / 990e-6), row
+
+
 def test_built_in_peaks_and_unknown_device():
     out, _ = analyse(FLOPS_DIR)
     t = table(out, "/op_perf")
@@ -140,6 +173,8 @@ def test_built_in_peaks_and_unknown_device():
         assert sized.tflops.notna().all(), "the achieved rates remain"
         m = table(out, "/rank_metrics")
         assert "gemm_pct_peak" not in set(m.metric) and "gemm_tflops" in set(m.metric)
+        s = table(out, "/steps")
+        assert s.traced_mfu_pct.isna().all() and (s.traced_flops > 0).all(), s
 
 
 def test_gpu_spec_errors():
@@ -292,6 +327,8 @@ def test_mi300_flops_and_tflops_from_the_raw_json():
 
 if __name__ == "__main__":
     main([test_every_value_is_its_closed_form, test_unsized_and_wrappers, test_rank_metrics,
-          test_built_in_peaks_and_unknown_device, test_gpu_spec_errors,
+          test_summary_lists_the_five_longest_shapes, test_steps_traced_flops_and_utilisation,
+          test_built_in_peaks_and_unknown_device,
+          test_gpu_spec_errors,
           test_slower_gpu_is_flagged_on_gemm_tflops, test_straggler_reason_says_slower_gpu,
           test_mi300_flops_and_tflops_from_the_raw_json], setup=setup)

@@ -146,6 +146,10 @@ def test_bubble_is_the_closed_form_without_transfer_time():
     ps = table(out, "/pipeline_steps")
     assert len(ps) == 8 and (abs(ps.bubble_fraction - 3 / 11) < 1e-9).all(), ps
     assert (ps.expected_bubble_fraction == 3 / 11).all(), ps
+    # --microbatches overrides the count of receives.
+    out, _ = analyse(d, extra=["--include-last-step", "--microbatches", "4"])
+    ps = table(out, "/pipeline_steps")
+    assert (ps.microbatches == 4).all() and (ps.expected_bubble_fraction == 3 / 7).all(), ps
 
 
 P2P_TABLES = ["/p2p", "/p2p_summary", "/pipeline_steps", "/comm_by_group", "/rank_metrics",

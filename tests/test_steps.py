@@ -6,6 +6,9 @@ its step's ProfilerStep range, all ranks' steps starting together; so the
 per-step unions add up to the whole trace's, and the per-step waits to
 /collective_wait's.
 """
+import json
+import subprocess
+
 from common import *
 
 US = 1e-3
@@ -59,6 +62,45 @@ def test_nccl_data_steps():
     tb = table(out, "/temporal_breakdown").iloc[0]
     assert_close(st.compute_us.sum(), tb.compute_time_us, "compute", abs_tol=US)
     assert_close(st.comm_us.sum(), by.comm_us.sum(), "comm", abs_tol=US)
+
+
+def test_device_synchronize_is_not_gpu_work():
+    """A job that synchronises the device in every step (hta-tracegen
+    --device-sync-truth): its Context Sync records, host waits drawn on the
+    GPU's row, cover most of each step's GPU idle.  /steps, /gpu_gaps and
+    /overlap_breakdown count them as no work, and give the truth; the
+    tables that reproduce HTA keep its rule (/temporal_breakdown's idle is
+    the truth less what the records cover)."""
+    d = os.path.join(tmpdir(), "job")
+    subprocess.run([TRACEGEN, "--device-sync-truth", "-o", d, "--ranks", "2", "--steps", "4"],
+                   check=True)
+    with open(d + ".device_sync_truth.json") as f:
+        truth = json.load(f)["ranks"]
+    out, _ = analyse(d, processes=2)
+    steps = table(out, "/steps")
+    tb = table(out, "/temporal_breakdown").set_index("rank")
+    parts = table(out, "/overlap_breakdown").set_index("rank")
+    metrics = table(out, "/rank_metrics")
+    for rank, want in truth.items():
+        rank = int(rank)
+        got = steps[steps["rank"] == rank].set_index("step")
+        assert sorted(got.index) == sorted(int(s) for s in want["steps"]), got
+        hidden = 0
+        for s, w in want["steps"].items():
+            row = got.loc[int(s)]
+            assert_close(row.idle_us, w["idle_us"], f"rank {rank} step {s} idle", abs_tol=US)
+            assert_close(row.gpu_busy_us, w["gpu_busy_us"], f"rank {rank} step {s} busy",
+                         abs_tol=US)
+            assert w["hta_rule_idle_us"] < w["idle_us"]
+            hidden += w["idle_us"] - w["hta_rule_idle_us"]
+        m = metrics[metrics["rank"] == rank].set_index("metric").value
+        gaps = m["gpu_gap_idle_above_threshold_us"] + m["gpu_gap_idle_below_threshold_us"]
+        assert_close(gaps, want["gpu_idle_us"], f"rank {rank} GPU gaps", abs_tol=US)
+        span = sum(parts.loc[rank, f"{p}_us"] for p in ("compute", "communicate", "overlap",
+                                                      "empty"))
+        assert_close(span, want["work_span_us"], f"rank {rank} overlap span", abs_tol=US)
+        assert_close(tb.idle_time_us[rank], want["gpu_idle_us"] - hidden,
+                     f"rank {rank} HTA's idle", abs_tol=US)
 
 
 if __name__ == "__main__":

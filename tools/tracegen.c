@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "tracegen_chains.h"
+#include "tracegen_device_sync.h"
 #include "tracegen_common.h"
 #include "tracegen_ddp.h"
 #include "tracegen_flops.h"
@@ -59,6 +60,10 @@ static const char USAGE[] =
     "                           each launched late; only -o, --ranks <= 32,\n"
     "                           --steps <= 50), the answer in\n"
     "                           DIR.critical_path_truth.json\n"
+    "  --device-sync-truth      instead: steps that synchronise the device, whose\n"
+    "                           Context Sync records cover GPU idle time (only -o,\n"
+    "                           --ranks <= 32, --steps <= 50), the answer in\n"
+    "                           DIR.device_sync_truth.json\n"
     "  --flops-truth            instead: GEMM, convolution and attention ops whose\n"
     "                           rates are closed forms (only -o, --ranks, --steps,\n"
     "                           --slow-rank R:F, --device NAME; see tracegen_flops.c)\n"
@@ -271,6 +276,7 @@ static const struct {
     {"--moe", tracegen_moe_main},
     {"--ops-truth", tracegen_ops_main},
     {"--critical-path-truth", tracegen_chains_main},
+    {"--device-sync-truth", tracegen_device_sync_main},
     {"--flops-truth", tracegen_flops_main},
 };
 

@@ -32,14 +32,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #include "tracegen_chains.h"
 #include "tracegen_common.h"
@@ -163,12 +160,8 @@ static void write_truth_step(FILE *f, int64_t s, const ch_truth *t, bool last)
 static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, int64_t steps)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/rank-%" PRId64 ".json", dir, r);
-    ch_rank k = {.f = fopen(path, "w"), .first_event = true, .next_corr = 1};
-    if (!k.f)
-        tg_fail("cannot write ", path);
-    fprintf(k.f, "{\"distributedInfo\": {\"rank\": %" PRId64 ", \"world_size\": %" PRId64
-                 "}, \"traceEvents\": [", r, world);
+    ch_rank k = {.f = tg_rank_trace_open(dir, r, world, path), .first_event = true,
+                 .next_corr = 1};
     fprintf(truth, "  \"%" PRId64 "\": {\n", r);
     for (int64_t s = 1; s <= steps + 1; s++) {
         int64_t b = CH_ORIGIN_US + (s - 1) * CH_STEP_US;
@@ -186,44 +179,18 @@ static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, i
         if (s <= steps)
             write_truth_step(truth, s, &t, s == steps);
     }
-    fputs("\n]}\n", k.f);
-    if (fclose(k.f))
-        tg_fail("write failed: ", path);
+    tg_rank_trace_close(k.f, path);
     fprintf(truth, "  }%s\n", r + 1 == world ? "" : ",");
 }
 
 int tracegen_chains_main(int argc, char **argv)
 {
-    const char *dir = NULL;
-    int64_t world = 3, steps = 3;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--critical-path-truth"))
-            continue;
-        if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-            dir = v;
-        else if (!strcmp(a, "--ranks"))
-            world = tg_json_count(a, v, CH_MAX_RANKS);
-        else if (!strcmp(a, "--steps"))
-            steps = tg_json_count(a, v, CH_MAX_STEPS);
-        else
-            tg_fail("--critical-path-truth takes only -o DIR, --ranks N, --steps S: ", a);
-        i++;
-    }
-    if (!dir)
-        tg_fail("--critical-path-truth needs -o DIR", NULL);
-    if (mkdir(dir, 0777) && errno != EEXIST)
-        tg_fail("cannot create ", dir);
+    tg_truth_job job = {.ranks = 3, .steps = 3};
+    tg_truth_job_parse(&job, argc, argv, "--critical-path-truth", CH_MAX_RANKS, CH_MAX_STEPS);
     char path[4096];
-    snprintf(path, sizeof path, "%s.critical_path_truth.json", dir);
-    FILE *truth = fopen(path, "w");
-    if (!truth)
-        tg_fail("cannot write ", path);
-    fputs("{\"ranks\": {\n", truth);
-    for (int64_t r = 0; r < world; r++)
-        write_rank(dir, truth, r, world, steps);
-    fputs("}}\n", truth);
-    if (fclose(truth))
-        tg_fail("write failed: ", path);
+    FILE *truth = tg_truth_open(&job, ".critical_path_truth.json", path);
+    for (int64_t r = 0; r < job.ranks; r++)
+        write_rank(job.dir, truth, r, job.ranks, job.steps);
+    tg_truth_close(truth, path);
     return 0;
 }

@@ -4,8 +4,11 @@
 #include "tracegen_common.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 void tg_fail(const char *msg, const char *detail)
 {
@@ -42,4 +45,67 @@ int64_t tg_json_count(const char *opt, const char *s, int64_t hi)
         tg_fail("bad value for ", detail);
     }
     return v;
+}
+
+void tg_truth_job_parse(tg_truth_job *job, int argc, char **argv, const char *flag,
+                        int64_t max_ranks, int64_t max_steps)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, flag))
+            continue;
+        if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+            job->dir = v;
+        else if (!strcmp(a, "--ranks"))
+            job->ranks = tg_json_count(a, v, max_ranks);
+        else if (!strcmp(a, "--steps"))
+            job->steps = tg_json_count(a, v, max_steps);
+        else {
+            fprintf(stderr, "hta-tracegen: %s takes only -o DIR, --ranks N, --steps S: %s\n",
+                    flag, a);
+            exit(2);
+        }
+        i++;
+    }
+    if (!job->dir) {
+        fprintf(stderr, "hta-tracegen: %s needs -o DIR\n", flag);
+        exit(2);
+    }
+}
+
+FILE *tg_truth_open(const tg_truth_job *job, const char *suffix, char *path)
+{
+    if (mkdir(job->dir, 0777) && errno != EEXIST)
+        tg_fail("cannot create ", job->dir);
+    snprintf(path, 4096, "%s%s", job->dir, suffix);
+    FILE *truth = fopen(path, "w");
+    if (!truth)
+        tg_fail("cannot write ", path);
+    fputs("{\"ranks\": {\n", truth);
+    return truth;
+}
+
+void tg_truth_close(FILE *truth, const char *path)
+{
+    fputs("}}\n", truth);
+    if (fclose(truth))
+        tg_fail("write failed: ", path);
+}
+
+FILE *tg_rank_trace_open(const char *dir, int64_t rank, int64_t world, char *path)
+{
+    snprintf(path, 4096, "%s/rank-%" PRId64 ".json", dir, rank);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        tg_fail("cannot write ", path);
+    fprintf(f, "{\"distributedInfo\": {\"rank\": %" PRId64 ", \"world_size\": %" PRId64
+               "}, \"traceEvents\": [", rank, world);
+    return f;
+}
+
+void tg_rank_trace_close(FILE *f, const char *path)
+{
+    fputs("\n]}\n", f);
+    if (fclose(f))
+        tg_fail("write failed: ", path);
 }

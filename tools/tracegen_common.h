@@ -1,6 +1,7 @@
 /* tracegen_common.h: what hta-tracegen's job shapes share: an error
- * exit, an allocation that cannot fail, events written into a JSON array
- * (the layouts with a ground truth), a count option. */
+ * exit, an allocation that cannot fail, the hash their randomness comes
+ * from, events written into a JSON array (the layouts with a ground
+ * truth), a count option. */
 #ifndef TRACEGEN_COMMON_H
 #define TRACEGEN_COMMON_H
 
@@ -15,6 +16,17 @@ void tg_fail(const char *msg, const char *detail);
 /* calloc that exits with "out of memory" instead of returning NULL. */
 void *tg_calloc(size_t n, size_t size);
 
+/* splitmix64's finaliser: a pure function of its input, so a job shape
+ * can recompute any rank's or step's random value anywhere, without state
+ * shared between ranks or invocations. */
+static inline uint64_t tg_mix64(uint64_t z)
+{
+    z += UINT64_C(0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
 /* Writes one event (printf-style) into an open JSON array, a comma
  * before it unless *first, which it then clears. */
 void tg_json_event(FILE *f, bool *first, const char *fmt, ...)
@@ -22,5 +34,27 @@ void tg_json_event(FILE *f, bool *first, const char *fmt, ...)
 
 /* The value of a count option, 1..hi; exits on anything else. */
 int64_t tg_json_count(const char *opt, const char *s, int64_t hi);
+
+/* A job shape with a ground truth: its arguments (flag, -o DIR, --ranks N
+ * up to max_ranks, --steps S up to max_steps; ranks and steps keep the
+ * defaults they hold when absent), exiting on anything else. */
+typedef struct {
+    const char *dir;
+    int64_t ranks, steps;
+} tg_truth_job;
+void tg_truth_job_parse(tg_truth_job *job, int argc, char **argv, const char *flag,
+                        int64_t max_ranks, int64_t max_steps);
+
+/* Creates the job's DIR and opens the truth file beside it, DIR + suffix
+ * (so that DIR holds only traces), into path (room for 4096), with its
+ * opening "{\"ranks\": {" written; tg_truth_close writes the closing. */
+FILE *tg_truth_open(const tg_truth_job *job, const char *suffix, char *path);
+void tg_truth_close(FILE *truth, const char *path);
+
+/* Opens DIR/rank-R.json (its name into path, room for 4096) with the
+ * distributedInfo and the opening of traceEvents written;
+ * tg_rank_trace_close writes the closing. */
+FILE *tg_rank_trace_open(const char *dir, int64_t rank, int64_t world, char *path);
+void tg_rank_trace_close(FILE *f, const char *path);
 
 #endif

@@ -150,25 +150,17 @@ enum tg_rng_tag {
     TAG_CPU
 };
 
-static uint64_t mix64(uint64_t z)
-{
-    z += UINT64_C(0x9e3779b97f4a7c15);
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 /* Chained splitmix64: a pure function of its inputs, so any value can be
  * recomputed anywhere (another rank, another process) without shared state. */
 static uint64_t rng_hash(uint64_t seed, uint64_t tag, uint64_t rank, uint64_t step, uint64_t a,
                          uint64_t b)
 {
-    uint64_t h = mix64(seed ^ UINT64_C(0x5bd1e9955bd1e995));
-    h = mix64(h ^ tag);
-    h = mix64(h ^ rank);
-    h = mix64(h ^ step);
-    h = mix64(h ^ a);
-    return mix64(h ^ b);
+    uint64_t h = tg_mix64(seed ^ UINT64_C(0x5bd1e9955bd1e995));
+    h = tg_mix64(h ^ tag);
+    h = tg_mix64(h ^ rank);
+    h = tg_mix64(h ^ step);
+    h = tg_mix64(h ^ a);
+    return tg_mix64(h ^ b);
 }
 
 static int64_t hash_range(uint64_t h, int64_t lo, int64_t hi)
@@ -553,7 +545,7 @@ static void emit(tg_ctx *c, tg_template_id id, const tg_arg *args)
 static int64_t cpu_range(tg_rank_state *st, int64_t lo, int64_t hi)
 {
     st->cpu_draws++;
-    return hash_range(mix64(st->cpu_key + st->cpu_draws * UINT64_C(0x9e3779b97f4a7c15)), lo, hi);
+    return hash_range(tg_mix64(st->cpu_key + st->cpu_draws * UINT64_C(0x9e3779b97f4a7c15)), lo, hi);
 }
 
 static int64_t new_id(tg_rank_state *st) { return st->next_id++; }

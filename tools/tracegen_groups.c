@@ -59,6 +59,8 @@
 
 #include "tracegen_groups.h"
 
+#include "tracegen_common.h"
+
 enum { STREAM_COMPUTE = 7, OP_MAX = 64 };
 
 #define ORIGIN_NS INT64_C(1700000000000000000)
@@ -108,14 +110,6 @@ static void die(const char *what)
 {
     fprintf(stderr, "hta-tracegen: %s\n", what);
     exit(2);
-}
-
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
 }
 
 /* Members of the group of kind k that rank belongs to, ascending. */
@@ -301,7 +295,7 @@ static int64_t compute_of(const gen *g, int r, int step, int i)
     const op *o = &g->ops[i];
     double factor =
         o->slowed && r == g->slow_rank && g->cause == CAUSE_COMPUTE ? g->slow_factor : 1.0;
-    uint64_t h = mix(g->seed ^ mix((uint64_t)r * 1000003u + (uint64_t)step * 131u + (uint64_t)i));
+    uint64_t h = tg_mix64(g->seed ^ tg_mix64((uint64_t)r * 1000003u + (uint64_t)step * 131u + (uint64_t)i));
     return (int64_t)((double)o->compute_ns * factor) + (int64_t)(h % 40000) + r;
 }
 

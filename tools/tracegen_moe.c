@@ -71,21 +71,13 @@ typedef struct moe_gen {
     bool first_instance;
 } moe_gen;
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 /* count[i * ep + j]: tokens rank i sends expert rank j. */
 static void route(const moe_gen *g, int step, int layer, int64_t *count)
 {
     for (int i = 0; i < g->ep; i++) {
         double w[MOE_MAX_RANKS], sum = 0;
         for (int j = 0; j < g->ep; j++) {
-            uint64_t h = mix(g->seed ^ mix((uint64_t)(((step * 64 + layer) * 256 + i) * 256 + j)));
+            uint64_t h = tg_mix64(g->seed ^ tg_mix64((uint64_t)(((step * 64 + layer) * 256 + i) * 256 + j)));
             w[j] = (j == g->hot ? g->hot_factor : 1.0) * (1.0 + 0.25 * (double)(h % 1000) / 1000.0);
             sum += w[j];
         }

@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from hta_mpi import results
-from hta_mpi.report import CSS, diverging, esc, number, table_html
+from hta_mpi.html import CSS, diverging, esc, number, table_html
 
 TOP = 25
 # (label, metric of /diff/rank_metrics): the per-rank heatmaps' columns.

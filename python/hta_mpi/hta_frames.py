@@ -180,20 +180,22 @@ def launches(detail, ranks, include_memory_events, hta_apis_only):
     return out
 
 
-def aten_ops(ops, rank, sort_by):
-    """get_aten_op_kernels_and_delay's frame for one rank from /ops: one
-    row per aten:: op with kernel launches (hta-mpi does not split an op's
-    calls by the kernel sequence they launched)."""
-    o = ops[(ops["rank"] == rank) & ops.name.str.startswith("aten::") & (ops.calls_with_kernels > 0)]
-    o = o.assign(d=o.op_to_launch_mean_us * o.calls_with_kernels,
-                 r=o.launch_to_kernel_mean_us * o.calls_with_kernels)
-    g = o.groupby("name", sort=True).agg(n=("calls_with_kernels", "sum"), d=("d", "sum"),
-                                         r=("r", "sum"))
-    df = pd.DataFrame({"aten_op_name": g.index, "kernel_sequence": "",
-                       "occurrence_count": g.n.values,
-                       "avg_aten_op_launch_delay": (g.d / g.n).round(3).values,
-                       "avg_runtime_delay": (g.r / g.n).round(3).values})
-    return df.sort_values(sort_by, ascending=False)
+def aten_ops(calls, rank, sort_by):
+    """get_aten_op_kernels_and_delay's frame for one rank from
+    detail/op_kernels, grouped by HTA's own pandas code: per (aten op,
+    kernel sequence) the calls and their mean first-launch delays."""
+    c = calls[(calls["rank"] == rank) & calls.name.str.startswith("aten::")]
+    stats = pd.DataFrame({"aten_op_name": c.name.values, "kernel_sequence": c.kernels.values,
+                          "first_launch_delay": c.op_to_launch_us.values,
+                          "first_runtime_delay": c.launch_to_kernel_us.values})
+    final = (stats.groupby(["aten_op_name", "kernel_sequence"])
+             .agg(occurrence_count=("first_runtime_delay", "count"),
+                  avg_aten_op_launch_delay=("first_launch_delay", "mean"),
+                  avg_runtime_delay=("first_runtime_delay", "mean"))
+             .reset_index()).sort_values(sort_by, ascending=False)
+    final["avg_runtime_delay"] = final["avg_runtime_delay"].round(3)
+    final["avg_aten_op_launch_delay"] = final["avg_aten_op_launch_delay"].round(3)
+    return final
 
 
 def kernel_sequences(seq, rank):

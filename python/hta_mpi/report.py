@@ -12,60 +12,17 @@ file browser, and has no script at all.  The figures draw the same views
 wait per process group and kind, send/recv waits per group, the wait per
 rank and step, the all-to-all matrix and the bubble per pipeline stage."""
 import argparse
-import html
-import math
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 
-from hta_mpi import results, views
-from hta_mpi.colours import (CATEGORY_COLORS, COOL, FLAG_COLORS, GAP_CAUSE_COLORS,
-                             KERNEL_TYPE_COLORS, NEUTRAL, WARM)
+from hta_mpi import diff_report, results, views
+from hta_mpi.colours import CATEGORY_COLORS, FLAG_COLORS, GAP_CAUSE_COLORS, KERNEL_TYPE_COLORS
+from hta_mpi.html import CSS, diverging, esc, number, sequential, table_html
 
 MAX_ANNOTATED_RANKS = 64
-CSS = """
-body { font-family: sans-serif; margin: 24px; color: #222; }
-h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; }
-table { border-collapse: collapse; font-size: 13px; }
-th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; white-space: nowrap; }
-td.text:last-child { white-space: normal; }
-th { background: #eee; text-align: center; } td.text { text-align: left; }
-tr.failed td { background: #fde0dc; }
-tr.flagged td:first-child { color: #d62728; font-weight: bold; }
-dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; font-size: 13px; }
-dt { font-weight: bold; } dd { margin: 0; font-family: monospace; }
-.note { font-size: 12px; color: #555; }
-"""
-
-
-def esc(value):
-    return html.escape(str(value), quote=True)
-
-
-def number(value, fmt="{:.2f}"):
-    return "&ndash;" if value is None or (isinstance(value, float) and math.isnan(value)) \
-        else fmt.format(value)
-
-
-def diverging(t):
-    """Colour of t in [-1, 1]: blue below 0, grey at 0, red above."""
-    t = max(-1.0, min(1.0, t))
-    end = WARM if t > 0 else COOL
-    rgb = (round(n + abs(t) * (e - n)) for n, e in zip(NEUTRAL, end))
-    return "#{:02x}{:02x}{:02x}".format(*rgb)
-
-
-def table_html(header, rows, row_classes=None):
-    """rows: lists of (html, is_text) cells; header: column titles."""
-    out = ["<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr>"]
-    for i, row in enumerate(rows):
-        cls = f' class="{row_classes[i]}"' if row_classes and row_classes[i] else ""
-        cells = "".join(f'<td class="text">{c}</td>' if text else f"<td>{c}</td>"
-                        for c, text in row)
-        out.append(f"<tr{cls}>{cells}</tr>")
-    return "\n".join(out + ["</table>"])
 
 
 def header_html(path, attrs):
@@ -112,13 +69,6 @@ def stragglers_html(path):
     rows = [[(esc(s.rank), False), (number(s.score), False), (esc(s.reasons), True)]
             for s in st.itertuples(index=False)]
     return table_html(["rank", "score", "reasons"], rows)
-
-
-def sequential(t):
-    """Colour of t in [0, 1]: grey at 0, red at 1."""
-    t = max(0.0, min(1.0, t))
-    rgb = (round(n + t * (e - n)) for n, e in zip(NEUTRAL, WARM))
-    return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
 def grid_svg(rows, columns, values, unit, what):
@@ -438,8 +388,6 @@ def main(argv=None):
     print(args.output)
     return 0
 
-
-from hta_mpi import diff_report  # noqa: E402 - it imports this module's helpers
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -71,11 +71,12 @@ def _is_trace(path):
 
 def list_traces(trace_dir, trace_files=None):
     """The inputs hta-mpi is given: trace_files' paths when given (a dict
-    rank -> path, as HTA takes, or a list), else every trace in trace_dir
-    (Kineto .json/.json.gz, Nsight .sqlite, CUPTI CSV folders)."""
+    rank -> path, as HTA takes, or a list; as HTA, not joined to
+    trace_dir), else every trace in trace_dir (Kineto .json/.json.gz,
+    Nsight .sqlite, CUPTI CSV folders)."""
     if trace_files:
         paths = trace_files.values() if isinstance(trace_files, dict) else trace_files
-        return sorted(os.path.abspath(os.path.join(trace_dir or "", p)) for p in paths)
+        return sorted(os.path.abspath(p) for p in paths)
     entries = sorted(os.listdir(trace_dir))
     paths = [os.path.join(trace_dir, e) for e in entries if not e.startswith(".")]
     return [os.path.abspath(p) for p in paths if _is_trace(p)]

@@ -78,8 +78,9 @@ class CriticalPath:
 
 
 class TraceAnalysis:
-    """HTA's TraceAnalysis on hta-mpi.  trace_files (rank -> path, as HTA
-    takes) or trace_dir; include_last_profiler_step as HTA's;
+    """HTA's TraceAnalysis on hta-mpi.  trace_files (rank -> path or a
+    list of paths, as HTA takes; the ranks come from the traces, as
+    hta-mpi finds them, not from the keys) or trace_dir; include_last_profiler_step as HTA's;
     round_like_hta=True rounds like HTA (see the module); cache_dir: where
     results files are kept (default: .hta-mpi beside the traces, or the
     user's cache when that is read-only); options: more hta-mpi arguments
@@ -361,20 +362,21 @@ class TraceAnalysis:
         return hta_frames.annotated_gpu_events(events, rank, shorten_names)
 
     def get_aten_op_kernels_and_delay(self, ranks=None, sort_by=None, round_like_hta=None):
-        """rank -> per aten:: op: the calls that launched GPU work
-        (occurrence_count), the mean delay from the op's start to its first
-        launch and from that launch to its GPU start (us, 3 decimals).  HTA
-        splits each op by the kernel sequence its calls launched; hta-mpi
-        gives one row per op (kernel_sequence empty).  HTA raises KeyError
-        'thread_id' on traces without thread ids (AMD, Triton) and fails on
-        CUPTI-profiler traces; this answers."""
-        ops = self._table("ops", round_like_hta=round_like_hta)
+        """rank -> per (aten op, sequence of the kernels its call launched):
+        the calls (occurrence_count) and the mean delay from the op's start
+        to its first launch and from that launch to its kernel's start (us,
+        3 decimals), as HTA.  A launch belongs to the innermost op around it
+        on its own thread (HTA: the latest-starting aten op around it on any
+        thread), and counts only there (HTA skips non-aten ops).  HTA raises
+        KeyError 'thread_id' on traces without thread ids (AMD, Triton) and
+        fails on CUPTI-profiler traces; this answers."""
+        calls = self._table("detail/op_kernels", _DETAIL, round_like_hta)
+        if calls is None:
+            calls = pd.DataFrame(columns=["rank", "name", "ts_us", "kernels", "op_to_launch_us",
+                                          "launch_to_kernel_us"])
         sort_by = sort_by or ["occurrence_count"]
-        out = {}
-        for rank in self._ranks(ranks):
-            if ops is not None:
-                out[int(rank)] = hta_frames.aten_ops(ops, rank, sort_by)
-        return out
+        return {int(rank): hta_frames.aten_ops(calls, rank, sort_by)
+                for rank in self._ranks(ranks)}
 
     def get_frequent_cuda_kernel_sequences(self, operator_name, output_dir=None, min_pattern_len=3,
                                            rank=0, top_k=5, visualize=False,
@@ -519,8 +521,50 @@ class TraceAnalysis:
 
 
 class TraceDiff:
-    """Two runs compared by `hta-mpi diff`: base and new are TraceAnalysis
-    objects or trace directories.  Each method returns one /diff table."""
+    """Two runs compared: HTA's compare_traces and ops_diff (class methods,
+    as HTA's), and `hta-mpi diff`'s tables for TraceDiff(base, new), where
+    base and new are TraceAnalysis objects or trace directories."""
+
+    @classmethod
+    def compare_traces(cls, control, test, control_rank=None, test_rank=None,
+                       control_iteration=None, test_iteration=None, device_type="ALL",
+                       use_short_name=False):
+        """HTA's comparison of op and kernel counts and total durations (us)
+        of one rank of each run (the first by default): index name (or
+        short_name), Control_/Test_counts and _total_duration, diff_counts,
+        diff_duration, counts_change_categories (+, -, =).  HTA compares
+        one iteration (the first by default); hta-mpi's tables hold every
+        analysed step, so these compare all of them (control_iteration and
+        test_iteration are not used).  CPU side: CPU ops, user annotations
+        and ProfilerStep#N ranges (HTA also counts runtime calls);
+        device_type "CPU", "GPU" or "ALL" (or HTA's DeviceType)."""
+        device = getattr(device_type, "name", device_type)
+        column = "short_name" if use_short_name else "name"
+        parts = [_op_summary(_analyzer(t), rank, device, use_short_name).rename(
+                     columns=lambda c: f"{label}_{c}")
+                 for t, rank, label in ((control, control_rank, "Control"),
+                                        (test, test_rank, "Test"))]
+        comp = pd.concat(parts, axis=1, join="outer").fillna(0)
+        comp.index.name = column
+        comp["diff_counts"] = comp["Test_counts"] - comp["Control_counts"]
+        comp["diff_duration"] = comp["Test_total_duration"] - comp["Control_total_duration"]
+        comp["counts_change_categories"] = comp["diff_counts"].apply(
+            lambda c: "+" if c > 0 else "-" if c < 0 else "=")
+        return comp
+
+    @classmethod
+    def ops_diff(cls, control, test, control_rank=None, test_rank=None, control_iteration=None,
+                 test_iteration=None, device_type="ALL"):
+        """HTA's ops_diff: names added, deleted, increased, decreased and
+        unchanged in count, from compare_traces."""
+        df = cls.compare_traces(control, test, control_rank, test_rank, control_iteration,
+                                test_iteration, device_type)
+        c, t, d = df["Control_counts"], df["Test_counts"], df["diff_counts"]
+        return {"added": df.index[c.eq(0) & t.gt(0)].tolist(),
+                "deleted": df.index[c.gt(0) & t.eq(0)].tolist(),
+                "increased": df.index[c.gt(0) & d.gt(0)].tolist(),
+                "decreased": df.index[t.gt(0) & d.lt(0)].tolist(),
+                "unchanged": df.index[t.gt(0) & d.eq(0)].tolist()}
 
     def __init__(self, base, new, cache_dir=None):
         self.base = base if isinstance(base, TraceAnalysis) else TraceAnalysis(trace_dir=base)
@@ -564,6 +608,39 @@ class TraceDiff:
 
     def get_collectives_diff(self):
         return self._diff("collectives")
+
+
+def _analyzer(t):
+    return t if isinstance(t, TraceAnalysis) else TraceAnalysis(trace_dir=t)
+
+
+def _op_summary(analyzer, rank, device, use_short_name):
+    """counts and total_duration (us) per op or kernel name of one rank
+    (the first when rank is None)."""
+    rank = analyzer._all_ranks()[0] if rank is None else rank
+    rows = []
+    if device in ("ALL", "CPU"):
+        ops = analyzer._table("ops")
+        if ops is not None:
+            o = ops[ops["rank"] == rank]
+            rows.append(pd.DataFrame({"name": o.name, "counts": o.calls,
+                                      "total_duration": o.cpu_time_us}))
+        a = analyzer._table("annotations")
+        if a is not None:
+            a = hta_frames.with_steps(a, analyzer._table("steps"))
+            a = a[(a["rank"] == rank) & (a.cpu_count > 0)]
+            rows.append(pd.DataFrame({"name": a.name, "counts": a.cpu_count,
+                                      "total_duration": a.cpu_sum_us}))
+    if device in ("ALL", "GPU"):
+        k = analyzer._table("kernels")
+        if k is not None:
+            k = k[k["rank"] == rank]
+            rows.append(pd.DataFrame({"name": k.name, "counts": k["count"],
+                                      "total_duration": k.sum_us}))
+    df = pd.concat(rows) if rows else pd.DataFrame(columns=["name", "counts", "total_duration"])
+    if use_short_name:
+        df = df.assign(name=df.name.map(hta_frames.shorten_name))
+    return df.groupby("name")[["counts", "total_duration"]].sum()
 
 
 # -- matplotlib figures for visualize=True ------------------------------------

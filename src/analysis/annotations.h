@@ -31,7 +31,7 @@ enum {
 };
 extern const hta_table_spec hta_annotations_table;
 
-/* The columns of detail/gpu_events (docs/results-format.md). */
+/* The columns of /detail/gpu_events (docs/results-format.md). */
 enum {
     HTA_DETAIL_GPU_EVENTS_RANK,
     HTA_DETAIL_GPU_EVENTS_TS_US,

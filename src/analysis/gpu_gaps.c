@@ -179,16 +179,22 @@ static int add_gap(run *r, int64_t start, int64_t end, const hta_event *before,
     return 0;
 }
 
-/* The gaps of the union of the GPU events, in order. */
+/* The gaps of the union of the GPU work (host waits, cuda_sync records,
+ * are none: the GPU is idle while the host waits on it), in order. */
 static int find_gaps(run *r, int64_t threshold_ns)
 {
     const hta_rank_view *v = r->view;
-    if (v->n_gpu == 0)
-        return 0;
-    const hta_event *last = v->gpu[0];
-    int64_t covered = hta_event_end(last);
-    for (size_t i = 1; i < v->n_gpu; i++) {
+    const hta_event *last = NULL;
+    int64_t covered = 0;
+    for (size_t i = 0; i < v->n_gpu; i++) {
         const hta_event *e = v->gpu[i];
+        if (hta_rank_view_is_wait(v, e))
+            continue;
+        if (!last) {
+            last = e;
+            covered = hta_event_end(e);
+            continue;
+        }
         if (e->ts_ns > covered) {
             int64_t length = e->ts_ns - covered;
             credit_sync_calls(r, covered, e->ts_ns);
@@ -354,7 +360,7 @@ int hta_gpu_gaps(const hta_rank_view *v, const hta_analysis_settings *opt, hta_t
     if (rc == 0) {
         explain_gaps(&r);
         rc = put_gaps(&r, gaps) || put_sync_calls(&r, sync) ||
-             (v->n_gpu && emit_metrics(&r, out));
+             (v->n_work && emit_metrics(&r, out));
     }
     if (have_contexts)
         hta_cpu_contexts_free(&r.contexts);

@@ -22,12 +22,24 @@
 
 #include "model/gpu_peaks.h"
 #include "model/op_flops.h"
+#include "model/profiler_steps.h"
 #include "util/grow.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Per step, for /steps on the root (crossrank/op_perf_comparison.c). */
+static const hta_column STEP_COLUMNS[HTA_STEP_FLOPS_N_COLUMNS] = {
+    [HTA_STEP_FLOPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_STEP_FLOPS_STEP] = {"step", HTA_COL_I64},
+    [HTA_STEP_FLOPS_FLOPS] = {"flops", HTA_COL_F64},
+    [HTA_STEP_FLOPS_TIME_AT_PEAK_US] = {"time_at_peak_us", HTA_COL_F64},
+};
+const hta_table_spec hta_step_flops_table = {
+    "_step_flops", STEP_COLUMNS, HTA_STEP_FLOPS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
 static const hta_column COLUMNS[HTA_OP_PERF_N_COLUMNS] = {
     [HTA_OP_PERF_RANK] = {"rank", HTA_COL_I64},
@@ -77,6 +89,9 @@ struct hta_op_perf {
     size_t cap_groups, n_groups;
     hta_gpu_peaks peaks;
     char peaks_of[160];        /* what the peaks are, or why there are none */
+    hta_profiler_steps steps;
+    double *step_flops, *step_at_peak_s; /* by step index */
+    size_t step_cursor;
 };
 
 static int resolve_peaks(hta_op_perf *p, const hta_analysis_settings *opt, hta_error *err)
@@ -114,6 +129,13 @@ hta_op_perf *hta_op_perf_start(const hta_rank_view *v, const hta_analysis_settin
         p->kind_of[k] = (unsigned char)hta_op_kind_of(hta_strtab_get(names, k));
     for (size_t c = 0; c <= contexts->count; c++)
         p->sized[c].name = UINT32_MAX;
+    if (hta_profiler_steps_find(&p->steps, v->trace) ||
+        !(p->step_flops = calloc(p->steps.n + 1, sizeof *p->step_flops)) ||
+        !(p->step_at_peak_s = calloc(p->steps.n + 1, sizeof *p->step_at_peak_s))) {
+        hta_fail(err, "out of memory in the op performance");
+        hta_op_perf_free(p);
+        return NULL;
+    }
     if (resolve_peaks(p, opt, err)) {
         hta_op_perf_free(p);
         return NULL;
@@ -160,6 +182,11 @@ int hta_op_perf_visit(hta_op_perf *p, const hta_op_groups *groups, const hta_op_
     g->flops += w->flops;
     g->bytes += w->bytes;
     g->sized_time_ns += own_busy_ns;
+    long step = hta_profiler_step_at(&p->steps, v->op->ts_ns, &p->step_cursor);
+    if (step >= 0) {
+        p->step_flops[step] += w->flops;
+        p->step_at_peak_s[step] += w->flops / (p->peaks.tflops[w->dtype] * 1e12);
+    }
     return 0;
 }
 
@@ -246,6 +273,24 @@ static int emit_metrics(const hta_op_perf *p, hta_tableset *out)
     return rc ? -1 : 0;
 }
 
+/* Every step's traced FLOPs and their time at peak (NaN without peaks). */
+static int put_steps(const hta_op_perf *p, hta_tableset *out)
+{
+    hta_table *t = p->steps.n ? hta_tableset_table(out, &hta_step_flops_table) : NULL;
+    if (p->steps.n && !t)
+        return -1;
+    for (size_t k = 0; k < p->steps.n; k++) {
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, p->view->rank_key);
+        hta_row_put_i64(&row, p->steps.steps[k].number);
+        hta_row_put_f64(&row, p->step_flops[k]);
+        hta_row_put_f64(&row, p->step_at_peak_s[k] * 1e6);
+        if (hta_row_done(&row))
+            return -1;
+    }
+    return 0;
+}
+
 int hta_op_perf_finish(hta_op_perf *p, const hta_op_groups *groups, hta_tableset *out)
 {
     hta_table *t = hta_tableset_table(out, &hta_op_perf_table);
@@ -262,7 +307,7 @@ int hta_op_perf_finish(hta_op_perf *p, const hta_op_groups *groups, hta_tableset
     for (size_t i = 0; i < n; i++)
         if (put_row(t, p, groups, &p->groups[i]))
             return -1;
-    return emit_metrics(p, out);
+    return emit_metrics(p, out) || put_steps(p, out) ? -1 : 0;
 }
 
 void hta_op_perf_free(hta_op_perf *p)
@@ -271,6 +316,9 @@ void hta_op_perf_free(hta_op_perf *p)
         return;
     free(p->kind_of);
     free(p->sized);
+    hta_profiler_steps_free(&p->steps);
+    free(p->step_flops);
+    free(p->step_at_peak_s);
     free(p->groups);
     free(p);
 }

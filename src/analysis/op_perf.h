@@ -24,7 +24,7 @@ int hta_op_perf_visit(hta_op_perf *p, const hta_op_groups *groups, const hta_op_
 int hta_op_perf_finish(hta_op_perf *p, const hta_op_groups *groups, hta_tableset *out);
 void hta_op_perf_free(hta_op_perf *p);
 
-/* The columns of op_perf (docs/results-format.md). */
+/* The columns of /op_perf (docs/results-format.md). */
 enum {
     HTA_OP_PERF_RANK,
     HTA_OP_PERF_NAME,
@@ -49,5 +49,15 @@ enum {
     HTA_OP_PERF_N_COLUMNS
 };
 extern const hta_table_spec hta_op_perf_table;
+
+/* The columns of _step_flops (scratch between stages, never written). */
+enum {
+    HTA_STEP_FLOPS_RANK,
+    HTA_STEP_FLOPS_STEP,
+    HTA_STEP_FLOPS_FLOPS,
+    HTA_STEP_FLOPS_TIME_AT_PEAK_US,
+    HTA_STEP_FLOPS_N_COLUMNS
+};
+extern const hta_table_spec hta_step_flops_table;
 
 #endif

@@ -16,7 +16,11 @@
  * as GPU work but not as launches.  Rows by name, Input Dims, Input type.
  * The same walk counts the kernel sequences (analysis/kernel_sequences.h)
  * and sizes the GEMM, convolution and attention calls
- * (analysis/op_perf.h), with each call's own GPU time measured here. */
+ * (analysis/op_perf.h), with each call's own GPU time measured here.
+ * With --detail, "detail/op_kernels" lists every call that launched a
+ * kernel: its start, the names of its own kernels in launch order joined
+ * by " -> " and its two delays (the rows HTA groups by op and kernel
+ * sequence). */
 #define _GNU_SOURCE /* qsort_r */
 #include "analysis/ops.h"
 #include "analysis/kernel_sequences.h"
@@ -52,6 +56,18 @@ static const hta_column COLUMNS[HTA_OPS_N_COLUMNS] = {
 const hta_table_spec hta_ops_table = {
     "ops", COLUMNS, HTA_OPS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
+static const hta_column CALL_COLUMNS[HTA_DETAIL_OP_KERNELS_N_COLUMNS] = {
+    [HTA_DETAIL_OP_KERNELS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DETAIL_OP_KERNELS_NAME] = {"name", HTA_COL_STR},
+    [HTA_DETAIL_OP_KERNELS_TS_US] = {"ts_us", HTA_COL_F64},
+    [HTA_DETAIL_OP_KERNELS_KERNELS] = {"kernels", HTA_COL_STR},
+    [HTA_DETAIL_OP_KERNELS_OP_TO_LAUNCH_US] = {"op_to_launch_us", HTA_COL_F64},
+    [HTA_DETAIL_OP_KERNELS_LAUNCH_TO_KERNEL_US] = {"launch_to_kernel_us", HTA_COL_F64},
+};
+const hta_table_spec hta_detail_op_kernels_table = {
+    "detail/op_kernels", CALL_COLUMNS, HTA_DETAIL_OP_KERNELS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
+
 typedef struct op_stats {
     int64_t calls, calls_with_gpu, calls_with_kernels, gpu_events;
     int64_t busy_sum_ns, busy_min_ns, busy_max_ns, cpu_ns;
@@ -70,6 +86,9 @@ typedef struct ops_run {
     hta_op_perf *perf;         /* likewise */
     hta_interval *spans;       /* one call's own GPU intervals */
     size_t cap_spans;
+    hta_table *calls;          /* detail/op_kernels, or NULL without --detail */
+    char *text;                /* a call's kernel names being joined */
+    size_t cap_text;
 } ops_run;
 
 static int compare_spans(const void *a, const void *b)
@@ -171,6 +190,43 @@ static const hta_op_gpu *first_kernel_launch(const ops_run *r, const hta_op_visi
     return NULL;
 }
 
+static int append_text(ops_run *r, size_t *len, const char *s)
+{
+    size_t n = strlen(s);
+    if (hta_grow_array((void **)&r->text, &r->cap_text, *len + n + 1, 1))
+        return -1;
+    memcpy(r->text + *len, s, n + 1);
+    *len += n;
+    return 0;
+}
+
+/* The call's detail/op_kernels row: first is its first kernel launch. */
+static int put_call_row(ops_run *r, const hta_op_visit *v, const hta_op_gpu *first)
+{
+    const hta_trace *trace = r->view->trace;
+    size_t len = 0;
+    int rc = append_text(r, &len, "");
+    for (size_t i = 0; rc == 0 && i < v->n_gpu; i++) {
+        const hta_op_gpu *g = &v->gpu[i];
+        if (g->depth != v->depth || !r->is_kernel_launch[g->launch->name])
+            continue;
+        if (len)
+            rc = append_text(r, &len, " -> ");
+        if (rc == 0)
+            rc = append_text(r, &len, hta_event_name(trace, g->gpu));
+    }
+    if (rc)
+        return -1;
+    hta_row_builder row = hta_table_add_row(r->calls);
+    hta_row_put_i64(&row, r->view->rank_key);
+    hta_row_put_str(&row, hta_event_name(trace, v->op));
+    hta_row_put_f64(&row, hta_ns_to_us(v->op->ts_ns));
+    hta_row_put_str(&row, r->text);
+    hta_row_put_f64(&row, hta_ns_to_us(first->launch->ts_ns - v->op->ts_ns));
+    hta_row_put_f64(&row, hta_ns_to_us(first->gpu->ts_ns - first->launch->ts_ns));
+    return hta_row_done(&row);
+}
+
 static int visit_op(void *ctx, const hta_op_visit *v)
 {
     ops_run *r = ctx;
@@ -199,6 +255,8 @@ static int visit_op(void *ctx, const hta_op_visit *v)
         s->calls_with_kernels++;
         s->op_to_launch_ns += first->launch->ts_ns - v->op->ts_ns;
         s->launch_to_kernel_ns += first->gpu->ts_ns - first->launch->ts_ns;
+        if (r->calls && put_call_row(r, v, first))
+            return -1;
     }
     return 0;
 }
@@ -249,7 +307,10 @@ int hta_ops(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tables
         hta_sequences_free(r.sequences);
         return hta_fail(err, "%s", perf_err.text);
     }
-    int rc = t && r.sequences && find_kernel_launches(&r) == 0 &&
+    if (opt->detail && v->n_gpu > 0)
+        r.calls = hta_tableset_table(out, &hta_detail_op_kernels_table);
+    int rc = t && r.sequences && (r.calls || !opt->detail || v->n_gpu == 0) &&
+                     find_kernel_launches(&r) == 0 &&
                      hta_op_groups_init(&r.groups, v->trace) == 0
                  ? 0
                  : -1;
@@ -268,6 +329,7 @@ int hta_ops(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tables
     hta_op_groups_free(&r.groups);
     free(r.stats);
     free(r.spans);
+    free(r.text);
     free(r.is_kernel_launch);
     return rc ? hta_fail(err, "out of memory in the op breakdown") : 0;
 }

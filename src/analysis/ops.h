@@ -30,4 +30,16 @@ enum {
 };
 extern const hta_table_spec hta_ops_table;
 
+/* The columns of /detail/op_kernels (docs/results-format.md). */
+enum {
+    HTA_DETAIL_OP_KERNELS_RANK,
+    HTA_DETAIL_OP_KERNELS_NAME,
+    HTA_DETAIL_OP_KERNELS_TS_US,
+    HTA_DETAIL_OP_KERNELS_KERNELS,
+    HTA_DETAIL_OP_KERNELS_OP_TO_LAUNCH_US,
+    HTA_DETAIL_OP_KERNELS_LAUNCH_TO_KERNEL_US,
+    HTA_DETAIL_OP_KERNELS_N_COLUMNS
+};
+extern const hta_table_spec hta_detail_op_kernels_table;
+
 #endif

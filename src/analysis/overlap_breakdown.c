@@ -32,8 +32,9 @@ const hta_table_spec hta_overlap_breakdown_table = {
  * COLUMNS[1 + N_PARTS + p] its ratio; metrics reuse the column names. */
 enum { COMPUTE, COMMUNICATE, OVERLAP, EMPTY, N_PARTS };
 
-/* The four parts in nanoseconds over the span from the first GPU start to
- * the latest GPU end. */
+/* The four parts in nanoseconds over the span from the first start of GPU
+ * work to its latest end (host waits, cuda_sync records, are not work;
+ * being OTHER kernels they are in neither union). */
 static void split_span(const hta_rank_view *v, int64_t part[N_PARTS], int64_t *span)
 {
     const hta_type_unions *u = &v->unions;
@@ -41,7 +42,7 @@ static void split_span(const hta_rank_view *v, int64_t part[N_PARTS], int64_t *s
     size_t counts[2] = {u->n[HTA_KT_COMPUTATION], u->n[HTA_KT_COMMUNICATION]};
     int64_t by_mask[4];
     hta_intervals_exclusive(lists, counts, 2, by_mask);
-    *span = v->unions.all_end - v->unions.all_start;
+    *span = v->work_end - v->work_start;
     part[COMPUTE] = by_mask[1];
     part[COMMUNICATE] = by_mask[2];
     part[OVERLAP] = by_mask[3];
@@ -50,7 +51,7 @@ static void split_span(const hta_rank_view *v, int64_t part[N_PARTS], int64_t *s
 
 int hta_overlap_breakdown(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    if (v->n_gpu == 0)
+    if (v->n_work == 0)
         return 0;
     int64_t part[N_PARTS], span;
     split_span(v, part, &span);

@@ -7,8 +7,13 @@
  * its GPU work), compute_us and comm_us (unions of its COMPUTATION and
  * COMMUNICATION kernels), exposed_comm_us (communication not overlapped
  * by computation), idle_us (its GPU span, first start to last end, not
- * busy), and wait_us: the wait for peers at its collectives matched by
- * process group, added on the root (crossrank/collective_groups.c).
+ * busy; host waits, cuda_sync records, are not GPU work: the view's
+ * hta_rank_view_is_wait), and wait_us: the wait for peers at its
+ * collectives matched by process group, added on the root
+ * (crossrank/collective_groups.c), as are traced_flops and
+ * traced_mfu_pct, the FLOPs of its sized GEMM, convolution and attention
+ * calls and their time at the GPU's peak over the step time
+ * (analysis/op_perf.c, crossrank/op_perf_comparison.c).
  * The step time's mean and coefficient of variation enter /rank_metrics,
  * and so the outlier search. */
 #include "analysis/steps.h"
@@ -30,6 +35,8 @@ static const hta_column COLUMNS[HTA_STEPS_N_COLUMNS] = {
     [HTA_STEPS_EXPOSED_COMM_US] = {"exposed_comm_us", HTA_COL_F64},
     [HTA_STEPS_IDLE_US] = {"idle_us", HTA_COL_F64},
     [HTA_STEPS_WAIT_US] = {"wait_us", HTA_COL_F64},
+    [HTA_STEPS_TRACED_FLOPS] = {"traced_flops", HTA_COL_F64},
+    [HTA_STEPS_TRACED_MFU_PCT] = {"traced_mfu_pct", HTA_COL_F64},
 };
 const hta_table_spec hta_steps_table = {
     "steps", COLUMNS, HTA_STEPS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
@@ -74,6 +81,8 @@ static int put_step(hta_table *t, const hta_rank_view *v, const hta_profiler_ste
     hta_row_put_f64(&row, hta_ns_to_us(comm - hidden));
     hta_row_put_f64(&row, hta_ns_to_us(last - first - busy));
     hta_row_put_f64(&row, 0.0);
+    hta_row_put_f64(&row, 0.0);
+    hta_row_put_f64(&row, NAN);
     return hta_row_done(&row);
 }
 
@@ -109,6 +118,8 @@ static int group_by_step(const hta_rank_view *v, const hta_profiler_steps *st,
     size_t cursor = 0;
     for (size_t i = 0; i < v->n_gpu; i++) {
         step[i] = (int32_t)hta_profiler_step_of(st, v, v->gpu[i], &cursor);
+        if (hta_rank_view_is_wait(v, v->gpu[i]))
+            step[i] = -1;      /* a host wait is no step's GPU work */
         if (step[i] >= 0)
             first[step[i] + 1]++;
     }

@@ -19,6 +19,8 @@ enum {
     HTA_STEPS_EXPOSED_COMM_US,
     HTA_STEPS_IDLE_US,
     HTA_STEPS_WAIT_US,
+    HTA_STEPS_TRACED_FLOPS,
+    HTA_STEPS_TRACED_MFU_PCT,
     HTA_STEPS_N_COLUMNS
 };
 extern const hta_table_spec hta_steps_table;

@@ -100,14 +100,15 @@ static int emit_layer(hta_table *t, hta_buf *packed, int64_t rank_key, int layer
 
 int hta_timeline_segments(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
-    if (v->n_gpu == 0)
+    if (v->n_work == 0)
         return 0;
     const hta_type_unions *u = &v->unions;
     const hta_interval *comp = u->of[HTA_KT_COMPUTATION], *comm = u->of[HTA_KT_COMMUNICATION];
     size_t n_comp = u->n[HTA_KT_COMPUTATION], n_comm = u->n[HTA_KT_COMMUNICATION];
-    /* The extent layer marks the rank's GPU span even when it holds only
-     * MEMORY or OTHER kernels. */
-    hta_interval extent = {u->all_start, u->all_end};
+    /* The extent layer marks the span of the rank's GPU work even when it
+     * holds only MEMORY or OTHER kernels; host waits (cuda_sync records,
+     * OTHER kernels) are not work and extend it no further. */
+    hta_interval extent = {v->work_start, v->work_end};
     hta_table *t = hta_tableset_table(out, &hta_timeline_segments_table);
     hta_buf packed = {0};
     int64_t rank = v->rank_key;

@@ -10,7 +10,8 @@
  *
  * Each rank's row of the traffic matrix is its own: the process holding
  * the rank adds its sends up into "a2a_matrix" (group, src, dst: bytes
- * and instances) without any exchange.  What the instance's owner needs
+ * and instances) as it loads them, without any exchange, keeping one
+ * cell per (rank, group, peer) however many instances there are.  What the instance's owner needs
  * travels in the op (comm_catalog.h): the bytes the rank sent, and a
  * fingerprint of both its rows, S_i - R_i, with S_i = sum over j of
  * send_i[j] x w(i, j) and R_i = sum over j of recv_i[j] x w(j, i) for a
@@ -117,16 +118,21 @@ static int elements_per_peer(const char *list, size_t len, int64_t nelems, long 
     return rc;
 }
 
-static int push_cell(hta_rank_ops *r, size_t op, int64_t dst, int64_t bytes)
+int hta_a2a_add_row(hta_rank_ops *r, uint32_t group, int64_t rank, const int64_t *members,
+                    long n_members, const int64_t *sent, int64_t count)
 {
-    if (hta_grow_array((void **)&r->cells, &r->cap_cells, r->n_cells + 1, sizeof *r->cells))
+    if (count == 0)
+        return 0;
+    if (hta_grow_array((void **)&r->cells, &r->cap_cells, r->n_cells + (size_t)n_members,
+                       sizeof *r->cells))
         return -1;
-    r->cells[r->n_cells++] = (hta_a2a_cell){op, dst, bytes};
+    for (long j = 0; j < n_members; j++)
+        r->cells[r->n_cells++] = (hta_a2a_cell){group, rank, members[j], sent[j], count};
     return 0;
 }
 
 int hta_a2a_load_op(hta_rank_ops *r, size_t at, const hta_kind_info *k, const char *splits,
-                    const int64_t *members, long n_members)
+                    const int64_t *members, long n_members, int64_t *sent_to, int64_t *count)
 {
     hta_group_op *op = &r->ops[at];
     op->a2a_bytes = -1;
@@ -142,23 +148,23 @@ int hta_a2a_load_op(hta_rank_ops *r, size_t at, const hta_kind_info *k, const ch
     int64_t *send = malloc(2 * (size_t)n_members * sizeof *send), *recv = send + n_members;
     if (!send)
         return -1;
-    int rc = 0;
     if (elements_per_peer(splits, (size_t)(tab - splits), k->in, n_members, send) == 0 &&
         elements_per_peer(tab + 1, (size_t)(end - tab - 1), k->out, n_members, recv) == 0) {
         uint64_t check = 0;
         int64_t sent = 0, received = 0;
-        for (long j = 0; rc == 0 && j < n_members; j++) {
+        for (long j = 0; j < n_members; j++) {
             check += (uint64_t)send[j] * weight(self, j) - (uint64_t)recv[j] * weight(j, self);
             sent += send[j] * size;
             received += recv[j] * size;
-            rc = push_cell(r, at, members[j], send[j] * size);
+            sent_to[j] += send[j] * size;
         }
         op->a2a_bytes = sent;
         op->a2a_check = check;
         r->a2a_received[at] = received;
+        (*count)++;
     }
     free(send);
-    return rc;
+    return 0;
 }
 
 /* ---- the owner ----------------------------------------------------------- */
@@ -220,14 +226,9 @@ int hta_a2a_put_instance(hta_tableset *out, const hta_comm_catalog *c, const hta
 
 /* ---- a rank's figures ------------------------------------------------------ */
 
-typedef struct cell_key {
-    int64_t src, dst, bytes;
-    uint32_t group;
-} cell_key;
-
 static int compare_cell(const void *a, const void *b)
 {
-    const cell_key *x = a, *y = b;
+    const hta_a2a_cell *x = a, *y = b;
     if (x->src != y->src)
         return (x->src > y->src) - (x->src < y->src);
     if (x->group != y->group)
@@ -235,33 +236,31 @@ static int compare_cell(const void *a, const void *b)
     return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
+/* The ranks' rows of the matrix, a (group, src, dst) each: a rank's ops
+ * of a group are one row of "_comm_ops", so its cells are already
+ * summed. */
 static int put_matrix(const hta_comm_catalog *c, const hta_rank_ops *r, hta_tableset *out)
 {
-    size_t n = r->n_cells;
-    if (n == 0)
+    if (r->n_cells == 0)
         return 0;
     hta_table *t = hta_tableset_table(out, &hta_a2a_matrix_table);
-    cell_key *k = malloc(n * sizeof *k);
-    int rc = t && k ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        const hta_group_op *op = &r->ops[r->cells[i].op];
-        k[i] = (cell_key){op->rank, r->cells[i].dst, r->cells[i].bytes, op->group};
+    hta_a2a_cell *cells = malloc(r->n_cells * sizeof *cells);
+    int rc = t && cells ? 0 : -1;
+    if (rc == 0) {
+        memcpy(cells, r->cells, r->n_cells * sizeof *cells);
+        qsort(cells, r->n_cells, sizeof *cells, compare_cell);
     }
-    if (rc == 0)
-        qsort(k, n, sizeof *k, compare_cell);
-    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
-        int64_t bytes = 0;
-        for (end = i; end < n && compare_cell(&k[end], &k[i]) == 0; end++)
-            bytes += k[end].bytes;
+    for (size_t i = 0; rc == 0 && i < r->n_cells; i++) {
+        const hta_a2a_cell *x = &cells[i];
         hta_row_builder row = hta_table_add_row(t);
-        hta_row_put_str(&row, c->groups[k[i].group].name);
-        hta_row_put_i64(&row, k[i].src);
-        hta_row_put_i64(&row, k[i].dst);
-        hta_row_put_i64(&row, bytes);
-        hta_row_put_i64(&row, (int64_t)(end - i));
+        hta_row_put_str(&row, c->groups[x->group].name);
+        hta_row_put_i64(&row, x->src);
+        hta_row_put_i64(&row, x->dst);
+        hta_row_put_i64(&row, x->bytes);
+        hta_row_put_i64(&row, x->count);
         rc = hta_row_done(&row);
     }
-    free(k);
+    free(cells);
     return rc;
 }
 

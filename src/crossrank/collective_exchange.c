@@ -20,12 +20,11 @@
  * 4. A third sends each instance's summary figures to the process that
  *    summarises its kind, so that no process holds every instance.
  * 5. The caller writes the instance rows in place and gathers the
- *    per-rank figures and summary rows to the root (run/pipeline.c, with
- *    the other tables' gather code). */
+ *    per-rank figures and summary rows to the root (crossrank/crossrank.c,
+ *    through crossrank/processes.h as the other tables). */
 #include "crossrank/collective_exchange.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,7 +157,7 @@ static int owner_of(const placement *p, const hta_group_op *o)
     long double span = (long double)p->hi[s] - (long double)p->lo[s] + 1;
     long double at = p->before[s] +
                      (long double)p->count[s] * ((long double)o->key - (long double)p->lo[s]) / span;
-    long owner = (long)floorl(at * p->pr->n / p->total);
+    long owner = (long)(at * p->pr->n / p->total); /* at >= 0: truncation floors */
     return owner < 0 ? 0 : owner >= p->pr->n ? p->pr->n - 1 : (int)owner;
 }
 

@@ -52,6 +52,7 @@
 #include "analysis/steps.h"
 #include "crossrank/all_to_all.h"
 #include "crossrank/p2p_pairs.h"
+#include "crossrank/step_rows.h"
 #include "model/comm_meta.h"
 #include "model/trace.h"
 #include "numerics/stats.h"
@@ -810,46 +811,25 @@ static void sort_summary(hta_table *t)
         qsort_r(t->cells, t->n_rows, t->n_columns * sizeof *t->cells, compare_summary_rows, NULL);
 }
 
-/* A row of "steps" by (rank, step number): the rows come by rank, but a
- * rank's steps in start order, which need not be number order. */
-typedef struct step_row {
-    int64_t rank, step;
-    size_t row;
-} step_row;
-
-static int compare_step_row(const void *a, const void *b)
-{
-    const step_row *x = a, *y = b;
-    if (x->rank != y->rank)
-        return (x->rank > y->rank) - (x->rank < y->rank);
-    return (x->step > y->step) - (x->step < y->step);
-}
-
 /* Adds each rank's wait per step to its row of "steps" for that
  * ProfilerStep, looked up in a sorted index of the rows; -1 when out of
  * memory. */
 static int add_step_waits(hta_tableset *set, const hta_table *waits)
 {
     hta_table *t = hta_tableset_find(set, hta_steps_table.name);
-    const long step = HTA_STEPS_STEP, wait = HTA_STEPS_WAIT_US;
+    const long wait = HTA_STEPS_WAIT_US;
     if (!waits || !t || t->n_rows == 0)
         return 0;
-    step_row *index = malloc(t->n_rows * sizeof *index);
+    hta_step_rows *index = hta_step_rows_index(t);
     if (!index)
         return -1;
-    for (size_t r = 0; r < t->n_rows; r++) {
-        const hta_cell *row = hta_table_row(t, r);
-        index[r] = (step_row){row[0].i, row[step].i, r};
-    }
-    qsort(index, t->n_rows, sizeof *index, compare_step_row);
     for (size_t i = 0; i < waits->n_rows; i++) {
         const hta_cell *w = hta_table_row(waits, i);
-        step_row key = {w[0].i, w[1].i, 0};
-        const step_row *hit = bsearch(&key, index, t->n_rows, sizeof *index, compare_step_row);
-        if (hit)
-            hta_table_row(t, hit->row)[wait].f += w[2].f;
+        hta_cell *row = hta_step_rows_find(index, w[0].i, w[1].i);
+        if (row)
+            row[wait].f += w[2].f;
     }
-    free(index);
+    hta_step_rows_free(index);
     return 0;
 }
 

@@ -423,7 +423,7 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
                       hta_rank_ops *r, size_t at)
 {
     peer_counts pc = {0};
-    int64_t *members = NULL;
+    int64_t *members = NULL, *sent = NULL, a2a_count = 0;
     long n_members = -2;       /* parsed at the first all-to-all */
     const char *splits = row[C_SPLITS].s;
     int rc = 0;
@@ -458,9 +458,12 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
         r->step[at + (size_t)i] = step;
         r->a2a_received[at + (size_t)i] = -1;
         if (hta_kind_is_all_to_all(k)) {
-            if (n_members == -2)
+            if (n_members == -2) {
                 n_members = hta_parse_int_list(c->variants[variant].ranks, &members);
-            if (n_members < 0 || hta_a2a_load_op(r, at + (size_t)i, k, splits, members, n_members)) {
+                sent = n_members >= 0 ? calloc((size_t)n_members + 1, sizeof *sent) : NULL;
+            }
+            if (!sent || hta_a2a_load_op(r, at + (size_t)i, k, splits, members, n_members, sent,
+                                         &a2a_count)) {
                 rc = -1;
                 break;
             }
@@ -468,6 +471,9 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
         const char *next = strchr(splits, '\n');
         splits = next ? next + 1 : splits + strlen(splits);
     }
+    if (rc == 0 && sent)
+        rc = hta_a2a_add_row(r, group, row[C_RANK].i, members, n_members, sent, a2a_count);
+    free(sent);
     free(members);
     free(pc.items);
     return rc;

@@ -98,10 +98,10 @@ void hta_group_first_merge(const hta_group_first *a, hta_group_first *b);
  * of memory. */
 int hta_comm_catalog_set_members(hta_comm_catalog *c, const hta_group_first *firsts);
 
-/* What an all-to-all op sent one peer. */
+/* What a rank's all-to-alls of a group sent one peer in all. */
 typedef struct hta_a2a_cell {
-    size_t op;                 /* index in the rank ops */
-    int64_t dst, bytes;
+    uint32_t group;
+    int64_t src, dst, bytes, count;
 } hta_a2a_cell;
 
 /* A rank's kernels: ops with what only the rank side needs. */
@@ -110,7 +110,7 @@ typedef struct hta_rank_ops {
     int64_t *overlap, *step;   /* owned, beside ops */
     int64_t *a2a_received;     /* owned, beside ops: all-to-all bytes received, -1 */
     size_t n;
-    hta_a2a_cell *cells;       /* owned: the all-to-alls' rows of the traffic matrix */
+    hta_a2a_cell *cells;       /* owned: the ranks' rows of the traffic matrix */
     size_t n_cells, cap_cells;
 } hta_rank_ops;
 

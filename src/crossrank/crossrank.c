@@ -22,11 +22,11 @@
 
 static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
-    if (hta_p2p_results(set, err) ||
+    if (hta_p2p_results(set, opt, err) ||
         (hta_a2a_results(set) && hta_fail(err, "out of memory summing the all-to-all traffic")) ||
         hta_find_outliers(set, opt, err) || hta_kernel_type_totals(set, err) ||
         hta_kernel_comparison(set, opt, err) || hta_op_and_annotation_comparison(set, opt, err) ||
-        hta_op_perf_comparison(set, err) ||
+        hta_op_perf_comparison(set, err) || hta_op_perf_steps(set, err) ||
         hta_collective_wait(set, err) || hta_step_comparison(set, err) ||
         hta_rank_stragglers(set, opt, err))
         return -1;

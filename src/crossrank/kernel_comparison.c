@@ -49,13 +49,10 @@ static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_colum
                       const size_t *rows, size_t n, const hta_crossrank_settings *opt,
                       int64_t *ranks, double *means, hta_buf *text)
 {
-    size_t lo = 0, hi = 0;
     for (size_t i = 0; i < n; i++) {
         const hta_cell *row = hta_table_row(kernels, rows[i]);
         ranks[i] = row[0].i;
         means[i] = row[col->mean].f;
-        lo = means[i] < means[lo] ? i : lo;
-        hi = means[i] > means[hi] ? i : hi;
     }
     hta_spread s;
     if (hta_spread_of(means, n, &s))
@@ -67,14 +64,7 @@ static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_colum
     hta_row_builder row = hta_table_add_row(t);
     hta_row_put_str(&row, first[col->name].s);
     hta_row_put_str(&row, first[col->type].s);
-    hta_row_put_i64(&row, (int64_t)n);
-    hta_row_put_f64(&row, s.mean);
-    hta_row_put_f64(&row, s.std);
-    hta_row_put_f64(&row, means[lo]);
-    hta_row_put_i64(&row, ranks[lo]);
-    hta_row_put_f64(&row, means[hi]);
-    hta_row_put_i64(&row, ranks[hi]);
-    hta_row_put_str(&row, text->len ? text->data : "");
+    hta_spread_put_row(&row, ranks, means, n, &s, text);
     return hta_row_done(&row);
 }
 

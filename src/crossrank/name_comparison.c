@@ -55,12 +55,9 @@ static size_t sum_per_rank(const hta_table *t, long value_col, const size_t *row
 static int put_name(hta_table *into, const char *name, const int64_t *ranks, const double *v,
                     size_t n, const hta_crossrank_settings *opt, hta_buf *text)
 {
-    size_t lo = 0, hi = 0, nonzero = 0;
-    for (size_t i = 0; i < n; i++) {
-        lo = v[i] < v[lo] ? i : lo;
-        hi = v[i] > v[hi] ? i : hi;
+    size_t nonzero = 0;
+    for (size_t i = 0; i < n; i++)
         nonzero += v[i] != 0.0;
-    }
     if (!nonzero)
         return 0;
     hta_spread s;
@@ -69,14 +66,7 @@ static int put_name(hta_table *into, const char *name, const int64_t *ranks, con
         return -1;
     hta_row_builder row = hta_table_add_row(into);
     hta_row_put_str(&row, name);
-    hta_row_put_i64(&row, (int64_t)n);
-    hta_row_put_f64(&row, s.mean);
-    hta_row_put_f64(&row, s.std);
-    hta_row_put_f64(&row, v[lo]);
-    hta_row_put_i64(&row, ranks[lo]);
-    hta_row_put_f64(&row, v[hi]);
-    hta_row_put_i64(&row, ranks[hi]);
-    hta_row_put_str(&row, text->len ? text->data : "");
+    hta_spread_put_row(&row, ranks, v, n, &s, text);
     return hta_row_done(&row);
 }
 

@@ -19,7 +19,6 @@
  * figures: per (src, dst) from its sends, "p2p_summary" (so a pair's
  * rows are together without another exchange); per rank, "_p2p_ranks";
  * per (rank, step), "_p2p_steps" for /pipeline_steps. */
-#define _GNU_SOURCE /* qsort_r */
 #include "crossrank/p2p_pairs.h"
 
 #include "model/comm_meta.h"
@@ -335,14 +334,6 @@ static int put_rank(hta_table *t, const hta_comm_catalog *c, const hta_rank_ops 
     return hta_row_done(&row);
 }
 
-static int compare_rank_of_op(const void *a, const void *b, void *ctx)
-{
-    const hta_group_op *ops = ctx;
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    int c = (ops[i].rank > ops[j].rank) - (ops[i].rank < ops[j].rank);
-    return c ? c : (i > j) - (i < j);
-}
-
 static int put_ranks(const hta_comm_catalog *c, const hta_rank_ops *r, const hta_op_result *res,
                      hta_tableset *out)
 {
@@ -354,8 +345,8 @@ static int put_ranks(const hta_comm_catalog *c, const hta_rank_ops *r, const hta
             idx[n++] = i;
     hta_table *t = rc == 0 && n ? hta_tableset_table(out, &hta_p2p_ranks_table) : NULL;
     rc = rc || (n && !t) ? -1 : 0;
-    if (rc == 0)
-        qsort_r(idx, n, sizeof *idx, compare_rank_of_op, r->ops);
+    /* A rank's ops are loaded together (comm_catalog.c, its trace's rows
+     * in a row), so each rank is one run. */
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && r->ops[idx[end]].rank == r->ops[idx[i]].rank;)
             end++;

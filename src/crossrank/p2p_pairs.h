@@ -23,7 +23,7 @@ int hta_match_pair(const hta_comm_catalog *c, const hta_group_op *ops, const siz
 int hta_rank_p2p_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
                          const hta_op_result *results, hta_tableset *out);
 
-/* The columns of p2p (docs/results-format.md). */
+/* The columns of /p2p (docs/results-format.md). */
 enum {
     HTA_P2P_GROUP,
     HTA_P2P_SRC,
@@ -42,7 +42,7 @@ enum {
 };
 extern const hta_table_spec hta_p2p_table;
 
-/* The columns of p2p_summary (docs/results-format.md). */
+/* The columns of /p2p_summary (docs/results-format.md). */
 enum {
     HTA_P2P_SUMMARY_SRC,
     HTA_P2P_SUMMARY_DST,

@@ -11,9 +11,9 @@
  * step's time (its ProfilerStep), its computation (union of the
  * COMPUTATION kernels it launched, from "steps"), the bubble = time -
  * computation, and its fraction beside 1F1B's (p - 1) / (m + p - 1) for
- * p = the pipeline group's size and m = the microbatches, the most
- * receives from one peer in the step (a stage receives one activation or
- * gradient per microbatch from each neighbour). */
+ * p = the pipeline group's size and m = the microbatches: --microbatches,
+ * else the most receives from one peer in the step (a stage receives one
+ * activation or gradient per microbatch from each neighbour). */
 #define _GNU_SOURCE /* qsort_r */
 #include "crossrank/p2p_results.h"
 
@@ -151,11 +151,11 @@ static int compare_rank_step(const void *a, const void *b)
 }
 
 static int put_pipeline_step(hta_table *t, const hta_cell *p, const hta_cell *s, long time_col,
-                             long compute_col)
+                             long compute_col, int64_t microbatches)
 {
     double time = s ? s[time_col].f : NAN, compute = s ? s[compute_col].f : NAN;
     double bubble = isnan(time) || isnan(compute) ? NAN : fmax(0.0, time - compute);
-    int64_t stages = p[S_STAGES].i, m = p[S_RECEIVES].i;
+    int64_t stages = p[S_STAGES].i, m = microbatches > 0 ? microbatches : p[S_RECEIVES].i;
     double expected = stages > 0 && m > 0 ? (double)(stages - 1) / (double)(m + stages - 1) : NAN;
     hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, p[S_RANK].i);
@@ -174,7 +174,7 @@ static int put_pipeline_step(hta_table *t, const hta_cell *p, const hta_cell *s,
 }
 
 /* "pipeline_steps" in (rank, step) order from "_p2p_steps" and "steps". */
-static int put_pipeline_steps(hta_tableset *set)
+static int put_pipeline_steps(hta_tableset *set, int64_t microbatches)
 {
     const hta_table *in = hta_tableset_find(set, hta_p2p_steps_table.name);
     if (!in || in->n_rows == 0)
@@ -193,14 +193,14 @@ static int put_pipeline_steps(hta_tableset *set)
     for (size_t i = 0; rc == 0 && i < in->n_rows; i++) {
         const hta_cell *s =
             have_steps ? step_row(steps, step_col, rows[i][S_RANK].i, rows[i][S_STEP].i) : NULL;
-        rc = put_pipeline_step(t, rows[i], s, time_col, compute_col);
+        rc = put_pipeline_step(t, rows[i], s, time_col, compute_col, microbatches);
     }
     free(rows);
     hta_tableset_remove(set, hta_p2p_steps_table.name);
     return rc;
 }
 
-int hta_p2p_results(hta_tableset *set, hta_error *err)
+int hta_p2p_results(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     sort_summary(hta_tableset_find(set, hta_p2p_summary_table.name));
     hta_table *ranks = hta_tableset_find(set, hta_p2p_ranks_table.name);
@@ -208,7 +208,7 @@ int hta_p2p_results(hta_tableset *set, hta_error *err)
         ranks = hta_tableset_table(set, &hta_p2p_ranks_table);
     hta_table *by_group = hta_tableset_find(set, hta_comm_by_group_table.name);
     if ((ranks && (merge_rank_rows(set, ranks) || add_rank_metrics(set, ranks))) ||
-        put_pipeline_steps(set) || (by_group && hta_table_sort_by_first_column(by_group)))
+        put_pipeline_steps(set, opt->microbatches) || (by_group && hta_table_sort_by_first_column(by_group)))
         return hta_fail(err, "out of memory summing the point-to-point traffic");
     return 0;
 }

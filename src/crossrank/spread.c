@@ -127,3 +127,21 @@ int hta_add_outlier(hta_table *t, const char *metric, int64_t rank, double value
     hta_row_put_str(&row, classification);
     return hta_row_done(&row);
 }
+
+void hta_spread_put_row(hta_row_builder *row, const int64_t *ranks, const double *v, size_t n,
+                        const hta_spread *s, const hta_buf *outliers)
+{
+    size_t lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = v[i] < v[lo] ? i : lo;
+        hi = v[i] > v[hi] ? i : hi;
+    }
+    hta_row_put_i64(row, (int64_t)n);
+    hta_row_put_f64(row, s->mean);
+    hta_row_put_f64(row, s->std);
+    hta_row_put_f64(row, v[lo]);
+    hta_row_put_i64(row, ranks[lo]);
+    hta_row_put_f64(row, v[hi]);
+    hta_row_put_i64(row, ranks[hi]);
+    hta_row_put_str(row, outliers->len ? outliers->data : "");
+}

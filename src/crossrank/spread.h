@@ -36,6 +36,14 @@ int hta_spread_is_material(const hta_spread *s, double x, double min_effect);
 int hta_spread_list_outliers(const hta_spread *s, const int64_t *ranks, const double *v,
                              size_t n, double robust_z, double min_effect, hta_buf *out);
 
+/* Appends what every row of a name compared across ranks ends with
+ * (cross_rank/kernels, cross_rank/ops, ...): n_ranks, mean_us, std_us,
+ * min_us, min_rank, max_us, max_rank (the first rank on ties) and
+ * outlier_ranks, from v (the value of each rank in ranks), its spread s
+ * and its listed outliers. */
+void hta_spread_put_row(hta_row_builder *row, const int64_t *ranks, const double *v, size_t n,
+                        const hta_spread *s, const hta_buf *outliers);
+
 /* Appends a row to /outliers (hta_outliers_table): the metric, rank,
  * value, the spread's figures, z, robust z and the classification. */
 int hta_add_outlier(hta_table *outliers, const char *metric, int64_t rank, double value,

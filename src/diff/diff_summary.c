@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/ranked.h"
+
 #define NAME_WIDTH 90
 
 static void print_name(FILE *out, const char *name)
@@ -164,19 +166,6 @@ static void print_ranks(FILE *out, const hta_table *m, int top, double min_chang
     free(changes);
 }
 
-typedef struct collective_change {
-    double key;                /* |log ratio| of the p50 transfer time */
-    size_t row;
-} collective_change;
-
-static int by_larger_key(const void *x, const void *y)
-{
-    const collective_change *a = x, *b = y;
-    if (a->key != b->key)
-        return a->key > b->key ? -1 : 1;
-    return (a->row > b->row) - (a->row < b->row);
-}
-
 /* The collectives in both runs whose median transfer time moved beyond
  * min_change, most first, with their bus bandwidth beside it. */
 static void print_collectives(FILE *out, const hta_table *c, int top, double min_change)
@@ -184,7 +173,7 @@ static void print_collectives(FILE *out, const hta_table *c, int top, double min
     long transfer = hta_diff_collectives_ratio(c, HTA_COLLECTIVE_SUMMARY_TRANSFER_P50_US);
     long busbw = hta_diff_collectives_ratio(c, HTA_COLLECTIVE_SUMMARY_BUSBW_P50_GBPS);
     const long status = HTA_DIFF_COLLECTIVES_STATUS;
-    collective_change *order = malloc((c->n_rows ? c->n_rows : 1) * sizeof *order);
+    hta_ranked *order = malloc((c->n_rows ? c->n_rows : 1) * sizeof *order);
     if (!order || transfer < 0) {
         free(order);
         return;
@@ -194,9 +183,9 @@ static void print_collectives(FILE *out, const hta_table *c, int top, double min
         const hta_cell *row = hta_table_row(c, r);
         double ratio = row[transfer].f;
         if (strcmp(row[status].s, "both") == 0 && fabs(ratio - 1) > min_change)
-            order[n++] = (collective_change){fabs(log(ratio)), r};
+            order[n++] = (hta_ranked){fabs(log(ratio)), r};
     }
-    qsort(order, n, sizeof *order, by_larger_key);
+    hta_rank_descending(order, n);
     fprintf(out, "\nCollectives whose median transfer time changed (beyond %g%%): %zu\n",
             100 * min_change, n);
     for (size_t i = 0; i < n && i < (size_t)top; i++) {

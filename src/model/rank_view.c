@@ -106,6 +106,20 @@ static int is_communication(const hta_event *e)
     return hta_event_is_gpu(e) && e->kernel_type == HTA_KT_COMMUNICATION;
 }
 
+/* The GPU events that are work, and their span. */
+static void find_work(hta_rank_view *view, const hta_trace *trace)
+{
+    view->wait_cat = hta_strtab_find(&trace->categories, "cuda_sync", strlen("cuda_sync"));
+    for (size_t i = 0; i < view->n_gpu; i++) {
+        const hta_event *e = view->gpu[i];
+        if (hta_rank_view_is_wait(view, e))
+            continue;
+        if (view->n_work++ == 0)
+            view->work_start = view->work_end = e->ts_ns;
+        view->work_end = hta_event_end(e) > view->work_end ? hta_event_end(e) : view->work_end;
+    }
+}
+
 /* The GPU events sorted, their communication kernels and their type
  * unions. */
 static int build_sorted_gpu(hta_rank_view *view, const hta_trace *trace)
@@ -124,6 +138,7 @@ static int build_sorted_gpu(hta_rank_view *view, const hta_trace *trace)
             view->gpu[view->n_gpu++] = &trace->events[i];
     if (sort_gpu_events(view->gpu, view->n_gpu, trace, view->comm_at, &view->n_comm))
         return -1;
+    find_work(view, trace);
     return hta_type_unions_build(&view->unions, view->gpu, view->n_gpu);
 }
 

@@ -30,7 +30,22 @@ typedef struct hta_rank_view {
     hta_corrmap cpu_by_correlation; /* CPU-side event index in trace->events */
     hta_type_unions unions;
     hta_stream_work_set stream_work; /* per-stream GPU work in HTA's order */
+    /* Synchronisation records (cuda_sync: Kineto's, and both other
+     * readers') are host waits drawn on the GPU's row.  They are GPU
+     * events above, as HTA has them, for the tables that reproduce HTA;
+     * the tables hta-mpi defines (steps, GPU gaps, overlap, timeline) take
+     * only the GPU work, the events that are not waits (docs/definitions.md,
+     * "Host waits").  wait_cat is their category (UINT32_MAX when none). */
+    uint32_t wait_cat;
+    size_t n_work;             /* GPU events that are work */
+    int64_t work_start, work_end; /* their first start and latest end */
 } hta_rank_view;
+
+/* Whether a GPU event of the view is a host wait rather than GPU work. */
+static inline int hta_rank_view_is_wait(const hta_rank_view *view, const hta_event *e)
+{
+    return e->cat == view->wait_cat;
+}
 
 /* Builds the view of a filtered trace, with a second thread when threads
  * > 1; -1 when out of memory. */

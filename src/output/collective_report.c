@@ -14,22 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "util/ranked.h"
+
 #define REPORT_ROWS 3
 /* Below this fraction of its median an instance is worth a line. */
 #define SLOW_FRACTION 0.9
-
-typedef struct ranked {
-    double key;
-    size_t row;
-} ranked;
-
-static int compare_descending(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key > y->key ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
 
 typedef struct columns {
     long desc, collective, dtype, bucket, count, wait, p50, min;
@@ -44,13 +33,13 @@ static void print_kind(const hta_table *t, const columns *c, const hta_cell *row
 
 /* Both lists print how many lines they wrote, so that an empty report
  * can say that nothing stood out rather than print a bare heading. */
-static size_t print_most_waiting(const hta_table *t, const columns *c, ranked *r)
+static size_t print_most_waiting(const hta_table *t, const columns *c, hta_ranked *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < t->n_rows; i++)
         if (hta_table_row(t, i)[c->wait].f > 0)
-            r[n++] = (ranked){hta_table_row(t, i)[c->wait].f, i};
-    qsort(r, n, sizeof *r, compare_descending);
+            r[n++] = (hta_ranked){hta_table_row(t, i)[c->wait].f, i};
+    hta_rank_descending(r, n);
     for (size_t k = 0; k < n && k < REPORT_ROWS; k++) {
         const hta_cell *row = hta_table_row(t, r[k].row);
         printf("  most waiting: ");
@@ -60,15 +49,15 @@ static size_t print_most_waiting(const hta_table *t, const columns *c, ranked *r
     return n < REPORT_ROWS ? n : REPORT_ROWS;
 }
 
-static size_t print_slowest(const hta_table *t, const columns *c, ranked *r)
+static size_t print_slowest(const hta_table *t, const columns *c, hta_ranked *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < t->n_rows; i++) {
         const hta_cell *row = hta_table_row(t, i);
         if (row[c->count].i > 1 && row[c->p50].f > 0 && row[c->min].f < SLOW_FRACTION * row[c->p50].f)
-            r[n++] = (ranked){1.0 - row[c->min].f / row[c->p50].f, i};
+            r[n++] = (hta_ranked){1.0 - row[c->min].f / row[c->p50].f, i};
     }
-    qsort(r, n, sizeof *r, compare_descending);
+    hta_rank_descending(r, n);
     for (size_t k = 0; k < n && k < REPORT_ROWS; k++) {
         const hta_cell *row = hta_table_row(t, r[k].row);
         printf("  slowest: ");
@@ -99,7 +88,7 @@ void hta_print_collective_report(const hta_tableset *set)
                  HTA_COLLECTIVE_SUMMARY_DTYPE, HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES,
                  HTA_COLLECTIVE_SUMMARY_COUNT, HTA_COLLECTIVE_SUMMARY_TOTAL_WAIT_US,
                  HTA_COLLECTIVE_SUMMARY_BUSBW_P50_GBPS, HTA_COLLECTIVE_SUMMARY_BUSBW_MIN_GBPS};
-    ranked *r = malloc(t->n_rows * sizeof *r);
+    hta_ranked *r = malloc(t->n_rows * sizeof *r);
     if (!r)
         return;
     printf("\nCollectives by process group (%zu kinds; see /collective_summary, /collectives):\n",

@@ -15,6 +15,7 @@
 #include "analysis/ranks_table.h"
 #include "output/results_file.h"
 #include "output/schema_version.h"
+#include "util/io_all.h"
 #include "util/large_alloc.h"
 #include "util/utf8.h"
 
@@ -311,20 +312,6 @@ static int write_root_attributes(hid_t file, const hta_tableset *set,
                : write_setting_attributes(file, opt);
 }
 
-static int write_all(int fd, const unsigned char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* HDF5 before 2.0 clears the "open for writing" flags in a file image
  * without updating the superblock's checksum (HDFGroup/hdf5#5489), and the
  * 1.8 format's superblock (version 2 or 3) is checksummed, so the image
@@ -361,7 +348,7 @@ static int save_image(hid_t file, int fd, const char *output, hta_error *err)
         return hta_fail(err, "%s: out of memory for the results file", output);
     }
     repair_superblock_checksum(image, (size_t)size);
-    int failed = write_all(fd, image, (size_t)size);
+    int failed = hta_write_all(fd, image, (size_t)size, -1);
     int why = errno;
     free(image);
     return failed ? hta_fail(err, "%s: cannot write the results file: %s", output, strerror(why))

@@ -23,23 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/ranked.h"
 
 #define SUMMARY_EXTREME_RANKS 5
 #define SUMMARY_OUTLIER_RANKS 15
 #define SUMMARY_STRAGGLERS 5
-
-typedef struct ranked_row {
-    double key;
-    size_t row;
-} ranked_row;
-
-static int compare_descending(const void *a, const void *b)
-{
-    const ranked_row *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key > y->key ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
-}
 
 static void print_breakdown_row(const hta_table *tb, size_t r)
 {
@@ -60,12 +48,12 @@ static void print_breakdown(const hta_tableset *set)
         return;
     }
     long idle = HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_PCTG;
-    ranked_row *order = malloc(tb->n_rows * sizeof *order);
+    hta_ranked *order = malloc(tb->n_rows * sizeof *order);
     if (!order)
         return;
     for (size_t r = 0; r < tb->n_rows; r++)
-        order[r] = (ranked_row){hta_table_row(tb, r)[idle].f, r};
-    qsort(order, tb->n_rows, sizeof *order, compare_descending);
+        order[r] = (hta_ranked){hta_table_row(tb, r)[idle].f, r};
+    hta_rank_descending(order, tb->n_rows);
     int all = tb->n_rows <= 2 * SUMMARY_EXTREME_RANKS;
     printf("\nGPU time per rank (%s, most idle first):\n",
            all ? "all ranks" : "the 5 most and 5 least idle ranks");
@@ -104,35 +92,22 @@ static int compare_worst_first(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-typedef struct rank_row {
-    int64_t rank;
-    size_t row;
-} rank_row;
-
-static int compare_rank_then_row(const void *a, const void *b)
-{
-    const rank_row *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
-
 /* Groups the outlier rows by rank (in rank order); returns the number of
  * ranks, or 0 when out of memory. */
 static size_t group_outliers(const hta_table *t, rank_outliers *ranks)
 {
     long rank = HTA_OUTLIERS_RANK, z = HTA_OUTLIERS_Z;
     long robust_z = HTA_OUTLIERS_ROBUST_Z;
-    rank_row *order = malloc(t->n_rows * sizeof *order);
+    hta_ranked_i64 *order = malloc(t->n_rows * sizeof *order);
     if (!order)
         return 0;
     for (size_t r = 0; r < t->n_rows; r++)
-        order[r] = (rank_row){hta_table_row(t, r)[rank].i, r};
-    qsort(order, t->n_rows, sizeof *order, compare_rank_then_row);
+        order[r] = (hta_ranked_i64){hta_table_row(t, r)[rank].i, r};
+    hta_rank_ascending_i64(order, t->n_rows);
     size_t n = 0;
     for (size_t i = 0; i < t->n_rows; i++) {
-        if (i == 0 || order[i].rank != order[i - 1].rank)
-            ranks[n++] = (rank_outliers){order[i].rank, 0, order[i].row, -1.0};
+        if (i == 0 || order[i].key != order[i - 1].key)
+            ranks[n++] = (rank_outliers){order[i].key, 0, order[i].row, -1.0};
         rank_outliers *ro = &ranks[n - 1];
         ro->count++;
         double sev = severity(hta_table_row(t, order[i].row), z, robust_z);

@@ -1,8 +1,9 @@
 /* summary_ops.c: where GPU time came from and where it was lost, in a
  * few lines of the stdout summary (see output/summary_ops.h): the five CPU
  * ops with the most GPU busy time summed over ranks (/cross_rank/ops),
- * and the five longest GPU gaps of any rank with their causes
- * (/gpu_gaps). */
+ * the five GEMM, convolution and attention op shapes with the most GPU
+ * time and their share of the roofline (/cross_rank/op_perf), and the
+ * five longest GPU gaps of any rank with their causes (/gpu_gaps). */
 #include "output/summary_ops.h"
 
 #include "analysis/gpu_gaps.h"
@@ -11,32 +12,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "crossrank/op_perf_comparison.h"
+#include "util/ranked.h"
+
 #define SUMMARY_TOP_OPS 5
 #define SUMMARY_TOP_GAPS 5
 #define NAME_WIDTH 60
 
-typedef struct keyed_row {
-    double key;
-    size_t row;
-} keyed_row;
-
-static int compare_descending(const void *a, const void *b)
-{
-    const keyed_row *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key > y->key ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
-
 /* The rows of t by key descending (NULL when out of memory). */
-static keyed_row *rank_rows(const hta_table *t, double (*key)(const hta_table *, size_t))
+static hta_ranked *rank_rows(const hta_table *t, double (*key)(const hta_table *, size_t))
 {
-    keyed_row *order = malloc((t->n_rows ? t->n_rows : 1) * sizeof *order);
+    hta_ranked *order = malloc((t->n_rows ? t->n_rows : 1) * sizeof *order);
     if (!order)
         return NULL;
     for (size_t r = 0; r < t->n_rows; r++)
-        order[r] = (keyed_row){key(t, r), r};
-    qsort(order, t->n_rows, sizeof *order, compare_descending);
+        order[r] = (hta_ranked){key(t, r), r};
+    hta_rank_descending(order, t->n_rows);
     return order;
 }
 
@@ -46,6 +37,11 @@ static double op_total(const hta_table *t, size_t r)
     return row[HTA_CROSS_NAMES_MEAN_US].f * (double)row[HTA_CROSS_NAMES_N_RANKS].i;
 }
 
+static double shape_time(const hta_table *t, size_t r)
+{
+    return hta_table_row(t, r)[HTA_CROSS_OP_PERF_GPU_TIME_US].f;
+}
+
 static double gap_length(const hta_table *t, size_t r)
 {
     return hta_table_row(t, r)[HTA_GPU_GAPS_DURATION_US].f;
@@ -53,7 +49,7 @@ static double gap_length(const hta_table *t, size_t r)
 
 static void print_top_ops(const hta_table *t)
 {
-    keyed_row *order = rank_rows(t, op_total);
+    hta_ranked *order = rank_rows(t, op_total);
     if (!order)
         return;
     long name = HTA_CROSS_NAMES_NAME, n_ranks = HTA_CROSS_NAMES_N_RANKS;
@@ -70,9 +66,31 @@ static void print_top_ops(const hta_table *t)
     free(order);
 }
 
+static void print_top_shapes(const hta_table *t)
+{
+    hta_ranked *order = rank_rows(t, shape_time);
+    if (!order)
+        return;
+    long name = HTA_CROSS_OP_PERF_NAME, dims = HTA_CROSS_OP_PERF_INPUT_DIMS;
+    long n_ranks = HTA_CROSS_OP_PERF_N_RANKS;
+    long tflops = HTA_CROSS_OP_PERF_TFLOPS_MEDIAN;
+    long pct = HTA_CROSS_OP_PERF_PCT_ROOFLINE;
+    printf("\nGEMM, convolution and attention ops with the most GPU time (/op_perf):\n");
+    printf("  %-*s    ranks %12s %10s %10s\n", NAME_WIDTH, "op input dims", "total ms",
+           "TFLOPS", "% roofline");
+    for (size_t i = 0; i < t->n_rows && i < SUMMARY_TOP_OPS; i++) {
+        const hta_cell *row = hta_table_row(t, order[i].row);
+        char label[256];
+        snprintf(label, sizeof label, "%s %s", row[name].s, row[dims].s);
+        printf("  %-*.*s %8lld %12.2f %10.1f %10.1f\n", NAME_WIDTH, NAME_WIDTH, label,
+               (long long)row[n_ranks].i, order[i].key / 1000.0, row[tflops].f, row[pct].f);
+    }
+    free(order);
+}
+
 static void print_top_gaps(const hta_table *t)
 {
-    keyed_row *order = rank_rows(t, gap_length);
+    hta_ranked *order = rank_rows(t, gap_length);
     if (!order)
         return;
     long rank = 0, step = HTA_GPU_GAPS_STEP, cause = HTA_GPU_GAPS_CAUSE;
@@ -92,8 +110,11 @@ void hta_print_ops_summary(const hta_tableset *set)
 {
     const hta_table *ops = hta_tableset_find(set, hta_cross_ops_table.name);
     const hta_table *gaps = hta_tableset_find(set, hta_gpu_gaps_table.name);
+    const hta_table *shapes = hta_tableset_find(set, hta_cross_op_perf_table.name);
     if (ops && ops->n_rows)
         print_top_ops(ops);
+    if (shapes && shapes->n_rows)
+        print_top_shapes(shapes);
     if (gaps && gaps->n_rows)
         print_top_gaps(gaps);
 }

@@ -4,8 +4,9 @@
 
 #include "table/table.h"
 
-/* Prints the CPU ops with the most GPU time over all ranks and the
- * longest GPU gaps with their causes (nothing when the tables are empty). */
+/* Prints the CPU ops and the GEMM, convolution and attention op shapes
+ * with the most GPU time over all ranks, and the longest GPU gaps with
+ * their causes (nothing when the tables are empty). */
 void hta_print_ops_summary(const hta_tableset *set);
 
 #endif

@@ -14,14 +14,6 @@ const char *hta_input_format_name(hta_input_format format)
     return format >= HTA_INPUT_AUTO && format <= HTA_INPUT_CUPTI_CSV ? NAMES[format] : "?";
 }
 
-int hta_input_format_parse(const char *text)
-{
-    for (int i = 0; i < 4; i++)
-        if (strcmp(text, NAMES[i]) == 0)
-            return i;
-    return -1;
-}
-
 static int has_file(const char *dir, const char *name)
 {
     char path[4096];

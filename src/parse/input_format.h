@@ -18,12 +18,10 @@ typedef enum hta_input_format {
     HTA_INPUT_CUPTI_CSV = 3,
 } hta_input_format;
 
-/* "auto", "kineto", "nsys-sqlite", "cupti-csv": the --input-format values
- * and the /ranks input_format column. */
+/* "auto", "kineto", "nsys-sqlite", "cupti-csv": the /ranks input_format
+ * column, and the --input-format words of settings/settings.h in the
+ * same order (tests/test_settings.c checks they agree). */
 const char *hta_input_format_name(hta_input_format format);
-
-/* The format named by text, or -1. */
-int hta_input_format_parse(const char *text);
 
 /* 1 when dir holds kernel.csv or conc_kernel.csv. */
 int hta_is_cupti_csv_dir(const char *dir);

@@ -424,6 +424,16 @@ static void note_process(nsys_reader *r, sqlite3_stmt *s)
         r->active_pids[r->n_active_pids++] = pid;
 }
 
+/* A correlationId column's value: CUPTI numbers correlations from 1, and
+ * 0 (or NULL) is a record no call launched, such as a Unified Memory
+ * migration; such a record has none, so that no call with a 0 claims it
+ * and the step filter judges it by its own start. */
+static int64_t correlation_of(sqlite3_stmt *s, int column)
+{
+    int64_t c = sqlite3_column_int64(s, column);
+    return c > 0 ? c : HTA_NO_CORRELATION;
+}
+
 /* A GPU record from the GPU_COLUMNS. */
 static hta_record gpu_record(nsys_reader *r, sqlite3_stmt *s)
 {
@@ -432,7 +442,7 @@ static hta_record gpu_record(nsys_reader *r, sqlite3_stmt *s)
                         .end_ns = sqlite3_column_int64(s, 1),
                         .is_gpu = 1,
                         .stream = sqlite3_column_int64(s, 2),
-                        .correlation = sqlite3_column_int64(s, 3)};
+                        .correlation = correlation_of(s, 3)};
 }
 
 /* Kernel names: the demangled name, as Kineto's, or the short name in an
@@ -475,7 +485,7 @@ static int add_call(nsys_reader *r, const pending_call *call)
  * an eventClass 67 record around the call's own record). */
 static int same_call(const hta_record *a, const hta_record *b)
 {
-    return a->correlation == b->correlation && a->correlation != 0 &&
+    return a->correlation == b->correlation && a->correlation != HTA_NO_CORRELATION &&
            ((a->ts_ns <= b->ts_ns && b->end_ns <= a->end_ns) ||
             (b->ts_ns <= a->ts_ns && a->end_ns <= b->end_ns));
 }
@@ -486,7 +496,7 @@ static int api_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 {
     pending_call next = {
         .rec = {.ts_ns = sqlite3_column_int64(s, 0), .end_ns = sqlite3_column_int64(s, 1),
-                .correlation = sqlite3_column_int64(s, 2)},
+                .correlation = correlation_of(s, 2)},
         .cat = cat};
     next.name = string_name(r, &r->api_names, sqlite3_column_int64(s, 3), NAME_API,
                             RUNTIME_TABLE);

@@ -31,6 +31,7 @@
 #include "parse/kineto_events.h"
 #include "parse/source.h"
 #include "util/buf.h"
+#include "util/io_all.h"
 
 /* A span reads from this far before its range so that a boundary whose
  * '{' is at the range start is still seen whole. */
@@ -356,10 +357,7 @@ typedef struct file_input {
 static long pull_pread(void *ctx, char *buf, size_t cap, hta_error *err)
 {
     file_input *in = ctx;
-    ssize_t n;
-    do
-        n = pread(in->fd, buf, cap, (off_t)in->pos);
-    while (n < 0 && errno == EINTR);
+    long n = hta_read_all(in->fd, buf, cap, (int64_t)in->pos);
     if (n < 0)
         return hta_fail(err, "read error at byte %llu: %s", (unsigned long long)in->pos,
                         strerror(errno));

@@ -8,6 +8,7 @@
  * thread and handing it blocks costs more than inflating a few megabytes
  * takes.  The inflater is ISA-L's igzip when the build has it, else zlib: both sit
  * behind start_member/inflate_step, the rest is shared. */
+#include "util/io_all.h"
 #include "util/large_alloc.h"
 #include "parse/source.h"
 
@@ -84,22 +85,6 @@ int hta_inflater_available(hta_inflater which)
 #else
     return which != HTA_INFLATER_ISAL;
 #endif
-}
-
-static long read_fully(int fd, void *buf, size_t cap)
-{
-    size_t got = 0;
-    while (got < cap) {
-        ssize_t n = read(fd, (char *)buf + got, cap - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (long)got;
 }
 
 /* ---- the two inflaters ------------------------------------------------ */
@@ -205,7 +190,7 @@ int hta_source_open(const char *path, hta_inflater which, hta_source **out, hta_
         return hta_fail(err, "%s: is a directory, not a trace file", path);
     }
     s->file_bytes = (uint64_t)st.st_size;
-    long n = read_fully(s->fd, s->pending, 2);
+    long n = hta_read_all(s->fd, s->pending, 2, -1);
     if (n < 0) {
         int e = errno;
         close(s->fd);
@@ -231,7 +216,7 @@ static long read_plain(hta_source *s, char *buf, size_t cap, hta_error *err)
         s->pending[0] = s->pending[1];
         s->n_pending--;
     }
-    long n = read_fully(s->fd, buf + got, cap - got);
+    long n = hta_read_all(s->fd, buf + got, cap - got, -1);
     if (n < 0)
         return hta_fail(err, "%s: read error: %s", s->path, strerror(errno));
     return (long)got + n;
@@ -239,7 +224,7 @@ static long read_plain(hta_source *s, char *buf, size_t cap, hta_error *err)
 
 static int refill_input(hta_source *s, hta_error *err)
 {
-    long n = read_fully(s->fd, s->input, SOURCE_INPUT_BYTES);
+    long n = hta_read_all(s->fd, s->input, SOURCE_INPUT_BYTES, -1);
     if (n < 0)
         return hta_fail(err, "%s: read error: %s", s->path, strerror(errno));
     s->in_next = s->input;

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/ranked.h"
+
 static int has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -253,23 +255,10 @@ int hta_discover(const hta_settings *opt, hta_file_list *out, hta_error *err)
     return 0;
 }
 
-typedef struct file_order {
-    uint64_t bytes;
-    size_t index;
-} file_order;
-
-static int compare_largest_first(const void *a, const void *b)
-{
-    const file_order *x = a, *y = b;
-    if (x->bytes != y->bytes)
-        return x->bytes > y->bytes ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 int hta_assign(const hta_file_list *list, int n_processes, int *owner)
 {
     size_t n = list->count;
-    file_order *order = malloc((n ? n : 1) * sizeof *order);
+    hta_ranked *order = malloc((n ? n : 1) * sizeof *order);
     uint64_t *load = calloc((size_t)n_processes, sizeof *load);
     if (!order || !load) {
         free(order);
@@ -277,16 +266,16 @@ int hta_assign(const hta_file_list *list, int n_processes, int *owner)
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        order[i] = (file_order){list->bytes[i], i};
-    qsort(order, n, sizeof *order, compare_largest_first);
+        order[i] = (hta_ranked){(double)list->bytes[i], i};
+    hta_rank_descending(order, n);
     for (size_t k = 0; k < n; k++) {
         int best = 0;
         for (int p = 1; p < n_processes; p++)
             if (load[p] < load[best])
                 best = p;
-        owner[order[k].index] = best;
+        owner[order[k].row] = best;
         /* +1 so that empty files still spread across processes. */
-        load[best] += order[k].bytes + 1;
+        load[best] += list->bytes[order[k].row] + 1;
     }
     free(order);
     free(load);

@@ -109,6 +109,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_detail_queue_length_table,
     &hta_detail_memory_bw_table,
     &hta_detail_gpu_events_table,
+    &hta_detail_op_kernels_table,
     &hta_diff_kernels_table,
     &hta_diff_kernel_set_table,
     &hta_diff_rank_metrics_table,
@@ -129,6 +130,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_p2p_ranks_table,
     &hta_p2p_steps_table,
     &hta_p2p_unknown_peer_table,
+    &hta_step_flops_table,
 };
 
 size_t hta_table_spec_count(void)

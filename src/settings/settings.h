@@ -100,6 +100,10 @@
               "|robust z| for a robust outlier (default 3.5)", "robust_z", 11)                   \
     CROSSRANK(min_effect, number, "min-effect", 0, 0.01, 0, NULL, "F",                           \
               "ignore differences below F x |median|\n(default 0.01)", "min_effect", 12)         \
+    CROSSRANK(microbatches, int, "microbatches", 0, 0, 0, NULL, "M",                             \
+              "microbatches per step for the pipeline bubble\n"                                   \
+              "1F1B expects (default 0: the most recvs from\n"                                   \
+              "one peer in the step)", "microbatches", 0)                                         \
     ANALYSIS(detail, flag, "detail", 0, 0, 0, NULL, NULL,                                        \
              "also write per-event tables under /detail", NULL, 0)                               \
     ANALYSIS(critical_path, flag, "critical-path", 0, 0, 0, NULL, NULL,                          \

@@ -8,6 +8,8 @@
 #define _GNU_SOURCE /* O_TMPFILE, mkostemp */
 #include "table/spill_file.h"
 
+#include "util/io_all.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -68,15 +70,8 @@ int hta_spill_file_append(hta_spill_file *file, const void *data, size_t len, ui
     }
     /* A failed write may leave bytes past file->len; the next append, if
      * any, would overwrite them, and nothing reads them. */
-    for (size_t done = 0; done < len;) {
-        ssize_t n = pwrite(file->fd, (const char *)data + done, len - done,
-                           (off_t)(file->len + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return give_up(file, n < 0 ? errno : ENOSPC);
-        done += (size_t)n;
-    }
+    if (hta_write_all(file->fd, data, len, (int64_t)file->len))
+        return give_up(file, errno);
     *at = file->len;
     file->len += len;
     return 0;
@@ -88,15 +83,10 @@ int hta_spill_file_read(const hta_spill_file *file, uint64_t at, size_t len, hta
     into->len = 0;
     if (hta_buf_reserve(into, len))
         return hta_fail(err, "out of memory reading back a temporary file");
-    for (size_t done = 0; done < len;) {
-        ssize_t n = pread(file->fd, into->data + done, len - done, (off_t)(at + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return hta_fail(err, "cannot read back a temporary file ($TMPDIR, else /tmp): %s",
-                            n < 0 ? strerror(errno) : "it is shorter than was written");
-        done += (size_t)n;
-    }
+    long n = hta_read_all(file->fd, into->data, len, (int64_t)at);
+    if (n < 0 || (size_t)n < len)
+        return hta_fail(err, "cannot read back a temporary file ($TMPDIR, else /tmp): %s",
+                        n < 0 ? strerror(errno) : "it is shorter than was written");
     into->len = len;
     return 0;
 }

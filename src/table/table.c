@@ -9,6 +9,7 @@
  * (hundreds of bytes of C++ templates) repeat in /kernels, /kernels_top and
  * every --detail row, and across the ranks a process holds. */
 #include "util/large_alloc.h"
+#include "util/ranked.h"
 #include "util/strtab.h"
 #include "table/table.h"
 
@@ -274,25 +275,12 @@ int hta_tableset_move_rows(hta_tableset *into, hta_tableset *from)
     return 0;
 }
 
-typedef struct sort_key {
-    int64_t key;
-    size_t index;
-} sort_key;
-
-static int compare_sort_keys(const void *a, const void *b)
-{
-    const sort_key *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 int hta_table_sort_by_first_column(hta_table *table)
 {
     size_t n = table->n_rows, w = table->n_columns;
     if (n < 2 || w == 0)
         return 0;
-    sort_key *keys = malloc(n * sizeof *keys);
+    hta_ranked_i64 *keys = malloc(n * sizeof *keys);
     hta_cell *sorted = malloc(n * w * sizeof *sorted);
     if (!keys || !sorted) {
         free(keys);
@@ -300,10 +288,10 @@ int hta_table_sort_by_first_column(hta_table *table)
         return -1;
     }
     for (size_t r = 0; r < n; r++)
-        keys[r] = (sort_key){hta_table_row(table, r)[0].i, r};
-    qsort(keys, n, sizeof *keys, compare_sort_keys);
+        keys[r] = (hta_ranked_i64){hta_table_row(table, r)[0].i, r};
+    hta_rank_ascending_i64(keys, n);
     for (size_t r = 0; r < n; r++)
-        memcpy(&sorted[r * w], hta_table_row(table, keys[r].index), w * sizeof *sorted);
+        memcpy(&sorted[r * w], hta_table_row(table, keys[r].row), w * sizeof *sorted);
     free(table->cells);
     table->cells = sorted;
     table->cap_rows = n;

@@ -5,7 +5,7 @@
  * ("critical": 1 in the args of every event on a step's path, flow
  * events along the path where it crosses between CPU and GPU) and
  * counter tracks appended to traceEvents (queue length per stream,
- * memory bandwidth per copy kind, each step's compute / communication /
+ * memory bandwidth per copy name, each step's compute / communication /
  * overlap / empty share), for Perfetto and chrome://tracing.  The added
  * events are not complete ("X") events, so hta-mpi reading the written
  * trace gives the same tables. */

@@ -1,0 +1,30 @@
+/* util/ranked.h: rows ordered by a key, ties in row order.
+ *
+ * The one sort behind every "order these rows by a value" of the program
+ * (summaries, reports, the assignment of files, a table by its first
+ * column): an array of (key, row) pairs sorted by key, equal keys in
+ * order of row, so the result does not depend on the sort's algorithm.
+ * A key is a double or, where every int64 must stay exact, an int64. */
+#ifndef HTA_RANKED_H
+#define HTA_RANKED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hta_ranked {
+    double key;
+    size_t row;
+} hta_ranked;
+
+typedef struct hta_ranked_i64 {
+    int64_t key;
+    size_t row;
+} hta_ranked_i64;
+
+/* Largest key first, ties by row. */
+void hta_rank_descending(hta_ranked *v, size_t n);
+
+/* Smallest key first, ties by row. */
+void hta_rank_ascending_i64(hta_ranked_i64 *v, size_t n);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * tracegen_device_sync.c -- hta-tracegen's device-synchronize layout
+ * (hta-tracegen --device-sync-truth -o DIR [--ranks N] [--steps S]): a job
+ * that synchronises the device in every step, so that its synchronisation
+ * records (cuda_sync, host waits drawn on the GPU's row) cover GPU idle
+ * time, with the truth written beside the traces.
+ *
+ * DESIGN
+ *  Integer microseconds, one CPU thread, one stream.  Step s (1..S, then
+ *  an S+1-th that the step filter drops) of rank r starts at
+ *  b = ORIGIN + (s - 1) T (ProfilerStep#s, [b, b + T - 10)):
+ *   - cudaLaunchKernel at b+10 (5 us) launches gemm_fwd, which runs
+ *     [b+20, b+20+F), F = 3000 + 100 r + 10 s;
+ *   - cudaDeviceSynchronize from b+30 returns at R = b+20+F+W, W = 500 +
+ *     50 s after the kernel ends (the host's wake-up: the GPU is idle);
+ *     its Context Sync record spans the whole wait, [b+30, R);
+ *   - cudaLaunchKernel at R (5 us) launches gemm_bwd, which runs
+ *     [R+5, R+5+B), B = 2000 + 10 s.
+ *  The step's GPU work is F + B; its GPU span (first start to last end of
+ *  that work) holds W + 5 us of idle, of which the Context Sync record
+ *  covers all but the last 5 (HTA's rule, the record a GPU event, leaves
+ *  idle 5).  Between steps the GPU is idle from gemm_bwd's end to the next
+ *  gemm_fwd's start.
+ *
+ *  The truth (DIR.device_sync_truth.json, beside DIR so that DIR holds
+ *  only traces): per rank, per kept step gpu_busy_us, idle_us and
+ *  hta_rule_idle_us, and the rank's GPU idle over the kept steps' work
+ *  (gaps between consecutive work, within and between steps) and its
+ *  work span.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tracegen_common.h"
+#include "tracegen_device_sync.h"
+
+#define DS_ORIGIN_US 1000000
+#define DS_STEP_US 20000
+#define DS_STREAM 7
+#define DS_CONTEXT_STREAM 4294967295u /* Kineto's stream of a Context Sync */
+#define DS_MAX_RANKS 32        /* keeps a step's work inside its step */
+#define DS_MAX_STEPS 50
+
+typedef struct {
+    FILE *f;
+    bool first;
+    int64_t next_corr;
+} ds_rank;
+
+/* One complete event: a CPU one (pid 100) or, given a stream, a GPU one. */
+static void put(ds_rank *k, const char *cat, const char *name, int64_t ts, int64_t dur,
+                int64_t corr, int64_t stream)
+{
+    char args[96] = "";
+    int n = corr > 0 ? snprintf(args, sizeof args, "\"correlation\":%" PRId64, corr) : 0;
+    if (stream >= 0)
+        snprintf(args + n, sizeof args - (size_t)n, "%s\"stream\":%" PRId64 ",\"device\":0",
+                 n ? "," : "", stream);
+    tg_json_event(k->f, &k->first,
+                  "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%d,\"tid\":1,"
+                  "\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{%s}}",
+                  cat, name, stream >= 0 ? 0 : 100, ts, dur, args);
+}
+
+/* A step's GPU work: [fwd_start, fwd_end) and [bwd_start, bwd_end). */
+typedef struct {
+    int64_t fwd_start, fwd_end, wait_end, bwd_start, bwd_end;
+} ds_step;
+
+static ds_step write_step(ds_rank *k, int64_t r, int64_t s, int64_t b)
+{
+    int64_t fwd = 3000 + 100 * r + 10 * s, wake = 500 + 50 * s, bwd = 2000 + 10 * s;
+    ds_step t = {.fwd_start = b + 20, .fwd_end = b + 20 + fwd};
+    t.wait_end = t.fwd_end + wake;
+    t.bwd_start = t.wait_end + 5;
+    t.bwd_end = t.bwd_start + bwd;
+    char name[32];
+    snprintf(name, sizeof name, "ProfilerStep#%" PRId64, s);
+    put(k, "user_annotation", name, b, DS_STEP_US - 10, -1, -1);
+    int64_t launch = k->next_corr++, sync = k->next_corr++, launch2 = k->next_corr++;
+    put(k, "cuda_runtime", "cudaLaunchKernel", b + 10, 5, launch, -1);
+    put(k, "kernel", "gemm_fwd", t.fwd_start, fwd, launch, DS_STREAM);
+    put(k, "cuda_runtime", "cudaDeviceSynchronize", b + 30, t.wait_end - (b + 30), sync, -1);
+    put(k, "cuda_sync", "Context Sync", b + 30, t.wait_end - (b + 30), sync, DS_CONTEXT_STREAM);
+    put(k, "cuda_runtime", "cudaLaunchKernel", t.wait_end, 5, launch2, -1);
+    put(k, "kernel", "gemm_bwd", t.bwd_start, bwd, launch2, DS_STREAM);
+    return t;
+}
+
+static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, int64_t steps)
+{
+    char path[4096];
+    ds_rank k = {.f = tg_rank_trace_open(dir, r, world, path), .first = true, .next_corr = 1};
+    fprintf(truth, "  \"%" PRId64 "\": {\"steps\": {\n", r);
+    int64_t idle = 0, first = 0, previous_end = 0;
+    for (int64_t s = 1; s <= steps + 1; s++) {
+        ds_step t = write_step(&k, r, s, DS_ORIGIN_US + (s - 1) * DS_STEP_US);
+        if (s > steps)
+            continue;
+        int64_t inside = t.bwd_start - t.fwd_end;
+        fprintf(truth, "    \"%" PRId64 "\": {\"gpu_busy_us\": %" PRId64 ", \"idle_us\": %" PRId64
+                ", \"hta_rule_idle_us\": %" PRId64 "}%s\n", s,
+                (t.fwd_end - t.fwd_start) + (t.bwd_end - t.bwd_start), inside,
+                t.bwd_start - t.wait_end, s == steps ? "" : ",");
+        idle += inside + (s > 1 ? t.fwd_start - previous_end : 0);
+        first = s == 1 ? t.fwd_start : first;
+        previous_end = t.bwd_end;
+    }
+    tg_rank_trace_close(k.f, path);
+    fprintf(truth, "  }, \"gpu_idle_us\": %" PRId64 ", \"work_span_us\": %" PRId64 "}%s\n", idle,
+            previous_end - first, r + 1 == world ? "" : ",");
+}
+
+int tracegen_device_sync_main(int argc, char **argv)
+{
+    tg_truth_job job = {.ranks = 2, .steps = 3};
+    tg_truth_job_parse(&job, argc, argv, "--device-sync-truth", DS_MAX_RANKS, DS_MAX_STEPS);
+    char path[4096];
+    FILE *truth = tg_truth_open(&job, ".device_sync_truth.json", path);
+    for (int64_t r = 0; r < job.ranks; r++)
+        write_rank(job.dir, truth, r, job.ranks, job.steps);
+    tg_truth_close(truth, path);
+    return 0;
+}
