@@ -81,10 +81,10 @@ def test_page_is_self_contained():
         for name in ("src", "href", "xlink:href"):
             assert name not in attrs, (tag, attrs)
     assert "http://" not in TEXT and "https://" not in TEXT and "url(" not in TEXT
-    # 2 heatmaps, ops and annotations heatmaps, timeline, kernel types, and
+    # 2 heatmaps, ops and annotations heatmaps, timeline, kernel types,
     # the communication's wait per rank and step (rank 5 is late: the
-    # others wait)
-    assert tags.count("svg") == 7, tags.count("svg")
+    # others wait) and the roofline
+    assert tags.count("svg") == 8, tags.count("svg")
     assert "Wait for peers per rank (rows) and profiler step (columns)" in TEXT
 
 
@@ -109,6 +109,22 @@ def test_page_shows_the_hdf5_numbers():
     with h5py.File(RESULTS, "r") as f:
         for rank, row in zip(f["timeline_ranks"][()], f["timeline"][()]):
             assert TEXT.count(f"<title>rank {rank}, bin ") == np.count_nonzero(row), rank
+
+
+def test_roofline_has_a_point_per_op_shape_and_the_roofs():
+    """The generated ranks' float GEMMs on an A100: one point per op shape
+    of /op_perf, titled with its median TFLOPS, under the fp32 roof."""
+    perf = table(RESULTS, "/op_perf")
+    sized = perf[perf.tflops.notna()]
+    shapes = sized.groupby(["name", "input_dims"]).tflops.median()
+    assert len(shapes) > 0, perf
+    roofline = TEXT[TEXT.index("<h2>Roofline"):]
+    roofline = roofline[:roofline.index("</svg>")]
+    circles = Page(roofline).tags
+    assert sum(1 for tag, _ in circles if tag == "circle") == len(shapes), len(shapes)
+    for (name, dims), tflops in shapes.items():
+        assert f"{name} {dims} (fp32): {tflops:.3g} TFLOPS" in roofline, (name, dims, tflops)
+    assert "fp32 roof: 19.5 TFLOPS, 2.039 TB/s" in roofline, roofline[:400]
 
 
 def test_failed_rank_is_listed_with_its_error():
@@ -152,5 +168,6 @@ def test_chromium_renders_the_page():
 
 if __name__ == "__main__":
     main([test_page_is_self_contained, test_page_shows_the_hdf5_numbers,
+          test_roofline_has_a_point_per_op_shape_and_the_roofs,
           test_failed_rank_is_listed_with_its_error, test_chromium_renders_the_page],
          setup=setup)

@@ -10,8 +10,12 @@ elements, so the file opens offline, from a mail attachment or a cluster's
 file browser, and has no script at all.  The figures draw the same views
 (views.py) as the PNG plots.  Last, the communication: bus bandwidth and
 wait per process group and kind, send/recv waits per group, the wait per
-rank and step, the all-to-all matrix and the bubble per pipeline stage."""
+rank and step, the all-to-all matrix and the bubble per pipeline stage.
+The roofline plots each GEMM, convolution and attention op shape of
+/op_perf at its arithmetic intensity and median TFLOPS over the ranks,
+under the roofs of the GPU's peaks (one per element type present)."""
 import argparse
+import math
 import os
 import shutil
 import subprocess
@@ -292,6 +296,73 @@ def kernel_types_svg(kt):
     return "\n".join(parts + ["</svg>"])
 
 
+ROOF_COLORS = {"bf16": "#1f77b4", "fp16": "#2ca02c", "fp32": "#d62728", "fp8": "#9467bd",
+               "fp64": "#8c564b", "int8": "#7f7f7f"}
+
+
+def roofline_svg(perf):
+    """Intensity (FLOPs/byte) against TFLOPS on log axes: a point per op
+    shape (median over ranks, area by GPU time, hover for the numbers) and
+    per element type the roof min(peak, bandwidth x intensity)."""
+    sized = perf[perf.tflops.notna() & (perf.tflops > 0) & (perf.intensity > 0)]
+    if sized.empty:
+        return ""
+    shapes = sized.groupby(["name", "input_dims", "input_type"]).agg(
+        intensity=("intensity", "first"), tflops=("tflops", "median"),
+        time=("gpu_time_us", "sum"), dtype=("dtype", "first"), pct=("pct_roofline", "median"),
+        peak=("peak_tflops", "first"), bandwidth=("peak_tbps", "first"),
+        ranks=("rank", "nunique")).reset_index()
+    roofs = shapes.dropna(subset=["peak", "bandwidth"]).groupby("dtype")[
+        ["peak", "bandwidth"]].first()
+    x_lo = math.floor(math.log10(min(shapes.intensity.min(), 1.0)))
+    x_hi = math.ceil(math.log10(max(shapes.intensity.max() * 2, 100.0)))
+    y_hi = math.ceil(math.log10(max([shapes.tflops.max()] + list(roofs.peak)) * 1.5))
+    y_lo = min(math.floor(math.log10(shapes.tflops.min())), y_hi - 2)
+    left, top, width, height = 60, 10, 800, 420
+
+    def px(x):
+        return left + (math.log10(x) - x_lo) / (x_hi - x_lo) * width
+
+    def py(y):
+        return top + (y_hi - math.log10(max(y, 10 ** y_lo))) / (y_hi - y_lo) * height
+
+    parts = [f'<svg width="{left + width + 170}" height="{top + height + 50}"'
+             ' font-family="sans-serif">',
+             f'<rect x="{left}" y="{top}" width="{width}" height="{height}" fill="none"'
+             ' stroke="#999"/>']
+    for k in range(x_lo, x_hi + 1):
+        parts.append(f'<text x="{px(10 ** k):.1f}" y="{top + height + 16}" font-size="11"'
+                     f' text-anchor="middle">{10 ** k:g}</text>')
+    for k in range(y_lo, y_hi + 1):
+        parts.append(f'<text x="{left - 6}" y="{py(10 ** k) + 4:.1f}" font-size="11"'
+                     f' text-anchor="end">{10 ** k:g}</text>')
+    parts.append(f'<text x="{left + width / 2}" y="{top + height + 36}" font-size="12"'
+                 ' text-anchor="middle">arithmetic intensity (FLOPs per byte)</text>'
+                 f'<text x="14" y="{top + height / 2}" font-size="12" text-anchor="middle"'
+                 f' transform="rotate(-90 14 {top + height / 2})">TFLOPS</text>')
+    for n, (dtype, roof) in enumerate(roofs.iterrows()):
+        colour = ROOF_COLORS.get(dtype, "#444")
+        points = [(10 ** x_lo, roof.bandwidth * 10 ** x_lo), (roof.peak / roof.bandwidth, roof.peak),
+                  (10 ** x_hi, roof.peak)]
+        line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in points)
+        parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2">'
+                     f"<title>{esc(dtype)} roof: {roof.peak:g} TFLOPS, {roof.bandwidth:g} TB/s"
+                     "</title></polyline>"
+                     f'<text x="{left + width + 8}" y="{top + 14 + 16 * n}" font-size="12"'
+                     f' fill="{colour}">{esc(dtype)}: {roof.peak:g} TFLOPS</text>')
+    biggest = float(shapes.time.max()) or 1.0
+    for r in shapes.itertuples(index=False):
+        parts.append(f'<circle cx="{px(r.intensity):.1f}" cy="{py(r.tflops):.1f}"'
+                     f' r="{3 + 9 * math.sqrt(r.time / biggest):.1f}"'
+                     f' fill="{ROOF_COLORS.get(r.dtype, "#444")}" fill-opacity="0.5"'
+                     ' stroke="#000" stroke-width="0.5">'
+                     f"<title>{esc(r.name)} {esc(r.input_dims)} ({esc(r.dtype)}): "
+                     f"{r.tflops:.3g} TFLOPS at {r.intensity:.3g} FLOPs/byte, "
+                     f"{number(r.pct, '{:.1f}')}% of roofline, {r.time / 1000:.3g} ms on "
+                     f"{r.ranks} rank(s)</title></circle>")
+    return "\n".join(parts + ["</svg>"])
+
+
 def render(path):
     """The whole page for the results file at path, as a string."""
     attrs = results.attributes(path)
@@ -325,6 +396,12 @@ def render(path):
                              '<p class="note">outlined: the rank is '
                              "an outlier for that name in the cross-rank table.</p>"))
     sections.append(("Communication", communication_html(path)))
+    if "op_perf" in results.tables(path):
+        sections.append(("Roofline: GEMM, convolution and attention ops",
+                         roofline_svg(results.load(path, "op_perf")) +
+                         '<p class="note">a point per op shape at its median TFLOPS over the '
+                         "ranks, area by GPU time; lines: the roofs of the GPU's dense peaks "
+                         "(none when the device is unknown: --gpu-spec FILE).</p>"))
     body = "\n".join(f"<h2>{esc(title)}</h2>\n{content}" for title, content in sections if content)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>hta-mpi report: {esc(os.path.basename(path))}</title>"

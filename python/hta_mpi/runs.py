@@ -99,11 +99,21 @@ def run_key(inputs, options, analyser):
 
 
 def _writable_dir(path):
+    """Whether results may be kept in path (created if need be).  A folder
+    whose mode lets nobody write (dr-xr-xr-x) is read-only for root too,
+    which os.access would not say: shared traces stay untouched."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(path) and not _mode_writable(parent):
+        return False
     try:
         os.makedirs(path, exist_ok=True)
     except OSError:
         return False
-    return os.access(path, os.W_OK)
+    return _mode_writable(path)
+
+
+def _mode_writable(path):
+    return os.access(path, os.W_OK) and bool(os.stat(path).st_mode & 0o222)
 
 
 def cache_dir_for(trace_dir, inputs, cache_dir=None):
@@ -117,7 +127,10 @@ def cache_dir_for(trace_dir, inputs, cache_dir=None):
     if _writable_dir(beside):
         return beside
     home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(home, "hta-mpi", hashlib.sha256(os.path.abspath(base).encode()).hexdigest()[:16])
+    kept = os.path.join(home, "hta-mpi",
+                        hashlib.sha256(os.path.abspath(base).encode()).hexdigest()[:16])
+    os.makedirs(kept, exist_ok=True)
+    return kept
 
 
 def processes_for(n_traces):
@@ -251,6 +264,16 @@ def _run_binary(binary, inputs, options, path, label):
     status, stderr = _run(cmd, len(inputs), label)
     if status not in (0, 1) or not os.path.exists(path) or os.path.getsize(path) == 0:
         raise RunError(f"{' '.join(cmd)} exited {status}:\n{stderr.strip()}")
+
+
+def write_traces(trace_dir, trace_files, out_dir, options):
+    """hta-mpi --write-traces out_dir on the traces (a run of its own,
+    never kept); the path of its results file, in out_dir."""
+    inputs = list_traces(trace_dir, trace_files)
+    path = os.path.join(out_dir, "results.h5")
+    _run_binary(find_binary(), inputs, ["--write-traces", out_dir] + list(options), path,
+                "hta-mpi --write-traces")
+    return path
 
 
 def results_for(trace_dir, options, trace_files=None, cache_dir=None, label="hta-mpi",

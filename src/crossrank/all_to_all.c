@@ -80,11 +80,6 @@ static const hta_column RANK_COLUMNS[HTA_A2A_RANKS_N_COLUMNS] = {
 const hta_table_spec hta_a2a_ranks_table = {
     "_a2a_ranks", RANK_COLUMNS, HTA_A2A_RANKS_N_COLUMNS, HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
-int hta_kind_is_all_to_all(const hta_kind_info *k)
-{
-    return strstr(k->collective, "alltoall") != NULL || strstr(k->collective, "all_to_all") != NULL;
-}
-
 /* The weight of (sender position i, receiver position j). */
 static uint64_t weight(int64_t i, int64_t j)
 {

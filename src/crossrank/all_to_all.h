@@ -8,7 +8,10 @@
 #include "crossrank/comm_catalog.h"
 #include "table/table.h"
 
-int hta_kind_is_all_to_all(const hta_kind_info *k);
+static inline int hta_kind_is_all_to_all(const hta_kind_info *k)
+{
+    return k->role == HTA_KIND_ALL_TO_ALL;
+}
 
 /* Loading r->ops[at], an all-to-all of kind k with its "in TAB out NL"
  * split text and the group's members as its rank lists them: sets the

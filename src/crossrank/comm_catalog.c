@@ -76,6 +76,20 @@ long hta_parse_int_list(const char *text, int64_t **out)
 }
 /* ---- catalog ------------------------------------------------------------ */
 
+/* What a collective's name makes it: a send, a recv, an all-to-all (by
+ * PyTorch's names: send, recv, all_to_all, all_to_allv, alltoall_base)
+ * or another collective. */
+static int role_of(const char *collective)
+{
+    if (strcmp(collective, "send") == 0)
+        return HTA_KIND_SEND;
+    if (strcmp(collective, "recv") == 0)
+        return HTA_KIND_RECV;
+    if (strstr(collective, "alltoall") || strstr(collective, "all_to_all"))
+        return HTA_KIND_ALL_TO_ALL;
+    return HTA_KIND_COLLECTIVE;
+}
+
 /* A row's kinds ("collective TAB dtype TAB in TAB out TAB size TAB peer"
  * lines),
  * split in place in text; the count, or -1 when malformed or out of
@@ -105,7 +119,7 @@ static long split_kinds(char *text, hta_kind_info **out)
         }
         k[n++] = (hta_kind_info){field[0], field[1], strtoll(field[2], NULL, 10),
                                  strtoll(field[3], NULL, 10), strtoll(field[4], NULL, 10),
-                                 strtoll(field[5], NULL, 10)};
+                                 strtoll(field[5], NULL, 10), role_of(field[0])};
     }
     *out = k;
     return (long)n;
@@ -307,7 +321,8 @@ static int build_kinds(hta_comm_catalog *c, const hta_table *k)
         return -1;
     for (size_t r = 0; r < n; r++) {
         const hta_cell *row = hta_table_row(k, r);
-        c->kinds[r] = (hta_kind_info){row[0].s, row[1].s, row[2].i, row[3].i, row[4].i, row[5].i};
+        c->kinds[r] = (hta_kind_info){row[0].s, row[1].s, row[2].i, row[3].i,
+                                      row[4].i, row[5].i, role_of(row[0].s)};
     }
     qsort(c->kinds, n, sizeof *c->kinds, compare_kind);
     for (size_t r = 0; r < n; r++)
@@ -340,16 +355,6 @@ void hta_comm_catalog_free(hta_comm_catalog *c)
 }
 
 /* ---- a rank's ops ------------------------------------------------------- */
-
-int hta_kind_is_send(const hta_kind_info *k)
-{
-    return strcmp(k->collective, "send") == 0;
-}
-
-int hta_kind_is_recv(const hta_kind_info *k)
-{
-    return strcmp(k->collective, "recv") == 0;
-}
 
 #define PAIR_MASK ((INT64_C(1) << HTA_PAIR_BITS) - 1)
 

@@ -31,11 +31,21 @@ typedef struct hta_group_variant {
 typedef struct hta_kind_info {
     const char *collective, *dtype;
     int64_t in, out, size, peer;
+    int role;                  /* HTA_KIND_*, from the collective's name */
 } hta_kind_info;
 
-/* Whether a kind is a point-to-point send or recv. */
-int hta_kind_is_send(const hta_kind_info *k);
-int hta_kind_is_recv(const hta_kind_info *k);
+enum { HTA_KIND_COLLECTIVE, HTA_KIND_SEND, HTA_KIND_RECV, HTA_KIND_ALL_TO_ALL };
+
+/* Whether a kind of the catalog is a point-to-point send or recv. */
+static inline int hta_kind_is_send(const hta_kind_info *k)
+{
+    return k->role == HTA_KIND_SEND;
+}
+
+static inline int hta_kind_is_recv(const hta_kind_info *k)
+{
+    return k->role == HTA_KIND_RECV;
+}
 
 /* Point-to-point ops are not instances of their group: a send and the
  * recv it pairs with are one instance (group, HTA_BY_PAIR, key), the key

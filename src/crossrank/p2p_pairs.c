@@ -248,22 +248,40 @@ static int compare_step_op(const void *a, const void *b)
     const step_op *x = a, *y = b;
     if (x->rank != y->rank)
         return (x->rank > y->rank) - (x->rank < y->rank);
-    if (x->step != y->step)
-        return (x->step > y->step) - (x->step < y->step);
-    if (x->receive != y->receive)
-        return x->receive - y->receive;
-    return (x->peer > y->peer) - (x->peer < y->peer);
+    return (x->step > y->step) - (x->step < y->step);
 }
 
-/* The most receives from one source among s[0..n) (sorted). */
+/* Whether s[0..n) is in (rank, step) order already: a rank of one
+ * pipeline group loads its ops in start order, so it usually is. */
+static int in_step_order(const step_op *s, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (compare_step_op(&s[i - 1], &s[i]) > 0)
+            return 0;
+    return 1;
+}
+
+/* The most receives from one source among s[0..n): a stage has few
+ * peers, counted in a short list (more than it holds are not counted:
+ * a pipeline stage has two). */
+#define MOST_PEERS 16
+
 static int64_t most_receives(const step_op *s, size_t n)
 {
-    int64_t most = 0, run = 0;
+    int64_t peer[MOST_PEERS], count[MOST_PEERS], most = 0;
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (!s[i].receive)
             continue;
-        run = i > 0 && s[i - 1].receive && s[i - 1].peer == s[i].peer ? run + 1 : 1;
-        most = run > most ? run : most;
+        size_t j = 0;
+        while (j < k && peer[j] != s[i].peer)
+            j++;
+        if (j == k && k < MOST_PEERS) {
+            peer[k] = s[i].peer;
+            count[k++] = 0;
+        }
+        if (j < k && ++count[j] > most)
+            most = count[j];
     }
     return most;
 }
@@ -286,7 +304,7 @@ static int put_steps(const hta_comm_catalog *c, const hta_rank_ops *r, const hta
     }
     hta_table *t = rc == 0 && n ? hta_tableset_table(out, &hta_p2p_steps_table) : NULL;
     rc = rc || (n && !t) ? -1 : 0;
-    if (rc == 0)
+    if (rc == 0 && !in_step_order(s, n))
         qsort(s, n, sizeof *s, compare_step_op);
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         int64_t wait = 0, exposed = 0;

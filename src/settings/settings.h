@@ -10,8 +10,9 @@
  * Each stage gets only its own struct: an analysis reads
  * hta_analysis_settings, the cross-rank statistics
  * hta_crossrank_settings; the run and the results file, which serve every
- * stage, see the whole hta_settings.  This room includes only util/, so
- * every folder may include it.
+ * stage, see the whole hta_settings.  This room includes only util/ (and
+ * its public header, include/hta/settings.h), so every folder may include
+ * it.
  *
  * struct hta_settings is also libhta's settings handle (hta/settings.h,
  * whose hta_settings_set sets an option by its long name): values given
@@ -104,6 +105,10 @@
               "microbatches per step for the pipeline bubble\n"                                   \
               "1F1B expects (default 0: the most recvs from\n"                                   \
               "one peer in the step)", "microbatches", 0)                                         \
+    CROSSRANK(gpus_per_node, int, "gpus-per-node", 0, 0, 0, NULL, "N",                           \
+              "ranks r..r+N-1 (r a multiple of N) share a\n"                                     \
+              "node (default 0: the host in each file name,\n"                                   \
+              "HOST_PID.TIME.pt.trace.json)", "gpus_per_node", 0)                                 \
     ANALYSIS(detail, flag, "detail", 0, 0, 0, NULL, NULL,                                        \
              "also write per-event tables under /detail", NULL, 0)                               \
     ANALYSIS(critical_path, flag, "critical-path", 0, 0, 0, NULL, NULL,                          \
