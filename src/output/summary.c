@@ -9,6 +9,7 @@
 #include "analysis/ranks_table.h"
 #include "analysis/temporal_breakdown.h"
 #include "crossrank/collective_wait.h"
+#include "crossrank/nodes.h"
 #include "crossrank/spread.h"
 #include "crossrank/stragglers.h"
 #include "output/a2a_report.h"
@@ -185,13 +186,13 @@ static void print_stragglers(const hta_tableset *set)
  * them (crossrank/nodes.c); nothing when no node is named. */
 static void print_nodes(const hta_tableset *set)
 {
-    const hta_table *t = hta_tableset_find(set, "nodes");
+    const hta_table *t = hta_tableset_find(set, hta_nodes_table.name);
     if (!t)
         return;
-    long named = hta_table_column(t, "named"), host = hta_table_column(t, "host");
-    long ranks = hta_table_column(t, "ranks"), flagged = hta_table_column(t, "flagged_ranks");
-    long p = hta_table_column(t, "p_bonferroni"), worst = hta_table_column(t, "worst_metric");
-    long worst_z = hta_table_column(t, "worst_robust_z");
+    long named = HTA_NODES_NAMED, host = HTA_NODES_HOST;
+    long ranks = HTA_NODES_RANKS, flagged = HTA_NODES_FLAGGED_RANKS;
+    long p = HTA_NODES_P_BONFERRONI, worst = HTA_NODES_WORST_METRIC;
+    long worst_z = HTA_NODES_WORST_ROBUST_Z;
     for (size_t r = 0; r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
         if (!row[named].i)
