@@ -110,11 +110,14 @@ static int is_point_to_point(const hta_trace *t, const hta_event *e)
     return strstr(name, "SendRecv") || strstr(name, "Kernel_Send") || strstr(name, "Kernel_Recv");
 }
 
-/* Whether a kernel is matched here: not by process group, and not a
- * send or recv, whose peer only its metadata names. */
-static int matched_by_stream(const hta_comm_resolver *r, const hta_event *e, size_t *p2p)
+/* Whether kernel c (comm_at order) is matched here: not by process group
+ * (its metadata or its batch's), and not a send or recv, whose peer only
+ * its metadata names. */
+static int matched_by_stream(const hta_comm_resolver *r, size_t c, size_t *p2p)
 {
-    if (hta_comm_resolve(r, e))
+    const hta_event *e = r->view->gpu[r->view->comm_at[c]];
+    size_t in_batch;
+    if (hta_comm_resolve(r, e) || hta_comm_batch(r, c, &in_batch))
         return 0;
     if (is_point_to_point(r->view->trace, e)) {
         (*p2p)++;
@@ -149,12 +152,12 @@ int hta_collectives(const hta_rank_view *v, hta_tableset *out, hta_error *err)
         return hta_fail(err, "out of memory listing collectives");
     size_t n = 0, p2p = 0, ignored = 0;
     for (size_t c = 0; c < v->n_comm; c++)
-        n += matched_by_stream(&r, v->gpu[v->comm_at[c]], &p2p);
+        n += matched_by_stream(&r, c, &p2p);
     const hta_event **comm = n ? hta_large_malloc(n * sizeof *comm) : NULL;
     hta_table *t = n ? HTA_TABLE(out, "_collectives", COLUMNS) : NULL;
     int rc = (!n || (comm && t)) && put_unknown_peers(out, v->rank_key, p2p) == 0 ? 0 : -1;
     for (size_t c = 0, k = 0; rc == 0 && k < n; c++)
-        if (matched_by_stream(&r, v->gpu[v->comm_at[c]], &ignored))
+        if (matched_by_stream(&r, c, &ignored))
             comm[k++] = v->gpu[v->comm_at[c]];
     if (rc == 0 && n) {
         qsort(comm, n, sizeof *comm, compare_stream_then_start);
