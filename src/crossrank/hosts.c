@@ -10,7 +10,7 @@
  * map would put the unnamed ranks on a node of their own. */
 #include "crossrank/hosts.h"
 
-#include "util/ranked.h"
+#include "analysis/ranks_table.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -88,10 +88,9 @@ int hta_rank_hosts_find(const hta_tableset *set, int gpus_per_node, hta_rank_hos
 {
     *out = (hta_rank_hosts){0};
     hta_strtab_init(&out->names);
-    const hta_table *ranks = hta_tableset_find(set, "ranks");
-    long file = ranks ? hta_table_column(ranks, "file") : -1;
-    long status = ranks ? hta_table_column(ranks, "status") : -1;
-    if (file < 0 || status < 0 || ranks->n_rows == 0)
+    const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
+    const long file = HTA_RANKS_FILE, status = HTA_RANKS_STATUS;
+    if (!ranks || ranks->n_rows == 0)
         return 0;
     out->rank = malloc(ranks->n_rows * sizeof *out->rank);
     out->node = malloc(ranks->n_rows * sizeof *out->node);
@@ -114,20 +113,5 @@ int hta_rank_hosts_find(const hta_tableset *set, int gpus_per_node, hta_rank_hos
         out->node[n++] = (uint32_t)node;
     }
     out->n_ranks = n;
-    return 0;
-}
-
-int hta_rank_hosts_nodes_of(const hta_rank_hosts *h, const int64_t *ranks, size_t n,
-                            int64_t **nodes)
-{
-    *nodes = NULL;
-    if (h->n_ranks == 0)
-        return 0;
-    if (!(*nodes = malloc((n ? n : 1) * sizeof **nodes)))
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        size_t at = hta_lower_bound_i64(h->rank, h->n_ranks, ranks[i]);
-        (*nodes)[i] = at < h->n_ranks && h->rank[at] == ranks[i] ? (int64_t)h->node[at] : -1;
-    }
     return 0;
 }

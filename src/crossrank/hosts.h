@@ -25,11 +25,6 @@ typedef struct hta_rank_hosts {
 int hta_rank_hosts_find(const hta_tableset *set, int gpus_per_node, hta_rank_hosts *out);
 void hta_rank_hosts_free(hta_rank_hosts *h);
 
-/* The node of each of ranks[0..n) (-1 for a rank h lacks) into *nodes,
- * an array the caller frees; NULL when h knows no node.  -1 when out of
- * memory. */
-int hta_rank_hosts_nodes_of(const hta_rank_hosts *h, const int64_t *ranks, size_t n,
-                            int64_t **nodes);
 
 /* The host written in a tensorboard_trace_handler file name, as
  * [start, start + *len) of path; NULL when the name is not one. */
