@@ -17,8 +17,8 @@ holds, while the converted forms can only divide bytes by the rounded one.
 The CPU-side tables (/ops, /annotations, /kernel_sequences, /sync_calls,
 /memory, /op_perf and its /rank_metrics rows) rest on what the converted
 forms do not carry (cpu_op events, their pid, tid and arguments, GPU
-annotations, [memory] events), and so do
-the columns of /gpu_gaps that name a CPU event, a sync call or a cause; the
+annotations, [memory] events), and so do the columns of /gpu_gaps that
+name a CPU event, a sync call or a cause, and /steps' traced FLOPs; the
 gaps themselves (times, neighbours, launch delays) are compared.
 
 Hand-built exports test what only Nsight has (the copy-kind ENUM, NVTX
@@ -62,12 +62,14 @@ ORDER_REL_TOL = 1e-3
 CROSS_RANK = {"outliers", "cross_rank/kernels", "kernel_type_breakdown", "stragglers",
               "collective_wait", "timeline_ranks", "collectives", "collective_summary",
               "cross_rank/steps", "cross_rank/ops", "cross_rank/annotations",
-              "cross_rank/kernel_sequences", "process_groups"}
+              "cross_rank/kernel_sequences", "process_groups", "cross_rank/op_perf"}
 # Built from the NCCL collective metadata of Kineto's args, which neither
 # export carries.
 KINETO_ONLY = {"comm_by_group"}
 CPU_SIDE = {"ops", "annotations", "kernel_sequences", "sync_calls", "memory", "op_perf"}
 GAP_CPU_COLUMNS = {"cpu_event", "cpu_event_overlap_us", "sync_call", "cause"}
+# /steps' FLOPs come from the cpu_op calls (/op_perf).
+STEP_CPU_COLUMNS = {"traced_flops", "traced_mfu_pct"}
 
 
 def three_forms(folder):
@@ -149,6 +151,8 @@ def compare_forms(folder, round_like_hta=False):
                     skip |= {"share"}
                 if name == "gpu_gaps":
                     skip |= GAP_CPU_COLUMNS
+                if name == "steps":
+                    skip |= STEP_CPU_COLUMNS
                 if name == "memory_bw" and integer_us:
                     skip |= BANDWIDTH_COLUMNS
                 if name == "rank_metrics":
