@@ -68,8 +68,6 @@ CROSS_RANK = {"outliers", "cross_rank/kernels", "kernel_type_breakdown", "stragg
 KINETO_ONLY = {"comm_by_group"}
 CPU_SIDE = {"ops", "annotations", "kernel_sequences", "sync_calls", "memory", "op_perf"}
 GAP_CPU_COLUMNS = {"cpu_event", "cpu_event_overlap_us", "sync_call", "cause"}
-# /steps' FLOPs come from the cpu_op calls (/op_perf).
-STEP_CPU_COLUMNS = {"traced_flops", "traced_mfu_pct"}
 
 
 def three_forms(folder):
@@ -151,8 +149,8 @@ def compare_forms(folder, round_like_hta=False):
                     skip |= {"share"}
                 if name == "gpu_gaps":
                     skip |= GAP_CPU_COLUMNS
-                if name == "steps":
-                    skip |= STEP_CPU_COLUMNS
+                if name == "steps":  # the traced FLOPs need Input Dims
+                    skip |= {"traced_flops", "traced_mfu_pct"}
                 if name == "memory_bw" and integer_us:
                     skip |= BANDWIDTH_COLUMNS
                 if name == "rank_metrics":

@@ -168,6 +168,22 @@ def test_coalesced_batches_pair_at_the_op_level():
         "batches should hold two ops per kernel"
 
 
+def test_the_last_stage_causes_its_injected_delay_per_microbatch():
+    """Without transfer time, slowing the last stage by F adds exactly
+    (F - 1) x (forward + backward) per microbatch to the late-sender wait
+    it causes (its upstream neighbour waits for every gradient); a middle
+    stage's delay compounds along the pipeline instead (docs/crossrank.md)."""
+    caused = {}
+    for slow in (None, "3:1.5"):
+        d, truth = pipeline(4, 6, ["--transfer-us", "0", "--steps", "2"] +
+                            (["--slow-stage", slow] if slow else []))
+        out, _ = analyse(d, extra=["--include-last-step"])
+        m = table(out, "/rank_metrics")
+        caused[slow] = m[(m.metric == "p2p_caused_wait_us") & (m["rank"] == 3)].value.iloc[0]
+    per_microbatch = 0.5 * (truth["forward_ns"] + truth["backward_ns"]) / 1000
+    assert_close(caused["3:1.5"] - caused[None], per_microbatch * 6 * 2, "injected", abs_tol=NS)
+
+
 def test_bubble_is_the_closed_form_without_transfer_time():
     d, truth = pipeline(4, 8, ["--transfer-us", "0"])
     out, _ = analyse(d, extra=["--include-last-step"])
