@@ -87,15 +87,18 @@ class TraceAnalysis:
     user's cache when that is read-only); options: more hta-mpi arguments
     for every run (e.g. ["--step-regex", "^iteration"]); in_process: None
     analyses a single trace in this process through libhta when it loads,
-    False always runs hta-mpi (runs.py)."""
+    False always runs hta-mpi; processes: mpirun's process count (default:
+    one below 64 MB of traces, else min(traces, CPUs); runs.py)."""
 
     def __init__(self, trace_files=None, trace_dir="", include_last_profiler_step=False,
-                 round_like_hta=False, cache_dir=None, options=(), in_process=None):
+                 round_like_hta=False, cache_dir=None, options=(), in_process=None,
+                 processes=None):
         self.trace_dir = trace_dir
         self.trace_files = trace_files
         self.round_like_hta = round_like_hta
         self.cache_dir = cache_dir
         self.in_process = in_process
+        self.processes = processes
         self.base_options = list(options)
         if include_last_profiler_step:
             self.base_options.append("--include-last-step")
@@ -110,7 +113,8 @@ class TraceAnalysis:
         rounding = self.round_like_hta if round_like_hta is None else round_like_hta
         options = self.base_options + list(extra) + (["--round-like-hta"] if rounding else [])
         return runs.results_for(self.trace_dir, options, self.trace_files, self.cache_dir,
-                                in_process=False if complete else self.in_process)
+                                in_process=False if complete else self.in_process,
+                                processes=self.processes)
 
     def _table(self, name, extra=(), round_like_hta=None):
         """A table of the run as a DataFrame; None when the run has none
@@ -470,7 +474,7 @@ class TraceAnalysis:
         try:
             rounding = ["--round-like-hta"] if self.round_like_hta else []
             path = runs.write_traces(self.trace_dir, self.trace_files, out_dir,
-                                     self.base_options + rounding)
+                                     self.base_options + rounding, self.processes)
             written = {}
             for _, r in results.load(path, "ranks").iterrows():
                 if r["rank"] in ranks and r.status != "failed":

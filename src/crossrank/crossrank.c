@@ -4,7 +4,8 @@
  * they add metrics the outlier search reads; the outliers next because the later
  * steps add rows to their table (collective_wait flags late arrivers),
  * the step comparison after collective_wait, which adds the waits to
- * "steps", and the stragglers last because they read "collective_wait". */
+ * "steps", the stragglers after it because they read "collective_wait",
+ * and the nodes last because they read every flag in "outliers". */
 #include "crossrank/crossrank.h"
 
 #include "crossrank/all_to_all.h"
@@ -12,6 +13,7 @@
 #include "crossrank/kernel_comparison.h"
 #include "crossrank/kernel_type_totals.h"
 #include "crossrank/name_comparison.h"
+#include "crossrank/nodes.h"
 #include "crossrank/op_perf_comparison.h"
 #include "crossrank/outliers.h"
 #include "crossrank/p2p_results.h"
@@ -26,7 +28,7 @@ int hta_crossrank_statistics(hta_tableset *set, const hta_crossrank_settings *op
         hta_kernel_comparison(set, opt, err) || hta_op_and_annotation_comparison(set, opt, err) ||
         hta_op_perf_comparison(set, err) || hta_op_perf_steps(set, err) ||
         hta_collective_wait(set, err) || hta_step_comparison(set, err) ||
-        hta_rank_stragglers(set, opt, err))
+        hta_rank_stragglers(set, opt, err) || hta_node_statistics(set, opt, err))
         return -1;
     return 0;
 }

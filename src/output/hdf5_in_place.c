@@ -32,6 +32,7 @@
 #define _GNU_SOURCE /* fallocate */
 #include "output/hdf5_in_place.h"
 
+#include "util/ranked.h"
 #include "util/utf8.h"
 
 #include <errno.h>
@@ -138,15 +139,7 @@ typedef struct rank_slots {
 
 static size_t rank_slot(const rank_slots *s, int64_t rank)
 {
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->ranks[mid] < rank)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return hta_lower_bound_i64(s->ranks, s->n, rank);
 }
 
 /* End of the run of rows of one rank that starts at row r (rows are sorted

@@ -176,6 +176,32 @@ static void print_stragglers(const hta_tableset *set)
         printf("  ... %zu more\n", n_flagged - shown);
 }
 
+/* The nodes whose flagged ranks gather there more than chance would put
+ * them (crossrank/nodes.c); nothing when no node is named. */
+static void print_nodes(const hta_tableset *set)
+{
+    const hta_table *t = hta_tableset_find(set, "nodes");
+    if (!t)
+        return;
+    long named = hta_table_column(t, "named"), host = hta_table_column(t, "host");
+    long ranks = hta_table_column(t, "ranks"), flagged = hta_table_column(t, "flagged_ranks");
+    long p = hta_table_column(t, "p_bonferroni"), worst = hta_table_column(t, "worst_metric");
+    long worst_z = hta_table_column(t, "worst_robust_z");
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        if (!row[named].i)
+            continue;
+        printf("\nNode %s: %lld of its %lld ranks flagged (P = %.2g after Bonferroni over %zu "
+               "nodes); check or drain it",
+               row[host].s, (long long)row[flagged].i, (long long)row[ranks].i, row[p].f,
+               t->n_rows);
+        if (row[worst].s[0])
+            printf("; across nodes it stands out most in %s (robust z %.1f)", row[worst].s,
+                   row[worst_z].f);
+        printf(" (see /nodes, /node_metrics)\n");
+    }
+}
+
 /* Only what needs attention: clock-condition violations, and ranks whose
  * collectives could not all be matched. */
 static void print_collective_issues(const hta_tableset *set)
@@ -236,6 +262,7 @@ void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
     print_breakdown(set);
     print_outliers(set, opt);
     print_stragglers(set);
+    print_nodes(set);
     hta_print_collective_report(set);
     print_collective_issues(set);
     hta_print_p2p_report(set);
