@@ -62,7 +62,7 @@ ORDER_REL_TOL = 1e-3
 CROSS_RANK = {"outliers", "cross_rank/kernels", "kernel_type_breakdown", "stragglers",
               "collective_wait", "timeline_ranks", "collectives", "collective_summary",
               "cross_rank/steps", "cross_rank/ops", "cross_rank/annotations",
-              "cross_rank/kernel_sequences", "process_groups"}
+              "cross_rank/kernel_sequences", "process_groups", "cross_rank/op_perf"}
 # Built from the NCCL collective metadata of Kineto's args, which neither
 # export carries.
 KINETO_ONLY = {"comm_by_group"}
@@ -149,6 +149,8 @@ def compare_forms(folder, round_like_hta=False):
                     skip |= {"share"}
                 if name == "gpu_gaps":
                     skip |= GAP_CPU_COLUMNS
+                if name == "steps":  # the traced FLOPs need Input Dims
+                    skip |= {"traced_flops", "traced_mfu_pct"}
                 if name == "memory_bw" and integer_us:
                     skip |= BANDWIDTH_COLUMNS
                 if name == "rank_metrics":

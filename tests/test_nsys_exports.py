@@ -281,7 +281,8 @@ def test_bad_real_files_fail_alone():
         out, p = analyse(d, processes=2, expect=1)
     ranks = table(out, "ranks").set_index("file")
     assert ranks.loc[good, "status"] == "ok", ranks
-    expected = {truncated: "malformed", not_sqlite: "file is not a database",
+    expected = {truncated: "sqlite_master: database disk image is malformed",
+                not_sqlite: "file is not a database",
                 no_cuda: "schema 3.24.14): CUPTI_ACTIVITY_KIND_KERNEL: no such table",
                 locked: "locked"}
     for path, what in expected.items():

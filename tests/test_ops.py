@@ -444,7 +444,8 @@ def test_gap_strip_in_plots_and_report():
     figures = {os.path.basename(f.path): f for f in plots.plot_all(out, tmpdir())}
     assert "gaps.png" in figures and figures["gaps.png"].data is not None
     page = report.render(out)
-    assert "GPU idle gaps by cause" in page and page.count("<svg") == 7, page.count("<svg")
+    # The page's seven figures and the roofline of its GEMMs.
+    assert "GPU idle gaps by cause" in page and page.count("<svg") == 8, page.count("<svg")
     # No long gap: no strip.
     out, _ = analyse(generated(ranks=2, size_mb=0.2))
     assert views.gap_strip(out) is None

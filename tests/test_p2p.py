@@ -140,6 +140,50 @@ def test_without_seq_metadata_on_the_cpu_op_two_pipelines():
     assert_caused(out, truth)
 
 
+def test_coalesced_batches_pair_at_the_op_level():
+    """--coalesced: in the steady state a send and a recv with the same
+    peer run as one kernel, each op a record_param_comms before its
+    launch (batch_isend_irecv); both ops get the kernel, and every pair
+    still equals the truth, on 1 and 3 processes alike."""
+    d, truth = pipeline(4, 6, ["--coalesced", "--slow-stage", "1:1.4", "--dp", "2"])
+    base = None
+    for n in (1, 3):
+        out, p = analyse(d, processes=n, extra=["--include-last-step"])
+        assert_pairs(out, truth)
+        assert_summary(out, truth)
+        assert_pipeline_steps(out, truth)
+        assert_caused(out, truth)
+        assert "no known peer" not in p.stdout, p.stdout
+        pairs = table(out, "/p2p")
+        if base is not None:
+            pd.testing.assert_frame_equal(pairs, base, check_exact=True)
+        base = pairs
+    with open(os.path.join(d, "rank-2.json")) as f:
+        events = json.load(f)["traceEvents"]
+    kernels = [e for e in events if e.get("cat") == "kernel" and "SendRecv" in e["name"]]
+    ops = [e for e in events if e.get("name") == "record_param_comms"]
+    batches = [k for k in kernels if "Collective name" not in k["args"]]
+    assert batches and len(ops) == 2 * len(batches), (len(ops), len(batches))
+    assert len(kernels) < sum(1 for w in truth["pairs"] if 2 in (w["src"], w["dst"])), \
+        "batches should hold two ops per kernel"
+
+
+def test_the_last_stage_causes_its_injected_delay_per_microbatch():
+    """Without transfer time, slowing the last stage by F adds exactly
+    (F - 1) x (forward + backward) per microbatch to the late-sender wait
+    it causes (its upstream neighbour waits for every gradient); a middle
+    stage's delay compounds along the pipeline instead (docs/crossrank.md)."""
+    caused = {}
+    for slow in (None, "3:1.5"):
+        d, truth = pipeline(4, 6, ["--transfer-us", "0", "--steps", "2"] +
+                            (["--slow-stage", slow] if slow else []))
+        out, _ = analyse(d, extra=["--include-last-step"])
+        m = table(out, "/rank_metrics")
+        caused[slow] = m[(m.metric == "p2p_caused_wait_us") & (m["rank"] == 3)].value.iloc[0]
+    per_microbatch = 0.5 * (truth["forward_ns"] + truth["backward_ns"]) / 1000
+    assert_close(caused["3:1.5"] - caused[None], per_microbatch * 6 * 2, "injected", abs_tol=NS)
+
+
 def test_bubble_is_the_closed_form_without_transfer_time():
     d, truth = pipeline(4, 8, ["--transfer-us", "0"])
     out, _ = analyse(d, extra=["--include-last-step"])

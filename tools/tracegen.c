@@ -26,6 +26,7 @@
 #include "tracegen_flops.h"
 #include "tracegen_groups.h"
 #include "tracegen_moe.h"
+#include "tracegen_nodes.h"
 #include "tracegen_ops.h"
 #include "tracegen_pipeline.h"
 
@@ -49,6 +50,10 @@ static const char USAGE[] =
     "  --kernel-factor TEXT:F   compute kernels whose name contains TEXT run F times\n"
     "                           as long (0.1..10; the phase grows with them)\n"
     "  --rename-kernel TEXT=NAME  kernels whose name contains TEXT are named NAME\n"
+    "  --ranks-per-node R       ranks r..r+R-1 on node r / R: files named\n"
+    "                           DIR/node<k>_<pid>.<time>.pt.trace.json\n"
+    "  --slow-node K:F          every rank of node K computes F times as long\n"
+    "                           (0.5..10; repeatable; needs --ranks-per-node)\n"
     "  --seed N                 random seed (default 1)\n"
     "  --gzip                   write gzip-compressed files\n"
     "  --compact                write JSON without any whitespace\n"
@@ -142,6 +147,8 @@ enum {
     OPT_COMPACT,
     OPT_KERNEL_FACTOR,
     OPT_RENAME_KERNEL,
+    OPT_RANKS_PER_NODE,
+    OPT_SLOW_NODE,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -156,6 +163,8 @@ static const struct option LONG_OPTIONS[] = {
     {"compact", no_argument, NULL, OPT_COMPACT},
     {"kernel-factor", required_argument, NULL, OPT_KERNEL_FACTOR},
     {"rename-kernel", required_argument, NULL, OPT_RENAME_KERNEL},
+    {"ranks-per-node", required_argument, NULL, OPT_RANKS_PER_NODE},
+    {"slow-node", required_argument, NULL, OPT_SLOW_NODE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -163,7 +172,8 @@ static const struct option LONG_OPTIONS[] = {
 static void parse_args(tg_ddp_options *c, int argc, char **argv)
 {
     tg_straggler straggler[MAX_STRAGGLER_ARGS];
-    int nstraggler = 0;
+    const char *slow_node[MAX_STRAGGLER_ARGS];
+    int nstraggler = 0, nslow_node = 0;
     c->ranks = 4;
     c->first_rank = 0;
     c->size_mb = 1.0;
@@ -232,6 +242,15 @@ static void parse_args(tg_ddp_options *c, int argc, char **argv)
             c->rename_to = eq + 1;
             break;
         }
+        case OPT_RANKS_PER_NODE:
+            if (!parse_int(value, 1, MAX_WORLD, &c->ranks_per_node))
+                bad_value("--ranks-per-node", value);
+            break;
+        case OPT_SLOW_NODE:
+            if (nslow_node >= MAX_STRAGGLER_ARGS)
+                tg_fail("too many --slow-node options", NULL);
+            slow_node[nslow_node++] = value;
+            break;
         case OPT_STRAGGLER:
             if (nstraggler >= MAX_STRAGGLER_ARGS)
                 tg_fail("too many --straggler options", NULL);
@@ -263,6 +282,8 @@ static void parse_args(tg_ddp_options *c, int argc, char **argv)
         }
         c->factor[straggler[i].rank] = straggler[i].factor;
     }
+    for (int i = 0; i < nslow_node; i++)
+        tg_nodes_slow(c->factor, c->world, c->ranks_per_node, slow_node[i]);
 }
 
 /* The job shapes other than the default, each entered when its flag is

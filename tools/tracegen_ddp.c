@@ -77,6 +77,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "tracegen_ddp.h"
+#include "tracegen_nodes.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -963,9 +964,9 @@ fail: {
 
 static void write_rank_file(tg_ctx *c, int64_t rank)
 {
-    size_t n = strlen(c->opt.outdir) + 48;
+    size_t n = strlen(c->opt.outdir) + 96;
     char *path = tg_calloc(n, 1);
-    snprintf(path, n, "%s/rank-%" PRId64 ".json%s", c->opt.outdir, rank, c->opt.gzip ? ".gz" : "");
+    tg_nodes_trace_path(path, n, c->opt.outdir, rank, c->opt.ranks_per_node, c->opt.gzip);
     if (!tg_writer_open_file(&c->out, path, c->opt.gzip)) {
         char detail[600];
         snprintf(detail, sizeof detail, "'%s': %s", path, strerror(errno));

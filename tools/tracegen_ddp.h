@@ -20,6 +20,7 @@ typedef struct {
     double *factor;    /* [world] straggler factor per rank */
     const char *slow_match, *rename_match, *rename_to; /* --kernel-factor, --rename-kernel */
     double slow_factor;
+    int64_t ranks_per_node; /* 0: files named rank-R.json */
 } tg_ddp_options;
 
 /* Writes ranks first_rank .. world - 1 into outdir; exits on failure. */

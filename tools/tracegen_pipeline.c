@@ -30,6 +30,12 @@
  *  (the step's time without computation) is (P - 1)(F + B) of
  *  (M + P - 1)(F + B), 1F1B's closed form.
  *
+ *  --coalesced: in the steady state a send and the next item's receive
+ *  from the same peer go out as one batch (Megatron's
+ *  send_forward_recv_backward, send_backward_recv_forward), posted
+ *  together, one kernel ending when both transfers have; each op is a
+ *  record_param_comms with its metadata ended before the kernel's launch.
+ *
  *  Metadata on the kernels (default) or on record_param_comms joined by
  *  External id (--meta-on-cpu): Collective name send / recv, In and Out
  *  msg nelems, dtype BFloat16, the group's name, description and ranks,
@@ -65,10 +71,13 @@
 #define PL_NELEMS INT64_C(4194304) /* BFloat16 activation of one microbatch */
 #define PL_STREAM_COMPUTE 7
 #define PL_UNKNOWN INT64_MIN
+#define PL_BATCH_OP_IDS INT64_C(1000000000) /* External ids of batched ops: no kernel's */
 
 /* Streams: send to the next stage, receive from the previous, send to the
- * previous, receive from the next. */
-enum { ST_SEND_NEXT = 21, ST_RECV_PREV = 22, ST_SEND_PREV = 23, ST_RECV_NEXT = 24 };
+ * previous, receive from the next; batches with the next, with the
+ * previous. */
+enum { ST_SEND_NEXT = 21, ST_RECV_PREV = 22, ST_SEND_PREV = 23, ST_RECV_NEXT = 24,
+       ST_BATCH_NEXT = 25, ST_BATCH_PREV = 26 };
 
 typedef enum { K_FORWARD, K_BACKWARD, K_SEND, K_RECV } kernel_kind;
 
@@ -78,6 +87,7 @@ typedef struct kernel {
     kernel_kind kind;
     int peer, stream, step;
     int64_t seq, wait;         /* wait: late sender on a receive, late receiver on a send */
+    size_t batch_with;         /* 1 + the other op's kernel in its batch, 0 alone */
 } kernel;
 
 typedef struct rank_kernels {
@@ -101,7 +111,7 @@ typedef struct item {
 } item;
 
 typedef struct pipeline_gen {
-    int pp, dp, world, microbatches, steps, no_seq, meta_on_cpu, slow_stage;
+    int pp, dp, world, microbatches, steps, no_seq, meta_on_cpu, slow_stage, coalesced;
     double slow_factor;
     int64_t transfer_ns;
     const char *dir;
@@ -109,6 +119,9 @@ typedef struct pipeline_gen {
     rank_kernels *kernels;     /* [world] */
     int64_t *seq;              /* [world] */
     int *pc;                   /* [world] next item this step */
+    size_t *batch_send;        /* [world] 1 + the send kernel the next recv joins, 0 none */
+    channel **batch_channel;   /* [world] that send's channel ... */
+    int *batch_mb;             /* [world] ... and microbatch */
     int64_t *clock;            /* [world] end of the last computation */
     channel *channels;         /* [dp][2 (pp - 1)]: forward s -> s+1 at 2s, backward at 2s+1 */
     int64_t *step_start, *step_end; /* [steps] */
@@ -204,28 +217,57 @@ static bool advance_rank(pipeline_gen *g, int rank, int step)
         int from = forward ? s - 1 : s + 1;
         if (from >= 0 && from < g->pp) {
             channel *in = channel_of(g, d, from, s);
+            size_t with = g->batch_send[rank];
             if (in->recv_post[it.mb] == PL_UNKNOWN) {
                 in->recv_post[it.mb] = start;
+                int stream = with ? (forward ? ST_BATCH_PREV : ST_BATCH_NEXT)
+                                  : (forward ? ST_RECV_PREV : ST_RECV_NEXT);
                 in->recv_kernel[it.mb] = add_kernel(
-                    g, rank, (kernel){start, PL_UNKNOWN, K_RECV, in->src,
-                                      forward ? ST_RECV_PREV : ST_RECV_NEXT, step,
-                                      g->seq[rank]++, 0});
+                    g, rank, (kernel){start, PL_UNKNOWN, K_RECV, in->src, stream, step,
+                                      g->seq[rank]++, 0, with});
+                if (with)
+                    g->kernels[rank].k[with - 1].batch_with = 1 + in->recv_kernel[it.mb];
                 moved = true;
             }
             if (in->end[it.mb] == PL_UNKNOWN)
                 return moved;
             start = in->end[it.mb];
+            if (with) {
+                /* A batch's kernel ends when both its transfers have. */
+                const channel *out = g->batch_channel[rank];
+                int64_t sent = out->end[g->batch_mb[rank]];
+                if (sent == PL_UNKNOWN)
+                    return moved;
+                start = sent > start ? sent : start;
+                g->kernels[rank].k[with - 1].end = start;
+                g->kernels[rank].k[in->recv_kernel[it.mb]].end = start;
+                g->batch_send[rank] = 0;
+            }
         }
         int64_t end = start + compute_ns(g, s, it.kind);
-        add_kernel(g, rank, (kernel){start, end, it.kind, -1, PL_STREAM_COMPUTE, step, -1, 0});
+        add_kernel(g, rank, (kernel){start, end, it.kind, -1, PL_STREAM_COMPUTE, step, -1, 0, 0});
         g->clock[rank] = end;
         int to = forward ? s + 1 : s - 1;
         if (to >= 0 && to < g->pp) {
             channel *out = channel_of(g, d, s, to);
             out->ready[it.mb] = end;
+            /* --coalesced: a send and the next item's recv from the same
+             * peer go out in one batch, posted together now (Megatron's
+             * send_forward_recv_backward and send_backward_recv_forward). */
+            int next = g->pc[rank] + 1 < n ? g->pc[rank] + 1 : -1;
+            item following = next >= 0 ? g->schedule[s][next] : (item){K_FORWARD, -1};
+            int batch = g->coalesced && next >= 0 && (following.kind == K_FORWARD ? s - 1 : s + 1) == to;
+            int stream = batch ? (forward ? ST_BATCH_NEXT : ST_BATCH_PREV)
+                               : (forward ? ST_SEND_NEXT : ST_SEND_PREV);
             out->send_kernel[it.mb] = add_kernel(
-                g, rank, (kernel){PL_UNKNOWN, PL_UNKNOWN, K_SEND, out->dst,
-                                  forward ? ST_SEND_NEXT : ST_SEND_PREV, step, g->seq[rank]++, 0});
+                g, rank, (kernel){batch ? end : PL_UNKNOWN, PL_UNKNOWN, K_SEND, out->dst, stream,
+                                  step, g->seq[rank]++, 0, 0});
+            if (batch) {
+                out->send_post[it.mb] = end;
+                g->batch_send[rank] = 1 + out->send_kernel[it.mb];
+                g->batch_channel[rank] = out;
+                g->batch_mb[rank] = it.mb;
+            }
         }
         g->pc[rank]++;
         moved = true;
@@ -328,6 +370,22 @@ static void put_metadata(FILE *f, const pipeline_gen *g, int rank, const kernel 
         fprintf(f, ", \"Seq\": %" PRId64, k->seq);
 }
 
+/* A record_param_comms op with k's metadata, from ts. */
+static void put_comms_op(FILE *f, bool *first, const pipeline_gen *g, int rank, const kernel *k,
+                         int64_t ts, int64_t id)
+{
+    tg_json_event(f, first, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                            "\"record_param_comms\", \"pid\": 100, \"tid\": 100, \"ts\": ");
+    put_ns(f, ts);
+    fprintf(f, ", \"dur\": 0.500, \"args\": {\"External id\": %" PRId64 ", ", id);
+    put_metadata(f, g, rank, k);
+    fputs("}}", f);
+}
+
+/* One kernel and its launch; a batch's two ops (--coalesced) are
+ * recorded as PyTorch records a batch_isend_irecv: one record_param_comms
+ * per op, both ended before the one kernel's launch, which carries no
+ * metadata of its own. */
 static void put_kernel(FILE *f, bool *first, const pipeline_gen *g, int rank, const kernel *k,
                        int64_t id)
 {
@@ -335,13 +393,14 @@ static void put_kernel(FILE *f, bool *first, const pipeline_gen *g, int rank, co
     if (launch < g->step_start[k->step])
         launch = g->step_start[k->step];
     bool comm = k->kind == K_SEND || k->kind == K_RECV;
-    if (comm && g->meta_on_cpu) {
-        tg_json_event(f, first, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
-                                "\"record_param_comms\", \"pid\": 100, \"tid\": 100, \"ts\": ");
-        put_ns(f, launch);
-        fprintf(f, ", \"dur\": 0.500, \"args\": {\"External id\": %" PRId64 ", ", id);
-        put_metadata(f, g, rank, k);
-        fputs("}}", f);
+    const kernel *partner = k->batch_with ? &g->kernels[rank].k[k->batch_with - 1] : NULL;
+    if (partner && partner < k)
+        return; /* written with the batch's first op */
+    if (partner) {
+        put_comms_op(f, first, g, rank, k, launch - 3000, PL_BATCH_OP_IDS + 2 * id);
+        put_comms_op(f, first, g, rank, partner, launch - 2000, PL_BATCH_OP_IDS + 2 * id + 1);
+    } else if (comm && g->meta_on_cpu) {
+        put_comms_op(f, first, g, rank, k, launch, id);
     }
     tg_json_event(f, first, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
                             "\"cudaLaunchKernel\", \"pid\": 100, \"tid\": 100, \"ts\": ");
@@ -358,7 +417,7 @@ static void put_kernel(FILE *f, bool *first, const pipeline_gen *g, int rank, co
     fprintf(f, ", \"args\": {\"stream\": %d, \"correlation\": %" PRId64, k->stream, id);
     if (comm) {
         fprintf(f, ", \"External id\": %" PRId64, id);
-        if (!g->meta_on_cpu) {
+        if (!g->meta_on_cpu && !partner) {
             fputs(", ", f);
             put_metadata(f, g, rank, k);
         }
@@ -551,7 +610,7 @@ static void usage(void)
 {
     fputs("usage: hta-tracegen --pp P -o DIR [--dp D] [--microbatches M] [--steps N]\n"
           "                    [--slow-stage STAGE:FACTOR] [--transfer-us T] [--no-seq]\n"
-          "                    [--meta-on-cpu]\n"
+          "                    [--meta-on-cpu] [--coalesced]\n"
           "Pipeline-parallel job: P x D ranks, D pipelines of P stages running 1F1B over M\n"
           "microbatches with NCCL send/recv, DIR.truth.json beside DIR.\n",
           stderr);
@@ -568,6 +627,8 @@ static void parse(pipeline_gen *g, int argc, char **argv)
             g->no_seq = 1;
         else if (!strcmp(a, "--meta-on-cpu"))
             g->meta_on_cpu = 1;
+        else if (!strcmp(a, "--coalesced"))
+            g->coalesced = 1;
         else if (!v)
             usage();
         else if (!strcmp(a, "--pp"))
@@ -614,6 +675,9 @@ int tracegen_pipeline_main(int argc, char **argv)
     g.kernels = tg_calloc(w, sizeof *g.kernels);
     g.seq = tg_calloc(w, sizeof *g.seq);
     g.pc = tg_calloc(w, sizeof *g.pc);
+    g.batch_send = tg_calloc(w, sizeof *g.batch_send);
+    g.batch_channel = tg_calloc(w, sizeof *g.batch_channel);
+    g.batch_mb = tg_calloc(w, sizeof *g.batch_mb);
     g.clock = tg_calloc(w, sizeof *g.clock);
     g.channels = tg_calloc((size_t)g.dp * 2 * (size_t)(g.pp - 1), sizeof *g.channels);
     g.step_start = tg_calloc((size_t)g.steps, sizeof *g.step_start);
@@ -638,6 +702,9 @@ int tracegen_pipeline_main(int argc, char **argv)
     free(g.kernels);
     free(g.seq);
     free(g.pc);
+    free(g.batch_send);
+    free(g.batch_channel);
+    free(g.batch_mb);
     free(g.clock);
     free(g.channels);
     free(g.step_start);

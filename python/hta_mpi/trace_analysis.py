@@ -24,6 +24,7 @@ Beyond HTA, the same object gives hta-mpi's own tables under plain names
 compares two runs through `hta-mpi diff`."""
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 
@@ -86,15 +87,18 @@ class TraceAnalysis:
     user's cache when that is read-only); options: more hta-mpi arguments
     for every run (e.g. ["--step-regex", "^iteration"]); in_process: None
     analyses a single trace in this process through libhta when it loads,
-    False always runs hta-mpi (runs.py)."""
+    False always runs hta-mpi; processes: mpirun's process count (default:
+    one below 64 MB of traces, else min(traces, CPUs); runs.py)."""
 
     def __init__(self, trace_files=None, trace_dir="", include_last_profiler_step=False,
-                 round_like_hta=False, cache_dir=None, options=(), in_process=None):
+                 round_like_hta=False, cache_dir=None, options=(), in_process=None,
+                 processes=None):
         self.trace_dir = trace_dir
         self.trace_files = trace_files
         self.round_like_hta = round_like_hta
         self.cache_dir = cache_dir
         self.in_process = in_process
+        self.processes = processes
         self.base_options = list(options)
         if include_last_profiler_step:
             self.base_options.append("--include-last-step")
@@ -109,7 +113,8 @@ class TraceAnalysis:
         rounding = self.round_like_hta if round_like_hta is None else round_like_hta
         options = self.base_options + list(extra) + (["--round-like-hta"] if rounding else [])
         return runs.results_for(self.trace_dir, options, self.trace_files, self.cache_dir,
-                                in_process=False if complete else self.in_process)
+                                in_process=False if complete else self.in_process,
+                                processes=self.processes)
 
     def _table(self, name, extra=(), round_like_hta=None):
         """A table of the run as a DataFrame; None when the run has none
@@ -443,27 +448,41 @@ class TraceAnalysis:
         queue length per stream and bandwidth per copy kind (both always),
         and hta-mpi's additions (critical path marks, timeline shares,
         collective waits; docs/definitions.md).  Returns the paths."""
+        suffix = output_suffix or "_with_counters"
+        return list(self._write_traces(
+            ranks, lambda trace: trace.replace(".json", f"{suffix}.json")).values())
+
+    def overlay_critical_path_analysis(self, rank, critical_path_graph=None, output_dir=".",
+                                       only_show_critical_events=True, show_all_edges=False):
+        """Writes the rank's trace into output_dir as
+        overlaid_critical_path_<name>, HTA's name, with every event on a
+        step's critical path marked ("critical": 1 in its args) and flow
+        arrows along the path; returns its path.  Every event is kept
+        (HTA's only_show_critical_events drops the others) and
+        critical_path_graph is not needed (hta-mpi marks every step's
+        path)."""
+        os.makedirs(output_dir, exist_ok=True)
+        written = self._write_traces([rank], lambda trace: os.path.join(
+            output_dir, "overlaid_critical_path_" + os.path.basename(trace)))
+        return written.get(rank)
+
+    def _write_traces(self, ranks, target_of):
+        """hta-mpi --write-traces for every trace; each requested rank's
+        written trace moved to target_of(its original path).  {rank: path}."""
         ranks = self._ranks(ranks)
-        out_dir = tempfile.mkdtemp(prefix="hta-mpi-counters-")
-        path = os.path.join(out_dir, "results.h5")
-        inputs = runs.list_traces(self.trace_dir, self.trace_files)
-        cmd = [runs.find_binary(), "-q", "-o", path, "--write-traces", out_dir] + \
-            self.base_options + (["--round-like-hta"] if self.round_like_hta else []) + inputs
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode not in (0, 1):
-            raise runs.RunError(f"{' '.join(cmd)} exited {p.returncode}:\n{p.stderr.strip()}")
-        written = []
-        for _, r in results.load(path, "ranks").iterrows():
-            if r["rank"] not in ranks or r.status == "failed":
-                continue
-            source = os.path.join(out_dir, os.path.basename(r.file))
-            target = r.file.replace(".json", f"{output_suffix or '_with_counters'}.json")
-            os.replace(source, target)
-            written.append(target)
-        for f in os.listdir(out_dir):
-            os.unlink(os.path.join(out_dir, f))
-        os.rmdir(out_dir)
-        return written
+        out_dir = tempfile.mkdtemp(prefix="hta-mpi-traces-")
+        try:
+            rounding = ["--round-like-hta"] if self.round_like_hta else []
+            path = runs.write_traces(self.trace_dir, self.trace_files, out_dir,
+                                     self.base_options + rounding, self.processes)
+            written = {}
+            for _, r in results.load(path, "ranks").iterrows():
+                if r["rank"] in ranks and r.status != "failed":
+                    written[int(r["rank"])] = shutil.move(
+                        os.path.join(out_dir, os.path.basename(r.file)), target_of(r.file))
+            return written
+        finally:
+            shutil.rmtree(out_dir, ignore_errors=True)
 
     # -- what HTA does not have --------------------------------------------
 

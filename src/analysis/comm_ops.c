@@ -31,13 +31,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},         {"group", HTA_COL_STR},     {"group_desc", HTA_COL_STR},
-    {"group_ranks", HTA_COL_STR},  {"kernels", HTA_COL_I64},   {"kinds", HTA_COL_STR},
-    {"kind_of", HTA_COL_STR},      {"seqs", HTA_COL_STR},      {"first_start_ns", HTA_COL_I64},
-    {"start_gaps", HTA_COL_STR},   {"durations", HTA_COL_STR}, {"overlaps", HTA_COL_STR},
-    {"steps", HTA_COL_STR},        {"splits", HTA_COL_STR},
+static const hta_column COLUMNS[HTA_COMM_OPS_N_COLUMNS] = {
+    [HTA_COMM_OPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_COMM_OPS_GROUP] = {"group", HTA_COL_STR},
+    [HTA_COMM_OPS_GROUP_DESC] = {"group_desc", HTA_COL_STR},
+    [HTA_COMM_OPS_GROUP_RANKS] = {"group_ranks", HTA_COL_STR},
+    [HTA_COMM_OPS_KERNELS] = {"kernels", HTA_COL_I64},
+    [HTA_COMM_OPS_KINDS] = {"kinds", HTA_COL_STR},
+    [HTA_COMM_OPS_KIND_OF] = {"kind_of", HTA_COL_STR},
+    [HTA_COMM_OPS_SEQS] = {"seqs", HTA_COL_STR},
+    [HTA_COMM_OPS_FIRST_START_NS] = {"first_start_ns", HTA_COL_I64},
+    [HTA_COMM_OPS_START_GAPS] = {"start_gaps", HTA_COL_STR},
+    [HTA_COMM_OPS_DURATIONS] = {"durations", HTA_COL_STR},
+    [HTA_COMM_OPS_OVERLAPS] = {"overlaps", HTA_COL_STR},
+    [HTA_COMM_OPS_STEPS] = {"steps", HTA_COL_STR},
+    [HTA_COMM_OPS_SPLITS] = {"splits", HTA_COL_STR},
 };
+const hta_table_spec hta_comm_ops_table = {
+    "_comm_ops", COLUMNS, HTA_COMM_OPS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
 
 static int compare_external_id(const void *a, const void *b)
 {
@@ -58,6 +70,8 @@ static int compare_start(const void *a, const void *b)
     const timed_op *x = a, *y = b;
     return (x->start > y->start) - (x->start < y->start);
 }
+
+static int find_batches(hta_comm_resolver *r);
 
 int hta_comm_resolver_build(hta_comm_resolver *r, const hta_rank_view *view)
 {
@@ -88,6 +102,10 @@ int hta_comm_resolver_build(hta_comm_resolver *r, const hta_rank_view *view)
     for (size_t i = 0; i < r->n_ops; i++)
         r->by_start[i] = timed[i].meta;
     free(timed);
+    if (find_batches(r)) {
+        hta_comm_resolver_free(r);
+        return -1;
+    }
     return 0;
 }
 
@@ -95,6 +113,9 @@ void hta_comm_resolver_free(hta_comm_resolver *r)
 {
     free(r->by_external_id);
     free(r->by_start);
+    free(r->batch_ops);
+    free(r->batch_first);
+    free(r->batch_count);
     *r = (hta_comm_resolver){0};
 }
 
@@ -153,11 +174,104 @@ const hta_comm_meta *hta_comm_resolve(const hta_comm_resolver *r, const hta_even
     return launch ? find_enclosing(r, launch->ts_ns) : NULL;
 }
 
+const hta_comm_meta *const *hta_comm_batch(const hta_comm_resolver *r, size_t c, size_t *n)
+{
+    *n = r->batch_count ? r->batch_count[c] : 0;
+    return *n ? &r->batch_ops[r->batch_first[c]] : NULL;
+}
+
+/* A communication kernel by its launch's start, for the batches. */
+typedef struct launched {
+    int64_t ts;
+    size_t c;                  /* comm_at index */
+    int resolved;
+} launched;
+
+static int compare_launched(const void *a, const void *b)
+{
+    const launched *x = a, *y = b;
+    if (x->ts != y->ts)
+        return (x->ts > y->ts) - (x->ts < y->ts);
+    return (x->c > y->c) - (x->c < y->c);
+}
+
+/* Whether a CPU op with metadata is a send or a recv (their ids in the
+ * set's strings, UINT32_MAX when absent). */
+static int is_p2p_op(const hta_comm_meta *m, uint32_t send, uint32_t recv)
+{
+    return m->collective != HTA_COMM_NO_STRING && (m->collective == send || m->collective == recv);
+}
+
+/* Gives each kernel without metadata that follows unclaimed sends and
+ * recvs its batch (see hta_comm_batch).  k: the kernels by launch. */
+static int assign_batches(hta_comm_resolver *r, const launched *k, size_t n_kernels,
+                          const uint8_t *claimed)
+{
+    const hta_trace *t = r->view->trace;
+    uint32_t send = hta_strtab_find(&t->comm.strings, "send", 4);
+    uint32_t recv = hta_strtab_find(&t->comm.strings, "recv", 4);
+    r->batch_ops = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->batch_ops);
+    r->batch_first = calloc(r->view->n_comm ? r->view->n_comm : 1, sizeof *r->batch_first);
+    r->batch_count = calloc(r->view->n_comm ? r->view->n_comm : 1, sizeof *r->batch_count);
+    if (!r->batch_ops || !r->batch_first || !r->batch_count)
+        return -1;
+    size_t used = 0, op = 0;
+    for (size_t i = 0; i < n_kernels; i++) {
+        int64_t after = i > 0 ? k[i - 1].ts : INT64_MIN;
+        while (op < r->n_ops && t->events[r->by_start[op]->event].ts_ns <= after)
+            op++;
+        if (k[i].resolved)
+            continue;
+        r->batch_first[k[i].c] = used;
+        for (size_t j = op; j < r->n_ops; j++) {
+            const hta_comm_meta *m = r->by_start[j];
+            const hta_event *e = &t->events[m->event];
+            if (e->ts_ns > k[i].ts)
+                break;
+            if (!claimed[m - t->comm.items] && is_p2p_op(m, send, recv) &&
+                hta_event_end(e) <= k[i].ts)
+                r->batch_ops[used++] = m;
+        }
+        r->batch_count[k[i].c] = used - r->batch_first[k[i].c];
+    }
+    return 0;
+}
+
+static int find_batches(hta_comm_resolver *r)
+{
+    const hta_rank_view *v = r->view;
+    const hta_trace *t = v->trace;
+    if (r->n_ops == 0 || v->n_comm == 0)
+        return 0;
+    launched *k = malloc(v->n_comm * sizeof *k);
+    uint8_t *claimed = calloc(t->comm.n ? t->comm.n : 1, 1);
+    int rc = k && claimed ? 0 : -1;
+    size_t n = 0, unresolved = 0;
+    for (size_t c = 0; rc == 0 && c < v->n_comm; c++) {
+        const hta_event *gpu = v->gpu[v->comm_at[c]];
+        const hta_comm_meta *m = hta_comm_resolve(r, gpu);
+        if (m)
+            claimed[m - t->comm.items] = 1;
+        const hta_event *launch = hta_rank_view_launch(v, gpu);
+        if (launch)
+            k[n++] = (launched){launch->ts_ns, c, m != NULL};
+        unresolved += !m && launch;
+    }
+    if (rc == 0 && unresolved) {
+        qsort(k, n, sizeof *k, compare_launched);
+        rc = assign_batches(r, k, n, claimed);
+    }
+    free(claimed);
+    free(k);
+    return rc;
+}
+
 /* A kernel with its metadata, to number the kernels of each group. */
 typedef struct comm_kernel {
     const hta_event *event;
     const hta_comm_meta *meta;
     size_t position;           /* in the view: start order */
+    size_t in_batch;           /* the op's place in its kernel's batch */
 } comm_kernel;
 
 static int compare_group_then_start(const void *a, const void *b)
@@ -165,7 +279,9 @@ static int compare_group_then_start(const void *a, const void *b)
     const comm_kernel *x = a, *y = b;
     if (x->meta->pg_name != y->meta->pg_name)
         return x->meta->pg_name < y->meta->pg_name ? -1 : 1;
-    return (x->position > y->position) - (x->position < y->position);
+    if (x->position != y->position)
+        return (x->position > y->position) - (x->position < y->position);
+    return (x->in_batch > y->in_batch) - (x->in_batch < y->in_batch);
 }
 
 /* How long computation runs during [start, end): the merged compute
@@ -337,20 +453,26 @@ int hta_comm_ops(const hta_rank_view *v, hta_tableset *out, hta_error *err)
         hta_profiler_steps_free(&steps);
         return hta_fail(err, "out of memory listing collectives");
     }
-    size_t n = v->n_comm;
+    /* A batch's ops each take their kernel: at most one op per CPU op
+     * with metadata beyond the kernels. */
+    size_t n = v->n_comm + r.n_ops;
     comm_kernel *k = malloc((n ? n : 1) * sizeof *k);
     hta_comm_meta *filled = malloc((n ? n : 1) * sizeof *filled);
     int rc = k && filled ? 0 : -1;
     size_t m = 0;
     for (size_t c = 0; rc == 0 && c < v->n_comm; c++) {
-        size_t i = v->comm_at[c];
+        size_t i = v->comm_at[c], in_batch = 0;
         const hta_comm_meta *meta = hta_comm_resolve(&r, v->gpu[i]);
         if (meta) {
-            k[m] = (comm_kernel){v->gpu[i], with_group_ranks(s, meta, &filled[m]), i};
+            k[m] = (comm_kernel){v->gpu[i], with_group_ranks(s, meta, &filled[m]), i, 0};
             m++;
+            continue;
         }
+        const hta_comm_meta *const *batch = hta_comm_batch(&r, c, &in_batch);
+        for (size_t b = 0; b < in_batch; b++, m++)
+            k[m] = (comm_kernel){v->gpu[i], with_group_ranks(s, batch[b], &filled[m]), i, b};
     }
-    hta_table *t = m ? HTA_TABLE(out, "_comm_ops", COLUMNS) : NULL;
+    hta_table *t = m ? hta_tableset_table(out, &hta_comm_ops_table) : NULL;
     rc = rc || (m && !t) ? -1 : 0;
     if (rc == 0)
         qsort(k, m, sizeof *k, compare_group_then_start);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crossrank/processes.h"
 #include "table/table.h"
 #include "util/error.h"
 
@@ -19,8 +20,8 @@
  * order.  Every process
  * makes the same MPI calls whatever fails; -1 on every process when any
  * failed, err set where it did. */
-int hta_exchange_collective_groups(const hta_table *comm_ops, const int64_t *valid,
-                                   size_t n_valid, int keep_kernel_waits, hta_tableset *out,
-                                   hta_error *err);
+int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
+                                   const int64_t *valid, size_t n_valid, int keep_kernel_waits,
+                                   hta_tableset *out, hta_error *err);
 
 #endif

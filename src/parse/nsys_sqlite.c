@@ -803,8 +803,11 @@ static int open_database(nsys_reader *r)
     if (sqlite3_exec(r->db, "BEGIN; SELECT count(*) FROM sqlite_master;", NULL, NULL, NULL) !=
         SQLITE_OK) {
         int locked = sqlite3_errcode(r->db) == SQLITE_BUSY || sqlite3_errcode(r->db) == SQLITE_LOCKED;
-        return fail(r, NULL, locked ? "database is locked by another process"
-                                    : sqlite3_errmsg(r->db));
+        /* A corrupt file fails here when the schema table, read first, is
+         * what is damaged. */
+        int corrupt = sqlite3_errcode(r->db) == SQLITE_CORRUPT;
+        return fail(r, corrupt ? "sqlite_master" : NULL,
+                    locked ? "database is locked by another process" : sqlite3_errmsg(r->db));
     }
     return 0;
 }
@@ -838,7 +841,7 @@ static int read_tables(nsys_reader *r, hta_error *notes)
 {
     int kernels = table_exists(r, KERNEL_TABLE);
     if (kernels < 0)
-        return fail_sqlite(r, NULL);
+        return fail_sqlite(r, KERNEL_TABLE);
     if (!kernels)
         return fail(r, KERNEL_TABLE, "no such table (the export has no CUDA kernels: "
                                      "profile with nsys --trace=cuda)");

@@ -105,6 +105,10 @@
               "microbatches per step for the pipeline bubble\n"                                   \
               "1F1B expects (default 0: the most recvs from\n"                                   \
               "one peer in the step)", "microbatches", 0)                                         \
+    CROSSRANK(gpus_per_node, int, "gpus-per-node", 0, 0, 0, NULL, "N",                           \
+              "ranks r..r+N-1 (r a multiple of N) share a\n"                                     \
+              "node (default 0: the host in each file name,\n"                                   \
+              "HOST_PID.TIME.pt.trace.json)", "gpus_per_node", 0)                                 \
     ANALYSIS(detail, flag, "detail", 0, 0, 0, NULL, NULL,                                        \
              "also write per-event tables under /detail", NULL, 0)                               \
     ANALYSIS(critical_path, flag, "critical-path", 0, 0, 0, NULL, NULL,                          \
