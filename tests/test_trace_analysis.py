@@ -11,6 +11,7 @@ once per option set (default, --detail, --critical-path, --sequence-op)."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -530,6 +531,37 @@ def test_progress_lines_outside_a_notebook():
         assert f"hta-mpi: analysed {n}/{n} traces" in p.stderr, (folder, p.stderr)
 
 
+def test_interrupted_call_ends_its_run():
+    """A notebook's stop button (SIGINT) during the run: hta-mpi is ended,
+    nothing is kept.  The second trace is a FIFO nobody writes, so the run
+    waits there after reporting the first, for as long as it takes."""
+    d, kept = tmpdir(), tmpdir()
+    shutil.copy(os.path.join(trace_dir("negative_queue"), "rank0.json.gz"),
+                os.path.join(d, "a.json.gz"))
+    os.mkfifo(os.path.join(d, "b.json"))
+    code = ("from hta_mpi import TraceAnalysis; import sys; "
+            "TraceAnalysis(trace_dir=sys.argv[1], cache_dir=sys.argv[2]).get_steps()")
+    child = subprocess.Popen([sys.executable, "-c", code, d, kept], stderr=subprocess.PIPE,
+                             text=True, env=dict(os.environ, PYTHONPATH=os.path.join(
+                                 HERE, os.pardir, "python")))
+    for line in child.stderr:
+        if "analysed 1/2 traces" in line:
+            break
+    child.send_signal(signal.SIGINT)
+    rest = child.stderr.read()
+    assert child.wait() != 0 and "KeyboardInterrupt" in rest, rest
+    assert os.listdir(kept) == [], os.listdir(kept)
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if d.encode() in f.read():
+                    left.append(pid)
+        except OSError:
+            pass
+    assert not left, f"hta-mpi still running: {left}"
+
+
 def test_trace_diff():
     diff = TraceDiff(analyzer("trace_filter"), analyzer("negative_queue"))
     kernels = diff.get_kernels_diff()
@@ -627,6 +659,7 @@ if __name__ == "__main__":
          [make_extra_test(f) for f in EXTRA_FOLDERS] +
          [test_single_trace_in_process_equals_the_run, test_hta_crashes_get_answers, test_cache_reused_invalidated_and_keyed_on_options,
           test_read_only_directory_uses_cache_home, test_progress_lines_outside_a_notebook,
+          test_interrupted_call_ends_its_run,
           test_trace_diff, test_trace_files_as_hta_takes_them, test_extras,
           test_visualize_draws_with_matplotlib, test_generate_trace_with_counters,
           test_example_runs], setup=setup)

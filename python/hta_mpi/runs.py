@@ -191,17 +191,25 @@ _ANALYSED = re.compile(r"analysed (\d+)/(\d+) traces")
 
 
 def _run(cmd, n_traces, label):
+    """Runs cmd showing its progress; (exit status, its other stderr
+    lines).  An interrupted call (a notebook's stop button) ends the run
+    rather than leaving it behind."""
     progress = _Progress(label, n_traces)
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                          errors="replace")
     lines = []
-    for line in p.stderr:
-        m = _ANALYSED.search(line)
-        if m:
-            progress.update(int(m.group(1)), int(m.group(2)))
-        else:
-            lines.append(line)
-    return p.wait(), "".join(lines)
+    try:
+        for line in p.stderr:
+            m = _ANALYSED.search(line)
+            if m:
+                progress.update(int(m.group(1)), int(m.group(2)))
+            else:
+                lines.append(line)
+        return p.wait(), "".join(lines)
+    except BaseException:
+        p.terminate()       # mpirun passes it on to its processes
+        p.wait()
+        raise
 
 
 def _kept(directory, inputs, options, analyser):

@@ -619,6 +619,63 @@ static int put_rank(hta_tableset *out, const hta_comm_catalog *c, const hta_rank
     return rc ? rc : put_step_waits(steps, r, res, idx, n, scratch);
 }
 
+/* A run of ops of one (rank, group): a row of "_comm_ops". */
+typedef struct segment {
+    int64_t rank;
+    uint32_t group;
+    size_t first, n;
+} segment;
+
+static int compare_segment(const void *a, const void *b)
+{
+    const segment *x = a, *y = b;
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* idx[0..n): the ops in (rank, group) order, each group's collectives in
+ * instance order (then position) and its sends and recvs after them in
+ * load order: the order every figure is added up in.  Ops come in runs of
+ * one (rank, group), so only the runs are sorted, and the collectives in
+ * each; the point-to-point figures do not depend on their order. */
+static int order_by_rank(const hta_rank_ops *r, size_t *idx)
+{
+    size_t n_seg = 0;
+    segment *seg = malloc((r->n ? r->n : 1) * sizeof *seg);
+    if (!seg)
+        return -1;
+    for (size_t i = 0; i < r->n; i++) {
+        const hta_group_op *o = &r->ops[i];
+        if (n_seg && seg[n_seg - 1].rank == o->rank && seg[n_seg - 1].group == o->group)
+            seg[n_seg - 1].n++;
+        else
+            seg[n_seg++] = (segment){o->rank, o->group, i, 1};
+    }
+    qsort(seg, n_seg, sizeof *seg, compare_segment);
+    size_t at = 0;
+    for (size_t s = 0, end; s < n_seg; s = end) {
+        /* The runs of one (rank, group), its collectives first. */
+        size_t begin = at, p2p = 0;
+        for (end = s; end < n_seg && seg[end].rank == seg[s].rank && seg[end].group == seg[s].group;
+             end++)
+            for (size_t i = seg[end].first; i < seg[end].first + seg[end].n; i++)
+                if (r->ops[i].by_seq != HTA_BY_PAIR)
+                    idx[at++] = i;
+                else
+                    p2p++;
+        qsort_r(&idx[begin], at - begin, sizeof *idx, compare_rank_instance, r->ops);
+        for (size_t k = s; k < end && p2p; k++)
+            for (size_t i = seg[k].first; i < seg[k].first + seg[k].n; i++)
+                if (r->ops[i].by_seq == HTA_BY_PAIR)
+                    idx[at++] = i;
+    }
+    free(seg);
+    return 0;
+}
+
 int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
                            const hta_op_result *results, hta_tableset *out)
 {
@@ -627,11 +684,7 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
         return 0;
     size_t *idx = malloc(n * sizeof *idx);
     step_wait *scratch = malloc(n * sizeof *scratch);
-    int rc = idx && scratch ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        idx[i] = i;
-    if (rc == 0)
-        qsort_r(idx, n, sizeof *idx, compare_rank_instance, r->ops);
+    int rc = idx && scratch ? order_by_rank(r, idx) : -1;
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && r->ops[idx[end]].rank == r->ops[idx[i]].rank;)
             end++;
