@@ -19,6 +19,8 @@
 #include "crossrank/collective_groups.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/crossrank.h"
+#include "crossrank/p2p_pairs.h"
+#include "crossrank/p2p_results.h"
 #include "crossrank/spread.h"
 #include "crossrank/stragglers.h"
 #include "run/analyse_file.h"
@@ -40,10 +42,10 @@ static int generate(const char *tracegen, const char *dir)
     return system(command) == 0 ? 0 : -1;
 }
 
-/* Every rank's file through hta_analyse_file, as a run's processes do. */
-static int analyse_job(const char *dir, const hta_settings *s, hta_tableset *set)
+/* Ranks 0..n-1 of dir through hta_analyse_file, as a run's processes do. */
+static int analyse_ranks(const char *dir, int n, const hta_settings *s, hta_tableset *set)
 {
-    for (int r = 0; r < RANKS; r++) {
+    for (int r = 0; r < n; r++) {
         char path[4096];
         struct stat st;
         snprintf(path, sizeof path, "%s/rank-%d.json", dir, r);
@@ -51,6 +53,11 @@ static int analyse_job(const char *dir, const hta_settings *s, hta_tableset *set
             return -1;
     }
     return 0;
+}
+
+static int analyse_job(const char *dir, const hta_settings *s, hta_tableset *set)
+{
+    return analyse_ranks(dir, RANKS, s, set);
 }
 
 /* Each rank's summed all-reduce time (us) from /kernels. */
@@ -206,6 +213,52 @@ static void test_alone_finds_the_straggler(const char *dir, const hta_settings *
     hta_tableset_free(&set);
 }
 
+/* A 1F1B pipeline without transfer time (hta-tracegen --pp, coalesced
+ * batches) through the stages of a process alone: every neighbour pair
+ * sends M per step, paired; every stage's bubble is 1F1B's (P-1)/(M+P-1). */
+#define PP 4
+#define MICROBATCHES 5
+#define PP_STEPS 2
+
+static void test_alone_pairs_the_pipeline(const char *tracegen, const hta_settings *defaults)
+{
+    char dir[] = "/tmp/hta-crossrank-pp.XXXXXX", command[8600];
+    CHECK(mkdtemp(dir) != NULL, "temporary directory");
+    snprintf(command, sizeof command,
+             "'%s' --pp %d --microbatches %d --steps %d --transfer-us 0 --coalesced -o '%s/job' "
+             ">/dev/null", tracegen, PP, MICROBATCHES, PP_STEPS, dir);
+    CHECK(system(command) == 0, "hta-tracegen --pp ran");
+    hta_settings s = *defaults;
+    s.analysis.include_last_step = 1;
+    hta_tableset set = {0};
+    hta_rank_map map = {0};
+    hta_error err = {{0}};
+    char job[4200];
+    snprintf(job, sizeof job, "%s/job", dir);
+    CHECK(analyse_ranks(job, PP, &s, &set) == 0, "analysed");
+    CHECK(hta_crossrank_alone(&set, &s, &map, &err) == 0, "cross-rank stage: %s", err.text);
+    const hta_table *sum = hta_tableset_find(&set, hta_p2p_summary_table.name);
+    CHECK(sum && sum->n_rows == 2 * (PP - 1), "a summary row per neighbour pair and direction");
+    for (size_t r = 0; sum && r < sum->n_rows; r++)
+        CHECK(hta_table_row(sum, r)[HTA_P2P_SUMMARY_COUNT].i == MICROBATCHES * PP_STEPS,
+              "pair %zu paired every microbatch", r);
+    const hta_table *ps = hta_tableset_find(&set, hta_pipeline_steps_table.name);
+    CHECK(ps && ps->n_rows == PP * PP_STEPS, "a pipeline row per rank and step");
+    double closed = (double)(PP - 1) / (MICROBATCHES + PP - 1);
+    for (size_t r = 0; ps && r < ps->n_rows; r++) {
+        const hta_cell *row = hta_table_row(ps, r);
+        CHECK(row[HTA_PIPELINE_STEPS_MICROBATCHES].i == MICROBATCHES, "microbatches counted");
+        CHECK(fabs(row[HTA_PIPELINE_STEPS_BUBBLE_FRACTION].f - closed) < 1e-9,
+              "rank %lld step %lld: bubble %.12f, 1F1B %.12f", (long long)row[0].i,
+              (long long)row[HTA_PIPELINE_STEPS_STEP].i, row[HTA_PIPELINE_STEPS_BUBBLE_FRACTION].f,
+              closed);
+    }
+    hta_rank_map_free(&map);
+    hta_tableset_free(&set);
+    snprintf(command, sizeof command, "rm -rf '%s' '%s.truth.json'", dir, job);
+    CHECK(system(command) == 0, "cleaned up");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -221,6 +274,7 @@ int main(int argc, char **argv)
     s.run.threads = 1;
     test_alone_finds_the_straggler(dir, &s);
     test_entry_keeps_what_stays(dir, &s);
+    test_alone_pairs_the_pipeline(argv[2], &s);
     char command[4200];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     CHECK(system(command) == 0, "cleaned up");

@@ -657,7 +657,8 @@ def test_example_runs():
 if __name__ == "__main__":
     main([make_first_round_test(f) for f in FOLDERS] + [test_potential_stragglers] +
          [make_extra_test(f) for f in EXTRA_FOLDERS] +
-         [test_single_trace_in_process_equals_the_run, test_hta_crashes_get_answers, test_cache_reused_invalidated_and_keyed_on_options,
+         [test_single_trace_in_process_equals_the_run, test_hta_crashes_get_answers,
+          test_cache_reused_invalidated_and_keyed_on_options,
           test_read_only_directory_uses_cache_home, test_progress_lines_outside_a_notebook,
           test_interrupted_call_ends_its_run,
           test_trace_diff, test_trace_files_as_hta_takes_them, test_extras,

@@ -89,6 +89,8 @@ static uint64_t weight(int64_t i, int64_t j)
     return x ^ (x >> 31);
 }
 
+#define MAX_ELEMENTS (INT64_C(1) << 40)
+
 /* Elements per peer from a split list and the message's element count;
  * 0, or -1 when they do not fit the group (n peers). */
 static int elements_per_peer(const char *list, size_t len, int64_t nelems, long n, int64_t *out)
@@ -97,16 +99,20 @@ static int elements_per_peer(const char *list, size_t len, int64_t nelems, long 
     int64_t *split = NULL;
     long k = text ? hta_parse_int_list(text, &split) : -1;
     free(text);
-    int64_t sum = 0;
+    __int128 sum = 0;
     for (long j = 0; j < k; j++)
         sum += split[j];
+    /* A trace's numbers are not trusted: beyond 2^40 elements (terabytes
+     * in one message) they are taken as unknown, so no sum overflows. */
     int rc = 0;
-    if (k == 0 && nelems >= 0 && n > 0)
+    if (nelems < 0 || nelems > MAX_ELEMENTS)
+        rc = -1;
+    else if (k == 0 && n > 0)
         for (long j = 0; j < n; j++)
             out[j] = nelems / n;
-    else if (k == n && sum > 0 && nelems >= 0)
+    else if (k == n && sum > 0)
         for (long j = 0; j < n; j++)
-            out[j] = split[j] * (nelems / sum) + split[j] * (nelems % sum) / sum;
+            out[j] = (int64_t)((__int128)split[j] * nelems / sum);
     else
         rc = -1;
     free(split);

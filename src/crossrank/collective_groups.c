@@ -110,10 +110,14 @@ static const hta_column STATS_COLUMNS[HTA_INSTANCE_STATS_N_COLUMNS] = {
     [HTA_INSTANCE_STATS_ARRIVAL_SKEW_NS] = {"arrival_skew_ns", HTA_COL_I64},
     [HTA_INSTANCE_STATS_WAIT_NS] = {"wait_ns", HTA_COL_I64},
     [HTA_INSTANCE_STATS_BUSBW_GBPS] = {"busbw_gbps", HTA_COL_F64},
+    [HTA_INSTANCE_STATS_SCOPE] = {"scope", HTA_COL_I64},
 };
 const hta_table_spec hta_instance_stats_table = {
     "_instance_stats", STATS_COLUMNS, HTA_INSTANCE_STATS_N_COLUMNS,
     HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+
+/* Where an instance's ranks ran (HTA_INSTANCE_STATS_SCOPE). */
+enum { SCOPE_UNKNOWN = -1, SCOPE_ACROSS_NODES = 0, SCOPE_WITHIN_NODE = 1 };
 
 static const hta_column SUMMARY_COLUMNS[HTA_COLLECTIVE_SUMMARY_N_COLUMNS] = {
     [HTA_COLLECTIVE_SUMMARY_GROUP_DESC] = {"group_desc", HTA_COL_STR},
@@ -129,6 +133,12 @@ static const hta_column SUMMARY_COLUMNS[HTA_COLLECTIVE_SUMMARY_N_COLUMNS] = {
     [HTA_COLLECTIVE_SUMMARY_BUSBW_MIN_GBPS] = {"busbw_min_gbps", HTA_COL_F64},
     [HTA_COLLECTIVE_SUMMARY_MEAN_ARRIVAL_SKEW_US] = {"mean_arrival_skew_us", HTA_COL_F64},
     [HTA_COLLECTIVE_SUMMARY_TOTAL_WAIT_US] = {"total_wait_us", HTA_COL_F64},
+    [HTA_COLLECTIVE_SUMMARY_WITHIN_NODE_COUNT] = {"within_node_count", HTA_COL_I64},
+    [HTA_COLLECTIVE_SUMMARY_WITHIN_NODE_BUSBW_P50_GBPS] = {"within_node_busbw_p50_gbps",
+                                                           HTA_COL_F64},
+    [HTA_COLLECTIVE_SUMMARY_ACROSS_NODES_COUNT] = {"across_nodes_count", HTA_COL_I64},
+    [HTA_COLLECTIVE_SUMMARY_ACROSS_NODES_BUSBW_P50_GBPS] = {"across_nodes_busbw_p50_gbps",
+                                                            HTA_COL_F64},
 };
 const hta_table_spec hta_collective_summary_table = {
     "collective_summary", SUMMARY_COLUMNS, HTA_COLLECTIVE_SUMMARY_N_COLUMNS, HTA_TABLE_GATHERED};
@@ -251,6 +261,7 @@ typedef struct matcher {
     const hta_comm_catalog *c;
     const hta_group_op *ops;
     const int64_t *valid;
+    const int64_t *valid_node; /* the node of each valid rank; NULL = unknown */
     size_t n_valid;
     int64_t *missing;          /* per valid rank */
     hta_op_result *results;
@@ -290,10 +301,27 @@ static void count_missing(matcher *m, const size_t *o, size_t n)
     }
 }
 
+/* Whether the ranks of m->ops[o[0..n)] ran on one node. */
+static int scope_of(const matcher *m, const size_t *o, size_t n)
+{
+    if (!m->valid_node)
+        return SCOPE_UNKNOWN;
+    int64_t node = -1;
+    for (size_t j = 0; j < n; j++) {
+        long v = valid_index(m, m->ops[o[j]].rank);
+        if (v < 0 || m->valid_node[v] < 0)
+            return SCOPE_UNKNOWN;
+        if (j > 0 && m->valid_node[v] != node)
+            return SCOPE_ACROSS_NODES;
+        node = m->valid_node[v];
+    }
+    return SCOPE_WITHIN_NODE;
+}
+
 /* The figures of one instance. */
 typedef struct instance {
     int64_t earliest, latest, earliest_end, latest_end, shortest, wait_ns, bytes;
-    int64_t first_rank, last_rank;
+    int64_t first_rank, last_rank, scope;
     double busbw;
 } instance;
 
@@ -336,6 +364,7 @@ static int put_instance(matcher *m, const hta_group_op *first, size_t n, const i
     hta_row_put_i64(&stats, in->latest - in->earliest);
     hta_row_put_i64(&stats, in->wait_ns);
     hta_row_put_f64(&stats, in->busbw);
+    hta_row_put_i64(&stats, in->scope);
     return hta_row_done(&row) || hta_row_done(&stats) ? -1 : 0;
 }
 
@@ -367,7 +396,7 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
 {
     const hta_group_op *first = &m->ops[o[0]];
     instance in = {INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX, 0, 0,
-                   first->rank, first->rank, 0};
+                   first->rank, first->rank, scope_of(m, o, n), 0};
     size_t n_last = 0;
     for (size_t j = 0; j < n; j++) {
         const hta_group_op *op = &m->ops[o[j]];
@@ -430,12 +459,13 @@ static int put_missing(hta_tableset *out, const matcher *m)
 }
 
 int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size_t n,
-                        const int64_t *valid, size_t n_valid, hta_op_result *results,
-                        hta_tableset *out)
+                        const int64_t *valid, const int64_t *valid_node, size_t n_valid,
+                        hta_op_result *results, hta_tableset *out)
 {
     if (n == 0)
         return 0;
-    matcher m = {.c = c, .ops = ops, .valid = valid, .n_valid = n_valid, .results = results,
+    matcher m = {.c = c, .ops = ops, .valid = valid, .valid_node = valid_node,
+                 .n_valid = n_valid, .results = results,
                  .out = hta_tableset_table(out, &hta_collectives_table),
                  .stats = hta_tableset_table(out, &hta_instance_stats_table), .tables = out,
                  .missing = calloc(n_valid ? n_valid : 1, sizeof *m.missing)};
@@ -758,6 +788,24 @@ static int compare_summary_key(const void *a, const void *b)
     return c;
 }
 
+/* The median busbw of the instances of one scope (NaN without one), and
+ * their number into *count. */
+static double scope_busbw_p50(const hta_cell *const *in, size_t n, int64_t scope,
+                              double *scratch, int64_t *count)
+{
+    size_t k = 0;
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (in[i][HTA_INSTANCE_STATS_SCOPE].i != scope)
+            continue;
+        ++*count;
+        if (isfinite(in[i][HTA_INSTANCE_STATS_BUSBW_GBPS].f))
+            scratch[k++] = in[i][HTA_INSTANCE_STATS_BUSBW_GBPS].f;
+    }
+    hta_sort_doubles(scratch, k);
+    return k ? hta_quantile_sorted(scratch, k, 0.5) : NAN;
+}
+
 static int put_summary_row(hta_table *t, const hta_cell *const *in, size_t n, double *scratch)
 {
     int64_t total_bytes = 0, wait = 0, skew = 0;
@@ -789,6 +837,13 @@ static int put_summary_row(hta_table *t, const hta_cell *const *in, size_t n, do
     hta_row_put_f64(&row, k ? scratch[0] : NAN);
     hta_row_put_f64(&row, hta_ns_to_us(skew) / (double)n);
     hta_row_put_f64(&row, hta_ns_to_us(wait));
+    int64_t count;
+    double busbw = scope_busbw_p50(in, n, SCOPE_WITHIN_NODE, scratch, &count);
+    hta_row_put_i64(&row, count);
+    hta_row_put_f64(&row, busbw);
+    busbw = scope_busbw_p50(in, n, SCOPE_ACROSS_NODES, scratch, &count);
+    hta_row_put_i64(&row, count);
+    hta_row_put_f64(&row, busbw);
     return hta_row_done(&row);
 }
 

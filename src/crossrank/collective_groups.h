@@ -44,10 +44,12 @@ typedef struct hta_op_result {
  * out (in (group, by_seq, key) order), what the summary needs of them to
  * "_instance_stats", and the instances each analysed member rank missed
  * to "_group_missing".  valid: the analysed ranks,
- * sorted.  -1 when out of memory. */
+ * sorted; valid_node: the node of each (NULL when unknown), which tells
+ * an instance within one node from one across nodes.  -1 when out of
+ * memory. */
 int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size_t n,
-                        const int64_t *valid, size_t n_valid, hta_op_result *results,
-                        hta_tableset *out);
+                        const int64_t *valid, const int64_t *valid_node, size_t n_valid,
+                        hta_op_result *results, hta_tableset *out);
 
 /* Rank side: from a rank's ops and their results, its wait figures
  * ("_group_waits"), its rows of "comm_by_group" and the wait per profiler
@@ -123,6 +125,7 @@ enum {
     HTA_INSTANCE_STATS_ARRIVAL_SKEW_NS,
     HTA_INSTANCE_STATS_WAIT_NS,
     HTA_INSTANCE_STATS_BUSBW_GBPS,
+    HTA_INSTANCE_STATS_SCOPE,
     HTA_INSTANCE_STATS_N_COLUMNS
 };
 extern const hta_table_spec hta_instance_stats_table;
@@ -142,6 +145,10 @@ enum {
     HTA_COLLECTIVE_SUMMARY_BUSBW_MIN_GBPS,
     HTA_COLLECTIVE_SUMMARY_MEAN_ARRIVAL_SKEW_US,
     HTA_COLLECTIVE_SUMMARY_TOTAL_WAIT_US,
+    HTA_COLLECTIVE_SUMMARY_WITHIN_NODE_COUNT,
+    HTA_COLLECTIVE_SUMMARY_WITHIN_NODE_BUSBW_P50_GBPS,
+    HTA_COLLECTIVE_SUMMARY_ACROSS_NODES_COUNT,
+    HTA_COLLECTIVE_SUMMARY_ACROSS_NODES_BUSBW_P50_GBPS,
     HTA_COLLECTIVE_SUMMARY_N_COLUMNS
 };
 extern const hta_table_spec hta_collective_summary_table;

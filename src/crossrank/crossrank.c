@@ -41,7 +41,8 @@ static int match_collectives(const hta_processes *pr, hta_crossrank_tables *t, h
 {
     hta_tableset matched = {0};
     const hta_table *comm_ops = hta_tableset_find(t->exchanged, hta_comm_ops_table.name);
-    int failed = hta_exchange_collective_groups(pr, comm_ops, t->valid, t->n_valid,
+    int failed = hta_exchange_collective_groups(pr, comm_ops, t->valid, t->valid_node,
+                                                t->n_valid,
                                                 t->kept != NULL, &matched, err) != 0;
     hta_tableset_free(t->exchanged);
     int not_taken = !failed && (hta_tableset_take(&matched, HTA_TABLE_IN_PLACE, t->in_place) ||

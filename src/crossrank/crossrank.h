@@ -30,6 +30,8 @@ typedef struct hta_crossrank_tables {
                                   emptied */
     const int64_t *valid;      /* the ranks analysed without failure, sorted,
                                   the same on every process */
+    const int64_t *valid_node; /* the node of each (crossrank/hosts.h), which
+                                  splits /collective_summary; NULL: unknown */
     size_t n_valid;
     hta_tableset *in_place;    /* receives the rows it writes in place */
     hta_tableset *kept;        /* receives what stays on it (each of its ranks'

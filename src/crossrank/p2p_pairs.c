@@ -91,7 +91,8 @@ const hta_table_spec hta_p2p_steps_table = {
 static int64_t bytes_sent(const hta_kind_info *k)
 {
     int size = hta_dtype_size(k->dtype);
-    return size > 0 && k->in >= 0 ? k->in * size : -1;
+    /* Beyond 2^40 elements (terabytes) a trace's count is not believed. */
+    return size > 0 && k->in >= 0 && k->in <= (INT64_C(1) << 40) ? k->in * size : -1;
 }
 
 static void mark_unpaired(hta_op_result *r)

@@ -202,17 +202,21 @@ int hta_crossrank_alone(hta_tableset *all, const hta_settings *opt, hta_rank_map
 {
     if (hta_resolve_ranks(all, &opt->run.ranks, map, err))
         return -1;
+    if (hta_rank_map_find_nodes(map, all, opt->crossrank.gpus_per_node))
+        return hta_fail(err, "out of memory finding the ranks' nodes");
     hta_processes alone = {.me = HTA_ROOT, .n = 1, .mpi = 0};
     hta_tableset exchanged = {0};
     size_t n_valid = 0;
-    int64_t *valid = hta_rank_map_kept_ranks(map, &n_valid);
+    int64_t *valid = hta_rank_map_kept_ranks(map, &n_valid), *nodes = NULL;
+    int rc = !valid || hta_rank_map_kept_nodes(map, valid, n_valid, &nodes) ||
+             hta_tableset_take(all, HTA_TABLE_EXCHANGED, &exchanged);
     hta_crossrank_tables t = {.all = all, .exchanged = &exchanged, .valid = valid,
-                              .n_valid = n_valid, .in_place = all};
-    int rc = !valid || hta_tableset_take(all, HTA_TABLE_EXCHANGED, &exchanged)
-                 ? hta_fail(err, "out of memory while matching the collectives")
-                 : hta_crossrank(&alone, &t, &opt->crossrank, err);
+                              .valid_node = nodes, .n_valid = n_valid, .in_place = all};
+    rc = rc ? hta_fail(err, "out of memory while matching the collectives")
+            : hta_crossrank(&alone, &t, &opt->crossrank, err);
     hta_tableset_free(&exchanged);
     free(valid);
+    free(nodes);
     return rc;
 }
 
@@ -259,33 +263,43 @@ static void bcast_asleep(void *data, int count, MPI_Datatype type)
         nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 }
 
-/* Root resolves ranks (run/ranks.h); every process receives where each
- * file's rows go.  -1 on every process when the root failed or a process
- * has no room for the map. */
+/* Root resolves ranks (run/ranks.h) and finds their nodes; every process
+ * receives where each file's rows go and the node of its rank (the
+ * collective summary splits instances within a node from the others).
+ * -1 on every process when the root failed or a process has no room for
+ * the map. */
 static int share_rank_map(hta_run_context *run)
 {
     hta_rank_map *map = &run->map;
-    int64_t header[2] = {0, 0}; /* failed, number of files */
+    int64_t header[3] = {0, 0, 0}; /* failed, number of files, nodes known */
     if (run->me == ROOT) {
         hta_error err = {{0}};
         if (hta_resolve_ranks(&run->all, &run->opt->run.ranks, map, &err)) {
             report(err.text);
             header[0] = 1;
+        } else if (hta_rank_map_find_nodes(map, &run->all, run->opt->crossrank.gpus_per_node)) {
+            report("out of memory finding the ranks' nodes");
+            header[0] = 1;
         }
         header[1] = (int64_t)map->n_files;
+        header[2] = map->node_of_file != NULL;
     }
-    bcast_asleep(header, 2, MPI_INT64_T);
+    bcast_asleep(header, 3, MPI_INT64_T);
     if (header[0])
         return -1;
+    size_t bytes = (header[1] ? (size_t)header[1] : 1) * sizeof(int64_t);
     if (run->me != ROOT) {
         map->n_files = (size_t)header[1];
-        map->rank_of_file = malloc((map->n_files ? map->n_files : 1) * sizeof *map->rank_of_file);
+        map->rank_of_file = malloc(bytes);
+        map->node_of_file = header[2] ? malloc(bytes) : NULL;
     }
-    int failed = !map->rank_of_file;
+    int failed = !map->rank_of_file || (header[2] && !map->node_of_file);
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed)
         return -1;
     MPI_Bcast(map->rank_of_file, (int)map->n_files, MPI_INT64_T, ROOT, MPI_COMM_WORLD);
+    if (header[2])
+        MPI_Bcast(map->node_of_file, (int)map->n_files, MPI_INT64_T, ROOT, MPI_COMM_WORLD);
     return 0;
 }
 
@@ -312,13 +326,15 @@ static int cross_ranks(hta_run_context *run)
     hta_processes pr = hta_processes_of_job();
     hta_tableset kept = {0};
     size_t n_valid = 0;
-    int64_t *valid = hta_rank_map_kept_ranks(&run->map, &n_valid);
-    int failed = !valid || hta_apply_rank_map(&run->comm, &run->map, &err) != 0;
+    int64_t *valid = hta_rank_map_kept_ranks(&run->map, &n_valid), *nodes = NULL;
+    int failed = !valid || hta_rank_map_kept_nodes(&run->map, valid, n_valid, &nodes) ||
+                 hta_apply_rank_map(&run->comm, &run->map, &err) != 0;
     failed = hta_processes_any(&pr, failed);
     if (failed && run->me == ROOT)
         report("out of memory while matching the collectives");
     hta_crossrank_tables t = {.all = &run->all, .exchanged = &run->comm, .valid = valid,
-                              .n_valid = n_valid, .in_place = &run->in_place,
+                              .valid_node = nodes, .n_valid = n_valid,
+                              .in_place = &run->in_place,
                               .kept = run->opt->output.write_traces ? &kept : NULL};
     if (!failed && hta_crossrank(&pr, &t, &run->opt->crossrank, &err)) {
         if (err.text[0])
@@ -326,6 +342,7 @@ static int cross_ranks(hta_run_context *run)
         failed = 1;
     }
     free(valid);
+    free(nodes);
     hta_tableset_free(&run->comm);
     if (!failed && run->opt->output.write_traces)
         add_waits_to_written_traces(run, hta_tableset_find(&kept, hta_kernel_waits_table.name));

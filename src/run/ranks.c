@@ -15,6 +15,8 @@
 #include "run/ranks.h"
 
 #include "analysis/ranks_table.h"
+#include "crossrank/hosts.h"
+#include "util/ranked.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +101,9 @@ static int keep_wanted(const hta_cell *row, void *ctx)
 void hta_rank_map_free(hta_rank_map *map)
 {
     free(map->rank_of_file);
+    free(map->node_of_file);
     map->rank_of_file = NULL;
+    map->node_of_file = NULL;
     map->n_files = 0;
 }
 
@@ -182,4 +186,40 @@ int hta_resolve_ranks(hta_tableset *set, const hta_rank_list *wanted, hta_rank_m
     if (hta_table_sort_by_first_column(ranks))
         return hta_fail(err, "out of memory");
     return hta_apply_rank_map(set, map, err);
+}
+
+int hta_rank_map_find_nodes(hta_rank_map *map, const hta_tableset *set, int gpus_per_node)
+{
+    hta_rank_hosts h;
+    int rc = hta_rank_hosts_find(set, gpus_per_node, &h);
+    if (rc == 0 && h.n_ranks > 0) {
+        map->node_of_file = malloc((map->n_files ? map->n_files : 1) * sizeof *map->node_of_file);
+        rc = map->node_of_file ? 0 : -1;
+    }
+    for (size_t f = 0; rc == 0 && h.n_ranks > 0 && f < map->n_files; f++) {
+        size_t i = hta_lower_bound_i64(h.rank, h.n_ranks, map->rank_of_file[f]);
+        int found = map->rank_of_file[f] >= 0 && i < h.n_ranks &&
+                    h.rank[i] == map->rank_of_file[f];
+        map->node_of_file[f] = found ? (int64_t)h.node[i] : -1;
+    }
+    hta_rank_hosts_free(&h);
+    return rc;
+}
+
+int hta_rank_map_kept_nodes(const hta_rank_map *map, const int64_t *kept, size_t n,
+                            int64_t **nodes)
+{
+    *nodes = NULL;
+    if (!map->node_of_file)
+        return 0;
+    if (!(*nodes = malloc((n ? n : 1) * sizeof **nodes)))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        (*nodes)[i] = -1;
+    for (size_t f = 0; f < map->n_files; f++) {
+        size_t i = hta_lower_bound_i64(kept, n, map->rank_of_file[f]);
+        if (map->rank_of_file[f] >= 0 && i < n && kept[i] == map->rank_of_file[f])
+            (*nodes)[i] = map->node_of_file[f];
+    }
+    return 0;
 }
