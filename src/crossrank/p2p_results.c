@@ -117,9 +117,12 @@ static int add_rank_metrics(hta_tableset *set, const hta_table *ranks)
         const hta_cell *r = hta_table_row(ranks, i);
         if (r[HTA_P2P_RANKS_OPS].i == r[HTA_P2P_RANKS_UNPAIRED].i)
             continue;
-        rc = put_metric(metrics, r[HTA_P2P_RANKS_RANK].i, "p2p_wait_us",
-                        hta_ns_to_us(r[HTA_P2P_RANKS_LATE_SENDER_WAIT_NS].i + r[HTA_P2P_RANKS_LATE_RECEIVER_WAIT_NS].i)) ||
-             put_metric(metrics, r[HTA_P2P_RANKS_RANK].i, "p2p_caused_wait_us", hta_ns_to_us(r[HTA_P2P_RANKS_CAUSED_LATE_SENDER_NS].i));
+        int64_t rank = r[HTA_P2P_RANKS_RANK].i;
+        int64_t waited = r[HTA_P2P_RANKS_LATE_SENDER_WAIT_NS].i +
+                         r[HTA_P2P_RANKS_LATE_RECEIVER_WAIT_NS].i;
+        rc = put_metric(metrics, rank, "p2p_wait_us", hta_ns_to_us(waited)) ||
+             put_metric(metrics, rank, "p2p_caused_wait_us",
+                        hta_ns_to_us(r[HTA_P2P_RANKS_CAUSED_LATE_SENDER_NS].i));
     }
     return rc ? -1 : hta_table_sort_by_first_column(metrics);
 }
@@ -141,9 +144,9 @@ static const hta_cell *step_row(const hta_table *steps, long step_col, int64_t r
 static int compare_rank_step(const void *a, const void *b)
 {
     const hta_cell *x = *(const hta_cell *const *)a, *y = *(const hta_cell *const *)b;
-    if (x[HTA_P2P_STEPS_RANK].i != y[HTA_P2P_STEPS_RANK].i)
-        return (x[HTA_P2P_STEPS_RANK].i > y[HTA_P2P_STEPS_RANK].i) - (x[HTA_P2P_STEPS_RANK].i < y[HTA_P2P_STEPS_RANK].i);
-    return (x[HTA_P2P_STEPS_STEP].i > y[HTA_P2P_STEPS_STEP].i) - (x[HTA_P2P_STEPS_STEP].i < y[HTA_P2P_STEPS_STEP].i);
+    int64_t xr = x[HTA_P2P_STEPS_RANK].i, yr = y[HTA_P2P_STEPS_RANK].i;
+    int64_t xs = x[HTA_P2P_STEPS_STEP].i, ys = y[HTA_P2P_STEPS_STEP].i;
+    return xr != yr ? (xr > yr) - (xr < yr) : (xs > ys) - (xs < ys);
 }
 
 static int put_pipeline_step(hta_table *t, const hta_cell *p, const hta_cell *s, long time_col,
@@ -151,7 +154,8 @@ static int put_pipeline_step(hta_table *t, const hta_cell *p, const hta_cell *s,
 {
     double time = s ? s[time_col].f : NAN, compute = s ? s[compute_col].f : NAN;
     double bubble = isnan(time) || isnan(compute) ? NAN : fmax(0.0, time - compute);
-    int64_t stages = p[HTA_P2P_STEPS_STAGES].i, m = microbatches > 0 ? microbatches : p[HTA_P2P_STEPS_RECEIVES].i;
+    int64_t stages = p[HTA_P2P_STEPS_STAGES].i;
+    int64_t m = microbatches > 0 ? microbatches : p[HTA_P2P_STEPS_RECEIVES].i;
     double expected = stages > 0 && m > 0 ? (double)(stages - 1) / (double)(m + stages - 1) : NAN;
     hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, p[HTA_P2P_STEPS_RANK].i);
@@ -187,8 +191,8 @@ static int put_pipeline_steps(hta_tableset *set, int64_t microbatches)
     if (rc == 0)
         qsort(rows, in->n_rows, sizeof *rows, compare_rank_step);
     for (size_t i = 0; rc == 0 && i < in->n_rows; i++) {
-        const hta_cell *s =
-            have_steps ? step_row(steps, step_col, rows[i][HTA_P2P_STEPS_RANK].i, rows[i][HTA_P2P_STEPS_STEP].i) : NULL;
+        int64_t rank = rows[i][HTA_P2P_STEPS_RANK].i, step = rows[i][HTA_P2P_STEPS_STEP].i;
+        const hta_cell *s = have_steps ? step_row(steps, step_col, rank, step) : NULL;
         rc = put_pipeline_step(t, rows[i], s, time_col, compute_col, microbatches);
     }
     free(rows);
@@ -204,7 +208,8 @@ int hta_p2p_results(hta_tableset *set, const hta_crossrank_settings *opt, hta_er
         ranks = hta_tableset_table(set, &hta_p2p_ranks_table);
     hta_table *by_group = hta_tableset_find(set, hta_comm_by_group_table.name);
     if ((ranks && (merge_rank_rows(set, ranks) || add_rank_metrics(set, ranks))) ||
-        put_pipeline_steps(set, opt->microbatches) || (by_group && hta_table_sort_by_first_column(by_group)))
+        put_pipeline_steps(set, opt->microbatches) ||
+        (by_group && hta_table_sort_by_first_column(by_group)))
         return hta_fail(err, "out of memory summing the point-to-point traffic");
     return 0;
 }

@@ -39,7 +39,8 @@ static void print_hottest(const hta_tableset *set, const hta_table *ranks)
     printf("  hottest rank: %lld received %.1f MB (%.2fx the median rank), sent %.1f MB; the "
            "others waited %.1f us for it at collectives (see /a2a_matrix, /a2a)\n",
            (long long)h[HTA_A2A_RANKS_RANK].i, most / 1e6, median > 0 ? most / median : 0.0,
-           (double)h[HTA_A2A_RANKS_SENT_BYTES].i / 1e6, caused_wait_of(set, h[HTA_A2A_RANKS_RANK].i));
+           (double)h[HTA_A2A_RANKS_SENT_BYTES].i / 1e6,
+           caused_wait_of(set, h[HTA_A2A_RANKS_RANK].i));
 }
 
 void hta_print_a2a_report(const hta_tableset *set)
