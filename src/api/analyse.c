@@ -51,9 +51,11 @@ static int bin_timeline(hta_tableset *set, int bins, hta_error *err)
  * not tables of the results file. */
 static void keep_written_tables(hta_tableset *set)
 {
-    for (size_t i = set->n_tables; i-- > 0;)
-        if (set->tables[i]->flags & (HTA_TABLE_SCRATCH | HTA_TABLE_BINNED))
+    for (size_t i = set->n_tables; i-- > 0;) {
+        hta_table_spec spec = hta_table_spec_of(set->tables[i]);
+        if (!hta_table_spec_is_written(&spec))
             hta_tableset_remove(set, set->tables[i]->name);
+    }
 }
 
 static int analyse_into(const char *path, hta_settings *opt, hta_tableset *set, hta_error *err)
