@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "analysis/ranks_table.h"
 #include "analysis/timeline.h"
 #include "output/run_info.h"
 #include "output/summary.h"
@@ -121,7 +122,7 @@ static void finish_like_root(hta_tableset *mine, const hta_settings *opt)
     hta_fuzz_require(hta_tableset_merge(&all, packed.data, packed.len, &err) == 0, "tables merge");
     hta_buf_free(&packed);
     hta_rank_map map;
-    if (hta_root_statistics(&all, opt, &map, &err) == 0) {
+    if (hta_crossrank_alone(&all, opt, &map, &err) == 0) {
         char name[] = "fuzz", *paths[] = {name};
         hta_run_info info = {.tool_version = "fuzz", .n_processes = 1, .trace_paths = paths,
                              .n_traces = 1};
@@ -140,7 +141,7 @@ static void pack_without_ranks(const hta_tableset *set, hta_buf *out)
     hta_error err = {{0}};
     hta_fuzz_require(hta_tableset_pack(set, &all) == 0, "tables pack");
     hta_fuzz_require(hta_tableset_merge(&copy, all.data, all.len, &err) == 0, "tables merge");
-    hta_tableset_remove(&copy, "ranks");
+    hta_tableset_remove(&copy, hta_ranks_table.name);
     hta_fuzz_require(hta_tableset_pack(&copy, out) == 0, "tables pack");
     hta_buf_free(&all);
     hta_tableset_free(&copy);

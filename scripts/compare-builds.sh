@@ -1,15 +1,15 @@
 #!/bin/bash
 # Diffs the results files of two builds of hta-mpi: a refactoring must not
 # change any output.  Both builds analyse every trace folder under
-# TRACES/hta (default options, then --round-like-hta --detail), the shipped
-# examples and a small generated job (with a straggler, gzip and plain
-# JSON, two processes); every dataset (type, shape, chunking, filters,
-# values, NaN = NaN) and every attribute must be identical, except what
-# records times and the command line: the file attributes created_utc,
-# wall_seconds, gather_seconds, crossrank_seconds and command_line, and the
-# columns parse_seconds and analysis_seconds of "ranks".  The generated
-# job is written by each build's hta-tracegen, and the two jobs must be
-# byte-identical too.
+# TRACES/hta (default options, then --round-like-hta --detail
+# --critical-path), the shipped examples and a small generated job (with a
+# straggler, gzip and plain JSON, two processes); every dataset (type,
+# shape, chunking, filters, values, NaN = NaN) and every attribute must be
+# identical, except what records times and the command line: the file
+# attributes created_utc, wall_seconds, gather_seconds, crossrank_seconds
+# and command_line, and the columns parse_seconds and analysis_seconds of
+# "ranks".  The generated job is written by each build's hta-tracegen, and
+# the two jobs must be byte-identical too.
 #
 #   scripts/compare-builds.sh OLD_BUILD_DIR NEW_BUILD_DIR [TRACES]
 #
@@ -67,7 +67,7 @@ n=0
 for input in "${inputs[@]}"; do
   for variant in default hta; do
     opts=()
-    [ $variant = hta ] && opts=(--round-like-hta --detail)
+    [ $variant = hta ] && opts=(--round-like-hta --detail --critical-path)
     n=$((n + 1))
     run "$OLD" "$WORK/$n-old.h5" "${opts[@]}" "$input"
     run "$NEW" "$WORK/$n-new.h5" "${opts[@]}" "$input"

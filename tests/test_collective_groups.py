@@ -80,7 +80,9 @@ def assert_summary(out, truth):
     assert list(s.columns) == [
         "group_desc", "collective", "dtype", "bucket_max_bytes", "count", "total_bytes",
         "transfer_p50_us", "transfer_p90_us", "transfer_max_us", "busbw_p50_gbps",
-        "busbw_min_gbps", "mean_arrival_skew_us", "total_wait_us"], list(s.columns)
+        "busbw_min_gbps", "mean_arrival_skew_us", "total_wait_us", "within_node_count",
+        "within_node_busbw_p50_gbps", "across_nodes_count", "across_nodes_busbw_p50_gbps"], \
+        list(s.columns)
     desc = {}
     for w in truth["instances"]:
         kind = "tensor_parallel" if w["collective"] in ("allgather",) or \

@@ -17,8 +17,8 @@ holds, while the converted forms can only divide bytes by the rounded one.
 The CPU-side tables (/ops, /annotations, /kernel_sequences, /sync_calls,
 /memory, /op_perf and its /rank_metrics rows) rest on what the converted
 forms do not carry (cpu_op events, their pid, tid and arguments, GPU
-annotations, [memory] events), and so do
-the columns of /gpu_gaps that name a CPU event, a sync call or a cause; the
+annotations, [memory] events), and so do the columns of /gpu_gaps that
+name a CPU event, a sync call or a cause, and /steps' traced FLOPs; the
 gaps themselves (times, neighbours, launch delays) are compared.
 
 Hand-built exports test what only Nsight has (the copy-kind ENUM, NVTX

@@ -1,7 +1,8 @@
 """hta_mpi.libhta: a real trace analysed in this process through the build's
 libhta.so (ctypes, no MPI) gives the tables of the results file that
 `hta-mpi` writes for the same trace, with the same names, columns and
-values (timings and thread counts of /ranks aside); options given as a
+values (timings and thread counts of /ranks aside), and the columns
+table_specs() declares for each; options given as a
 command line or as a dict mean what they mean to hta-mpi; a bad option or
 a bad trace raises an error naming it."""
 import gzip
@@ -60,6 +61,22 @@ def test_options_as_command_line_and_as_dict():
                                            "critical-path": True, "bins": 7})
     assert_same_as_results_file(as_dict, path)
     assert len(as_dict["collectives"]) > 0 and "critical_path_events" in as_dict
+
+
+def test_table_specs_declare_the_analysed_tables():
+    specs = libhta.table_specs()
+    assert "kernels" in specs and "diff/kernels" in specs and "timeline" not in specs
+    assert specs["kernels"][:2] == [("rank", "int64"), ("name", "str")], specs["kernels"]
+    kinds = {"int64": "i", "float64": "f", "str": "O"}
+    tables = libhta.analyse_trace(one_trace("nccl_data"), ["--detail", "--critical-path"])
+    for name, df in tables.items():
+        assert name in specs, name
+        declared = specs[name]
+        if name in results._NAMES_OF:         # the joined name column of load()
+            df = df.drop(columns="name")
+        if declared:
+            assert [(c, kinds[k]) for c, k in declared] == \
+                [(c, df[c].dtype.kind) for c in df.columns], name
 
 
 def test_bad_option_and_bad_trace_are_named():

@@ -66,5 +66,35 @@ def test_gpus_per_node_places_ranks_whatever_the_file_names():
     assert list(table(placed, "/nodes").named) == [0, 1, 0, 0]
 
 
+def test_collective_summary_splits_within_and_across_nodes():
+    """A 4 x 2 tensor x data parallel job, 4 GPUs per node: each tensor-
+    parallel group is one node, each data-parallel group spans two, so
+    every instance of the one is within a node and of the other across
+    nodes, with the row's busbw; on 1 and 3 processes alike.  On one node
+    of 8 everything is within it, and without nodes nothing is split."""
+    d = tmpdir()
+    subprocess.run([TRACEGEN, "--tp", "4", "--dp", "2", "--steps", "3", "-o", d], check=True,
+                   stdout=subprocess.DEVNULL)
+    rows = []
+    for processes in (1, 3):
+        out, _ = analyse(d, processes=processes, extra=["--gpus-per-node", "4"])
+        rows.append(table(out, "/collective_summary"))
+    assert rows[0].equals(rows[1]), rows
+    s = rows[0]
+    tp, dp = s[s.group_desc == "tensor_parallel"], s[s.group_desc == "data_parallel"]
+    assert len(tp) and len(dp), s
+    assert (tp.within_node_count == tp["count"]).all() and (tp.across_nodes_count == 0).all(), s
+    assert (dp.across_nodes_count == dp["count"]).all() and (dp.within_node_count == 0).all(), s
+    assert (tp.within_node_busbw_p50_gbps == tp.busbw_p50_gbps).all(), s
+    assert (dp.across_nodes_busbw_p50_gbps == dp.busbw_p50_gbps).all(), s
+    assert tp.across_nodes_busbw_p50_gbps.isna().all(), s
+    out, _ = analyse(d, extra=["--gpus-per-node", "8"])
+    one = table(out, "/collective_summary")
+    assert (one.within_node_count == one["count"]).all(), one
+    out, _ = analyse(d)
+    none = table(out, "/collective_summary")
+    assert (none.within_node_count == 0).all() and (none.across_nodes_count == 0).all(), none
+
+
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")])

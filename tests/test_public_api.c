@@ -6,6 +6,8 @@
  * - the command's run (hta/run.h) writes a results file whose tables, read
  *   back (hta/results.h), equal the in-process analysis's (hta/analyse.h)
  *   cell for cell, /ranks's timings aside;
+ * - every table analysed has the columns its spec (hta_table_spec_find)
+ *   declares, and is one the spec says a file holds;
  * - settings take hta-mpi's long options and refuse what hta-mpi refuses;
  * - a bad trace's error names the file and the byte. */
 #include <stdint.h>
@@ -120,6 +122,34 @@ static void check_results_file(const char *trace, const hta_tableset *analysed)
     rmdir(dir);
 }
 
+static void check_specs(const hta_tableset *analysed)
+{
+    size_t n = hta_table_spec_count(), unwritten = 0;
+    CHECK(n > 40 && hta_table_spec_at(n) == NULL, "%zu specs", n);
+    for (size_t i = 0; i < n; i++) {
+        const hta_table_spec *spec = hta_table_spec_at(i);
+        CHECK(hta_table_spec_find(hta_table_spec_name(spec)) == spec, "spec %zu", i);
+        unwritten += !hta_table_spec_is_written(spec);
+    }
+    CHECK(unwritten > 0 && !hta_table_spec_is_written(hta_table_spec_find("timeline")),
+          "scratch and binned specs");
+    CHECK(hta_table_spec_find("no_such_table") == NULL, "a spec for no table");
+    for (size_t t = 0; t < hta_tableset_count(analysed); t++) {
+        const hta_table *table = hta_tableset_at(analysed, t);
+        const hta_table_spec *spec = hta_table_spec_find(hta_table_name(table));
+        CHECK(spec && hta_table_spec_is_written(spec), "%s: no spec of a written table",
+              hta_table_name(table));
+        size_t cols = spec ? hta_table_spec_column_count(spec) : 0;
+        CHECK(cols == 0 || cols == hta_table_column_count(table), "%s: columns",
+              hta_table_name(table));
+        for (size_t c = 0; c < cols && cols == hta_table_column_count(table); c++)
+            CHECK(strcmp(hta_table_spec_column_name(spec, c),
+                         hta_table_column_name(table, c)) == 0 &&
+                      hta_table_spec_column_type(spec, c) == hta_table_column_type(table, c),
+                  "%s: column %zu", hta_table_name(table), c);
+    }
+}
+
 static void check_settings(void)
 {
     hta_error err = {{0}};
@@ -167,6 +197,7 @@ int main(int argc, char **argv)
         if (analysed) {
             CHECK(hta_tableset_count(analysed) > 20, "tables");
             check_trace_counts(trace, analysed);
+            check_specs(analysed);
             check_results_file(trace, analysed);
             hta_tableset_destroy(analysed);
         }

@@ -416,6 +416,63 @@ static void check_chunking_never_changes_events(const char *path, char *data, si
     hta_trace_free(&whole);
 }
 
+/* The lexer's shortcuts give what the general paths give: a line break
+ * with 0 to 20 spaces of indentation before each member (the shortcut
+ * reads 16 of them in one block), any other whitespace,
+ * and arrays skipped in one scan when plain (numbers and escape-free
+ * strings) or the general way when not; in every chunk size, so that a
+ * buffer boundary falls at each byte.  A byte that is no token after the
+ * indentation is an error at its own offset. */
+static void test_indentation_and_skipped_arrays(void)
+{
+    hta_buf json = {0};
+    CHECK(hta_buf_append(&json, "[", 1) == 0, "append");
+    for (int spaces = 0; spaces <= 20; spaces++) {
+        char pad[32];
+        pad[0] = '\n';
+        memset(pad + 1, ' ', (size_t)spaces);
+        pad[spaces + 1] = '\0';
+        char event[512];
+        snprintf(event, sizeof event,
+                 "%s{%s\"ph\": \"X\",%s\"cat\": \"kernel\",%s\"name\": \"k%d\",%s\"ts\": %d,"
+                 "%s\"dur\": 5,%s\"args\": {%s\"grid\": [64, [8, \"a\"], -1],"
+                 "%s\"block\": [1e2, \"b\\\"\", [], {\"x\": 1}],%s\"stream\": %d,"
+                 "%s\t \r\n\"correlation\": %d%s}%s}",
+                 spaces ? "," : "", pad, pad, pad, spaces, pad, 1000 + spaces, pad, pad, pad,
+                 pad, pad, 7 + spaces, pad, 100 + spaces, pad, pad);
+        CHECK(hta_buf_append(&json, event, strlen(event)) == 0, "append");
+    }
+    CHECK(hta_buf_append(&json, "\n]\n", 3) == 0, "append");
+    for (size_t chunk = 0; chunk <= 80; chunk += chunk < 20 ? 1 : 13) {
+        hta_trace t;
+        hta_error err = {{0}};
+        int rc = hta_read_trace_memory(json.data, json.len, chunk, "indent", &t, &err);
+        CHECK(rc == 0 && t.n_events == 21, "chunk %zu: %s", chunk, err.text);
+        for (size_t i = 0; rc == 0 && i < t.n_events; i++) {
+            const hta_event *e = &t.events[i];
+            char name[32];
+            snprintf(name, sizeof name, "k%zu", i);
+            CHECK(e->ts_ns == (int64_t)(1000 + i) * 1000 && e->dur_ns == 5000 &&
+                      e->stream == 7 + i && hta_event_correlation(&t, e) == (int64_t)(100 + i) &&
+                      strcmp(hta_event_name(&t, e), name) == 0,
+                  "chunk %zu: event %zu", chunk, i);
+        }
+        if (rc == 0)
+            hta_trace_free(&t);
+    }
+    hta_buf_free(&json);
+    for (int spaces = 14; spaces <= 18; spaces++) {
+        char bad[64];
+        int at = snprintf(bad, sizeof bad, "[{\"ph\":\"X\",\n%*s", spaces, "");
+        snprintf(bad + at, sizeof bad - (size_t)at, "\x01\"a\":1}]");
+        char want[32];
+        snprintf(want, sizeof want, "byte %d: expected a string key", at);
+        expect_error(bad, want);
+    }
+    expect_error("[{\"a\":[1,[2,\"x\"}]", "expected ',' or ']'");
+    expect_error("[{\"a\":[1,\"x\\", "unterminated string");
+}
+
 int main(int argc, char **argv)
 {
     test_numbers_are_exact_nanoseconds();
@@ -424,6 +481,7 @@ int main(int argc, char **argv)
     test_event_selection_and_metadata();
     test_escapes_are_decoded();
     test_malformed_inputs_fail_with_offsets();
+    test_indentation_and_skipped_arrays();
     test_nonfinite_literals();
     test_op_arguments_kept_as_written();
     test_concrete_inputs_and_device();

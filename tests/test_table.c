@@ -126,6 +126,46 @@ static void test_table_pack_round_trip(void)
     hta_tableset_free(&b);
 }
 
+/* A table's flags travel with it (the root routes what it merged by
+ * them); a spec of the same name with other flags is refused; take and
+ * keep sort a set by flags, in order. */
+static void test_table_flags_route(void)
+{
+    static const hta_column cols[] = {{"rank", HTA_COL_I64}};
+    static const hta_table_spec in_place = {"a", cols, 1, HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
+    static const hta_table_spec gathered = {"b", cols, 1, HTA_TABLE_GATHERED};
+    static const hta_table_spec local = {"_c", cols, 1, HTA_TABLE_SCRATCH};
+    static const hta_table_spec exchanged = {"_d", cols, 1, HTA_TABLE_EXCHANGED};
+    hta_tableset set = {0}, merged = {0}, taken = {0};
+    const hta_table_spec *specs[] = {&in_place, &gathered, &local, &exchanged};
+    for (size_t i = 0; i < 4; i++)
+        CHECK(hta_tableset_table(&set, specs[i]) != NULL, "created");
+    hta_table_spec other = gathered;
+    other.flags = HTA_TABLE_IN_PLACE;
+    CHECK(hta_tableset_table(&set, &other) == NULL, "same name, other flags refused");
+    hta_buf packed = {0};
+    hta_error err;
+    CHECK(hta_tableset_pack(&set, &packed) == 0 &&
+              hta_tableset_merge(&merged, packed.data, packed.len, &err) == 0,
+          "pack, merge");
+    for (size_t i = 0; i < 4; i++) {
+        const hta_table *t = hta_tableset_find(&merged, specs[i]->name);
+        CHECK(t && t->flags == specs[i]->flags, "flags survive the gather");
+    }
+    CHECK(hta_tableset_take(&merged, HTA_TABLE_IN_PLACE | HTA_TABLE_EXCHANGED, &taken) == 0,
+          "take");
+    CHECK(taken.n_tables == 2 && strcmp(taken.tables[0]->name, "a") == 0 &&
+              strcmp(taken.tables[1]->name, "_d") == 0,
+          "taken in order");
+    hta_tableset_keep(&merged, HTA_TABLE_GATHERED);
+    CHECK(merged.n_tables == 1 && strcmp(merged.tables[0]->name, "b") == 0,
+          "only the gathered table left");
+    hta_buf_free(&packed);
+    hta_tableset_free(&set);
+    hta_tableset_free(&merged);
+    hta_tableset_free(&taken);
+}
+
 /* Rows one trace at a time through the stash come back as if appended to
  * one set directly: tables in first-seen order, rows in trace order. */
 static void test_table_stash_keeps_order(void)
@@ -399,6 +439,7 @@ int main(int argc, char **argv)
     test_packed_series_round_trip();
     test_packed_series_in_two_passes();
     test_table_pack_round_trip();
+    test_table_flags_route();
     test_table_stash_keeps_order();
     test_table_stash_deflates_large_tables();
     test_table_stash_spills_beyond_budget();

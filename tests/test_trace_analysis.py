@@ -11,6 +11,7 @@ once per option set (default, --detail, --critical-path, --sequence-op)."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -44,8 +45,11 @@ def setup():
 
 def analyzer(folder):
     if folder not in _analyzers:
+        # trace_filter's two traces under mpirun -n 2: rows come back through
+        # the gather (by default so little input runs in one process).
         _analyzers[folder] = TraceAnalysis(trace_dir=trace_dir(folder), cache_dir=CACHE,
-                                           round_like_hta=folder in FRACTIONAL_FOLDERS)
+                                           round_like_hta=folder in FRACTIONAL_FOLDERS,
+                                           processes=2 if folder == "trace_filter" else None)
     return _analyzers[folder]
 
 
@@ -399,6 +403,13 @@ def test_single_trace_in_process_equals_the_run():
         assert f.attrs.get("written_by") == "libhta", dict(f.attrs)
     with h5py.File(analyzer("trace_filter").results_file(), "r") as f:
         assert f.attrs["n_processes"] == 2, dict(f.attrs)
+    # Less input than mpirun's start-up is worth: one process, same results.
+    alone = TraceAnalysis(trace_dir=trace_dir("trace_filter"), cache_dir=tmpdir())
+    with h5py.File(alone.results_file(), "r") as f:
+        assert f.attrs["n_processes"] == 1, dict(f.attrs)
+    pd.testing.assert_frame_equal(alone.get_idle_time_breakdown(ranks=[0, 1], visualize=False)[0],
+                                  analyzer("trace_filter").get_idle_time_breakdown(
+                                      ranks=[0, 1], visualize=False)[0])
     run = TraceAnalysis(trace_dir=trace_dir("nccl_data"), cache_dir=CACHE, round_like_hta=True,
                         in_process=False)
     with h5py.File(run.results_file(), "r") as f:
@@ -509,8 +520,7 @@ def test_read_only_directory_uses_cache_home():
 
 def test_progress_lines_outside_a_notebook():
     """Without IPython's display the run's progress is plain lines on
-    stderr, from hta-mpi's own reports (2 traces under mpirun) or libhta
-    (1 trace)."""
+    stderr, from hta-mpi's own reports (2 traces) or libhta (1 trace)."""
     code = ("from hta_mpi import TraceAnalysis; import sys; "
             "TraceAnalysis(trace_dir=sys.argv[1], cache_dir=sys.argv[2]).get_steps()")
     env = dict(os.environ, PYTHONPATH=os.path.join(HERE, os.pardir, "python"))
@@ -519,6 +529,37 @@ def test_progress_lines_outside_a_notebook():
                            capture_output=True, text=True, env=env)
         assert p.returncode == 0, p.stderr
         assert f"hta-mpi: analysed {n}/{n} traces" in p.stderr, (folder, p.stderr)
+
+
+def test_interrupted_call_ends_its_run():
+    """A notebook's stop button (SIGINT) during the run: hta-mpi is ended,
+    nothing is kept.  The second trace is a FIFO nobody writes, so the run
+    waits there after reporting the first, for as long as it takes."""
+    d, kept = tmpdir(), tmpdir()
+    shutil.copy(os.path.join(trace_dir("negative_queue"), "rank0.json.gz"),
+                os.path.join(d, "a.json.gz"))
+    os.mkfifo(os.path.join(d, "b.json"))
+    code = ("from hta_mpi import TraceAnalysis; import sys; "
+            "TraceAnalysis(trace_dir=sys.argv[1], cache_dir=sys.argv[2]).get_steps()")
+    child = subprocess.Popen([sys.executable, "-c", code, d, kept], stderr=subprocess.PIPE,
+                             text=True, env=dict(os.environ, PYTHONPATH=os.path.join(
+                                 HERE, os.pardir, "python")))
+    for line in child.stderr:
+        if "analysed 1/2 traces" in line:
+            break
+    child.send_signal(signal.SIGINT)
+    rest = child.stderr.read()
+    assert child.wait() != 0 and "KeyboardInterrupt" in rest, rest
+    assert os.listdir(kept) == [], os.listdir(kept)
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if d.encode() in f.read():
+                    left.append(pid)
+        except OSError:
+            pass
+    assert not left, f"hta-mpi still running: {left}"
 
 
 def test_trace_diff():
@@ -616,8 +657,10 @@ def test_example_runs():
 if __name__ == "__main__":
     main([make_first_round_test(f) for f in FOLDERS] + [test_potential_stragglers] +
          [make_extra_test(f) for f in EXTRA_FOLDERS] +
-         [test_single_trace_in_process_equals_the_run, test_hta_crashes_get_answers, test_cache_reused_invalidated_and_keyed_on_options,
+         [test_single_trace_in_process_equals_the_run, test_hta_crashes_get_answers,
+          test_cache_reused_invalidated_and_keyed_on_options,
           test_read_only_directory_uses_cache_home, test_progress_lines_outside_a_notebook,
+          test_interrupted_call_ends_its_run,
           test_trace_diff, test_trace_files_as_hta_takes_them, test_extras,
           test_visualize_draws_with_matplotlib, test_generate_trace_with_counters,
           test_example_runs], setup=setup)

@@ -47,4 +47,27 @@ HTA_API int hta_table_copy_i64(const hta_table *t, size_t col, int64_t *out);
 HTA_API int hta_table_copy_f64(const hta_table *t, size_t col, double *out);
 HTA_API int hta_table_copy_str(const hta_table *t, size_t col, const char **out);
 
+/* The table specs: every table hta-mpi makes, as its producer declares
+ * it, in the order of docs/results-format.md, then the diff file's
+ * ("diff/kernels", ...), then the scratch tables that pass between stages
+ * and are never written.  A table of a table set has the columns of the
+ * spec of its name. */
+typedef struct hta_table_spec hta_table_spec;
+
+HTA_API size_t hta_table_spec_count(void);
+/* The i-th spec, or NULL when i >= hta_table_spec_count(). */
+HTA_API const hta_table_spec *hta_table_spec_at(size_t i);
+/* The spec named name ("kernels", without the leading '/'), or NULL. */
+HTA_API const hta_table_spec *hta_table_spec_find(const char *name);
+
+HTA_API const char *hta_table_spec_name(const hta_table_spec *spec);
+/* 0 for a table whose columns are known only at run time (the CUPTI
+ * counters': one column per counter of the trace). */
+HTA_API size_t hta_table_spec_column_count(const hta_table_spec *spec);
+HTA_API const char *hta_table_spec_column_name(const hta_table_spec *spec, size_t col);
+HTA_API hta_column_type hta_table_spec_column_type(const hta_table_spec *spec, size_t col);
+/* 1 when a file (results or diff) holds it as a table; 0 for a scratch
+ * table and for the timeline, which the file holds as an array. */
+HTA_API int hta_table_spec_is_written(const hta_table_spec *spec);
+
 #endif

@@ -13,7 +13,8 @@ values, strings decoded and /critical_path_events given its event names,
 as results.load() gives them.  The /timeline array is not a table and is
 not among them.  PATH is any input hta-mpi reads: a Kineto .json or
 .json.gz, an Nsight Systems SQLite export (several GPUs: a rank each), a
-CUPTI CSV folder.
+CUPTI CSV folder.  table_specs() lists every table a results file can
+hold with its columns, as libhta declares them.
 
 Options are hta-mpi's long options (docs/hta-mpi.1): as a command line
 (list of str, "--name value" or "--name=value"), or as a dict from the name
@@ -85,7 +86,14 @@ def _declare(lib):
             ("hta_table_column_type", ctypes.c_int, [p, size]),
             ("hta_table_copy_i64", ctypes.c_int, [p, size, ctypes.POINTER(i64)]),
             ("hta_table_copy_f64", ctypes.c_int, [p, size, ctypes.POINTER(f64)]),
-            ("hta_table_copy_str", ctypes.c_int, [p, size, ctypes.POINTER(s)])):
+            ("hta_table_copy_str", ctypes.c_int, [p, size, ctypes.POINTER(s)]),
+            ("hta_table_spec_count", size, []),
+            ("hta_table_spec_at", p, [size]),
+            ("hta_table_spec_name", s, [p]),
+            ("hta_table_spec_column_count", size, [p]),
+            ("hta_table_spec_column_name", s, [p, size]),
+            ("hta_table_spec_column_type", ctypes.c_int, [p, size]),
+            ("hta_table_spec_is_written", ctypes.c_int, [p])):
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
     return lib
@@ -116,6 +124,26 @@ def library():
 def version():
     """The loaded libhta's version, "MAJOR.MINOR.PATCH"."""
     return library().hta_version().decode()
+
+
+_KINDS = {_COL_I64: "int64", _COL_F64: "float64", _COL_STR: "str"}
+
+
+def table_specs():
+    """Every table a results or diff file holds, as libhta declares it:
+    {name: [(column, "int64" | "float64" | "str"), ...]}, in the order of
+    docs/results-format.md; [] for a table whose columns depend on the
+    trace (the CUPTI counters')."""
+    lib = library()
+    specs = {}
+    for i in range(lib.hta_table_spec_count()):
+        spec = lib.hta_table_spec_at(i)
+        if lib.hta_table_spec_is_written(spec):
+            specs[lib.hta_table_spec_name(spec).decode()] = [
+                (lib.hta_table_spec_column_name(spec, c).decode(),
+                 _KINDS[lib.hta_table_spec_column_type(spec, c)])
+                for c in range(lib.hta_table_spec_column_count(spec))]
+    return specs
 
 
 def _pairs(options):

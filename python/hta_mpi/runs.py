@@ -15,8 +15,9 @@ other table, so a kept run made with more of them serves a call needing
 fewer: the second call of a notebook rarely runs anything.
 
 The run: `mpirun -n N hta-mpi` with N = min(traces, CPUs this process may
-use); one CPU runs the binary directly (a lone process is a valid MPI
-run).  The environment is passed on unchanged.  Progress comes from
+use); one CPU, or less input than mpirun's start-up is worth
+(MPIRUN_MIN_BYTES), runs the binary directly (a lone process is a valid
+MPI run).  The environment is passed on unchanged.  Progress comes from
 hta-mpi's own lines on stderr ("analysed 3/8 traces"), shown as a bar in a
 notebook (IPython's display, when present) and as plain lines otherwise.
 
@@ -133,12 +134,31 @@ def cache_dir_for(trace_dir, inputs, cache_dir=None):
     return kept
 
 
-def processes_for(n_traces):
+# Below this much input one process beats mpirun, whose start costs about
+# 0.6 s on the project's 2-core machine (trace_filter's two traces, 0.24
+# MB: 0.2 s alone, 0.8 s under mpirun -n 2); a process reads about
+# 100 MB/s of gzip traces, so 64 MB take well under a second alone.
+MPIRUN_MIN_BYTES = 64 << 20
+
+
+def _size(path):
+    if os.path.isdir(path):
+        return sum(_size(os.path.join(path, f)) for f in os.listdir(path))
+    return os.path.getsize(path)
+
+
+def processes_for(inputs, processes=None):
+    """processes when given, else one for less than MPIRUN_MIN_BYTES of
+    input, else min(traces, CPUs this process may use)."""
+    if processes:
+        return processes
+    if sum(_size(p) for p in inputs) < MPIRUN_MIN_BYTES:
+        return 1
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:
         cpus = os.cpu_count() or 1
-    return max(1, min(n_traces, cpus))
+    return max(1, min(len(inputs), cpus))
 
 
 class _Progress:
@@ -171,17 +191,25 @@ _ANALYSED = re.compile(r"analysed (\d+)/(\d+) traces")
 
 
 def _run(cmd, n_traces, label):
+    """Runs cmd showing its progress; (exit status, its other stderr
+    lines).  An interrupted call (a notebook's stop button) ends the run
+    rather than leaving it behind."""
     progress = _Progress(label, n_traces)
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                          errors="replace")
     lines = []
-    for line in p.stderr:
-        m = _ANALYSED.search(line)
-        if m:
-            progress.update(int(m.group(1)), int(m.group(2)))
-        else:
-            lines.append(line)
-    return p.wait(), "".join(lines)
+    try:
+        for line in p.stderr:
+            m = _ANALYSED.search(line)
+            if m:
+                progress.update(int(m.group(1)), int(m.group(2)))
+            else:
+                lines.append(line)
+        return p.wait(), "".join(lines)
+    except BaseException:
+        p.terminate()       # mpirun passes it on to its processes
+        p.wait()
+        raise
 
 
 def _kept(directory, inputs, options, analyser):
@@ -256,8 +284,8 @@ def _analyse_in_process(trace, options, path, label):
     progress.update(1, 1)
 
 
-def _run_binary(binary, inputs, options, path, label):
-    n = processes_for(len(inputs))
+def _run_binary(binary, inputs, options, path, label, processes=None):
+    n = processes_for(inputs, processes)
     cmd = [binary, "-o", path, "--force"] + options + inputs
     if n > 1:
         cmd = ["mpirun", "-n", str(n)] + cmd
@@ -266,22 +294,24 @@ def _run_binary(binary, inputs, options, path, label):
         raise RunError(f"{' '.join(cmd)} exited {status}:\n{stderr.strip()}")
 
 
-def write_traces(trace_dir, trace_files, out_dir, options):
+def write_traces(trace_dir, trace_files, out_dir, options, processes=None):
     """hta-mpi --write-traces out_dir on the traces (a run of its own,
     never kept); the path of its results file, in out_dir."""
     inputs = list_traces(trace_dir, trace_files)
     path = os.path.join(out_dir, "results.h5")
     _run_binary(find_binary(), inputs, ["--write-traces", out_dir] + list(options), path,
-                "hta-mpi --write-traces")
+                "hta-mpi --write-traces", processes)
     return path
 
 
 def results_for(trace_dir, options, trace_files=None, cache_dir=None, label="hta-mpi",
-                in_process=None):
+                in_process=None, processes=None):
     """Path of a results file for these traces and options (a list of
     hta-mpi arguments), analysing them if none is kept.  in_process: None
     analyses a single trace through libhta when it loads, False always
-    runs the binary (a complete results file), True requires libhta.  Exit
+    runs the binary (a complete results file), True requires libhta.
+    processes: the run's MPI processes (processes_for() when None; the
+    results do not depend on it, so it is not part of the key).  Exit
     status 1 (some traces failed) still gives a file: /ranks says which."""
     inputs = list_traces(trace_dir, trace_files)
     if not inputs:
@@ -302,7 +332,7 @@ def results_for(trace_dir, options, trace_files=None, cache_dir=None, label="hta
         if library:
             _analyse_in_process(inputs[0], options, partial, label)
         else:
-            _run_binary(analyser, inputs, options, partial, label)
+            _run_binary(analyser, inputs, options, partial, label, processes)
     except BaseException:
         os.unlink(partial)
         raise

@@ -7,8 +7,9 @@
 The methods keep HTA's names, arguments and return types and give HTA's
 columns, units (microseconds), index and row order (hta_frames.py does the
 reshaping).  Nothing is parsed here: the first call runs hta-mpi once on
-the directory with the options it needs (runs.py keeps the results file,
-keyed on the traces and options), later calls read that file.  Where
+the directory with the options it needs (a single trace: libhta in this
+process; runs.py keeps the results file, keyed on the traces and options),
+later calls read that file.  Where
 hta-mpi deliberately differs from HTA the methods say so in their
 docstrings (docs/coming-from-hta.md lists every method):
 
@@ -21,7 +22,8 @@ docstrings (docs/coming-from-hta.md lists every method):
 
 Beyond HTA, the same object gives hta-mpi's own tables under plain names
 (get_outliers, get_stragglers, get_collectives, ...), and TraceDiff
-compares two runs through `hta-mpi diff`."""
+compares two runs (HTA's compare_traces and ops_diff, and `hta-mpi
+diff`)."""
 import os
 import re
 import shutil
@@ -34,7 +36,8 @@ from hta_mpi import hta_frames, results, runs
 
 CUDA_MAX_LAUNCH_QUEUE_PER_STREAM = 1024
 _KERNEL_TYPES = ["COMPUTATION", "COMMUNICATION", "MEMORY"]
-# The tables of HTA's queue and bandwidth time series and per-launch rows.
+# The per-event tables: HTA's queue and bandwidth time series, launches,
+# GPU events with their annotation, op calls with their kernels.
 _DETAIL = ["--detail"]
 
 
@@ -81,21 +84,25 @@ class CriticalPath:
 class TraceAnalysis:
     """HTA's TraceAnalysis on hta-mpi.  trace_files (rank -> path or a
     list of paths, as HTA takes; the ranks come from the traces, as
-    hta-mpi finds them, not from the keys) or trace_dir; include_last_profiler_step as HTA's;
-    round_like_hta=True rounds like HTA (see the module); cache_dir: where
-    results files are kept (default: .hta-mpi beside the traces, or the
-    user's cache when that is read-only); options: more hta-mpi arguments
-    for every run (e.g. ["--step-regex", "^iteration"]); in_process: None
-    analyses a single trace in this process through libhta when it loads,
-    False always runs hta-mpi (runs.py)."""
+    hta-mpi finds them, not from the keys) or trace_dir;
+    include_last_profiler_step as HTA's; round_like_hta=True rounds like
+    HTA (see the module); cache_dir: where results files are kept
+    (default: .hta-mpi beside the traces, or the user's cache when that is
+    read-only); options: more hta-mpi arguments for every run (e.g.
+    ["--step-regex", "^iteration"]); in_process: None analyses a single
+    trace in this process through libhta when it loads,
+    False always runs hta-mpi; processes: mpirun's process count (default:
+    one below 64 MB of traces, else min(traces, CPUs); runs.py)."""
 
     def __init__(self, trace_files=None, trace_dir="", include_last_profiler_step=False,
-                 round_like_hta=False, cache_dir=None, options=(), in_process=None):
+                 round_like_hta=False, cache_dir=None, options=(), in_process=None,
+                 processes=None):
         self.trace_dir = trace_dir
         self.trace_files = trace_files
         self.round_like_hta = round_like_hta
         self.cache_dir = cache_dir
         self.in_process = in_process
+        self.processes = processes
         self.base_options = list(options)
         if include_last_profiler_step:
             self.base_options.append("--include-last-step")
@@ -110,7 +117,8 @@ class TraceAnalysis:
         rounding = self.round_like_hta if round_like_hta is None else round_like_hta
         options = self.base_options + list(extra) + (["--round-like-hta"] if rounding else [])
         return runs.results_for(self.trace_dir, options, self.trace_files, self.cache_dir,
-                                in_process=False if complete else self.in_process)
+                                in_process=False if complete else self.in_process,
+                                processes=self.processes)
 
     def _table(self, name, extra=(), round_like_hta=None):
         """A table of the run as a DataFrame; None when the run has none
@@ -169,14 +177,16 @@ class TraceAnalysis:
         kernels = self._table("kernels", round_like_hta=round_like_hta)
         types = [t for t in _KERNEL_TYPES if include_memory_kernels or t != "MEMORY"]
         if kernels is None:
-            kernels = pd.DataFrame(columns=["rank", "name", "kernel_type"] + list(hta_frames.HTA_STATS))
+            kernels = pd.DataFrame(columns=["rank", "name", "kernel_type"] +
+                                   list(hta_frames.HTA_STATS))
         breakdown = hta_frames.kernel_breakdown(kernels, types, num_kernels, duration_ratio)
         by_type = self._table("kernel_type_breakdown", round_like_hta=round_like_hta)
         if by_type is None:
             by_type = pd.DataFrame(columns=["kernel_type", "sum_us"])
         type_df = hta_frames.kernel_type_breakdown(by_type, include_memory_kernels)
         if visualize:
-            _pie(type_df.set_index("kernel_type")["percentage"], "Kernel type percentage across all ranks")
+            _pie(type_df.set_index("kernel_type")["percentage"],
+                 "Kernel type percentage across all ranks")
         return type_df, breakdown
 
     def get_idle_time_breakdown(self, ranks=None, streams=None, visualize=True,
@@ -470,7 +480,7 @@ class TraceAnalysis:
         try:
             rounding = ["--round-like-hta"] if self.round_like_hta else []
             path = runs.write_traces(self.trace_dir, self.trace_files, out_dir,
-                                     self.base_options + rounding)
+                                     self.base_options + rounding, self.processes)
             written = {}
             for _, r in results.load(path, "ranks").iterrows():
                 if r["rank"] in ranks and r.status != "failed":
@@ -598,7 +608,8 @@ class TraceDiff:
                 cmd = [runs.find_binary(), "diff", a, b, "-o", path + ".partial", "--force"]
                 p = subprocess.run(cmd, capture_output=True, text=True)
                 if p.returncode != 0:
-                    raise runs.RunError(f"{' '.join(cmd)} exited {p.returncode}:\n{p.stderr.strip()}")
+                    raise runs.RunError(
+                        f"{' '.join(cmd)} exited {p.returncode}:\n{p.stderr.strip()}")
                 os.replace(path + ".partial", path)
             self._path = path
         return self._path

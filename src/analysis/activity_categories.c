@@ -36,21 +36,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"category", HTA_COL_STR},
-    {"count", HTA_COL_I64},
-    {"total_us", HTA_COL_F64},
-    {"share", HTA_COL_F64},
-    {"max_us", HTA_COL_F64},
-    {"min_us", HTA_COL_F64},
-    {"top1_share", HTA_COL_F64},
-    {"top5_share", HTA_COL_F64},
-    {"top10_share", HTA_COL_F64},
-    {"top1_mean_us", HTA_COL_F64},
-    {"top5_mean_us", HTA_COL_F64},
-    {"top10_mean_us", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_ACTIVITY_CATEGORIES_N_COLUMNS] = {
+    [HTA_ACTIVITY_CATEGORIES_RANK] = {"rank", HTA_COL_I64},
+    [HTA_ACTIVITY_CATEGORIES_CATEGORY] = {"category", HTA_COL_STR},
+    [HTA_ACTIVITY_CATEGORIES_COUNT] = {"count", HTA_COL_I64},
+    [HTA_ACTIVITY_CATEGORIES_TOTAL_US] = {"total_us", HTA_COL_F64},
+    [HTA_ACTIVITY_CATEGORIES_SHARE] = {"share", HTA_COL_F64},
+    [HTA_ACTIVITY_CATEGORIES_MAX_US] = {"max_us", HTA_COL_F64},
+    [HTA_ACTIVITY_CATEGORIES_MIN_US] = {"min_us", HTA_COL_F64},
+    [HTA_ACTIVITY_CATEGORIES_TOP1_SHARE] = {"top1_share", HTA_COL_F64},
+    [HTA_ACTIVITY_CATEGORIES_TOP5_SHARE] = {"top5_share", HTA_COL_F64},
+    [HTA_ACTIVITY_CATEGORIES_TOP10_SHARE] = {"top10_share", HTA_COL_F64},
+    [HTA_ACTIVITY_CATEGORIES_TOP1_MEAN_US] = {"top1_mean_us", HTA_COL_F64},
+    [HTA_ACTIVITY_CATEGORIES_TOP5_MEAN_US] = {"top5_mean_us", HTA_COL_F64},
+    [HTA_ACTIVITY_CATEGORIES_TOP10_MEAN_US] = {"top10_mean_us", HTA_COL_F64},
 };
+const hta_table_spec hta_activity_categories_table = {
+    "activity_categories", COLUMNS, HTA_ACTIVITY_CATEGORIES_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 static const int TAIL_PERCENTS[] = {1, 5, 10};
 #define N_TAILS (sizeof TAIL_PERCENTS / sizeof TAIL_PERCENTS[0])
@@ -314,7 +317,7 @@ static int add_category_row(hta_table *table, int64_t rank_key, const char *name
 static int add_rows(const hta_rank_view *v, category *cats, size_t n_cat,
                     const named_id *order, hta_tableset *out)
 {
-    hta_table *table = HTA_TABLE(out, "activity_categories", COLUMNS);
+    hta_table *table = hta_tableset_table(out, &hta_activity_categories_table);
     if (!table)
         return -1;
     int64_t grand_total = 0;

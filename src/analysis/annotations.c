@@ -29,26 +29,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"name", HTA_COL_STR},
-    {"count", HTA_COL_I64},
-    {"sum_us", HTA_COL_F64},
-    {"mean_us", HTA_COL_F64},
-    {"min_us", HTA_COL_F64},
-    {"max_us", HTA_COL_F64},
-    {"std_us", HTA_COL_F64},
-    {"gpu_events", HTA_COL_I64},
-    {"gpu_event_time_us", HTA_COL_F64},
-    {"compute_us", HTA_COL_F64},
-    {"communication_us", HTA_COL_F64},
-    {"cpu_count", HTA_COL_I64},
-    {"cpu_sum_us", HTA_COL_F64},
-    {"cpu_mean_us", HTA_COL_F64},
-    {"cpu_min_us", HTA_COL_F64},
-    {"cpu_max_us", HTA_COL_F64},
-    {"cpu_std_us", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_ANNOTATIONS_N_COLUMNS] = {
+    [HTA_ANNOTATIONS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_ANNOTATIONS_NAME] = {"name", HTA_COL_STR},
+    [HTA_ANNOTATIONS_COUNT] = {"count", HTA_COL_I64},
+    [HTA_ANNOTATIONS_SUM_US] = {"sum_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_MEAN_US] = {"mean_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_MIN_US] = {"min_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_MAX_US] = {"max_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_STD_US] = {"std_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_GPU_EVENTS] = {"gpu_events", HTA_COL_I64},
+    [HTA_ANNOTATIONS_GPU_EVENT_TIME_US] = {"gpu_event_time_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_COMPUTE_US] = {"compute_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_COMMUNICATION_US] = {"communication_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_CPU_COUNT] = {"cpu_count", HTA_COL_I64},
+    [HTA_ANNOTATIONS_CPU_SUM_US] = {"cpu_sum_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_CPU_MEAN_US] = {"cpu_mean_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_CPU_MIN_US] = {"cpu_min_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_CPU_MAX_US] = {"cpu_max_us", HTA_COL_F64},
+    [HTA_ANNOTATIONS_CPU_STD_US] = {"cpu_std_us", HTA_COL_F64},
 };
+const hta_table_spec hta_annotations_table = {
+    "annotations", COLUMNS, HTA_ANNOTATIONS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 /* Durations of one side: count, sum, min, max and Welford's running
  * mean and squares. */
@@ -57,15 +59,18 @@ typedef struct durations {
     double mean, m2;
 } durations;
 
-static const hta_column EVENT_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"ts_us", HTA_COL_F64},
-    {"dur_us", HTA_COL_F64},
-    {"stream", HTA_COL_I64},
-    {"correlation", HTA_COL_I64},
-    {"name", HTA_COL_STR},
-    {"annotation", HTA_COL_STR},
+static const hta_column EVENT_COLUMNS[HTA_DETAIL_GPU_EVENTS_N_COLUMNS] = {
+    [HTA_DETAIL_GPU_EVENTS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DETAIL_GPU_EVENTS_TS_US] = {"ts_us", HTA_COL_F64},
+    [HTA_DETAIL_GPU_EVENTS_DUR_US] = {"dur_us", HTA_COL_F64},
+    [HTA_DETAIL_GPU_EVENTS_STREAM] = {"stream", HTA_COL_I64},
+    [HTA_DETAIL_GPU_EVENTS_CORRELATION] = {"correlation", HTA_COL_I64},
+    [HTA_DETAIL_GPU_EVENTS_NAME] = {"name", HTA_COL_STR},
+    [HTA_DETAIL_GPU_EVENTS_ANNOTATION] = {"annotation", HTA_COL_STR},
 };
+const hta_table_spec hta_detail_gpu_events_table = {
+    "detail/gpu_events", EVENT_COLUMNS, HTA_DETAIL_GPU_EVENTS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 typedef struct name_stats {
     uint32_t name;
@@ -299,10 +304,10 @@ static int put_rows(hta_table *t, run *r)
 int hta_annotations(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tableset *out,
                     hta_error *err)
 {
-    hta_table *t = HTA_TABLE(out, "annotations", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_annotations_table);
     run r = {.view = v};
     if (opt->detail && v->n_gpu > 0)
-        r.events = HTA_TABLE(out, "detail/gpu_events", EVENT_COLUMNS);
+        r.events = hta_tableset_table(out, &hta_detail_gpu_events_table);
     hta_cpu_contexts contexts;
     int rc = t && (r.events || !opt->detail || v->n_gpu == 0) &&
                      hta_cpu_contexts_build(&contexts, v->trace) == 0 ? 0 : -1;

@@ -34,14 +34,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"stream", HTA_COL_I64},
-    {"kernels", HTA_COL_I64},
-    {"first_start_ns", HTA_COL_I64},
-    {"start_gaps", HTA_COL_STR},
-    {"durations", HTA_COL_STR},
+static const hta_column COLUMNS[HTA_COLLECTIVE_KERNELS_N_COLUMNS] = {
+    [HTA_COLLECTIVE_KERNELS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_COLLECTIVE_KERNELS_STREAM] = {"stream", HTA_COL_I64},
+    [HTA_COLLECTIVE_KERNELS_KERNELS] = {"kernels", HTA_COL_I64},
+    [HTA_COLLECTIVE_KERNELS_FIRST_START_NS] = {"first_start_ns", HTA_COL_I64},
+    [HTA_COLLECTIVE_KERNELS_START_GAPS] = {"start_gaps", HTA_COL_STR},
+    [HTA_COLLECTIVE_KERNELS_DURATIONS] = {"durations", HTA_COL_STR},
 };
+const hta_table_spec hta_collective_kernels_table = {
+    "_collectives", COLUMNS, HTA_COLLECTIVE_KERNELS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
 static int compare_stream_then_start(const void *a, const void *b)
 {
@@ -99,8 +102,13 @@ static int put_streams(hta_table *t, int64_t rank_key, const hta_event *const *c
     return rc;
 }
 
-static const hta_column UNKNOWN_PEER_COLUMNS[] = {
-    {"rank", HTA_COL_I64}, {"kernels", HTA_COL_I64}};
+static const hta_column UNKNOWN_PEER_COLUMNS[HTA_P2P_UNKNOWN_PEER_N_COLUMNS] = {
+    [HTA_P2P_UNKNOWN_PEER_RANK] = {"rank", HTA_COL_I64},
+    [HTA_P2P_UNKNOWN_PEER_KERNELS] = {"kernels", HTA_COL_I64},
+};
+const hta_table_spec hta_p2p_unknown_peer_table = {
+    "_p2p_unknown_peer", UNKNOWN_PEER_COLUMNS, HTA_P2P_UNKNOWN_PEER_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
 /* An NCCL/RCCL point-to-point kernel by its name (ncclKernel_SendRecv_*,
  * ncclDevKernel_SendRecv, ..._Send_*, ..._Recv_*). */
@@ -131,7 +139,7 @@ static int matched_by_stream(const hta_comm_resolver *r, size_t c, size_t *p2p)
  * crossrank/p2p_results.c). */
 static int put_unknown_peers(hta_tableset *out, int64_t rank_key, size_t n)
 {
-    hta_table *t = n ? HTA_TABLE(out, "_p2p_unknown_peer", UNKNOWN_PEER_COLUMNS) : NULL;
+    hta_table *t = n ? hta_tableset_table(out, &hta_p2p_unknown_peer_table) : NULL;
     if (!n)
         return 0;
     if (!t)
@@ -154,7 +162,7 @@ int hta_collectives(const hta_rank_view *v, hta_tableset *out, hta_error *err)
     for (size_t c = 0; c < v->n_comm; c++)
         n += matched_by_stream(&r, c, &p2p);
     const hta_event **comm = n ? hta_large_malloc(n * sizeof *comm) : NULL;
-    hta_table *t = n ? HTA_TABLE(out, "_collectives", COLUMNS) : NULL;
+    hta_table *t = n ? hta_tableset_table(out, &hta_collective_kernels_table) : NULL;
     int rc = (!n || (comm && t)) && put_unknown_peers(out, v->rank_key, p2p) == 0 ? 0 : -1;
     for (size_t c = 0, k = 0; rc == 0 && k < n; c++)
         if (matched_by_stream(&r, c, &ignored))

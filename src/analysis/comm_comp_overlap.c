@@ -11,10 +11,13 @@
 
 #include <math.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"comp_comm_overlap_pctg", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_COMM_COMP_OVERLAP_N_COLUMNS] = {
+    [HTA_COMM_COMP_OVERLAP_RANK] = {"rank", HTA_COL_I64},
+    [HTA_COMM_COMP_OVERLAP_COMP_COMM_OVERLAP_PCTG] = {"comp_comm_overlap_pctg", HTA_COL_F64},
 };
+const hta_table_spec hta_comm_comp_overlap_table = {
+    "comm_comp_overlap", COLUMNS, HTA_COMM_COMP_OVERLAP_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
 
 int hta_comm_comp_overlap(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
@@ -26,7 +29,7 @@ int hta_comm_comp_overlap(const hta_rank_view *v, hta_tableset *out, hta_error *
                                          u->of[HTA_KT_COMMUNICATION], u->n[HTA_KT_COMMUNICATION]);
     double pctg = comm > 0 ? 100.0 * ((double)both / (double)comm) : NAN;
 
-    hta_table *t = HTA_TABLE(out, "comm_comp_overlap", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_comm_comp_overlap_table);
     if (!t)
         return hta_fail(err, "out of memory in the comm/comp overlap");
     hta_row_builder row = hta_table_add_row(t);

@@ -6,4 +6,12 @@
 
 int hta_comm_comp_overlap(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
+/* The columns of /comm_comp_overlap (docs/results-format.md). */
+enum {
+    HTA_COMM_COMP_OVERLAP_RANK,
+    HTA_COMM_COMP_OVERLAP_COMP_COMM_OVERLAP_PCTG,
+    HTA_COMM_COMP_OVERLAP_N_COLUMNS
+};
+extern const hta_table_spec hta_comm_comp_overlap_table;
+
 #endif

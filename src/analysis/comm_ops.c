@@ -31,13 +31,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},         {"group", HTA_COL_STR},     {"group_desc", HTA_COL_STR},
-    {"group_ranks", HTA_COL_STR},  {"kernels", HTA_COL_I64},   {"kinds", HTA_COL_STR},
-    {"kind_of", HTA_COL_STR},      {"seqs", HTA_COL_STR},      {"first_start_ns", HTA_COL_I64},
-    {"start_gaps", HTA_COL_STR},   {"durations", HTA_COL_STR}, {"overlaps", HTA_COL_STR},
-    {"steps", HTA_COL_STR},        {"splits", HTA_COL_STR},
+static const hta_column COLUMNS[HTA_COMM_OPS_N_COLUMNS] = {
+    [HTA_COMM_OPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_COMM_OPS_GROUP] = {"group", HTA_COL_STR},
+    [HTA_COMM_OPS_GROUP_DESC] = {"group_desc", HTA_COL_STR},
+    [HTA_COMM_OPS_GROUP_RANKS] = {"group_ranks", HTA_COL_STR},
+    [HTA_COMM_OPS_KERNELS] = {"kernels", HTA_COL_I64},
+    [HTA_COMM_OPS_KINDS] = {"kinds", HTA_COL_STR},
+    [HTA_COMM_OPS_KIND_OF] = {"kind_of", HTA_COL_STR},
+    [HTA_COMM_OPS_SEQS] = {"seqs", HTA_COL_STR},
+    [HTA_COMM_OPS_FIRST_START_NS] = {"first_start_ns", HTA_COL_I64},
+    [HTA_COMM_OPS_START_GAPS] = {"start_gaps", HTA_COL_STR},
+    [HTA_COMM_OPS_DURATIONS] = {"durations", HTA_COL_STR},
+    [HTA_COMM_OPS_OVERLAPS] = {"overlaps", HTA_COL_STR},
+    [HTA_COMM_OPS_STEPS] = {"steps", HTA_COL_STR},
+    [HTA_COMM_OPS_SPLITS] = {"splits", HTA_COL_STR},
 };
+const hta_table_spec hta_comm_ops_table = {
+    "_comm_ops", COLUMNS, HTA_COMM_OPS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
 
 static int compare_external_id(const void *a, const void *b)
 {
@@ -460,7 +472,7 @@ int hta_comm_ops(const hta_rank_view *v, hta_tableset *out, hta_error *err)
         for (size_t b = 0; b < in_batch; b++, m++)
             k[m] = (comm_kernel){v->gpu[i], with_group_ranks(s, batch[b], &filled[m]), i, b};
     }
-    hta_table *t = m ? HTA_TABLE(out, "_comm_ops", COLUMNS) : NULL;
+    hta_table *t = m ? hta_tableset_table(out, &hta_comm_ops_table) : NULL;
     rc = rc || (m && !t) ? -1 : 0;
     if (rc == 0)
         qsort(k, m, sizeof *k, compare_group_then_start);

@@ -43,4 +43,24 @@ const hta_comm_meta *const *hta_comm_batch(const hta_comm_resolver *r, size_t c,
 /* "_comm_ops": one row per communication kernel with metadata. */
 int hta_comm_ops(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
+/* The columns of _comm_ops (scratch between stages, never written). */
+enum {
+    HTA_COMM_OPS_RANK,
+    HTA_COMM_OPS_GROUP,
+    HTA_COMM_OPS_GROUP_DESC,
+    HTA_COMM_OPS_GROUP_RANKS,
+    HTA_COMM_OPS_KERNELS,
+    HTA_COMM_OPS_KINDS,
+    HTA_COMM_OPS_KIND_OF,
+    HTA_COMM_OPS_SEQS,
+    HTA_COMM_OPS_FIRST_START_NS,
+    HTA_COMM_OPS_START_GAPS,
+    HTA_COMM_OPS_DURATIONS,
+    HTA_COMM_OPS_OVERLAPS,
+    HTA_COMM_OPS_STEPS,
+    HTA_COMM_OPS_SPLITS,
+    HTA_COMM_OPS_N_COLUMNS
+};
+extern const hta_table_spec hta_comm_ops_table;
+
 #endif

@@ -50,4 +50,54 @@ typedef int (*hta_cp_path_fn)(void *ctx, int64_t step, int64_t start_ns, int64_t
  * returned or 0. */
 int hta_critical_path_each(const hta_rank_view *view, hta_cp_path_fn fn, void *ctx);
 
+/* The columns of /critical_path (docs/results-format.md). */
+enum {
+    HTA_CRITICAL_PATH_RANK,
+    HTA_CRITICAL_PATH_STEP,
+    HTA_CRITICAL_PATH_START_US,
+    HTA_CRITICAL_PATH_END_US,
+    HTA_CRITICAL_PATH_PATH_US,
+    HTA_CRITICAL_PATH_GRAPH_OK,
+    HTA_CRITICAL_PATH_NODES,
+    HTA_CRITICAL_PATH_EDGES,
+    HTA_CRITICAL_PATH_BOUND_BY,
+    HTA_CRITICAL_PATH_CPU_BOUND_US,
+    HTA_CRITICAL_PATH_DATA_LOADING_US,
+    HTA_CRITICAL_PATH_GPU_COMPUTE_BOUND_US,
+    HTA_CRITICAL_PATH_GPU_COMMUNICATION_BOUND_US,
+    HTA_CRITICAL_PATH_GPU_KERNEL_KERNEL_OVERHEAD_US,
+    HTA_CRITICAL_PATH_GPU_KERNEL_LAUNCH_OVERHEAD_US,
+    HTA_CRITICAL_PATH_CPU_BOUND_PCT,
+    HTA_CRITICAL_PATH_DATA_LOADING_PCT,
+    HTA_CRITICAL_PATH_GPU_COMPUTE_BOUND_PCT,
+    HTA_CRITICAL_PATH_GPU_COMMUNICATION_BOUND_PCT,
+    HTA_CRITICAL_PATH_GPU_KERNEL_KERNEL_OVERHEAD_PCT,
+    HTA_CRITICAL_PATH_GPU_KERNEL_LAUNCH_OVERHEAD_PCT,
+    HTA_CRITICAL_PATH_N_COLUMNS
+};
+extern const hta_table_spec hta_critical_path_table;
+
+/* The columns of /critical_path_events (docs/results-format.md). */
+enum {
+    HTA_CRITICAL_PATH_EVENTS_RANK,
+    HTA_CRITICAL_PATH_EVENTS_STEP,
+    HTA_CRITICAL_PATH_EVENTS_POSITION,
+    HTA_CRITICAL_PATH_EVENTS_NAME_ID,
+    HTA_CRITICAL_PATH_EVENTS_TYPE,
+    HTA_CRITICAL_PATH_EVENTS_BOUND_BY,
+    HTA_CRITICAL_PATH_EVENTS_TS_US,
+    HTA_CRITICAL_PATH_EVENTS_TIME_US,
+    HTA_CRITICAL_PATH_EVENTS_N_COLUMNS
+};
+extern const hta_table_spec hta_critical_path_events_table;
+
+/* The columns of /critical_path_names (docs/results-format.md). */
+enum {
+    HTA_CRITICAL_PATH_NAMES_RANK,
+    HTA_CRITICAL_PATH_NAMES_NAME_ID,
+    HTA_CRITICAL_PATH_NAMES_NAME,
+    HTA_CRITICAL_PATH_NAMES_N_COLUMNS
+};
+extern const hta_table_spec hta_critical_path_names_table;
+
 #endif

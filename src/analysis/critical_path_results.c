@@ -29,45 +29,63 @@ static inline hta_cp_bound bound_of(const rank_state *r, const edge *e)
                                                    : HTA_CP_GPU_COMPUTE;
 }
 
-static const hta_column STEP_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"step", HTA_COL_I64},
-    {"start_us", HTA_COL_F64},
-    {"end_us", HTA_COL_F64},
-    {"path_us", HTA_COL_F64},
-    {"graph_ok", HTA_COL_I64},
-    {"nodes", HTA_COL_I64},
-    {"edges", HTA_COL_I64},
-    {"bound_by", HTA_COL_STR},
-    {"cpu_bound_us", HTA_COL_F64},
-    {"data_loading_us", HTA_COL_F64},
-    {"gpu_compute_bound_us", HTA_COL_F64},
-    {"gpu_communication_bound_us", HTA_COL_F64},
-    {"gpu_kernel_kernel_overhead_us", HTA_COL_F64},
-    {"gpu_kernel_launch_overhead_us", HTA_COL_F64},
-    {"cpu_bound_pct", HTA_COL_F64},
-    {"data_loading_pct", HTA_COL_F64},
-    {"gpu_compute_bound_pct", HTA_COL_F64},
-    {"gpu_communication_bound_pct", HTA_COL_F64},
-    {"gpu_kernel_kernel_overhead_pct", HTA_COL_F64},
-    {"gpu_kernel_launch_overhead_pct", HTA_COL_F64},
+static const hta_column STEP_COLUMNS[HTA_CRITICAL_PATH_N_COLUMNS] = {
+    [HTA_CRITICAL_PATH_RANK] = {"rank", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_STEP] = {"step", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_START_US] = {"start_us", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_END_US] = {"end_us", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_PATH_US] = {"path_us", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_GRAPH_OK] = {"graph_ok", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_NODES] = {"nodes", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_EDGES] = {"edges", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_BOUND_BY] = {"bound_by", HTA_COL_STR},
+    [HTA_CRITICAL_PATH_CPU_BOUND_US] = {"cpu_bound_us", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_DATA_LOADING_US] = {"data_loading_us", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_GPU_COMPUTE_BOUND_US] = {"gpu_compute_bound_us", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_GPU_COMMUNICATION_BOUND_US] = {"gpu_communication_bound_us", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_GPU_KERNEL_KERNEL_OVERHEAD_US] =
+        {"gpu_kernel_kernel_overhead_us", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_GPU_KERNEL_LAUNCH_OVERHEAD_US] =
+        {"gpu_kernel_launch_overhead_us", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_CPU_BOUND_PCT] = {"cpu_bound_pct", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_DATA_LOADING_PCT] = {"data_loading_pct", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_GPU_COMPUTE_BOUND_PCT] = {"gpu_compute_bound_pct", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_GPU_COMMUNICATION_BOUND_PCT] = {"gpu_communication_bound_pct", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_GPU_KERNEL_KERNEL_OVERHEAD_PCT] =
+        {"gpu_kernel_kernel_overhead_pct", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_GPU_KERNEL_LAUNCH_OVERHEAD_PCT] =
+        {"gpu_kernel_launch_overhead_pct", HTA_COL_F64},
 };
+const hta_table_spec hta_critical_path_table = {
+    "critical_path", STEP_COLUMNS, HTA_CRITICAL_PATH_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 /* A segment's event is named by an id into the rank's /critical_path_names
  * rows, not by its text: the table holds ten rows per step, and strings
  * drawn from a small vocabulary keep it written where it was computed
  * (output/hdf5_in_place.c), with no variable-length string per row. */
-static const hta_column SEGMENT_COLUMNS[] = {
-    {"rank", HTA_COL_I64},   {"step", HTA_COL_I64},       {"position", HTA_COL_I64},
-    {"name_id", HTA_COL_I64}, {"type", HTA_COL_STR},      {"bound_by", HTA_COL_STR},
-    {"ts_us", HTA_COL_F64},  {"time_us", HTA_COL_F64},
+static const hta_column SEGMENT_COLUMNS[HTA_CRITICAL_PATH_EVENTS_N_COLUMNS] = {
+    [HTA_CRITICAL_PATH_EVENTS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_EVENTS_STEP] = {"step", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_EVENTS_POSITION] = {"position", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_EVENTS_NAME_ID] = {"name_id", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_EVENTS_TYPE] = {"type", HTA_COL_STR},
+    [HTA_CRITICAL_PATH_EVENTS_BOUND_BY] = {"bound_by", HTA_COL_STR},
+    [HTA_CRITICAL_PATH_EVENTS_TS_US] = {"ts_us", HTA_COL_F64},
+    [HTA_CRITICAL_PATH_EVENTS_TIME_US] = {"time_us", HTA_COL_F64},
 };
+const hta_table_spec hta_critical_path_events_table = {
+    "critical_path_events", SEGMENT_COLUMNS, HTA_CRITICAL_PATH_EVENTS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
 
-static const hta_column NAME_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"name_id", HTA_COL_I64},
-    {"name", HTA_COL_STR},
+static const hta_column NAME_COLUMNS[HTA_CRITICAL_PATH_NAMES_N_COLUMNS] = {
+    [HTA_CRITICAL_PATH_NAMES_RANK] = {"rank", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_NAMES_NAME_ID] = {"name_id", HTA_COL_I64},
+    [HTA_CRITICAL_PATH_NAMES_NAME] = {"name", HTA_COL_STR},
 };
+const hta_table_spec hta_critical_path_names_table = {
+    "critical_path_names", NAME_COLUMNS, HTA_CRITICAL_PATH_NAMES_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 typedef struct segment {
     int64_t attr;              /* event the time is put down to, -1 = none */
@@ -118,7 +136,7 @@ static int64_t listed_name_id(rank_state *r, const hta_event *ev, hta_tableset *
         return -2;
     if (r->listed_id[ev->name])
         return r->listed_id[ev->name] - 1;
-    hta_table *tab = HTA_TABLE(out, "critical_path_names", NAME_COLUMNS);
+    hta_table *tab = hta_tableset_table(out, &hta_critical_path_names_table);
     if (!tab)
         return -2;
     hta_row_builder row = hta_table_add_row(tab);
@@ -157,7 +175,7 @@ static int emit_segments(rank_state *r, const step_window *w, const path *p, hta
             top[j] = top[j - 1];
         top[j] = i;
     }
-    hta_table *tab = HTA_TABLE(out, "critical_path_events", SEGMENT_COLUMNS);
+    hta_table *tab = hta_tableset_table(out, &hta_critical_path_events_table);
     int rc = tab ? 0 : -1;
     for (size_t i = 0; i < n_top && !rc; i++) {
         const segment *sg = &s[top[i]];
@@ -195,7 +213,7 @@ int cp_emit_step(rank_state *r, const step_window *w, const path *p, hta_tablese
         if (by[b] > 0 && (top < 0 || by[b] > by[top]))
             top = b;
     }
-    if (!r->step_table && !(r->step_table = HTA_TABLE(out, "critical_path", STEP_COLUMNS)))
+    if (!r->step_table && !(r->step_table = hta_tableset_table(out, &hta_critical_path_table)))
         return -1;
     hta_table *tab = r->step_table;
     hta_row_builder row = hta_table_add_row(tab);

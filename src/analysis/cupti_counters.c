@@ -18,27 +18,62 @@
 static const char *const SASS_OPS[N_SASS] = {"ffma", "fmul", "fadd", "hfma", "hmul",
                                              "hadd", "dfma", "dmul", "dadd"};
 
-static const hta_column RANGE_COLUMNS[] = {
-    {"rank", HTA_COL_I64},       {"range", HTA_COL_I64},       {"kernel", HTA_COL_STR},
-    {"ts_us", HTA_COL_F64},      {"dur_us", HTA_COL_F64},      {"launch_ts_us", HTA_COL_F64},
-    {"launch_correlation", HTA_COL_I64}, {"top_op", HTA_COL_STR}, {"bottom_op", HTA_COL_STR},
-    {"op_stack", HTA_COL_STR},   {"flops", HTA_COL_F64},
-    {"ffma", HTA_COL_F64},       {"fmul", HTA_COL_F64},        {"fadd", HTA_COL_F64},
-    {"hfma", HTA_COL_F64},       {"hmul", HTA_COL_F64},        {"hadd", HTA_COL_F64},
-    {"dfma", HTA_COL_F64},       {"dmul", HTA_COL_F64},        {"dadd", HTA_COL_F64},
+static const hta_column RANGE_COLUMNS[HTA_CUPTI_COUNTERS_N_COLUMNS] = {
+    [HTA_CUPTI_COUNTERS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_CUPTI_COUNTERS_RANGE] = {"range", HTA_COL_I64},
+    [HTA_CUPTI_COUNTERS_KERNEL] = {"kernel", HTA_COL_STR},
+    [HTA_CUPTI_COUNTERS_TS_US] = {"ts_us", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_DUR_US] = {"dur_us", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_LAUNCH_TS_US] = {"launch_ts_us", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_LAUNCH_CORRELATION] = {"launch_correlation", HTA_COL_I64},
+    [HTA_CUPTI_COUNTERS_TOP_OP] = {"top_op", HTA_COL_STR},
+    [HTA_CUPTI_COUNTERS_BOTTOM_OP] = {"bottom_op", HTA_COL_STR},
+    [HTA_CUPTI_COUNTERS_OP_STACK] = {"op_stack", HTA_COL_STR},
+    [HTA_CUPTI_COUNTERS_FLOPS] = {"flops", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_FFMA] = {"ffma", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_FMUL] = {"fmul", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_FADD] = {"fadd", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_HFMA] = {"hfma", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_HMUL] = {"hmul", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_HADD] = {"hadd", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_DFMA] = {"dfma", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_DMUL] = {"dmul", HTA_COL_F64},
+    [HTA_CUPTI_COUNTERS_DADD] = {"dadd", HTA_COL_F64},
 };
-static const hta_column VALUE_COLUMNS[] = {
-    {"rank", HTA_COL_I64}, {"range", HTA_COL_I64}, {"counter", HTA_COL_STR}, {"value", HTA_COL_F64},
+const hta_table_spec hta_cupti_counters_table = {
+    "cupti_counters", RANGE_COLUMNS, HTA_CUPTI_COUNTERS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
+static const hta_column VALUE_COLUMNS[HTA_CUPTI_COUNTER_VALUES_N_COLUMNS] = {
+    [HTA_CUPTI_COUNTER_VALUES_RANK] = {"rank", HTA_COL_I64},
+    [HTA_CUPTI_COUNTER_VALUES_RANGE] = {"range", HTA_COL_I64},
+    [HTA_CUPTI_COUNTER_VALUES_COUNTER] = {"counter", HTA_COL_STR},
+    [HTA_CUPTI_COUNTER_VALUES_VALUE] = {"value", HTA_COL_F64},
 };
-static const hta_column KERNEL_COLUMNS[] = {
-    {"rank", HTA_COL_I64},       {"kernel", HTA_COL_STR},   {"count", HTA_COL_I64},
-    {"dur_sum_us", HTA_COL_F64}, {"flops_sum", HTA_COL_F64}, {"flops_mean", HTA_COL_F64},
+const hta_table_spec hta_cupti_counter_values_table = {
+    "cupti_counter_values", VALUE_COLUMNS, HTA_CUPTI_COUNTER_VALUES_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
+static const hta_column KERNEL_COLUMNS[HTA_CUPTI_KERNELS_N_COLUMNS] = {
+    [HTA_CUPTI_KERNELS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_CUPTI_KERNELS_KERNEL] = {"kernel", HTA_COL_STR},
+    [HTA_CUPTI_KERNELS_COUNT] = {"count", HTA_COL_I64},
+    [HTA_CUPTI_KERNELS_DUR_SUM_US] = {"dur_sum_us", HTA_COL_F64},
+    [HTA_CUPTI_KERNELS_FLOPS_SUM] = {"flops_sum", HTA_COL_F64},
+    [HTA_CUPTI_KERNELS_FLOPS_MEAN] = {"flops_mean", HTA_COL_F64},
 };
-static const hta_column MATCH_COLUMNS[] = {
-    {"rank", HTA_COL_I64},       {"ranges", HTA_COL_I64},   {"launches", HTA_COL_I64},
-    {"matched", HTA_COL_I64},    {"unmatched_ranges", HTA_COL_I64},
-    {"unmatched_launches", HTA_COL_I64},
+const hta_table_spec hta_cupti_kernels_table = {
+    "cupti_kernels", KERNEL_COLUMNS, HTA_CUPTI_KERNELS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
+static const hta_column MATCH_COLUMNS[HTA_CUPTI_MATCHING_N_COLUMNS] = {
+    [HTA_CUPTI_MATCHING_RANK] = {"rank", HTA_COL_I64},
+    [HTA_CUPTI_MATCHING_RANGES] = {"ranges", HTA_COL_I64},
+    [HTA_CUPTI_MATCHING_LAUNCHES] = {"launches", HTA_COL_I64},
+    [HTA_CUPTI_MATCHING_MATCHED] = {"matched", HTA_COL_I64},
+    [HTA_CUPTI_MATCHING_UNMATCHED_RANGES] = {"unmatched_ranges", HTA_COL_I64},
+    [HTA_CUPTI_MATCHING_UNMATCHED_LAUNCHES] = {"unmatched_launches", HTA_COL_I64},
 };
+const hta_table_spec hta_cupti_matching_table = {
+    "cupti_matching", MATCH_COLUMNS, HTA_CUPTI_MATCHING_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 /* The counter ids of the SASS ops (UINT32_MAX when absent). */
 static void find_sass(const hta_trace *t, uint32_t *ids)
@@ -232,7 +267,7 @@ static int emit_range(hta_tableset *out, const hta_rank_view *v, size_t i,
         if (!isnan(counts[k]))
             flops += counts[k] * (strstr(SASS_OPS[k], "fma") ? 2 : 1);
     }
-    hta_table *tab = HTA_TABLE(out, "cupti_counters", RANGE_COLUMNS);
+    hta_table *tab = hta_tableset_table(out, &hta_cupti_counters_table);
     if (!tab)
         return -1;
     hta_row_builder row = hta_table_add_row(tab);
@@ -251,7 +286,7 @@ static int emit_range(hta_tableset *out, const hta_rank_view *v, size_t i,
         hta_row_put_f64(&row, counts[k]);
     if (hta_row_done(&row))
         return -1;
-    hta_table *values = HTA_TABLE(out, "cupti_counter_values", VALUE_COLUMNS);
+    hta_table *values = hta_tableset_table(out, &hta_cupti_counter_values_table);
     for (uint32_t c = 0; c < r->n_counters; c++) {
         const hta_range_counter *rc = &t->range_counters[r->first_counter + c];
         hta_row_builder vr = hta_table_add_row(values);
@@ -269,7 +304,7 @@ static int emit_range(hta_tableset *out, const hta_rank_view *v, size_t i,
 static int emit_kernels(hta_tableset *out, const hta_rank_view *v, kernel_sum *s, size_t n)
 {
     qsort(s, n, sizeof *s, cmp_kernel_sum);
-    hta_table *tab = HTA_TABLE(out, "cupti_kernels", KERNEL_COLUMNS);
+    hta_table *tab = hta_tableset_table(out, &hta_cupti_kernels_table);
     if (!tab)
         return -1;
     for (size_t i = 0, j; i < n; i = j) {
@@ -295,7 +330,7 @@ static int emit_kernels(hta_tableset *out, const hta_rank_view *v, kernel_sum *s
 static int emit_matching(hta_tableset *out, int64_t rank, size_t ranges, size_t launches)
 {
     size_t matched = ranges < launches ? ranges : launches;
-    hta_table *tab = HTA_TABLE(out, "cupti_matching", MATCH_COLUMNS);
+    hta_table *tab = hta_tableset_table(out, &hta_cupti_matching_table);
     if (!tab)
         return -1;
     hta_row_builder row = hta_table_add_row(tab);

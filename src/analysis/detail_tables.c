@@ -19,33 +19,40 @@
 
 #include <math.h>
 
-static const hta_column LAUNCH_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"correlation", HTA_COL_I64},
-    {"launch_name", HTA_COL_STR},
-    {"cpu_start_us", HTA_COL_F64},
-    {"cpu_duration_us", HTA_COL_F64},
-    {"gpu_start_us", HTA_COL_F64},
-    {"gpu_duration_us", HTA_COL_F64},
-    {"launch_delay_us", HTA_COL_F64},
-    {"stream", HTA_COL_I64},
+static const hta_column LAUNCH_COLUMNS[HTA_DETAIL_LAUNCHES_N_COLUMNS] = {
+    [HTA_DETAIL_LAUNCHES_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DETAIL_LAUNCHES_CORRELATION] = {"correlation", HTA_COL_I64},
+    [HTA_DETAIL_LAUNCHES_LAUNCH_NAME] = {"launch_name", HTA_COL_STR},
+    [HTA_DETAIL_LAUNCHES_CPU_START_US] = {"cpu_start_us", HTA_COL_F64},
+    [HTA_DETAIL_LAUNCHES_CPU_DURATION_US] = {"cpu_duration_us", HTA_COL_F64},
+    [HTA_DETAIL_LAUNCHES_GPU_START_US] = {"gpu_start_us", HTA_COL_F64},
+    [HTA_DETAIL_LAUNCHES_GPU_DURATION_US] = {"gpu_duration_us", HTA_COL_F64},
+    [HTA_DETAIL_LAUNCHES_LAUNCH_DELAY_US] = {"launch_delay_us", HTA_COL_F64},
+    [HTA_DETAIL_LAUNCHES_STREAM] = {"stream", HTA_COL_I64},
 };
+const hta_table_spec hta_detail_launches_table = {
+    "detail/launches", LAUNCH_COLUMNS, HTA_DETAIL_LAUNCHES_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE | HTA_TABLE_PER_EVENT};
 
-static const hta_column QUEUE_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"stream", HTA_COL_I64},
-    {"ts_us", HTA_COL_F64},
-    {"queue_length", HTA_COL_I64},
+static const hta_column QUEUE_COLUMNS[HTA_DETAIL_QUEUE_LENGTH_N_COLUMNS] = {
+    [HTA_DETAIL_QUEUE_LENGTH_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DETAIL_QUEUE_LENGTH_STREAM] = {"stream", HTA_COL_I64},
+    [HTA_DETAIL_QUEUE_LENGTH_TS_US] = {"ts_us", HTA_COL_F64},
+    [HTA_DETAIL_QUEUE_LENGTH_QUEUE_LENGTH] = {"queue_length", HTA_COL_I64},
 };
+const hta_table_spec hta_detail_queue_length_table = {
+    "detail/queue_length", QUEUE_COLUMNS, HTA_DETAIL_QUEUE_LENGTH_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE | HTA_TABLE_PER_EVENT};
 
-static const hta_column BANDWIDTH_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"kind", HTA_COL_STR},
-    {"ts_us", HTA_COL_F64},
-    {"bandwidth_gbps", HTA_COL_F64},
+static const hta_column BANDWIDTH_COLUMNS[HTA_DETAIL_MEMORY_BW_N_COLUMNS] = {
+    [HTA_DETAIL_MEMORY_BW_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DETAIL_MEMORY_BW_KIND] = {"kind", HTA_COL_STR},
+    [HTA_DETAIL_MEMORY_BW_TS_US] = {"ts_us", HTA_COL_F64},
+    [HTA_DETAIL_MEMORY_BW_BANDWIDTH_GBPS] = {"bandwidth_gbps", HTA_COL_F64},
 };
-
-#define N_COLUMNS(c) (sizeof c / sizeof c[0])
+const hta_table_spec hta_detail_memory_bw_table = {
+    "detail/memory_bw", BANDWIDTH_COLUMNS, HTA_DETAIL_MEMORY_BW_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE | HTA_TABLE_PER_EVENT};
 
 /* The launch of a GPU event when it is one of apis, else NULL. */
 static const hta_event *listed_launch(const hta_rank_view *v, const hta_event *gpu,
@@ -57,8 +64,7 @@ static const hta_event *listed_launch(const hta_rank_view *v, const hta_event *g
 
 static int add_launch_rows(const hta_rank_view *v, hta_tableset *out)
 {
-    hta_table *t = hta_tableset_find_or_create(out, "detail/launches", LAUNCH_COLUMNS,
-                                      N_COLUMNS(LAUNCH_COLUMNS));
+    hta_table *t = hta_tableset_table(out, &hta_detail_launches_table);
     if (!t)
         return -1;
     hta_launch_names launches = hta_launch_names_find(v->trace, HTA_LAUNCH_STATS_APIS);
@@ -86,8 +92,7 @@ static int add_launch_rows(const hta_rank_view *v, hta_tableset *out)
 
 static int add_queue_length_rows(const hta_rank_view *v, hta_tableset *out)
 {
-    hta_table *t = hta_tableset_find_or_create(out, "detail/queue_length", QUEUE_COLUMNS,
-                                      N_COLUMNS(QUEUE_COLUMNS));
+    hta_table *t = hta_tableset_table(out, &hta_detail_queue_length_table);
     hta_step_series_set set;
     if (!t || hta_queue_length_series(&set, v))
         return -1;
@@ -109,8 +114,7 @@ static int add_queue_length_rows(const hta_rank_view *v, hta_tableset *out)
 
 static int add_memory_bw_rows(const hta_rank_view *v, hta_tableset *out)
 {
-    hta_table *t = hta_tableset_find_or_create(out, "detail/memory_bw", BANDWIDTH_COLUMNS,
-                                      N_COLUMNS(BANDWIDTH_COLUMNS));
+    hta_table *t = hta_tableset_table(out, &hta_detail_memory_bw_table);
     hta_step_series_set set;
     if (!t || hta_memory_bw_series(&set, v->trace))
         return -1;

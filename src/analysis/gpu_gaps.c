@@ -29,28 +29,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column GAP_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"step", HTA_COL_I64},
-    {"start_us", HTA_COL_F64},
-    {"duration_us", HTA_COL_F64},
-    {"gpu_event_before", HTA_COL_STR},
-    {"gpu_event_after", HTA_COL_STR},
-    {"launch_delay_us", HTA_COL_F64},
-    {"cpu_event", HTA_COL_STR},
-    {"cpu_event_overlap_us", HTA_COL_F64},
-    {"sync_call", HTA_COL_STR},
-    {"cause", HTA_COL_STR},
+static const hta_column GAP_COLUMNS[HTA_GPU_GAPS_N_COLUMNS] = {
+    [HTA_GPU_GAPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_GPU_GAPS_STEP] = {"step", HTA_COL_I64},
+    [HTA_GPU_GAPS_START_US] = {"start_us", HTA_COL_F64},
+    [HTA_GPU_GAPS_DURATION_US] = {"duration_us", HTA_COL_F64},
+    [HTA_GPU_GAPS_GPU_EVENT_BEFORE] = {"gpu_event_before", HTA_COL_STR},
+    [HTA_GPU_GAPS_GPU_EVENT_AFTER] = {"gpu_event_after", HTA_COL_STR},
+    [HTA_GPU_GAPS_LAUNCH_DELAY_US] = {"launch_delay_us", HTA_COL_F64},
+    [HTA_GPU_GAPS_CPU_EVENT] = {"cpu_event", HTA_COL_STR},
+    [HTA_GPU_GAPS_CPU_EVENT_OVERLAP_US] = {"cpu_event_overlap_us", HTA_COL_F64},
+    [HTA_GPU_GAPS_SYNC_CALL] = {"sync_call", HTA_COL_STR},
+    [HTA_GPU_GAPS_CAUSE] = {"cause", HTA_COL_STR},
 };
+const hta_table_spec hta_gpu_gaps_table = {
+    "gpu_gaps", GAP_COLUMNS, HTA_GPU_GAPS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
-static const hta_column SYNC_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"api", HTA_COL_STR},
-    {"count", HTA_COL_I64},
-    {"total_us", HTA_COL_F64},
-    {"max_us", HTA_COL_F64},
-    {"gpu_idle_us", HTA_COL_F64},
+static const hta_column SYNC_COLUMNS[HTA_SYNC_CALLS_N_COLUMNS] = {
+    [HTA_SYNC_CALLS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_SYNC_CALLS_API] = {"api", HTA_COL_STR},
+    [HTA_SYNC_CALLS_COUNT] = {"count", HTA_COL_I64},
+    [HTA_SYNC_CALLS_TOTAL_US] = {"total_us", HTA_COL_F64},
+    [HTA_SYNC_CALLS_MAX_US] = {"max_us", HTA_COL_F64},
+    [HTA_SYNC_CALLS_GPU_IDLE_US] = {"gpu_idle_us", HTA_COL_F64},
 };
+const hta_table_spec hta_sync_calls_table = {
+    "sync_calls", SYNC_COLUMNS, HTA_SYNC_CALLS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 /* The synchronising calls: the CPU waits for the GPU in them. */
 static const char *const SYNC_APIS[] = {
@@ -343,8 +347,8 @@ static int emit_metrics(const run *r, hta_tableset *out)
 int hta_gpu_gaps(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tableset *out,
                  hta_error *err)
 {
-    hta_table *gaps = HTA_TABLE(out, "gpu_gaps", GAP_COLUMNS);
-    hta_table *sync = HTA_TABLE(out, "sync_calls", SYNC_COLUMNS);
+    hta_table *gaps = hta_tableset_table(out, &hta_gpu_gaps_table);
+    hta_table *sync = hta_tableset_table(out, &hta_sync_calls_table);
     const hta_trace *t = v->trace;
     run r = {.view = v, .cpu_op = hta_strtab_find(&t->categories, "cpu_op", 6),
              .user_annotation = hta_strtab_find(&t->categories, "user_annotation", 15)};

@@ -23,21 +23,23 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"stream", HTA_COL_I64},
-    {"idle_category", HTA_COL_STR},
-    {"idle_time_us", HTA_COL_F64},
-    {"idle_time_ratio", HTA_COL_F64},
-    {"count", HTA_COL_I64},
-    {"mean_us", HTA_COL_F64},
-    {"std_us", HTA_COL_F64},
-    {"min_us", HTA_COL_F64},
-    {"p25_us", HTA_COL_F64},
-    {"p50_us", HTA_COL_F64},
-    {"p75_us", HTA_COL_F64},
-    {"max_us", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_IDLE_TIME_N_COLUMNS] = {
+    [HTA_IDLE_TIME_RANK] = {"rank", HTA_COL_I64},
+    [HTA_IDLE_TIME_STREAM] = {"stream", HTA_COL_I64},
+    [HTA_IDLE_TIME_IDLE_CATEGORY] = {"idle_category", HTA_COL_STR},
+    [HTA_IDLE_TIME_IDLE_TIME_US] = {"idle_time_us", HTA_COL_F64},
+    [HTA_IDLE_TIME_IDLE_TIME_RATIO] = {"idle_time_ratio", HTA_COL_F64},
+    [HTA_IDLE_TIME_COUNT] = {"count", HTA_COL_I64},
+    [HTA_IDLE_TIME_MEAN_US] = {"mean_us", HTA_COL_F64},
+    [HTA_IDLE_TIME_STD_US] = {"std_us", HTA_COL_F64},
+    [HTA_IDLE_TIME_MIN_US] = {"min_us", HTA_COL_F64},
+    [HTA_IDLE_TIME_P25_US] = {"p25_us", HTA_COL_F64},
+    [HTA_IDLE_TIME_P50_US] = {"p50_us", HTA_COL_F64},
+    [HTA_IDLE_TIME_P75_US] = {"p75_us", HTA_COL_F64},
+    [HTA_IDLE_TIME_MAX_US] = {"max_us", HTA_COL_F64},
 };
+const hta_table_spec hta_idle_time_table = {
+    "idle_time", COLUMNS, HTA_IDLE_TIME_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
 
 enum { HOST_WAIT, KERNEL_WAIT, OTHER, N_CATEGORIES };
 
@@ -114,7 +116,7 @@ static int emit_metrics(hta_tableset *out, int64_t rank_key, const int64_t *tota
 static int breakdown(const hta_rank_view *v, const hta_analysis_settings *opt,
                      const hta_stream_work_set *work, hta_tableset *out)
 {
-    hta_table *t = HTA_TABLE(out, "idle_time", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_idle_time_table);
     size_t longest = 1;
     for (size_t s = 0; s < work->n_streams; s++)
         longest = work->streams[s].n > longest ? work->streams[s].n : longest;

@@ -31,25 +31,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column KERNEL_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"name", HTA_COL_STR},
-    {"kernel_type", HTA_COL_STR},
-    {"count", HTA_COL_I64},
-    {"sum_us", HTA_COL_F64},
-    {"max_us", HTA_COL_F64},
-    {"min_us", HTA_COL_F64},
-    {"mean_us", HTA_COL_F64},
-    {"stddev_us", HTA_COL_F64},
+static const hta_column KERNEL_COLUMNS[HTA_KERNELS_N_COLUMNS] = {
+    [HTA_KERNELS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_KERNELS_NAME] = {"name", HTA_COL_STR},
+    [HTA_KERNELS_KERNEL_TYPE] = {"kernel_type", HTA_COL_STR},
+    [HTA_KERNELS_COUNT] = {"count", HTA_COL_I64},
+    [HTA_KERNELS_SUM_US] = {"sum_us", HTA_COL_F64},
+    [HTA_KERNELS_MAX_US] = {"max_us", HTA_COL_F64},
+    [HTA_KERNELS_MIN_US] = {"min_us", HTA_COL_F64},
+    [HTA_KERNELS_MEAN_US] = {"mean_us", HTA_COL_F64},
+    [HTA_KERNELS_STDDEV_US] = {"stddev_us", HTA_COL_F64},
 };
+const hta_table_spec hta_kernels_table = {
+    "kernels", KERNEL_COLUMNS, HTA_KERNELS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
+const hta_table_spec hta_kernels_top_table = {
+    "kernels_top", KERNEL_COLUMNS, HTA_KERNELS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
-static const hta_column TYPE_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"kernel_type", HTA_COL_STR},
-    {"sum_us", HTA_COL_F64},
+static const hta_column TYPE_COLUMNS[HTA_KERNEL_TYPE_BY_RANK_N_COLUMNS] = {
+    [HTA_KERNEL_TYPE_BY_RANK_RANK] = {"rank", HTA_COL_I64},
+    [HTA_KERNEL_TYPE_BY_RANK_KERNEL_TYPE] = {"kernel_type", HTA_COL_STR},
+    [HTA_KERNEL_TYPE_BY_RANK_SUM_US] = {"sum_us", HTA_COL_F64},
 };
+const hta_table_spec hta_kernel_type_by_rank_table = {
+    "kernel_type_by_rank", TYPE_COLUMNS, HTA_KERNEL_TYPE_BY_RANK_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
-#define N_KERNEL_COLUMNS (sizeof KERNEL_COLUMNS / sizeof KERNEL_COLUMNS[0])
 
 /* The kernel types HTA breaks down, in the order of its bit mask
  * (COMPUTATION = 1, COMMUNICATION = 2, MEMORY = 4): the hta_kernel_type
@@ -178,10 +184,10 @@ static int put_kernel_row(hta_table *t, int64_t rank_key, const kernel_stats *s)
     return hta_row_done(&row);
 }
 
-static int put_kernel_rows(hta_tableset *out, const char *table, int64_t rank_key,
+static int put_kernel_rows(hta_tableset *out, const hta_table_spec *table, int64_t rank_key,
                            const kernel_stats *rows, size_t n)
 {
-    hta_table *t = hta_tableset_find_or_create(out, table, KERNEL_COLUMNS, N_KERNEL_COLUMNS);
+    hta_table *t = hta_tableset_table(out, table);
     if (!t)
         return -1;
     for (size_t i = 0; i < n; i++)
@@ -282,12 +288,13 @@ static int put_top_rows(hta_tableset *out, const hta_rank_view *v, const hta_ana
         if (rows[first].type >= N_ANALYSED_TYPES)
             continue;
         if (m <= (size_t)opt->num_kernels) {
-            rc = put_kernel_rows(out, "kernels_top", v->rank_key, rows + first, m);
+            rc = put_kernel_rows(out, &hta_kernels_top_table, v->rank_key, rows + first, m);
             continue;
         }
         rc = rank_like_hta(rows + first, m, &s);
         if (rc == 0)
-            rc = put_kernel_rows(out, "kernels_top", v->rank_key, s.top, fold_ranked(m, opt, &s));
+            rc = put_kernel_rows(out, &hta_kernels_top_table, v->rank_key, s.top,
+                                 fold_ranked(m, opt, &s));
     }
     top_scratch_free(&s);
     return rc;
@@ -309,7 +316,7 @@ static int put_type_rows(hta_tableset *out, const hta_rank_view *v)
 {
     int64_t by_mask[1u << N_ANALYSED_TYPES];
     hta_intervals_exclusive(v->unions.of, v->unions.n, N_ANALYSED_TYPES, by_mask);
-    hta_table *t = HTA_TABLE(out, "kernel_type_by_rank", TYPE_COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_kernel_type_by_rank_table);
     if (!t)
         return -1;
     for (unsigned mask = 1; mask < (1u << N_ANALYSED_TYPES); mask++) {
@@ -336,7 +343,7 @@ int hta_kernel_breakdown(const hta_rank_view *v, const hta_analysis_settings *op
     kernel_stats *rows = stats_per_name(v, &n);
     if (!rows)
         return hta_fail(err, "out of memory in the kernel breakdown");
-    int rc = put_kernel_rows(out, "kernels", v->rank_key, rows, n) ||
+    int rc = put_kernel_rows(out, &hta_kernels_table, v->rank_key, rows, n) ||
              put_top_rows(out, v, opt, rows, n) || put_type_rows(out, v);
     free(rows);
     return rc ? hta_fail(err, "out of memory in the kernel breakdown") : 0;

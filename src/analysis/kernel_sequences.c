@@ -25,15 +25,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"name", HTA_COL_STR},
-    {"op", HTA_COL_STR},
-    {"n_kernels", HTA_COL_I64},
-    {"count", HTA_COL_I64},
-    {"gpu_time_us", HTA_COL_F64},
-    {"cpu_time_us", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_KERNEL_SEQUENCES_N_COLUMNS] = {
+    [HTA_KERNEL_SEQUENCES_RANK] = {"rank", HTA_COL_I64},
+    [HTA_KERNEL_SEQUENCES_NAME] = {"name", HTA_COL_STR},
+    [HTA_KERNEL_SEQUENCES_OP] = {"op", HTA_COL_STR},
+    [HTA_KERNEL_SEQUENCES_N_KERNELS] = {"n_kernels", HTA_COL_I64},
+    [HTA_KERNEL_SEQUENCES_COUNT] = {"count", HTA_COL_I64},
+    [HTA_KERNEL_SEQUENCES_GPU_TIME_US] = {"gpu_time_us", HTA_COL_F64},
+    [HTA_KERNEL_SEQUENCES_CPU_TIME_US] = {"cpu_time_us", HTA_COL_F64},
 };
+const hta_table_spec hta_kernel_sequences_table = {
+    "kernel_sequences", COLUMNS, HTA_KERNEL_SEQUENCES_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 typedef struct pattern {
     uint32_t depth, op, n_kernels;
@@ -234,7 +237,7 @@ int hta_sequences_visit(void *sequences, const hta_op_visit *visit)
 
 int hta_sequences_finish(hta_sequences *s, hta_tableset *out)
 {
-    hta_table *t = HTA_TABLE(out, "kernel_sequences", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_kernel_sequences_table);
     return t ? put_rows((run *)s, t) : -1;
 }
 

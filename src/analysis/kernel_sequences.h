@@ -17,4 +17,17 @@ int hta_sequences_visit(void *sequences, const hta_op_visit *visit);
 int hta_sequences_finish(hta_sequences *s, hta_tableset *out);
 void hta_sequences_free(hta_sequences *s);
 
+/* The columns of /kernel_sequences (docs/results-format.md). */
+enum {
+    HTA_KERNEL_SEQUENCES_RANK,
+    HTA_KERNEL_SEQUENCES_NAME,
+    HTA_KERNEL_SEQUENCES_OP,
+    HTA_KERNEL_SEQUENCES_N_KERNELS,
+    HTA_KERNEL_SEQUENCES_COUNT,
+    HTA_KERNEL_SEQUENCES_GPU_TIME_US,
+    HTA_KERNEL_SEQUENCES_CPU_TIME_US,
+    HTA_KERNEL_SEQUENCES_N_COLUMNS
+};
+extern const hta_table_spec hta_kernel_sequences_table;
+
 #endif

@@ -30,14 +30,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"launches", HTA_COL_I64},
-    {"gpu_busy_at_launch", HTA_COL_I64},
-    {"gpu_idle_at_launch", HTA_COL_I64},
-    {"busy_share", HTA_COL_F64},
-    {"top_waited_kernels", HTA_COL_STR},
+static const hta_column COLUMNS[HTA_LAUNCH_PIPELINING_N_COLUMNS] = {
+    [HTA_LAUNCH_PIPELINING_RANK] = {"rank", HTA_COL_I64},
+    [HTA_LAUNCH_PIPELINING_LAUNCHES] = {"launches", HTA_COL_I64},
+    [HTA_LAUNCH_PIPELINING_GPU_BUSY_AT_LAUNCH] = {"gpu_busy_at_launch", HTA_COL_I64},
+    [HTA_LAUNCH_PIPELINING_GPU_IDLE_AT_LAUNCH] = {"gpu_idle_at_launch", HTA_COL_I64},
+    [HTA_LAUNCH_PIPELINING_BUSY_SHARE] = {"busy_share", HTA_COL_F64},
+    [HTA_LAUNCH_PIPELINING_TOP_WAITED_KERNELS] = {"top_waited_kernels", HTA_COL_STR},
 };
+const hta_table_spec hta_launch_pipelining_table = {
+    "launch_pipelining", COLUMNS, HTA_LAUNCH_PIPELINING_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 #define TOP_WAITED 5
 
@@ -136,7 +139,7 @@ static int describe_waited(const hta_trace *t, pipelining *p, hta_buf *text)
 
 static int add_row(hta_tableset *out, int64_t rank_key, const pipelining *p, const char *waited)
 {
-    hta_table *t = HTA_TABLE(out, "launch_pipelining", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_launch_pipelining_table);
     if (!t)
         return -1;
     int64_t judged = p->busy + p->idle;

@@ -20,25 +20,27 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"launches", HTA_COL_I64},
-    {"cpu_duration_p50_us", HTA_COL_F64},
-    {"cpu_duration_p90_us", HTA_COL_F64},
-    {"cpu_duration_p99_us", HTA_COL_F64},
-    {"cpu_duration_max_us", HTA_COL_F64},
-    {"gpu_duration_p50_us", HTA_COL_F64},
-    {"gpu_duration_p90_us", HTA_COL_F64},
-    {"gpu_duration_p99_us", HTA_COL_F64},
-    {"gpu_duration_max_us", HTA_COL_F64},
-    {"launch_delay_p50_us", HTA_COL_F64},
-    {"launch_delay_p90_us", HTA_COL_F64},
-    {"launch_delay_p99_us", HTA_COL_F64},
-    {"launch_delay_max_us", HTA_COL_F64},
-    {"short_kernels", HTA_COL_I64},
-    {"runtime_outliers", HTA_COL_I64},
-    {"launch_delay_outliers", HTA_COL_I64},
+static const hta_column COLUMNS[HTA_LAUNCH_STATS_N_COLUMNS] = {
+    [HTA_LAUNCH_STATS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_LAUNCH_STATS_LAUNCHES] = {"launches", HTA_COL_I64},
+    [HTA_LAUNCH_STATS_CPU_DURATION_P50_US] = {"cpu_duration_p50_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_CPU_DURATION_P90_US] = {"cpu_duration_p90_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_CPU_DURATION_P99_US] = {"cpu_duration_p99_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_CPU_DURATION_MAX_US] = {"cpu_duration_max_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_GPU_DURATION_P50_US] = {"gpu_duration_p50_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_GPU_DURATION_P90_US] = {"gpu_duration_p90_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_GPU_DURATION_P99_US] = {"gpu_duration_p99_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_GPU_DURATION_MAX_US] = {"gpu_duration_max_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_LAUNCH_DELAY_P50_US] = {"launch_delay_p50_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_LAUNCH_DELAY_P90_US] = {"launch_delay_p90_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_LAUNCH_DELAY_P99_US] = {"launch_delay_p99_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_LAUNCH_DELAY_MAX_US] = {"launch_delay_max_us", HTA_COL_F64},
+    [HTA_LAUNCH_STATS_SHORT_KERNELS] = {"short_kernels", HTA_COL_I64},
+    [HTA_LAUNCH_STATS_RUNTIME_OUTLIERS] = {"runtime_outliers", HTA_COL_I64},
+    [HTA_LAUNCH_STATS_LAUNCH_DELAY_OUTLIERS] = {"launch_delay_outliers", HTA_COL_I64},
 };
+const hta_table_spec hta_launch_stats_table = {
+    "launch_stats", COLUMNS, HTA_LAUNCH_STATS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
 
 /* The per-launch quantities, in microseconds, and HTA's counts. */
 typedef struct launches {
@@ -84,7 +86,7 @@ static void put_percentiles(hta_row_builder *row, double *values, size_t n)
 
 static int add_row(hta_tableset *out, int64_t rank_key, launches *l)
 {
-    hta_table *t = HTA_TABLE(out, "launch_stats", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_launch_stats_table);
     if (!t)
         return -1;
     hta_row_builder row = hta_table_add_row(t);

@@ -14,19 +14,21 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"device_type", HTA_COL_I64},
-    {"device", HTA_COL_I64},
-    {"samples", HTA_COL_I64},
-    {"allocations", HTA_COL_I64},
-    {"frees", HTA_COL_I64},
-    {"peak_allocated_bytes", HTA_COL_I64},
-    {"peak_allocated_at_us", HTA_COL_F64},
-    {"peak_reserved_bytes", HTA_COL_I64},
-    {"peak_reserved_at_us", HTA_COL_F64},
-    {"last_allocated_bytes", HTA_COL_I64},
+static const hta_column COLUMNS[HTA_MEMORY_N_COLUMNS] = {
+    [HTA_MEMORY_RANK] = {"rank", HTA_COL_I64},
+    [HTA_MEMORY_DEVICE_TYPE] = {"device_type", HTA_COL_I64},
+    [HTA_MEMORY_DEVICE] = {"device", HTA_COL_I64},
+    [HTA_MEMORY_SAMPLES] = {"samples", HTA_COL_I64},
+    [HTA_MEMORY_ALLOCATIONS] = {"allocations", HTA_COL_I64},
+    [HTA_MEMORY_FREES] = {"frees", HTA_COL_I64},
+    [HTA_MEMORY_PEAK_ALLOCATED_BYTES] = {"peak_allocated_bytes", HTA_COL_I64},
+    [HTA_MEMORY_PEAK_ALLOCATED_AT_US] = {"peak_allocated_at_us", HTA_COL_F64},
+    [HTA_MEMORY_PEAK_RESERVED_BYTES] = {"peak_reserved_bytes", HTA_COL_I64},
+    [HTA_MEMORY_PEAK_RESERVED_AT_US] = {"peak_reserved_at_us", HTA_COL_F64},
+    [HTA_MEMORY_LAST_ALLOCATED_BYTES] = {"last_allocated_bytes", HTA_COL_I64},
 };
+const hta_table_spec hta_memory_table = {
+    "memory", COLUMNS, HTA_MEMORY_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 typedef struct device {
     int32_t type, id;
@@ -89,7 +91,7 @@ static int put_row(hta_table *t, int64_t rank_key, const device *d)
 int hta_memory(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
     const hta_memory_samples *m = &v->trace->memory;
-    hta_table *t = HTA_TABLE(out, "memory", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_memory_table);
     device *d = malloc((m->n ? m->n : 1) * sizeof *d);
     int rc = t && d ? 0 : -1;
     size_t n = 0;

@@ -18,20 +18,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"kind", HTA_COL_STR},
-    {"count", HTA_COL_I64},
-    {"mean_gbps", HTA_COL_F64},
-    {"std_gbps", HTA_COL_F64},
-    {"min_gbps", HTA_COL_F64},
-    {"p25_gbps", HTA_COL_F64},
-    {"p50_gbps", HTA_COL_F64},
-    {"p75_gbps", HTA_COL_F64},
-    {"max_gbps", HTA_COL_F64},
-    {"bytes", HTA_COL_I64},
-    {"busy_us", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_MEMORY_BW_N_COLUMNS] = {
+    [HTA_MEMORY_BW_RANK] = {"rank", HTA_COL_I64},
+    [HTA_MEMORY_BW_KIND] = {"kind", HTA_COL_STR},
+    [HTA_MEMORY_BW_COUNT] = {"count", HTA_COL_I64},
+    [HTA_MEMORY_BW_MEAN_GBPS] = {"mean_gbps", HTA_COL_F64},
+    [HTA_MEMORY_BW_STD_GBPS] = {"std_gbps", HTA_COL_F64},
+    [HTA_MEMORY_BW_MIN_GBPS] = {"min_gbps", HTA_COL_F64},
+    [HTA_MEMORY_BW_P25_GBPS] = {"p25_gbps", HTA_COL_F64},
+    [HTA_MEMORY_BW_P50_GBPS] = {"p50_gbps", HTA_COL_F64},
+    [HTA_MEMORY_BW_P75_GBPS] = {"p75_gbps", HTA_COL_F64},
+    [HTA_MEMORY_BW_MAX_GBPS] = {"max_gbps", HTA_COL_F64},
+    [HTA_MEMORY_BW_BYTES] = {"bytes", HTA_COL_I64},
+    [HTA_MEMORY_BW_BUSY_US] = {"busy_us", HTA_COL_F64},
 };
+const hta_table_spec hta_memory_bw_table = {
+    "memory_bw", COLUMNS, HTA_MEMORY_BW_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
 
 /* Bytes and busy time of the copies of one kind. */
 typedef struct kind_totals {
@@ -124,7 +126,7 @@ static int add_row(hta_table *t, int64_t rank_key, const char *kind, const hta_s
 static int summarize_kinds(const hta_rank_view *v, const hta_step_series_set *set,
                            hta_tableset *out)
 {
-    hta_table *t = HTA_TABLE(out, "memory_bw", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_memory_bw_table);
     size_t points = 1;
     for (size_t k = 0; k < set->n_series; k++)
         points += set->series[k].n;

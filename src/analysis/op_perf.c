@@ -31,35 +31,40 @@
 #include <string.h>
 
 /* Per step, for /steps on the root (crossrank/op_perf_comparison.c). */
-static const hta_column STEP_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"step", HTA_COL_I64},
-    {"flops", HTA_COL_F64},
-    {"time_at_peak_us", HTA_COL_F64},
+static const hta_column STEP_COLUMNS[HTA_STEP_FLOPS_N_COLUMNS] = {
+    [HTA_STEP_FLOPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_STEP_FLOPS_STEP] = {"step", HTA_COL_I64},
+    [HTA_STEP_FLOPS_FLOPS] = {"flops", HTA_COL_F64},
+    [HTA_STEP_FLOPS_TIME_AT_PEAK_US] = {"time_at_peak_us", HTA_COL_F64},
 };
+const hta_table_spec hta_step_flops_table = {
+    "_step_flops", STEP_COLUMNS, HTA_STEP_FLOPS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"name", HTA_COL_STR},
-    {"input_dims", HTA_COL_STR},
-    {"input_type", HTA_COL_STR},
-    {"kind", HTA_COL_STR},
-    {"dtype", HTA_COL_STR},
-    {"calls", HTA_COL_I64},
-    {"unsized_calls", HTA_COL_I64},
-    {"flops", HTA_COL_F64},
-    {"bytes", HTA_COL_F64},
-    {"gpu_time_us", HTA_COL_F64},
-    {"tflops", HTA_COL_F64},
-    {"tbps", HTA_COL_F64},
-    {"intensity", HTA_COL_F64},
-    {"peak_tflops", HTA_COL_F64},
-    {"peak_tbps", HTA_COL_F64},
-    {"roofline_time_us", HTA_COL_F64},
-    {"bound", HTA_COL_STR},
-    {"pct_roofline", HTA_COL_F64},
-    {"peaks_of", HTA_COL_STR},
+static const hta_column COLUMNS[HTA_OP_PERF_N_COLUMNS] = {
+    [HTA_OP_PERF_RANK] = {"rank", HTA_COL_I64},
+    [HTA_OP_PERF_NAME] = {"name", HTA_COL_STR},
+    [HTA_OP_PERF_INPUT_DIMS] = {"input_dims", HTA_COL_STR},
+    [HTA_OP_PERF_INPUT_TYPE] = {"input_type", HTA_COL_STR},
+    [HTA_OP_PERF_KIND] = {"kind", HTA_COL_STR},
+    [HTA_OP_PERF_DTYPE] = {"dtype", HTA_COL_STR},
+    [HTA_OP_PERF_CALLS] = {"calls", HTA_COL_I64},
+    [HTA_OP_PERF_UNSIZED_CALLS] = {"unsized_calls", HTA_COL_I64},
+    [HTA_OP_PERF_FLOPS] = {"flops", HTA_COL_F64},
+    [HTA_OP_PERF_BYTES] = {"bytes", HTA_COL_F64},
+    [HTA_OP_PERF_GPU_TIME_US] = {"gpu_time_us", HTA_COL_F64},
+    [HTA_OP_PERF_TFLOPS] = {"tflops", HTA_COL_F64},
+    [HTA_OP_PERF_TBPS] = {"tbps", HTA_COL_F64},
+    [HTA_OP_PERF_INTENSITY] = {"intensity", HTA_COL_F64},
+    [HTA_OP_PERF_PEAK_TFLOPS] = {"peak_tflops", HTA_COL_F64},
+    [HTA_OP_PERF_PEAK_TBPS] = {"peak_tbps", HTA_COL_F64},
+    [HTA_OP_PERF_ROOFLINE_TIME_US] = {"roofline_time_us", HTA_COL_F64},
+    [HTA_OP_PERF_BOUND] = {"bound", HTA_COL_STR},
+    [HTA_OP_PERF_PCT_ROOFLINE] = {"pct_roofline", HTA_COL_F64},
+    [HTA_OP_PERF_PEAKS_OF] = {"peaks_of", HTA_COL_STR},
 };
+const hta_table_spec hta_op_perf_table = {
+    "op_perf", COLUMNS, HTA_OP_PERF_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 typedef struct sizing {
     uint32_t name;             /* the op it was computed for; UINT32_MAX = none */
@@ -271,7 +276,7 @@ static int emit_metrics(const hta_op_perf *p, hta_tableset *out)
 /* Every step's traced FLOPs and their time at peak (NaN without peaks). */
 static int put_steps(const hta_op_perf *p, hta_tableset *out)
 {
-    hta_table *t = p->steps.n ? HTA_TABLE(out, "_step_flops", STEP_COLUMNS) : NULL;
+    hta_table *t = p->steps.n ? hta_tableset_table(out, &hta_step_flops_table) : NULL;
     if (p->steps.n && !t)
         return -1;
     for (size_t k = 0; k < p->steps.n; k++) {
@@ -288,7 +293,7 @@ static int put_steps(const hta_op_perf *p, hta_tableset *out)
 
 int hta_op_perf_finish(hta_op_perf *p, const hta_op_groups *groups, hta_tableset *out)
 {
-    hta_table *t = HTA_TABLE(out, "op_perf", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_op_perf_table);
     if (!t)
         return -1;
     size_t n = 0;

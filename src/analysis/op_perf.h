@@ -24,4 +24,40 @@ int hta_op_perf_visit(hta_op_perf *p, const hta_op_groups *groups, const hta_op_
 int hta_op_perf_finish(hta_op_perf *p, const hta_op_groups *groups, hta_tableset *out);
 void hta_op_perf_free(hta_op_perf *p);
 
+/* The columns of /op_perf (docs/results-format.md). */
+enum {
+    HTA_OP_PERF_RANK,
+    HTA_OP_PERF_NAME,
+    HTA_OP_PERF_INPUT_DIMS,
+    HTA_OP_PERF_INPUT_TYPE,
+    HTA_OP_PERF_KIND,
+    HTA_OP_PERF_DTYPE,
+    HTA_OP_PERF_CALLS,
+    HTA_OP_PERF_UNSIZED_CALLS,
+    HTA_OP_PERF_FLOPS,
+    HTA_OP_PERF_BYTES,
+    HTA_OP_PERF_GPU_TIME_US,
+    HTA_OP_PERF_TFLOPS,
+    HTA_OP_PERF_TBPS,
+    HTA_OP_PERF_INTENSITY,
+    HTA_OP_PERF_PEAK_TFLOPS,
+    HTA_OP_PERF_PEAK_TBPS,
+    HTA_OP_PERF_ROOFLINE_TIME_US,
+    HTA_OP_PERF_BOUND,
+    HTA_OP_PERF_PCT_ROOFLINE,
+    HTA_OP_PERF_PEAKS_OF,
+    HTA_OP_PERF_N_COLUMNS
+};
+extern const hta_table_spec hta_op_perf_table;
+
+/* The columns of _step_flops (scratch between stages, never written). */
+enum {
+    HTA_STEP_FLOPS_RANK,
+    HTA_STEP_FLOPS_STEP,
+    HTA_STEP_FLOPS_FLOPS,
+    HTA_STEP_FLOPS_TIME_AT_PEAK_US,
+    HTA_STEP_FLOPS_N_COLUMNS
+};
+extern const hta_table_spec hta_step_flops_table;
+
 #endif

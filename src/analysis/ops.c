@@ -34,34 +34,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"name", HTA_COL_STR},
-    {"input_dims", HTA_COL_STR},
-    {"input_type", HTA_COL_STR},
-    {"calls", HTA_COL_I64},
-    {"calls_with_gpu", HTA_COL_I64},
-    {"calls_with_kernels", HTA_COL_I64},
-    {"gpu_events", HTA_COL_I64},
-    {"gpu_events_per_call", HTA_COL_F64},
-    {"gpu_busy_sum_us", HTA_COL_F64},
-    {"gpu_busy_mean_us", HTA_COL_F64},
-    {"gpu_busy_min_us", HTA_COL_F64},
-    {"gpu_busy_max_us", HTA_COL_F64},
-    {"gpu_busy_std_us", HTA_COL_F64},
-    {"cpu_time_us", HTA_COL_F64},
-    {"op_to_launch_mean_us", HTA_COL_F64},
-    {"launch_to_kernel_mean_us", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_OPS_N_COLUMNS] = {
+    [HTA_OPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_OPS_NAME] = {"name", HTA_COL_STR},
+    [HTA_OPS_INPUT_DIMS] = {"input_dims", HTA_COL_STR},
+    [HTA_OPS_INPUT_TYPE] = {"input_type", HTA_COL_STR},
+    [HTA_OPS_CALLS] = {"calls", HTA_COL_I64},
+    [HTA_OPS_CALLS_WITH_GPU] = {"calls_with_gpu", HTA_COL_I64},
+    [HTA_OPS_CALLS_WITH_KERNELS] = {"calls_with_kernels", HTA_COL_I64},
+    [HTA_OPS_GPU_EVENTS] = {"gpu_events", HTA_COL_I64},
+    [HTA_OPS_GPU_EVENTS_PER_CALL] = {"gpu_events_per_call", HTA_COL_F64},
+    [HTA_OPS_GPU_BUSY_SUM_US] = {"gpu_busy_sum_us", HTA_COL_F64},
+    [HTA_OPS_GPU_BUSY_MEAN_US] = {"gpu_busy_mean_us", HTA_COL_F64},
+    [HTA_OPS_GPU_BUSY_MIN_US] = {"gpu_busy_min_us", HTA_COL_F64},
+    [HTA_OPS_GPU_BUSY_MAX_US] = {"gpu_busy_max_us", HTA_COL_F64},
+    [HTA_OPS_GPU_BUSY_STD_US] = {"gpu_busy_std_us", HTA_COL_F64},
+    [HTA_OPS_CPU_TIME_US] = {"cpu_time_us", HTA_COL_F64},
+    [HTA_OPS_OP_TO_LAUNCH_MEAN_US] = {"op_to_launch_mean_us", HTA_COL_F64},
+    [HTA_OPS_LAUNCH_TO_KERNEL_MEAN_US] = {"launch_to_kernel_mean_us", HTA_COL_F64},
 };
+const hta_table_spec hta_ops_table = {
+    "ops", COLUMNS, HTA_OPS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
-static const hta_column CALL_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"name", HTA_COL_STR},
-    {"ts_us", HTA_COL_F64},
-    {"kernels", HTA_COL_STR},
-    {"op_to_launch_us", HTA_COL_F64},
-    {"launch_to_kernel_us", HTA_COL_F64},
+static const hta_column CALL_COLUMNS[HTA_DETAIL_OP_KERNELS_N_COLUMNS] = {
+    [HTA_DETAIL_OP_KERNELS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DETAIL_OP_KERNELS_NAME] = {"name", HTA_COL_STR},
+    [HTA_DETAIL_OP_KERNELS_TS_US] = {"ts_us", HTA_COL_F64},
+    [HTA_DETAIL_OP_KERNELS_KERNELS] = {"kernels", HTA_COL_STR},
+    [HTA_DETAIL_OP_KERNELS_OP_TO_LAUNCH_US] = {"op_to_launch_us", HTA_COL_F64},
+    [HTA_DETAIL_OP_KERNELS_LAUNCH_TO_KERNEL_US] = {"launch_to_kernel_us", HTA_COL_F64},
 };
+const hta_table_spec hta_detail_op_kernels_table = {
+    "detail/op_kernels", CALL_COLUMNS, HTA_DETAIL_OP_KERNELS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 typedef struct op_stats {
     int64_t calls, calls_with_gpu, calls_with_kernels, gpu_events;
@@ -294,7 +299,7 @@ static int compare_rows(const void *a, const void *b, void *run)
 int hta_ops(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tableset *out,
             hta_error *err)
 {
-    hta_table *t = HTA_TABLE(out, "ops", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_ops_table);
     ops_run r = {.view = v, .sequences = hta_sequences_start(v, opt)};
     hta_error perf_err = {{0}};
     r.perf = hta_op_perf_start(v, opt, &perf_err);
@@ -303,7 +308,7 @@ int hta_ops(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tables
         return hta_fail(err, "%s", perf_err.text);
     }
     if (opt->detail && v->n_gpu > 0)
-        r.calls = HTA_TABLE(out, "detail/op_kernels", CALL_COLUMNS);
+        r.calls = hta_tableset_table(out, &hta_detail_op_kernels_table);
     int rc = t && r.sequences && (r.calls || !opt->detail || v->n_gpu == 0) &&
                      find_kernel_launches(&r) == 0 &&
                      hta_op_groups_init(&r.groups, v->trace) == 0

@@ -13,17 +13,20 @@
 #include <math.h>
 
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"compute_us", HTA_COL_F64},
-    {"communicate_us", HTA_COL_F64},
-    {"overlap_us", HTA_COL_F64},
-    {"empty_us", HTA_COL_F64},
-    {"compute_ratio", HTA_COL_F64},
-    {"communicate_ratio", HTA_COL_F64},
-    {"overlap_ratio", HTA_COL_F64},
-    {"empty_ratio", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_OVERLAP_BREAKDOWN_N_COLUMNS] = {
+    [HTA_OVERLAP_BREAKDOWN_RANK] = {"rank", HTA_COL_I64},
+    [HTA_OVERLAP_BREAKDOWN_COMPUTE_US] = {"compute_us", HTA_COL_F64},
+    [HTA_OVERLAP_BREAKDOWN_COMMUNICATE_US] = {"communicate_us", HTA_COL_F64},
+    [HTA_OVERLAP_BREAKDOWN_OVERLAP_US] = {"overlap_us", HTA_COL_F64},
+    [HTA_OVERLAP_BREAKDOWN_EMPTY_US] = {"empty_us", HTA_COL_F64},
+    [HTA_OVERLAP_BREAKDOWN_COMPUTE_RATIO] = {"compute_ratio", HTA_COL_F64},
+    [HTA_OVERLAP_BREAKDOWN_COMMUNICATE_RATIO] = {"communicate_ratio", HTA_COL_F64},
+    [HTA_OVERLAP_BREAKDOWN_OVERLAP_RATIO] = {"overlap_ratio", HTA_COL_F64},
+    [HTA_OVERLAP_BREAKDOWN_EMPTY_RATIO] = {"empty_ratio", HTA_COL_F64},
 };
+const hta_table_spec hta_overlap_breakdown_table = {
+    "overlap_breakdown", COLUMNS, HTA_OVERLAP_BREAKDOWN_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
 
 /* The parts in column order: COLUMNS[1 + p] is part p in us and
  * COLUMNS[1 + N_PARTS + p] its ratio; metrics reuse the column names. */
@@ -52,7 +55,7 @@ int hta_overlap_breakdown(const hta_rank_view *v, hta_tableset *out, hta_error *
         return 0;
     int64_t part[N_PARTS], span;
     split_span(v, part, &span);
-    hta_table *t = HTA_TABLE(out, "overlap_breakdown", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_overlap_breakdown_table);
     if (!t)
         return hta_fail(err, "out of memory in the overlap breakdown");
     double ratio[N_PARTS];

@@ -28,21 +28,23 @@
 
 #define FULL_QUEUE 1024
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"stream", HTA_COL_I64},
-    {"count", HTA_COL_I64},
-    {"mean", HTA_COL_F64},
-    {"std", HTA_COL_F64},
-    {"min", HTA_COL_F64},
-    {"p25", HTA_COL_F64},
-    {"p50", HTA_COL_F64},
-    {"p75", HTA_COL_F64},
-    {"max", HTA_COL_F64},
-    {"time_weighted_mean", HTA_COL_F64},
-    {"time_at_max_us", HTA_COL_F64},
-    {"time_at_max_ratio", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_QUEUE_LENGTH_N_COLUMNS] = {
+    [HTA_QUEUE_LENGTH_RANK] = {"rank", HTA_COL_I64},
+    [HTA_QUEUE_LENGTH_STREAM] = {"stream", HTA_COL_I64},
+    [HTA_QUEUE_LENGTH_COUNT] = {"count", HTA_COL_I64},
+    [HTA_QUEUE_LENGTH_MEAN] = {"mean", HTA_COL_F64},
+    [HTA_QUEUE_LENGTH_STD] = {"std", HTA_COL_F64},
+    [HTA_QUEUE_LENGTH_MIN] = {"min", HTA_COL_F64},
+    [HTA_QUEUE_LENGTH_P25] = {"p25", HTA_COL_F64},
+    [HTA_QUEUE_LENGTH_P50] = {"p50", HTA_COL_F64},
+    [HTA_QUEUE_LENGTH_P75] = {"p75", HTA_COL_F64},
+    [HTA_QUEUE_LENGTH_MAX] = {"max", HTA_COL_F64},
+    [HTA_QUEUE_LENGTH_TIME_WEIGHTED_MEAN] = {"time_weighted_mean", HTA_COL_F64},
+    [HTA_QUEUE_LENGTH_TIME_AT_MAX_US] = {"time_at_max_us", HTA_COL_F64},
+    [HTA_QUEUE_LENGTH_TIME_AT_MAX_RATIO] = {"time_at_max_ratio", HTA_COL_F64},
 };
+const hta_table_spec hta_queue_length_table = {
+    "queue_length", COLUMNS, HTA_QUEUE_LENGTH_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
 
 /* HTA's get_trace_duration: the span of event starts, not of ends. */
 static int64_t trace_duration(const hta_trace *t)
@@ -113,7 +115,7 @@ static int add_row(hta_table *t, int64_t rank_key, uint32_t stream, const stream
 static int summarize_streams(const hta_rank_view *v, const hta_step_series_set *set,
                              const stream_queue *streams, hta_tableset *out)
 {
-    hta_table *t = HTA_TABLE(out, "queue_length", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_queue_length_table);
     int rc = t ? 0 : -1;
     int64_t duration = trace_duration(v->trace), rank_at_max = 0;
     for (size_t s = 0; s < set->n_series && rc == 0; s++) {

@@ -75,13 +75,18 @@ const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES] = {
     HTA_ANALYSIS_CUPTI_COUNTERS,     HTA_ANALYSIS_DETAIL_TABLES,
 };
 
-static const hta_column METRIC_COLUMNS[] = {
-    {"rank", HTA_COL_I64}, {"metric", HTA_COL_STR}, {"value", HTA_COL_F64},
+static const hta_column METRIC_COLUMNS[HTA_RANK_METRICS_N_COLUMNS] = {
+    [HTA_RANK_METRICS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_RANK_METRICS_METRIC] = {"metric", HTA_COL_STR},
+    [HTA_RANK_METRICS_VALUE] = {"value", HTA_COL_F64},
 };
+const hta_table_spec hta_rank_metrics_table = {
+    "rank_metrics", METRIC_COLUMNS, HTA_RANK_METRICS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 int hta_emit_metric(hta_tableset *out, int64_t rank_key, const char *metric, double value)
 {
-    hta_table *t = HTA_TABLE(out, "rank_metrics", METRIC_COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_rank_metrics_table);
     if (!t)
         return -1;
     hta_row_builder row = hta_table_add_row(t);

@@ -25,14 +25,21 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},          {"step", HTA_COL_I64},
-    {"step_time_us", HTA_COL_F64},  {"gpu_busy_us", HTA_COL_F64},
-    {"compute_us", HTA_COL_F64},    {"comm_us", HTA_COL_F64},
-    {"exposed_comm_us", HTA_COL_F64}, {"idle_us", HTA_COL_F64},
-    {"wait_us", HTA_COL_F64},       {"traced_flops", HTA_COL_F64},
-    {"traced_mfu_pct", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_STEPS_N_COLUMNS] = {
+    [HTA_STEPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_STEPS_STEP] = {"step", HTA_COL_I64},
+    [HTA_STEPS_STEP_TIME_US] = {"step_time_us", HTA_COL_F64},
+    [HTA_STEPS_GPU_BUSY_US] = {"gpu_busy_us", HTA_COL_F64},
+    [HTA_STEPS_COMPUTE_US] = {"compute_us", HTA_COL_F64},
+    [HTA_STEPS_COMM_US] = {"comm_us", HTA_COL_F64},
+    [HTA_STEPS_EXPOSED_COMM_US] = {"exposed_comm_us", HTA_COL_F64},
+    [HTA_STEPS_IDLE_US] = {"idle_us", HTA_COL_F64},
+    [HTA_STEPS_WAIT_US] = {"wait_us", HTA_COL_F64},
+    [HTA_STEPS_TRACED_FLOPS] = {"traced_flops", HTA_COL_F64},
+    [HTA_STEPS_TRACED_MFU_PCT] = {"traced_mfu_pct", HTA_COL_F64},
 };
+const hta_table_spec hta_steps_table = {
+    "steps", COLUMNS, HTA_STEPS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 /* Appends e to the merged list iv[0..*n) (events come in start order). */
 static void add_interval(hta_interval *iv, size_t *n, const hta_event *e)
@@ -139,7 +146,7 @@ int hta_steps(const hta_rank_view *v, hta_tableset *out, hta_error *err)
         return 0;
     uint32_t *by_step = malloc((v->n_gpu ? v->n_gpu : 1) * sizeof *by_step);
     size_t *first = malloc((st.n + 1) * sizeof *first);
-    hta_table *t = HTA_TABLE(out, "steps", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_steps_table);
     scratch s = {0};
     int rc = by_step && first && t ? 0 : -1;
     if (rc == 0)

@@ -10,16 +10,19 @@
 #include <math.h>
 
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"idle_time_us", HTA_COL_F64},
-    {"compute_time_us", HTA_COL_F64},
-    {"non_compute_time_us", HTA_COL_F64},
-    {"kernel_time_us", HTA_COL_F64},
-    {"idle_time_pctg", HTA_COL_F64},
-    {"compute_time_pctg", HTA_COL_F64},
-    {"non_compute_time_pctg", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_TEMPORAL_BREAKDOWN_N_COLUMNS] = {
+    [HTA_TEMPORAL_BREAKDOWN_RANK] = {"rank", HTA_COL_I64},
+    [HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_US] = {"idle_time_us", HTA_COL_F64},
+    [HTA_TEMPORAL_BREAKDOWN_COMPUTE_TIME_US] = {"compute_time_us", HTA_COL_F64},
+    [HTA_TEMPORAL_BREAKDOWN_NON_COMPUTE_TIME_US] = {"non_compute_time_us", HTA_COL_F64},
+    [HTA_TEMPORAL_BREAKDOWN_KERNEL_TIME_US] = {"kernel_time_us", HTA_COL_F64},
+    [HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_PCTG] = {"idle_time_pctg", HTA_COL_F64},
+    [HTA_TEMPORAL_BREAKDOWN_COMPUTE_TIME_PCTG] = {"compute_time_pctg", HTA_COL_F64},
+    [HTA_TEMPORAL_BREAKDOWN_NON_COMPUTE_TIME_PCTG] = {"non_compute_time_pctg", HTA_COL_F64},
 };
+const hta_table_spec hta_temporal_breakdown_table = {
+    "temporal_breakdown", COLUMNS, HTA_TEMPORAL_BREAKDOWN_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
 static double percent_2dp(int64_t part, int64_t whole)
 {
@@ -37,7 +40,7 @@ int hta_temporal_breakdown(const hta_rank_view *v, hta_tableset *out, hta_error 
     int64_t idle = kernel_time - busy;
     int64_t non_compute = kernel_time - compute - idle;
 
-    hta_table *t = HTA_TABLE(out, "temporal_breakdown", COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_temporal_breakdown_table);
     if (!t)
         return hta_fail(err, "out of memory in the temporal breakdown");
     hta_row_builder row = hta_table_add_row(t);

@@ -6,4 +6,18 @@
 
 int hta_temporal_breakdown(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
+/* The columns of /temporal_breakdown (docs/results-format.md). */
+enum {
+    HTA_TEMPORAL_BREAKDOWN_RANK,
+    HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_US,
+    HTA_TEMPORAL_BREAKDOWN_COMPUTE_TIME_US,
+    HTA_TEMPORAL_BREAKDOWN_NON_COMPUTE_TIME_US,
+    HTA_TEMPORAL_BREAKDOWN_KERNEL_TIME_US,
+    HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_PCTG,
+    HTA_TEMPORAL_BREAKDOWN_COMPUTE_TIME_PCTG,
+    HTA_TEMPORAL_BREAKDOWN_NON_COMPUTE_TIME_PCTG,
+    HTA_TEMPORAL_BREAKDOWN_N_COLUMNS
+};
+extern const hta_table_spec hta_temporal_breakdown_table;
+
 #endif

@@ -17,10 +17,16 @@
 #include "table/packed_ints.h"
 
 
-static const hta_column SEGMENT_COLUMNS[] = {
-    {"rank", HTA_COL_I64}, {"layer", HTA_COL_I64},
-    {"first_ns", HTA_COL_I64}, {"last_ns", HTA_COL_I64}, {"segments", HTA_COL_STR},
+static const hta_column SEGMENT_COLUMNS[HTA_SEGMENTS_N_COLUMNS] = {
+    [HTA_SEGMENTS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_SEGMENTS_LAYER] = {"layer", HTA_COL_I64},
+    [HTA_SEGMENTS_FIRST_NS] = {"first_ns", HTA_COL_I64},
+    [HTA_SEGMENTS_LAST_NS] = {"last_ns", HTA_COL_I64},
+    [HTA_SEGMENTS_SEGMENTS] = {"segments", HTA_COL_STR},
 };
+const hta_table_spec hta_timeline_segments_table = {
+    "_timeline_segments", SEGMENT_COLUMNS, HTA_SEGMENTS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_SCRATCH};
 
 /* A layer's segments pass twice, first for the series' common factor, then
  * to be packed: no copy of a layer is made (copies of the gaps, lengths and
@@ -103,7 +109,7 @@ int hta_timeline_segments(const hta_rank_view *v, hta_tableset *out, hta_error *
      * holds only MEMORY or OTHER kernels; host waits (cuda_sync records,
      * OTHER kernels) are not work and extend it no further. */
     hta_interval extent = {v->work_start, v->work_end};
-    hta_table *t = HTA_TABLE(out, HTA_TIMELINE_SEGMENTS, SEGMENT_COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_timeline_segments_table);
     hta_buf packed = {0};
     int64_t rank = v->rank_key;
     int rc = !t ||

@@ -11,8 +11,6 @@
 
 #include "analysis/registry.h"
 
-#define HTA_TIMELINE_SEGMENTS "_timeline_segments"
-
 enum {
     HTA_LAYER_COMPUTE = 0,      /* union of COMPUTATION kernels */
     HTA_LAYER_COMMUNICATE = 1,  /* union of COMMUNICATION kernels */
@@ -21,5 +19,16 @@ enum {
 };
 
 int hta_timeline_segments(const hta_rank_view *view, hta_tableset *out, hta_error *err);
+
+/* The columns of _timeline_segments (scratch between stages, never written). */
+enum {
+    HTA_SEGMENTS_RANK,
+    HTA_SEGMENTS_LAYER,
+    HTA_SEGMENTS_FIRST_NS,
+    HTA_SEGMENTS_LAST_NS,
+    HTA_SEGMENTS_SEGMENTS,
+    HTA_SEGMENTS_N_COLUMNS
+};
+extern const hta_table_spec hta_timeline_segments_table;
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/ranks_table.h"
 #include "run/analyse_file.h"
 #include "run/discover.h"
 #include "run/pipeline.h"
@@ -20,13 +21,11 @@
 /* The ranks row of a failed file names why: that is the caller's error. */
 static int first_failure(const hta_tableset *set, hta_error *err)
 {
-    const hta_table *ranks = hta_tableset_find(set, "ranks");
-    long status = ranks ? hta_table_column(ranks, "status") : -1;
-    long error = ranks ? hta_table_column(ranks, "error") : -1;
+    const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
     for (size_t r = 0; ranks && r < ranks->n_rows; r++) {
         const hta_cell *row = hta_table_row(ranks, r);
-        if (strcmp(row[status].s, "failed") == 0)
-            return hta_fail(err, "%s", row[error].s);
+        if (strcmp(row[HTA_RANKS_STATUS].s, "failed") == 0)
+            return hta_fail(err, "%s", row[HTA_RANKS_ERROR].s);
     }
     return 0;
 }
@@ -48,14 +47,14 @@ static int bin_timeline(hta_tableset *set, int bins, hta_error *err)
     return hta_timeline_bin(set, bins, start, end, err);
 }
 
-/* Scratch tables ('_') and the timeline, which the file holds as an
- * array, are not tables of the results file. */
+/* Scratch tables and the timeline, which the file holds as an array, are
+ * not tables of the results file. */
 static void keep_written_tables(hta_tableset *set)
 {
     for (size_t i = set->n_tables; i-- > 0;) {
-        const char *name = set->tables[i]->name;
-        if (name[0] == '_' || strcmp(name, "timeline") == 0)
-            hta_tableset_remove(set, name);
+        hta_table_spec spec = hta_table_spec_of(set->tables[i]);
+        if (!hta_table_spec_is_written(&spec))
+            hta_tableset_remove(set, set->tables[i]->name);
     }
 }
 
@@ -69,7 +68,7 @@ static int analyse_into(const char *path, hta_settings *opt, hta_tableset *set, 
     hta_file_list list = {0};
     hta_rank_map map = {0};
     int rc = hta_discover(opt, &list, err) || analyse_listed(&list, opt, set, err) ||
-             bin_timeline(set, opt->analysis.bins, err) || hta_root_statistics(set, opt, &map, err);
+             bin_timeline(set, opt->analysis.bins, err) || hta_crossrank_alone(set, opt, &map, err);
     hta_rank_map_free(&map);
     hta_file_list_free(&list);
     opt->run.inputs = NULL;

@@ -1,6 +1,7 @@
-/* table.c: the public accessors of result tables (hta/table.h) over the
- * run's own hta_table: a handle is the table itself, so reading one copies
- * nothing. */
+/* table.c: the public accessors of result tables and table specs
+ * (hta/table.h) over the run's own hta_table and hta_table_spec: a handle
+ * is the table or spec itself, so reading one copies nothing.  The list of
+ * specs is schema/table_list.c's, whose functions are the public ones. */
 #include "hta/table.h"
 
 #include <stdlib.h>
@@ -115,4 +116,29 @@ int hta_table_copy_f64(const hta_table *t, size_t col, double *out)
 int hta_table_copy_str(const hta_table *t, size_t col, const char **out)
 {
     return copy_column(t, col, HTA_COL_STR, copy_str, out);
+}
+
+const char *hta_table_spec_name(const hta_table_spec *spec)
+{
+    return spec->name;
+}
+
+size_t hta_table_spec_column_count(const hta_table_spec *spec)
+{
+    return spec->columns ? spec->n_columns : 0;
+}
+
+const char *hta_table_spec_column_name(const hta_table_spec *spec, size_t col)
+{
+    return spec->columns[col].name;
+}
+
+hta_column_type hta_table_spec_column_type(const hta_table_spec *spec, size_t col)
+{
+    return spec->columns[col].type;
+}
+
+int hta_table_spec_is_written(const hta_table_spec *spec)
+{
+    return !(spec->flags & (HTA_TABLE_SCRATCH | HTA_TABLE_BINNED));
 }

@@ -27,6 +27,7 @@
 #define _GNU_SOURCE /* qsort_r, strndup */
 #include "crossrank/all_to_all.h"
 
+#include "analysis/registry.h"
 #include "model/comm_meta.h"
 #include "model/trace.h"
 #include "util/grow.h"
@@ -35,26 +36,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column INSTANCE_COLUMNS[] = {
-    {"group", HTA_COL_STR},          {"seq", HTA_COL_I64},
-    {"collective", HTA_COL_STR},     {"n_ranks", HTA_COL_I64},
-    {"bytes", HTA_COL_I64},          {"wall_us", HTA_COL_F64},
-    {"throughput_gbps", HTA_COL_F64}, {"imbalance", HTA_COL_F64},
-    {"busiest_rank", HTA_COL_I64},   {"busiest_bytes", HTA_COL_I64},
-    {"split_mismatch", HTA_COL_I64},
+static const hta_column INSTANCE_COLUMNS[HTA_A2A_N_COLUMNS] = {
+    [HTA_A2A_GROUP] = {"group", HTA_COL_STR},
+    [HTA_A2A_SEQ] = {"seq", HTA_COL_I64},
+    [HTA_A2A_COLLECTIVE] = {"collective", HTA_COL_STR},
+    [HTA_A2A_N_RANKS] = {"n_ranks", HTA_COL_I64},
+    [HTA_A2A_BYTES] = {"bytes", HTA_COL_I64},
+    [HTA_A2A_WALL_US] = {"wall_us", HTA_COL_F64},
+    [HTA_A2A_THROUGHPUT_GBPS] = {"throughput_gbps", HTA_COL_F64},
+    [HTA_A2A_IMBALANCE] = {"imbalance", HTA_COL_F64},
+    [HTA_A2A_BUSIEST_RANK] = {"busiest_rank", HTA_COL_I64},
+    [HTA_A2A_BUSIEST_BYTES] = {"busiest_bytes", HTA_COL_I64},
+    [HTA_A2A_SPLIT_MISMATCH] = {"split_mismatch", HTA_COL_I64},
 };
+const hta_table_spec hta_a2a_table = {
+    "a2a", INSTANCE_COLUMNS, HTA_A2A_N_COLUMNS, HTA_TABLE_IN_PLACE};
 
-static const hta_column MATRIX_COLUMNS[] = {
-    {"group", HTA_COL_STR}, {"src", HTA_COL_I64}, {"dst", HTA_COL_I64},
-    {"bytes", HTA_COL_I64}, {"count", HTA_COL_I64},
+static const hta_column MATRIX_COLUMNS[HTA_A2A_MATRIX_N_COLUMNS] = {
+    [HTA_A2A_MATRIX_GROUP] = {"group", HTA_COL_STR},
+    [HTA_A2A_MATRIX_SRC] = {"src", HTA_COL_I64},
+    [HTA_A2A_MATRIX_DST] = {"dst", HTA_COL_I64},
+    [HTA_A2A_MATRIX_BYTES] = {"bytes", HTA_COL_I64},
+    [HTA_A2A_MATRIX_COUNT] = {"count", HTA_COL_I64},
 };
+const hta_table_spec hta_a2a_matrix_table = {
+    "a2a_matrix", MATRIX_COLUMNS, HTA_A2A_MATRIX_N_COLUMNS, HTA_TABLE_GATHERED};
 
 /* The instances whose splits disagree, for the root's summary (the
  * instance rows stay with their owners). */
-static const hta_column MISMATCH_COLUMNS[] = {{"group", HTA_COL_STR}, {"seq", HTA_COL_I64}};
+static const hta_column MISMATCH_COLUMNS[HTA_A2A_MISMATCHES_N_COLUMNS] = {
+    [HTA_A2A_MISMATCHES_GROUP] = {"group", HTA_COL_STR},
+    [HTA_A2A_MISMATCHES_SEQ] = {"seq", HTA_COL_I64},
+};
+const hta_table_spec hta_a2a_mismatches_table = {
+    "_a2a_mismatches", MISMATCH_COLUMNS, HTA_A2A_MISMATCHES_N_COLUMNS,
+    HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
-static const hta_column RANK_COLUMNS[] = {
-    {"rank", HTA_COL_I64}, {"sent_bytes", HTA_COL_I64}, {"received_bytes", HTA_COL_I64}};
+static const hta_column RANK_COLUMNS[HTA_A2A_RANKS_N_COLUMNS] = {
+    [HTA_A2A_RANKS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_A2A_RANKS_SENT_BYTES] = {"sent_bytes", HTA_COL_I64},
+    [HTA_A2A_RANKS_RECEIVED_BYTES] = {"received_bytes", HTA_COL_I64},
+};
+const hta_table_spec hta_a2a_ranks_table = {
+    "_a2a_ranks", RANK_COLUMNS, HTA_A2A_RANKS_N_COLUMNS, HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
 /* The weight of (sender position i, receiver position j). */
 static uint64_t weight(int64_t i, int64_t j)
@@ -65,6 +89,8 @@ static uint64_t weight(int64_t i, int64_t j)
     return x ^ (x >> 31);
 }
 
+#define MAX_ELEMENTS (INT64_C(1) << 40)
+
 /* Elements per peer from a split list and the message's element count;
  * 0, or -1 when they do not fit the group (n peers). */
 static int elements_per_peer(const char *list, size_t len, int64_t nelems, long n, int64_t *out)
@@ -73,16 +99,20 @@ static int elements_per_peer(const char *list, size_t len, int64_t nelems, long 
     int64_t *split = NULL;
     long k = text ? hta_parse_int_list(text, &split) : -1;
     free(text);
-    int64_t sum = 0;
+    __int128 sum = 0;
     for (long j = 0; j < k; j++)
         sum += split[j];
+    /* A trace's numbers are not trusted: beyond 2^40 elements (terabytes
+     * in one message) they are taken as unknown, so no sum overflows. */
     int rc = 0;
-    if (k == 0 && nelems >= 0 && n > 0)
+    if (nelems < 0 || nelems > MAX_ELEMENTS)
+        rc = -1;
+    else if (k == 0 && n > 0)
         for (long j = 0; j < n; j++)
             out[j] = nelems / n;
-    else if (k == n && sum > 0 && nelems >= 0)
+    else if (k == n && sum > 0)
         for (long j = 0; j < n; j++)
-            out[j] = split[j] * (nelems / sum) + split[j] * (nelems % sum) / sum;
+            out[j] = (int64_t)((__int128)split[j] * nelems / sum);
     else
         rc = -1;
     free(split);
@@ -142,7 +172,7 @@ int hta_a2a_load_op(hta_rank_ops *r, size_t at, const hta_kind_info *k, const ch
 
 static int note_mismatch(hta_tableset *out, const char *group, int64_t seq)
 {
-    hta_table *t = HTA_TABLE(out, "_a2a_mismatches", MISMATCH_COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_a2a_mismatches_table);
     if (!t)
         return -1;
     hta_row_builder row = hta_table_add_row(t);
@@ -154,7 +184,7 @@ static int note_mismatch(hta_tableset *out, const char *group, int64_t seq)
 int hta_a2a_put_instance(hta_tableset *out, const hta_comm_catalog *c, const hta_group_op *ops,
                          const size_t *o, size_t n)
 {
-    hta_table *t = HTA_TABLE(out, "a2a", INSTANCE_COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_a2a_table);
     if (!t)
         return -1;
     const hta_group_op *first = &ops[o[0]];
@@ -214,7 +244,7 @@ static int put_matrix(const hta_comm_catalog *c, const hta_rank_ops *r, hta_tabl
 {
     if (r->n_cells == 0)
         return 0;
-    hta_table *t = HTA_TABLE(out, "a2a_matrix", MATRIX_COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_a2a_matrix_table);
     hta_a2a_cell *cells = malloc(r->n_cells * sizeof *cells);
     int rc = t && cells ? 0 : -1;
     if (rc == 0) {
@@ -256,7 +286,7 @@ static int put_ranks(const hta_rank_ops *r, hta_tableset *out)
         t[j].sent += r->ops[i].a2a_bytes;
         t[j].received += r->a2a_received[i];
     }
-    hta_table *table = n ? HTA_TABLE(out, "_a2a_ranks", RANK_COLUMNS) : NULL;
+    hta_table *table = n ? hta_tableset_table(out, &hta_a2a_ranks_table) : NULL;
     int rc = n && !table ? -1 : 0;
     for (size_t j = 0; rc == 0 && j < n; j++) {
         hta_row_builder row = hta_table_add_row(table);
@@ -288,11 +318,11 @@ static int compare_matrix_rows(const void *a, const void *b, void *ctx)
 
 int hta_a2a_results(hta_tableset *set)
 {
-    hta_table *m = hta_tableset_find(set, "a2a_matrix");
+    hta_table *m = hta_tableset_find(set, hta_a2a_matrix_table.name);
     if (m && m->n_rows > 1)
         qsort_r(m->cells, m->n_rows, m->n_columns * sizeof *m->cells, compare_matrix_rows, NULL);
-    hta_table *ranks = hta_tableset_find(set, "_a2a_ranks");
-    hta_table *metrics = hta_tableset_find(set, "rank_metrics");
+    hta_table *ranks = hta_tableset_find(set, hta_a2a_ranks_table.name);
+    hta_table *metrics = hta_tableset_find(set, hta_rank_metrics_table.name);
     if (!ranks || !metrics)
         return 0;
     int rc = 0;

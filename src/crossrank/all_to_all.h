@@ -41,4 +41,49 @@ int hta_rank_a2a_figures(const hta_comm_catalog *c, const hta_rank_ops *r, hta_t
  * and received into "rank_metrics".  -1 when out of memory. */
 int hta_a2a_results(hta_tableset *set);
 
+/* The columns of /a2a (docs/results-format.md). */
+enum {
+    HTA_A2A_GROUP,
+    HTA_A2A_SEQ,
+    HTA_A2A_COLLECTIVE,
+    HTA_A2A_N_RANKS,
+    HTA_A2A_BYTES,
+    HTA_A2A_WALL_US,
+    HTA_A2A_THROUGHPUT_GBPS,
+    HTA_A2A_IMBALANCE,
+    HTA_A2A_BUSIEST_RANK,
+    HTA_A2A_BUSIEST_BYTES,
+    HTA_A2A_SPLIT_MISMATCH,
+    HTA_A2A_N_COLUMNS
+};
+extern const hta_table_spec hta_a2a_table;
+
+/* The columns of /a2a_matrix (docs/results-format.md). */
+enum {
+    HTA_A2A_MATRIX_GROUP,
+    HTA_A2A_MATRIX_SRC,
+    HTA_A2A_MATRIX_DST,
+    HTA_A2A_MATRIX_BYTES,
+    HTA_A2A_MATRIX_COUNT,
+    HTA_A2A_MATRIX_N_COLUMNS
+};
+extern const hta_table_spec hta_a2a_matrix_table;
+
+/* The columns of _a2a_mismatches (scratch between stages, never written). */
+enum {
+    HTA_A2A_MISMATCHES_GROUP,
+    HTA_A2A_MISMATCHES_SEQ,
+    HTA_A2A_MISMATCHES_N_COLUMNS
+};
+extern const hta_table_spec hta_a2a_mismatches_table;
+
+/* The columns of _a2a_ranks (scratch between stages, never written). */
+enum {
+    HTA_A2A_RANKS_RANK,
+    HTA_A2A_RANKS_SENT_BYTES,
+    HTA_A2A_RANKS_RECEIVED_BYTES,
+    HTA_A2A_RANKS_N_COLUMNS
+};
+extern const hta_table_spec hta_a2a_ranks_table;
+
 #endif

@@ -20,26 +20,20 @@
  * 4. A third sends each instance's summary figures to the process that
  *    summarises its kind, so that no process holds every instance.
  * 5. The caller writes the instance rows in place and gathers the
- *    per-rank figures and summary rows to the root (run/pipeline.c, with
- *    the other tables' gather code). */
+ *    per-rank figures and summary rows to the root (crossrank/crossrank.c,
+ *    through crossrank/processes.h as the other tables). */
 #include "crossrank/collective_exchange.h"
 
 #include <limits.h>
-#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "crossrank/collective_groups.h"
 
-static int any_failed(int failed)
-{
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return failed;
-}
-
 /* Step 1: every process's catalog part to every process. */
-static int share_catalog(const hta_table *comm_ops, hta_comm_catalog *c, int n_processes)
+static int share_catalog(const hta_processes *pr, const hta_table *comm_ops, hta_comm_catalog *c)
 {
+    int n_processes = pr->n;
     hta_tableset part = {0}, parts = {0};
     hta_buf packed = {0};
     int failed = hta_comm_catalog_part(comm_ops, &part) || hta_tableset_pack(&part, &packed) ||
@@ -49,19 +43,18 @@ static int share_catalog(const hta_table *comm_ops, hta_comm_catalog *c, int n_p
     int *lens = calloc((size_t)n_processes, sizeof *lens);
     int *offsets = calloc((size_t)n_processes, sizeof *offsets);
     failed |= !lens || !offsets;
-    failed = any_failed(failed);
+    failed = hta_processes_any(pr, failed);
     if (!failed)
-        MPI_Allgather(&len, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD);
+        hta_processes_allgather_int(pr, len, lens);
     long long total = 0;
     for (int p = 0; !failed && p < n_processes; p++) {
         offsets[p] = (int)total;
         total += lens[p];
     }
     char *data = failed ? NULL : malloc(total > 0 && total <= INT_MAX ? (size_t)total : 1);
-    failed = any_failed(failed || total > INT_MAX || !data);
+    failed = hta_processes_any(pr, failed || total > INT_MAX || !data);
     if (!failed)
-        MPI_Allgatherv(packed.data, len, MPI_BYTE, data, lens, offsets, MPI_BYTE,
-                       MPI_COMM_WORLD);
+        hta_processes_allgatherv(pr, packed.data, len, data, lens, offsets);
     hta_error ignored = {{0}};
     for (int p = 0; !failed && p < n_processes; p++)
         failed = hta_tableset_merge(&parts, data + offsets[p], (size_t)lens[p], &ignored) != 0;
@@ -71,7 +64,7 @@ static int share_catalog(const hta_table *comm_ops, hta_comm_catalog *c, int n_p
     free(offsets);
     free(lens);
     hta_buf_free(&packed);
-    return any_failed(failed) ? -1 : 0;
+    return hta_processes_any(pr, failed) ? -1 : 0;
 }
 
 /* MPI reduction: each group's earlier first op. */
@@ -87,27 +80,20 @@ static void merge_firsts(void *in, void *inout, int *len, MPI_Datatype *type)
 /* Which members miss a group's instances: those its first op's rank
  * lists, whichever process holds that rank.  -1 everywhere when one
  * process lacks memory. */
-static int share_members(hta_comm_catalog *c, const hta_rank_ops *r)
+static int share_members(const hta_processes *pr, hta_comm_catalog *c, const hta_rank_ops *r)
 {
     size_t n = c->n_groups;
     hta_group_first *firsts = malloc((n ? n : 1) * sizeof *firsts);
-    if (any_failed(!firsts)) {
+    if (hta_processes_any(pr, !firsts)) {
         free(firsts);
         return -1;
     }
     hta_group_firsts_init(firsts, n);
     hta_group_firsts_lower(firsts, r->ops, r->n);
-    MPI_Datatype type;
-    MPI_Op op;
-    MPI_Type_contiguous(4, MPI_INT64_T, &type);
-    MPI_Type_commit(&type);
-    MPI_Op_create(merge_firsts, 1, &op);
-    MPI_Allreduce(MPI_IN_PLACE, firsts, (int)n, type, op, MPI_COMM_WORLD);
-    MPI_Op_free(&op);
-    MPI_Type_free(&type);
+    hta_processes_reduce(pr, firsts, n, sizeof *firsts, merge_firsts);
     int failed = hta_comm_catalog_set_members(c, firsts) != 0;
     free(firsts);
-    return any_failed(failed) ? -1 : 0;
+    return hta_processes_any(pr, failed) ? -1 : 0;
 }
 
 /* Step 2: where each (group, by_seq) segment's instances lie on the line
@@ -118,7 +104,7 @@ typedef struct placement {
     int64_t *count, *lo, *hi;  /* per segment SEGMENTS_PER_GROUP x group + by_seq */
     long double *before;       /* kernels of earlier segments */
     long double total;
-    int n_processes;
+    const hta_processes *pr;
 } placement;
 
 static void placement_free(placement *p)
@@ -131,14 +117,15 @@ static void placement_free(placement *p)
 
 /* Called on every process with the same catalog: -1 everywhere when one
  * lacks memory. */
-static int place_segments(const hta_rank_ops *r, size_t n_groups, int n_processes, placement *p)
+static int place_segments(const hta_processes *pr, const hta_rank_ops *r, size_t n_groups,
+                          placement *p)
 {
     size_t n = SEGMENTS_PER_GROUP * n_groups;
-    *p = (placement){.n_processes = n_processes};
+    *p = (placement){.pr = pr};
     p->count = calloc(n ? n : 1, sizeof *p->count);
     p->lo = malloc(2 * (n ? n : 1) * sizeof *p->lo); /* lo, then -hi: one MPI_MIN */
     p->before = malloc((n ? n : 1) * sizeof *p->before);
-    int failed = any_failed(!p->count || !p->lo || !p->before);
+    int failed = hta_processes_any(pr, !p->count || !p->lo || !p->before);
     if (failed) {
         placement_free(p);
         return -1;
@@ -153,8 +140,8 @@ static int place_segments(const hta_rank_ops *r, size_t n_groups, int n_processe
         p->lo[s] = o->key < p->lo[s] ? o->key : p->lo[s];
         p->hi[s] = -o->key < p->hi[s] ? -o->key : p->hi[s]; /* keys are >= 0 */
     }
-    MPI_Allreduce(MPI_IN_PLACE, p->count, (int)n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, p->lo, (int)(2 * n), MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    hta_processes_sum(pr, p->count, n);
+    hta_processes_min(pr, p->lo, 2 * n);
     for (size_t s = 0; s < n; s++) {
         p->hi[s] = -p->hi[s];
         p->before[s] = p->total;
@@ -170,8 +157,8 @@ static int owner_of(const placement *p, const hta_group_op *o)
     long double span = (long double)p->hi[s] - (long double)p->lo[s] + 1;
     long double at = p->before[s] +
                      (long double)p->count[s] * ((long double)o->key - (long double)p->lo[s]) / span;
-    long owner = (long)(at * p->n_processes / p->total); /* at >= 0: truncation floors */
-    return owner < 0 ? 0 : owner >= p->n_processes ? p->n_processes - 1 : (int)owner;
+    long owner = (long)(at * p->pr->n / p->total); /* at >= 0: truncation floors */
+    return owner < 0 ? 0 : owner >= p->pr->n ? p->pr->n - 1 : (int)owner;
 }
 
 /* Displacements from counts; -1 when the total passes an int. */
@@ -187,7 +174,7 @@ static int displacements(const int *counts, int *displs, int n)
 
 /* Step 3: the buffers of both exchanges. */
 typedef struct exchange {
-    int n_processes;
+    const hta_processes *pr;
     int *send_counts, *send_displs, *recv_counts, *recv_displs;
     size_t *slot;              /* per local op: its place in the send buffer */
     hta_group_op *sent, *received;
@@ -213,7 +200,7 @@ static void exchange_free(exchange *x)
  * each owner's ops keep their local order). */
 static int pack_by_owner(const hta_rank_ops *r, const placement *pl, exchange *x)
 {
-    int n = x->n_processes;
+    int n = x->pr->n;
     int *owner = malloc((r->n ? r->n : 1) * sizeof *owner);
     x->slot = malloc((r->n ? r->n : 1) * sizeof *x->slot);
     x->sent = malloc((r->n ? r->n : 1) * sizeof *x->sent);
@@ -240,47 +227,43 @@ static int pack_by_owner(const hta_rank_ops *r, const placement *pl, exchange *x
 /* Sends every op to its owner, matches the owner's instances into out and
  * returns every result to the rank's process (x->returned, by slot). */
 static int exchange_and_match(const hta_comm_catalog *c, const hta_rank_ops *r,
-                              const placement *pl, const int64_t *valid, size_t n_valid,
+                              const placement *pl, const int64_t *valid,
+                              const int64_t *valid_node, size_t n_valid,
                               exchange *x, hta_tableset *out)
 {
-    int n = x->n_processes;
+    const hta_processes *pr = x->pr;
+    int n = pr->n;
     x->send_counts = calloc((size_t)n, sizeof(int));
     x->send_displs = calloc((size_t)n, sizeof(int));
     x->recv_counts = calloc((size_t)n, sizeof(int));
     x->recv_displs = calloc((size_t)n, sizeof(int));
     int failed = !x->send_counts || !x->send_displs || !x->recv_counts || !x->recv_displs;
-    failed = any_failed(failed || pack_by_owner(r, pl, x));
+    failed = hta_processes_any(pr, failed || pack_by_owner(r, pl, x));
     if (failed)
         return -1;
-    MPI_Alltoall(x->send_counts, 1, MPI_INT, x->recv_counts, 1, MPI_INT, MPI_COMM_WORLD);
+    hta_processes_alltoall_int(pr, x->send_counts, x->recv_counts);
     failed = displacements(x->recv_counts, x->recv_displs, n) != 0;
     for (int p = 0; p < n; p++)
         x->n_received += (size_t)x->recv_counts[p];
     x->received = malloc((x->n_received ? x->n_received : 1) * sizeof *x->received);
     x->results = calloc(x->n_received ? x->n_received : 1, sizeof *x->results);
-    if (any_failed(failed || !x->received || !x->results))
+    if (hta_processes_any(pr, failed || !x->received || !x->results))
         return -1;
-    MPI_Datatype op_type, result_type;
-    MPI_Type_contiguous((int)sizeof(hta_group_op), MPI_BYTE, &op_type);
-    MPI_Type_contiguous((int)sizeof(hta_op_result), MPI_BYTE, &result_type);
-    MPI_Type_commit(&op_type);
-    MPI_Type_commit(&result_type);
-    MPI_Alltoallv(x->sent, x->send_counts, x->send_displs, op_type, x->received, x->recv_counts,
-                  x->recv_displs, op_type, MPI_COMM_WORLD);
+    hta_processes_alltoallv(pr, x->sent, x->send_counts, x->send_displs, x->received,
+                            x->recv_counts, x->recv_displs, sizeof *x->sent);
     free(x->sent);
     x->sent = NULL;
-    failed = hta_match_group_ops(c, x->received, x->n_received, valid, n_valid, x->results, out);
+    failed = hta_match_group_ops(c, x->received, x->n_received, valid, valid_node, n_valid,
+                                 x->results, out);
     free(x->received);
     x->received = NULL;
     x->returned = malloc((r->n ? r->n : 1) * sizeof *x->returned);
-    failed = any_failed(failed || !x->returned);
+    failed = hta_processes_any(pr, failed || !x->returned);
     if (!failed)
-        MPI_Alltoallv(x->results, x->recv_counts, x->recv_displs, result_type, x->returned,
-                      x->send_counts, x->send_displs, result_type, MPI_COMM_WORLD);
+        hta_processes_alltoallv(pr, x->results, x->recv_counts, x->recv_displs, x->returned,
+                                x->send_counts, x->send_displs, sizeof *x->results);
     free(x->results);
     x->results = NULL;
-    MPI_Type_free(&op_type);
-    MPI_Type_free(&result_type);
     return failed ? -1 : 0;
 }
 
@@ -310,8 +293,7 @@ static int pack_by_summary_owner(const hta_table *stats, int n_processes, hta_bu
     int failed = !parts;
     for (size_t i = 0; !failed && stats && i < stats->n_rows; i++) {
         int p = hta_instance_summary_owner(hta_table_row(stats, i), n_processes);
-        hta_table *t = hta_tableset_find_or_create(&parts[p], stats->name, stats->columns,
-                                                   stats->n_columns);
+        hta_table *t = hta_tableset_table(&parts[p], &hta_instance_stats_table);
         failed = !t || copy_row(t, stats, i) != 0;
     }
     for (int p = 0; p < n_processes; p++) {
@@ -326,19 +308,20 @@ static int pack_by_summary_owner(const hta_table *stats, int n_processes, hta_bu
     return failed ? -1 : 0;
 }
 
-static int summarize_by_kind(hta_tableset *out, int n_processes)
+static int summarize_by_kind(const hta_processes *pr, hta_tableset *out)
 {
+    int n_processes = pr->n;
     size_t np = (size_t)n_processes;
     int *counts = calloc(4 * np, sizeof *counts);
     hta_buf packed = {0};
-    int failed = !counts || pack_by_summary_owner(hta_tableset_find(out, "_instance_stats"),
-                                                  n_processes, &packed, counts) != 0;
-    hta_tableset_remove(out, "_instance_stats");
-    failed = any_failed(failed);
+    const hta_table *stats = hta_tableset_find(out, hta_instance_stats_table.name);
+    int failed = !counts || pack_by_summary_owner(stats, n_processes, &packed, counts) != 0;
+    hta_tableset_remove(out, hta_instance_stats_table.name);
+    failed = hta_processes_any(pr, failed);
     int *displs = failed ? NULL : counts + np, *recv_counts = failed ? NULL : counts + 2 * np,
         *recv_displs = failed ? NULL : counts + 3 * np;
     if (!failed)
-        MPI_Alltoall(counts, 1, MPI_INT, recv_counts, 1, MPI_INT, MPI_COMM_WORLD);
+        hta_processes_alltoall_int(pr, counts, recv_counts);
     long long sent = 0, received = 0;
     for (size_t p = 0; !failed && p < np; p++) {
         displs[p] = (int)sent;
@@ -347,10 +330,10 @@ static int summarize_by_kind(hta_tableset *out, int n_processes)
         received += recv_counts[p];
     }
     char *data = failed ? NULL : malloc(received > 0 && received <= INT_MAX ? (size_t)received : 1);
-    failed = any_failed(failed || received > INT_MAX || !data);
+    failed = hta_processes_any(pr, failed || received > INT_MAX || !data);
     if (!failed)
-        MPI_Alltoallv(packed.data, counts, displs, MPI_BYTE, data, recv_counts, recv_displs,
-                      MPI_BYTE, MPI_COMM_WORLD);
+        hta_processes_alltoallv(pr, packed.data, counts, displs, data, recv_counts, recv_displs,
+                                1);
     hta_error ignored = {{0}};
     for (size_t p = 0; !failed && p < np; p++)
         failed = hta_tableset_merge(out, data + recv_displs[p], (size_t)recv_counts[p],
@@ -359,48 +342,44 @@ static int summarize_by_kind(hta_tableset *out, int n_processes)
     free(data);
     free(counts);
     hta_buf_free(&packed);
-    return any_failed(failed) ? -1 : 0;
+    return hta_processes_any(pr, failed) ? -1 : 0;
 }
 
-int hta_exchange_collective_groups(const hta_table *comm_ops, const int64_t *valid,
+int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
+                                   const int64_t *valid, const int64_t *valid_node,
                                    size_t n_valid, int keep_kernel_waits, hta_tableset *out,
                                    hta_error *err)
 {
-    int n_processes;
-    MPI_Comm_size(MPI_COMM_WORLD, &n_processes);
     hta_comm_catalog c = {0};
     hta_rank_ops r = {0};
     placement pl = {0};
-    exchange x = {.n_processes = n_processes};
-    if (share_catalog(comm_ops, &c, n_processes)) {
+    exchange x = {.pr = pr};
+    if (share_catalog(pr, comm_ops, &c)) {
         hta_comm_catalog_free(&c);
         return hta_fail(err, "out of memory sharing the process groups of the collectives");
     }
-    int64_t local = hta_rank_ops_load(comm_ops, &c, &r, err) != 0, total = 0;
-    if (any_failed((int)local)) {
+    if (hta_processes_any(pr, hta_rank_ops_load(comm_ops, &c, &r, err) != 0)) {
         hta_rank_ops_free(&r);
         hta_comm_catalog_free(&c);
         return err->text[0] ? -1 : hta_fail(err, "collective metadata of a rank corrupt");
     }
-    local = (int64_t)r.n;
-    MPI_Allreduce(&local, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    int rc = any_failed(me == 0 && hta_put_process_groups(&c, out) != 0);
+    int64_t total = (int64_t)r.n;
+    hta_processes_sum(pr, &total, 1);
+    int rc = hta_processes_any(pr, pr->me == HTA_ROOT && hta_put_process_groups(&c, out) != 0);
     if (rc)
         hta_fail(err, "out of memory listing the process groups");
     if (!rc && total > 0) {
-        rc = share_members(&c, &r) || place_segments(&r, c.n_groups, n_processes, &pl) ||
-             exchange_and_match(&c, &r, &pl, valid, n_valid, &x, out);
+        rc = share_members(pr, &c, &r) || place_segments(pr, &r, c.n_groups, &pl) ||
+             exchange_and_match(&c, &r, &pl, valid, valid_node, n_valid, &x, out);
         hta_op_result *mine = rc ? NULL : malloc((r.n ? r.n : 1) * sizeof *mine);
         for (size_t i = 0; mine && i < r.n; i++)
             mine[i] = x.returned[x.slot[i]];
         exchange_free(&x);
         if (!rc)
-            rc = any_failed(!mine || hta_rank_group_figures(&c, &r, mine, out) != 0 ||
+            rc = hta_processes_any(pr, !mine || hta_rank_group_figures(&c, &r, mine, out) != 0 ||
                             (keep_kernel_waits && hta_put_kernel_waits(&c, &r, mine, out)));
         if (!rc)
-            rc = summarize_by_kind(out, n_processes);
+            rc = summarize_by_kind(pr, out);
         free(mine);
         if (rc)
             hta_fail(err, "out of memory matching collectives by process group");

@@ -47,6 +47,9 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "crossrank/collective_groups.h"
 
+#include "analysis/comm_ops.h"
+#include "analysis/ranks_table.h"
+#include "analysis/steps.h"
 #include "crossrank/all_to_all.h"
 #include "crossrank/p2p_pairs.h"
 #include "crossrank/step_rows.h"
@@ -59,68 +62,138 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column INSTANCE_COLUMNS[] = {
-    {"group", HTA_COL_STR},          {"group_desc", HTA_COL_STR},
-    {"seq", HTA_COL_I64},            {"seq_from_trace", HTA_COL_I64},
-    {"collective", HTA_COL_STR},     {"dtype", HTA_COL_STR},
-    {"bytes", HTA_COL_I64},          {"group_size", HTA_COL_I64},
-    {"n_ranks", HTA_COL_I64},        {"first_rank", HTA_COL_I64},
-    {"last_rank", HTA_COL_I64},      {"start_us", HTA_COL_F64},
-    {"arrival_skew_us", HTA_COL_F64}, {"end_skew_us", HTA_COL_F64},
-    {"transfer_us", HTA_COL_F64},    {"algbw_gbps", HTA_COL_F64},
-    {"busbw_gbps", HTA_COL_F64},     {"total_wait_us", HTA_COL_F64},
-    {"mismatched_ranks", HTA_COL_STR},
+static const hta_column INSTANCE_COLUMNS[HTA_COLLECTIVES_N_COLUMNS] = {
+    [HTA_COLLECTIVES_GROUP] = {"group", HTA_COL_STR},
+    [HTA_COLLECTIVES_GROUP_DESC] = {"group_desc", HTA_COL_STR},
+    [HTA_COLLECTIVES_SEQ] = {"seq", HTA_COL_I64},
+    [HTA_COLLECTIVES_SEQ_FROM_TRACE] = {"seq_from_trace", HTA_COL_I64},
+    [HTA_COLLECTIVES_COLLECTIVE] = {"collective", HTA_COL_STR},
+    [HTA_COLLECTIVES_DTYPE] = {"dtype", HTA_COL_STR},
+    [HTA_COLLECTIVES_BYTES] = {"bytes", HTA_COL_I64},
+    [HTA_COLLECTIVES_GROUP_SIZE] = {"group_size", HTA_COL_I64},
+    [HTA_COLLECTIVES_N_RANKS] = {"n_ranks", HTA_COL_I64},
+    [HTA_COLLECTIVES_FIRST_RANK] = {"first_rank", HTA_COL_I64},
+    [HTA_COLLECTIVES_LAST_RANK] = {"last_rank", HTA_COL_I64},
+    [HTA_COLLECTIVES_START_US] = {"start_us", HTA_COL_F64},
+    [HTA_COLLECTIVES_ARRIVAL_SKEW_US] = {"arrival_skew_us", HTA_COL_F64},
+    [HTA_COLLECTIVES_END_SKEW_US] = {"end_skew_us", HTA_COL_F64},
+    [HTA_COLLECTIVES_TRANSFER_US] = {"transfer_us", HTA_COL_F64},
+    [HTA_COLLECTIVES_ALGBW_GBPS] = {"algbw_gbps", HTA_COL_F64},
+    [HTA_COLLECTIVES_BUSBW_GBPS] = {"busbw_gbps", HTA_COL_F64},
+    [HTA_COLLECTIVES_TOTAL_WAIT_US] = {"total_wait_us", HTA_COL_F64},
+    [HTA_COLLECTIVES_MISMATCHED_RANKS] = {"mismatched_ranks", HTA_COL_STR},
 };
+const hta_table_spec hta_collectives_table = {
+    "collectives", INSTANCE_COLUMNS, HTA_COLLECTIVES_N_COLUMNS, HTA_TABLE_IN_PLACE};
 
 /* A group's members are the same for each of its instances, so they are
  * listed once per group (as each rank describes it) rather than per
  * instance: /collectives is written with fixed-length strings, as wide as
  * the widest value, and the member list of a large group is kilobytes. */
-static const hta_column PROCESS_GROUP_COLUMNS[] = {
-    {"group", HTA_COL_STR}, {"group_desc", HTA_COL_STR}, {"ranks", HTA_COL_STR}};
+static const hta_column PROCESS_GROUP_COLUMNS[HTA_PROCESS_GROUPS_N_COLUMNS] = {
+    [HTA_PROCESS_GROUPS_GROUP] = {"group", HTA_COL_STR},
+    [HTA_PROCESS_GROUPS_GROUP_DESC] = {"group_desc", HTA_COL_STR},
+    [HTA_PROCESS_GROUPS_RANKS] = {"ranks", HTA_COL_STR},
+};
+const hta_table_spec hta_process_groups_table = {
+    "process_groups", PROCESS_GROUP_COLUMNS, HTA_PROCESS_GROUPS_N_COLUMNS, HTA_TABLE_GATHERED};
 
 
 /* What the root's summary needs of each instance ("collectives" itself is
  * written by its owners, output/hdf5_in_place.c). */
-static const hta_column STATS_COLUMNS[] = {
-    {"group_desc", HTA_COL_STR}, {"collective", HTA_COL_STR}, {"dtype", HTA_COL_STR},
-    {"bytes", HTA_COL_I64},      {"transfer_ns", HTA_COL_I64}, {"arrival_skew_ns", HTA_COL_I64},
-    {"wait_ns", HTA_COL_I64},    {"busbw_gbps", HTA_COL_F64},
+static const hta_column STATS_COLUMNS[HTA_INSTANCE_STATS_N_COLUMNS] = {
+    [HTA_INSTANCE_STATS_GROUP_DESC] = {"group_desc", HTA_COL_STR},
+    [HTA_INSTANCE_STATS_COLLECTIVE] = {"collective", HTA_COL_STR},
+    [HTA_INSTANCE_STATS_DTYPE] = {"dtype", HTA_COL_STR},
+    [HTA_INSTANCE_STATS_BYTES] = {"bytes", HTA_COL_I64},
+    [HTA_INSTANCE_STATS_TRANSFER_NS] = {"transfer_ns", HTA_COL_I64},
+    [HTA_INSTANCE_STATS_ARRIVAL_SKEW_NS] = {"arrival_skew_ns", HTA_COL_I64},
+    [HTA_INSTANCE_STATS_WAIT_NS] = {"wait_ns", HTA_COL_I64},
+    [HTA_INSTANCE_STATS_BUSBW_GBPS] = {"busbw_gbps", HTA_COL_F64},
+    [HTA_INSTANCE_STATS_SCOPE] = {"scope", HTA_COL_I64},
 };
-enum { S_DESC, S_COLLECTIVE, S_DTYPE, S_BYTES, S_TRANSFER, S_SKEW, S_WAIT, S_BUSBW };
+const hta_table_spec hta_instance_stats_table = {
+    "_instance_stats", STATS_COLUMNS, HTA_INSTANCE_STATS_N_COLUMNS,
+    HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+enum { S_DESC, S_COLLECTIVE, S_DTYPE, S_BYTES, S_TRANSFER, S_SKEW, S_WAIT, S_BUSBW, S_SCOPE };
 
-static const hta_column SUMMARY_COLUMNS[] = {
-    {"group_desc", HTA_COL_STR},      {"collective", HTA_COL_STR},
-    {"dtype", HTA_COL_STR},           {"bucket_max_bytes", HTA_COL_I64},
-    {"count", HTA_COL_I64},           {"total_bytes", HTA_COL_I64},
-    {"transfer_p50_us", HTA_COL_F64}, {"transfer_p90_us", HTA_COL_F64},
-    {"transfer_max_us", HTA_COL_F64}, {"busbw_p50_gbps", HTA_COL_F64},
-    {"busbw_min_gbps", HTA_COL_F64},  {"mean_arrival_skew_us", HTA_COL_F64},
-    {"total_wait_us", HTA_COL_F64},
-};
+/* Where an instance's ranks ran (S_SCOPE). */
+enum { SCOPE_UNKNOWN = -1, SCOPE_ACROSS_NODES = 0, SCOPE_WITHIN_NODE = 1 };
 
-static const hta_column BY_GROUP_COLUMNS[] = {
-    {"rank", HTA_COL_I64},           {"group", HTA_COL_STR},
-    {"group_desc", HTA_COL_STR},     {"instances", HTA_COL_I64},
-    {"comm_us", HTA_COL_F64},        {"overlapped_us", HTA_COL_F64},
-    {"exposed_us", HTA_COL_F64},     {"exposed_wait_us", HTA_COL_F64},
-    {"exposed_transfer_us", HTA_COL_F64}, {"wait_us", HTA_COL_F64},
-    {"arrived_last", HTA_COL_I64},   {"p2p_ops", HTA_COL_I64},
-    {"late_sender_us", HTA_COL_F64}, {"late_receiver_us", HTA_COL_F64},
-    {"unpaired", HTA_COL_I64},
+static const hta_column SUMMARY_COLUMNS[HTA_COLLECTIVE_SUMMARY_N_COLUMNS] = {
+    [HTA_COLLECTIVE_SUMMARY_GROUP_DESC] = {"group_desc", HTA_COL_STR},
+    [HTA_COLLECTIVE_SUMMARY_COLLECTIVE] = {"collective", HTA_COL_STR},
+    [HTA_COLLECTIVE_SUMMARY_DTYPE] = {"dtype", HTA_COL_STR},
+    [HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES] = {"bucket_max_bytes", HTA_COL_I64},
+    [HTA_COLLECTIVE_SUMMARY_COUNT] = {"count", HTA_COL_I64},
+    [HTA_COLLECTIVE_SUMMARY_TOTAL_BYTES] = {"total_bytes", HTA_COL_I64},
+    [HTA_COLLECTIVE_SUMMARY_TRANSFER_P50_US] = {"transfer_p50_us", HTA_COL_F64},
+    [HTA_COLLECTIVE_SUMMARY_TRANSFER_P90_US] = {"transfer_p90_us", HTA_COL_F64},
+    [HTA_COLLECTIVE_SUMMARY_TRANSFER_MAX_US] = {"transfer_max_us", HTA_COL_F64},
+    [HTA_COLLECTIVE_SUMMARY_BUSBW_P50_GBPS] = {"busbw_p50_gbps", HTA_COL_F64},
+    [HTA_COLLECTIVE_SUMMARY_BUSBW_MIN_GBPS] = {"busbw_min_gbps", HTA_COL_F64},
+    [HTA_COLLECTIVE_SUMMARY_MEAN_ARRIVAL_SKEW_US] = {"mean_arrival_skew_us", HTA_COL_F64},
+    [HTA_COLLECTIVE_SUMMARY_TOTAL_WAIT_US] = {"total_wait_us", HTA_COL_F64},
+    [HTA_COLLECTIVE_SUMMARY_WITHIN_NODE_COUNT] = {"within_node_count", HTA_COL_I64},
+    [HTA_COLLECTIVE_SUMMARY_WITHIN_NODE_BUSBW_P50_GBPS] = {"within_node_busbw_p50_gbps",
+                                                           HTA_COL_F64},
+    [HTA_COLLECTIVE_SUMMARY_ACROSS_NODES_COUNT] = {"across_nodes_count", HTA_COL_I64},
+    [HTA_COLLECTIVE_SUMMARY_ACROSS_NODES_BUSBW_P50_GBPS] = {"across_nodes_busbw_p50_gbps",
+                                                            HTA_COL_F64},
 };
+const hta_table_spec hta_collective_summary_table = {
+    "collective_summary", SUMMARY_COLUMNS, HTA_COLLECTIVE_SUMMARY_N_COLUMNS, HTA_TABLE_GATHERED};
+
+static const hta_column BY_GROUP_COLUMNS[HTA_COMM_BY_GROUP_N_COLUMNS] = {
+    [HTA_COMM_BY_GROUP_RANK] = {"rank", HTA_COL_I64},
+    [HTA_COMM_BY_GROUP_GROUP] = {"group", HTA_COL_STR},
+    [HTA_COMM_BY_GROUP_GROUP_DESC] = {"group_desc", HTA_COL_STR},
+    [HTA_COMM_BY_GROUP_INSTANCES] = {"instances", HTA_COL_I64},
+    [HTA_COMM_BY_GROUP_COMM_US] = {"comm_us", HTA_COL_F64},
+    [HTA_COMM_BY_GROUP_OVERLAPPED_US] = {"overlapped_us", HTA_COL_F64},
+    [HTA_COMM_BY_GROUP_EXPOSED_US] = {"exposed_us", HTA_COL_F64},
+    [HTA_COMM_BY_GROUP_EXPOSED_WAIT_US] = {"exposed_wait_us", HTA_COL_F64},
+    [HTA_COMM_BY_GROUP_EXPOSED_TRANSFER_US] = {"exposed_transfer_us", HTA_COL_F64},
+    [HTA_COMM_BY_GROUP_WAIT_US] = {"wait_us", HTA_COL_F64},
+    [HTA_COMM_BY_GROUP_ARRIVED_LAST] = {"arrived_last", HTA_COL_I64},
+    [HTA_COMM_BY_GROUP_P2P_OPS] = {"p2p_ops", HTA_COL_I64},
+    [HTA_COMM_BY_GROUP_LATE_SENDER_US] = {"late_sender_us", HTA_COL_F64},
+    [HTA_COMM_BY_GROUP_LATE_RECEIVER_US] = {"late_receiver_us", HTA_COL_F64},
+    [HTA_COMM_BY_GROUP_UNPAIRED] = {"unpaired", HTA_COL_I64},
+};
+const hta_table_spec hta_comm_by_group_table = {
+    "comm_by_group", BY_GROUP_COLUMNS, HTA_COMM_BY_GROUP_N_COLUMNS, HTA_TABLE_GATHERED};
 
 /* A rank's figures over its group-matched kernels, for the root. */
-static const hta_column WAIT_COLUMNS[] = {
-    {"rank", HTA_COL_I64},           {"collectives", HTA_COL_I64},
-    {"arrived_last", HTA_COL_I64},   {"clock_violations", HTA_COL_I64},
-    {"wait_ns", HTA_COL_I64},        {"max_end_lag_ns", HTA_COL_I64},
-    {"caused_wait_ns", HTA_COL_I64}, {"metadata_mismatches", HTA_COL_I64},
-    {"expected_last", HTA_COL_F64},
+static const hta_column WAIT_COLUMNS[HTA_GROUP_WAITS_N_COLUMNS] = {
+    [HTA_GROUP_WAITS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_GROUP_WAITS_COLLECTIVES] = {"collectives", HTA_COL_I64},
+    [HTA_GROUP_WAITS_ARRIVED_LAST] = {"arrived_last", HTA_COL_I64},
+    [HTA_GROUP_WAITS_CLOCK_VIOLATIONS] = {"clock_violations", HTA_COL_I64},
+    [HTA_GROUP_WAITS_WAIT_NS] = {"wait_ns", HTA_COL_I64},
+    [HTA_GROUP_WAITS_MAX_END_LAG_NS] = {"max_end_lag_ns", HTA_COL_I64},
+    [HTA_GROUP_WAITS_CAUSED_WAIT_NS] = {"caused_wait_ns", HTA_COL_I64},
+    [HTA_GROUP_WAITS_METADATA_MISMATCHES] = {"metadata_mismatches", HTA_COL_I64},
+    [HTA_GROUP_WAITS_EXPECTED_LAST] = {"expected_last", HTA_COL_F64},
 };
-static const hta_column MISSING_COLUMNS[] = {{"rank", HTA_COL_I64}, {"missing", HTA_COL_I64}};
-static const hta_column STEP_WAIT_COLUMNS[] = {
-    {"rank", HTA_COL_I64}, {"step", HTA_COL_I64}, {"wait_us", HTA_COL_F64}};
+const hta_table_spec hta_group_waits_table = {
+    "_group_waits", WAIT_COLUMNS, HTA_GROUP_WAITS_N_COLUMNS,
+    HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+static const hta_column MISSING_COLUMNS[HTA_GROUP_MISSING_N_COLUMNS] = {
+    [HTA_GROUP_MISSING_RANK] = {"rank", HTA_COL_I64},
+    [HTA_GROUP_MISSING_MISSING] = {"missing", HTA_COL_I64},
+};
+const hta_table_spec hta_group_missing_table = {
+    "_group_missing", MISSING_COLUMNS, HTA_GROUP_MISSING_N_COLUMNS,
+    HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+static const hta_column STEP_WAIT_COLUMNS[HTA_STEP_WAITS_N_COLUMNS] = {
+    [HTA_STEP_WAITS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_STEP_WAITS_STEP] = {"step", HTA_COL_I64},
+    [HTA_STEP_WAITS_WAIT_US] = {"wait_us", HTA_COL_F64},
+};
+const hta_table_spec hta_step_waits_table = {
+    "_step_waits", STEP_WAIT_COLUMNS, HTA_STEP_WAITS_N_COLUMNS,
+    HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
 typedef enum coll_kind { K_ALLREDUCE, K_ALLGATHER, K_REDUCE_SCATTER, K_ALLTOALL, K_OTHER } coll_kind;
 
@@ -189,6 +262,7 @@ typedef struct matcher {
     const hta_comm_catalog *c;
     const hta_group_op *ops;
     const int64_t *valid;
+    const int64_t *valid_node; /* the node of each valid rank; NULL = unknown */
     size_t n_valid;
     int64_t *missing;          /* per valid rank */
     hta_op_result *results;
@@ -228,10 +302,27 @@ static void count_missing(matcher *m, const size_t *o, size_t n)
     }
 }
 
+/* Whether the ranks of m->ops[o[0..n)] ran on one node. */
+static int scope_of(const matcher *m, const size_t *o, size_t n)
+{
+    if (!m->valid_node)
+        return SCOPE_UNKNOWN;
+    int64_t node = -1;
+    for (size_t j = 0; j < n; j++) {
+        long v = valid_index(m, m->ops[o[j]].rank);
+        if (v < 0 || m->valid_node[v] < 0)
+            return SCOPE_UNKNOWN;
+        if (j > 0 && m->valid_node[v] != node)
+            return SCOPE_ACROSS_NODES;
+        node = m->valid_node[v];
+    }
+    return SCOPE_WITHIN_NODE;
+}
+
 /* The figures of one instance. */
 typedef struct instance {
     int64_t earliest, latest, earliest_end, latest_end, shortest, wait_ns, bytes;
-    int64_t first_rank, last_rank;
+    int64_t first_rank, last_rank, scope;
     double busbw;
 } instance;
 
@@ -274,6 +365,7 @@ static int put_instance(matcher *m, const hta_group_op *first, size_t n, const i
     hta_row_put_i64(&stats, in->latest - in->earliest);
     hta_row_put_i64(&stats, in->wait_ns);
     hta_row_put_f64(&stats, in->busbw);
+    hta_row_put_i64(&stats, in->scope);
     return hta_row_done(&row) || hta_row_done(&stats) ? -1 : 0;
 }
 
@@ -305,7 +397,7 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
 {
     const hta_group_op *first = &m->ops[o[0]];
     instance in = {INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX, 0, 0,
-                   first->rank, first->rank, 0};
+                   first->rank, first->rank, scope_of(m, o, n), 0};
     size_t n_last = 0;
     for (size_t j = 0; j < n; j++) {
         const hta_group_op *op = &m->ops[o[j]];
@@ -354,7 +446,7 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
 
 static int put_missing(hta_tableset *out, const matcher *m)
 {
-    hta_table *t = HTA_TABLE(out, "_group_missing", MISSING_COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_group_missing_table);
     int rc = t ? 0 : -1;
     for (size_t v = 0; rc == 0 && v < m->n_valid; v++) {
         if (!m->missing[v])
@@ -368,14 +460,15 @@ static int put_missing(hta_tableset *out, const matcher *m)
 }
 
 int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size_t n,
-                        const int64_t *valid, size_t n_valid, hta_op_result *results,
-                        hta_tableset *out)
+                        const int64_t *valid, const int64_t *valid_node, size_t n_valid,
+                        hta_op_result *results, hta_tableset *out)
 {
     if (n == 0)
         return 0;
-    matcher m = {.c = c, .ops = ops, .valid = valid, .n_valid = n_valid, .results = results,
-                 .out = HTA_TABLE(out, "collectives", INSTANCE_COLUMNS),
-                 .stats = HTA_TABLE(out, "_instance_stats", STATS_COLUMNS), .tables = out,
+    matcher m = {.c = c, .ops = ops, .valid = valid, .valid_node = valid_node,
+                 .n_valid = n_valid, .results = results,
+                 .out = hta_tableset_table(out, &hta_collectives_table),
+                 .stats = hta_tableset_table(out, &hta_instance_stats_table), .tables = out,
                  .missing = calloc(n_valid ? n_valid : 1, sizeof *m.missing)};
     size_t *o = malloc(n * sizeof *o);
     int rc = o && m.missing && m.out && m.stats ? 0 : -1;
@@ -388,7 +481,7 @@ int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size
             end++;
         if (ops[o[i]].by_seq != HTA_BY_PAIR)
             rc = match_instance(&m, &o[i], end - i);
-        else if (!m.pairs && !(m.pairs = hta_p2p_pairs_table(out)))
+        else if (!m.pairs && !(m.pairs = hta_tableset_table(out, &hta_p2p_table)))
             rc = -1;
         else
             rc = hta_match_pair(c, ops, &o[i], end - i, results, m.pairs);
@@ -543,9 +636,9 @@ static int put_step_waits(hta_table *t, const hta_rank_ops *r, const hta_op_resu
 static int put_rank(hta_tableset *out, const hta_comm_catalog *c, const hta_rank_ops *r,
                     const hta_op_result *res, const size_t *idx, size_t n, step_wait *scratch)
 {
-    hta_table *waits = HTA_TABLE(out, "_group_waits", WAIT_COLUMNS);
-    hta_table *by_group = HTA_TABLE(out, "comm_by_group", BY_GROUP_COLUMNS);
-    hta_table *steps = HTA_TABLE(out, "_step_waits", STEP_WAIT_COLUMNS);
+    hta_table *waits = hta_tableset_table(out, &hta_group_waits_table);
+    hta_table *by_group = hta_tableset_table(out, &hta_comm_by_group_table);
+    hta_table *steps = hta_tableset_table(out, &hta_step_waits_table);
     if (!waits || !by_group || !steps || put_rank_waits(waits, r, res, idx, n))
         return -1;
     int rc = 0;
@@ -557,6 +650,63 @@ static int put_rank(hta_tableset *out, const hta_comm_catalog *c, const hta_rank
     return rc ? rc : put_step_waits(steps, r, res, idx, n, scratch);
 }
 
+/* A run of ops of one (rank, group): a row of "_comm_ops". */
+typedef struct segment {
+    int64_t rank;
+    uint32_t group;
+    size_t first, n;
+} segment;
+
+static int compare_segment(const void *a, const void *b)
+{
+    const segment *x = a, *y = b;
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* idx[0..n): the ops in (rank, group) order, each group's collectives in
+ * instance order (then position) and its sends and recvs after them in
+ * load order: the order every figure is added up in.  Ops come in runs of
+ * one (rank, group), so only the runs are sorted, and the collectives in
+ * each; the point-to-point figures do not depend on their order. */
+static int order_by_rank(const hta_rank_ops *r, size_t *idx)
+{
+    size_t n_seg = 0;
+    segment *seg = malloc((r->n ? r->n : 1) * sizeof *seg);
+    if (!seg)
+        return -1;
+    for (size_t i = 0; i < r->n; i++) {
+        const hta_group_op *o = &r->ops[i];
+        if (n_seg && seg[n_seg - 1].rank == o->rank && seg[n_seg - 1].group == o->group)
+            seg[n_seg - 1].n++;
+        else
+            seg[n_seg++] = (segment){o->rank, o->group, i, 1};
+    }
+    qsort(seg, n_seg, sizeof *seg, compare_segment);
+    size_t at = 0;
+    for (size_t s = 0, end; s < n_seg; s = end) {
+        /* The runs of one (rank, group), its collectives first. */
+        size_t begin = at, p2p = 0;
+        for (end = s; end < n_seg && seg[end].rank == seg[s].rank && seg[end].group == seg[s].group;
+             end++)
+            for (size_t i = seg[end].first; i < seg[end].first + seg[end].n; i++)
+                if (r->ops[i].by_seq != HTA_BY_PAIR)
+                    idx[at++] = i;
+                else
+                    p2p++;
+        qsort_r(&idx[begin], at - begin, sizeof *idx, compare_rank_instance, r->ops);
+        for (size_t k = s; k < end && p2p; k++)
+            for (size_t i = seg[k].first; i < seg[k].first + seg[k].n; i++)
+                if (r->ops[i].by_seq == HTA_BY_PAIR)
+                    idx[at++] = i;
+    }
+    free(seg);
+    return 0;
+}
+
 int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
                            const hta_op_result *results, hta_tableset *out)
 {
@@ -565,11 +715,7 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
         return 0;
     size_t *idx = malloc(n * sizeof *idx);
     step_wait *scratch = malloc(n * sizeof *scratch);
-    int rc = idx && scratch ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        idx[i] = i;
-    if (rc == 0)
-        qsort_r(idx, n, sizeof *idx, compare_rank_instance, r->ops);
+    int rc = idx && scratch ? order_by_rank(r, idx) : -1;
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && r->ops[idx[end]].rank == r->ops[idx[i]].rank;)
             end++;
@@ -581,16 +727,22 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
                                                            : hta_rank_a2a_figures(c, r, out);
 }
 
-static const hta_column KERNEL_WAIT_COLUMNS[] = {
-    {"rank", HTA_COL_I64},        {"start_ns", HTA_COL_I64},     {"wait_ns", HTA_COL_I64},
-    {"caused_ns", HTA_COL_I64},   {"arrived_last", HTA_COL_I64}, {"group", HTA_COL_STR},
-    {"collective", HTA_COL_STR},
+static const hta_column KERNEL_WAIT_COLUMNS[HTA_KERNEL_WAITS_N_COLUMNS] = {
+    [HTA_KERNEL_WAITS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_KERNEL_WAITS_START_NS] = {"start_ns", HTA_COL_I64},
+    [HTA_KERNEL_WAITS_WAIT_NS] = {"wait_ns", HTA_COL_I64},
+    [HTA_KERNEL_WAITS_CAUSED_NS] = {"caused_ns", HTA_COL_I64},
+    [HTA_KERNEL_WAITS_ARRIVED_LAST] = {"arrived_last", HTA_COL_I64},
+    [HTA_KERNEL_WAITS_GROUP] = {"group", HTA_COL_STR},
+    [HTA_KERNEL_WAITS_COLLECTIVE] = {"collective", HTA_COL_STR},
 };
+const hta_table_spec hta_kernel_waits_table = {
+    "_kernel_waits", KERNEL_WAIT_COLUMNS, HTA_KERNEL_WAITS_N_COLUMNS, HTA_TABLE_SCRATCH};
 
 int hta_put_kernel_waits(const hta_comm_catalog *c, const hta_rank_ops *r,
                          const hta_op_result *results, hta_tableset *out)
 {
-    hta_table *t = HTA_TABLE(out, "_kernel_waits", KERNEL_WAIT_COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_kernel_waits_table);
     int failed = !t;
     for (size_t i = 0; !failed && i < r->n; i++) {
         const hta_group_op *op = &r->ops[i];
@@ -608,70 +760,6 @@ int hta_put_kernel_waits(const hta_comm_catalog *c, const hta_rank_ops *r,
         failed = hta_row_done(&row) != 0;
     }
     return failed ? -1 : 0;
-}
-
-/* ---- on one process ----------------------------------------------------- */
-
-/* The ranks analysed without failure, sorted. */
-static int64_t *analysed_ranks(const hta_table *ranks, size_t *n)
-{
-    long status = ranks ? hta_table_column(ranks, "status") : -1;
-    size_t rows = ranks ? ranks->n_rows : 0;
-    int64_t *v = malloc((rows ? rows : 1) * sizeof *v);
-    *n = 0;
-    for (size_t r = 0; v && status >= 0 && r < rows; r++) {
-        const hta_cell *row = hta_table_row(ranks, r);
-        if (strcmp(row[status].s, "failed") != 0)
-            v[(*n)++] = row[0].i;
-    }
-    if (v)
-        qsort(v, *n, sizeof *v, compare_i64);
-    return v;
-}
-
-int hta_match_collective_groups_here(hta_tableset *set, hta_error *err)
-{
-    const hta_table *t = hta_tableset_find(set, "_comm_ops");
-    if (!t || t->n_rows == 0) {
-        /* No collectives: the process groups listed empty, as the exchange does. */
-        hta_comm_catalog none = {0};
-        return hta_put_process_groups(&none, set)
-                   ? hta_fail(err, "out of memory listing the process groups") : 0;
-    }
-    hta_tableset parts = {0};
-    hta_comm_catalog c = {0};
-    hta_rank_ops r = {0};
-    size_t n_valid = 0;
-    int64_t *valid = analysed_ranks(hta_tableset_find(set, "ranks"), &n_valid);
-    int rc = valid && hta_comm_catalog_part(t, &parts) == 0 ? 0 : -1;
-    if (hta_comm_catalog_build(&c, &parts))
-        rc = -1;
-    if (rc)
-        rc = hta_fail(err, "out of memory matching collectives by process group");
-    else
-        rc = hta_rank_ops_load(t, &c, &r, err);
-    hta_group_first *firsts = rc ? NULL : malloc((c.n_groups ? c.n_groups : 1) * sizeof *firsts);
-    if (firsts) {
-        hta_group_firsts_init(firsts, c.n_groups);
-        hta_group_firsts_lower(firsts, r.ops, r.n);
-    }
-    if (rc == 0 && (!firsts || hta_comm_catalog_set_members(&c, firsts)))
-        rc = hta_fail(err, "out of memory matching collectives by process group");
-    free(firsts);
-    hta_op_result *results = rc ? NULL : calloc(r.n ? r.n : 1, sizeof *results);
-    if (rc == 0 && (!results ||
-                    hta_match_group_ops(&c, r.ops, r.n, valid, n_valid, results, set) ||
-                    hta_rank_group_figures(&c, &r, results, set) ||
-                    hta_put_process_groups(&c, set)))
-        rc = hta_fail(err, "out of memory matching collectives by process group");
-    if (rc == 0)
-        hta_tableset_remove(set, "_comm_ops");
-    free(results);
-    hta_rank_ops_free(&r);
-    hta_comm_catalog_free(&c);
-    hta_tableset_free(&parts);
-    free(valid);
-    return rc;
 }
 
 /* ---- on the root -------------------------------------------------------- */
@@ -699,6 +787,24 @@ static int compare_summary_key(const void *a, const void *b)
         c = (bx > by) - (bx < by);
     }
     return c;
+}
+
+/* The median busbw of the instances of one scope (NaN without one), and
+ * their number into *count. */
+static double scope_busbw_p50(const hta_cell *const *in, size_t n, int64_t scope,
+                              double *scratch, int64_t *count)
+{
+    size_t k = 0;
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (in[i][S_SCOPE].i != scope)
+            continue;
+        ++*count;
+        if (isfinite(in[i][S_BUSBW].f))
+            scratch[k++] = in[i][S_BUSBW].f;
+    }
+    hta_sort_doubles(scratch, k);
+    return k ? hta_quantile_sorted(scratch, k, 0.5) : NAN;
 }
 
 static int put_summary_row(hta_table *t, const hta_cell *const *in, size_t n, double *scratch)
@@ -732,13 +838,20 @@ static int put_summary_row(hta_table *t, const hta_cell *const *in, size_t n, do
     hta_row_put_f64(&row, k ? scratch[0] : NAN);
     hta_row_put_f64(&row, hta_ns_to_us(skew) / (double)n);
     hta_row_put_f64(&row, hta_ns_to_us(wait));
+    int64_t count;
+    double busbw = scope_busbw_p50(in, n, SCOPE_WITHIN_NODE, scratch, &count);
+    hta_row_put_i64(&row, count);
+    hta_row_put_f64(&row, busbw);
+    busbw = scope_busbw_p50(in, n, SCOPE_ACROSS_NODES, scratch, &count);
+    hta_row_put_i64(&row, count);
+    hta_row_put_f64(&row, busbw);
     return hta_row_done(&row);
 }
 
 static int summarize(hta_tableset *set, const hta_table *instances)
 {
     size_t n = instances->n_rows;
-    hta_table *t = HTA_TABLE(set, "collective_summary", SUMMARY_COLUMNS);
+    hta_table *t = hta_tableset_table(set, &hta_collective_summary_table);
     double *scratch = malloc((n ? n : 1) * sizeof *scratch);
     const hta_cell **in = malloc((n ? n : 1) * sizeof *in);
     int rc = t && scratch && in ? 0 : -1;
@@ -780,10 +893,10 @@ int hta_instance_summary_owner(const hta_cell *stats_row, int n_processes)
 
 int hta_summarize_instances(hta_tableset *set)
 {
-    const hta_table *instances = hta_tableset_find(set, "_instance_stats");
+    const hta_table *instances = hta_tableset_find(set, hta_instance_stats_table.name);
     if (instances && summarize(set, instances))
         return -1;
-    hta_tableset_remove(set, "_instance_stats");
+    hta_tableset_remove(set, hta_instance_stats_table.name);
     return 0;
 }
 
@@ -811,9 +924,9 @@ static void sort_summary(hta_table *t)
  * memory. */
 static int add_step_waits(hta_tableset *set, const hta_table *waits)
 {
-    hta_table *t = hta_tableset_find(set, "steps");
-    long wait = t ? hta_table_column(t, "wait_us") : -1;
-    if (!waits || wait < 0 || t->n_rows == 0)
+    hta_table *t = hta_tableset_find(set, hta_steps_table.name);
+    const long wait = HTA_STEPS_WAIT_US;
+    if (!waits || !t || t->n_rows == 0)
         return 0;
     hta_step_rows *index = hta_step_rows_index(t);
     if (!index)
@@ -868,22 +981,21 @@ static int add_rank_waits(const hta_table *ranks, const hta_table *waits,
 int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, hta_error *err)
 {
     (void)n_ranks;
-    const hta_table *instances = hta_tableset_find(set, "_instance_stats");
-    if (add_rank_waits(hta_tableset_find(set, "ranks"), hta_tableset_find(set, "_group_waits"),
-                       hta_tableset_find(set, "_group_missing"), w))
+    if (add_rank_waits(hta_tableset_find(set, hta_ranks_table.name),
+                       hta_tableset_find(set, hta_group_waits_table.name),
+                       hta_tableset_find(set, hta_group_missing_table.name), w))
         return hta_fail(err, "collective metadata of a rank missing from /ranks, or corrupt");
-    hta_table *by_group = hta_tableset_find(set, "comm_by_group");
-    if ((instances && hta_summarize_instances(set)) ||
-        add_step_waits(set, hta_tableset_find(set, "_step_waits")) ||
+    hta_table *by_group = hta_tableset_find(set, hta_comm_by_group_table.name);
+    if (add_step_waits(set, hta_tableset_find(set, hta_step_waits_table.name)) ||
         (by_group && hta_table_sort_by_first_column(by_group)))
         return hta_fail(err, "out of memory matching collectives by process group");
-    sort_summary(hta_tableset_find(set, "collective_summary"));
+    sort_summary(hta_tableset_find(set, hta_collective_summary_table.name));
     return 0;
 }
 
 int hta_put_process_groups(const hta_comm_catalog *c, hta_tableset *out)
 {
-    hta_table *t = HTA_TABLE(out, "process_groups", PROCESS_GROUP_COLUMNS);
+    hta_table *t = hta_tableset_table(out, &hta_process_groups_table);
     int failed = !t;
     for (size_t i = 0; !failed && i < c->n_variants; i++) {
         hta_row_builder row = hta_table_add_row(t);

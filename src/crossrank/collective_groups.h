@@ -44,10 +44,12 @@ typedef struct hta_op_result {
  * out (in (group, by_seq, key) order), what the summary needs of them to
  * "_instance_stats", and the instances each analysed member rank missed
  * to "_group_missing".  valid: the analysed ranks,
- * sorted.  -1 when out of memory. */
+ * sorted; valid_node: the node of each (NULL when unknown), which tells
+ * an instance within one node from one across nodes.  -1 when out of
+ * memory. */
 int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size_t n,
-                        const int64_t *valid, size_t n_valid, hta_op_result *results,
-                        hta_tableset *out);
+                        const int64_t *valid, const int64_t *valid_node, size_t n_valid,
+                        hta_op_result *results, hta_tableset *out);
 
 /* Rank side: from a rank's ops and their results, its wait figures
  * ("_group_waits"), its rows of "comm_by_group" and the wait per profiler
@@ -60,11 +62,6 @@ int hta_rank_group_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
  * caused_ns, arrived_last, group, collective).  -1 when out of memory. */
 int hta_put_kernel_waits(const hta_comm_catalog *c, const hta_rank_ops *r,
                          const hta_op_result *results, hta_tableset *out);
-
-/* The whole matching on one process, for callers without the exchange:
- * consumes "_comm_ops" of set (rank-mapped) and adds what the three parts
- * produce. */
-int hta_match_collective_groups_here(hta_tableset *set, hta_error *err);
 
 /* The process (of n_processes) that summarises an "_instance_stats" row:
  * by its (description, collective, dtype, size bucket), the same on every
@@ -79,10 +76,147 @@ int hta_summarize_instances(hta_tableset *set);
 int hta_put_process_groups(const hta_comm_catalog *c, hta_tableset *out);
 
 /* Root: adds "_group_waits" and "_group_missing" to w (n_ranks slots, the
- * rows of "ranks"), "_step_waits" to "steps", summarises any
- * "_instance_stats" still there (the single-process path), and puts
+ * rows of "ranks"), "_step_waits" to "steps", and puts
  * "collective_summary" in key order and "comm_by_group" (gathered process
  * by process) in rank order.  -1 with err. */
 int hta_add_collective_groups(hta_tableset *set, rank_waits *w, size_t n_ranks, hta_error *err);
+
+/* The columns of /collectives (docs/results-format.md). */
+enum {
+    HTA_COLLECTIVES_GROUP,
+    HTA_COLLECTIVES_GROUP_DESC,
+    HTA_COLLECTIVES_SEQ,
+    HTA_COLLECTIVES_SEQ_FROM_TRACE,
+    HTA_COLLECTIVES_COLLECTIVE,
+    HTA_COLLECTIVES_DTYPE,
+    HTA_COLLECTIVES_BYTES,
+    HTA_COLLECTIVES_GROUP_SIZE,
+    HTA_COLLECTIVES_N_RANKS,
+    HTA_COLLECTIVES_FIRST_RANK,
+    HTA_COLLECTIVES_LAST_RANK,
+    HTA_COLLECTIVES_START_US,
+    HTA_COLLECTIVES_ARRIVAL_SKEW_US,
+    HTA_COLLECTIVES_END_SKEW_US,
+    HTA_COLLECTIVES_TRANSFER_US,
+    HTA_COLLECTIVES_ALGBW_GBPS,
+    HTA_COLLECTIVES_BUSBW_GBPS,
+    HTA_COLLECTIVES_TOTAL_WAIT_US,
+    HTA_COLLECTIVES_MISMATCHED_RANKS,
+    HTA_COLLECTIVES_N_COLUMNS
+};
+extern const hta_table_spec hta_collectives_table;
+
+/* The columns of /process_groups (docs/results-format.md). */
+enum {
+    HTA_PROCESS_GROUPS_GROUP,
+    HTA_PROCESS_GROUPS_GROUP_DESC,
+    HTA_PROCESS_GROUPS_RANKS,
+    HTA_PROCESS_GROUPS_N_COLUMNS
+};
+extern const hta_table_spec hta_process_groups_table;
+
+/* The columns of _instance_stats (scratch between stages, never written). */
+enum {
+    HTA_INSTANCE_STATS_GROUP_DESC,
+    HTA_INSTANCE_STATS_COLLECTIVE,
+    HTA_INSTANCE_STATS_DTYPE,
+    HTA_INSTANCE_STATS_BYTES,
+    HTA_INSTANCE_STATS_TRANSFER_NS,
+    HTA_INSTANCE_STATS_ARRIVAL_SKEW_NS,
+    HTA_INSTANCE_STATS_WAIT_NS,
+    HTA_INSTANCE_STATS_BUSBW_GBPS,
+    HTA_INSTANCE_STATS_SCOPE,
+    HTA_INSTANCE_STATS_N_COLUMNS
+};
+extern const hta_table_spec hta_instance_stats_table;
+
+/* The columns of /collective_summary (docs/results-format.md). */
+enum {
+    HTA_COLLECTIVE_SUMMARY_GROUP_DESC,
+    HTA_COLLECTIVE_SUMMARY_COLLECTIVE,
+    HTA_COLLECTIVE_SUMMARY_DTYPE,
+    HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES,
+    HTA_COLLECTIVE_SUMMARY_COUNT,
+    HTA_COLLECTIVE_SUMMARY_TOTAL_BYTES,
+    HTA_COLLECTIVE_SUMMARY_TRANSFER_P50_US,
+    HTA_COLLECTIVE_SUMMARY_TRANSFER_P90_US,
+    HTA_COLLECTIVE_SUMMARY_TRANSFER_MAX_US,
+    HTA_COLLECTIVE_SUMMARY_BUSBW_P50_GBPS,
+    HTA_COLLECTIVE_SUMMARY_BUSBW_MIN_GBPS,
+    HTA_COLLECTIVE_SUMMARY_MEAN_ARRIVAL_SKEW_US,
+    HTA_COLLECTIVE_SUMMARY_TOTAL_WAIT_US,
+    HTA_COLLECTIVE_SUMMARY_WITHIN_NODE_COUNT,
+    HTA_COLLECTIVE_SUMMARY_WITHIN_NODE_BUSBW_P50_GBPS,
+    HTA_COLLECTIVE_SUMMARY_ACROSS_NODES_COUNT,
+    HTA_COLLECTIVE_SUMMARY_ACROSS_NODES_BUSBW_P50_GBPS,
+    HTA_COLLECTIVE_SUMMARY_N_COLUMNS
+};
+extern const hta_table_spec hta_collective_summary_table;
+
+/* The columns of /comm_by_group (docs/results-format.md). */
+enum {
+    HTA_COMM_BY_GROUP_RANK,
+    HTA_COMM_BY_GROUP_GROUP,
+    HTA_COMM_BY_GROUP_GROUP_DESC,
+    HTA_COMM_BY_GROUP_INSTANCES,
+    HTA_COMM_BY_GROUP_COMM_US,
+    HTA_COMM_BY_GROUP_OVERLAPPED_US,
+    HTA_COMM_BY_GROUP_EXPOSED_US,
+    HTA_COMM_BY_GROUP_EXPOSED_WAIT_US,
+    HTA_COMM_BY_GROUP_EXPOSED_TRANSFER_US,
+    HTA_COMM_BY_GROUP_WAIT_US,
+    HTA_COMM_BY_GROUP_ARRIVED_LAST,
+    HTA_COMM_BY_GROUP_P2P_OPS,
+    HTA_COMM_BY_GROUP_LATE_SENDER_US,
+    HTA_COMM_BY_GROUP_LATE_RECEIVER_US,
+    HTA_COMM_BY_GROUP_UNPAIRED,
+    HTA_COMM_BY_GROUP_N_COLUMNS
+};
+extern const hta_table_spec hta_comm_by_group_table;
+
+/* The columns of _group_waits (scratch between stages, never written). */
+enum {
+    HTA_GROUP_WAITS_RANK,
+    HTA_GROUP_WAITS_COLLECTIVES,
+    HTA_GROUP_WAITS_ARRIVED_LAST,
+    HTA_GROUP_WAITS_CLOCK_VIOLATIONS,
+    HTA_GROUP_WAITS_WAIT_NS,
+    HTA_GROUP_WAITS_MAX_END_LAG_NS,
+    HTA_GROUP_WAITS_CAUSED_WAIT_NS,
+    HTA_GROUP_WAITS_METADATA_MISMATCHES,
+    HTA_GROUP_WAITS_EXPECTED_LAST,
+    HTA_GROUP_WAITS_N_COLUMNS
+};
+extern const hta_table_spec hta_group_waits_table;
+
+/* The columns of _group_missing (scratch between stages, never written). */
+enum {
+    HTA_GROUP_MISSING_RANK,
+    HTA_GROUP_MISSING_MISSING,
+    HTA_GROUP_MISSING_N_COLUMNS
+};
+extern const hta_table_spec hta_group_missing_table;
+
+/* The columns of _step_waits (scratch between stages, never written). */
+enum {
+    HTA_STEP_WAITS_RANK,
+    HTA_STEP_WAITS_STEP,
+    HTA_STEP_WAITS_WAIT_US,
+    HTA_STEP_WAITS_N_COLUMNS
+};
+extern const hta_table_spec hta_step_waits_table;
+
+/* The columns of _kernel_waits (scratch between stages, never written). */
+enum {
+    HTA_KERNEL_WAITS_RANK,
+    HTA_KERNEL_WAITS_START_NS,
+    HTA_KERNEL_WAITS_WAIT_NS,
+    HTA_KERNEL_WAITS_CAUSED_NS,
+    HTA_KERNEL_WAITS_ARRIVED_LAST,
+    HTA_KERNEL_WAITS_GROUP,
+    HTA_KERNEL_WAITS_COLLECTIVE,
+    HTA_KERNEL_WAITS_N_COLUMNS
+};
+extern const hta_table_spec hta_kernel_waits_table;
 
 #endif

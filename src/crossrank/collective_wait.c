@@ -37,6 +37,8 @@
  * an "outliers" row (metric "arrived_last_share", class "straggler"). */
 #include "crossrank/collective_wait.h"
 
+#include "analysis/collectives.h"
+#include "analysis/ranks_table.h"
 #include "crossrank/collective_groups.h"
 #include "crossrank/spread.h"
 #include "model/trace.h"
@@ -48,22 +50,24 @@
 
 #define LATE_ALPHA 0.001
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"collectives", HTA_COL_I64},
-    {"matched", HTA_COL_I64},
-    {"unmatched", HTA_COL_I64},
-    {"missing", HTA_COL_I64},
-    {"total_wait_us", HTA_COL_F64},
-    {"mean_wait_us", HTA_COL_F64},
-    {"arrived_last", HTA_COL_I64},
-    {"arrived_last_share", HTA_COL_F64},
-    {"fair_share", HTA_COL_F64},
-    {"max_end_skew_us", HTA_COL_F64},
-    {"clock_violations", HTA_COL_I64},
-    {"caused_wait_us", HTA_COL_F64},
-    {"metadata_mismatches", HTA_COL_I64},
+static const hta_column COLUMNS[HTA_COLLECTIVE_WAIT_N_COLUMNS] = {
+    [HTA_COLLECTIVE_WAIT_RANK] = {"rank", HTA_COL_I64},
+    [HTA_COLLECTIVE_WAIT_COLLECTIVES] = {"collectives", HTA_COL_I64},
+    [HTA_COLLECTIVE_WAIT_MATCHED] = {"matched", HTA_COL_I64},
+    [HTA_COLLECTIVE_WAIT_UNMATCHED] = {"unmatched", HTA_COL_I64},
+    [HTA_COLLECTIVE_WAIT_MISSING] = {"missing", HTA_COL_I64},
+    [HTA_COLLECTIVE_WAIT_TOTAL_WAIT_US] = {"total_wait_us", HTA_COL_F64},
+    [HTA_COLLECTIVE_WAIT_MEAN_WAIT_US] = {"mean_wait_us", HTA_COL_F64},
+    [HTA_COLLECTIVE_WAIT_ARRIVED_LAST] = {"arrived_last", HTA_COL_I64},
+    [HTA_COLLECTIVE_WAIT_ARRIVED_LAST_SHARE] = {"arrived_last_share", HTA_COL_F64},
+    [HTA_COLLECTIVE_WAIT_FAIR_SHARE] = {"fair_share", HTA_COL_F64},
+    [HTA_COLLECTIVE_WAIT_MAX_END_SKEW_US] = {"max_end_skew_us", HTA_COL_F64},
+    [HTA_COLLECTIVE_WAIT_CLOCK_VIOLATIONS] = {"clock_violations", HTA_COL_I64},
+    [HTA_COLLECTIVE_WAIT_CAUSED_WAIT_US] = {"caused_wait_us", HTA_COL_F64},
+    [HTA_COLLECTIVE_WAIT_METADATA_MISMATCHES] = {"metadata_mismatches", HTA_COL_I64},
 };
+const hta_table_spec hta_collective_wait_table = {
+    "collective_wait", COLUMNS, HTA_COLLECTIVE_WAIT_N_COLUMNS, HTA_TABLE_GATHERED};
 
 typedef struct collective {
     size_t rank;               /* its rank's slot: the row in /ranks */
@@ -127,7 +131,7 @@ int hta_is_late_arriver(int64_t arrived_last, int64_t matched, double fair_share
  * what they lacked). */
 static rank_waits *list_ranks(const hta_table *ranks)
 {
-    long status = hta_table_column(ranks, "status");
+    long status = HTA_RANKS_STATUS;
     rank_waits *w = calloc(ranks->n_rows ? ranks->n_rows : 1, sizeof *w);
     for (size_t r = 0; w && r < ranks->n_rows; r++) {
         const hta_cell *row = hta_table_row(ranks, r);
@@ -319,7 +323,7 @@ static int flag_late_arrivers(hta_tableset *set, const rank_waits *w, size_t n)
         if (w[i].matched)
             shares[k++] = share_of(&w[i]);
     hta_spread s;
-    hta_table *outliers = hta_outliers_table(set);
+    hta_table *outliers = hta_tableset_table(set, &hta_outliers_table);
     int rc = shares && outliers && hta_spread_of(shares, k, &s) == 0 ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (hta_is_late_arriver(w[i].arrived_last, w[i].matched, fair_share_of(&w[i]), k))
@@ -331,12 +335,12 @@ static int flag_late_arrivers(hta_tableset *set, const rank_waits *w, size_t n)
 
 int hta_collective_wait(hta_tableset *set, hta_error *err)
 {
-    hta_table *t = HTA_TABLE(set, "collective_wait", COLUMNS);
+    hta_table *t = hta_tableset_table(set, &hta_collective_wait_table);
     if (!t)
         return hta_fail(err, "out of memory in the collective wait analysis");
-    const hta_table *in = hta_tableset_find(set, "_collectives");
-    const hta_table *grouped = hta_tableset_find(set, "_group_waits");
-    const hta_table *ranks = hta_tableset_find(set, "ranks");
+    const hta_table *in = hta_tableset_find(set, hta_collective_kernels_table.name);
+    const hta_table *grouped = hta_tableset_find(set, hta_group_waits_table.name);
+    const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
     size_t n = in ? count_collectives(in) : 0;
     if (n == 0 && (!grouped || grouped->n_rows == 0))
         return 0;

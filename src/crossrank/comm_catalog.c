@@ -26,14 +26,28 @@ enum { C_RANK, C_GROUP, C_DESC, C_RANKS, C_KERNELS, C_KINDS, C_KIND_OF, C_SEQS, 
 
 /* The catalog's parts: a process's groups (with where they first appear)
  * and kinds. */
-static const hta_column GROUP_PART_COLUMNS[] = {
-    {"rank", HTA_COL_I64}, {"row", HTA_COL_I64},   {"group", HTA_COL_STR},
-    {"group_desc", HTA_COL_STR}, {"group_ranks", HTA_COL_STR},
+static const hta_column GROUP_PART_COLUMNS[HTA_CATALOG_GROUPS_N_COLUMNS] = {
+    [HTA_CATALOG_GROUPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_CATALOG_GROUPS_ROW] = {"row", HTA_COL_I64},
+    [HTA_CATALOG_GROUPS_GROUP] = {"group", HTA_COL_STR},
+    [HTA_CATALOG_GROUPS_GROUP_DESC] = {"group_desc", HTA_COL_STR},
+    [HTA_CATALOG_GROUPS_GROUP_RANKS] = {"group_ranks", HTA_COL_STR},
 };
-static const hta_column KIND_PART_COLUMNS[] = {
-    {"collective", HTA_COL_STR}, {"dtype", HTA_COL_STR}, {"in", HTA_COL_I64},
-    {"out", HTA_COL_I64},        {"size", HTA_COL_I64},  {"peer", HTA_COL_I64},
+const hta_table_spec hta_catalog_groups_table = {
+    "_catalog_groups", GROUP_PART_COLUMNS, HTA_CATALOG_GROUPS_N_COLUMNS,
+    HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+static const hta_column KIND_PART_COLUMNS[HTA_CATALOG_KINDS_N_COLUMNS] = {
+    [HTA_CATALOG_KINDS_COLLECTIVE] = {"collective", HTA_COL_STR},
+    [HTA_CATALOG_KINDS_DTYPE] = {"dtype", HTA_COL_STR},
+    [HTA_CATALOG_KINDS_IN] = {"in", HTA_COL_I64},
+    [HTA_CATALOG_KINDS_OUT] = {"out", HTA_COL_I64},
+    [HTA_CATALOG_KINDS_SIZE] = {"size", HTA_COL_I64},
+    [HTA_CATALOG_KINDS_PEER] = {"peer", HTA_COL_I64},
 };
+const hta_table_spec hta_catalog_kinds_table = {
+    "_catalog_kinds", KIND_PART_COLUMNS, HTA_CATALOG_KINDS_N_COLUMNS,
+    HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+
 long hta_parse_int_list(const char *text, int64_t **out)
 {
     size_t n = 0, cap = 0;
@@ -141,8 +155,8 @@ static int variant_key(hta_buf *key, const char *name, const char *desc, const c
 
 int hta_comm_catalog_part(const hta_table *comm_ops, hta_tableset *parts)
 {
-    hta_table *g = HTA_TABLE(parts, "_catalog_groups", GROUP_PART_COLUMNS);
-    hta_table *k = HTA_TABLE(parts, "_catalog_kinds", KIND_PART_COLUMNS);
+    hta_table *g = hta_tableset_table(parts, &hta_catalog_groups_table);
+    hta_table *k = hta_tableset_table(parts, &hta_catalog_kinds_table);
     if (!g || !k)
         return -1;
     /* Rows come in rank order: a variant's first row here is the one
@@ -322,8 +336,8 @@ int hta_comm_catalog_build(hta_comm_catalog *c, hta_tableset *parts)
     *c = (hta_comm_catalog){.parts = *parts};
     *parts = (hta_tableset){0};
     hta_strtab_init(&c->names);
-    if (build_groups(c, hta_tableset_find(&c->parts, "_catalog_groups")) ||
-        build_kinds(c, hta_tableset_find(&c->parts, "_catalog_kinds")))
+    if (build_groups(c, hta_tableset_find(&c->parts, hta_catalog_groups_table.name)) ||
+        build_kinds(c, hta_tableset_find(&c->parts, hta_catalog_kinds_table.name)))
         return -1;
     return 0;
 }

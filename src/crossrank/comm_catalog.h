@@ -134,4 +134,27 @@ int hta_rank_ops_load(const hta_table *comm_ops, const hta_comm_catalog *c, hta_
                       hta_error *err);
 void hta_rank_ops_free(hta_rank_ops *r);
 
+/* The columns of _catalog_groups (scratch between stages, never written). */
+enum {
+    HTA_CATALOG_GROUPS_RANK,
+    HTA_CATALOG_GROUPS_ROW,
+    HTA_CATALOG_GROUPS_GROUP,
+    HTA_CATALOG_GROUPS_GROUP_DESC,
+    HTA_CATALOG_GROUPS_GROUP_RANKS,
+    HTA_CATALOG_GROUPS_N_COLUMNS
+};
+extern const hta_table_spec hta_catalog_groups_table;
+
+/* The columns of _catalog_kinds (scratch between stages, never written). */
+enum {
+    HTA_CATALOG_KINDS_COLLECTIVE,
+    HTA_CATALOG_KINDS_DTYPE,
+    HTA_CATALOG_KINDS_IN,
+    HTA_CATALOG_KINDS_OUT,
+    HTA_CATALOG_KINDS_SIZE,
+    HTA_CATALOG_KINDS_PEER,
+    HTA_CATALOG_KINDS_N_COLUMNS
+};
+extern const hta_table_spec hta_catalog_kinds_table;
+
 #endif

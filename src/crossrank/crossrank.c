@@ -1,5 +1,5 @@
-/* crossrank.c: the order of the cross-rank statistics (see
- * crossrank/crossrank.h).  The point-to-point and all-to-all figures come
+/* crossrank.c: the cross-rank stage (see crossrank/crossrank.h), and the
+ * order of its statistics on the root.  The point-to-point and all-to-all figures come
  * first, because
  * they add metrics the outlier search reads; the outliers next because the later
  * steps add rows to their table (collective_wait flags late arrivers),
@@ -8,7 +8,9 @@
  * and the nodes last because they read every flag in "outliers". */
 #include "crossrank/crossrank.h"
 
+#include "analysis/comm_ops.h"
 #include "crossrank/all_to_all.h"
+#include "crossrank/collective_exchange.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/kernel_comparison.h"
 #include "crossrank/kernel_type_totals.h"
@@ -20,7 +22,7 @@
 #include "crossrank/step_comparison.h"
 #include "crossrank/stragglers.h"
 
-int hta_crossrank_statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
+static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     if (hta_p2p_results(set, opt, err) ||
         (hta_a2a_results(set) && hta_fail(err, "out of memory summing the all-to-all traffic")) ||
@@ -31,4 +33,34 @@ int hta_crossrank_statistics(hta_tableset *set, const hta_crossrank_settings *op
         hta_rank_stragglers(set, opt, err) || hta_node_statistics(set, opt, err))
         return -1;
     return 0;
+}
+
+/* The collectives matched among the processes; what the root needs of
+ * the outcome gathered to it.  -1 on every process when any failed. */
+static int match_collectives(const hta_processes *pr, hta_crossrank_tables *t, hta_error *err)
+{
+    hta_tableset matched = {0};
+    const hta_table *comm_ops = hta_tableset_find(t->exchanged, hta_comm_ops_table.name);
+    int failed = hta_exchange_collective_groups(pr, comm_ops, t->valid, t->valid_node,
+                                                t->n_valid,
+                                                t->kept != NULL, &matched, err) != 0;
+    hta_tableset_free(t->exchanged);
+    int not_taken = !failed && (hta_tableset_take(&matched, HTA_TABLE_IN_PLACE, t->in_place) ||
+                                (t->kept && hta_tableset_take_others(&matched, HTA_TABLE_GATHERED,
+                                                                     t->kept)));
+    hta_tableset_keep(&matched, HTA_TABLE_GATHERED);
+    if (!failed && hta_processes_gather_tables(pr, &matched, t->all, err))
+        failed = 1;
+    if (not_taken && !failed)
+        hta_fail(err, "out of memory while matching the collectives");
+    hta_tableset_free(&matched);
+    return hta_processes_any(pr, failed || not_taken) ? -1 : 0;
+}
+
+int hta_crossrank(const hta_processes *pr, hta_crossrank_tables *t,
+                  const hta_crossrank_settings *opt, hta_error *err)
+{
+    if (match_collectives(pr, t, err))
+        return -1;
+    return pr->me == HTA_ROOT ? statistics(t->all, opt, err) : 0;
 }

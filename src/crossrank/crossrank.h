@@ -1,19 +1,48 @@
-/* crossrank/crossrank.h: the statistics over ranks, computed on the root
- * after the gather (definitions section 5), in the order they depend on
- * each other.
+/* crossrank/crossrank.h: the cross-rank stage, the one entry the run,
+ * the fuzzer and libhta take (definitions section 5).
  *
- * Every cross-rank table is built from the per-rank tables the root holds
- * once hta_resolve_ranks (run/ranks.h) has mapped and sorted them: rows
- * are in rank order, so results never depend on the number of processes. */
+ * Every process of the run brings its tables matched among the processes
+ * (its ranks' communication kernels) once the root has resolved ranks
+ * (run/ranks.h) and every process holds the map: the collectives are
+ * matched by process group among the processes
+ * (crossrank/collective_exchange.h), each process keeps the rows it
+ * writes in place, and the figures the root needs are gathered to it;
+ * the root then computes the statistics over ranks from the tables it
+ * holds, in the order they depend on each other.  Rows are in rank order,
+ * so results never depend on the number of processes; a process alone
+ * (crossrank/processes.h) gets the tables a run of one process writes. */
 #ifndef HTA_CROSSRANK_H
 #define HTA_CROSSRANK_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crossrank/processes.h"
 #include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
 
-/* Adds every cross-rank table to set; -1 with err set at the first
- * failure. */
-int hta_crossrank_statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err);
+/* What a process brings to the stage and what it receives. */
+typedef struct hta_crossrank_tables {
+    hta_tableset *all;         /* root: the gathered tables, ranks resolved;
+                                  the cross-rank tables are added */
+    hta_tableset *exchanged;   /* its HTA_TABLE_EXCHANGED tables, rank-mapped;
+                                  emptied */
+    const int64_t *valid;      /* the ranks analysed without failure, sorted,
+                                  the same on every process */
+    const int64_t *valid_node; /* the node of each (crossrank/hosts.h), which
+                                  splits /collective_summary; NULL: unknown */
+    size_t n_valid;
+    hta_tableset *in_place;    /* receives the rows it writes in place */
+    hta_tableset *kept;        /* receives what stays on it (each of its ranks'
+                                  kernel waits, for --write-traces); NULL:
+                                  nothing kept */
+} hta_crossrank_tables;
+
+/* Every process of pr: -1 with err on every process when the matching or
+ * the gather failed anywhere, on the root alone when a statistic did (err
+ * says why where it failed). */
+int hta_crossrank(const hta_processes *pr, hta_crossrank_tables *t,
+                  const hta_crossrank_settings *opt, hta_error *err);
 
 #endif

@@ -10,6 +10,8 @@
  * map would put the unnamed ranks on a node of their own. */
 #include "crossrank/hosts.h"
 
+#include "analysis/ranks_table.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,10 +88,9 @@ int hta_rank_hosts_find(const hta_tableset *set, int gpus_per_node, hta_rank_hos
 {
     *out = (hta_rank_hosts){0};
     hta_strtab_init(&out->names);
-    const hta_table *ranks = hta_tableset_find(set, "ranks");
-    long file = ranks ? hta_table_column(ranks, "file") : -1;
-    long status = ranks ? hta_table_column(ranks, "status") : -1;
-    if (file < 0 || status < 0 || ranks->n_rows == 0)
+    const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
+    const long file = HTA_RANKS_FILE, status = HTA_RANKS_STATUS;
+    if (!ranks || ranks->n_rows == 0)
         return 0;
     out->rank = malloc(ranks->n_rows * sizeof *out->rank);
     out->node = malloc(ranks->n_rows * sizeof *out->node);

@@ -25,6 +25,7 @@ typedef struct hta_rank_hosts {
 int hta_rank_hosts_find(const hta_tableset *set, int gpus_per_node, hta_rank_hosts *out);
 void hta_rank_hosts_free(hta_rank_hosts *h);
 
+
 /* The host written in a tensorboard_trace_handler file name, as
  * [start, start + *len) of path; NULL when the name is not one. */
 const char *hta_host_from_file_name(const char *path, size_t *len);

@@ -16,6 +16,7 @@
  * kernel name (docs/crossrank.md has measured figures). */
 #include "crossrank/kernel_comparison.h"
 
+#include "analysis/kernel_breakdown.h"
 #include "crossrank/name_groups.h"
 #include "crossrank/spread.h"
 #include "util/strtab.h"
@@ -25,18 +26,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"name", HTA_COL_STR},
-    {"kernel_type", HTA_COL_STR},
-    {"n_ranks", HTA_COL_I64},
-    {"mean_us", HTA_COL_F64},
-    {"std_us", HTA_COL_F64},
-    {"min_us", HTA_COL_F64},
-    {"min_rank", HTA_COL_I64},
-    {"max_us", HTA_COL_F64},
-    {"max_rank", HTA_COL_I64},
-    {"outlier_ranks", HTA_COL_STR},
+static const hta_column COLUMNS[HTA_CROSS_KERNELS_N_COLUMNS] = {
+    [HTA_CROSS_KERNELS_NAME] = {"name", HTA_COL_STR},
+    [HTA_CROSS_KERNELS_KERNEL_TYPE] = {"kernel_type", HTA_COL_STR},
+    [HTA_CROSS_KERNELS_N_RANKS] = {"n_ranks", HTA_COL_I64},
+    [HTA_CROSS_KERNELS_MEAN_US] = {"mean_us", HTA_COL_F64},
+    [HTA_CROSS_KERNELS_STD_US] = {"std_us", HTA_COL_F64},
+    [HTA_CROSS_KERNELS_MIN_US] = {"min_us", HTA_COL_F64},
+    [HTA_CROSS_KERNELS_MIN_RANK] = {"min_rank", HTA_COL_I64},
+    [HTA_CROSS_KERNELS_MAX_US] = {"max_us", HTA_COL_F64},
+    [HTA_CROSS_KERNELS_MAX_RANK] = {"max_rank", HTA_COL_I64},
+    [HTA_CROSS_KERNELS_OUTLIER_RANKS] = {"outlier_ranks", HTA_COL_STR},
 };
+const hta_table_spec hta_cross_kernels_table = {
+    "cross_rank/kernels", COLUMNS, HTA_CROSS_KERNELS_N_COLUMNS, HTA_TABLE_GATHERED};
 
 typedef struct kernel_columns {
     long name, type, mean;
@@ -67,15 +70,15 @@ static int put_kernel(hta_table *t, const hta_table *kernels, const kernel_colum
 
 int hta_kernel_comparison(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
-    hta_table *t = HTA_TABLE(set, "cross_rank/kernels", COLUMNS);
-    const hta_table *kernels = hta_tableset_find(set, "kernels");
+    hta_table *t = hta_tableset_table(set, &hta_cross_kernels_table);
+    const hta_table *kernels = hta_tableset_find(set, hta_kernels_table.name);
     if (!t)
         return hta_fail(err, "out of memory comparing kernels across ranks");
     if (!kernels || kernels->n_rows == 0)
         return 0;
-    kernel_columns col = {hta_table_column(kernels, "name"),
-                          hta_table_column(kernels, "kernel_type"),
-                          hta_table_column(kernels, "mean_us")};
+    kernel_columns col = {HTA_KERNELS_NAME,
+                          HTA_KERNELS_KERNEL_TYPE,
+                          HTA_KERNELS_MEAN_US};
     if (col.name < 0 || col.type < 0 || col.mean < 0)
         return hta_fail(err, "/kernels lacks the name, kernel_type or mean_us column");
     hta_name_groups g;

@@ -9,16 +9,19 @@
  * among equal sums for its at most 7 rows). */
 #include "crossrank/kernel_type_totals.h"
 
+#include "analysis/kernel_breakdown.h"
 #include "numerics/stats.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"kernel_type", HTA_COL_STR},
-    {"sum_us", HTA_COL_F64},
-    {"percentage", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_KERNEL_TYPE_BREAKDOWN_N_COLUMNS] = {
+    [HTA_KERNEL_TYPE_BREAKDOWN_KERNEL_TYPE] = {"kernel_type", HTA_COL_STR},
+    [HTA_KERNEL_TYPE_BREAKDOWN_SUM_US] = {"sum_us", HTA_COL_F64},
+    [HTA_KERNEL_TYPE_BREAKDOWN_PERCENTAGE] = {"percentage", HTA_COL_F64},
 };
+const hta_table_spec hta_kernel_type_breakdown_table = {
+    "kernel_type_breakdown", COLUMNS, HTA_KERNEL_TYPE_BREAKDOWN_N_COLUMNS, HTA_TABLE_GATHERED};
 
 typedef struct type_total {
     const char *kernel_type;   /* borrowed from the per-rank table */
@@ -37,8 +40,8 @@ static int compare_sum_descending(const void *a, const void *b)
  * the number of distinct types. */
 static size_t sum_by_type(const hta_table *by_rank, type_total *totals)
 {
-    long type_col = hta_table_column(by_rank, "kernel_type");
-    long sum_col = hta_table_column(by_rank, "sum_us");
+    long type_col = HTA_KERNEL_TYPE_BY_RANK_KERNEL_TYPE;
+    long sum_col = HTA_KERNEL_TYPE_BY_RANK_SUM_US;
     size_t n = 0;
     for (size_t r = 0; r < by_rank->n_rows; r++) {
         const hta_cell *row = hta_table_row(by_rank, r);
@@ -70,11 +73,11 @@ static int put_totals(hta_table *t, const type_total *totals, size_t n)
 
 int hta_kernel_type_totals(hta_tableset *set, hta_error *err)
 {
-    const hta_table *by_rank = hta_tableset_find(set, "kernel_type_by_rank");
+    const hta_table *by_rank = hta_tableset_find(set, hta_kernel_type_by_rank_table.name);
     if (!by_rank || by_rank->n_rows == 0)
         return 0;
     type_total *totals = malloc(by_rank->n_rows * sizeof *totals);
-    hta_table *t = HTA_TABLE(set, "kernel_type_breakdown", COLUMNS);
+    hta_table *t = hta_tableset_table(set, &hta_kernel_type_breakdown_table);
     int rc = totals && t ? 0 : -1;
     if (rc == 0) {
         size_t n = sum_by_type(by_rank, totals);

@@ -9,4 +9,13 @@
  * from the per-rank "kernel_type_by_rank"). */
 int hta_kernel_type_totals(hta_tableset *set, hta_error *err);
 
+/* The columns of /kernel_type_breakdown (docs/results-format.md). */
+enum {
+    HTA_KERNEL_TYPE_BREAKDOWN_KERNEL_TYPE,
+    HTA_KERNEL_TYPE_BREAKDOWN_SUM_US,
+    HTA_KERNEL_TYPE_BREAKDOWN_PERCENTAGE,
+    HTA_KERNEL_TYPE_BREAKDOWN_N_COLUMNS
+};
+extern const hta_table_spec hta_kernel_type_breakdown_table;
+
 #endif

@@ -7,21 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/annotations.h"
+#include "analysis/kernel_sequences.h"
+#include "analysis/ops.h"
 #include "crossrank/name_groups.h"
 #include "crossrank/spread.h"
 #include "util/strtab.h"
 
-static const hta_column COLUMNS[] = {
-    {"name", HTA_COL_STR},
-    {"n_ranks", HTA_COL_I64},
-    {"mean_us", HTA_COL_F64},
-    {"std_us", HTA_COL_F64},
-    {"min_us", HTA_COL_F64},
-    {"min_rank", HTA_COL_I64},
-    {"max_us", HTA_COL_F64},
-    {"max_rank", HTA_COL_I64},
-    {"outlier_ranks", HTA_COL_STR},
+static const hta_column COLUMNS[HTA_CROSS_NAMES_N_COLUMNS] = {
+    [HTA_CROSS_NAMES_NAME] = {"name", HTA_COL_STR},
+    [HTA_CROSS_NAMES_N_RANKS] = {"n_ranks", HTA_COL_I64},
+    [HTA_CROSS_NAMES_MEAN_US] = {"mean_us", HTA_COL_F64},
+    [HTA_CROSS_NAMES_STD_US] = {"std_us", HTA_COL_F64},
+    [HTA_CROSS_NAMES_MIN_US] = {"min_us", HTA_COL_F64},
+    [HTA_CROSS_NAMES_MIN_RANK] = {"min_rank", HTA_COL_I64},
+    [HTA_CROSS_NAMES_MAX_US] = {"max_us", HTA_COL_F64},
+    [HTA_CROSS_NAMES_MAX_RANK] = {"max_rank", HTA_COL_I64},
+    [HTA_CROSS_NAMES_OUTLIER_RANKS] = {"outlier_ranks", HTA_COL_STR},
 };
+const hta_table_spec hta_cross_ops_table = {
+    "cross_rank/ops", COLUMNS, HTA_CROSS_NAMES_N_COLUMNS, HTA_TABLE_GATHERED};
+const hta_table_spec hta_cross_annotations_table = {
+    "cross_rank/annotations", COLUMNS, HTA_CROSS_NAMES_N_COLUMNS, HTA_TABLE_GATHERED};
+const hta_table_spec hta_cross_kernel_sequences_table = {
+    "cross_rank/kernel_sequences", COLUMNS, HTA_CROSS_NAMES_N_COLUMNS, HTA_TABLE_GATHERED};
 
 /* The per-rank sums of one name's rows (in rank order); their count. */
 static size_t sum_per_rank(const hta_table *t, long value_col, const size_t *rows, size_t n,
@@ -64,15 +73,13 @@ static int put_name(hta_table *into, const char *name, const int64_t *ranks, con
 int hta_compare_names(hta_tableset *set, const hta_crossrank_settings *opt,
                       const hta_name_comparison *c, hta_error *err)
 {
-    hta_table *into = hta_tableset_find_or_create(set, c->into, COLUMNS, sizeof COLUMNS / sizeof *COLUMNS);
-    const hta_table *from = hta_tableset_find(set, c->from);
+    hta_table *into = hta_tableset_table(set, c->into);
+    const hta_table *from = hta_tableset_find(set, c->from->name);
     if (!into)
-        return hta_fail(err, "out of memory comparing /%s across ranks", c->from);
+        return hta_fail(err, "out of memory comparing /%s across ranks", c->from->name);
     if (!from || from->n_rows == 0)
         return 0;
-    long name_col = hta_table_column(from, "name"), value_col = hta_table_column(from, c->value);
-    if (name_col < 0 || value_col < 0)
-        return hta_fail(err, "/%s lacks the name or %s column", c->from, c->value);
+    long name_col = c->name, value_col = c->value;
     hta_name_groups g;
     int rc = hta_name_groups_build(from, name_col, &g);
     int64_t *ranks = malloc(from->n_rows * sizeof *ranks);
@@ -89,17 +96,20 @@ int hta_compare_names(hta_tableset *set, const hta_crossrank_settings *opt,
     free(ranks);
     free(sums);
     hta_buf_free(&text);
-    return rc ? hta_fail(err, "out of memory comparing /%s across ranks", c->from) : 0;
+    return rc ? hta_fail(err, "out of memory comparing /%s across ranks", c->from->name) : 0;
 }
 
 int hta_op_and_annotation_comparison(hta_tableset *set, const hta_crossrank_settings *opt,
                                      hta_error *err)
 {
-    static const hta_name_comparison OPS = {"ops", "gpu_busy_sum_us", "cross_rank/ops"};
-    static const hta_name_comparison ANNOTATIONS = {"annotations", "sum_us",
-                                                    "cross_rank/annotations"};
-    static const hta_name_comparison SEQUENCES = {"kernel_sequences", "count",
-                                                  "cross_rank/kernel_sequences"};
+    static const hta_name_comparison OPS = {&hta_ops_table, HTA_OPS_NAME,
+                                            HTA_OPS_GPU_BUSY_SUM_US, &hta_cross_ops_table};
+    static const hta_name_comparison ANNOTATIONS = {&hta_annotations_table, HTA_ANNOTATIONS_NAME,
+                                                    HTA_ANNOTATIONS_SUM_US,
+                                                    &hta_cross_annotations_table};
+    static const hta_name_comparison SEQUENCES = {
+        &hta_kernel_sequences_table, HTA_KERNEL_SEQUENCES_NAME, HTA_KERNEL_SEQUENCES_COUNT,
+        &hta_cross_kernel_sequences_table};
     return hta_compare_names(set, opt, &OPS, err) ||
                    hta_compare_names(set, opt, &ANNOTATIONS, err) ||
                    hta_compare_names(set, opt, &SEQUENCES, err)

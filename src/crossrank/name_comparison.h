@@ -17,10 +17,11 @@
 #include "util/error.h"
 
 typedef struct hta_name_comparison {
-    const char *from;          /* per-rank table */
-    const char *value;         /* its column summed per (rank, name): int64
+    const hta_table_spec *from; /* per-rank table */
+    long name;                 /* its name column */
+    long value;                /* its column summed per (rank, name): int64
                                   or float64, NaN counting as 0 */
-    const char *into;          /* the cross-rank table */
+    const hta_table_spec *into; /* the cross-rank table */
 } hta_name_comparison;
 
 int hta_compare_names(hta_tableset *set, const hta_crossrank_settings *opt,
@@ -30,5 +31,23 @@ int hta_compare_names(hta_tableset *set, const hta_crossrank_settings *opt,
  * annotation time) and "cross_rank/kernel_sequences" (count). */
 int hta_op_and_annotation_comparison(hta_tableset *set, const hta_crossrank_settings *opt,
                                      hta_error *err);
+
+/* The columns of /cross_rank/ops, /cross_rank/annotations and
+ * /cross_rank/kernel_sequences (docs/results-format.md). */
+enum {
+    HTA_CROSS_NAMES_NAME,
+    HTA_CROSS_NAMES_N_RANKS,
+    HTA_CROSS_NAMES_MEAN_US,
+    HTA_CROSS_NAMES_STD_US,
+    HTA_CROSS_NAMES_MIN_US,
+    HTA_CROSS_NAMES_MIN_RANK,
+    HTA_CROSS_NAMES_MAX_US,
+    HTA_CROSS_NAMES_MAX_RANK,
+    HTA_CROSS_NAMES_OUTLIER_RANKS,
+    HTA_CROSS_NAMES_N_COLUMNS
+};
+extern const hta_table_spec hta_cross_ops_table;
+extern const hta_table_spec hta_cross_annotations_table;
+extern const hta_table_spec hta_cross_kernel_sequences_table;
 
 #endif

@@ -19,6 +19,7 @@
  * "nodes" keeps the metric whose |robust z| is largest and material. */
 #include "crossrank/nodes.h"
 
+#include "analysis/registry.h"
 #include "crossrank/hosts.h"
 #include "crossrank/spread.h"
 #include "numerics/stats.h"
@@ -28,25 +29,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column NODE_COLUMNS[] = {
-    {"node", HTA_COL_I64},
-    {"host", HTA_COL_STR},
-    {"ranks", HTA_COL_I64},
-    {"flagged_ranks", HTA_COL_I64},
-    {"p_value", HTA_COL_F64},
-    {"p_bonferroni", HTA_COL_F64},
-    {"named", HTA_COL_I64},
-    {"worst_metric", HTA_COL_STR},
-    {"worst_robust_z", HTA_COL_F64},
+static const hta_column NODE_COLUMNS[HTA_NODES_N_COLUMNS] = {
+    [HTA_NODES_NODE] = {"node", HTA_COL_I64},
+    [HTA_NODES_HOST] = {"host", HTA_COL_STR},
+    [HTA_NODES_RANKS] = {"ranks", HTA_COL_I64},
+    [HTA_NODES_FLAGGED_RANKS] = {"flagged_ranks", HTA_COL_I64},
+    [HTA_NODES_P_VALUE] = {"p_value", HTA_COL_F64},
+    [HTA_NODES_P_BONFERRONI] = {"p_bonferroni", HTA_COL_F64},
+    [HTA_NODES_NAMED] = {"named", HTA_COL_I64},
+    [HTA_NODES_WORST_METRIC] = {"worst_metric", HTA_COL_STR},
+    [HTA_NODES_WORST_ROBUST_Z] = {"worst_robust_z", HTA_COL_F64},
 };
+const hta_table_spec hta_nodes_table = {
+    "nodes", NODE_COLUMNS, HTA_NODES_N_COLUMNS, HTA_TABLE_GATHERED};
 
-static const hta_column NODE_METRIC_COLUMNS[] = {
-    {"node", HTA_COL_I64},
-    {"host", HTA_COL_STR},
-    {"metric", HTA_COL_STR},
-    {"value", HTA_COL_F64},
-    {"robust_z", HTA_COL_F64},
+static const hta_column NODE_METRIC_COLUMNS[HTA_NODE_METRICS_N_COLUMNS] = {
+    [HTA_NODE_METRICS_NODE] = {"node", HTA_COL_I64},
+    [HTA_NODE_METRICS_HOST] = {"host", HTA_COL_STR},
+    [HTA_NODE_METRICS_METRIC] = {"metric", HTA_COL_STR},
+    [HTA_NODE_METRICS_VALUE] = {"value", HTA_COL_F64},
+    [HTA_NODE_METRICS_ROBUST_Z] = {"robust_z", HTA_COL_F64},
 };
+const hta_table_spec hta_node_metrics_table = {
+    "node_metrics", NODE_METRIC_COLUMNS, HTA_NODE_METRICS_N_COLUMNS, HTA_TABLE_GATHERED};
 
 /* What is known of one node while it is measured. */
 typedef struct node_figures {
@@ -94,13 +99,11 @@ static int64_t count_flagged(const hta_tableset *set, const hta_rank_hosts *h,
                              const hta_crossrank_settings *opt, unsigned char *flagged,
                              node_figures *nodes)
 {
-    const hta_table *outliers = hta_tableset_find(set, "outliers");
-    long rank_col = outliers ? hta_table_column(outliers, "rank") : -1;
-    long class_col = outliers ? hta_table_column(outliers, "classification") : -1;
-    long robust_col = outliers ? hta_table_column(outliers, "robust_z") : -1;
+    const hta_table *outliers = hta_tableset_find(set, hta_outliers_table.name);
+    const long rank_col = HTA_OUTLIERS_RANK, class_col = HTA_OUTLIERS_CLASSIFICATION;
+    const long robust_col = HTA_OUTLIERS_ROBUST_Z;
     int64_t total = 0;
-    for (size_t r = 0; rank_col >= 0 && class_col >= 0 && robust_col >= 0 &&
-                       r < outliers->n_rows; r++) {
+    for (size_t r = 0; outliers && r < outliers->n_rows; r++) {
         const hta_cell *row = hta_table_row(outliers, r);
         long i = rank_index(h, row[rank_col].i);
         if (i < 0 || flagged[i] || !flags_rank(row, class_col, robust_col, opt))
@@ -216,7 +219,7 @@ static int measure_metrics(const hta_tableset *set, const hta_rank_hosts *h,
                            const hta_crossrank_settings *opt, node_figures *nodes,
                            hta_strtab *names, hta_table *out)
 {
-    const hta_table *metrics = hta_tableset_find(set, "rank_metrics");
+    const hta_table *metrics = hta_tableset_find(set, hta_rank_metrics_table.name);
     if (!metrics || metrics->n_rows == 0)
         return 0;
     uint32_t *metric_of = malloc(metrics->n_rows * sizeof *metric_of);
@@ -268,8 +271,8 @@ int hta_node_statistics(hta_tableset *set, const hta_crossrank_settings *opt, ht
     hta_strtab_init(&names);
     node_figures *nodes = calloc(h.names.count, sizeof *nodes);
     unsigned char *flagged = calloc(h.n_ranks, 1);
-    hta_table *node_table = HTA_TABLE(set, "nodes", NODE_COLUMNS);
-    hta_table *metric_table = HTA_TABLE(set, "node_metrics", NODE_METRIC_COLUMNS);
+    hta_table *node_table = hta_tableset_table(set, &hta_nodes_table);
+    hta_table *metric_table = hta_tableset_table(set, &hta_node_metrics_table);
     int rc = nodes && flagged && node_table && metric_table ? 0 : -1;
     for (size_t i = 0; i < h.n_ranks && rc == 0; i++)
         nodes[h.node[i]].ranks++;

@@ -12,6 +12,8 @@
  * utilisation), from the ranks' "_step_flops". */
 #include "crossrank/op_perf_comparison.h"
 
+#include "analysis/op_perf.h"
+#include "analysis/steps.h"
 #include "crossrank/step_rows.h"
 #include "numerics/stats.h"
 
@@ -19,22 +21,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"name", HTA_COL_STR},
-    {"input_dims", HTA_COL_STR},
-    {"input_type", HTA_COL_STR},
-    {"kind", HTA_COL_STR},
-    {"n_ranks", HTA_COL_I64},
-    {"calls", HTA_COL_I64},
-    {"flops", HTA_COL_F64},
-    {"gpu_time_us", HTA_COL_F64},
-    {"pct_roofline", HTA_COL_F64},
-    {"tflops_min", HTA_COL_F64},
-    {"tflops_median", HTA_COL_F64},
-    {"tflops_max", HTA_COL_F64},
-    {"slowest_rank", HTA_COL_I64},
-    {"slowest_ratio", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_CROSS_OP_PERF_N_COLUMNS] = {
+    [HTA_CROSS_OP_PERF_NAME] = {"name", HTA_COL_STR},
+    [HTA_CROSS_OP_PERF_INPUT_DIMS] = {"input_dims", HTA_COL_STR},
+    [HTA_CROSS_OP_PERF_INPUT_TYPE] = {"input_type", HTA_COL_STR},
+    [HTA_CROSS_OP_PERF_KIND] = {"kind", HTA_COL_STR},
+    [HTA_CROSS_OP_PERF_N_RANKS] = {"n_ranks", HTA_COL_I64},
+    [HTA_CROSS_OP_PERF_CALLS] = {"calls", HTA_COL_I64},
+    [HTA_CROSS_OP_PERF_FLOPS] = {"flops", HTA_COL_F64},
+    [HTA_CROSS_OP_PERF_GPU_TIME_US] = {"gpu_time_us", HTA_COL_F64},
+    [HTA_CROSS_OP_PERF_PCT_ROOFLINE] = {"pct_roofline", HTA_COL_F64},
+    [HTA_CROSS_OP_PERF_TFLOPS_MIN] = {"tflops_min", HTA_COL_F64},
+    [HTA_CROSS_OP_PERF_TFLOPS_MEDIAN] = {"tflops_median", HTA_COL_F64},
+    [HTA_CROSS_OP_PERF_TFLOPS_MAX] = {"tflops_max", HTA_COL_F64},
+    [HTA_CROSS_OP_PERF_SLOWEST_RANK] = {"slowest_rank", HTA_COL_I64},
+    [HTA_CROSS_OP_PERF_SLOWEST_RATIO] = {"slowest_ratio", HTA_COL_F64},
 };
+const hta_table_spec hta_cross_op_perf_table = {
+    "cross_rank/op_perf", COLUMNS, HTA_CROSS_OP_PERF_N_COLUMNS, HTA_TABLE_GATHERED};
 
 typedef struct shape_columns {
     long name, dims, type, kind, calls, flops, tflops, time, roofline;
@@ -98,13 +102,13 @@ static int put_shape(hta_table *t, const shape_row *s, size_t n, double *scratch
 
 int hta_op_perf_steps(hta_tableset *set, hta_error *err)
 {
-    hta_table *steps = hta_tableset_find(set, "steps");
-    const hta_table *traced = hta_tableset_find(set, "_step_flops");
+    hta_table *steps = hta_tableset_find(set, hta_steps_table.name);
+    const hta_table *traced = hta_tableset_find(set, hta_step_flops_table.name);
     if (!steps || !traced || steps->n_rows == 0)
         return 0;
-    long time = hta_table_column(steps, "step_time_us");
-    long flops = hta_table_column(steps, "traced_flops");
-    long mfu = hta_table_column(steps, "traced_mfu_pct");
+    long time = HTA_STEPS_STEP_TIME_US;
+    long flops = HTA_STEPS_TRACED_FLOPS;
+    long mfu = HTA_STEPS_TRACED_MFU_PCT;
     hta_step_rows *index = hta_step_rows_index(steps);
     if (!index)
         return hta_fail(err, "out of memory adding the traced FLOPs to the steps");
@@ -122,17 +126,17 @@ int hta_op_perf_steps(hta_tableset *set, hta_error *err)
 
 int hta_op_perf_comparison(hta_tableset *set, hta_error *err)
 {
-    const hta_table *perf = hta_tableset_find(set, "op_perf");
+    const hta_table *perf = hta_tableset_find(set, hta_op_perf_table.name);
     if (!perf || perf->n_rows == 0)
         return 0;
-    shape_columns c = {hta_table_column(perf, "name"),   hta_table_column(perf, "input_dims"),
-                       hta_table_column(perf, "input_type"), hta_table_column(perf, "kind"),
-                       hta_table_column(perf, "calls"),  hta_table_column(perf, "flops"),
-                       hta_table_column(perf, "tflops"), hta_table_column(perf, "gpu_time_us"),
-                       hta_table_column(perf, "roofline_time_us")};
+    shape_columns c = {HTA_OP_PERF_NAME,   HTA_OP_PERF_INPUT_DIMS,
+                       HTA_OP_PERF_INPUT_TYPE, HTA_OP_PERF_KIND,
+                       HTA_OP_PERF_CALLS,  HTA_OP_PERF_FLOPS,
+                       HTA_OP_PERF_TFLOPS, HTA_OP_PERF_GPU_TIME_US,
+                       HTA_OP_PERF_ROOFLINE_TIME_US};
     shape_row *s = malloc(perf->n_rows * sizeof *s);
     double *scratch = malloc(perf->n_rows * sizeof *scratch);
-    hta_table *t = HTA_TABLE(set, "cross_rank/op_perf", COLUMNS);
+    hta_table *t = hta_tableset_table(set, &hta_cross_op_perf_table);
     int rc = s && scratch && t ? 0 : -1;
     size_t n = 0;
     for (size_t r = 0; rc == 0 && r < perf->n_rows; r++) {

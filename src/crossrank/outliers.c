@@ -6,6 +6,7 @@
  * |median|) keeps timing noise of a few microseconds from being reported. */
 #include "crossrank/outliers.h"
 
+#include "analysis/registry.h"
 #include "crossrank/spread.h"
 #include "util/strtab.h"
 
@@ -48,10 +49,10 @@ static int flag_metric(hta_table *out, const char *metric, const int64_t *ranks,
  * appearance, and flags each group. */
 int hta_find_outliers(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
-    hta_table *out = hta_outliers_table(set);
+    hta_table *out = hta_tableset_table(set, &hta_outliers_table);
     if (!out)
         return hta_fail(err, "out of memory");
-    const hta_table *metrics = hta_tableset_find(set, "rank_metrics");
+    const hta_table *metrics = hta_tableset_find(set, hta_rank_metrics_table.name);
     if (!metrics || metrics->n_rows == 0)
         return 0;
     hta_strtab names;

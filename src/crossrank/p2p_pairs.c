@@ -29,53 +29,70 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column PAIR_COLUMNS[] = {
-    {"group", HTA_COL_STR},          {"src", HTA_COL_I64},
-    {"dst", HTA_COL_I64},            {"index", HTA_COL_I64},
-    {"dtype", HTA_COL_STR},          {"bytes", HTA_COL_I64},
-    {"send_start_us", HTA_COL_F64},  {"recv_start_us", HTA_COL_F64},
-    {"late_sender_us", HTA_COL_F64}, {"late_receiver_us", HTA_COL_F64},
-    {"transfer_us", HTA_COL_F64},    {"gbps", HTA_COL_F64},
-    {"clock_violation", HTA_COL_I64},
+static const hta_column PAIR_COLUMNS[HTA_P2P_N_COLUMNS] = {
+    [HTA_P2P_GROUP] = {"group", HTA_COL_STR},
+    [HTA_P2P_SRC] = {"src", HTA_COL_I64},
+    [HTA_P2P_DST] = {"dst", HTA_COL_I64},
+    [HTA_P2P_INDEX] = {"index", HTA_COL_I64},
+    [HTA_P2P_DTYPE] = {"dtype", HTA_COL_STR},
+    [HTA_P2P_BYTES] = {"bytes", HTA_COL_I64},
+    [HTA_P2P_SEND_START_US] = {"send_start_us", HTA_COL_F64},
+    [HTA_P2P_RECV_START_US] = {"recv_start_us", HTA_COL_F64},
+    [HTA_P2P_LATE_SENDER_US] = {"late_sender_us", HTA_COL_F64},
+    [HTA_P2P_LATE_RECEIVER_US] = {"late_receiver_us", HTA_COL_F64},
+    [HTA_P2P_TRANSFER_US] = {"transfer_us", HTA_COL_F64},
+    [HTA_P2P_GBPS] = {"gbps", HTA_COL_F64},
+    [HTA_P2P_CLOCK_VIOLATION] = {"clock_violation", HTA_COL_I64},
 };
+const hta_table_spec hta_p2p_table = {
+    "p2p", PAIR_COLUMNS, HTA_P2P_N_COLUMNS, HTA_TABLE_IN_PLACE | HTA_TABLE_DEFLATE_LARGE};
 
-static const hta_column SUMMARY_COLUMNS[] = {
-    {"src", HTA_COL_I64},               {"dst", HTA_COL_I64},
-    {"count", HTA_COL_I64},             {"total_bytes", HTA_COL_I64},
-    {"transfer_p50_us", HTA_COL_F64},   {"gbps_p50", HTA_COL_F64},
-    {"late_sender_us", HTA_COL_F64},    {"late_receiver_us", HTA_COL_F64},
-    {"clock_violations", HTA_COL_I64},
+static const hta_column SUMMARY_COLUMNS[HTA_P2P_SUMMARY_N_COLUMNS] = {
+    [HTA_P2P_SUMMARY_SRC] = {"src", HTA_COL_I64},
+    [HTA_P2P_SUMMARY_DST] = {"dst", HTA_COL_I64},
+    [HTA_P2P_SUMMARY_COUNT] = {"count", HTA_COL_I64},
+    [HTA_P2P_SUMMARY_TOTAL_BYTES] = {"total_bytes", HTA_COL_I64},
+    [HTA_P2P_SUMMARY_TRANSFER_P50_US] = {"transfer_p50_us", HTA_COL_F64},
+    [HTA_P2P_SUMMARY_GBPS_P50] = {"gbps_p50", HTA_COL_F64},
+    [HTA_P2P_SUMMARY_LATE_SENDER_US] = {"late_sender_us", HTA_COL_F64},
+    [HTA_P2P_SUMMARY_LATE_RECEIVER_US] = {"late_receiver_us", HTA_COL_F64},
+    [HTA_P2P_SUMMARY_CLOCK_VIOLATIONS] = {"clock_violations", HTA_COL_I64},
 };
+const hta_table_spec hta_p2p_summary_table = {
+    "p2p_summary", SUMMARY_COLUMNS, HTA_P2P_SUMMARY_N_COLUMNS, HTA_TABLE_GATHERED};
 
-static const hta_column RANK_COLUMNS[] = {
-    {"rank", HTA_COL_I64},           {"ops", HTA_COL_I64},
-    {"unpaired", HTA_COL_I64},       {"late_sender_wait_ns", HTA_COL_I64},
-    {"late_receiver_wait_ns", HTA_COL_I64}, {"caused_late_sender_ns", HTA_COL_I64},
-    {"clock_violations", HTA_COL_I64},
+static const hta_column RANK_COLUMNS[HTA_P2P_RANKS_N_COLUMNS] = {
+    [HTA_P2P_RANKS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_P2P_RANKS_OPS] = {"ops", HTA_COL_I64},
+    [HTA_P2P_RANKS_UNPAIRED] = {"unpaired", HTA_COL_I64},
+    [HTA_P2P_RANKS_LATE_SENDER_WAIT_NS] = {"late_sender_wait_ns", HTA_COL_I64},
+    [HTA_P2P_RANKS_LATE_RECEIVER_WAIT_NS] = {"late_receiver_wait_ns", HTA_COL_I64},
+    [HTA_P2P_RANKS_CAUSED_LATE_SENDER_NS] = {"caused_late_sender_ns", HTA_COL_I64},
+    [HTA_P2P_RANKS_CLOCK_VIOLATIONS] = {"clock_violations", HTA_COL_I64},
 };
+const hta_table_spec hta_p2p_ranks_table = {
+    "_p2p_ranks", RANK_COLUMNS, HTA_P2P_RANKS_N_COLUMNS, HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
-static const hta_column STEP_COLUMNS[] = {
-    {"rank", HTA_COL_I64},    {"step", HTA_COL_I64},         {"wait_ns", HTA_COL_I64},
-    {"exposed_wait_ns", HTA_COL_I64}, {"receives", HTA_COL_I64}, {"stage", HTA_COL_I64},
-    {"stages", HTA_COL_I64},
+static const hta_column STEP_COLUMNS[HTA_P2P_STEPS_N_COLUMNS] = {
+    [HTA_P2P_STEPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_P2P_STEPS_STEP] = {"step", HTA_COL_I64},
+    [HTA_P2P_STEPS_WAIT_NS] = {"wait_ns", HTA_COL_I64},
+    [HTA_P2P_STEPS_EXPOSED_WAIT_NS] = {"exposed_wait_ns", HTA_COL_I64},
+    [HTA_P2P_STEPS_RECEIVES] = {"receives", HTA_COL_I64},
+    [HTA_P2P_STEPS_STAGE] = {"stage", HTA_COL_I64},
+    [HTA_P2P_STEPS_STAGES] = {"stages", HTA_COL_I64},
 };
+const hta_table_spec hta_p2p_steps_table = {
+    "_p2p_steps", STEP_COLUMNS, HTA_P2P_STEPS_N_COLUMNS, HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
-hta_table *hta_p2p_pairs_table(hta_tableset *out)
-{
-    return HTA_TABLE(out, "p2p", PAIR_COLUMNS);
-}
-
-hta_table *hta_p2p_ranks_table(hta_tableset *out)
-{
-    return HTA_TABLE(out, "_p2p_ranks", RANK_COLUMNS);
-}
 
 /* The bytes a send carries: its element count x the dtype's size, -1
  * when unknown. */
 static int64_t bytes_sent(const hta_kind_info *k)
 {
     int size = hta_dtype_size(k->dtype);
-    return size > 0 && k->in >= 0 ? k->in * size : -1;
+    /* Beyond 2^40 elements (terabytes) a trace's count is not believed. */
+    return size > 0 && k->in >= 0 && k->in <= (INT64_C(1) << 40) ? k->in * size : -1;
 }
 
 static void mark_unpaired(hta_op_result *r)
@@ -195,7 +212,7 @@ static int put_summaries(const hta_comm_catalog *c, const hta_rank_ops *r,
                         res[i].transfer_ns, res[i].caused_ns, res[i].wait_ns,
                         res[i].clock_violation};
     }
-    hta_table *t = rc == 0 && n ? HTA_TABLE(out, "p2p_summary", SUMMARY_COLUMNS) : NULL;
+    hta_table *t = rc == 0 && n ? hta_tableset_table(out, &hta_p2p_summary_table) : NULL;
     rc = rc || (n && !t) ? -1 : 0;
     if (rc == 0)
         qsort(s, n, sizeof *s, compare_sent);
@@ -286,7 +303,7 @@ static int put_steps(const hta_comm_catalog *c, const hta_rank_ops *r, const hta
                            receive ? hta_pair_src(op->key) : hta_pair_dst(op->key), wait,
                            wait > covered ? wait - covered : 0, op->group, receive};
     }
-    hta_table *t = rc == 0 && n ? HTA_TABLE(out, "_p2p_steps", STEP_COLUMNS) : NULL;
+    hta_table *t = rc == 0 && n ? hta_tableset_table(out, &hta_p2p_steps_table) : NULL;
     rc = rc || (n && !t) ? -1 : 0;
     if (rc == 0 && !in_step_order(s, n))
         qsort(s, n, sizeof *s, compare_step_op);
@@ -345,7 +362,7 @@ static int put_ranks(const hta_comm_catalog *c, const hta_rank_ops *r, const hta
     for (size_t i = 0; rc == 0 && i < r->n; i++)
         if (res[i].p2p)
             idx[n++] = i;
-    hta_table *t = rc == 0 && n ? hta_p2p_ranks_table(out) : NULL;
+    hta_table *t = rc == 0 && n ? hta_tableset_table(out, &hta_p2p_ranks_table) : NULL;
     rc = rc || (n && !t) ? -1 : 0;
     /* A rank's ops are loaded together (comm_catalog.c, its trace's rows
      * in a row), so each rank is one run. */

@@ -10,14 +10,6 @@
 #include "crossrank/comm_catalog.h"
 #include "table/table.h"
 
-/* The owner's table of pairs ("p2p"), NULL when out of memory. */
-hta_table *hta_p2p_pairs_table(hta_tableset *out);
-
-/* The per-rank figures ("_p2p_ranks": rank, ops, unpaired, late sender
- * and late receiver wait, caused late-sender wait, clock violations, in
- * ns), NULL when out of memory. */
-hta_table *hta_p2p_ranks_table(hta_tableset *out);
-
 /* Owner: the ops ops[o[0..n)] of one pair instance (HTA_BY_PAIR, rank
  * order): a send and its recv are paired, their results written and
  * their row added to pairs; anything else is unpaired.  -1 when out of
@@ -30,5 +22,65 @@ int hta_match_pair(const hta_comm_catalog *c, const hta_group_op *ops, const siz
  * memory. */
 int hta_rank_p2p_figures(const hta_comm_catalog *c, const hta_rank_ops *r,
                          const hta_op_result *results, hta_tableset *out);
+
+/* The columns of /p2p (docs/results-format.md). */
+enum {
+    HTA_P2P_GROUP,
+    HTA_P2P_SRC,
+    HTA_P2P_DST,
+    HTA_P2P_INDEX,
+    HTA_P2P_DTYPE,
+    HTA_P2P_BYTES,
+    HTA_P2P_SEND_START_US,
+    HTA_P2P_RECV_START_US,
+    HTA_P2P_LATE_SENDER_US,
+    HTA_P2P_LATE_RECEIVER_US,
+    HTA_P2P_TRANSFER_US,
+    HTA_P2P_GBPS,
+    HTA_P2P_CLOCK_VIOLATION,
+    HTA_P2P_N_COLUMNS
+};
+extern const hta_table_spec hta_p2p_table;
+
+/* The columns of /p2p_summary (docs/results-format.md). */
+enum {
+    HTA_P2P_SUMMARY_SRC,
+    HTA_P2P_SUMMARY_DST,
+    HTA_P2P_SUMMARY_COUNT,
+    HTA_P2P_SUMMARY_TOTAL_BYTES,
+    HTA_P2P_SUMMARY_TRANSFER_P50_US,
+    HTA_P2P_SUMMARY_GBPS_P50,
+    HTA_P2P_SUMMARY_LATE_SENDER_US,
+    HTA_P2P_SUMMARY_LATE_RECEIVER_US,
+    HTA_P2P_SUMMARY_CLOCK_VIOLATIONS,
+    HTA_P2P_SUMMARY_N_COLUMNS
+};
+extern const hta_table_spec hta_p2p_summary_table;
+
+/* The columns of _p2p_ranks (scratch between stages, never written). */
+enum {
+    HTA_P2P_RANKS_RANK,
+    HTA_P2P_RANKS_OPS,
+    HTA_P2P_RANKS_UNPAIRED,
+    HTA_P2P_RANKS_LATE_SENDER_WAIT_NS,
+    HTA_P2P_RANKS_LATE_RECEIVER_WAIT_NS,
+    HTA_P2P_RANKS_CAUSED_LATE_SENDER_NS,
+    HTA_P2P_RANKS_CLOCK_VIOLATIONS,
+    HTA_P2P_RANKS_N_COLUMNS
+};
+extern const hta_table_spec hta_p2p_ranks_table;
+
+/* The columns of _p2p_steps (scratch between stages, never written). */
+enum {
+    HTA_P2P_STEPS_RANK,
+    HTA_P2P_STEPS_STEP,
+    HTA_P2P_STEPS_WAIT_NS,
+    HTA_P2P_STEPS_EXPOSED_WAIT_NS,
+    HTA_P2P_STEPS_RECEIVES,
+    HTA_P2P_STEPS_STAGE,
+    HTA_P2P_STEPS_STAGES,
+    HTA_P2P_STEPS_N_COLUMNS
+};
+extern const hta_table_spec hta_p2p_steps_table;
 
 #endif

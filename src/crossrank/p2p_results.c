@@ -17,6 +17,10 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "crossrank/p2p_results.h"
 
+#include "analysis/collectives.h"
+#include "analysis/registry.h"
+#include "analysis/steps.h"
+#include "crossrank/collective_groups.h"
 #include "crossrank/p2p_pairs.h"
 #include "model/trace.h"
 
@@ -24,14 +28,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column PIPELINE_COLUMNS[] = {
-    {"rank", HTA_COL_I64},          {"step", HTA_COL_I64},
-    {"stage", HTA_COL_I64},         {"stages", HTA_COL_I64},
-    {"microbatches", HTA_COL_I64},  {"step_time_us", HTA_COL_F64},
-    {"compute_us", HTA_COL_F64},    {"bubble_us", HTA_COL_F64},
-    {"bubble_fraction", HTA_COL_F64}, {"expected_bubble_fraction", HTA_COL_F64},
-    {"p2p_wait_us", HTA_COL_F64},   {"exposed_p2p_wait_us", HTA_COL_F64},
+static const hta_column PIPELINE_COLUMNS[HTA_PIPELINE_STEPS_N_COLUMNS] = {
+    [HTA_PIPELINE_STEPS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_PIPELINE_STEPS_STEP] = {"step", HTA_COL_I64},
+    [HTA_PIPELINE_STEPS_STAGE] = {"stage", HTA_COL_I64},
+    [HTA_PIPELINE_STEPS_STAGES] = {"stages", HTA_COL_I64},
+    [HTA_PIPELINE_STEPS_MICROBATCHES] = {"microbatches", HTA_COL_I64},
+    [HTA_PIPELINE_STEPS_STEP_TIME_US] = {"step_time_us", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_COMPUTE_US] = {"compute_us", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_BUBBLE_US] = {"bubble_us", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_BUBBLE_FRACTION] = {"bubble_fraction", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_EXPECTED_BUBBLE_FRACTION] = {"expected_bubble_fraction", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_P2P_WAIT_US] = {"p2p_wait_us", HTA_COL_F64},
+    [HTA_PIPELINE_STEPS_EXPOSED_P2P_WAIT_US] = {"exposed_p2p_wait_us", HTA_COL_F64},
 };
+const hta_table_spec hta_pipeline_steps_table = {
+    "pipeline_steps", PIPELINE_COLUMNS, HTA_PIPELINE_STEPS_N_COLUMNS, HTA_TABLE_GATHERED};
 
 /* Column positions of the rank side's tables (crossrank/p2p_pairs.c). */
 enum { R_RANK, R_OPS, R_UNPAIRED, R_LATE_SENDER, R_LATE_RECEIVER, R_CAUSED, R_VIOLATIONS };
@@ -67,7 +79,7 @@ static int put_metric(hta_table *t, int64_t rank, const char *metric, double val
  * as unpaired ops. */
 static int merge_rank_rows(hta_tableset *set, hta_table *ranks)
 {
-    const hta_table *unknown = hta_tableset_find(set, "_p2p_unknown_peer");
+    const hta_table *unknown = hta_tableset_find(set, hta_p2p_unknown_peer_table.name);
     for (size_t i = 0; unknown && i < unknown->n_rows; i++) {
         const hta_cell *u = hta_table_row(unknown, i);
         hta_row_builder row = hta_table_add_row(ranks);
@@ -79,7 +91,7 @@ static int merge_rank_rows(hta_tableset *set, hta_table *ranks)
         if (hta_row_done(&row))
             return -1;
     }
-    hta_tableset_remove(set, "_p2p_unknown_peer");
+    hta_tableset_remove(set, hta_p2p_unknown_peer_table.name);
     if (hta_table_sort_by_first_column(ranks))
         return -1;
     size_t out = 0;
@@ -101,7 +113,7 @@ static int merge_rank_rows(hta_tableset *set, hta_table *ranks)
 /* The metrics of the ranks whose sends or receives were paired. */
 static int add_rank_metrics(hta_tableset *set, const hta_table *ranks)
 {
-    hta_table *metrics = hta_tableset_find(set, "rank_metrics");
+    hta_table *metrics = hta_tableset_find(set, hta_rank_metrics_table.name);
     if (!metrics)
         return 0;
     int rc = 0;
@@ -164,15 +176,14 @@ static int put_pipeline_step(hta_table *t, const hta_cell *p, const hta_cell *s,
 /* "pipeline_steps" in (rank, step) order from "_p2p_steps" and "steps". */
 static int put_pipeline_steps(hta_tableset *set, int64_t microbatches)
 {
-    const hta_table *in = hta_tableset_find(set, "_p2p_steps");
+    const hta_table *in = hta_tableset_find(set, hta_p2p_steps_table.name);
     if (!in || in->n_rows == 0)
         return 0;
-    const hta_table *steps = hta_tableset_find(set, "steps");
-    long step_col = steps ? hta_table_column(steps, "step") : -1;
-    long time_col = steps ? hta_table_column(steps, "step_time_us") : -1;
-    long compute_col = steps ? hta_table_column(steps, "compute_us") : -1;
-    int have_steps = step_col >= 0 && time_col >= 0 && compute_col >= 0;
-    hta_table *t = HTA_TABLE(set, "pipeline_steps", PIPELINE_COLUMNS);
+    const hta_table *steps = hta_tableset_find(set, hta_steps_table.name);
+    const long step_col = HTA_STEPS_STEP, time_col = HTA_STEPS_STEP_TIME_US;
+    const long compute_col = HTA_STEPS_COMPUTE_US;
+    int have_steps = steps != NULL;
+    hta_table *t = hta_tableset_table(set, &hta_pipeline_steps_table);
     const hta_cell **rows = malloc(in->n_rows * sizeof *rows);
     int rc = t && rows ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < in->n_rows; i++)
@@ -185,17 +196,17 @@ static int put_pipeline_steps(hta_tableset *set, int64_t microbatches)
         rc = put_pipeline_step(t, rows[i], s, time_col, compute_col, microbatches);
     }
     free(rows);
-    hta_tableset_remove(set, "_p2p_steps");
+    hta_tableset_remove(set, hta_p2p_steps_table.name);
     return rc;
 }
 
 int hta_p2p_results(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
-    sort_summary(hta_tableset_find(set, "p2p_summary"));
-    hta_table *ranks = hta_tableset_find(set, "_p2p_ranks");
-    if (!ranks && hta_tableset_find(set, "_p2p_unknown_peer"))
-        ranks = hta_p2p_ranks_table(set);
-    hta_table *by_group = hta_tableset_find(set, "comm_by_group");
+    sort_summary(hta_tableset_find(set, hta_p2p_summary_table.name));
+    hta_table *ranks = hta_tableset_find(set, hta_p2p_ranks_table.name);
+    if (!ranks && hta_tableset_find(set, hta_p2p_unknown_peer_table.name))
+        ranks = hta_tableset_table(set, &hta_p2p_ranks_table);
+    hta_table *by_group = hta_tableset_find(set, hta_comm_by_group_table.name);
     if ((ranks && (merge_rank_rows(set, ranks) || add_rank_metrics(set, ranks))) ||
         put_pipeline_steps(set, opt->microbatches) || (by_group && hta_table_sort_by_first_column(by_group)))
         return hta_fail(err, "out of memory summing the point-to-point traffic");

@@ -14,4 +14,22 @@
  * memory. */
 int hta_p2p_results(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err);
 
+/* The columns of /pipeline_steps (docs/results-format.md). */
+enum {
+    HTA_PIPELINE_STEPS_RANK,
+    HTA_PIPELINE_STEPS_STEP,
+    HTA_PIPELINE_STEPS_STAGE,
+    HTA_PIPELINE_STEPS_STAGES,
+    HTA_PIPELINE_STEPS_MICROBATCHES,
+    HTA_PIPELINE_STEPS_STEP_TIME_US,
+    HTA_PIPELINE_STEPS_COMPUTE_US,
+    HTA_PIPELINE_STEPS_BUBBLE_US,
+    HTA_PIPELINE_STEPS_BUBBLE_FRACTION,
+    HTA_PIPELINE_STEPS_EXPECTED_BUBBLE_FRACTION,
+    HTA_PIPELINE_STEPS_P2P_WAIT_US,
+    HTA_PIPELINE_STEPS_EXPOSED_P2P_WAIT_US,
+    HTA_PIPELINE_STEPS_N_COLUMNS
+};
+extern const hta_table_spec hta_pipeline_steps_table;
+
 #endif

@@ -28,12 +28,20 @@
 
 #define NOISE_FLOOR_EFFECTS 2.0
 
-static const hta_column OUTLIER_COLUMNS[] = {
-    {"metric", HTA_COL_STR}, {"rank", HTA_COL_I64}, {"value", HTA_COL_F64},
-    {"mean", HTA_COL_F64}, {"std", HTA_COL_F64}, {"z", HTA_COL_F64},
-    {"median", HTA_COL_F64}, {"mad", HTA_COL_F64}, {"robust_z", HTA_COL_F64},
-    {"classification", HTA_COL_STR},
+static const hta_column OUTLIER_COLUMNS[HTA_OUTLIERS_N_COLUMNS] = {
+    [HTA_OUTLIERS_METRIC] = {"metric", HTA_COL_STR},
+    [HTA_OUTLIERS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_OUTLIERS_VALUE] = {"value", HTA_COL_F64},
+    [HTA_OUTLIERS_MEAN] = {"mean", HTA_COL_F64},
+    [HTA_OUTLIERS_STD] = {"std", HTA_COL_F64},
+    [HTA_OUTLIERS_Z] = {"z", HTA_COL_F64},
+    [HTA_OUTLIERS_MEDIAN] = {"median", HTA_COL_F64},
+    [HTA_OUTLIERS_MAD] = {"mad", HTA_COL_F64},
+    [HTA_OUTLIERS_ROBUST_Z] = {"robust_z", HTA_COL_F64},
+    [HTA_OUTLIERS_CLASSIFICATION] = {"classification", HTA_COL_STR},
 };
+const hta_table_spec hta_outliers_table = {
+    "outliers", OUTLIER_COLUMNS, HTA_OUTLIERS_N_COLUMNS, HTA_TABLE_GATHERED};
 
 static double median_of(double *values, size_t n)
 {
@@ -102,10 +110,6 @@ int hta_spread_list_outliers(const hta_spread *s, const int64_t *ranks, const do
     return 0;
 }
 
-hta_table *hta_outliers_table(hta_tableset *set)
-{
-    return HTA_TABLE(set, "outliers", OUTLIER_COLUMNS);
-}
 
 int hta_add_outlier(hta_table *t, const char *metric, int64_t rank, double value,
                     const hta_spread *s, const char *classification)

@@ -44,12 +44,25 @@ int hta_spread_list_outliers(const hta_spread *s, const int64_t *ranks, const do
 void hta_spread_put_row(hta_row_builder *row, const int64_t *ranks, const double *v, size_t n,
                         const hta_spread *s, const hta_buf *outliers);
 
-/* The "outliers" table, created (empty) when absent; NULL when out of
- * memory. */
-hta_table *hta_outliers_table(hta_tableset *set);
-/* Appends a row to it: the metric, rank, value, the spread's figures, z,
- * robust z and the classification. */
+/* Appends a row to /outliers (hta_outliers_table): the metric, rank,
+ * value, the spread's figures, z, robust z and the classification. */
 int hta_add_outlier(hta_table *outliers, const char *metric, int64_t rank, double value,
                     const hta_spread *s, const char *classification);
+
+/* The columns of /outliers (docs/results-format.md). */
+enum {
+    HTA_OUTLIERS_METRIC,
+    HTA_OUTLIERS_RANK,
+    HTA_OUTLIERS_VALUE,
+    HTA_OUTLIERS_MEAN,
+    HTA_OUTLIERS_STD,
+    HTA_OUTLIERS_Z,
+    HTA_OUTLIERS_MEDIAN,
+    HTA_OUTLIERS_MAD,
+    HTA_OUTLIERS_ROBUST_Z,
+    HTA_OUTLIERS_CLASSIFICATION,
+    HTA_OUTLIERS_N_COLUMNS
+};
+extern const hta_table_spec hta_outliers_table;
 
 #endif

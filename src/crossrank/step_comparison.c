@@ -5,18 +5,21 @@
  * and the slowest rank (the first on ties), in step order. */
 #include "crossrank/step_comparison.h"
 
+#include "analysis/steps.h"
 #include "numerics/stats.h"
 
 #include <stdlib.h>
 
-static const hta_column COLUMNS[] = {
-    {"step", HTA_COL_I64},
-    {"n_ranks", HTA_COL_I64},
-    {"step_time_min_us", HTA_COL_F64},
-    {"step_time_median_us", HTA_COL_F64},
-    {"step_time_max_us", HTA_COL_F64},
-    {"slowest_rank", HTA_COL_I64},
+static const hta_column COLUMNS[HTA_CROSS_STEPS_N_COLUMNS] = {
+    [HTA_CROSS_STEPS_STEP] = {"step", HTA_COL_I64},
+    [HTA_CROSS_STEPS_N_RANKS] = {"n_ranks", HTA_COL_I64},
+    [HTA_CROSS_STEPS_STEP_TIME_MIN_US] = {"step_time_min_us", HTA_COL_F64},
+    [HTA_CROSS_STEPS_STEP_TIME_MEDIAN_US] = {"step_time_median_us", HTA_COL_F64},
+    [HTA_CROSS_STEPS_STEP_TIME_MAX_US] = {"step_time_max_us", HTA_COL_F64},
+    [HTA_CROSS_STEPS_SLOWEST_RANK] = {"slowest_rank", HTA_COL_I64},
 };
+const hta_table_spec hta_cross_steps_table = {
+    "cross_rank/steps", COLUMNS, HTA_CROSS_STEPS_N_COLUMNS, HTA_TABLE_GATHERED};
 
 typedef struct step_time {
     int64_t step, rank;
@@ -51,14 +54,14 @@ static int put_step(hta_table *t, const step_time *s, size_t n, double *scratch)
 
 int hta_step_comparison(hta_tableset *set, hta_error *err)
 {
-    const hta_table *steps = hta_tableset_find(set, "steps");
+    const hta_table *steps = hta_tableset_find(set, hta_steps_table.name);
     if (!steps || steps->n_rows == 0)
         return 0;
-    long step = hta_table_column(steps, "step"), time = hta_table_column(steps, "step_time_us");
+    long step = HTA_STEPS_STEP, time = HTA_STEPS_STEP_TIME_US;
     size_t n = steps->n_rows;
     step_time *s = malloc(n * sizeof *s);
     double *scratch = malloc(n * sizeof *scratch);
-    hta_table *t = HTA_TABLE(set, "cross_rank/steps", COLUMNS);
+    hta_table *t = hta_tableset_table(set, &hta_cross_steps_table);
     int rc = s && scratch && t ? 0 : -1;
     for (size_t r = 0; rc == 0 && r < n; r++) {
         const hta_cell *row = hta_table_row(steps, r);

@@ -4,6 +4,8 @@
  * binary search. */
 #include "crossrank/step_rows.h"
 
+#include "analysis/steps.h"
+
 #include <stdlib.h>
 
 typedef struct step_row {
@@ -26,10 +28,10 @@ static int compare_step_row(const void *a, const void *b)
 
 hta_step_rows *hta_step_rows_index(hta_table *t)
 {
-    long step = hta_table_column(t, "step");
+    const long step = HTA_STEPS_STEP;
     hta_step_rows *ix = malloc(sizeof *ix);
     step_row *rows = malloc((t->n_rows ? t->n_rows : 1) * sizeof *rows);
-    if (!ix || !rows || step < 0) {
+    if (!ix || !rows) {
         free(ix);
         free(rows);
         return NULL;

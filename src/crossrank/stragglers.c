@@ -41,6 +41,8 @@
  * and compute time z-scores are kept as columns. */
 #include "crossrank/stragglers.h"
 
+#include "analysis/ranks_table.h"
+#include "analysis/registry.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/spread.h"
 
@@ -49,20 +51,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"score", HTA_COL_F64},
-    {"flagged", HTA_COL_I64},
-    {"arrived_last_share", HTA_COL_F64},
-    {"fair_share", HTA_COL_F64},
-    {"compute_time_us", HTA_COL_F64},
-    {"compute_ratio", HTA_COL_F64},
-    {"compute_z", HTA_COL_F64},
-    {"compute_robust_z", HTA_COL_F64},
-    {"reasons", HTA_COL_STR},
-    {"caused_wait_us", HTA_COL_F64},
-    {"cause", HTA_COL_STR},
+static const hta_column COLUMNS[HTA_STRAGGLERS_N_COLUMNS] = {
+    [HTA_STRAGGLERS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_STRAGGLERS_SCORE] = {"score", HTA_COL_F64},
+    [HTA_STRAGGLERS_FLAGGED] = {"flagged", HTA_COL_I64},
+    [HTA_STRAGGLERS_ARRIVED_LAST_SHARE] = {"arrived_last_share", HTA_COL_F64},
+    [HTA_STRAGGLERS_FAIR_SHARE] = {"fair_share", HTA_COL_F64},
+    [HTA_STRAGGLERS_COMPUTE_TIME_US] = {"compute_time_us", HTA_COL_F64},
+    [HTA_STRAGGLERS_COMPUTE_RATIO] = {"compute_ratio", HTA_COL_F64},
+    [HTA_STRAGGLERS_COMPUTE_Z] = {"compute_z", HTA_COL_F64},
+    [HTA_STRAGGLERS_COMPUTE_ROBUST_Z] = {"compute_robust_z", HTA_COL_F64},
+    [HTA_STRAGGLERS_REASONS] = {"reasons", HTA_COL_STR},
+    [HTA_STRAGGLERS_CAUSED_WAIT_US] = {"caused_wait_us", HTA_COL_F64},
+    [HTA_STRAGGLERS_CAUSE] = {"cause", HTA_COL_STR},
 };
+const hta_table_spec hta_stragglers_table = {
+    "stragglers", COLUMNS, HTA_STRAGGLERS_N_COLUMNS, HTA_TABLE_GATHERED};
 
 /* Candidate causes, in the order the verdict tries them. */
 enum { CAUSE_DATA, CAUSE_LAUNCH, CAUSE_COMPUTE, N_CAUSES };
@@ -98,19 +102,14 @@ static const hta_cell *row_of(const hta_table *t, int64_t rank)
  * took part in collectives (the straggler test's n). */
 static size_t read_arrivals(const hta_table *waits, suspect *s, size_t n)
 {
-    long last = waits ? hta_table_column(waits, "arrived_last") : -1;
-    long matched = waits ? hta_table_column(waits, "matched") : -1;
-    long share = waits ? hta_table_column(waits, "arrived_last_share") : -1;
-    long fair = waits ? hta_table_column(waits, "fair_share") : -1;
-    long caused = waits ? hta_table_column(waits, "caused_wait_us") : -1;
     size_t taking_part = 0;
     for (size_t i = 0; i < n; i++) {
         const hta_cell *row = row_of(waits, s[i].rank);
-        s[i].matched = row ? row[matched].i : 0;
-        s[i].arrived_last = row ? row[last].i : 0;
-        s[i].share = row ? row[share].f : NAN;
-        s[i].fair = row ? row[fair].f : NAN;
-        s[i].caused_us = row ? row[caused].f : 0;
+        s[i].matched = row ? row[HTA_COLLECTIVE_WAIT_MATCHED].i : 0;
+        s[i].arrived_last = row ? row[HTA_COLLECTIVE_WAIT_ARRIVED_LAST].i : 0;
+        s[i].share = row ? row[HTA_COLLECTIVE_WAIT_ARRIVED_LAST_SHARE].f : NAN;
+        s[i].fair = row ? row[HTA_COLLECTIVE_WAIT_FAIR_SHARE].f : NAN;
+        s[i].caused_us = row ? row[HTA_COLLECTIVE_WAIT_CAUSED_WAIT_US].f : 0;
         taking_part += s[i].matched > 0;
     }
     return taking_part;
@@ -358,7 +357,7 @@ static int put_suspects(hta_table *t, const suspect *s, size_t n)
 /* The ranks analysed without failure, in rank order. */
 static suspect *list_suspects(const hta_table *ranks, size_t *n)
 {
-    long status = hta_table_column(ranks, "status");
+    long status = HTA_RANKS_STATUS;
     suspect *s = calloc(ranks->n_rows ? ranks->n_rows : 1, sizeof *s);
     *n = 0;
     for (size_t r = 0; s && r < ranks->n_rows; r++) {
@@ -371,15 +370,17 @@ static suspect *list_suspects(const hta_table *ranks, size_t *n)
 
 int hta_rank_stragglers(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
-    hta_table *t = HTA_TABLE(set, "stragglers", COLUMNS);
+    hta_table *t = hta_tableset_table(set, &hta_stragglers_table);
     size_t n = 0;
-    suspect *s = t ? list_suspects(hta_tableset_find(set, "ranks"), &n) : NULL;
+    suspect *s = t ? list_suspects(hta_tableset_find(set, hta_ranks_table.name), &n) : NULL;
     double *scratch = malloc((n ? n : 1) * sizeof *scratch);
     int rc = s && scratch ? 0 : -1;
     if (rc == 0) {
-        size_t taking_part = read_arrivals(hta_tableset_find(set, "collective_wait"), s, n);
-        read_metrics(hta_tableset_find(set, "rank_metrics"), s, n);
-        add_p2p_caused(hta_tableset_find(set, "rank_metrics"), s, n);
+        const hta_table *waits = hta_tableset_find(set, hta_collective_wait_table.name);
+        const hta_table *metrics = hta_tableset_find(set, hta_rank_metrics_table.name);
+        size_t taking_part = read_arrivals(waits, s, n);
+        read_metrics(metrics, s, n);
+        add_p2p_caused(metrics, s, n);
         compute_ratios(s, n);
         for (int k = 0; rc == 0 && k < N_CAUSES; k++)
             rc = score_cause(s, n, k, opt, scratch);

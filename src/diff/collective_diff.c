@@ -6,6 +6,8 @@
  * a column added to the summary later is compared with no change here. */
 #include "diff/collective_diff.h"
 
+#include "crossrank/collective_groups.h"
+
 #include "diff/row_join.h"
 
 #include <math.h>
@@ -13,9 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N_KEYS 4
-static const char *const KEYS[N_KEYS] = {"group_desc", "collective", "dtype",
-                                         "bucket_max_bytes"};
+#define N_KEYS HTA_DIFF_COLLECTIVES_STATUS
+static const int KEY_COLUMNS[N_KEYS] = {HTA_COLLECTIVE_SUMMARY_GROUP_DESC,
+                                        HTA_COLLECTIVE_SUMMARY_COLLECTIVE,
+                                        HTA_COLLECTIVE_SUMMARY_DTYPE,
+                                        HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES};
+
+static const char *key_name(int k)
+{
+    return hta_collective_summary_table.columns[KEY_COLUMNS[k]].name;
+}
 
 /* A numeric column both summaries have. */
 typedef struct compared {
@@ -33,7 +42,7 @@ typedef struct join_ctx {
 static int is_key(const char *name)
 {
     for (int k = 0; k < N_KEYS; k++)
-        if (strcmp(name, KEYS[k]) == 0)
+        if (strcmp(name, key_name(k)) == 0)
             return 1;
     return 0;
 }
@@ -76,6 +85,18 @@ static int join_collective(const hta_cell *b, const hta_cell *n, void *ctx)
     return hta_row_done(&row);
 }
 
+/* Its columns are planned from the two files' /collective_summary. */
+const hta_table_spec hta_diff_collectives_table = {"diff/collectives", NULL, 0, 0};
+
+#define RATIO_FORM "%s_ratio"
+
+long hta_diff_collectives_ratio(const hta_table *t, int k)
+{
+    char name[128];
+    snprintf(name, sizeof name, RATIO_FORM, hta_collective_summary_table.columns[k].name);
+    return hta_table_column(t, name);
+}
+
 /* The output's columns: the keys, status, then base_X, new_X, X_ratio for
  * each compared column.  Names are built into names (3 per column). */
 static int plan_columns(const hta_table *tb, const hta_table *tn, join_ctx *j,
@@ -91,11 +112,11 @@ static int plan_columns(const hta_table *tb, const hta_table *tn, join_ctx *j,
         return -1;
     size_t n = 0, n_names = 0;
     for (int k = 0; k < N_KEYS; k++) {
-        j->key_b[k] = hta_table_column(tb, KEYS[k]);
-        j->key_n[k] = hta_table_column(tn, KEYS[k]);
+        j->key_b[k] = hta_table_column(tb, key_name(k));
+        j->key_n[k] = hta_table_column(tn, key_name(k));
         if (j->key_b[k] < 0 || j->key_n[k] < 0)
             return -2;
-        spec[n++] = (hta_column){KEYS[k], tb->columns[j->key_b[k]].type};
+        spec[n++] = (hta_column){key_name(k), tb->columns[j->key_b[k]].type};
     }
     spec[n++] = (hta_column){"status", HTA_COL_STR};
     for (size_t c = 0; c < tb->n_columns; c++) {
@@ -105,7 +126,7 @@ static int plan_columns(const hta_table *tb, const hta_table *tn, join_ctx *j,
             tn->columns[in_new].type != col->type)
             continue;
         j->cols[j->n_cols++] = (compared){(long)c, in_new, col->type};
-        static const char *const forms[3] = {"base_%s", "new_%s", "%s_ratio"};
+        static const char *const forms[3] = {"base_%s", "new_%s", RATIO_FORM};
         for (int f = 0; f < 3; f++) {
             size_t len = strlen(col->name) + 8;
             if (!(names[n_names] = malloc(len)))
@@ -121,8 +142,8 @@ static int plan_columns(const hta_table *tb, const hta_table *tn, join_ctx *j,
 int hta_diff_collectives(const hta_diff_input *base, const hta_diff_input *new_,
                          hta_tableset *out, hta_error *err)
 {
-    const hta_table *tb = hta_diff_table(base, "collective_summary");
-    const hta_table *tn = hta_diff_table(new_, "collective_summary");
+    const hta_table *tb = hta_diff_table(base, &hta_collective_summary_table);
+    const hta_table *tn = hta_diff_table(new_, &hta_collective_summary_table);
     if (!tb || !tn)
         return 0;
     join_ctx j = {0};
@@ -131,13 +152,15 @@ int hta_diff_collectives(const hta_diff_input *base, const hta_diff_input *new_,
     size_t n_spec = 0;
     int plan = plan_columns(tb, tn, &j, &spec, &n_spec, &names);
     int rc = plan == -2 ? hta_fail(err, "/collective_summary lacks a key column (%s, %s, %s, %s)",
-                                   KEYS[0], KEYS[1], KEYS[2], KEYS[3])
+                                   key_name(0), key_name(1), key_name(2), key_name(3))
              : plan      ? hta_fail(err, "out of memory")
                          : 0;
-    if (rc == 0 && !(j.out = hta_tableset_find_or_create(out, "diff/collectives", spec, n_spec)))
+    hta_table_spec planned = {hta_diff_collectives_table.name, spec, n_spec, 0};
+    if (rc == 0 && !(j.out = hta_tableset_table(out, &planned)))
         rc = hta_fail(err, "out of memory");
     err->text[0] = rc ? err->text[0] : '\0';
-    if (rc == 0 && hta_join_rows(tb, tn, KEYS, N_KEYS, join_collective, &j, err))
+    const char *const keys[N_KEYS] = {key_name(0), key_name(1), key_name(2), key_name(3)};
+    if (rc == 0 && hta_join_rows(tb, tn, keys, N_KEYS, join_collective, &j, err))
         rc = err->text[0] ? -1 : hta_fail(err, "out of memory");
     for (size_t i = 0; names && names[i]; i++)
         free(names[i]);

@@ -14,4 +14,13 @@
 int hta_diff_collectives(const hta_diff_input *base, const hta_diff_input *new_,
                          hta_tableset *out, hta_error *err);
 
+/* /diff/collectives: the keys, status, then base_X, new_X and X_ratio
+ * for each numeric column both files' /collective_summary have. */
+extern const hta_table_spec hta_diff_collectives_table;
+/* Its status column, after the four keys. */
+#define HTA_DIFF_COLLECTIVES_STATUS 4
+/* Where X_ratio is in t, a /diff/collectives, for X column k of
+ * /collective_summary; -1 when t lacks it. */
+long hta_diff_collectives_ratio(const hta_table *t, int k);
+
 #endif

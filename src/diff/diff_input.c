@@ -1,48 +1,57 @@
 /* diff_input.c: loading one side of a diff (see diff/diff_input.h). */
 #include "diff/diff_input.h"
 
+#include "analysis/activity_categories.h"
+#include "analysis/kernel_breakdown.h"
+#include "analysis/overlap_breakdown.h"
+#include "analysis/ranks_table.h"
+#include "analysis/registry.h"
+#include "analysis/temporal_breakdown.h"
+#include "crossrank/collective_groups.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TABLES[] = {
-    "ranks", "kernels", "rank_metrics", "temporal_breakdown", "overlap_breakdown",
-    "activity_categories", "collective_summary",
+static const hta_table_spec *const TABLES[] = {
+    &hta_ranks_table,         &hta_kernels_table,           &hta_rank_metrics_table,
+    &hta_temporal_breakdown_table, &hta_overlap_breakdown_table, &hta_activity_categories_table,
+    &hta_collective_summary_table,
 };
 
 /* The columns each comparison relies on, with their types: a file whose
  * table lacks one is refused here, naming the file, rather than compared
  * on cells of the wrong type. */
 typedef struct required {
-    const char *table, *column;
-    hta_column_type type;
+    const hta_table_spec *table;
+    int column;
 } required;
 
 static const required REQUIRED[] = {
-    {"ranks", "rank", HTA_COL_I64},
-    {"ranks", "status", HTA_COL_STR},
-    {"kernels", "rank", HTA_COL_I64},
-    {"kernels", "name", HTA_COL_STR},
-    {"kernels", "kernel_type", HTA_COL_STR},
-    {"kernels", "count", HTA_COL_I64},
-    {"kernels", "sum_us", HTA_COL_F64},
-    {"kernels", "max_us", HTA_COL_F64},
-    {"rank_metrics", "rank", HTA_COL_I64},
-    {"rank_metrics", "metric", HTA_COL_STR},
-    {"rank_metrics", "value", HTA_COL_F64},
-    {"activity_categories", "rank", HTA_COL_I64},
-    {"activity_categories", "category", HTA_COL_STR},
-    {"activity_categories", "count", HTA_COL_I64},
-    {"activity_categories", "total_us", HTA_COL_F64},
-    {"activity_categories", "top1_mean_us", HTA_COL_F64},
-    {"activity_categories", "top5_mean_us", HTA_COL_F64},
-    {"activity_categories", "top10_mean_us", HTA_COL_F64},
-    {"activity_categories", "top1_share", HTA_COL_F64},
-    {"activity_categories", "top5_share", HTA_COL_F64},
-    {"activity_categories", "top10_share", HTA_COL_F64},
-    {"collective_summary", "group_desc", HTA_COL_STR},
-    {"collective_summary", "collective", HTA_COL_STR},
-    {"collective_summary", "dtype", HTA_COL_STR},
-    {"collective_summary", "bucket_max_bytes", HTA_COL_I64},
+    {&hta_ranks_table, HTA_RANKS_RANK},
+    {&hta_ranks_table, HTA_RANKS_STATUS},
+    {&hta_kernels_table, HTA_KERNELS_RANK},
+    {&hta_kernels_table, HTA_KERNELS_NAME},
+    {&hta_kernels_table, HTA_KERNELS_KERNEL_TYPE},
+    {&hta_kernels_table, HTA_KERNELS_COUNT},
+    {&hta_kernels_table, HTA_KERNELS_SUM_US},
+    {&hta_kernels_table, HTA_KERNELS_MAX_US},
+    {&hta_rank_metrics_table, HTA_RANK_METRICS_RANK},
+    {&hta_rank_metrics_table, HTA_RANK_METRICS_METRIC},
+    {&hta_rank_metrics_table, HTA_RANK_METRICS_VALUE},
+    {&hta_activity_categories_table, HTA_ACTIVITY_CATEGORIES_RANK},
+    {&hta_activity_categories_table, HTA_ACTIVITY_CATEGORIES_CATEGORY},
+    {&hta_activity_categories_table, HTA_ACTIVITY_CATEGORIES_COUNT},
+    {&hta_activity_categories_table, HTA_ACTIVITY_CATEGORIES_TOTAL_US},
+    {&hta_activity_categories_table, HTA_ACTIVITY_CATEGORIES_TOP1_MEAN_US},
+    {&hta_activity_categories_table, HTA_ACTIVITY_CATEGORIES_TOP5_MEAN_US},
+    {&hta_activity_categories_table, HTA_ACTIVITY_CATEGORIES_TOP10_MEAN_US},
+    {&hta_activity_categories_table, HTA_ACTIVITY_CATEGORIES_TOP1_SHARE},
+    {&hta_activity_categories_table, HTA_ACTIVITY_CATEGORIES_TOP5_SHARE},
+    {&hta_activity_categories_table, HTA_ACTIVITY_CATEGORIES_TOP10_SHARE},
+    {&hta_collective_summary_table, HTA_COLLECTIVE_SUMMARY_GROUP_DESC},
+    {&hta_collective_summary_table, HTA_COLLECTIVE_SUMMARY_COLLECTIVE},
+    {&hta_collective_summary_table, HTA_COLLECTIVE_SUMMARY_DTYPE},
+    {&hta_collective_summary_table, HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES},
 };
 
 static const char *const TYPE_NAMES[] = {"integer", "float", "string"};
@@ -51,11 +60,12 @@ static int check_columns(const hta_diff_input *in, hta_error *err)
 {
     for (size_t i = 0; i < sizeof REQUIRED / sizeof *REQUIRED; i++) {
         const required *r = &REQUIRED[i];
+        const hta_column *want = &r->table->columns[r->column];
         const hta_table *t = hta_diff_table(in, r->table);
-        long c = t ? hta_table_column(t, r->column) : 0;
-        if (t && (c < 0 || t->columns[c].type != r->type))
+        long c = t ? hta_diff_column(t, r->table, r->column) : 0;
+        if (t && (c < 0 || t->columns[c].type != want->type))
             return hta_fail(err, "%s: /%s has no %s column %s (not a results file of schema %lld)",
-                            in->file.path, r->table, TYPE_NAMES[r->type], r->column,
+                            in->file.path, r->table->name, TYPE_NAMES[want->type], want->name,
                             (long long)in->file.schema_version);
     }
     return 0;
@@ -71,8 +81,9 @@ static int compare_i64(const void *a, const void *b)
  * /ranks is there and has its columns (hta_results_open, check_columns). */
 static int list_ranks(hta_diff_input *in, hta_error *err)
 {
-    const hta_table *t = hta_diff_table(in, "ranks");
-    long rank = hta_table_column(t, "rank"), status = hta_table_column(t, "status");
+    const hta_table *t = hta_diff_table(in, &hta_ranks_table);
+    long rank = hta_diff_column(t, &hta_ranks_table, HTA_RANKS_RANK);
+    long status = hta_diff_column(t, &hta_ranks_table, HTA_RANKS_STATUS);
     in->ranks = malloc((t->n_rows ? t->n_rows : 1) * sizeof *in->ranks);
     if (!in->ranks)
         return hta_fail(err, "out of memory");
@@ -93,7 +104,7 @@ int hta_diff_input_load(const char *path, hta_diff_input *in, hta_error *err)
         return -1;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < sizeof TABLES / sizeof *TABLES; i++)
-        rc = hta_results_read_table(&in->file, TABLES[i], &in->tables, err);
+        rc = hta_results_read_table(&in->file, TABLES[i]->name, &in->tables, err);
     if (rc == 0)
         rc = check_columns(in, err);
     if (rc == 0)
@@ -112,9 +123,14 @@ void hta_diff_input_free(hta_diff_input *in)
     in->n_ranks = 0;
 }
 
-const hta_table *hta_diff_table(const hta_diff_input *in, const char *name)
+const hta_table *hta_diff_table(const hta_diff_input *in, const hta_table_spec *spec)
 {
-    return hta_tableset_find(&in->tables, name);
+    return hta_tableset_find(&in->tables, spec->name);
+}
+
+long hta_diff_column(const hta_table *t, const hta_table_spec *spec, int k)
+{
+    return hta_table_column(t, spec->columns[k].name);
 }
 
 int hta_diff_input_has_rank(const hta_diff_input *in, int64_t rank)

@@ -27,7 +27,12 @@ typedef struct hta_diff_input {
 int hta_diff_input_load(const char *path, hta_diff_input *in, hta_error *err);
 void hta_diff_input_free(hta_diff_input *in);
 
-const hta_table *hta_diff_table(const hta_diff_input *in, const char *name);
+/* The table of in that spec declares, or NULL when the file has none. */
+const hta_table *hta_diff_table(const hta_diff_input *in, const hta_table_spec *spec);
+/* Where column k of spec is in t, a table read back from a file: found by
+ * its name, since a file of another schema version may order the columns
+ * otherwise; -1 when t lacks it. */
+long hta_diff_column(const hta_table *t, const hta_table_spec *spec, int k);
 int hta_diff_input_has_rank(const hta_diff_input *in, int64_t rank);
 
 /* Relative change (new - base) / |base| and ratio new / base; NaN where

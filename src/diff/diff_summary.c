@@ -6,7 +6,10 @@
  * cut to NAME_WIDTH, whole in the file. */
 #include "diff/diff_summary.h"
 
+#include "crossrank/collective_groups.h"
+#include "diff/collective_diff.h"
 #include "diff/kernel_diff.h"
+#include "diff/rank_metric_diff.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,16 +28,11 @@ static void print_name(FILE *out, const char *name)
         fprintf(out, "%.*s...\n", NAME_WIDTH - 3, name);
 }
 
-static long col(const hta_table *t, const char *name)
-{
-    return hta_table_column(t, name);
-}
-
 static void print_class_counts(FILE *out, const hta_table *k, double min_change)
 {
     static const char *const classes[] = {"slower", "faster", "added", "removed", "unchanged"};
     size_t counts[5] = {0};
-    long cls = col(k, "class");
+    const long cls = HTA_DIFF_KERNELS_CLASS;
     for (size_t r = 0; r < k->n_rows && hta_table_row(k, r)[0].i == HTA_DIFF_ALL_RANKS; r++)
         for (int c = 0; c < 5; c++)
             counts[c] += strcmp(hta_table_row(k, r)[cls].s, classes[c]) == 0;
@@ -47,8 +45,12 @@ static void print_class_counts(FILE *out, const hta_table *k, double min_change)
 static void print_changed(FILE *out, const hta_table *k, const char *cls, const char *title,
                           int top)
 {
-    long c_cls = col(k, "class"), c_b = col(k, "base_total_us"), c_n = col(k, "new_total_us");
-    long c_ch = col(k, "change_us"), c_rel = col(k, "rel_change"), c_name = col(k, "name");
+    const long c_cls = HTA_DIFF_KERNELS_CLASS;
+    const long c_b = HTA_DIFF_KERNELS_BASE_TOTAL_US;
+    const long c_n = HTA_DIFF_KERNELS_NEW_TOTAL_US;
+    const long c_ch = HTA_DIFF_KERNELS_CHANGE_US;
+    const long c_rel = HTA_DIFF_KERNELS_REL_CHANGE;
+    const long c_name = HTA_DIFF_KERNELS_NAME;
     fprintf(out, "\n%s (all ranks, total time):\n", title);
     int shown = 0;
     for (size_t r = 0; r < k->n_rows && shown < top; r++) {
@@ -69,8 +71,10 @@ static void print_changed(FILE *out, const hta_table *k, const char *cls, const 
 static void print_set(FILE *out, const hta_table *set, const char *run, const char *title,
                       int top)
 {
-    long c_run = col(set, "run"), c_count = col(set, "count"), c_total = col(set, "total_us");
-    long c_name = col(set, "name");
+    const long c_run = HTA_DIFF_KERNEL_SET_RUN;
+    const long c_count = HTA_DIFF_KERNEL_SET_COUNT;
+    const long c_total = HTA_DIFF_KERNEL_SET_TOTAL_US;
+    const long c_name = HTA_DIFF_KERNEL_SET_NAME;
     size_t n = 0;
     for (size_t r = 0; r < set->n_rows; r++) {
         const hta_cell *row = hta_table_row(set, r);
@@ -112,8 +116,11 @@ static size_t collect_rank_changes(const hta_table *m, rank_change *out)
 {
     static const char *const metrics[3] = {"compute_time_us", "non_compute_time_us",
                                            "idle_time_us"};
-    long c_metric = col(m, "metric"), c_status = col(m, "status"), c_rel = col(m, "rel_change");
-    long c_b = col(m, "base"), c_n = col(m, "new");
+    const long c_metric = HTA_DIFF_RANK_METRICS_METRIC;
+    const long c_status = HTA_DIFF_RANK_METRICS_STATUS;
+    const long c_rel = HTA_DIFF_RANK_METRICS_REL_CHANGE;
+    const long c_b = HTA_DIFF_RANK_METRICS_BASE;
+    const long c_n = HTA_DIFF_RANK_METRICS_NEW;
     size_t n = 0;
     for (size_t r = 0; r < m->n_rows; r++) {
         const hta_cell *row = hta_table_row(m, r);
@@ -163,8 +170,9 @@ static void print_ranks(FILE *out, const hta_table *m, int top, double min_chang
  * min_change, most first, with their bus bandwidth beside it. */
 static void print_collectives(FILE *out, const hta_table *c, int top, double min_change)
 {
-    long transfer = col(c, "transfer_p50_us_ratio"), busbw = col(c, "busbw_p50_gbps_ratio");
-    long status = col(c, "status");
+    long transfer = hta_diff_collectives_ratio(c, HTA_COLLECTIVE_SUMMARY_TRANSFER_P50_US);
+    long busbw = hta_diff_collectives_ratio(c, HTA_COLLECTIVE_SUMMARY_BUSBW_P50_GBPS);
+    const long status = HTA_DIFF_COLLECTIVES_STATUS;
     hta_ranked *order = malloc((c->n_rows ? c->n_rows : 1) * sizeof *order);
     if (!order || transfer < 0) {
         free(order);
@@ -213,16 +221,16 @@ void hta_diff_print_summary(FILE *out, const hta_tableset *tables, const hta_dif
             base->file.path, base->n_ranks, base->n_ranks == 1 ? "" : "s",
             (long long)base->file.schema_version, new_->file.path, new_->n_ranks,
             new_->n_ranks == 1 ? "" : "s", (long long)new_->file.schema_version);
-    const hta_table *k = hta_tableset_find(tables, "diff/kernels");
-    const hta_table *set = hta_tableset_find(tables, "diff/kernel_set");
-    const hta_table *m = hta_tableset_find(tables, "diff/rank_metrics");
+    const hta_table *k = hta_tableset_find(tables, hta_diff_kernels_table.name);
+    const hta_table *set = hta_tableset_find(tables, hta_diff_kernel_set_table.name);
+    const hta_table *m = hta_tableset_find(tables, hta_diff_rank_metrics_table.name);
     print_class_counts(out, k, min_change);
     print_changed(out, k, "slower", "Top regressions", top);
     print_changed(out, k, "faster", "Top improvements", top);
     print_set(out, set, "new", "New kernels (only in NEW)", top);
     print_set(out, set, "base", "Vanished kernels (only in BASE)", top);
     print_ranks(out, m, top, min_change);
-    const hta_table *c = hta_tableset_find(tables, "diff/collectives");
+    const hta_table *c = hta_tableset_find(tables, hta_diff_collectives_table.name);
     if (c)
         print_collectives(out, c, top, min_change);
     print_lone_ranks(out, base, new_, "BASE");

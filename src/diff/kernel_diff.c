@@ -8,28 +8,45 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "diff/kernel_diff.h"
 
+#include "analysis/kernel_breakdown.h"
 #include "diff/row_join.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const hta_column KERNEL_COLUMNS[] = {
-    {"rank", HTA_COL_I64},          {"name", HTA_COL_STR},
-    {"kernel_type", HTA_COL_STR},   {"class", HTA_COL_STR},
-    {"base_count", HTA_COL_I64},    {"new_count", HTA_COL_I64},
-    {"base_total_us", HTA_COL_F64}, {"new_total_us", HTA_COL_F64},
-    {"change_us", HTA_COL_F64},     {"rel_change", HTA_COL_F64},
-    {"base_mean_us", HTA_COL_F64},  {"new_mean_us", HTA_COL_F64},
-    {"mean_rel_change", HTA_COL_F64}, {"base_max_us", HTA_COL_F64},
-    {"new_max_us", HTA_COL_F64},
+static const hta_column KERNEL_COLUMNS[HTA_DIFF_KERNELS_N_COLUMNS] = {
+    [HTA_DIFF_KERNELS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DIFF_KERNELS_NAME] = {"name", HTA_COL_STR},
+    [HTA_DIFF_KERNELS_KERNEL_TYPE] = {"kernel_type", HTA_COL_STR},
+    [HTA_DIFF_KERNELS_CLASS] = {"class", HTA_COL_STR},
+    [HTA_DIFF_KERNELS_BASE_COUNT] = {"base_count", HTA_COL_I64},
+    [HTA_DIFF_KERNELS_NEW_COUNT] = {"new_count", HTA_COL_I64},
+    [HTA_DIFF_KERNELS_BASE_TOTAL_US] = {"base_total_us", HTA_COL_F64},
+    [HTA_DIFF_KERNELS_NEW_TOTAL_US] = {"new_total_us", HTA_COL_F64},
+    [HTA_DIFF_KERNELS_CHANGE_US] = {"change_us", HTA_COL_F64},
+    [HTA_DIFF_KERNELS_REL_CHANGE] = {"rel_change", HTA_COL_F64},
+    [HTA_DIFF_KERNELS_BASE_MEAN_US] = {"base_mean_us", HTA_COL_F64},
+    [HTA_DIFF_KERNELS_NEW_MEAN_US] = {"new_mean_us", HTA_COL_F64},
+    [HTA_DIFF_KERNELS_MEAN_REL_CHANGE] = {"mean_rel_change", HTA_COL_F64},
+    [HTA_DIFF_KERNELS_BASE_MAX_US] = {"base_max_us", HTA_COL_F64},
+    [HTA_DIFF_KERNELS_NEW_MAX_US] = {"new_max_us", HTA_COL_F64},
 };
+const hta_table_spec hta_diff_kernels_table = {
+    "diff/kernels", KERNEL_COLUMNS, HTA_DIFF_KERNELS_N_COLUMNS, 0};
 
-static const hta_column SET_COLUMNS[] = {
-    {"rank", HTA_COL_I64},     {"name", HTA_COL_STR},     {"kernel_type", HTA_COL_STR},
-    {"run", HTA_COL_STR},      {"count", HTA_COL_I64},    {"total_us", HTA_COL_F64},
-    {"mean_us", HTA_COL_F64},  {"max_us", HTA_COL_F64},
+static const hta_column SET_COLUMNS[HTA_DIFF_KERNEL_SET_N_COLUMNS] = {
+    [HTA_DIFF_KERNEL_SET_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DIFF_KERNEL_SET_NAME] = {"name", HTA_COL_STR},
+    [HTA_DIFF_KERNEL_SET_KERNEL_TYPE] = {"kernel_type", HTA_COL_STR},
+    [HTA_DIFF_KERNEL_SET_RUN] = {"run", HTA_COL_STR},
+    [HTA_DIFF_KERNEL_SET_COUNT] = {"count", HTA_COL_I64},
+    [HTA_DIFF_KERNEL_SET_TOTAL_US] = {"total_us", HTA_COL_F64},
+    [HTA_DIFF_KERNEL_SET_MEAN_US] = {"mean_us", HTA_COL_F64},
+    [HTA_DIFF_KERNEL_SET_MAX_US] = {"max_us", HTA_COL_F64},
 };
+const hta_table_spec hta_diff_kernel_set_table = {
+    "diff/kernel_set", SET_COLUMNS, HTA_DIFF_KERNEL_SET_N_COLUMNS, 0};
 
 /* Columns of a /kernels table (either file's, or the all-ranks sums). */
 typedef struct kernel_columns {
@@ -40,12 +57,13 @@ static int find_columns(const hta_table *t, kernel_columns *c, hta_error *err)
 {
     if (!t)
         return 0;
-    static const char *const names[] = {"rank", "name", "kernel_type", "count", "sum_us",
-                                        "max_us"};
+    static const int wanted[] = {HTA_KERNELS_RANK,  HTA_KERNELS_NAME,   HTA_KERNELS_KERNEL_TYPE,
+                                 HTA_KERNELS_COUNT, HTA_KERNELS_SUM_US, HTA_KERNELS_MAX_US};
     long *out[] = {&c->rank, &c->name, &c->type, &c->count, &c->sum, &c->max};
     for (size_t i = 0; i < 6; i++)
-        if ((*out[i] = hta_table_column(t, names[i])) < 0)
-            return hta_fail(err, "/kernels has no column %s", names[i]);
+        if ((*out[i] = hta_diff_column(t, &hta_kernels_table, wanted[i])) < 0)
+            return hta_fail(err, "/kernels has no column %s",
+                            hta_kernels_table.columns[wanted[i]].name);
     return 0;
 }
 
@@ -163,11 +181,6 @@ static int compare_by_name(const void *x, const void *y, void *ctx)
     return strcmp(hta_table_row(o->table, i)[o->name].s, hta_table_row(o->table, k)[o->name].s);
 }
 
-static const hta_column SUM_COLUMNS[] = {
-    {"rank", HTA_COL_I64},    {"name", HTA_COL_STR},   {"kernel_type", HTA_COL_STR},
-    {"count", HTA_COL_I64},   {"sum_us", HTA_COL_F64}, {"max_us", HTA_COL_F64},
-};
-
 static int put_sum(hta_table *sums, const hta_cell *first, const kernel_columns *c,
                    int64_t count, double total, double max)
 {
@@ -182,14 +195,17 @@ static int put_sum(hta_table *sums, const hta_cell *first, const kernel_columns 
 }
 
 /* One run's /kernels summed over its ranks, one row per name, into
- * scratch (as a table named `name`). */
-static int sum_over_ranks(const hta_table *t, const kernel_columns *c, const char *name,
-                          hta_tableset *scratch, hta_table **out)
+ * scratch: the first columns of /kernels, up to max_us, so that the
+ * same joins read both. */
+static int sum_over_ranks(const hta_table *t, const kernel_columns *c, hta_tableset *scratch,
+                          hta_table **out)
 {
+    const hta_table_spec sums_spec = {"_kernel_sums", hta_kernels_table.columns,
+                                      HTA_KERNELS_MAX_US + 1, HTA_TABLE_SCRATCH};
     *out = NULL;
     if (!t)
         return 0;
-    hta_table *sums = HTA_TABLE(scratch, name, SUM_COLUMNS);
+    hta_table *sums = hta_tableset_table(scratch, &sums_spec);
     size_t *order = malloc((t->n_rows ? t->n_rows : 1) * sizeof *order);
     if (!sums || !order) {
         free(order);
@@ -258,20 +274,22 @@ static void sort_rows(hta_table *t, int (*cmp)(const void *, const void *, void 
 int hta_diff_kernels(const hta_diff_input *base, const hta_diff_input *new_, double min_change,
                      hta_tableset *out, hta_error *err)
 {
-    static const char *const per_rank_keys[] = {"rank", "name"};
-    static const char *const all_keys[] = {"name"};
-    const hta_table *kb = hta_diff_table(base, "kernels"), *kn = hta_diff_table(new_, "kernels");
+    const char *const per_rank_keys[] = {hta_kernels_table.columns[HTA_KERNELS_RANK].name,
+                                         hta_kernels_table.columns[HTA_KERNELS_NAME].name};
+    const char *const all_keys[] = {per_rank_keys[1]};
+    const hta_table *kb = hta_diff_table(base, &hta_kernels_table);
+    const hta_table *kn = hta_diff_table(new_, &hta_kernels_table);
     join_ctx j = {.base = base, .new_ = new_, .min_change = min_change};
-    j.kernels = HTA_TABLE(out, "diff/kernels", KERNEL_COLUMNS);
-    j.set = HTA_TABLE(out, "diff/kernel_set", SET_COLUMNS);
+    j.kernels = hta_tableset_table(out, &hta_diff_kernels_table);
+    j.set = hta_tableset_table(out, &hta_diff_kernel_set_table);
     if (!j.kernels || !j.set)
         return hta_fail(err, "out of memory");
     if (find_columns(kb, &j.cb, err) || find_columns(kn, &j.cn, err))
         return -1;
-    hta_tableset scratch = {0};
+    hta_tableset scratch[2] = {{0}};
     hta_table *sb, *sn;
-    int rc = sum_over_ranks(kb, &j.cb, "base", &scratch, &sb) ||
-                     sum_over_ranks(kn, &j.cn, "new", &scratch, &sn)
+    int rc = sum_over_ranks(kb, &j.cb, &scratch[0], &sb) ||
+                     sum_over_ranks(kn, &j.cn, &scratch[1], &sn)
                  ? hta_fail(err, "out of memory")
                  : 0;
     join_ctx all = j;
@@ -285,7 +303,8 @@ int hta_diff_kernels(const hta_diff_input *base, const hta_diff_input *new_, dou
         rc = hta_join_rows(kb, kn, per_rank_keys, 2, join_kernel, &j, err);
     if (rc && !err->text[0])
         hta_fail(err, "out of memory");
-    hta_tableset_free(&scratch);
+    hta_tableset_free(&scratch[0]);
+    hta_tableset_free(&scratch[1]);
     sort_rows(j.kernels, compare_kernel_rows);
     sort_rows(j.set, compare_set_rows);
     return rc ? -1 : 0;

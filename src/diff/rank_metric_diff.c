@@ -6,16 +6,27 @@
  * metric added to either breakdown is grouped with no change here. */
 #include "diff/rank_metric_diff.h"
 
+#include "analysis/overlap_breakdown.h"
+#include "analysis/registry.h"
+#include "analysis/temporal_breakdown.h"
+
 #include "diff/row_join.h"
 
 #include <math.h>
 #include <string.h>
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},   {"metric", HTA_COL_STR}, {"group", HTA_COL_STR},
-    {"status", HTA_COL_STR}, {"base", HTA_COL_F64},   {"new", HTA_COL_F64},
-    {"change", HTA_COL_F64}, {"rel_change", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_DIFF_RANK_METRICS_N_COLUMNS] = {
+    [HTA_DIFF_RANK_METRICS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DIFF_RANK_METRICS_METRIC] = {"metric", HTA_COL_STR},
+    [HTA_DIFF_RANK_METRICS_GROUP] = {"group", HTA_COL_STR},
+    [HTA_DIFF_RANK_METRICS_STATUS] = {"status", HTA_COL_STR},
+    [HTA_DIFF_RANK_METRICS_BASE] = {"base", HTA_COL_F64},
+    [HTA_DIFF_RANK_METRICS_NEW] = {"new", HTA_COL_F64},
+    [HTA_DIFF_RANK_METRICS_CHANGE] = {"change", HTA_COL_F64},
+    [HTA_DIFF_RANK_METRICS_REL_CHANGE] = {"rel_change", HTA_COL_F64},
 };
+const hta_table_spec hta_diff_rank_metrics_table = {
+    "diff/rank_metrics", COLUMNS, HTA_DIFF_RANK_METRICS_N_COLUMNS, 0};
 
 typedef struct join_ctx {
     const hta_diff_input *base, *new_;
@@ -23,7 +34,7 @@ typedef struct join_ctx {
     hta_table *out;
 } join_ctx;
 
-static int has_column(const hta_diff_input *in, const char *table, const char *column)
+static int has_column(const hta_diff_input *in, const hta_table_spec *table, const char *column)
 {
     const hta_table *t = hta_diff_table(in, table);
     return t && hta_table_column(t, column) >= 0;
@@ -31,11 +42,11 @@ static int has_column(const hta_diff_input *in, const char *table, const char *c
 
 static const char *group_of(const join_ctx *j, const char *metric)
 {
-    if (has_column(j->base, "temporal_breakdown", metric) ||
-        has_column(j->new_, "temporal_breakdown", metric))
+    if (has_column(j->base, &hta_temporal_breakdown_table, metric) ||
+        has_column(j->new_, &hta_temporal_breakdown_table, metric))
         return "temporal";
-    if (has_column(j->base, "overlap_breakdown", metric) ||
-        has_column(j->new_, "overlap_breakdown", metric))
+    if (has_column(j->base, &hta_overlap_breakdown_table, metric) ||
+        has_column(j->new_, &hta_overlap_breakdown_table, metric))
         return "overlap";
     if (strncmp(metric, "idle_", 5) == 0)
         return "idle";
@@ -75,9 +86,9 @@ static int find(const hta_table *t, long *rank, long *metric, long *value, hta_e
 {
     if (!t)
         return 0;
-    *rank = hta_table_column(t, "rank");
-    *metric = hta_table_column(t, "metric");
-    *value = hta_table_column(t, "value");
+    *rank = hta_diff_column(t, &hta_rank_metrics_table, HTA_RANK_METRICS_RANK);
+    *metric = hta_diff_column(t, &hta_rank_metrics_table, HTA_RANK_METRICS_METRIC);
+    *value = hta_diff_column(t, &hta_rank_metrics_table, HTA_RANK_METRICS_VALUE);
     if (*rank < 0 || *metric < 0 || *value < 0 || t->columns[*value].type != HTA_COL_F64)
         return hta_fail(err, "/rank_metrics lacks its rank, metric or value column");
     return 0;
@@ -86,10 +97,13 @@ static int find(const hta_table *t, long *rank, long *metric, long *value, hta_e
 int hta_diff_rank_metrics(const hta_diff_input *base, const hta_diff_input *new_,
                           hta_tableset *out, hta_error *err)
 {
-    static const char *const keys[] = {"rank", "metric"};
-    const hta_table *tb = hta_diff_table(base, "rank_metrics");
-    const hta_table *tn = hta_diff_table(new_, "rank_metrics");
-    join_ctx j = {.base = base, .new_ = new_, .out = HTA_TABLE(out, "diff/rank_metrics", COLUMNS)};
+    const hta_column *columns = hta_rank_metrics_table.columns;
+    const char *const keys[] = {columns[HTA_RANK_METRICS_RANK].name,
+                                columns[HTA_RANK_METRICS_METRIC].name};
+    const hta_table *tb = hta_diff_table(base, &hta_rank_metrics_table);
+    const hta_table *tn = hta_diff_table(new_, &hta_rank_metrics_table);
+    join_ctx j = {.base = base, .new_ = new_,
+                  .out = hta_tableset_table(out, &hta_diff_rank_metrics_table)};
     if (!j.out)
         return hta_fail(err, "out of memory");
     if (find(tb, &j.rank_b, &j.metric_b, &j.value_b, err) ||

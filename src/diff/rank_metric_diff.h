@@ -15,4 +15,18 @@
 int hta_diff_rank_metrics(const hta_diff_input *base, const hta_diff_input *new_,
                           hta_tableset *out, hta_error *err);
 
+/* The columns of /diff/rank_metrics (docs/results-format.md). */
+enum {
+    HTA_DIFF_RANK_METRICS_RANK,
+    HTA_DIFF_RANK_METRICS_METRIC,
+    HTA_DIFF_RANK_METRICS_GROUP,
+    HTA_DIFF_RANK_METRICS_STATUS,
+    HTA_DIFF_RANK_METRICS_BASE,
+    HTA_DIFF_RANK_METRICS_NEW,
+    HTA_DIFF_RANK_METRICS_CHANGE,
+    HTA_DIFF_RANK_METRICS_REL_CHANGE,
+    HTA_DIFF_RANK_METRICS_N_COLUMNS
+};
+extern const hta_table_spec hta_diff_rank_metrics_table;
+
 #endif

@@ -7,6 +7,8 @@
  * silenced: every failure becomes one line naming the file. */
 #include "diff/results_reader.h"
 
+#include "analysis/ranks_table.h"
+
 #include "output/schema_version.h"
 
 #include <errno.h>
@@ -62,7 +64,7 @@ static int check_results_file(hta_results_file *rf, hta_error *err)
                         "%s: results schema version %lld, this hta-mpi reads versions %d and %d",
                         rf->path, (long long)rf->schema_version, HTA_SCHEMA_OLDEST_READ,
                         HTA_SCHEMA_VERSION);
-    if (!hta_results_has(rf, "ranks"))
+    if (!hta_results_has(rf, hta_ranks_table.name))
         return hta_fail(err, "%s: not an hta-mpi results file (no /ranks table)", rf->path);
     return 0;
 }

@@ -1,27 +1,43 @@
 /* tail_diff.c: /diff/tails (see diff/tail_diff.h). */
 #include "diff/tail_diff.h"
 
+#include "analysis/activity_categories.h"
+
 #include "diff/row_join.h"
 
 #include <math.h>
 
 #define N_TAILS 3
 
-static const hta_column COLUMNS[] = {
-    {"rank", HTA_COL_I64},           {"category", HTA_COL_STR},
-    {"status", HTA_COL_STR},         {"base_count", HTA_COL_I64},
-    {"new_count", HTA_COL_I64},      {"base_total_us", HTA_COL_F64},
-    {"new_total_us", HTA_COL_F64},   {"total_ratio", HTA_COL_F64},
-    {"base_top1_mean_us", HTA_COL_F64}, {"new_top1_mean_us", HTA_COL_F64},
-    {"top1_mean_ratio", HTA_COL_F64},   {"base_top1_share", HTA_COL_F64},
-    {"new_top1_share", HTA_COL_F64},    {"top1_share_ratio", HTA_COL_F64},
-    {"base_top5_mean_us", HTA_COL_F64}, {"new_top5_mean_us", HTA_COL_F64},
-    {"top5_mean_ratio", HTA_COL_F64},   {"base_top5_share", HTA_COL_F64},
-    {"new_top5_share", HTA_COL_F64},    {"top5_share_ratio", HTA_COL_F64},
-    {"base_top10_mean_us", HTA_COL_F64}, {"new_top10_mean_us", HTA_COL_F64},
-    {"top10_mean_ratio", HTA_COL_F64},  {"base_top10_share", HTA_COL_F64},
-    {"new_top10_share", HTA_COL_F64},   {"top10_share_ratio", HTA_COL_F64},
+static const hta_column COLUMNS[HTA_DIFF_TAILS_N_COLUMNS] = {
+    [HTA_DIFF_TAILS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DIFF_TAILS_CATEGORY] = {"category", HTA_COL_STR},
+    [HTA_DIFF_TAILS_STATUS] = {"status", HTA_COL_STR},
+    [HTA_DIFF_TAILS_BASE_COUNT] = {"base_count", HTA_COL_I64},
+    [HTA_DIFF_TAILS_NEW_COUNT] = {"new_count", HTA_COL_I64},
+    [HTA_DIFF_TAILS_BASE_TOTAL_US] = {"base_total_us", HTA_COL_F64},
+    [HTA_DIFF_TAILS_NEW_TOTAL_US] = {"new_total_us", HTA_COL_F64},
+    [HTA_DIFF_TAILS_TOTAL_RATIO] = {"total_ratio", HTA_COL_F64},
+    [HTA_DIFF_TAILS_BASE_TOP1_MEAN_US] = {"base_top1_mean_us", HTA_COL_F64},
+    [HTA_DIFF_TAILS_NEW_TOP1_MEAN_US] = {"new_top1_mean_us", HTA_COL_F64},
+    [HTA_DIFF_TAILS_TOP1_MEAN_RATIO] = {"top1_mean_ratio", HTA_COL_F64},
+    [HTA_DIFF_TAILS_BASE_TOP1_SHARE] = {"base_top1_share", HTA_COL_F64},
+    [HTA_DIFF_TAILS_NEW_TOP1_SHARE] = {"new_top1_share", HTA_COL_F64},
+    [HTA_DIFF_TAILS_TOP1_SHARE_RATIO] = {"top1_share_ratio", HTA_COL_F64},
+    [HTA_DIFF_TAILS_BASE_TOP5_MEAN_US] = {"base_top5_mean_us", HTA_COL_F64},
+    [HTA_DIFF_TAILS_NEW_TOP5_MEAN_US] = {"new_top5_mean_us", HTA_COL_F64},
+    [HTA_DIFF_TAILS_TOP5_MEAN_RATIO] = {"top5_mean_ratio", HTA_COL_F64},
+    [HTA_DIFF_TAILS_BASE_TOP5_SHARE] = {"base_top5_share", HTA_COL_F64},
+    [HTA_DIFF_TAILS_NEW_TOP5_SHARE] = {"new_top5_share", HTA_COL_F64},
+    [HTA_DIFF_TAILS_TOP5_SHARE_RATIO] = {"top5_share_ratio", HTA_COL_F64},
+    [HTA_DIFF_TAILS_BASE_TOP10_MEAN_US] = {"base_top10_mean_us", HTA_COL_F64},
+    [HTA_DIFF_TAILS_NEW_TOP10_MEAN_US] = {"new_top10_mean_us", HTA_COL_F64},
+    [HTA_DIFF_TAILS_TOP10_MEAN_RATIO] = {"top10_mean_ratio", HTA_COL_F64},
+    [HTA_DIFF_TAILS_BASE_TOP10_SHARE] = {"base_top10_share", HTA_COL_F64},
+    [HTA_DIFF_TAILS_NEW_TOP10_SHARE] = {"new_top10_share", HTA_COL_F64},
+    [HTA_DIFF_TAILS_TOP10_SHARE_RATIO] = {"top10_share_ratio", HTA_COL_F64},
 };
+const hta_table_spec hta_diff_tails_table = {"diff/tails", COLUMNS, HTA_DIFF_TAILS_N_COLUMNS, 0};
 
 /* Columns of one file's /activity_categories. */
 typedef struct tail_columns {
@@ -36,14 +52,19 @@ typedef struct join_ctx {
 
 static int find_columns(const hta_table *t, tail_columns *c, hta_error *err)
 {
-    static const char *const names[] = {
-        "rank", "category", "count", "total_us", "top1_mean_us", "top5_mean_us",
-        "top10_mean_us", "top1_share", "top5_share", "top10_share"};
+    static const int wanted[] = {
+        HTA_ACTIVITY_CATEGORIES_RANK,          HTA_ACTIVITY_CATEGORIES_CATEGORY,
+        HTA_ACTIVITY_CATEGORIES_COUNT,         HTA_ACTIVITY_CATEGORIES_TOTAL_US,
+        HTA_ACTIVITY_CATEGORIES_TOP1_MEAN_US,  HTA_ACTIVITY_CATEGORIES_TOP5_MEAN_US,
+        HTA_ACTIVITY_CATEGORIES_TOP10_MEAN_US, HTA_ACTIVITY_CATEGORIES_TOP1_SHARE,
+        HTA_ACTIVITY_CATEGORIES_TOP5_SHARE,    HTA_ACTIVITY_CATEGORIES_TOP10_SHARE};
+    const hta_table_spec *spec = &hta_activity_categories_table;
     long *out[] = {&c->rank, &c->category, &c->count, &c->total, &c->mean[0], &c->mean[1],
                    &c->mean[2], &c->share[0], &c->share[1], &c->share[2]};
-    for (size_t i = 0; t && i < sizeof names / sizeof *names; i++)
-        if ((*out[i] = hta_table_column(t, names[i])) < 0)
-            return hta_fail(err, "/activity_categories has no column %s", names[i]);
+    for (size_t i = 0; t && i < sizeof wanted / sizeof *wanted; i++)
+        if ((*out[i] = hta_diff_column(t, spec, wanted[i])) < 0)
+            return hta_fail(err, "/activity_categories has no column %s",
+                            spec->columns[wanted[i]].name);
     return 0;
 }
 
@@ -83,10 +104,11 @@ static int join_category(const hta_cell *b, const hta_cell *n, void *ctx)
 int hta_diff_tails(const hta_diff_input *base, const hta_diff_input *new_, hta_tableset *out,
                    hta_error *err)
 {
-    static const char *const keys[] = {"rank", "category"};
-    const hta_table *tb = hta_diff_table(base, "activity_categories");
-    const hta_table *tn = hta_diff_table(new_, "activity_categories");
-    join_ctx j = {.base = base, .new_ = new_, .out = HTA_TABLE(out, "diff/tails", COLUMNS)};
+    const hta_table_spec *spec = &hta_activity_categories_table;
+    const char *const keys[] = {spec->columns[HTA_ACTIVITY_CATEGORIES_RANK].name,
+                                spec->columns[HTA_ACTIVITY_CATEGORIES_CATEGORY].name};
+    const hta_table *tb = hta_diff_table(base, spec), *tn = hta_diff_table(new_, spec);
+    join_ctx j = {.base = base, .new_ = new_, .out = hta_tableset_table(out, &hta_diff_tails_table)};
     if (!j.out)
         return hta_fail(err, "out of memory");
     if (find_columns(tb, &j.cb, err) || find_columns(tn, &j.cn, err))

@@ -6,6 +6,8 @@
  * whose split sizes disagree between senders and receivers. */
 #include "output/a2a_report.h"
 
+#include "crossrank/all_to_all.h"
+#include "crossrank/collective_wait.h"
 #include "numerics/stats.h"
 
 #include <stdio.h>
@@ -16,10 +18,9 @@ enum { A_RANK, A_SENT, A_RECEIVED };
 
 static double caused_wait_of(const hta_tableset *set, int64_t rank)
 {
-    const hta_table *w = hta_tableset_find(set, "collective_wait");
-    long caused = w ? hta_table_column(w, "caused_wait_us") : -1;
-    long row = w && caused >= 0 ? hta_table_find_sorted(w, rank) : -1;
-    return row >= 0 ? hta_table_row(w, (size_t)row)[caused].f : 0.0;
+    const hta_table *w = hta_tableset_find(set, hta_collective_wait_table.name);
+    long row = w ? hta_table_find_sorted(w, rank) : -1;
+    return row >= 0 ? hta_table_row(w, (size_t)row)[HTA_COLLECTIVE_WAIT_CAUSED_WAIT_US].f : 0.0;
 }
 
 static void print_hottest(const hta_tableset *set, const hta_table *ranks)
@@ -46,8 +47,8 @@ static void print_hottest(const hta_tableset *set, const hta_table *ranks)
 
 void hta_print_a2a_report(const hta_tableset *set)
 {
-    const hta_table *ranks = hta_tableset_find(set, "_a2a_ranks");
-    const hta_table *mismatches = hta_tableset_find(set, "_a2a_mismatches");
+    const hta_table *ranks = hta_tableset_find(set, hta_a2a_ranks_table.name);
+    const hta_table *mismatches = hta_tableset_find(set, hta_a2a_mismatches_table.name);
     if ((!ranks || ranks->n_rows == 0) && !mismatches)
         return;
     printf("\nAll-to-all:\n");

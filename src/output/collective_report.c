@@ -7,6 +7,9 @@
  * small messages, slow by nature, are not always at the bottom). */
 #include "output/collective_report.h"
 
+#include "crossrank/collective_groups.h"
+#include "crossrank/collective_wait.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,11 +70,10 @@ static size_t print_slowest(const hta_table *t, const columns *c, hta_ranked *r)
 
 static void print_mismatches(const hta_tableset *set)
 {
-    const hta_table *w = hta_tableset_find(set, "collective_wait");
-    long col = w ? hta_table_column(w, "metadata_mismatches") : -1;
+    const hta_table *w = hta_tableset_find(set, hta_collective_wait_table.name);
     size_t ranks = 0;
-    for (size_t i = 0; col >= 0 && i < w->n_rows; i++)
-        ranks += hta_table_row(w, i)[col].i > 0;
+    for (size_t i = 0; w && i < w->n_rows; i++)
+        ranks += hta_table_row(w, i)[HTA_COLLECTIVE_WAIT_METADATA_MISMATCHES].i > 0;
     if (ranks)
         printf("  %zu ranks disagree with their group on a collective's name or size "
                "(mismatched_ranks in /collectives)\n", ranks);
@@ -79,13 +81,13 @@ static void print_mismatches(const hta_tableset *set)
 
 void hta_print_collective_report(const hta_tableset *set)
 {
-    const hta_table *t = hta_tableset_find(set, "collective_summary");
+    const hta_table *t = hta_tableset_find(set, hta_collective_summary_table.name);
     if (!t || t->n_rows == 0)
         return;
-    columns c = {hta_table_column(t, "group_desc"), hta_table_column(t, "collective"),
-                 hta_table_column(t, "dtype"), hta_table_column(t, "bucket_max_bytes"),
-                 hta_table_column(t, "count"), hta_table_column(t, "total_wait_us"),
-                 hta_table_column(t, "busbw_p50_gbps"), hta_table_column(t, "busbw_min_gbps")};
+    columns c = {HTA_COLLECTIVE_SUMMARY_GROUP_DESC, HTA_COLLECTIVE_SUMMARY_COLLECTIVE,
+                 HTA_COLLECTIVE_SUMMARY_DTYPE, HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES,
+                 HTA_COLLECTIVE_SUMMARY_COUNT, HTA_COLLECTIVE_SUMMARY_TOTAL_WAIT_US,
+                 HTA_COLLECTIVE_SUMMARY_BUSBW_P50_GBPS, HTA_COLLECTIVE_SUMMARY_BUSBW_MIN_GBPS};
     hta_ranked *r = malloc(t->n_rows * sizeof *r);
     if (!r)
         return;

@@ -7,6 +7,8 @@
  * names at most a few steps and ranks; /critical_path has them all. */
 #include "output/critical_path_summary.h"
 
+#include "analysis/critical_path.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,11 +77,11 @@ static void print_step(const hta_table *t, long rank, const vote *v, size_t n)
 
 void hta_print_critical_path_summary(const hta_tableset *set)
 {
-    const hta_table *t = hta_tableset_find(set, "critical_path");
+    const hta_table *t = hta_tableset_find(set, hta_critical_path_table.name);
     if (!t || t->n_rows == 0)
         return;
-    long rank = hta_table_column(t, "rank"), step = hta_table_column(t, "step"),
-         bound = hta_table_column(t, "bound_by");
+    long rank = HTA_CRITICAL_PATH_RANK, step = HTA_CRITICAL_PATH_STEP,
+         bound = HTA_CRITICAL_PATH_BOUND_BY;
     vote *v = malloc(t->n_rows * sizeof *v);
     if (!v || rank < 0 || step < 0 || bound < 0) {
         free(v);

@@ -46,22 +46,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const IN_PLACE_TABLES[] = {
-    "idle_time",         "queue_length",        "memory_bw",
-    "launch_stats",      "overlap_breakdown",   "comm_comp_overlap",
-    "detail/launches",   "detail/queue_length", "detail/memory_bw",
-    "collectives",       "critical_path_events", "p2p",
-    "a2a",
-};
-
-int hta_table_is_written_in_place(const char *name)
-{
-    for (size_t i = 0; i < sizeof IN_PLACE_TABLES / sizeof *IN_PLACE_TABLES; i++)
-        if (strcmp(name, IN_PLACE_TABLES[i]) == 0)
-            return 1;
-    return 0;
-}
-
 static int any_failed(int failed)
 {
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -78,7 +62,8 @@ static int agree_on_tables(const hta_tableset *mine, hta_tableset *schema, hta_e
     int failed = 0;
     for (size_t i = 0; i < mine->n_tables && !failed; i++) {
         const hta_table *t = mine->tables[i];
-        failed = !hta_tableset_find_or_create(&empty, t->name, t->columns, t->n_columns);
+        hta_table_spec spec = hta_table_spec_of(t);
+        failed = !hta_tableset_table(&empty, &spec);
     }
     failed = failed || hta_tableset_pack(&empty, &packed) || packed.len > INT_MAX;
     hta_tableset_free(&empty);
@@ -165,12 +150,6 @@ typedef struct in_place_table {
     int64_t my_first_row;
 } in_place_table;
 
-static int is_rank_keyed(const hta_table *t)
-{
-    return t->n_columns > 0 && t->columns[0].type == HTA_COL_I64 &&
-           strcmp(t->columns[0].name, "rank") == 0;
-}
-
 static size_t string_width(const hta_table *t, size_t c)
 {
     size_t widest = 1;
@@ -232,7 +211,7 @@ static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_sl
     for (size_t i = 0; i < n_tables; i++) {
         int64_t *counts = tables[i].first_row;
         const hta_table *rows = tables[i].rows;
-        tables[i].by_rank = is_rank_keyed(tables[i].schema);
+        tables[i].by_rank = (tables[i].schema->flags & HTA_TABLE_PER_RANK) != 0;
         if (!tables[i].by_rank) {
             agree_on_process_rows(&tables[i], slots);
             continue;
@@ -251,16 +230,16 @@ static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_sl
     }
 }
 
-/* Per-event tables (--detail) run to millions of rows of repetitive
+/* Per-event tables (HTA_TABLE_PER_EVENT) run to millions of rows of repetitive
  * numbers: stored in chunks of up to DETAIL_CHUNK_ROWS rows, byte-shuffled
  * and deflated at a fast level (parallel HDF5 compresses collectively
  * written chunks).  Every other table is small and stays contiguous, as
  * does an empty one (a chunk holds at least one row, and may not exceed a
  * fixed-size dataset of 0 rows). */
-#define DETAIL_PREFIX "detail/"
 #define DETAIL_CHUNK_ROWS 65536
 #define DETAIL_DEFLATE_LEVEL 1
-/* /collectives and /p2p, one row per instance of the job, likewise once it holds
+/* /collectives and /p2p (HTA_TABLE_DEFLATE_LARGE), one row per instance of
+ * the job, likewise once it holds
  * enough bytes for the disk saved to outweigh the time deflating takes (a
  * large single trace's tens of thousands of instances are written as they
  * are), in chunks of a few megabytes whatever the width its fixed-length
@@ -268,15 +247,14 @@ static void agree_on_rows(in_place_table *tables, size_t n_tables, const rank_sl
 #define INSTANCE_DEFLATE_MIN_BYTES (16u << 20)
 #define INSTANCE_CHUNK_BYTES (4u << 20)
 
-static hid_t dataset_creation(const char *name, hsize_t n_rows, size_t record_bytes)
+static hid_t dataset_creation(unsigned flags, hsize_t n_rows, size_t record_bytes)
 {
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     /* Every row is written, so filling the file first is wasted work. */
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     hsize_t chunk_rows = DETAIL_CHUNK_ROWS;
-    int compressed = strncmp(name, DETAIL_PREFIX, strlen(DETAIL_PREFIX)) == 0 && n_rows > 0;
-    if ((strcmp(name, "collectives") == 0 || strcmp(name, "p2p") == 0) &&
-        n_rows * record_bytes >= INSTANCE_DEFLATE_MIN_BYTES) {
+    int compressed = (flags & HTA_TABLE_PER_EVENT) && n_rows > 0;
+    if ((flags & HTA_TABLE_DEFLATE_LARGE) && n_rows * record_bytes >= INSTANCE_DEFLATE_MIN_BYTES) {
         compressed = 1;
         chunk_rows = INSTANCE_CHUNK_BYTES / record_bytes + 1;
         chunk_rows = chunk_rows < DETAIL_CHUNK_ROWS ? chunk_rows : DETAIL_CHUNK_ROWS;
@@ -363,7 +341,7 @@ static int write_table(hid_t file, const in_place_table *it, const rank_slots *s
     hid_t mem_space = H5Screate_simple(1, &mem_rows, NULL);
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t dcpl = dataset_creation(it->schema->name, total, it->record_bytes);
+    hid_t dcpl = dataset_creation(it->schema->flags, total, it->record_bytes);
     hid_t xfer = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
     char *records = pack_records(it);

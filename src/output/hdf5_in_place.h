@@ -1,5 +1,5 @@
-/* output/hdf5_in_place.h: every process's own rows of the per-rank tables
- * that are never gathered, written collectively into the root's temporary
+/* output/hdf5_in_place.h: every process's own rows of the tables flagged
+ * HTA_TABLE_IN_PLACE (never gathered), written collectively into the root's temporary
  * results file (output/hdf5_writer.h). */
 #ifndef HTA_HDF5_IN_PLACE_H
 #define HTA_HDF5_IN_PLACE_H
@@ -15,8 +15,5 @@
  * every rank the map keeps, ascending (the same on every process). */
 int hta_write_in_place_tables(const char *tmp_path, const char *output, hta_tableset *mine,
                               const int64_t *ranks, size_t n_ranks, hta_error *err);
-/* Tables written in place: per-rank tables the root does not need for the
- * cross-rank statistics, whose strings come from fixed vocabularies. */
-int hta_table_is_written_in_place(const char *name);
 
 #endif

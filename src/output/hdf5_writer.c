@@ -12,6 +12,7 @@
  * (docs/robustness.md). */
 #include "output/hdf5_writer.h"
 
+#include "analysis/ranks_table.h"
 #include "output/results_file.h"
 #include "output/schema_version.h"
 #include "util/io_all.h"
@@ -259,10 +260,9 @@ static int put_attr_f64(hid_t obj, const char *name, double v)
 static void count_ranks(const hta_tableset *set, int64_t *n_ok, int64_t *n_failed)
 {
     *n_ok = *n_failed = 0;
-    const hta_table *ranks = hta_tableset_find(set, "ranks");
-    long status = ranks ? hta_table_column(ranks, "status") : -1;
-    for (size_t r = 0; ranks && status >= 0 && r < ranks->n_rows; r++) {
-        if (strcmp(hta_table_row(ranks, r)[status].s, "failed") == 0)
+    const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
+    for (size_t r = 0; ranks && r < ranks->n_rows; r++) {
+        if (strcmp(hta_table_row(ranks, r)[HTA_RANKS_STATUS].s, "failed") == 0)
             (*n_failed)++;
         else
             (*n_ok)++;
@@ -436,11 +436,10 @@ static int build_and_save(const hta_tableset *set, const hta_settings *opt,
                  : 0;
     for (size_t i = 0; i < set->n_tables && rc == 0; i++) {
         const hta_table *t = set->tables[i];
-        if (t->name[0] == '_')
-            continue;          /* process-local scratch, never an output */
-        int failed = strcmp(t->name, "timeline") == 0
-                         ? write_timeline(file, t, info, opt->analysis.bins)
-                         : write_table(file, t);
+        if (t->flags & HTA_TABLE_SCRATCH)
+            continue;
+        int failed = t->flags & HTA_TABLE_BINNED ? write_timeline(file, t, info, opt->analysis.bins)
+                                                 : write_table(file, t);
         if (failed)
             rc = hta_fail(err, "%s: cannot build /%s (out of memory?)", path, t->name);
     }

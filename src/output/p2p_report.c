@@ -6,14 +6,18 @@
  * ("_p2p_ranks"), which were given no wait. */
 #include "output/p2p_report.h"
 
+#include "analysis/registry.h"
+#include "crossrank/p2p_pairs.h"
+#include "crossrank/p2p_results.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 static void print_totals(const hta_table *s)
 {
-    long n = hta_table_column(s, "count"), ls = hta_table_column(s, "late_sender_us");
-    long lr = hta_table_column(s, "late_receiver_us"), v = hta_table_column(s, "clock_violations");
+    long n = HTA_P2P_SUMMARY_COUNT, ls = HTA_P2P_SUMMARY_LATE_SENDER_US;
+    long lr = HTA_P2P_SUMMARY_LATE_RECEIVER_US, v = HTA_P2P_SUMMARY_CLOCK_VIOLATIONS;
     int64_t pairs = 0, violations = 0;
     double late_sender = 0, late_receiver = 0;
     for (size_t r = 0; r < s->n_rows; r++) {
@@ -49,13 +53,13 @@ static int64_t worst_sender(const hta_table *metrics, double *caused)
 static void print_worst_stage(const hta_tableset *set)
 {
     double caused;
-    int64_t rank = worst_sender(hta_tableset_find(set, "rank_metrics"), &caused);
-    const hta_table *steps = hta_tableset_find(set, "pipeline_steps");
+    int64_t rank = worst_sender(hta_tableset_find(set, hta_rank_metrics_table.name), &caused);
+    const hta_table *steps = hta_tableset_find(set, hta_pipeline_steps_table.name);
     if (rank < 0 || !steps)
         return;
-    long stage = hta_table_column(steps, "stage"), stages = hta_table_column(steps, "stages");
-    long bubble = hta_table_column(steps, "bubble_fraction");
-    long expected = hta_table_column(steps, "expected_bubble_fraction");
+    long stage = HTA_PIPELINE_STEPS_STAGE, stages = HTA_PIPELINE_STEPS_STAGES;
+    long bubble = HTA_PIPELINE_STEPS_BUBBLE_FRACTION;
+    long expected = HTA_PIPELINE_STEPS_EXPECTED_BUBBLE_FRACTION;
     double sum = 0, sum_expected = 0;
     size_t n = 0;
     int64_t at = -1, of = -1;
@@ -79,7 +83,7 @@ static void print_worst_stage(const hta_tableset *set)
 
 static void print_unpaired(const hta_table *ranks)
 {
-    long unpaired = hta_table_column(ranks, "unpaired");
+    long unpaired = HTA_P2P_RANKS_UNPAIRED;
     int64_t n = 0;
     size_t on = 0;
     for (size_t r = 0; r < ranks->n_rows; r++) {
@@ -95,8 +99,8 @@ static void print_unpaired(const hta_table *ranks)
 
 void hta_print_p2p_report(const hta_tableset *set)
 {
-    const hta_table *summary = hta_tableset_find(set, "p2p_summary");
-    const hta_table *ranks = hta_tableset_find(set, "_p2p_ranks");
+    const hta_table *summary = hta_tableset_find(set, hta_p2p_summary_table.name);
+    const hta_table *ranks = hta_tableset_find(set, hta_p2p_ranks_table.name);
     if (!summary && !ranks)
         return;
     printf("\nPoint-to-point:\n");

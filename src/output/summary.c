@@ -6,6 +6,12 @@
  * fifteen) and the flagged stragglers (at most five), so it stays readable
  * for a thousand ranks; the HDF5 file has the rest. */
 
+#include "analysis/ranks_table.h"
+#include "analysis/temporal_breakdown.h"
+#include "crossrank/collective_wait.h"
+#include "crossrank/nodes.h"
+#include "crossrank/spread.h"
+#include "crossrank/stragglers.h"
 #include "output/a2a_report.h"
 #include "output/collective_report.h"
 #include "output/p2p_report.h"
@@ -27,22 +33,22 @@
 static void print_breakdown_row(const hta_table *tb, size_t r)
 {
     const hta_cell *row = hta_table_row(tb, r);
-    long comp = hta_table_column(tb, "compute_time_pctg");
-    long non = hta_table_column(tb, "non_compute_time_pctg");
-    long idle = hta_table_column(tb, "idle_time_pctg");
-    long span = hta_table_column(tb, "kernel_time_us");
+    long comp = HTA_TEMPORAL_BREAKDOWN_COMPUTE_TIME_PCTG;
+    long non = HTA_TEMPORAL_BREAKDOWN_NON_COMPUTE_TIME_PCTG;
+    long idle = HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_PCTG;
+    long span = HTA_TEMPORAL_BREAKDOWN_KERNEL_TIME_US;
     printf("  %6lld %9.2f %13.2f %7.2f %14.1f\n", (long long)row[0].i, row[comp].f,
            row[non].f, row[idle].f, row[span].f);
 }
 
 static void print_breakdown(const hta_tableset *set)
 {
-    const hta_table *tb = hta_tableset_find(set, "temporal_breakdown");
+    const hta_table *tb = hta_tableset_find(set, hta_temporal_breakdown_table.name);
     if (!tb || tb->n_rows == 0) {
         printf("No rank has GPU events: no temporal breakdown.\n");
         return;
     }
-    long idle = hta_table_column(tb, "idle_time_pctg");
+    long idle = HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_PCTG;
     hta_ranked *order = malloc(tb->n_rows * sizeof *order);
     if (!order)
         return;
@@ -91,8 +97,8 @@ static int compare_worst_first(const void *a, const void *b)
  * ranks, or 0 when out of memory. */
 static size_t group_outliers(const hta_table *t, rank_outliers *ranks)
 {
-    long rank = hta_table_column(t, "rank"), z = hta_table_column(t, "z");
-    long robust_z = hta_table_column(t, "robust_z");
+    long rank = HTA_OUTLIERS_RANK, z = HTA_OUTLIERS_Z;
+    long robust_z = HTA_OUTLIERS_ROBUST_Z;
     hta_ranked_i64 *order = malloc(t->n_rows * sizeof *order);
     if (!order)
         return 0;
@@ -119,17 +125,17 @@ static void print_outlier_rank(const hta_table *t, const rank_outliers *ro)
 {
     const hta_cell *row = hta_table_row(t, ro->worst_row);
     printf("  %6lld %7zu  %-36.36s %14.4g %14.4g %8.2f %9.2f  %s\n", (long long)ro->rank,
-           ro->count, row[hta_table_column(t, "metric")].s,
-           row[hta_table_column(t, "value")].f, row[hta_table_column(t, "median")].f,
-           row[hta_table_column(t, "z")].f, row[hta_table_column(t, "robust_z")].f,
-           row[hta_table_column(t, "classification")].s);
+           ro->count, row[HTA_OUTLIERS_METRIC].s,
+           row[HTA_OUTLIERS_VALUE].f, row[HTA_OUTLIERS_MEDIAN].f,
+           row[HTA_OUTLIERS_Z].f, row[HTA_OUTLIERS_ROBUST_Z].f,
+           row[HTA_OUTLIERS_CLASSIFICATION].s);
 }
 
 /* One line per rank with flagged metrics, worst first, at most
  * SUMMARY_OUTLIER_RANKS of them. */
 static void print_outliers(const hta_tableset *set, const hta_output_settings *opt)
 {
-    const hta_table *t = hta_tableset_find(set, "outliers");
+    const hta_table *t = hta_tableset_find(set, hta_outliers_table.name);
     if (!t || t->n_rows == 0) {
         printf("\nOutliers: none.\n");
         return;
@@ -153,8 +159,8 @@ static void print_outliers(const hta_tableset *set, const hta_output_settings *o
 /* The flagged ranks of /stragglers (most suspect first), with reasons. */
 static void print_stragglers(const hta_tableset *set)
 {
-    const hta_table *t = hta_tableset_find(set, "stragglers");
-    long flagged = t ? hta_table_column(t, "flagged") : -1;
+    const hta_table *t = hta_tableset_find(set, hta_stragglers_table.name);
+    const long flagged = HTA_STRAGGLERS_FLAGGED;
     size_t shown = 0, n_flagged = 0;
     for (size_t r = 0; t && r < t->n_rows; r++)
         n_flagged += hta_table_row(t, r)[flagged].i != 0;
@@ -169,7 +175,7 @@ static void print_stragglers(const hta_tableset *set)
         if (!row[flagged].i)
             continue;
         printf("  rank %lld, score %.2f: %s\n", (long long)row[0].i,
-               row[hta_table_column(t, "score")].f, row[hta_table_column(t, "reasons")].s);
+               row[HTA_STRAGGLERS_SCORE].f, row[HTA_STRAGGLERS_REASONS].s);
         shown++;
     }
     if (n_flagged > shown)
@@ -180,13 +186,13 @@ static void print_stragglers(const hta_tableset *set)
  * them (crossrank/nodes.c); nothing when no node is named. */
 static void print_nodes(const hta_tableset *set)
 {
-    const hta_table *t = hta_tableset_find(set, "nodes");
+    const hta_table *t = hta_tableset_find(set, hta_nodes_table.name);
     if (!t)
         return;
-    long named = hta_table_column(t, "named"), host = hta_table_column(t, "host");
-    long ranks = hta_table_column(t, "ranks"), flagged = hta_table_column(t, "flagged_ranks");
-    long p = hta_table_column(t, "p_bonferroni"), worst = hta_table_column(t, "worst_metric");
-    long worst_z = hta_table_column(t, "worst_robust_z");
+    long named = HTA_NODES_NAMED, host = HTA_NODES_HOST;
+    long ranks = HTA_NODES_RANKS, flagged = HTA_NODES_FLAGGED_RANKS;
+    long p = HTA_NODES_P_BONFERRONI, worst = HTA_NODES_WORST_METRIC;
+    long worst_z = HTA_NODES_WORST_ROBUST_Z;
     for (size_t r = 0; r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
         if (!row[named].i)
@@ -206,11 +212,11 @@ static void print_nodes(const hta_tableset *set)
  * collectives could not all be matched. */
 static void print_collective_issues(const hta_tableset *set)
 {
-    const hta_table *t = hta_tableset_find(set, "collective_wait");
+    const hta_table *t = hta_tableset_find(set, hta_collective_wait_table.name);
     if (!t || t->n_rows == 0)
         return;
-    long violations = hta_table_column(t, "clock_violations");
-    long unmatched = hta_table_column(t, "unmatched"), missing = hta_table_column(t, "missing");
+    long violations = HTA_COLLECTIVE_WAIT_CLOCK_VIOLATIONS;
+    long unmatched = HTA_COLLECTIVE_WAIT_UNMATCHED, missing = HTA_COLLECTIVE_WAIT_MISSING;
     int64_t n_violations = 0;
     size_t violating_ranks = 0, mismatched_ranks = 0;
     for (size_t r = 0; r < t->n_rows; r++) {
@@ -232,8 +238,8 @@ static void print_collective_issues(const hta_tableset *set)
 
 static void print_failures(const hta_table *ranks)
 {
-    long status = hta_table_column(ranks, "status");
-    long error = hta_table_column(ranks, "error");
+    long status = HTA_RANKS_STATUS;
+    long error = HTA_RANKS_ERROR;
     for (size_t r = 0; r < ranks->n_rows; r++) {
         const hta_cell *row = hta_table_row(ranks, r);
         if (strcmp(row[status].s, "failed") == 0)
@@ -244,11 +250,10 @@ static void print_failures(const hta_table *ranks)
 void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
                        const hta_run_info *info)
 {
-    const hta_table *ranks = hta_tableset_find(set, "ranks");
+    const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
     size_t n_failed = 0, n_no_gpu = 0;
-    long status = ranks ? hta_table_column(ranks, "status") : -1;
     for (size_t r = 0; ranks && r < ranks->n_rows; r++) {
-        const char *s = hta_table_row(ranks, r)[status].s;
+        const char *s = hta_table_row(ranks, r)[HTA_RANKS_STATUS].s;
         n_failed += strcmp(s, "failed") == 0;
         n_no_gpu += strcmp(s, "no_gpu_events") == 0;
     }

@@ -6,9 +6,13 @@
  * five longest GPU gaps of any rank with their causes (/gpu_gaps). */
 #include "output/summary_ops.h"
 
+#include "analysis/gpu_gaps.h"
+#include "crossrank/name_comparison.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "crossrank/op_perf_comparison.h"
 #include "util/ranked.h"
 
 #define SUMMARY_TOP_OPS 5
@@ -30,17 +34,17 @@ static hta_ranked *rank_rows(const hta_table *t, double (*key)(const hta_table *
 static double op_total(const hta_table *t, size_t r)
 {
     const hta_cell *row = hta_table_row(t, r);
-    return row[hta_table_column(t, "mean_us")].f * (double)row[hta_table_column(t, "n_ranks")].i;
+    return row[HTA_CROSS_NAMES_MEAN_US].f * (double)row[HTA_CROSS_NAMES_N_RANKS].i;
 }
 
 static double shape_time(const hta_table *t, size_t r)
 {
-    return hta_table_row(t, r)[hta_table_column(t, "gpu_time_us")].f;
+    return hta_table_row(t, r)[HTA_CROSS_OP_PERF_GPU_TIME_US].f;
 }
 
 static double gap_length(const hta_table *t, size_t r)
 {
-    return hta_table_row(t, r)[hta_table_column(t, "duration_us")].f;
+    return hta_table_row(t, r)[HTA_GPU_GAPS_DURATION_US].f;
 }
 
 static void print_top_ops(const hta_table *t)
@@ -48,10 +52,10 @@ static void print_top_ops(const hta_table *t)
     hta_ranked *order = rank_rows(t, op_total);
     if (!order)
         return;
-    long name = hta_table_column(t, "name"), n_ranks = hta_table_column(t, "n_ranks");
-    long max = hta_table_column(t, "max_us"), max_rank = hta_table_column(t, "max_rank");
+    long name = HTA_CROSS_NAMES_NAME, n_ranks = HTA_CROSS_NAMES_N_RANKS;
+    long max = HTA_CROSS_NAMES_MAX_US, max_rank = HTA_CROSS_NAMES_MAX_RANK;
     printf("\nCPU ops with the most GPU time (/ops, /cross_rank/ops):\n");
-    printf("  %-*s %8s %12s %12s %8s\n", NAME_WIDTH, "op", "ranks", "total ms", "max ms",
+    printf("  %-*s    ranks %12s %12s %8s\n", NAME_WIDTH, "op", "total ms", "max ms",
            "max rank");
     for (size_t i = 0; i < t->n_rows && i < SUMMARY_TOP_OPS; i++) {
         const hta_cell *row = hta_table_row(t, order[i].row);
@@ -67,12 +71,12 @@ static void print_top_shapes(const hta_table *t)
     hta_ranked *order = rank_rows(t, shape_time);
     if (!order)
         return;
-    long name = hta_table_column(t, "name"), dims = hta_table_column(t, "input_dims");
-    long n_ranks = hta_table_column(t, "n_ranks");
-    long tflops = hta_table_column(t, "tflops_median");
-    long pct = hta_table_column(t, "pct_roofline");
+    long name = HTA_CROSS_OP_PERF_NAME, dims = HTA_CROSS_OP_PERF_INPUT_DIMS;
+    long n_ranks = HTA_CROSS_OP_PERF_N_RANKS;
+    long tflops = HTA_CROSS_OP_PERF_TFLOPS_MEDIAN;
+    long pct = HTA_CROSS_OP_PERF_PCT_ROOFLINE;
     printf("\nGEMM, convolution and attention ops with the most GPU time (/op_perf):\n");
-    printf("  %-*s %8s %12s %10s %10s\n", NAME_WIDTH, "op input dims", "ranks", "total ms",
+    printf("  %-*s    ranks %12s %10s %10s\n", NAME_WIDTH, "op input dims", "total ms",
            "TFLOPS", "% roofline");
     for (size_t i = 0; i < t->n_rows && i < SUMMARY_TOP_OPS; i++) {
         const hta_cell *row = hta_table_row(t, order[i].row);
@@ -89,8 +93,8 @@ static void print_top_gaps(const hta_table *t)
     hta_ranked *order = rank_rows(t, gap_length);
     if (!order)
         return;
-    long rank = 0, step = hta_table_column(t, "step"), cause = hta_table_column(t, "cause");
-    long sync = hta_table_column(t, "sync_call"), cpu = hta_table_column(t, "cpu_event");
+    long rank = 0, step = HTA_GPU_GAPS_STEP, cause = HTA_GPU_GAPS_CAUSE;
+    long sync = HTA_GPU_GAPS_SYNC_CALL, cpu = HTA_GPU_GAPS_CPU_EVENT;
     printf("\nLongest GPU idle gaps (/gpu_gaps, %zu in all):\n", t->n_rows);
     printf("  %6s %6s %10s %-12s %s\n", "rank", "step", "ms", "cause", "sync call / CPU event");
     for (size_t i = 0; i < t->n_rows && i < SUMMARY_TOP_GAPS; i++) {
@@ -104,9 +108,9 @@ static void print_top_gaps(const hta_table *t)
 
 void hta_print_ops_summary(const hta_tableset *set)
 {
-    const hta_table *ops = hta_tableset_find(set, "cross_rank/ops");
-    const hta_table *gaps = hta_tableset_find(set, "gpu_gaps");
-    const hta_table *shapes = hta_tableset_find(set, "cross_rank/op_perf");
+    const hta_table *ops = hta_tableset_find(set, hta_cross_ops_table.name);
+    const hta_table *gaps = hta_tableset_find(set, hta_gpu_gaps_table.name);
+    const hta_table *shapes = hta_tableset_find(set, hta_cross_op_perf_table.name);
     if (ops && ops->n_rows)
         print_top_ops(ops);
     if (shapes && shapes->n_rows)

@@ -110,9 +110,35 @@ static const char *skip_spaces(const char *p, const char *end)
     return p;
 }
 
+/* The token after a line break and up to 16 spaces of indentation (how
+ * Kineto lays out its members), or NULL for any other whitespace.  Every
+ * byte between is checked to be a space and the byte found is a token
+ * byte, so the result is skip_spaces's; the padding keeps the load in
+ * bounds. */
+static const char *indented_token(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    if (*p != '\n')
+        return NULL;
+    __m128i v = _mm_loadu_si128((const __m128i *)(p + 1));
+    unsigned spaces = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+    const char *q = p + 1 + __builtin_ctz(~spaces);
+    return q < end && is_token_byte(*q) ? q : NULL;
+#else
+    (void)p;
+    (void)end;
+    return NULL;
+#endif
+}
+
 /* Slow path of lx_peek_token: whitespace or the end of the buffer. */
 int lx_skip_to_token(lexer *lx)
 {
+    const char *token = indented_token(lx->p, lx->end);
+    if (token) {
+        lx->p = token;
+        return (unsigned char)*token;
+    }
     for (;;) {
         lx->p = skip_spaces(lx->p, lx->end);
         if (lx->p < lx->end)
@@ -434,6 +460,58 @@ static inline int push_nesting(hta_buf *stack, char c)
 
 /* Skips a container of any depth, validating its structure.  The nesting
  * stack lives in a heap buffer, so depth is bounded by memory only. */
+/* Deepest nesting lx_plain_array_end follows. */
+#define PLAIN_ARRAY_DEPTH 16
+
+/* One pass with no nesting stack of its own: a plain array needs only
+ * its depth. */
+const char *lx_plain_array_end(const char *p)
+{
+    int depth = 0;
+    for (;;) {
+        /* A value is due (or, right after '[', the ']' of an empty one). */
+        while (is_space(*p))
+            p++;
+        if (*p == '[') {
+            if (++depth > PLAIN_ARRAY_DEPTH)
+                return NULL;
+            p++;
+            while (is_space(*p))
+                p++;
+            if (*p != ']')
+                continue;
+            depth--;
+            p++;
+        } else if (*p == '"') {
+            for (p++; *p != '"'; p++)
+                if (*p == '\\' || *p == '\0')
+                    return NULL;
+            p++;
+        } else {
+            p += *p == '-';
+            if (!is_digit(*p))
+                return NULL;
+            while (is_digit(*p))
+                p++;
+        }
+        /* A value ended: close arrays until one wants more. */
+        for (;;) {
+            if (depth == 0)
+                return p;
+            while (is_space(*p))
+                p++;
+            if (*p == ',') {
+                p++;
+                break;
+            }
+            if (*p != ']')
+                return NULL;
+            depth--;
+            p++;
+        }
+    }
+}
+
 int lx_skip_container(lexer *lx, int c)
 {
     hta_buf *stack = &lx->skip_stack;

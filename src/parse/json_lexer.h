@@ -29,6 +29,7 @@
 
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/strtab.h"
 
 #define LX_BUFFER_BYTES (256u << 10)
 /* The data in the buffer is followed by this many zero bytes: the NUL at
@@ -99,6 +100,7 @@ typedef struct lexer {
     const char *key;           /* the member name just read: in the buffer or */
     size_t key_len;            /* long_key, valid until the next lexer call */
     hta_buf kernel_types;      /* per name id: hta_kernel_type + 1, 0 = not yet known */
+    hta_strtab_memo names, categories; /* recent ids of the trace's names, categories */
     hta_buf comm_text[COMM_N_STRINGS];      /* collective metadata strings (COMM_*) */
     comm_fields comm;
 } lexer;
@@ -150,6 +152,12 @@ int lx_skip_literal(lexer *lx, int first);
  * a number with neither an integer nor a thousandths value. */
 int lx_minus_infinity(lexer *lx);
 int lx_read_nonfinite(lexer *lx, number *out);
+/* The end of the array starting at p when it holds nothing but arrays,
+ * whole numbers without exponent (-?[0-9]+) and strings without escapes
+ * (Input Dims, Input type, a kernel's grid and block), else NULL.  Whatever
+ * it accepts lx_skip_container accepts too and ends at the same byte; the
+ * NUL after the data ends the scan, so the end is at most lx->end. */
+const char *lx_plain_array_end(const char *p);
 /* Skips a container of any depth, validating its structure. */
 int lx_skip_container(lexer *lx, int c);
 /* Slow path of lx_read_key: a key with escapes, or near the buffer's end. */
@@ -370,6 +378,13 @@ static inline int lx_skip_scalar(lexer *lx, int c)
 static inline int lx_skip_value(lexer *lx)
 {
     int c = lx_peek_token(lx);
+    if (c == '[') {
+        const char *end = lx_plain_array_end(lx->p);
+        if (end) {
+            lx->p = end;
+            return 0;
+        }
+    }
     if (c == '{' || c == '[')
         return lx_skip_container(lx, c);
     return lx_skip_scalar(lx, c);

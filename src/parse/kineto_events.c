@@ -98,61 +98,6 @@ static inline int read_id_text(lexer *lx, lx_text *out, int *has)
  * holds, so that the result never depends on where a refill falls). */
 #define ARG_TEXT_MAX (64u << 10)
 
-/* Deepest nesting scan_plain_array follows. */
-#define PLAIN_ARRAY_DEPTH 16
-
-/* The end of the array starting at p when it holds nothing but arrays,
- * whole numbers without exponent (-?[0-9]+) and strings without escapes
- * (Input Dims and Input type nearly always), else NULL.  Whatever it
- * accepts lx_skip_value accepts too and ends at the same byte; NUL ends
- * the scan, so the zero bytes past the buffer's data keep it in bounds. */
-static const char *scan_plain_array(const char *p)
-{
-    int depth = 0;
-    for (;;) {
-        /* A value is due (or, right after '[', the ']' of an empty one). */
-        while (is_space(*p))
-            p++;
-        if (*p == '[') {
-            if (++depth > PLAIN_ARRAY_DEPTH)
-                return NULL;
-            p++;
-            while (is_space(*p))
-                p++;
-            if (*p != ']')
-                continue;
-            depth--;
-            p++;
-        } else if (*p == '"') {
-            for (p++; *p != '"'; p++)
-                if (*p == '\\' || *p == '\0')
-                    return NULL;
-            p++;
-        } else {
-            p += *p == '-';
-            if (!is_digit(*p))
-                return NULL;
-            while (is_digit(*p))
-                p++;
-        }
-        /* A value ended: close arrays until one wants more. */
-        for (;;) {
-            if (depth == 0)
-                return p;
-            while (is_space(*p))
-                p++;
-            if (*p == ',') {
-                p++;
-                break;
-            }
-            if (*p != ']')
-                return NULL;
-            depth--;
-            p++;
-        }
-    }
-}
-
 /* Reads any value as its JSON text, as written: borrowed from the buffer
  * when the buffer holds the longest text kept (nearly always), else
  * recorded across refills.  Whitespace stays: one writer lays out one
@@ -163,7 +108,7 @@ static int read_json_text(lexer *lx, lx_text *out, int *has)
     const char *start = lx->p;
     uint64_t base = lx->base;
     out->borrowed = 0;         /* a refill must not keep an earlier event's text */
-    const char *plain_end = *start == '[' ? scan_plain_array(start) : NULL;
+    const char *plain_end = *start == '[' ? lx_plain_array_end(start) : NULL;
     if (plain_end && plain_end <= lx->end) {
         size_t len = (size_t)(plain_end - start);
         lx->p = plain_end;
@@ -658,8 +603,9 @@ static int store_comm_meta(lexer *lx, hta_trace *t, const hta_event *e)
 static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
 {
     hta_event *e = hta_trace_push_event(t);
-    uint32_t name = hta_strtab_intern(&t->names, lx->name.data, lx->name.len);
-    uint32_t cat = hta_strtab_intern(&t->categories, lx->cat.data, lx->cat.len);
+    uint32_t name = hta_strtab_intern_memo(&t->names, &lx->names, lx->name.data, lx->name.len);
+    uint32_t cat =
+        hta_strtab_intern_memo(&t->categories, &lx->categories, lx->cat.data, lx->cat.len);
     if (!e || name == UINT32_MAX || cat > UINT16_MAX)
         return lx_error(lx, "out of memory");
     e->ts_ns = f->ts_ns;

@@ -4,6 +4,7 @@
  * abort, so every other rank's results survive. */
 #include "run/analyse_file.h"
 
+#include "analysis/ranks_table.h"
 #include "model/hta_rounding.h"
 #include "model/rank_view.h"
 #include "model/step_filter.h"
@@ -19,78 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const hta_column RANK_COLUMNS[] = {
-    {"rank", HTA_COL_I64},
-    {"claimed_rank", HTA_COL_I64},
-    {"rank_source", HTA_COL_STR},
-    {"file", HTA_COL_STR},
-    {"status", HTA_COL_STR},
-    {"error", HTA_COL_STR},
-    {"bytes", HTA_COL_I64},
-    {"json_bytes", HTA_COL_I64},
-    {"events", HTA_COL_I64},
-    {"skipped_events", HTA_COL_I64},
-    {"gpu_events", HTA_COL_I64},
-    {"filtered_gpu_events", HTA_COL_I64},
-    {"step_filter_applied", HTA_COL_I64},
-    {"world_size", HTA_COL_I64},
-    {"first_ts_us", HTA_COL_F64},
-    {"last_ts_us", HTA_COL_F64},
-    {"parse_seconds", HTA_COL_F64},
-    {"analysis_seconds", HTA_COL_F64},
-    {"process", HTA_COL_I64},
-    {"threads", HTA_COL_I64},
-    {"input_format", HTA_COL_STR},
-    {"input_notes", HTA_COL_STR},
-};
-
-typedef struct file_report {
-    int64_t claimed_rank;
-    const char *rank_source;
-    const char *status;
-    const char *error;
-    uint64_t bytes, json_bytes, events, skipped_events, gpu_events;
-    uint64_t filtered_gpu_events;
-    int step_filter_applied;
-    int64_t world_size;
-    double first_ts_us, last_ts_us, parse_seconds, analysis_seconds;
-    const char *input_format;
-    const char *input_notes;   /* what the format lacks for some analysis */
-} file_report;
-
-static int append_ranks_row(hta_tableset *out, int64_t file_index, int process, int threads,
-                            const char *path, const file_report *r)
-{
-    hta_table *t = HTA_TABLE(out, "ranks", RANK_COLUMNS);
-    if (!t)
-        return -1;
-    hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_i64(&row, file_index);
-    hta_row_put_i64(&row, r->claimed_rank);
-    hta_row_put_str(&row, r->rank_source);
-    hta_row_put_str(&row, path);
-    hta_row_put_str(&row, r->status);
-    hta_row_put_str(&row, r->error);
-    hta_row_put_i64(&row, (int64_t)r->bytes);
-    hta_row_put_i64(&row, (int64_t)r->json_bytes);
-    hta_row_put_i64(&row, (int64_t)r->events);
-    hta_row_put_i64(&row, (int64_t)r->skipped_events);
-    hta_row_put_i64(&row, (int64_t)r->gpu_events);
-    hta_row_put_i64(&row, (int64_t)r->filtered_gpu_events);
-    hta_row_put_i64(&row, r->step_filter_applied);
-    hta_row_put_i64(&row, r->world_size);
-    hta_row_put_f64(&row, r->first_ts_us);
-    hta_row_put_f64(&row, r->last_ts_us);
-    hta_row_put_f64(&row, r->parse_seconds);
-    hta_row_put_f64(&row, r->analysis_seconds);
-    hta_row_put_i64(&row, process);
-    hta_row_put_i64(&row, threads);
-    hta_row_put_str(&row, r->input_format);
-    hta_row_put_str(&row, r->input_notes);
-    return hta_row_done(&row);
-}
-
-static void describe_span(const hta_trace *t, file_report *r)
+static void describe_span(const hta_trace *t, hta_trace_report *r)
 {
     if (t->n_events == 0)
         return;
@@ -124,7 +54,7 @@ static int trace_threads(const hta_trace *t, const hta_settings *opt)
 int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_settings *opt, hta_tableset *out)
 {
-    file_report r = {.bytes = bytes, .claimed_rank = -1, .rank_source = "fallback",
+    hta_trace_report r = {.bytes = bytes, .claimed_rank = -1, .rank_source = "fallback",
                      .status = "failed", .error = "", .world_size = -1,
                      .first_ts_us = NAN, .last_ts_us = NAN};
     hta_error err = {{0}};
@@ -151,7 +81,7 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
     }
     if (!parsed) {
         r.error = err.text;
-        return append_ranks_row(out, file_index, process, opt->run.threads, path, &r);
+        return hta_put_ranks_row(out, file_index, process, opt->run.threads, path, &r);
     }
     if (trace.rank >= 0) {
         r.claimed_rank = trace.rank;
@@ -193,7 +123,7 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
     } else {
         r.error = err.text;
     }
-    int rc = append_ranks_row(out, file_index, process, opt->run.threads, path, &r);
+    int rc = hta_put_ranks_row(out, file_index, process, opt->run.threads, path, &r);
     int large = trace.n_events >= HTA_TRIM_MIN_EVENTS;
     hta_trace_free(&trace);
     if (large)
@@ -203,8 +133,7 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
 
 int hta_analysed_file_failed(const hta_tableset *set)
 {
-    const hta_table *t = hta_tableset_find(set, "ranks");
-    long status = t ? hta_table_column(t, "status") : -1;
-    return status >= 0 && t->n_rows > 0 &&
-           strcmp(hta_table_row(t, t->n_rows - 1)[status].s, "failed") == 0;
+    const hta_table *t = hta_tableset_find(set, hta_ranks_table.name);
+    return t && t->n_rows > 0 &&
+           strcmp(hta_table_row(t, t->n_rows - 1)[HTA_RANKS_STATUS].s, "failed") == 0;
 }

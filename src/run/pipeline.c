@@ -24,8 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/timeline.h"
-#include "crossrank/collective_exchange.h"
+#include "analysis/ranks_table.h"
 #include "crossrank/collective_groups.h"
 #include "crossrank/crossrank.h"
 #include "hta/run.h" /* the exit codes */
@@ -44,7 +43,7 @@
 #include "table/table_stash.h"
 #include "util/clock.h"
 
-#define ROOT 0
+#define ROOT HTA_ROOT
 
 static void report(const char *line)
 {
@@ -61,7 +60,7 @@ typedef struct hta_run_context {
     hta_run_info info;
     hta_tableset mine;         /* owned: this process's tables to gather */
     hta_tableset in_place;     /* owned: its tables written in place */
-    hta_tableset comm;         /* owned: its "_comm_ops", matched in place */
+    hta_tableset comm;         /* owned: its tables matched among the processes */
     double crossrank_start;    /* MPI_Wtime when ranks began to be resolved */
     hta_tableset all;          /* owned, root: every gathered table */
     hta_rank_map map;          /* owned: root's decisions, then everyone's */
@@ -165,49 +164,6 @@ static int analyse_my_files(hta_run_context *run, hta_error *err)
     return rc;
 }
 
-/* Sends every other process's packed tables to the root, which merges
- * them into run->all after its own, moved rather than packed (mine is
- * emptied there). */
-static int gather_tables(hta_run_context *run, hta_tableset *mine, hta_error *err)
-{
-    hta_tableset *all = &run->all;
-    int me = run->me, n_processes = run->n_processes;
-    hta_buf packed = {0};
-    int failed = me != ROOT && (hta_tableset_pack(mine, &packed) || packed.len > INT_MAX);
-    int len = failed ? 0 : (int)packed.len;
-    int *lens = NULL, *offsets = NULL;
-    char *data = NULL;
-    if (me == ROOT) {
-        lens = calloc((size_t)n_processes, sizeof *lens);
-        offsets = calloc((size_t)n_processes, sizeof *offsets);
-    }
-    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, ROOT, MPI_COMM_WORLD);
-    long long total = 0;
-    if (me == ROOT) {
-        for (int p = 0; p < n_processes; p++) {
-            offsets[p] = (int)total;
-            total += lens[p];
-        }
-        if (total > INT_MAX)
-            failed = 1;
-        data = malloc(total > 0 && total <= INT_MAX ? (size_t)total : 1);
-    }
-    MPI_Gatherv(packed.data, len, MPI_BYTE, data, lens, offsets, MPI_BYTE, ROOT,
-                MPI_COMM_WORLD);
-    hta_buf_free(&packed);
-    int rc = failed ? hta_fail(err, "result tables too large to gather") : 0;
-    if (me == ROOT && rc == 0 && hta_tableset_move_rows(all, mine))
-        rc = hta_fail(err, "out of memory gathering the result tables");
-    if (me == ROOT && rc == 0)
-        for (int p = 0; p < n_processes && rc == 0; p++) /* the root, 0, came first */
-            if (p != ROOT)
-                rc = hta_tableset_merge(all, data + offsets[p], (size_t)lens[p], err);
-    free(lens);
-    free(offsets);
-    free(data);
-    return rc;
-}
-
 /* The timeline's bins span every rank, so the processes agree on the
  * global GPU range before binning their own ranks. */
 static int bin_timeline(hta_run_context *run, hta_error *err)
@@ -230,80 +186,60 @@ static int bin_timeline(hta_run_context *run, hta_error *err)
 
 static int report_failed_ranks(const hta_tableset *set)
 {
-    const hta_table *ranks = hta_tableset_find(set, "ranks");
-    long status = hta_table_column(ranks, "status");
-    long error = hta_table_column(ranks, "error");
+    const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
     int any = 0;
     for (size_t r = 0; r < ranks->n_rows; r++) {
         const hta_cell *row = hta_table_row(ranks, r);
-        if (strcmp(row[status].s, "failed") == 0) {
-            report(row[error].s);
+        if (strcmp(row[HTA_RANKS_STATUS].s, "failed") == 0) {
+            report(row[HTA_RANKS_ERROR].s);
             any = 1;
         }
     }
     return any;
 }
 
-int hta_root_statistics(hta_tableset *all, const hta_settings *opt, hta_rank_map *map,
+int hta_crossrank_alone(hta_tableset *all, const hta_settings *opt, hta_rank_map *map,
                         hta_error *err)
 {
-    if (hta_resolve_ranks(all, &opt->run.ranks, map, err) ||
-        hta_match_collective_groups_here(all, err) ||
-        hta_crossrank_statistics(all, &opt->crossrank, err))
+    if (hta_resolve_ranks(all, &opt->run.ranks, map, err))
         return -1;
-    return 0;
+    if (hta_rank_map_find_nodes(map, all, opt->crossrank.gpus_per_node))
+        return hta_fail(err, "out of memory finding the ranks' nodes");
+    hta_processes alone = {.me = HTA_ROOT, .n = 1, .mpi = 0};
+    hta_tableset exchanged = {0};
+    size_t n_valid = 0;
+    int64_t *valid = hta_rank_map_kept_ranks(map, &n_valid), *nodes = NULL;
+    int rc = !valid || hta_rank_map_kept_nodes(map, valid, n_valid, &nodes) ||
+             hta_tableset_take(all, HTA_TABLE_EXCHANGED, &exchanged);
+    hta_crossrank_tables t = {.all = all, .exchanged = &exchanged, .valid = valid,
+                              .valid_node = nodes, .n_valid = n_valid, .in_place = all};
+    rc = rc ? hta_fail(err, "out of memory while matching the collectives")
+            : hta_crossrank(&alone, &t, &opt->crossrank, err);
+    hta_tableset_free(&exchanged);
+    free(valid);
+    free(nodes);
+    return rc;
 }
 
-/* Moves the tables that are written in place out of mine, after those
- * in_place has: they are never gathered (output/hdf5_in_place.c). */
-static int take_in_place_tables(hta_tableset *mine, hta_tableset *in_place)
+/* Sorts mine by where its tables go: the tables written in place to
+ * in_place, those matched among the processes to exchanged (NULL: none
+ * left to match); those that stay on the process are dropped, and what is
+ * left is gathered. */
+static int route_tables(hta_tableset *mine, hta_tableset *in_place, hta_tableset *exchanged)
 {
-    hta_table **grown = realloc(in_place->tables, (in_place->n_tables + mine->n_tables + 1) *
-                                                      sizeof *in_place->tables);
-    if (!grown)
+    if (hta_tableset_take(mine, HTA_TABLE_IN_PLACE, in_place) ||
+        (exchanged && hta_tableset_take(mine, HTA_TABLE_EXCHANGED, exchanged)))
         return -1;
-    in_place->tables = grown;
-    size_t kept = 0;
-    for (size_t i = 0; i < mine->n_tables; i++) {
-        hta_table *t = mine->tables[i];
-        if (hta_table_is_written_in_place(t->name))
-            in_place->tables[in_place->n_tables++] = t;
-        else
-            mine->tables[kept++] = t;
-    }
-    mine->n_tables = kept;
+    hta_tableset_keep(mine, HTA_TABLE_GATHERED);
     return 0;
 }
 
-/* Moves "_comm_ops" out of mine: the processes match it among themselves
- * rather than gather it. */
-static int take_comm_ops(hta_tableset *mine, hta_tableset *comm)
-{
-    for (size_t i = 0; i < mine->n_tables; i++) {
-        hta_table *t = mine->tables[i];
-        if (strcmp(t->name, "_comm_ops") != 0)
-            continue;
-        comm->tables = malloc(sizeof *comm->tables);
-        if (!comm->tables)
-            return -1;
-        comm->tables[comm->n_tables++] = t;
-        memmove(&mine->tables[i], &mine->tables[i + 1],
-                (mine->n_tables - i - 1) * sizeof *mine->tables);
-        mine->n_tables--;
-        break;
-    }
-    return 0;
-}
-
-/* Root: everything between the gather and the in-place tables. */
+/* Root, after the cross-rank stage: the failed traces reported and the
+ * root's tables written. */
 static int root_tables(hta_run_context *run)
 {
     hta_run_info *info = &run->info;
     hta_error err = {{0}};
-    if (hta_crossrank_statistics(&run->all, &run->opt->crossrank, &err)) {
-        report(err.text);
-        return HTA_EXIT_INTERNAL;
-    }
     int some_failed = report_failed_ranks(&run->all);
     info->write_start = MPI_Wtime();
     info->crossrank_seconds = info->write_start - run->crossrank_start;
@@ -328,33 +264,43 @@ static void bcast_asleep(void *data, int count, MPI_Datatype type)
         nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 }
 
-/* Root resolves ranks (run/ranks.h); every process receives where each
- * file's rows go.  -1 on every process when the root failed or a process
- * has no room for the map. */
+/* Root resolves ranks (run/ranks.h) and finds their nodes; every process
+ * receives where each file's rows go and the node of its rank (the
+ * collective summary splits instances within a node from the others).
+ * -1 on every process when the root failed or a process has no room for
+ * the map. */
 static int share_rank_map(hta_run_context *run)
 {
     hta_rank_map *map = &run->map;
-    int64_t header[2] = {0, 0}; /* failed, number of files */
+    int64_t header[3] = {0, 0, 0}; /* failed, number of files, nodes known */
     if (run->me == ROOT) {
         hta_error err = {{0}};
         if (hta_resolve_ranks(&run->all, &run->opt->run.ranks, map, &err)) {
             report(err.text);
             header[0] = 1;
+        } else if (hta_rank_map_find_nodes(map, &run->all, run->opt->crossrank.gpus_per_node)) {
+            report("out of memory finding the ranks' nodes");
+            header[0] = 1;
         }
         header[1] = (int64_t)map->n_files;
+        header[2] = map->node_of_file != NULL;
     }
-    bcast_asleep(header, 2, MPI_INT64_T);
+    bcast_asleep(header, 3, MPI_INT64_T);
     if (header[0])
         return -1;
+    size_t bytes = (header[1] ? (size_t)header[1] : 1) * sizeof(int64_t);
     if (run->me != ROOT) {
         map->n_files = (size_t)header[1];
-        map->rank_of_file = malloc((map->n_files ? map->n_files : 1) * sizeof *map->rank_of_file);
+        map->rank_of_file = malloc(bytes);
+        map->node_of_file = header[2] ? malloc(bytes) : NULL;
     }
-    int failed = !map->rank_of_file;
+    int failed = !map->rank_of_file || (header[2] && !map->node_of_file);
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (failed)
         return -1;
     MPI_Bcast(map->rank_of_file, (int)map->n_files, MPI_INT64_T, ROOT, MPI_COMM_WORLD);
+    if (header[2])
+        MPI_Bcast(map->node_of_file, (int)map->n_files, MPI_INT64_T, ROOT, MPI_COMM_WORLD);
     return 0;
 }
 
@@ -391,40 +337,38 @@ static void add_waits_to_written_traces(const hta_run_context *run, const hta_ta
     free(held);
 }
 
-/* Every process: its "_comm_ops" relabelled with the map and matched by
- * process group among all processes; the root gathers the results but
- * the instance rows, which their owners write in place.  -1 on every
- * process when any failed. */
-static int match_collectives(hta_run_context *run)
+/* Every process: its exchanged tables relabelled with the map, then the
+ * cross-rank stage (crossrank/crossrank.h): the collectives matched among
+ * the processes, the instance rows kept to be written in place, the rest
+ * gathered, and the statistics on the root.  -1 on every process when the
+ * matching failed, on the root when a statistic did. */
+static int cross_ranks(hta_run_context *run)
 {
     hta_error err = {{0}};
-    hta_tableset matched = {0};
+    hta_processes pr = hta_processes_of_job();
+    hta_tableset kept = {0};
     size_t n_valid = 0;
-    int64_t *valid = hta_rank_map_kept_ranks(&run->map, &n_valid);
-    int failed = !valid || hta_apply_rank_map(&run->comm, &run->map, &err) != 0;
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    int64_t *valid = hta_rank_map_kept_ranks(&run->map, &n_valid), *nodes = NULL;
+    int failed = !valid || hta_rank_map_kept_nodes(&run->map, valid, n_valid, &nodes) ||
+                 hta_apply_rank_map(&run->comm, &run->map, &err) != 0;
+    failed = hta_processes_any(&pr, failed);
     if (failed && run->me == ROOT)
         report("out of memory while matching the collectives");
-    int for_traces = run->opt->output.write_traces != NULL;
-    if (!failed && hta_exchange_collective_groups(hta_tableset_find(&run->comm, "_comm_ops"),
-                                                  valid, n_valid, for_traces, &matched, &err)) {
+    hta_crossrank_tables t = {.all = &run->all, .exchanged = &run->comm, .valid = valid,
+                              .valid_node = nodes, .n_valid = n_valid,
+                              .in_place = &run->in_place,
+                              .kept = run->opt->output.write_traces ? &kept : NULL};
+    if (!failed && hta_crossrank(&pr, &t, &run->opt->crossrank, &err)) {
         if (err.text[0])
             report(err.text);
         failed = 1;
     }
     free(valid);
+    free(nodes);
     hta_tableset_free(&run->comm);
     if (!failed && run->opt->output.write_traces)
-        add_waits_to_written_traces(run, hta_tableset_find(&matched, "_kernel_waits"));
-    hta_tableset_remove(&matched, "_kernel_waits");
-    int not_taken = !failed && take_in_place_tables(&matched, &run->in_place);
-    if (!failed && gather_tables(run, &matched, &err)) {
-        report(err.text);
-        failed = 1;
-    }
-    failed |= not_taken;
-    hta_tableset_free(&matched);
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        add_waits_to_written_traces(run, hta_tableset_find(&kept, hta_kernel_waits_table.name));
+    hta_tableset_free(&kept);
     return failed ? -1 : 0;
 }
 
@@ -535,12 +479,13 @@ int hta_run(const hta_settings *opt, const char *tool_version, hta_head_start *h
         report(err.text);
         local_failed = 1;
     }
-    if (take_in_place_tables(&run.mine, &run.in_place) || take_comm_ops(&run.mine, &run.comm))
+    if (route_tables(&run.mine, &run.in_place, &run.comm))
         local_failed = 1;
     /* Only for timing: the gather starts when the last process is done. */
     MPI_Barrier(MPI_COMM_WORLD);
     double gather_start = MPI_Wtime();
-    if (gather_tables(&run, &run.mine, &err) && run.me == ROOT) {
+    hta_processes pr = hta_processes_of_job();
+    if (hta_processes_gather_tables(&pr, &run.mine, &run.all, &err) && run.me == ROOT) {
         report(err.text);
         local_failed = 1;
     }
@@ -550,8 +495,7 @@ int hta_run(const hta_settings *opt, const char *tool_version, hta_head_start *h
     MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     code = HTA_EXIT_INTERNAL;
     run.crossrank_start = MPI_Wtime();
-    if (!any_failed && share_rank_map(&run) == 0 && match_collectives(&run) == 0 &&
-        run.me == ROOT)
+    if (!any_failed && share_rank_map(&run) == 0 && cross_ranks(&run) == 0 && run.me == ROOT)
         code = root_tables(&run);
     if (!any_failed && share_decisions(&run, &code) != 0) {
         code = HTA_EXIT_INTERNAL;

@@ -18,9 +18,11 @@
  * file (run/head_start.h). */
 int hta_run(const hta_settings *opt, const char *tool_version, hta_head_start *head);
 
-/* Root, after the gather: hta_resolve_ranks, then
- * hta_crossrank_statistics. */
-int hta_root_statistics(hta_tableset *set, const hta_settings *opt, hta_rank_map *map,
+/* The stages after the gather for a process alone, without MPI (the
+ * fuzzer, libhta's hta_analyse_trace): hta_resolve_ranks on set, then the
+ * cross-rank stage of a run of one process (crossrank/crossrank.h), its
+ * rows written in place left in set. */
+int hta_crossrank_alone(hta_tableset *set, const hta_settings *opt, hta_rank_map *map,
                         hta_error *err);
 
 #endif

@@ -14,6 +14,10 @@
 
 #include "run/ranks.h"
 
+#include "analysis/ranks_table.h"
+#include "crossrank/hosts.h"
+#include "util/ranked.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,11 +54,8 @@ static void set_failed(hta_cell *row, long status_col, long error_col, const cha
  * which stays well under a second for the thousands of ranks of real jobs. */
 static int assign_ranks(hta_table *ranks, hta_rank_map *map)
 {
-    long claimed = hta_table_column(ranks, "claimed_rank");
-    long source = hta_table_column(ranks, "rank_source");
-    long file = hta_table_column(ranks, "file");
-    long status = hta_table_column(ranks, "status");
-    long error = hta_table_column(ranks, "error");
+    const long claimed = HTA_RANKS_CLAIMED_RANK, source = HTA_RANKS_RANK_SOURCE,
+               file = HTA_RANKS_FILE, status = HTA_RANKS_STATUS, error = HTA_RANKS_ERROR;
     int64_t next_free = 0;
     for (size_t i = 0; i < ranks->n_rows; i++) {
         hta_cell *row = hta_table_row(ranks, i);
@@ -97,16 +98,12 @@ static int keep_wanted(const hta_cell *row, void *ctx)
     return hta_rank_list_has(ctx, row[0].i);
 }
 
-static int is_rank_keyed(const hta_table *t)
-{
-    return t->n_columns > 0 && t->columns[0].type == HTA_COL_I64 &&
-           strcmp(t->columns[0].name, "rank") == 0;
-}
-
 void hta_rank_map_free(hta_rank_map *map)
 {
     free(map->rank_of_file);
+    free(map->node_of_file);
     map->rank_of_file = NULL;
+    map->node_of_file = NULL;
     map->n_files = 0;
 }
 
@@ -133,7 +130,7 @@ int hta_apply_rank_map(hta_tableset *set, const hta_rank_map *map, hta_error *er
 {
     for (size_t i = 0; i < set->n_tables; i++) {
         hta_table *t = set->tables[i];
-        if (!is_rank_keyed(t) || strcmp(t->name, "ranks") == 0)
+        if (!(t->flags & HTA_TABLE_PER_RANK) || strcmp(t->name, hta_ranks_table.name) == 0)
             continue;
         hta_table_filter(t, keep_mapped, (void *)map);
         for (size_t r = 0; r < t->n_rows; r++) {
@@ -175,7 +172,7 @@ int hta_resolve_ranks(hta_tableset *set, const hta_rank_list *wanted, hta_rank_m
                       hta_error *err)
 {
     *map = (hta_rank_map){0};
-    hta_table *ranks = hta_tableset_find(set, "ranks");
+    hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
     if (!ranks)
         return hta_fail(err, "no results came back from the processes");
     /* Rows arrive grouped by process; file order makes the result
@@ -189,4 +186,40 @@ int hta_resolve_ranks(hta_tableset *set, const hta_rank_list *wanted, hta_rank_m
     if (hta_table_sort_by_first_column(ranks))
         return hta_fail(err, "out of memory");
     return hta_apply_rank_map(set, map, err);
+}
+
+int hta_rank_map_find_nodes(hta_rank_map *map, const hta_tableset *set, int gpus_per_node)
+{
+    hta_rank_hosts h;
+    int rc = hta_rank_hosts_find(set, gpus_per_node, &h);
+    if (rc == 0 && h.n_ranks > 0) {
+        map->node_of_file = malloc((map->n_files ? map->n_files : 1) * sizeof *map->node_of_file);
+        rc = map->node_of_file ? 0 : -1;
+    }
+    for (size_t f = 0; rc == 0 && h.n_ranks > 0 && f < map->n_files; f++) {
+        size_t i = hta_lower_bound_i64(h.rank, h.n_ranks, map->rank_of_file[f]);
+        int found = map->rank_of_file[f] >= 0 && i < h.n_ranks &&
+                    h.rank[i] == map->rank_of_file[f];
+        map->node_of_file[f] = found ? (int64_t)h.node[i] : -1;
+    }
+    hta_rank_hosts_free(&h);
+    return rc;
+}
+
+int hta_rank_map_kept_nodes(const hta_rank_map *map, const int64_t *kept, size_t n,
+                            int64_t **nodes)
+{
+    *nodes = NULL;
+    if (!map->node_of_file)
+        return 0;
+    if (!(*nodes = malloc((n ? n : 1) * sizeof **nodes)))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        (*nodes)[i] = -1;
+    for (size_t f = 0; f < map->n_files; f++) {
+        size_t i = hta_lower_bound_i64(kept, n, map->rank_of_file[f]);
+        if (map->rank_of_file[f] >= 0 && i < n && kept[i] == map->rank_of_file[f])
+            (*nodes)[i] = map->node_of_file[f];
+    }
+    return 0;
 }

@@ -14,6 +14,9 @@
  * or -1 when its rows are dropped (failed, duplicate, outside --ranks). */
 typedef struct hta_rank_map {
     int64_t *rank_of_file;     /* owned */
+    int64_t *node_of_file;     /* owned: the node of the file's rank
+                                  (crossrank/hosts.h), -1 for none;
+                                  NULL when the nodes are unknown */
     size_t n_files;
 } hta_rank_map;
 
@@ -22,6 +25,17 @@ void hta_rank_map_free(hta_rank_map *map);
 /* The ranks the map keeps (rank_of_file >= 0), ascending, in an array the
  * caller frees; *n receives their number.  NULL when out of memory. */
 int64_t *hta_rank_map_kept_ranks(const hta_rank_map *map, size_t *n);
+
+/* Root, after hta_resolve_ranks: the node of every kept file's rank
+ * (crossrank/hosts.h) into map->node_of_file, left NULL when the hosts
+ * are unknown.  -1 when out of memory. */
+int hta_rank_map_find_nodes(hta_rank_map *map, const hta_tableset *set, int gpus_per_node);
+
+/* The node of each of the n ranks in kept (ascending, from
+ * hta_rank_map_kept_ranks) into *nodes, an array the caller frees; *nodes
+ * is NULL when the nodes are unknown.  -1 when out of memory. */
+int hta_rank_map_kept_nodes(const hta_rank_map *map, const int64_t *kept, size_t n,
+                            int64_t **nodes);
 
 /* Root, after the gather: turns file indices into ranks (distributedInfo,
  * then file name, then the lowest free number), fails later duplicates,

@@ -11,15 +11,21 @@
 
 #include "table/packed_ints.h"
 
-static const hta_column TIMELINE_COLUMNS[] = {
-    {"rank", HTA_COL_I64}, {"bin", HTA_COL_I64},
-    {"compute_us", HTA_COL_F64}, {"communicate_us", HTA_COL_F64},
-    {"overlap_us", HTA_COL_F64}, {"empty_us", HTA_COL_F64},
+static const hta_column TIMELINE_COLUMNS[HTA_TIMELINE_N_COLUMNS] = {
+    [HTA_TIMELINE_RANK] = {"rank", HTA_COL_I64},
+    [HTA_TIMELINE_BIN] = {"bin", HTA_COL_I64},
+    [HTA_TIMELINE_COMPUTE_US] = {"compute_us", HTA_COL_F64},
+    [HTA_TIMELINE_COMMUNICATE_US] = {"communicate_us", HTA_COL_F64},
+    [HTA_TIMELINE_OVERLAP_US] = {"overlap_us", HTA_COL_F64},
+    [HTA_TIMELINE_EMPTY_US] = {"empty_us", HTA_COL_F64},
 };
+const hta_table_spec hta_timeline_table = {
+    "timeline", TIMELINE_COLUMNS, HTA_TIMELINE_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_BINNED};
 
 int hta_timeline_local_range(const hta_tableset *set, int64_t *start, int64_t *end)
 {
-    const hta_table *t = hta_tableset_find(set, HTA_TIMELINE_SEGMENTS);
+    const hta_table *t = hta_tableset_find(set, hta_timeline_segments_table.name);
     int found = 0;
     for (size_t r = 0; t && r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
@@ -96,8 +102,8 @@ static void add_layer(int64_t *totals, int bins, int64_t start, int64_t end, int
 int hta_timeline_bin(hta_tableset *set, int bins, int64_t start, int64_t end,
                      hta_error *err)
 {
-    const hta_table *seg = hta_tableset_find(set, HTA_TIMELINE_SEGMENTS);
-    hta_table *out = HTA_TABLE(set, "timeline", TIMELINE_COLUMNS);
+    const hta_table *seg = hta_tableset_find(set, hta_timeline_segments_table.name);
+    hta_table *out = hta_tableset_table(set, &hta_timeline_table);
     int64_t *totals = calloc((size_t)bins * 4, sizeof *totals);
     int rc = out && totals ? 0 : -1;
     for (size_t r = 0; seg && rc == 0 && r < seg->n_rows;) {
@@ -112,6 +118,6 @@ int hta_timeline_bin(hta_tableset *set, int bins, int64_t start, int64_t end,
             totals[i] = 0;
     }
     free(totals);
-    hta_tableset_remove(set, HTA_TIMELINE_SEGMENTS);
+    hta_tableset_remove(set, hta_timeline_segments_table.name);
     return rc ? hta_fail(err, "out of memory while binning the timeline") : 0;
 }

@@ -16,4 +16,16 @@ int hta_timeline_local_range(const hta_tableset *set, int64_t *start, int64_t *e
 int hta_timeline_bin(hta_tableset *set, int bins, int64_t start, int64_t end,
                      hta_error *err);
 
+/* The columns of /timeline (docs/results-format.md). */
+enum {
+    HTA_TIMELINE_RANK,
+    HTA_TIMELINE_BIN,
+    HTA_TIMELINE_COMPUTE_US,
+    HTA_TIMELINE_COMMUNICATE_US,
+    HTA_TIMELINE_OVERLAP_US,
+    HTA_TIMELINE_EMPTY_US,
+    HTA_TIMELINE_N_COLUMNS
+};
+extern const hta_table_spec hta_timeline_table;
+
 #endif

@@ -2,7 +2,7 @@
  *
  * Packed form, native byte order (all processes of a job share it):
  *   a string dictionary: u32 n_strings, then each as u32 length + bytes;
- *   u32 n_tables, then per table: u32 name id, u32 n_columns, per column
+ *   u32 n_tables, then per table: u32 name id, u32 flags, u32 n_columns, per column
  *   (u32 name id, u32 type), u64 n_rows, then the cells row by row: 8 bytes
  *   for numbers, a u32 dictionary id for strings.
  * The dictionary sends each distinct string once per process: kernel names
@@ -62,23 +62,69 @@ void hta_tableset_remove(hta_tableset *set, const char *name)
     }
 }
 
-static int same_columns(const hta_table *t, const hta_column *columns, size_t n)
+/* Moves the tables whose flags meet flags (any of them) as wanted says. */
+static int take_tables(hta_tableset *set, unsigned flags, int wanted, hta_tableset *into)
 {
-    if (t->n_columns != n)
+    hta_table **grown =
+        realloc(into->tables, (into->n_tables + set->n_tables + 1) * sizeof *into->tables);
+    if (!grown)
+        return -1;
+    into->tables = grown;
+    size_t kept = 0;
+    for (size_t i = 0; i < set->n_tables; i++) {
+        hta_table *t = set->tables[i];
+        if (((t->flags & flags) != 0) == wanted)
+            into->tables[into->n_tables++] = t;
+        else
+            set->tables[kept++] = t;
+    }
+    set->n_tables = kept;
+    return 0;
+}
+
+int hta_tableset_take(hta_tableset *set, unsigned flags, hta_tableset *into)
+{
+    return take_tables(set, flags, 1, into);
+}
+
+int hta_tableset_take_others(hta_tableset *set, unsigned flags, hta_tableset *into)
+{
+    return take_tables(set, flags, 0, into);
+}
+
+void hta_tableset_keep(hta_tableset *set, unsigned flags)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < set->n_tables; i++) {
+        hta_table *t = set->tables[i];
+        if (t->flags & flags)
+            set->tables[kept++] = t;
+        else
+            table_free(t);
+    }
+    set->n_tables = kept;
+}
+
+static int same_columns(const hta_table *t, const hta_table_spec *spec)
+{
+    if (t->n_columns != spec->n_columns || t->flags != spec->flags)
         return 0;
-    for (size_t c = 0; c < n; c++)
-        if (t->columns[c].type != columns[c].type ||
-            strcmp(t->columns[c].name, columns[c].name) != 0)
+    for (size_t c = 0; c < spec->n_columns; c++)
+        if (t->columns[c].type != spec->columns[c].type ||
+            strcmp(t->columns[c].name, spec->columns[c].name) != 0)
             return 0;
     return 1;
 }
 
-static hta_table *table_new(const char *name, const hta_column *columns, size_t n)
+static hta_table *table_new(const hta_table_spec *spec)
 {
+    const hta_column *columns = spec->columns;
+    size_t n = spec->n_columns;
     hta_table *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->name = strdup(name);
+    t->flags = spec->flags;
+    t->name = strdup(spec->name);
     t->columns = calloc(n ? n : 1, sizeof *t->columns);
     if (!t->name || !t->columns) {
         table_free(t);
@@ -96,21 +142,31 @@ static hta_table *table_new(const char *name, const hta_column *columns, size_t 
     return t;
 }
 
-hta_table *hta_tableset_find_or_create(hta_tableset *set, const char *name,
-                              const hta_column *columns, size_t n_columns)
+hta_table *hta_tableset_table(hta_tableset *set, const hta_table_spec *spec)
 {
-    hta_table *t = hta_tableset_find(set, name);
+    hta_table *t = hta_tableset_find(set, spec->name);
     if (t)
-        return same_columns(t, columns, n_columns) ? t : NULL;
+        return same_columns(t, spec) ? t : NULL;
     hta_table **tables = realloc(set->tables, (set->n_tables + 1) * sizeof *tables);
     if (!tables)
         return NULL;
     set->tables = tables;
-    t = table_new(name, columns, n_columns);
+    t = table_new(spec);
     if (!t)
         return NULL;
     set->tables[set->n_tables++] = t;
     return t;
+}
+
+hta_table *hta_tableset_find_or_create(hta_tableset *set, const char *name,
+                              const hta_column *columns, size_t n_columns)
+{
+    return hta_tableset_table(set, &(hta_table_spec){name, columns, n_columns, 0});
+}
+
+hta_table_spec hta_table_spec_of(const hta_table *table)
+{
+    return (hta_table_spec){table->name, table->columns, table->n_columns, table->flags};
 }
 
 hta_cell *hta_table_row(const hta_table *table, size_t i)
@@ -203,7 +259,8 @@ int hta_tableset_move_rows(hta_tableset *into, hta_tableset *from)
 {
     for (size_t i = 0; i < from->n_tables; i++) {
         hta_table *src = from->tables[i];
-        hta_table *dst = hta_tableset_find_or_create(into, src->name, src->columns, src->n_columns);
+        hta_table_spec spec = hta_table_spec_of(src);
+        hta_table *dst = hta_tableset_table(into, &spec);
         if (!dst || reserve_rows(dst, src->n_rows))
             return -1;
         if (src->n_rows == 0) /* the table exists in into, as after a serial run */
@@ -302,7 +359,8 @@ static int put_id(hta_buf *out, const hta_strtab *dict, const char *s)
 
 static int put_table(hta_buf *out, const hta_strtab *dict, const hta_table *t)
 {
-    if (put_id(out, dict, t->name) || hta_buf_put_u32(out, (uint32_t)t->n_columns))
+    if (put_id(out, dict, t->name) || hta_buf_put_u32(out, t->flags) ||
+        hta_buf_put_u32(out, (uint32_t)t->n_columns))
         return -1;
     for (size_t c = 0; c < t->n_columns; c++)
         if (put_id(out, dict, t->columns[c].name) ||
@@ -418,6 +476,7 @@ static int merge_rows(unpacker *u, hta_table *t, uint64_t n_rows)
 static int merge_table(unpacker *u, hta_tableset *set)
 {
     char *name = take_string(u);
+    uint32_t flags = take_u32(u);
     uint32_t n_columns = take_u32(u);
     hta_column *columns = calloc(n_columns ? n_columns : 1, sizeof *columns);
     int rc = -1;
@@ -436,7 +495,7 @@ static int merge_table(unpacker *u, hta_tableset *set)
     }
     if (u->failed)
         goto done;
-    hta_table *t = hta_tableset_find_or_create(set, name, columns, n_columns);
+    hta_table *t = hta_tableset_table(set, &(hta_table_spec){name, columns, n_columns, flags});
     if (t)
         rc = merge_rows(u, t, n_rows);
 done:

@@ -7,8 +7,12 @@
  * row-major cell array is directly an HDF5 compound buffer.  Adding an
  * analysis therefore needs no gather or output code of its own.
  *
- * Convention: when a table's first column is named "rank" it holds the
- * trace's file index until the root has resolved ranks (see run/ranks.c). */
+ * Every table is declared once, by the file that produces it, as an
+ * hta_table_spec: its name, its columns and how it travels (the flags).
+ * The producer's header exports the spec and an enum of the column
+ * indices, so that a consumer reads row[HTA_X_COLUMN] with no look-up by
+ * name, and run/ and output/ route a table by its flags, which the table
+ * keeps and its packed form carries. */
 #ifndef HTA_TABLE_H
 #define HTA_TABLE_H
 
@@ -24,6 +28,42 @@ typedef struct hta_column {
     hta_column_type type;
 } hta_column;
 
+/* How a table travels and where it ends (hta_table_spec.flags). */
+enum hta_table_flag {
+    /* Made per trace: its first column, "rank", holds the trace's file
+     * index until the root resolves ranks (run/ranks.c), which relabels
+     * it, drops failed or unwanted ranks and sorts the rows by rank. */
+    HTA_TABLE_PER_RANK = 1u << 0,
+    /* Held by the root (gathered from every process, or built there) and
+     * written by it. */
+    HTA_TABLE_GATHERED = 1u << 1,
+    /* Never gathered: every process writes its own rows into the file
+     * (output/hdf5_in_place.c). */
+    HTA_TABLE_IN_PLACE = 1u << 2,
+    /* Passed between stages only, never written. */
+    HTA_TABLE_SCRATCH = 1u << 3,
+    /* Moved between the processes to match collectives by process group
+     * (crossrank/collective_exchange.c) rather than gathered. */
+    HTA_TABLE_EXCHANGED = 1u << 4,
+    /* Written as the float64 array [rank][bin][layer] of /timeline rather
+     * than as a compound table. */
+    HTA_TABLE_BINNED = 1u << 5,
+    /* One row per event (--detail): stored chunked and compressed. */
+    HTA_TABLE_PER_EVENT = 1u << 6,
+    /* One row per instance of the job: chunked and compressed once it
+     * holds enough bytes (output/hdf5_in_place.c). */
+    HTA_TABLE_DEFLATE_LARGE = 1u << 7,
+};
+
+/* A table as its producer declares it.  A table that is neither gathered,
+ * written in place nor exchanged stays on the process that made it. */
+typedef struct hta_table_spec {
+    const char *name;          /* without the leading '/' */
+    const hta_column *columns; /* NULL when they are known only at run time */
+    size_t n_columns;
+    unsigned flags;            /* enum hta_table_flag */
+} hta_table_spec;
+
 typedef union hta_cell {
     int64_t i;
     double f;
@@ -34,6 +74,7 @@ typedef struct hta_table {
     char *name;                /* owned, without the leading '/' */
     hta_column *columns;       /* owned, names owned */
     size_t n_columns;
+    unsigned flags;            /* the spec's */
     hta_cell *cells;           /* owned, row-major */
     size_t n_rows, cap_rows;
 } hta_table;
@@ -53,16 +94,25 @@ typedef struct hta_row_builder {
 } hta_row_builder;
 
 void hta_tableset_free(hta_tableset *set);
-/* Finds the table or creates it with the given columns; NULL when out of
- * memory or when an existing table has other columns. */
+/* Finds the spec's table or creates it; NULL when out of memory or when
+ * an existing table has other columns or flags. */
+hta_table *hta_tableset_table(hta_tableset *set, const hta_table_spec *spec);
+/* The same for a table known only at run time (read back from a file, or
+ * with columns of its input's): no flags. */
 hta_table *hta_tableset_find_or_create(hta_tableset *set, const char *name,
                               const hta_column *columns, size_t n_columns);
 hta_table *hta_tableset_find(const hta_tableset *set, const char *name);
-/* hta_tableset_find_or_create with a static column array's own length. */
-#define HTA_TABLE(set, name, columns) \
-    hta_tableset_find_or_create((set), (name), (columns), sizeof(columns) / sizeof((columns)[0]))
+/* The spec a table was made from (borrowing its name and columns). */
+hta_table_spec hta_table_spec_of(const hta_table *table);
 /* Frees and removes the named table, if present. */
 void hta_tableset_remove(hta_tableset *set, const char *name);
+/* Moves the tables with any of flags from set to the end of into; -1 when
+ * out of memory (set is then unchanged). */
+int hta_tableset_take(hta_tableset *set, unsigned flags, hta_tableset *into);
+/* The same for the tables with none of flags. */
+int hta_tableset_take_others(hta_tableset *set, unsigned flags, hta_tableset *into);
+/* Frees and removes the tables with none of flags. */
+void hta_tableset_keep(hta_tableset *set, unsigned flags);
 
 hta_row_builder hta_table_add_row(hta_table *table);
 void hta_row_put_i64(hta_row_builder *row, int64_t v);

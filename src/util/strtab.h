@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 
 
@@ -31,6 +32,35 @@ uint32_t hta_strtab_find(const hta_strtab *t, const char *s, size_t len);
 static inline const char *hta_strtab_get(const hta_strtab *t, uint32_t id)
 {
     return t->strings[id];
+}
+
+/* A direct-mapped memo of recent ids in front of hta_strtab_intern, for
+ * one stream of lookups into one table (an event's name or category):
+ * the slot is picked from the length and three bytes, with no pass over
+ * the text, and a hit is confirmed by comparing the stored string, so the
+ * id is always the one hta_strtab_intern gives.  Most events repeat a
+ * recent name, and a kernel name of a few hundred bytes is then compared
+ * once instead of hashed and compared.  Zeroed = empty. */
+#define HTA_STRTAB_MEMO_SLOTS 256u
+typedef struct hta_strtab_memo {
+    uint32_t id[HTA_STRTAB_MEMO_SLOTS]; /* id + 1, 0 = empty */
+} hta_strtab_memo;
+
+static inline uint32_t hta_strtab_intern_memo(hta_strtab *t, hta_strtab_memo *m, const char *s,
+                                              size_t len)
+{
+    if (len == 0)
+        return hta_strtab_intern(t, s, len);
+    uint32_t slot = ((uint32_t)len * 7u + (unsigned char)s[0] +
+                     (unsigned char)s[len >> 1] * 3u + (unsigned char)s[len - 1] * 5u) &
+                    (HTA_STRTAB_MEMO_SLOTS - 1);
+    uint32_t id = m->id[slot] - 1;
+    if (m->id[slot] && t->lengths[id] == len && memcmp(t->strings[id], s, len) == 0)
+        return id;
+    id = hta_strtab_intern(t, s, len);
+    if (id != UINT32_MAX)
+        m->id[slot] = id + 1;
+    return id;
 }
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/ranks_table.h"
+#include "crossrank/spread.h"
 #include "written_trace/trace_rewrite.h"
 #include "written_trace/trace_writer.h"
 #include "util/buf.h"
@@ -17,28 +19,22 @@ static void metadata_of(const hta_table *outliers, int64_t rank, hta_buf *b)
     char head[64];
     snprintf(head, sizeof head, "\"hta_mpi\":{\"rank\":%lld,\"outliers\":[", (long long)rank);
     hta_buf_append(b, head, strlen(head));
-    long r = outliers ? hta_table_column(outliers, "rank") : -1;
-    long metric = outliers ? hta_table_column(outliers, "metric") : -1;
-    long value = outliers ? hta_table_column(outliers, "value") : -1;
-    long z = outliers ? hta_table_column(outliers, "z") : -1;
-    long robust = outliers ? hta_table_column(outliers, "robust_z") : -1;
-    long cls = outliers ? hta_table_column(outliers, "classification") : -1;
     int first = 1;
-    for (size_t i = 0; outliers && r >= 0 && i < outliers->n_rows; i++) {
+    for (size_t i = 0; outliers && i < outliers->n_rows; i++) {
         const hta_cell *row = hta_table_row(outliers, i);
-        if (row[r].i != rank)
+        if (row[HTA_OUTLIERS_RANK].i != rank)
             continue;
         hta_buf_append(b, first ? "{\"metric\":" : ",{\"metric\":", first ? 10 : 11);
         first = 0;
-        hta_json_put_string(b, row[metric].s);
+        hta_json_put_string(b, row[HTA_OUTLIERS_METRIC].s);
         hta_buf_append(b, ",\"value\":", 9);
-        hta_json_put_number(b, row[value].f);
+        hta_json_put_number(b, row[HTA_OUTLIERS_VALUE].f);
         hta_buf_append(b, ",\"z\":", 5);
-        hta_json_put_number(b, row[z].f);
+        hta_json_put_number(b, row[HTA_OUTLIERS_Z].f);
         hta_buf_append(b, ",\"robust_z\":", 12);
-        hta_json_put_number(b, row[robust].f);
+        hta_json_put_number(b, row[HTA_OUTLIERS_ROBUST_Z].f);
         hta_buf_append(b, ",\"classification\":", 18);
-        hta_json_put_string(b, row[cls].s);
+        hta_json_put_string(b, row[HTA_OUTLIERS_CLASSIFICATION].s);
         hta_buf_putc(b, '}');
     }
     hta_buf_append(b, "]},", 3);
@@ -58,12 +54,10 @@ static int rewrite(const char *path, int gz, const hta_buf *doc, const hta_buf *
 int hta_add_outliers_to_written_traces(const hta_tableset *all, const char *dir,
                                        hta_error *err)
 {
-    const hta_table *ranks = hta_tableset_find(all, "ranks");
-    const hta_table *outliers = hta_tableset_find(all, "outliers");
-    long rank = ranks ? hta_table_column(ranks, "rank") : -1;
-    long file = ranks ? hta_table_column(ranks, "file") : -1;
-    long status = ranks ? hta_table_column(ranks, "status") : -1;
-    if (rank < 0 || file < 0 || status < 0)
+    const hta_table *ranks = hta_tableset_find(all, hta_ranks_table.name);
+    const hta_table *outliers = hta_tableset_find(all, hta_outliers_table.name);
+    const long rank = HTA_RANKS_RANK, file = HTA_RANKS_FILE, status = HTA_RANKS_STATUS;
+    if (!ranks)
         return 0;
     for (size_t i = 0; i < ranks->n_rows; i++) {
         const hta_cell *row = hta_table_row(ranks, i);
