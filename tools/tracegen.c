@@ -25,6 +25,7 @@
 #include "tracegen_ddp.h"
 #include "tracegen_flops.h"
 #include "tracegen_groups.h"
+#include "tracegen_jitter.h"
 #include "tracegen_moe.h"
 #include "tracegen_nodes.h"
 #include "tracegen_ops.h"
@@ -72,6 +73,10 @@ static const char USAGE[] =
     "  --flops-truth            instead: GEMM, convolution and attention ops whose\n"
     "                           rates are closed forms (only -o, --ranks, --steps,\n"
     "                           --slow-rank R:F, --device NAME; see tracegen_flops.c)\n"
+    "  --jitter-data-loading-truth, --jitter-compute-truth\n"
+    "                           instead: steps whose time varies only in data\n"
+    "                           loading, or only in one kernel (only -o, --ranks,\n"
+    "                           --steps), the answer in DIR.jitter_truth.json\n"
     "  -h, --help               show this help and exit\n"
     "\n"
     "Each step runs 3 compute phases, each followed by an NCCL all-reduce; a rank\n"
@@ -299,6 +304,8 @@ static const struct {
     {"--critical-path-truth", tracegen_chains_main},
     {"--device-sync-truth", tracegen_device_sync_main},
     {"--flops-truth", tracegen_flops_main},
+    {"--jitter-data-loading-truth", tracegen_jitter_main},
+    {"--jitter-compute-truth", tracegen_jitter_main},
 };
 
 int main(int argc, char **argv)

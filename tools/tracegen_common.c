@@ -34,6 +34,20 @@ void tg_json_event(FILE *f, bool *first, const char *fmt, ...)
     va_end(ap);
 }
 
+void tg_complete_event(FILE *f, bool *first, const char *cat, const char *name, int64_t ts,
+                       int64_t dur, int64_t corr, int64_t stream)
+{
+    char args[96] = "";
+    int n = corr > 0 ? snprintf(args, sizeof args, "\"correlation\":%" PRId64, corr) : 0;
+    if (stream >= 0)
+        snprintf(args + n, sizeof args - (size_t)n, "%s\"stream\":%" PRId64 ",\"device\":0",
+                 n ? "," : "", stream);
+    tg_json_event(f, first,
+                  "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%d,\"tid\":1,"
+                  "\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{%s}}",
+                  cat, name, stream >= 0 ? 0 : 100, ts, dur, args);
+}
+
 int64_t tg_json_count(const char *opt, const char *s, int64_t hi)
 {
     char *end;

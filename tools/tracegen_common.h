@@ -32,6 +32,12 @@ static inline uint64_t tg_mix64(uint64_t z)
 void tg_json_event(FILE *f, bool *first, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* One complete event into an open JSON array: a CPU one (pid 100, tid 1)
+ * or, given a stream >= 0, a GPU one (pid 0, device 0); with a
+ * correlation id when corr > 0. */
+void tg_complete_event(FILE *f, bool *first, const char *cat, const char *name, int64_t ts,
+                       int64_t dur, int64_t corr, int64_t stream);
+
 /* The value of a count option, 1..hi; exits on anything else. */
 int64_t tg_json_count(const char *opt, const char *s, int64_t hi);
 

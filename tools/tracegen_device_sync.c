@@ -51,19 +51,10 @@ typedef struct {
     int64_t next_corr;
 } ds_rank;
 
-/* One complete event: a CPU one (pid 100) or, given a stream, a GPU one. */
 static void put(ds_rank *k, const char *cat, const char *name, int64_t ts, int64_t dur,
                 int64_t corr, int64_t stream)
 {
-    char args[96] = "";
-    int n = corr > 0 ? snprintf(args, sizeof args, "\"correlation\":%" PRId64, corr) : 0;
-    if (stream >= 0)
-        snprintf(args + n, sizeof args - (size_t)n, "%s\"stream\":%" PRId64 ",\"device\":0",
-                 n ? "," : "", stream);
-    tg_json_event(k->f, &k->first,
-                  "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%d,\"tid\":1,"
-                  "\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{%s}}",
-                  cat, name, stream >= 0 ? 0 : 100, ts, dur, args);
+    tg_complete_event(k->f, &k->first, cat, name, ts, dur, corr, stream);
 }
 
 /* A step's GPU work: [fwd_start, fwd_end) and [bwd_start, bwd_end). */

@@ -14,17 +14,25 @@
 
 #define DATA_LOADER_PREFIX "enumerate(DataLoader)"
 
+unsigned char *hta_data_loader_names(const hta_trace *t, size_t *found)
+{
+    unsigned char *is_loader = calloc(t->names.count ? t->names.count : 1, 1);
+    size_t prefix = strlen(DATA_LOADER_PREFIX);
+    *found = 0;
+    for (uint32_t id = 0; is_loader && id < t->names.count; id++) {
+        is_loader[id] = strncmp(hta_strtab_get(&t->names, id), DATA_LOADER_PREFIX, prefix) == 0;
+        *found += is_loader[id];
+    }
+    return is_loader;
+}
+
 int hta_data_loading(const hta_rank_view *v, hta_tableset *out, hta_error *err)
 {
     const hta_trace *t = v->trace;
-    unsigned char *is_loader = calloc(t->names.count ? t->names.count : 1, 1);
+    size_t found;
+    unsigned char *is_loader = hta_data_loader_names(t, &found);
     if (!is_loader)
         return hta_fail(err, "out of memory measuring data loading");
-    size_t prefix = strlen(DATA_LOADER_PREFIX), found = 0;
-    for (uint32_t id = 0; id < t->names.count; id++) {
-        is_loader[id] = strncmp(hta_strtab_get(&t->names, id), DATA_LOADER_PREFIX, prefix) == 0;
-        found += is_loader[id];
-    }
     int64_t total = 0;
     for (size_t i = 0; found && i < t->n_events; i++) {
         const hta_event *e = &t->events[i];

@@ -8,4 +8,9 @@
 /* The metric "data_loading_us": CPU time in DataLoader batch fetches. */
 int hta_data_loading(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
+/* Per name id of t's string table, 1 when the name is a DataLoader batch
+ * fetch; *found counts them.  calloc'd (the caller frees), NULL when out
+ * of memory. */
+unsigned char *hta_data_loader_names(const hta_trace *t, size_t *found);
+
 #endif

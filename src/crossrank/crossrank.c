@@ -3,8 +3,8 @@
  * first, because
  * they add metrics the outlier search reads; the outliers next because the later
  * steps add rows to their table (collective_wait flags late arrivers),
- * the step comparison after collective_wait, which adds the waits to
- * "steps", the stragglers after it because they read "collective_wait",
+ * the step comparison and the step-time jitter after collective_wait,
+ * which adds the waits to "steps", the stragglers after it because they read "collective_wait",
  * and the nodes last because they read every flag in "outliers". */
 #include "crossrank/crossrank.h"
 
@@ -20,6 +20,7 @@
 #include "crossrank/outliers.h"
 #include "crossrank/p2p_results.h"
 #include "crossrank/step_comparison.h"
+#include "crossrank/step_jitter.h"
 #include "crossrank/stragglers.h"
 
 static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
@@ -30,6 +31,7 @@ static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_
         hta_kernel_comparison(set, opt, err) || hta_op_and_annotation_comparison(set, opt, err) ||
         hta_op_perf_comparison(set, err) || hta_op_perf_steps(set, err) ||
         hta_collective_wait(set, err) || hta_step_comparison(set, err) ||
+        hta_step_jitter(set, err) ||
         hta_rank_stragglers(set, opt, err) || hta_node_statistics(set, opt, err))
         return -1;
     return 0;

@@ -47,6 +47,7 @@
 #include "crossrank/p2p_results.h"
 #include "crossrank/spread.h"
 #include "crossrank/step_comparison.h"
+#include "crossrank/step_jitter.h"
 #include "crossrank/stragglers.h"
 #include "diff/collective_diff.h"
 #include "diff/kernel_diff.h"
@@ -104,6 +105,8 @@ static const hta_table_spec *const SPECS[] = {
     &hta_pipeline_steps_table,
     &hta_steps_table,
     &hta_cross_steps_table,
+    &hta_step_jitter_table,
+    &hta_step_jitter_slowest_table,
     &hta_stragglers_table,
     &hta_nodes_table,
     &hta_node_metrics_table,
