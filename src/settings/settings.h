@@ -109,6 +109,10 @@
               "ranks r..r+N-1 (r a multiple of N) share a\n"                                     \
               "node (default 0: the host in each file name,\n"                                   \
               "HOST_PID.TIME.pt.trace.json)", "gpus_per_node", 0)                                 \
+    CROSSRANK(align_clocks, choice, "align-clocks", 0, 0, 0, HTA_WORDS("auto", "on", "off"),     \
+              "WHEN", "take each host's clock offset, measured on the\n"                          \
+              "collectives, out before the waits: auto (when\n"                                  \
+              "above its noise), on or off (default auto)", "align_clocks", 0)                   \
     ANALYSIS(detail, flag, "detail", 0, 0, 0, NULL, NULL,                                        \
              "also write per-event tables under /detail", NULL, 0)                               \
     ANALYSIS(critical_path, flag, "critical-path", 0, 0, 0, NULL, NULL,                          \
