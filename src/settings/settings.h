@@ -92,7 +92,7 @@
     ANALYSIS(gpu_spec, text, "gpu-spec", 0, NULL, 0, NULL, "FILE",                              \
              "peak TFLOPS and memory bandwidth of the GPU\n"                                     \
              "(TraceLens's architecture JSON) for /op_perf\n"                                    \
-             "(default: the built-in table)", NULL, 0)                                           \
+             "(default: the built-in table)", "gpu_spec", 19)                                    \
     CROSSRANK(z_outlier, number, "z-outlier", 0, 3, 0, NULL, "Z",                                \
               "|z| for an outlier (default 3)", "z_outlier", 9)                                  \
     CROSSRANK(z_likely, number, "z-likely", 0, 2, 0, NULL, "Z",                                  \
