@@ -77,7 +77,8 @@ static void route(const moe_gen *g, int step, int layer, int64_t *count)
     for (int i = 0; i < g->ep; i++) {
         double w[MOE_MAX_RANKS], sum = 0;
         for (int j = 0; j < g->ep; j++) {
-            uint64_t h = tg_mix64(g->seed ^ tg_mix64((uint64_t)(((step * 64 + layer) * 256 + i) * 256 + j)));
+            uint64_t cell = (uint64_t)(((step * 64 + layer) * 256 + i) * 256 + j);
+            uint64_t h = tg_mix64(g->seed ^ tg_mix64(cell));
             w[j] = (j == g->hot ? g->hot_factor : 1.0) * (1.0 + 0.25 * (double)(h % 1000) / 1000.0);
             sum += w[j];
         }
@@ -161,7 +162,8 @@ static void put_a2a(moe_gen *g, int r, const int64_t *in, int64_t in_stride, con
 static void run_a2a(moe_gen *g, const int64_t *count, bool combine, const int64_t *arrival)
 {
     int e = g->ep;
-    int64_t latest = INT64_MIN, earliest = INT64_MAX, most = 0, total = 0, busiest = -1, max_sent = -1;
+    int64_t latest = INT64_MIN, earliest = INT64_MAX, most = 0, total = 0;
+    int64_t busiest = -1, max_sent = -1;
     for (int i = 0; i < e; i++) {
         int64_t sent = 0, received = 0;
         for (int j = 0; j < e; j++) {

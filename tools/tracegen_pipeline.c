@@ -256,7 +256,8 @@ static bool advance_rank(pipeline_gen *g, int rank, int step)
              * send_forward_recv_backward and send_backward_recv_forward). */
             int next = g->pc[rank] + 1 < n ? g->pc[rank] + 1 : -1;
             item following = next >= 0 ? g->schedule[s][next] : (item){K_FORWARD, -1};
-            int batch = g->coalesced && next >= 0 && (following.kind == K_FORWARD ? s - 1 : s + 1) == to;
+            int source = following.kind == K_FORWARD ? s - 1 : s + 1;
+            int batch = g->coalesced && next >= 0 && source == to;
             int stream = batch ? (forward ? ST_BATCH_NEXT : ST_BATCH_PREV)
                                : (forward ? ST_SEND_NEXT : ST_SEND_PREV);
             out->send_kernel[it.mb] = add_kernel(

@@ -115,9 +115,8 @@ static const hta_column STATS_COLUMNS[HTA_INSTANCE_STATS_N_COLUMNS] = {
 const hta_table_spec hta_instance_stats_table = {
     "_instance_stats", STATS_COLUMNS, HTA_INSTANCE_STATS_N_COLUMNS,
     HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
-enum { S_DESC, S_COLLECTIVE, S_DTYPE, S_BYTES, S_TRANSFER, S_SKEW, S_WAIT, S_BUSBW, S_SCOPE };
 
-/* Where an instance's ranks ran (S_SCOPE). */
+/* Where an instance's ranks ran (HTA_INSTANCE_STATS_SCOPE). */
 enum { SCOPE_UNKNOWN = -1, SCOPE_ACROSS_NODES = 0, SCOPE_WITHIN_NODE = 1 };
 
 static const hta_column SUMMARY_COLUMNS[HTA_COLLECTIVE_SUMMARY_N_COLUMNS] = {
@@ -256,6 +255,27 @@ static int compare_instance_then_rank(const void *a, const void *b, void *ctx)
     if (!c)
         c = (ops[i].rank > ops[j].rank) - (ops[i].rank < ops[j].rank);
     return c ? c : (i > j) - (i < j);
+}
+
+size_t *hta_group_ops_in_instance_order(const hta_group_op *ops, size_t n)
+{
+    size_t *o = malloc((n ? n : 1) * sizeof *o);
+    for (size_t i = 0; o && i < n; i++)
+        o[i] = i;
+    if (o)
+        qsort_r(o, n, sizeof *o, compare_instance_then_rank, (void *)ops);
+    return o;
+}
+
+int hta_group_ops_same_instance(const hta_group_op *a, const hta_group_op *b)
+{
+    return compare_instance(a, b) == 0;
+}
+
+int hta_collective_ends_together(const char *collective)
+{
+    coll_kind k = kind_of(collective);
+    return k == K_ALLREDUCE || k == K_ALLGATHER || k == K_REDUCE_SCATTER;
 }
 
 typedef struct matcher {
@@ -478,12 +498,8 @@ int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size
                  .out = hta_tableset_table(out, &hta_collectives_table),
                  .stats = hta_tableset_table(out, &hta_instance_stats_table), .tables = out,
                  .missing = calloc(n_valid ? n_valid : 1, sizeof *m.missing)};
-    size_t *o = malloc(n * sizeof *o);
+    size_t *o = hta_group_ops_in_instance_order(ops, n);
     int rc = o && m.missing && m.out && m.stats ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        o[i] = i;
-    if (rc == 0)
-        qsort_r(o, n, sizeof *o, compare_instance_then_rank, (void *)ops);
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && compare_instance(&ops[o[end]], &ops[o[i]]) == 0;)
             end++;
@@ -785,13 +801,13 @@ static int64_t bucket_of(int64_t bytes)
 static int compare_summary_key(const void *a, const void *b)
 {
     const hta_cell *x = *(const hta_cell *const *)a, *y = *(const hta_cell *const *)b;
-    int c = strcmp(x[S_DESC].s, y[S_DESC].s);
+    int c = strcmp(x[HTA_INSTANCE_STATS_GROUP_DESC].s, y[HTA_INSTANCE_STATS_GROUP_DESC].s);
     if (!c)
-        c = strcmp(x[S_COLLECTIVE].s, y[S_COLLECTIVE].s);
+        c = strcmp(x[HTA_INSTANCE_STATS_COLLECTIVE].s, y[HTA_INSTANCE_STATS_COLLECTIVE].s);
     if (!c)
-        c = strcmp(x[S_DTYPE].s, y[S_DTYPE].s);
+        c = strcmp(x[HTA_INSTANCE_STATS_DTYPE].s, y[HTA_INSTANCE_STATS_DTYPE].s);
     if (!c) {
-        int64_t bx = bucket_of(x[S_BYTES].i), by = bucket_of(y[S_BYTES].i);
+        int64_t bx = bucket_of(x[HTA_INSTANCE_STATS_BYTES].i), by = bucket_of(y[HTA_INSTANCE_STATS_BYTES].i);
         c = (bx > by) - (bx < by);
     }
     return c;
@@ -805,11 +821,11 @@ static double scope_busbw_p50(const hta_cell *const *in, size_t n, int64_t scope
     size_t k = 0;
     *count = 0;
     for (size_t i = 0; i < n; i++) {
-        if (in[i][S_SCOPE].i != scope)
+        if (in[i][HTA_INSTANCE_STATS_SCOPE].i != scope)
             continue;
         ++*count;
-        if (isfinite(in[i][S_BUSBW].f))
-            scratch[k++] = in[i][S_BUSBW].f;
+        if (isfinite(in[i][HTA_INSTANCE_STATS_BUSBW_GBPS].f))
+            scratch[k++] = in[i][HTA_INSTANCE_STATS_BUSBW_GBPS].f;
     }
     hta_sort_doubles(scratch, k);
     return k ? hta_quantile_sorted(scratch, k, 0.5) : NAN;
@@ -819,24 +835,24 @@ static int put_summary_row(hta_table *t, const hta_cell *const *in, size_t n, do
 {
     int64_t total_bytes = 0, wait = 0, skew = 0;
     for (size_t i = 0; i < n; i++) {
-        total_bytes += in[i][S_BYTES].i > 0 ? in[i][S_BYTES].i : 0;
-        wait += in[i][S_WAIT].i;
-        skew += in[i][S_SKEW].i;
-        scratch[i] = hta_ns_to_us(in[i][S_TRANSFER].i);
+        total_bytes += in[i][HTA_INSTANCE_STATS_BYTES].i > 0 ? in[i][HTA_INSTANCE_STATS_BYTES].i : 0;
+        wait += in[i][HTA_INSTANCE_STATS_WAIT_NS].i;
+        skew += in[i][HTA_INSTANCE_STATS_ARRIVAL_SKEW_NS].i;
+        scratch[i] = hta_ns_to_us(in[i][HTA_INSTANCE_STATS_TRANSFER_NS].i);
     }
     hta_sort_doubles(scratch, n);
     double p50 = hta_quantile_sorted(scratch, n, 0.5), p90 = hta_quantile_sorted(scratch, n, 0.9);
     double max = scratch[n - 1];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (isfinite(in[i][S_BUSBW].f))
-            scratch[k++] = in[i][S_BUSBW].f;
+        if (isfinite(in[i][HTA_INSTANCE_STATS_BUSBW_GBPS].f))
+            scratch[k++] = in[i][HTA_INSTANCE_STATS_BUSBW_GBPS].f;
     hta_sort_doubles(scratch, k);
     hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_str(&row, in[0][S_DESC].s);
-    hta_row_put_str(&row, in[0][S_COLLECTIVE].s);
-    hta_row_put_str(&row, in[0][S_DTYPE].s);
-    hta_row_put_i64(&row, bucket_of(in[0][S_BYTES].i));
+    hta_row_put_str(&row, in[0][HTA_INSTANCE_STATS_GROUP_DESC].s);
+    hta_row_put_str(&row, in[0][HTA_INSTANCE_STATS_COLLECTIVE].s);
+    hta_row_put_str(&row, in[0][HTA_INSTANCE_STATS_DTYPE].s);
+    hta_row_put_i64(&row, bucket_of(in[0][HTA_INSTANCE_STATS_BYTES].i));
     hta_row_put_i64(&row, (int64_t)n);
     hta_row_put_i64(&row, total_bytes);
     hta_row_put_f64(&row, p50);
@@ -891,10 +907,10 @@ static uint64_t hash_text(uint64_t h, const char *s)
 int hta_instance_summary_owner(const hta_cell *stats_row, int n_processes)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    h = hash_text(h, stats_row[S_DESC].s);
-    h = hash_text(h, stats_row[S_COLLECTIVE].s);
-    h = hash_text(h, stats_row[S_DTYPE].s);
-    h ^= (uint64_t)bucket_of(stats_row[S_BYTES].i);
+    h = hash_text(h, stats_row[HTA_INSTANCE_STATS_GROUP_DESC].s);
+    h = hash_text(h, stats_row[HTA_INSTANCE_STATS_COLLECTIVE].s);
+    h = hash_text(h, stats_row[HTA_INSTANCE_STATS_DTYPE].s);
+    h ^= (uint64_t)bucket_of(stats_row[HTA_INSTANCE_STATS_BYTES].i);
     h *= 0x100000001b3ull;
     return (int)(h % (uint64_t)n_processes);
 }

@@ -13,16 +13,13 @@
  * of the group's first instance. */
 #include "crossrank/comm_catalog.h"
 
+#include "analysis/comm_ops.h"
 #include "crossrank/all_to_all.h"
 #include "table/packed_ints.h"
 #include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Column positions in "_comm_ops". */
-enum { C_RANK, C_GROUP, C_DESC, C_RANKS, C_KERNELS, C_KINDS, C_KIND_OF, C_SEQS, C_FIRST_START,
-       C_START_GAPS, C_DURATIONS, C_OVERLAPS, C_STEPS, C_SPLITS };
 
 /* The catalog's parts: a process's groups (with where they first appear)
  * and kinds. */
@@ -167,11 +164,11 @@ int hta_comm_catalog_part(const hta_table *comm_ops, hta_tableset *parts)
     int64_t rank = INT64_MIN, row_in_rank = 0;
     for (size_t r = 0; comm_ops && r < comm_ops->n_rows; r++) {
         const hta_cell *row = hta_table_row(comm_ops, r);
-        row_in_rank = row[C_RANK].i == rank ? row_in_rank + 1 : 0;
-        rank = row[C_RANK].i;
+        row_in_rank = row[HTA_COMM_OPS_RANK].i == rank ? row_in_rank + 1 : 0;
+        rank = row[HTA_COMM_OPS_RANK].i;
         uint32_t before = seen.count, id = UINT32_MAX;
         key.len = 0;
-        if (variant_key(&key, row[C_GROUP].s, row[C_DESC].s, row[C_RANKS].s) == 0)
+        if (variant_key(&key, row[HTA_COMM_OPS_GROUP].s, row[HTA_COMM_OPS_GROUP_DESC].s, row[HTA_COMM_OPS_GROUP_RANKS].s) == 0)
             id = hta_strtab_intern(&seen, key.data, key.len);
         if (id == UINT32_MAX) {
             hta_buf_free(&key);
@@ -183,12 +180,12 @@ int hta_comm_catalog_part(const hta_table *comm_ops, hta_tableset *parts)
             hta_row_builder b = hta_table_add_row(g);
             hta_row_put_i64(&b, rank);
             hta_row_put_i64(&b, row_in_rank);
-            hta_row_put_str(&b, row[C_GROUP].s);
-            hta_row_put_str(&b, row[C_DESC].s);
-            hta_row_put_str(&b, row[C_RANKS].s);
+            hta_row_put_str(&b, row[HTA_COMM_OPS_GROUP].s);
+            hta_row_put_str(&b, row[HTA_COMM_OPS_GROUP_DESC].s);
+            hta_row_put_str(&b, row[HTA_COMM_OPS_GROUP_RANKS].s);
             rc = hta_row_done(&b);
         }
-        char *text = strdup(row[C_KINDS].s);
+        char *text = strdup(row[HTA_COMM_OPS_KINDS].s);
         hta_kind_info *kinds = NULL;
         long n = text ? split_kinds(text, &kinds) : -1;
         for (long i = 0; rc == 0 && i < n; i++) {
@@ -430,15 +427,15 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
     peer_counts pc = {0};
     int64_t *members = NULL, *sent = NULL, a2a_count = 0;
     long n_members = -2;       /* parsed at the first all-to-all */
-    const char *splits = row[C_SPLITS].s;
+    const char *splits = row[HTA_COMM_OPS_SPLITS].s;
     int rc = 0;
     hta_series s[6];
-    const char *packed[6] = {row[C_KIND_OF].s, row[C_SEQS].s, row[C_START_GAPS].s,
-                             row[C_DURATIONS].s, row[C_OVERLAPS].s, row[C_STEPS].s};
+    const char *packed[6] = {row[HTA_COMM_OPS_KIND_OF].s, row[HTA_COMM_OPS_SEQS].s, row[HTA_COMM_OPS_START_GAPS].s,
+                             row[HTA_COMM_OPS_DURATIONS].s, row[HTA_COMM_OPS_OVERLAPS].s, row[HTA_COMM_OPS_STEPS].s};
     for (int k = 0; k < 6; k++)
         hta_series_open(&s[k], packed[k]);
-    int64_t start = row[C_FIRST_START].i;
-    for (int64_t i = 0; i < row[C_KERNELS].i; i++) {
+    int64_t start = row[HTA_COMM_OPS_FIRST_START_NS].i;
+    for (int64_t i = 0; i < row[HTA_COMM_OPS_KERNELS].i; i++) {
         uint64_t kind, gap, overlap;
         int64_t seq, duration, step;
         if (!hta_series_next(&s[0], &kind) || !hta_series_next_signed(&s[1], &seq) ||
@@ -452,7 +449,7 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
         hta_group_op *op = &r->ops[at + (size_t)i];
         *op = (hta_group_op){.group = group, .kind = kind_ids[kind], .by_seq = seq >= 0,
                              .variant = variant, .key = seq >= 0 ? seq : i,
-                             .rank = row[C_RANK].i, .start = start, .end = start + duration,
+                             .rank = row[HTA_COMM_OPS_RANK].i, .start = start, .end = start + duration,
                              .a2a_bytes = -1};
         const hta_kind_info *k = &c->kinds[op->kind];
         if ((hta_kind_is_send(k) || hta_kind_is_recv(k)) && pair_op(op, k, &pc)) {
@@ -477,7 +474,7 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
         splits = next ? next + 1 : splits + strlen(splits);
     }
     if (rc == 0 && sent)
-        rc = hta_a2a_add_row(r, group, row[C_RANK].i, members, n_members, sent, a2a_count);
+        rc = hta_a2a_add_row(r, group, row[HTA_COMM_OPS_RANK].i, members, n_members, sent, a2a_count);
     free(sent);
     free(members);
     free(pc.items);
@@ -511,7 +508,7 @@ int hta_rank_ops_load(const hta_table *t, const hta_comm_catalog *c, hta_rank_op
     *r = (hta_rank_ops){0};
     size_t n = 0;
     for (size_t i = 0; t && i < t->n_rows; i++)
-        n += (size_t)hta_table_row(t, i)[C_KERNELS].i;
+        n += (size_t)hta_table_row(t, i)[HTA_COMM_OPS_KERNELS].i;
     r->ops = malloc((n ? n : 1) * sizeof *r->ops);
     r->overlap = malloc((n ? n : 1) * sizeof *r->overlap);
     r->step = malloc((n ? n : 1) * sizeof *r->step);
@@ -521,19 +518,19 @@ int hta_rank_ops_load(const hta_table *t, const hta_comm_catalog *c, hta_rank_op
     r->n = n;
     for (size_t i = 0, at = 0; t && i < t->n_rows; i++) {
         const hta_cell *row = hta_table_row(t, i);
-        uint32_t group = hta_strtab_find(&c->names, row[C_GROUP].s, strlen(row[C_GROUP].s));
-        hta_group_variant v = {row[C_GROUP].s, row[C_DESC].s, row[C_RANKS].s};
+        uint32_t group = hta_strtab_find(&c->names, row[HTA_COMM_OPS_GROUP].s, strlen(row[HTA_COMM_OPS_GROUP].s));
+        hta_group_variant v = {row[HTA_COMM_OPS_GROUP].s, row[HTA_COMM_OPS_GROUP_DESC].s, row[HTA_COMM_OPS_GROUP_RANKS].s};
         const hta_group_variant *hit = bsearch(&v, c->variants, c->n_variants,
                                                sizeof *c->variants, compare_variant);
         uint32_t *ids = NULL;
         size_t n_ids = 0;
-        int rc = group == UINT32_MAX || !hit || number_kinds(c, row[C_KINDS].s, &ids, &n_ids) ||
+        int rc = group == UINT32_MAX || !hit || number_kinds(c, row[HTA_COMM_OPS_KINDS].s, &ids, &n_ids) ||
                  unpack_row(c, row, group, (uint32_t)(hit - c->variants), ids, n_ids, r, at);
         free(ids);
         if (rc)
             return hta_fail(err, "collective metadata of rank %lld corrupt",
-                            (long long)row[C_RANK].i);
-        at += (size_t)row[C_KERNELS].i;
+                            (long long)row[HTA_COMM_OPS_RANK].i);
+        at += (size_t)row[HTA_COMM_OPS_KERNELS].i;
     }
     return 0;
 }

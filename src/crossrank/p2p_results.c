@@ -45,10 +45,6 @@ static const hta_column PIPELINE_COLUMNS[HTA_PIPELINE_STEPS_N_COLUMNS] = {
 const hta_table_spec hta_pipeline_steps_table = {
     "pipeline_steps", PIPELINE_COLUMNS, HTA_PIPELINE_STEPS_N_COLUMNS, HTA_TABLE_GATHERED};
 
-/* Column positions of the rank side's tables (crossrank/p2p_pairs.c). */
-enum { R_RANK, R_OPS, R_UNPAIRED, R_LATE_SENDER, R_LATE_RECEIVER, R_CAUSED, R_VIOLATIONS };
-enum { S_RANK, S_STEP, S_WAIT, S_EXPOSED, S_RECEIVES, S_STAGE, S_STAGES };
-
 static int compare_pair_rows(const void *a, const void *b, void *ctx)
 {
     const hta_cell *x = a, *y = b;
@@ -86,7 +82,7 @@ static int merge_rank_rows(hta_tableset *set, hta_table *ranks)
         hta_row_put_i64(&row, u[0].i);
         hta_row_put_i64(&row, u[1].i);
         hta_row_put_i64(&row, u[1].i);
-        for (int c = R_LATE_SENDER; c <= R_VIOLATIONS; c++)
+        for (int c = HTA_P2P_RANKS_LATE_SENDER_WAIT_NS; c <= HTA_P2P_RANKS_CLOCK_VIOLATIONS; c++)
             hta_row_put_i64(&row, 0);
         if (hta_row_done(&row))
             return -1;
@@ -97,8 +93,8 @@ static int merge_rank_rows(hta_tableset *set, hta_table *ranks)
     size_t out = 0;
     for (size_t i = 0; i < ranks->n_rows; i++) {
         hta_cell *row = hta_table_row(ranks, i), *into = hta_table_row(ranks, out ? out - 1 : 0);
-        if (out && into[R_RANK].i == row[R_RANK].i) {
-            for (int c = R_OPS; c <= R_VIOLATIONS; c++)
+        if (out && into[HTA_P2P_RANKS_RANK].i == row[HTA_P2P_RANKS_RANK].i) {
+            for (int c = HTA_P2P_RANKS_OPS; c <= HTA_P2P_RANKS_CLOCK_VIOLATIONS; c++)
                 into[c].i += row[c].i;
             continue;
         }
@@ -119,11 +115,14 @@ static int add_rank_metrics(hta_tableset *set, const hta_table *ranks)
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < ranks->n_rows; i++) {
         const hta_cell *r = hta_table_row(ranks, i);
-        if (r[R_OPS].i == r[R_UNPAIRED].i)
+        if (r[HTA_P2P_RANKS_OPS].i == r[HTA_P2P_RANKS_UNPAIRED].i)
             continue;
-        rc = put_metric(metrics, r[R_RANK].i, "p2p_wait_us",
-                        hta_ns_to_us(r[R_LATE_SENDER].i + r[R_LATE_RECEIVER].i)) ||
-             put_metric(metrics, r[R_RANK].i, "p2p_caused_wait_us", hta_ns_to_us(r[R_CAUSED].i));
+        int64_t rank = r[HTA_P2P_RANKS_RANK].i;
+        int64_t waited = r[HTA_P2P_RANKS_LATE_SENDER_WAIT_NS].i +
+                         r[HTA_P2P_RANKS_LATE_RECEIVER_WAIT_NS].i;
+        rc = put_metric(metrics, rank, "p2p_wait_us", hta_ns_to_us(waited)) ||
+             put_metric(metrics, rank, "p2p_caused_wait_us",
+                        hta_ns_to_us(r[HTA_P2P_RANKS_CAUSED_LATE_SENDER_NS].i));
     }
     return rc ? -1 : hta_table_sort_by_first_column(metrics);
 }
@@ -145,9 +144,9 @@ static const hta_cell *step_row(const hta_table *steps, long step_col, int64_t r
 static int compare_rank_step(const void *a, const void *b)
 {
     const hta_cell *x = *(const hta_cell *const *)a, *y = *(const hta_cell *const *)b;
-    if (x[S_RANK].i != y[S_RANK].i)
-        return (x[S_RANK].i > y[S_RANK].i) - (x[S_RANK].i < y[S_RANK].i);
-    return (x[S_STEP].i > y[S_STEP].i) - (x[S_STEP].i < y[S_STEP].i);
+    int64_t xr = x[HTA_P2P_STEPS_RANK].i, yr = y[HTA_P2P_STEPS_RANK].i;
+    int64_t xs = x[HTA_P2P_STEPS_STEP].i, ys = y[HTA_P2P_STEPS_STEP].i;
+    return xr != yr ? (xr > yr) - (xr < yr) : (xs > ys) - (xs < ys);
 }
 
 static int put_pipeline_step(hta_table *t, const hta_cell *p, const hta_cell *s, long time_col,
@@ -155,12 +154,13 @@ static int put_pipeline_step(hta_table *t, const hta_cell *p, const hta_cell *s,
 {
     double time = s ? s[time_col].f : NAN, compute = s ? s[compute_col].f : NAN;
     double bubble = isnan(time) || isnan(compute) ? NAN : fmax(0.0, time - compute);
-    int64_t stages = p[S_STAGES].i, m = microbatches > 0 ? microbatches : p[S_RECEIVES].i;
+    int64_t stages = p[HTA_P2P_STEPS_STAGES].i;
+    int64_t m = microbatches > 0 ? microbatches : p[HTA_P2P_STEPS_RECEIVES].i;
     double expected = stages > 0 && m > 0 ? (double)(stages - 1) / (double)(m + stages - 1) : NAN;
     hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_i64(&row, p[S_RANK].i);
-    hta_row_put_i64(&row, p[S_STEP].i);
-    hta_row_put_i64(&row, p[S_STAGE].i);
+    hta_row_put_i64(&row, p[HTA_P2P_STEPS_RANK].i);
+    hta_row_put_i64(&row, p[HTA_P2P_STEPS_STEP].i);
+    hta_row_put_i64(&row, p[HTA_P2P_STEPS_STAGE].i);
     hta_row_put_i64(&row, stages);
     hta_row_put_i64(&row, m);
     hta_row_put_f64(&row, time);
@@ -168,8 +168,8 @@ static int put_pipeline_step(hta_table *t, const hta_cell *p, const hta_cell *s,
     hta_row_put_f64(&row, bubble);
     hta_row_put_f64(&row, time > 0 ? bubble / time : NAN);
     hta_row_put_f64(&row, expected);
-    hta_row_put_f64(&row, hta_ns_to_us(p[S_WAIT].i));
-    hta_row_put_f64(&row, hta_ns_to_us(p[S_EXPOSED].i));
+    hta_row_put_f64(&row, hta_ns_to_us(p[HTA_P2P_STEPS_WAIT_NS].i));
+    hta_row_put_f64(&row, hta_ns_to_us(p[HTA_P2P_STEPS_EXPOSED_WAIT_NS].i));
     return hta_row_done(&row);
 }
 
@@ -191,8 +191,8 @@ static int put_pipeline_steps(hta_tableset *set, int64_t microbatches)
     if (rc == 0)
         qsort(rows, in->n_rows, sizeof *rows, compare_rank_step);
     for (size_t i = 0; rc == 0 && i < in->n_rows; i++) {
-        const hta_cell *s =
-            have_steps ? step_row(steps, step_col, rows[i][S_RANK].i, rows[i][S_STEP].i) : NULL;
+        int64_t rank = rows[i][HTA_P2P_STEPS_RANK].i, step = rows[i][HTA_P2P_STEPS_STEP].i;
+        const hta_cell *s = have_steps ? step_row(steps, step_col, rank, step) : NULL;
         rc = put_pipeline_step(t, rows[i], s, time_col, compute_col, microbatches);
     }
     free(rows);
@@ -208,7 +208,8 @@ int hta_p2p_results(hta_tableset *set, const hta_crossrank_settings *opt, hta_er
         ranks = hta_tableset_table(set, &hta_p2p_ranks_table);
     hta_table *by_group = hta_tableset_find(set, hta_comm_by_group_table.name);
     if ((ranks && (merge_rank_rows(set, ranks) || add_rank_metrics(set, ranks))) ||
-        put_pipeline_steps(set, opt->microbatches) || (by_group && hta_table_sort_by_first_column(by_group)))
+        put_pipeline_steps(set, opt->microbatches) ||
+        (by_group && hta_table_sort_by_first_column(by_group)))
         return hta_fail(err, "out of memory summing the point-to-point traffic");
     return 0;
 }

@@ -234,20 +234,17 @@ static int sum_over_ranks(const hta_table *t, const kernel_columns *c, hta_table
     return rc;
 }
 
-/* Columns of the output rows the orders use (KERNEL_COLUMNS, SET_COLUMNS). */
-enum { COL_RANK = 0, COL_NAME = 1, KERNEL_COL_CHANGE = 8, SET_COL_RUN = 3, SET_COL_TOTAL = 5 };
-
 /* Rows by rank, then the absolute change of the total, largest first. */
 static int compare_kernel_rows(const void *x, const void *y, void *ctx)
 {
     (void)ctx;
     const hta_cell *a = x, *b = y;
-    if (a[COL_RANK].i != b[COL_RANK].i)
-        return a[COL_RANK].i < b[COL_RANK].i ? -1 : 1;
-    double ca = fabs(a[KERNEL_COL_CHANGE].f), cb = fabs(b[KERNEL_COL_CHANGE].f);
+    if (a[HTA_DIFF_KERNELS_RANK].i != b[HTA_DIFF_KERNELS_RANK].i)
+        return a[HTA_DIFF_KERNELS_RANK].i < b[HTA_DIFF_KERNELS_RANK].i ? -1 : 1;
+    double ca = fabs(a[HTA_DIFF_KERNELS_CHANGE_US].f), cb = fabs(b[HTA_DIFF_KERNELS_CHANGE_US].f);
     if (ca != cb)
         return ca > cb ? -1 : 1;
-    return strcmp(a[COL_NAME].s, b[COL_NAME].s);
+    return strcmp(a[HTA_DIFF_KERNELS_NAME].s, b[HTA_DIFF_KERNELS_NAME].s);
 }
 
 /* Rows by rank, BASE's names first, then time, largest first. */
@@ -255,14 +252,14 @@ static int compare_set_rows(const void *x, const void *y, void *ctx)
 {
     (void)ctx;
     const hta_cell *a = x, *b = y;
-    if (a[COL_RANK].i != b[COL_RANK].i)
-        return a[COL_RANK].i < b[COL_RANK].i ? -1 : 1;
-    int run = strcmp(a[SET_COL_RUN].s, b[SET_COL_RUN].s);
+    if (a[HTA_DIFF_KERNEL_SET_RANK].i != b[HTA_DIFF_KERNEL_SET_RANK].i)
+        return a[HTA_DIFF_KERNEL_SET_RANK].i < b[HTA_DIFF_KERNEL_SET_RANK].i ? -1 : 1;
+    int run = strcmp(a[HTA_DIFF_KERNEL_SET_RUN].s, b[HTA_DIFF_KERNEL_SET_RUN].s);
     if (run)
         return run;
-    if (a[SET_COL_TOTAL].f != b[SET_COL_TOTAL].f)
-        return a[SET_COL_TOTAL].f > b[SET_COL_TOTAL].f ? -1 : 1;
-    return strcmp(a[COL_NAME].s, b[COL_NAME].s);
+    if (a[HTA_DIFF_KERNEL_SET_TOTAL_US].f != b[HTA_DIFF_KERNEL_SET_TOTAL_US].f)
+        return a[HTA_DIFF_KERNEL_SET_TOTAL_US].f > b[HTA_DIFF_KERNEL_SET_TOTAL_US].f ? -1 : 1;
+    return strcmp(a[HTA_DIFF_KERNEL_SET_NAME].s, b[HTA_DIFF_KERNEL_SET_NAME].s);
 }
 
 static void sort_rows(hta_table *t, int (*cmp)(const void *, const void *, void *))

@@ -13,9 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Column positions of "_a2a_ranks" (crossrank/all_to_all.c). */
-enum { A_RANK, A_SENT, A_RECEIVED };
-
 static double caused_wait_of(const hta_tableset *set, int64_t rank)
 {
     const hta_table *w = hta_tableset_find(set, hta_collective_wait_table.name);
@@ -30,7 +27,7 @@ static void print_hottest(const hta_tableset *set, const hta_table *ranks)
     if (!received)
         return;
     for (size_t r = 0; r < n; r++) {
-        received[r] = (double)hta_table_row(ranks, r)[A_RECEIVED].i;
+        received[r] = (double)hta_table_row(ranks, r)[HTA_A2A_RANKS_RECEIVED_BYTES].i;
         if (received[r] > received[hottest])
             hottest = r;
     }
@@ -41,8 +38,9 @@ static void print_hottest(const hta_tableset *set, const hta_table *ranks)
     free(received);
     printf("  hottest rank: %lld received %.1f MB (%.2fx the median rank), sent %.1f MB; the "
            "others waited %.1f us for it at collectives (see /a2a_matrix, /a2a)\n",
-           (long long)h[A_RANK].i, most / 1e6, median > 0 ? most / median : 0.0,
-           (double)h[A_SENT].i / 1e6, caused_wait_of(set, h[A_RANK].i));
+           (long long)h[HTA_A2A_RANKS_RANK].i, most / 1e6, median > 0 ? most / median : 0.0,
+           (double)h[HTA_A2A_RANKS_SENT_BYTES].i / 1e6,
+           caused_wait_of(set, h[HTA_A2A_RANKS_RANK].i));
 }
 
 void hta_print_a2a_report(const hta_tableset *set)

@@ -3,26 +3,25 @@
  * Communication is a handful of collectives: the root broadcasts the file
  * list (or the reason there is nothing to do); an allreduce agrees on the
  * timeline's global range; every process sends the result tables the root
- * needs to the root with one gather (a barrier before it only makes the
- * gather's timing meaningful); the root resolves ranks and broadcasts each
- * file's rank, so that the processes match the collectives by process
- * group among themselves (crossrank/collective_exchange.c: the root gets
- * per-rank figures and summary rows, never every rank's kernels or every
- * instance); the root broadcasts its decisions (exit code so far, the
- * temporary results file), after which every process writes its own rows
- * of the per-rank tables into that file collectively
+ * needs to the root with one gather (crossrank/processes.h; a barrier
+ * before it only makes the gather's timing meaningful); the root resolves
+ * ranks and broadcasts each file's rank, so that the processes run the
+ * cross-rank stage together (crossrank/crossrank.h: the collectives
+ * matched by process group among them, the root getting per-rank figures
+ * and summary rows, never every rank's kernels or every instance, then
+ * the statistics there); the root broadcasts its decisions (exit code so
+ * far, the temporary results file), after which every process writes its
+ * own rows of the per-rank tables into that file collectively
  * (output/hdf5_in_place.c); and the root broadcasts the exit status so
  * that mpirun reports the same code everywhere.  Progress messages travel
  * on a duplicate communicator (run/progress.c). */
 #include "run/pipeline.h"
 
-#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "analysis/ranks_table.h"
 #include "crossrank/collective_groups.h"
@@ -304,37 +303,16 @@ static int share_rank_map(hta_run_context *run)
     return 0;
 }
 
-static int compare_rank(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* --write-traces: each of this process's ranks' kernel waits into the
- * trace written for it (the file's name in the output directory).
- * Failures are reported, not fatal: the results do not depend on them. */
+ * trace written for it.  A failure is reported, not fatal: the results do
+ * not depend on it. */
 static void add_waits_to_written_traces(const hta_run_context *run, const hta_table *waits)
 {
-    size_t n = 0;
-    int64_t *held = malloc((waits && waits->n_rows ? waits->n_rows : 1) * sizeof *held);
-    for (size_t i = 0; held && waits && i < waits->n_rows; i++)
-        if (n == 0 || held[n - 1] != hta_table_row(waits, i)[0].i)
-            held[n++] = hta_table_row(waits, i)[0].i;
-    if (held)
-        qsort(held, n, sizeof *held, compare_rank);
-    for (size_t f = 0; held && n && f < run->map.n_files && f < run->list.count; f++) {
-        int64_t rank = run->map.rank_of_file[f];
-        if (rank < 0 || !bsearch(&rank, held, n, sizeof *held, compare_rank))
-            continue;
-        const char *base = strrchr(run->list.paths[f], '/');
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", run->opt->output.write_traces,
-                 base ? base + 1 : run->list.paths[f]);
-        hta_error err = {{0}};
-        if (access(path, F_OK) == 0 && hta_add_waits_to_written_trace(path, waits, rank, &err))
-            report(err.text);
-    }
-    free(held);
+    hta_error err = {{0}};
+    size_t n_files = run->map.n_files < run->list.count ? run->map.n_files : run->list.count;
+    if (hta_add_waits_to_written_traces(run->opt->output.write_traces, run->list.paths,
+                                        run->map.rank_of_file, n_files, waits, &err))
+        report(err.text);
 }
 
 /* Every process: its exchanged tables relabelled with the map, then the

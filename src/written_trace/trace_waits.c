@@ -3,13 +3,14 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "crossrank/collective_groups.h"
 #include "written_trace/trace_rewrite.h"
 #include "written_trace/trace_writer.h"
 #include "util/buf.h"
-
-enum { W_RANK, W_START, W_WAIT, W_CAUSED, W_LAST, W_GROUP, W_COLLECTIVE };
 
 static void put_text(hta_buf *b, const char *s)
 {
@@ -22,16 +23,16 @@ static void put_wait_event(hta_buf *b, const hta_cell *row)
     snprintf(head, sizeof head,
              ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"hta_mpi\",\"name\":\"%s\",\"pid\":999999,"
              "\"tid\":1,\"ts\":%.3f,\"args\":{\"wait_us\":",
-             row[W_WAIT].i > 0 ? "wait for peers" : "arrived last",
-             (double)row[W_START].i / 1000.0);
+             row[HTA_KERNEL_WAITS_WAIT_NS].i > 0 ? "wait for peers" : "arrived last",
+             (double)row[HTA_KERNEL_WAITS_START_NS].i / 1000.0);
     put_text(b, head);
-    hta_json_put_number(b, (double)row[W_WAIT].i / 1000.0);
+    hta_json_put_number(b, (double)row[HTA_KERNEL_WAITS_WAIT_NS].i / 1000.0);
     put_text(b, ",\"caused_wait_us\":");
-    hta_json_put_number(b, (double)row[W_CAUSED].i / 1000.0);
-    put_text(b, row[W_LAST].i ? ",\"arrived_last\":1,\"group\":" : ",\"arrived_last\":0,\"group\":");
-    hta_json_put_string(b, row[W_GROUP].s);
+    hta_json_put_number(b, (double)row[HTA_KERNEL_WAITS_CAUSED_NS].i / 1000.0);
+    put_text(b, row[HTA_KERNEL_WAITS_ARRIVED_LAST].i ? ",\"arrived_last\":1,\"group\":" : ",\"arrived_last\":0,\"group\":");
+    hta_json_put_string(b, row[HTA_KERNEL_WAITS_GROUP].s);
     put_text(b, ",\"collective\":");
-    hta_json_put_string(b, row[W_COLLECTIVE].s);
+    hta_json_put_string(b, row[HTA_KERNEL_WAITS_COLLECTIVE].s);
     put_text(b, "}}");
 }
 
@@ -43,7 +44,7 @@ static int wait_events(const hta_table *waits, int64_t rank, hta_buf *b)
     size_t n = 0;
     for (size_t i = 0; i < waits->n_rows; i++) {
         const hta_cell *row = hta_table_row(waits, i);
-        if (row[W_RANK].i != rank)
+        if (row[HTA_KERNEL_WAITS_RANK].i != rank)
             continue;
         if (n++ == 0)
             put_text(b, track);
@@ -68,4 +69,50 @@ int hta_add_waits_to_written_trace(const char *path, const hta_table *waits, int
     return rc ? hta_fail(err, "%s: could not add the collective waits: %s", path,
                          errno ? strerror(errno) : "out of memory")
               : 0;
+}
+
+static int compare_rank(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The ranks waits has rows of, sorted; NULL when out of memory. */
+static int64_t *ranks_held(const hta_table *waits, size_t *n)
+{
+    int64_t *held = malloc((waits && waits->n_rows ? waits->n_rows : 1) * sizeof *held);
+    *n = 0;
+    for (size_t i = 0; held && waits && i < waits->n_rows; i++)
+        if (*n == 0 || held[*n - 1] != hta_table_row(waits, i)[HTA_KERNEL_WAITS_RANK].i)
+            held[(*n)++] = hta_table_row(waits, i)[HTA_KERNEL_WAITS_RANK].i;
+    if (held)
+        qsort(held, *n, sizeof *held, compare_rank);
+    return held;
+}
+
+int hta_add_waits_to_written_traces(const char *dir, char *const *paths,
+                                    const int64_t *rank_of_file, size_t n_files,
+                                    const hta_table *waits, hta_error *err)
+{
+    size_t n = 0;
+    int64_t *held = ranks_held(waits, &n);
+    if (!held)
+        return hta_fail(err, "out of memory adding the collective waits to the written traces");
+    int rc = 0;
+    for (size_t f = 0; n && f < n_files; f++) {
+        int64_t rank = rank_of_file[f];
+        if (rank < 0 || !bsearch(&rank, held, n, sizeof *held, compare_rank))
+            continue;
+        const char *base = strrchr(paths[f], '/');
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, base ? base + 1 : paths[f]);
+        hta_error one = {{0}};
+        if (access(path, F_OK) == 0 && hta_add_waits_to_written_trace(path, waits, rank, &one) &&
+            rc == 0) {
+            *err = one;
+            rc = -1;
+        }
+    }
+    free(held);
+    return rc;
 }

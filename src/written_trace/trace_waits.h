@@ -11,6 +11,7 @@
 #ifndef HTA_TRACE_WAITS_H
 #define HTA_TRACE_WAITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "table/table.h"
@@ -21,5 +22,12 @@
  * with err naming the file. */
 int hta_add_waits_to_written_trace(const char *path, const hta_table *waits, int64_t rank,
                                    hta_error *err);
+/* The same for every rank waits has rows of, in the trace written for it
+ * in dir (named as the file it came from, paths[f] for the rank
+ * rank_of_file[f]; a trace not written is left out): 0, or -1 with err
+ * naming the first that failed, the others still tried. */
+int hta_add_waits_to_written_traces(const char *dir, char *const *paths,
+                                    const int64_t *rank_of_file, size_t n_files,
+                                    const hta_table *waits, hta_error *err);
 
 #endif
