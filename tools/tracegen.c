@@ -23,6 +23,7 @@
 #include "tracegen_device_sync.h"
 #include "tracegen_common.h"
 #include "tracegen_ddp.h"
+#include "tracegen_delay.h"
 #include "tracegen_flops.h"
 #include "tracegen_graphs.h"
 #include "tracegen_groups.h"
@@ -80,6 +81,10 @@ static const char USAGE[] =
     "                           instead: steps whose time varies only in data\n"
     "                           loading, or only in one kernel (only -o, --ranks,\n"
     "                           --steps), the answer in DIR.jitter_truth.json\n"
+    "  --delay-truth            instead: one rank delayed once before a collective,\n"
+    "                           its delay passed on through a second one (only -o,\n"
+    "                           --ranks (even, >= 4), --steps), the answer in\n"
+    "                           DIR.delay_truth.json\n"
     "  --graphs G:N             instead: every step replays G CUDA graphs of N\n"
     "                           kernels (only -o, --ranks <= 32, --steps <= 50,\n"
     "                           --graph-drop K[:R]: every K-th replay unrecorded,\n"
@@ -324,6 +329,7 @@ static const struct {
     {"--flops-truth", tracegen_flops_main},
     {"--graphs", tracegen_graphs_main},
     {"--jitter-data-loading-truth", tracegen_jitter_main},
+    {"--delay-truth", tracegen_delay_main},
     {"--jitter-compute-truth", tracegen_jitter_main},
 };
 
