@@ -64,16 +64,16 @@ int hta_find_outliers(hta_tableset *set, const hta_crossrank_settings *opt, hta_
     int rc = metric_of && ranks && values ? 0 : -1;
     for (size_t r = 0; r < n && rc == 0; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        metric_of[r] = hta_strtab_intern(&names, row[1].s, strlen(row[1].s));
+        metric_of[r] = hta_strtab_intern(&names, row[HTA_RANK_METRICS_METRIC].s, strlen(row[HTA_RANK_METRICS_METRIC].s));
         rc = metric_of[r] == UINT32_MAX ? -1 : 0;
     }
     for (uint32_t m = 0; m < names.count && rc == 0; m++) {
         size_t k = 0;
         for (size_t r = 0; r < n; r++) {
             const hta_cell *row = hta_table_row(metrics, r);
-            if (metric_of[r] == m && isfinite(row[2].f)) {
-                ranks[k] = row[0].i;
-                values[k++] = row[2].f;
+            if (metric_of[r] == m && isfinite(row[HTA_RANK_METRICS_VALUE].f)) {
+                ranks[k] = row[HTA_RANK_METRICS_RANK].i;
+                values[k++] = row[HTA_RANK_METRICS_VALUE].f;
             }
         }
         rc = flag_metric(out, hta_strtab_get(&names, m), ranks, values, k, opt);
