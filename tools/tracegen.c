@@ -55,6 +55,8 @@ static const char USAGE[] =
     "                           DIR/node<k>_<pid>.<time>.pt.trace.json\n"
     "  --slow-node K:F          every rank of node K computes F times as long\n"
     "                           (0.5..10; repeatable; needs --ranks-per-node)\n"
+    "  --clock-offset K:US      node K's clock reads US microseconds ahead (negative:\n"
+    "                           behind; repeatable; needs --ranks-per-node)\n"
     "  --seed N                 random seed (default 1)\n"
     "  --gzip                   write gzip-compressed files\n"
     "  --compact                write JSON without any whitespace\n"
@@ -154,6 +156,7 @@ enum {
     OPT_RENAME_KERNEL,
     OPT_RANKS_PER_NODE,
     OPT_SLOW_NODE,
+    OPT_CLOCK_OFFSET,
 };
 
 static const struct option LONG_OPTIONS[] = {
@@ -170,6 +173,7 @@ static const struct option LONG_OPTIONS[] = {
     {"rename-kernel", required_argument, NULL, OPT_RENAME_KERNEL},
     {"ranks-per-node", required_argument, NULL, OPT_RANKS_PER_NODE},
     {"slow-node", required_argument, NULL, OPT_SLOW_NODE},
+    {"clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -177,8 +181,8 @@ static const struct option LONG_OPTIONS[] = {
 static void parse_args(tg_ddp_options *c, int argc, char **argv)
 {
     tg_straggler straggler[MAX_STRAGGLER_ARGS];
-    const char *slow_node[MAX_STRAGGLER_ARGS];
-    int nstraggler = 0, nslow_node = 0;
+    const char *slow_node[MAX_STRAGGLER_ARGS], *clock_offset[MAX_STRAGGLER_ARGS];
+    int nstraggler = 0, nslow_node = 0, nclock_offset = 0;
     c->ranks = 4;
     c->first_rank = 0;
     c->size_mb = 1.0;
@@ -256,6 +260,11 @@ static void parse_args(tg_ddp_options *c, int argc, char **argv)
                 tg_fail("too many --slow-node options", NULL);
             slow_node[nslow_node++] = value;
             break;
+        case OPT_CLOCK_OFFSET:
+            if (nclock_offset >= MAX_STRAGGLER_ARGS)
+                tg_fail("too many --clock-offset options", NULL);
+            clock_offset[nclock_offset++] = value;
+            break;
         case OPT_STRAGGLER:
             if (nstraggler >= MAX_STRAGGLER_ARGS)
                 tg_fail("too many --straggler options", NULL);
@@ -289,6 +298,9 @@ static void parse_args(tg_ddp_options *c, int argc, char **argv)
     }
     for (int i = 0; i < nslow_node; i++)
         tg_nodes_slow(c->factor, c->world, c->ranks_per_node, slow_node[i]);
+    c->clock_offset_us = tg_calloc((size_t)c->world, sizeof *c->clock_offset_us);
+    for (int i = 0; i < nclock_offset; i++)
+        tg_nodes_clock_offset(c->clock_offset_us, c->world, c->ranks_per_node, clock_offset[i]);
 }
 
 /* The job shapes other than the default, each entered when its flag is
@@ -318,6 +330,7 @@ int main(int argc, char **argv)
     parse_args(&opt, argc, argv);
     tracegen_ddp_write(&opt);
     free(opt.factor);
+    free(opt.clock_offset_us);
     free((char *)opt.slow_match);
     free((char *)opt.rename_match);
     return 0;

@@ -972,7 +972,10 @@ static void write_rank_file(tg_ctx *c, int64_t rank)
         snprintf(detail, sizeof detail, "'%s': %s", path, strerror(errno));
         tg_fail("cannot open ", detail);
     }
+    int64_t origin = c->origin;
+    c->origin += c->opt.clock_offset_us[rank];
     write_trace(c, rank, c->steps, 0);
+    c->origin = origin;
     if (!tg_writer_close(&c->out)) {
         char detail[600];
         snprintf(detail, sizeof detail, "'%s'", path);

@@ -21,6 +21,7 @@ typedef struct {
     const char *slow_match, *rename_match, *rename_to; /* --kernel-factor, --rename-kernel */
     double slow_factor;
     int64_t ranks_per_node; /* 0: files named rank-R.json */
+    int64_t *clock_offset_us; /* [world] --clock-offset per rank */
 } tg_ddp_options;
 
 /* Writes ranks first_rank .. world - 1 into outdir; exits on failure. */

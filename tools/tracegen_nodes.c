@@ -4,7 +4,9 @@
  * written only where PyTorch writes it, in the file name
  * (HOST_PID.TIME.pt.trace.json, the host being "node<k>"); --slow-node
  * K:F makes every rank of node K compute F times as long, as a throttled
- * node does. */
+ * node does, and --clock-offset K:US makes node K's clock read US
+ * microseconds ahead: all its ranks' events, CPU and GPU, move by US,
+ * while what happens is the same as without it. */
 #include "tracegen_nodes.h"
 
 #include "tracegen_common.h"
@@ -35,6 +37,25 @@ void tg_nodes_slow(double *factor, int64_t world, int64_t ranks_per_node, const 
     }
     for (int64_t r = node * ranks_per_node; r < (node + 1) * ranks_per_node && r < world; r++)
         factor[r] *= f;
+}
+
+void tg_nodes_clock_offset(int64_t *offset_us, int64_t world, int64_t ranks_per_node,
+                           const char *value)
+{
+    char *end;
+    errno = 0;
+    long long node = strtoll(value, &end, 10), us = 0;
+    if (*end == ':')
+        us = strtoll(end + 1, &end, 10);
+    if (errno || *end || node < 0 || ranks_per_node < 1 || node * ranks_per_node >= world ||
+        us < -1000000 || us > 1000000) {
+        char detail[160];
+        snprintf(detail, sizeof detail,
+                 "'%.80s' (want NODE:US, |US| <= 1000000, with --ranks-per-node)", value);
+        tg_fail("invalid value for --clock-offset ", detail);
+    }
+    for (int64_t r = node * ranks_per_node; r < (node + 1) * ranks_per_node && r < world; r++)
+        offset_us[r] = us;
 }
 
 void tg_nodes_trace_path(char *path, size_t n, const char *dir, int64_t rank,

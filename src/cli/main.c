@@ -17,7 +17,7 @@
  * TRIM_THRESHOLD of free heap, lets each trace reuse the last one's pages;
  * the large event arrays are still mapped, and grow by remapping.  Every
  * thread allocates from the one main heap (MALLOC_ARENAS): malloc_trim,
- * which a large trace calls after each analysis (HTA_TRIM_MIN_EVENTS in
+ * which a large trace calls after its last analysis (HTA_TRIM_MIN_EVENTS in
  * run/analyse_file.h), returns the free top of the main heap only, and a
  * thread's own arena would keep up to TRIM_THRESHOLD of it between traces.
  * This is the command's policy for its own process, not the library's. */

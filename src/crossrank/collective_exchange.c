@@ -24,6 +24,8 @@
  *    through crossrank/processes.h as the other tables). */
 #include "crossrank/collective_exchange.h"
 
+#include "crossrank/clock_offsets.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,7 +230,7 @@ static int pack_by_owner(const hta_rank_ops *r, const placement *pl, exchange *x
  * returns every result to the rank's process (x->returned, by slot). */
 static int exchange_and_match(const hta_comm_catalog *c, const hta_rank_ops *r,
                               const placement *pl, const int64_t *valid,
-                              const int64_t *valid_node, size_t n_valid,
+                              const int64_t *valid_node, size_t n_valid, int align_clocks,
                               exchange *x, hta_tableset *out)
 {
     const hta_processes *pr = x->pr;
@@ -253,6 +255,9 @@ static int exchange_and_match(const hta_comm_catalog *c, const hta_rank_ops *r,
                             x->recv_counts, x->recv_displs, sizeof *x->sent);
     free(x->sent);
     x->sent = NULL;
+    if (hta_align_clocks(pr, c, x->received, x->n_received, valid, valid_node, n_valid,
+                         align_clocks, out))
+        return -1;
     failed = hta_match_group_ops(c, x->received, x->n_received, valid, valid_node, n_valid,
                                  x->results, out);
     free(x->received);
@@ -347,7 +352,7 @@ static int summarize_by_kind(const hta_processes *pr, hta_tableset *out)
 
 int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
                                    const int64_t *valid, const int64_t *valid_node,
-                                   size_t n_valid, int keep_kernel_waits, hta_tableset *out,
+                                   size_t n_valid, int align_clocks, int keep_kernel_waits, hta_tableset *out,
                                    hta_error *err)
 {
     hta_comm_catalog c = {0};
@@ -370,7 +375,7 @@ int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *com
         hta_fail(err, "out of memory listing the process groups");
     if (!rc && total > 0) {
         rc = share_members(pr, &c, &r) || place_segments(pr, &r, c.n_groups, &pl) ||
-             exchange_and_match(&c, &r, &pl, valid, valid_node, n_valid, &x, out);
+             exchange_and_match(&c, &r, &pl, valid, valid_node, n_valid, align_clocks, &x, out);
         hta_op_result *mine = rc ? NULL : malloc((r.n ? r.n : 1) * sizeof *mine);
         for (size_t i = 0; mine && i < r.n; i++)
             mine[i] = x.returned[x.slot[i]];

@@ -13,7 +13,9 @@
 /* Every process, once ranks are resolved: comm_ops is this process's
  * "_comm_ops" (rank-mapped, may be NULL), valid the ranks analysed
  * without failure (sorted, the same everywhere), valid_node the node of
- * each (crossrank/hosts.h; NULL when unknown).  out receives this
+ * each (crossrank/hosts.h; NULL when unknown); align_clocks the
+ * --align-clocks choice (crossrank/clock_offsets.h) for the nodes'
+ * clocks.  out receives this
  * process's share of the tables crossrank/collective_groups.h describes:
  * the instances it owns, the figures of its ranks (and with
  * keep_kernel_waits, each of its ranks' kernels' wait, "_kernel_waits");
@@ -23,7 +25,7 @@
  * failed, err set where it did. */
 int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
                                    const int64_t *valid, const int64_t *valid_node,
-                                   size_t n_valid, int keep_kernel_waits,
+                                   size_t n_valid, int align_clocks, int keep_kernel_waits,
                                    hta_tableset *out, hta_error *err);
 
 #endif

@@ -257,6 +257,27 @@ static int compare_instance_then_rank(const void *a, const void *b, void *ctx)
     return c ? c : (i > j) - (i < j);
 }
 
+size_t *hta_group_ops_in_instance_order(const hta_group_op *ops, size_t n)
+{
+    size_t *o = malloc((n ? n : 1) * sizeof *o);
+    for (size_t i = 0; o && i < n; i++)
+        o[i] = i;
+    if (o)
+        qsort_r(o, n, sizeof *o, compare_instance_then_rank, (void *)ops);
+    return o;
+}
+
+int hta_group_ops_same_instance(const hta_group_op *a, const hta_group_op *b)
+{
+    return compare_instance(a, b) == 0;
+}
+
+int hta_collective_ends_together(const char *collective)
+{
+    coll_kind k = kind_of(collective);
+    return k == K_ALLREDUCE || k == K_ALLGATHER || k == K_REDUCE_SCATTER;
+}
+
 typedef struct matcher {
     const hta_comm_catalog *c;
     const hta_group_op *ops;
@@ -469,12 +490,8 @@ int hta_match_group_ops(const hta_comm_catalog *c, const hta_group_op *ops, size
                  .out = hta_tableset_table(out, &hta_collectives_table),
                  .stats = hta_tableset_table(out, &hta_instance_stats_table), .tables = out,
                  .missing = calloc(n_valid ? n_valid : 1, sizeof *m.missing)};
-    size_t *o = malloc(n * sizeof *o);
+    size_t *o = hta_group_ops_in_instance_order(ops, n);
     int rc = o && m.missing && m.out && m.stats ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        o[i] = i;
-    if (rc == 0)
-        qsort_r(o, n, sizeof *o, compare_instance_then_rank, (void *)ops);
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && compare_instance(&ops[o[end]], &ops[o[i]]) == 0;)
             end++;

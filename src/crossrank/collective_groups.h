@@ -39,6 +39,17 @@ typedef struct hta_op_result {
     uint8_t unused[3];
 } hta_op_result;
 
+/* The indices of ops[0..n) in instance order, then rank (an array the
+ * caller frees; NULL when out of memory), and whether two ops are of one
+ * instance. */
+size_t *hta_group_ops_in_instance_order(const hta_group_op *ops, size_t n);
+int hta_group_ops_same_instance(const hta_group_op *a, const hta_group_op *b);
+
+/* Whether every rank ends an instance of the collective at once (the
+ * data reaches all of them together): all-reduce, all-gather and
+ * reduce-scatter. */
+int hta_collective_ends_together(const char *collective);
+
 /* Owner: matches ops[0..n), every op of each of its instances, writing
  * results[i] for ops[i]; appends the instances' rows to "collectives" of
  * out (in (group, by_seq, key) order), what the summary needs of them to

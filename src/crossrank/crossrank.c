@@ -10,6 +10,7 @@
 
 #include "analysis/comm_ops.h"
 #include "crossrank/all_to_all.h"
+#include "crossrank/clock_offsets.h"
 #include "crossrank/collective_exchange.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/kernel_comparison.h"
@@ -25,7 +26,7 @@
 
 static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
-    if (hta_p2p_results(set, opt, err) ||
+    if (hta_clock_offsets_results(set, opt, err) || hta_p2p_results(set, opt, err) ||
         (hta_a2a_results(set) && hta_fail(err, "out of memory summing the all-to-all traffic")) ||
         hta_find_outliers(set, opt, err) || hta_kernel_type_totals(set, err) ||
         hta_kernel_comparison(set, opt, err) || hta_op_and_annotation_comparison(set, opt, err) ||
@@ -39,12 +40,13 @@ static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_
 
 /* The collectives matched among the processes; what the root needs of
  * the outcome gathered to it.  -1 on every process when any failed. */
-static int match_collectives(const hta_processes *pr, hta_crossrank_tables *t, hta_error *err)
+static int match_collectives(const hta_processes *pr, hta_crossrank_tables *t,
+                             const hta_crossrank_settings *opt, hta_error *err)
 {
     hta_tableset matched = {0};
     const hta_table *comm_ops = hta_tableset_find(t->exchanged, hta_comm_ops_table.name);
     int failed = hta_exchange_collective_groups(pr, comm_ops, t->valid, t->valid_node,
-                                                t->n_valid,
+                                                t->n_valid, opt->align_clocks,
                                                 t->kept != NULL, &matched, err) != 0;
     hta_tableset_free(t->exchanged);
     int not_taken = !failed && (hta_tableset_take(&matched, HTA_TABLE_IN_PLACE, t->in_place) ||
@@ -62,7 +64,7 @@ static int match_collectives(const hta_processes *pr, hta_crossrank_tables *t, h
 int hta_crossrank(const hta_processes *pr, hta_crossrank_tables *t,
                   const hta_crossrank_settings *opt, hta_error *err)
 {
-    if (match_collectives(pr, t, err))
+    if (match_collectives(pr, t, opt, err))
         return -1;
     return pr->me == HTA_ROOT ? statistics(t->all, opt, err) : 0;
 }

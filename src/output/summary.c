@@ -8,6 +8,7 @@
 
 #include "analysis/ranks_table.h"
 #include "analysis/temporal_breakdown.h"
+#include "crossrank/clock_offsets.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/nodes.h"
 #include "crossrank/spread.h"
@@ -182,6 +183,22 @@ static void print_stragglers(const hta_tableset *set)
         printf("  ... %zu more\n", n_flagged - shown);
 }
 
+/* The hosts whose clock offset was taken out before the waits. */
+static void print_clock_offsets(const hta_tableset *set)
+{
+    const hta_table *t = hta_tableset_find(set, hta_clock_offsets_table.name);
+    size_t shown = 0;
+    for (size_t r = 0; t && r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        if (!row[HTA_CLOCK_OFFSETS_APPLIED].i)
+            continue;
+        printf("%s%s %+.1f us", shown++ ? ", " : "\nClocks: offsets taken out before the waits: ",
+               row[HTA_CLOCK_OFFSETS_HOST].s, row[HTA_CLOCK_OFFSETS_OFFSET_US].f);
+    }
+    if (shown)
+        printf(" (see /clock_offsets)\n");
+}
+
 /* The nodes whose flagged ranks gather there more than chance would put
  * them (crossrank/nodes.c); nothing when no node is named. */
 static void print_nodes(const hta_tableset *set)
@@ -268,6 +285,7 @@ void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
     print_outliers(set, opt);
     print_stragglers(set);
     print_nodes(set);
+    print_clock_offsets(set);
     hta_print_collective_report(set);
     print_collective_issues(set);
     hta_print_p2p_report(set);

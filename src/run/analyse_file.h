@@ -13,12 +13,14 @@
  * than they save (opt->run.threaded_min_events overrides it for tests). */
 #define HTA_THREADED_MIN_EVENTS 32768
 
-/* A trace this large frees megabytes of scratch per analysis, which glibc
- * keeps as free heap (up to TRIM_THRESHOLD in main.c) for reuse.  There
- * it would sit beside the next analysis's own large arrays, and between
- * traces under the next trace's peak, so it is handed back after each
- * analysis and after the trace.  A small trace keeps it: re-faulting pages for thousands of small
- * traces is what the threshold avoids. */
+/* A trace this large frees megabytes of scratch, which glibc keeps as
+ * free heap (up to TRIM_THRESHOLD in main.c) for reuse.  Between its
+ * analyses it is reused: handed back after each, it was faulted in again
+ * by the next (a third of a large trace's page faults, at 12-15 us each
+ * on a VM, for 7 MB of peak).  Between traces it would sit under the next
+ * trace's peak, so it is handed back after the trace.  A small trace
+ * keeps it: re-faulting pages for thousands of small traces is what the
+ * threshold avoids. */
 #define HTA_TRIM_MIN_EVENTS (1u << 20)
 
 /* Parses and analyses one file, appending its rows (rank column = file

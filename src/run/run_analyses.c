@@ -8,15 +8,14 @@
  * depend on the thread count.  Threads take the next analysis as they come
  * free (hta_run_tasks), in the order of hta_analysis_schedule: the longest
  * first, so that one long analysis does not hold back the others.
- * A large trace's analyses hand their free heap back as they end
- * (HTA_TRIM_MIN_EVENTS). */
+ * Scratch an analysis frees stays in the heap for the next one (up to
+ * TRIM_THRESHOLD in cli/main.c); a large trace hands it back once, after
+ * its last analysis (HTA_TRIM_MIN_EVENTS). */
 #include "run/run_analyses.h"
 
-#include "run/analyse_file.h"
 #include "util/clock.h"
 #include "util/thread_jobs.h"
 
-#include <malloc.h>
 #include <stdlib.h>
 
 typedef struct analysis_job {
@@ -24,7 +23,6 @@ typedef struct analysis_job {
     const hta_settings *opt;
     const char *path;
     double deadline;           /* monotonic seconds; 0 = none */
-    int trim;                  /* hand free heap back after each analysis */
 } analysis_job;
 
 /* The --timeout-per-trace budget is checked before each analysis; the
@@ -34,10 +32,7 @@ static int run_analysis(const analysis_job *job, size_t i, hta_tableset *out, ht
     if (job->deadline > 0 && hta_monotonic_seconds() > job->deadline)
         return hta_fail(err, "%s: timed out after %g s (--timeout-per-trace) before %s",
                         job->path, job->opt->run.timeout_per_trace, hta_analyses[i].name);
-    int rc = hta_analysis_run(&hta_analyses[i], job->view, &job->opt->analysis, out, err);
-    if (job->trim)
-        malloc_trim(0);
-    return rc;
+    return hta_analysis_run(&hta_analyses[i], job->view, &job->opt->analysis, out, err);
 }
 
 static int run_serially(const analysis_job *job, hta_tableset *out, hta_error *err)
@@ -104,7 +99,7 @@ static int run_threaded(const analysis_job *job, int threads, hta_tableset *out,
 int hta_run_analyses(const hta_rank_view *view, const hta_settings *opt, int threads,
                      const char *path, double deadline, hta_tableset *out, hta_error *err)
 {
-    analysis_job job = {view, opt, path, deadline, view->trace->n_events >= HTA_TRIM_MIN_EVENTS};
+    analysis_job job = {view, opt, path, deadline};
     if (threads > (int)hta_n_analyses)
         threads = (int)hta_n_analyses;
     return threads > 1 ? run_threaded(&job, threads, out, err) : run_serially(&job, out, err);

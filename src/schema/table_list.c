@@ -41,6 +41,7 @@
 #include "crossrank/kernel_comparison.h"
 #include "crossrank/kernel_type_totals.h"
 #include "crossrank/name_comparison.h"
+#include "crossrank/clock_offsets.h"
 #include "crossrank/nodes.h"
 #include "crossrank/op_perf_comparison.h"
 #include "crossrank/p2p_pairs.h"
@@ -110,6 +111,8 @@ static const hta_table_spec *const SPECS[] = {
     &hta_stragglers_table,
     &hta_nodes_table,
     &hta_node_metrics_table,
+    &hta_clock_offsets_table,
+    &hta_node_clocks_table,
     &hta_timeline_table,
     &hta_detail_launches_table,
     &hta_detail_queue_length_table,

@@ -92,7 +92,7 @@
     ANALYSIS(gpu_spec, text, "gpu-spec", 0, NULL, 0, NULL, "FILE",                              \
              "peak TFLOPS and memory bandwidth of the GPU\n"                                     \
              "(TraceLens's architecture JSON) for /op_perf\n"                                    \
-             "(default: the built-in table)", NULL, 0)                                           \
+             "(default: the built-in table)", "gpu_spec", 19)                                    \
     CROSSRANK(z_outlier, number, "z-outlier", 0, 3, 0, NULL, "Z",                                \
               "|z| for an outlier (default 3)", "z_outlier", 9)                                  \
     CROSSRANK(z_likely, number, "z-likely", 0, 2, 0, NULL, "Z",                                  \
@@ -109,6 +109,10 @@
               "ranks r..r+N-1 (r a multiple of N) share a\n"                                     \
               "node (default 0: the host in each file name,\n"                                   \
               "HOST_PID.TIME.pt.trace.json)", "gpus_per_node", 0)                                 \
+    CROSSRANK(align_clocks, choice, "align-clocks", 0, 0, 0, HTA_WORDS("auto", "on", "off"),     \
+              "WHEN", "take each host's clock offset, measured on the\n"                          \
+              "collectives, out before the waits: auto (when\n"                                  \
+              "above its noise), on or off (default auto)", "align_clocks", 0)                   \
     ANALYSIS(detail, flag, "detail", 0, 0, 0, NULL, NULL,                                        \
              "also write per-event tables under /detail", NULL, 0)                               \
     ANALYSIS(critical_path, flag, "critical-path", 0, 0, 0, NULL, NULL,                          \
