@@ -23,6 +23,7 @@
 #include "tracegen_device_sync.h"
 #include "tracegen_common.h"
 #include "tracegen_ddp.h"
+#include "tracegen_delay.h"
 #include "tracegen_flops.h"
 #include "tracegen_groups.h"
 #include "tracegen_jitter.h"
@@ -79,6 +80,10 @@ static const char USAGE[] =
     "                           instead: steps whose time varies only in data\n"
     "                           loading, or only in one kernel (only -o, --ranks,\n"
     "                           --steps), the answer in DIR.jitter_truth.json\n"
+    "  --delay-truth            instead: one rank delayed once before a collective,\n"
+    "                           its delay passed on through a second one (only -o,\n"
+    "                           --ranks (even, >= 4), --steps), the answer in\n"
+    "                           DIR.delay_truth.json\n"
     "  -h, --help               show this help and exit\n"
     "\n"
     "Each step runs 3 compute phases, each followed by an NCCL all-reduce; a rank\n"
@@ -317,6 +322,7 @@ static const struct {
     {"--device-sync-truth", tracegen_device_sync_main},
     {"--flops-truth", tracegen_flops_main},
     {"--jitter-data-loading-truth", tracegen_jitter_main},
+    {"--delay-truth", tracegen_delay_main},
     {"--jitter-compute-truth", tracegen_jitter_main},
 };
 

@@ -49,6 +49,7 @@
 #include "crossrank/spread.h"
 #include "crossrank/step_comparison.h"
 #include "crossrank/step_jitter.h"
+#include "crossrank/delay_costs.h"
 #include "crossrank/stragglers.h"
 #include "diff/collective_diff.h"
 #include "diff/kernel_diff.h"
@@ -108,6 +109,8 @@ static const hta_table_spec *const SPECS[] = {
     &hta_cross_steps_table,
     &hta_step_jitter_table,
     &hta_step_jitter_slowest_table,
+    &hta_delay_costs_table,
+    &hta_delay_parts_table,
     &hta_stragglers_table,
     &hta_nodes_table,
     &hta_node_metrics_table,
