@@ -152,6 +152,15 @@ static void test_attention_causal_halving(void)
              "[[2, 1024, 8, 64], [2, 1024, 8, 64], [2, 1024, 8, 64]]", types,
              "[\"\", \"\", \"\", \"\", \"\", \"1024\", \"1024\", \"0.\", \"True\"]");
     CHECK(w.flops == full / 2, "_flash_attention_forward %g", w.flops);
+    /* xformers' kernels: (B, N, H, d), custom_mask_type 1 is causal. */
+    w = work("aten::_efficient_attention_forward",
+             "[[2, 1024, 8, 64], [2, 1024, 8, 64], [2, 1024, 8, 64], [], [], [], [], []]", types,
+             "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.\", \"1\", \"True\"]");
+    CHECK(w.sized && w.flops == full / 2, "_efficient_attention_forward causal %g", w.flops);
+    w = work("aten::_efficient_attention_forward",
+             "[[2, 1024, 8, 64], [2, 1024, 8, 64], [2, 1024, 8, 64], [], [], [], [], []]", types,
+             "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.\", \"0\", \"True\"]");
+    CHECK(w.flops == full, "_efficient_attention_forward mask type 0 %g", w.flops);
     w = work("aten::_scaled_dot_product_efficient_attention", dims, types,
              "[\"\", \"\", \"\", \"\", \"True\", \"0.\", \"False\"]");
     CHECK(w.flops == full, "efficient attention %g", w.flops);

@@ -164,7 +164,9 @@ def test_built_in_peaks_and_unknown_device():
     assert (row.peak_tflops, row.peak_tbps) == (989.5, 3.35), (row.peak_tflops, row.peak_tbps)
     assert close(row.pct_roofline, 100 * (2e9 / 989.5e12) / 4e-6)
     for device in ("Mystery GPU", ""):
-        out, _ = analyse(flops_traces("--device", device))
+        out, p = analyse(flops_traces("--device", device))
+        assert (f'unknown device "{device}": no peaks (rank 0): give them with --gpu-spec FILE'
+                in p.stdout), p.stdout
         t = table(out, "/op_perf")
         assert (t.peaks_of == f'unknown device "{device}": no peaks').all(), set(t.peaks_of)
         sized = t[t.unsized_calls == 0]

@@ -469,6 +469,18 @@ static void test_indentation_and_skipped_arrays(void)
         snprintf(want, sizeof want, "byte %d: expected a string key", at);
         expect_error(bad, want);
     }
+    /* Keys that the in-place match must leave to the general path. */
+    const char *keys = "[{\"pha\":\"i\",\"ph\" :\"X\",\"p\":1,\"ts2\":9,\"t\\u0073\":3,"
+                       "\"cat\":\"c\",\"names\":\"no\",\"name\":\"n\",\"du\":7,\"dur\"\n:4,"
+                       "\"argsx\":{\"stream\":1},\"d\":{}}]";
+    hta_trace t;
+    hta_error err = {{0}};
+    int rc = parse(keys, &t, &err);
+    CHECK(rc == 0 && t.n_events == 1 && t.events[0].ts_ns == 3000 && t.events[0].dur_ns == 4000 &&
+              !hta_event_is_gpu(&t.events[0]) && strcmp(hta_event_name(&t, &t.events[0]), "n") == 0,
+          "keys like the event keys: %s", err.text);
+    if (rc == 0)
+        hta_trace_free(&t);
     expect_error("[{\"a\":[1,[2,\"x\"}]", "expected ',' or ']'");
     expect_error("[{\"a\":[1,\"x\\", "unterminated string");
 }

@@ -59,7 +59,8 @@ class CriticalPath:
 
     def summary(self):
         """HTA's CPGraph.summary(): bound_by -> % of the critical path's
-        duration, with HTA's "" row (edges bound by nothing, 0.0)."""
+        duration, with HTA's "" row (edges bound by nothing, 0.0), which
+        HTA lists only when its path has such an edge (most do)."""
         cats = ["cpu_bound", "data_loading", "gpu_compute_bound", "gpu_communication_bound",
                 "gpu_kernel_kernel_overhead", "gpu_kernel_launch_overhead"]
         us = {c: float(self.steps[c + "_us"].sum()) for c in cats}

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "crossrank/collective_groups.h"
+#include "crossrank/delay_costs.h"
 
 /* Step 1: every process's catalog part to every process. */
 static int share_catalog(const hta_processes *pr, const hta_table *comm_ops, hta_comm_catalog *c)
@@ -382,6 +383,7 @@ int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *com
         exchange_free(&x);
         if (!rc)
             rc = hta_processes_any(pr, !mine || hta_rank_group_figures(&c, &r, mine, out) != 0 ||
+                            hta_rank_delay_parts(&r, mine, out) != 0 ||
                             (keep_kernel_waits && hta_put_kernel_waits(&c, &r, mine, out)));
         if (!rc)
             rc = summarize_by_kind(pr, out);

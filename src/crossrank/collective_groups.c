@@ -431,6 +431,10 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
         in.latest_end = e > in.latest_end ? e : in.latest_end;
         in.shortest = e - s < in.shortest ? e - s : in.shortest;
     }
+    int64_t second = INT64_MIN; /* the latest start before the last arrival */
+    for (size_t j = 0; j < n; j++)
+        if (m->ops[o[j]].start < in.latest && m->ops[o[j]].start > second)
+            second = m->ops[o[j]].start;
     const hta_kind_info *kind = &m->c->kinds[first->kind];
     in.bytes = bytes_of(kind);
     int contested = n_last < n;
@@ -444,7 +448,11 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
         *r = (hta_op_result){.wait_ns = in.latest - s, .end_lag_ns = e - in.earliest_end,
                              .n_ranks = (int64_t)n, .contested = (uint8_t)contested,
                              .last = contested && s == in.latest,
-                             .clock_violation = e < in.latest};
+                             .clock_violation = e < in.latest,
+                             .last_rank = contested ? in.last_rank : -1,
+                             .lateness_ns = contested && n_last == 1 && s == in.latest
+                                                ? in.latest - second
+                                                : 0};
         in.wait_ns += in.latest - s;
         if (note_mismatch(m, op, first, r))
             return -1;

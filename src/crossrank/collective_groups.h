@@ -33,6 +33,10 @@ typedef struct rank_waits {
  * peer's, and n_ranks 2 when paired, 1 when not. */
 typedef struct hta_op_result {
     int64_t wait_ns, end_lag_ns, caused_ns;
+    /* The instance's last arriver (-1 when nobody arrived last), and on
+     * it, how much later it arrived than the last of the others (0 on a
+     * tie): what crossrank/delay_costs.c splits the caused wait by. */
+    int64_t last_rank, lateness_ns;
     int64_t n_ranks;           /* ranks taking part in the instance */
     int64_t transfer_ns;       /* point-to-point: the pair's transfer */
     uint8_t contested, last, clock_violation, mismatch, p2p;

@@ -13,6 +13,7 @@
 #include "crossrank/clock_offsets.h"
 #include "crossrank/collective_exchange.h"
 #include "crossrank/collective_wait.h"
+#include "crossrank/delay_costs.h"
 #include "crossrank/kernel_comparison.h"
 #include "crossrank/kernel_type_totals.h"
 #include "crossrank/name_comparison.h"
@@ -33,7 +34,7 @@ static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_
         hta_op_perf_comparison(set, err) || hta_op_perf_steps(set, err) ||
         hta_collective_wait(set, err) || hta_step_comparison(set, err) ||
         hta_step_jitter(set, err) ||
-        hta_rank_stragglers(set, opt, err) || hta_node_statistics(set, opt, err))
+        hta_rank_stragglers(set, opt, err) || hta_delay_costs(set, err) || hta_node_statistics(set, opt, err))
         return -1;
     return 0;
 }

@@ -97,7 +97,7 @@ static int64_t bytes_sent(const hta_kind_info *k)
 
 static void mark_unpaired(hta_op_result *r)
 {
-    *r = (hta_op_result){.n_ranks = 1, .p2p = 1};
+    *r = (hta_op_result){.n_ranks = 1, .p2p = 1, .last_rank = -1};
 }
 
 int hta_match_pair(const hta_comm_catalog *c, const hta_group_op *ops, const size_t *o, size_t n,
@@ -123,12 +123,19 @@ int hta_match_pair(const hta_comm_catalog *c, const hta_group_op *ops, const siz
     int64_t late_receiver = recv->start > send->start ? recv->start - send->start : 0;
     int64_t transfer = (send->end < recv->end ? send->end : recv->end) - t0;
     uint8_t violation = recv->end < send->start;
+    const hta_group_op *late = send->start == recv->start ? NULL
+                               : send->start > recv->start ? send
+                                                           : recv;
     for (size_t j = 0; j < n; j++) {
         int is_send = &ops[o[j]] == send;
         results[o[j]] = (hta_op_result){.wait_ns = is_send ? late_receiver : late_sender,
                                         .caused_ns = is_send ? late_sender : late_receiver,
                                         .transfer_ns = transfer, .n_ranks = 2,
-                                        .clock_violation = violation, .p2p = 1};
+                                        .clock_violation = violation, .p2p = 1,
+                                        .last_rank = late ? late->rank : -1,
+                                        .lateness_ns = &ops[o[j]] == late
+                                                           ? late_sender + late_receiver
+                                                           : 0};
     }
     const hta_kind_info *k = &c->kinds[send->kind];
     int64_t bytes = bytes_sent(k);

@@ -1,15 +1,10 @@
 /* step_jitter.c: what drives each rank's step-time jitter ("step_jitter",
  * "step_jitter_slowest", docs/definitions.md, Step-time jitter).
  *
- * A rank's step time T splits, step by step, into components c from its
- * /steps row: compute (compute_us), exposed communication (exposed_comm_us
- * less the wait for peers, which the collective kernels hold), wait for
- * peers (wait_us), data loading (data_loading_us), idle (idle_us less the
- * launch-bound gaps), launch-bound gaps (launch_gap_us) and other, the
- * rest of T (CPU time outside the GPU span, GPU work that is neither).
- * The components add up to T by construction, so over the rank's steps
+ * A rank's step time T splits, step by step, into parts c that add up to
+ * it (crossrank/step_parts.c), so over the rank's steps
  * var(T) = sum_c cov(T, c) exactly, and cov(T, c) / var(T) is c's share
- * of the jitter: a component that is constant takes none, one that alone
+ * of the jitter: a part that is constant takes none, one that alone
  * varies takes all, and one that varies against T takes a negative share.
  * The slowest steps (STEP_JITTER_SLOWEST per rank) name their dominant
  * component: the one furthest above its mean over the rank's steps, the
@@ -17,22 +12,10 @@
 #include "crossrank/step_jitter.h"
 
 #include "analysis/steps.h"
+#include "crossrank/step_parts.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-enum {
-    C_COMPUTE,
-    C_EXPOSED_COMM,
-    C_WAIT,
-    C_DATA_LOADING,
-    C_IDLE,
-    C_LAUNCH_GAPS,
-    C_OTHER,
-    N_COMPONENTS
-};
-static const char *const COMPONENT[N_COMPONENTS] = {
-    "compute", "exposed_comm", "wait", "data_loading", "idle", "launch_gaps", "other"};
 
 enum { STEP_JITTER_SLOWEST = 3 };
 
@@ -62,24 +45,14 @@ const hta_table_spec hta_step_jitter_slowest_table = {
 
 typedef struct step_parts {
     int64_t rank, step;
-    double time, c[N_COMPONENTS];
+    double time, c[HTA_N_PARTS];
 } step_parts;
 
 static step_parts parts_of(const hta_cell *row)
 {
     step_parts p = {row[HTA_STEPS_RANK].i, row[HTA_STEPS_STEP].i, row[HTA_STEPS_STEP_TIME_US].f,
                     {0}};
-    double wait = row[HTA_STEPS_WAIT_US].f, launch = row[HTA_STEPS_LAUNCH_GAP_US].f;
-    p.c[C_COMPUTE] = row[HTA_STEPS_COMPUTE_US].f;
-    p.c[C_EXPOSED_COMM] = fmax(0.0, row[HTA_STEPS_EXPOSED_COMM_US].f - wait);
-    p.c[C_WAIT] = wait;
-    p.c[C_DATA_LOADING] = row[HTA_STEPS_DATA_LOADING_US].f;
-    p.c[C_IDLE] = row[HTA_STEPS_IDLE_US].f - launch;
-    p.c[C_LAUNCH_GAPS] = launch;
-    double named = 0;
-    for (int c = 0; c < C_OTHER; c++)
-        named += p.c[c];
-    p.c[C_OTHER] = p.time - named;
+    hta_step_parts_of(row, p.c);
     return p;
 }
 
@@ -101,7 +74,7 @@ static int compare_slowest(const void *a, const void *b)
 }
 
 typedef struct moments {
-    double mean_time, var_time, mean[N_COMPONENTS], var[N_COMPONENTS], cov[N_COMPONENTS];
+    double mean_time, var_time, mean[HTA_N_PARTS], var[HTA_N_PARTS], cov[HTA_N_PARTS];
 } moments;
 
 /* Sample moments over one rank's n >= 2 steps (two passes). */
@@ -110,13 +83,13 @@ static moments moments_of(const step_parts *p, size_t n)
     moments m = {0};
     for (size_t i = 0; i < n; i++) {
         m.mean_time += p[i].time / (double)n;
-        for (int c = 0; c < N_COMPONENTS; c++)
+        for (int c = 0; c < HTA_N_PARTS; c++)
             m.mean[c] += p[i].c[c] / (double)n;
     }
     for (size_t i = 0; i < n; i++) {
         double dt = p[i].time - m.mean_time;
         m.var_time += dt * dt / (double)(n - 1);
-        for (int c = 0; c < N_COMPONENTS; c++) {
+        for (int c = 0; c < HTA_N_PARTS; c++) {
             double dc = p[i].c[c] - m.mean[c];
             m.var[c] += dc * dc / (double)(n - 1);
             m.cov[c] += dt * dc / (double)(n - 1);
@@ -127,10 +100,10 @@ static moments moments_of(const step_parts *p, size_t n)
 
 static int put_components(hta_table *t, const step_parts *p, size_t n, const moments *m)
 {
-    for (int c = 0; c < N_COMPONENTS; c++) {
+    for (int c = 0; c < HTA_N_PARTS; c++) {
         hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, p[0].rank);
-        hta_row_put_str(&row, COMPONENT[c]);
+        hta_row_put_str(&row, hta_step_part_names[c]);
         hta_row_put_i64(&row, (int64_t)n);
         hta_row_put_f64(&row, m->mean[c]);
         hta_row_put_f64(&row, sqrt(m->var[c]));
@@ -148,7 +121,7 @@ static int put_slowest(hta_table *t, step_parts *p, size_t n, const moments *m)
     qsort(p, n, sizeof *p, compare_slowest);
     for (size_t i = 0; i < n && i < STEP_JITTER_SLOWEST; i++) {
         int dominant = 0;
-        for (int c = 1; c < N_COMPONENTS; c++)
+        for (int c = 1; c < HTA_N_PARTS; c++)
             if (p[i].c[c] - m->mean[c] > p[i].c[dominant] - m->mean[dominant])
                 dominant = c;
         hta_row_builder row = hta_table_add_row(t);
@@ -156,7 +129,7 @@ static int put_slowest(hta_table *t, step_parts *p, size_t n, const moments *m)
         hta_row_put_i64(&row, p[i].step);
         hta_row_put_f64(&row, p[i].time);
         hta_row_put_f64(&row, p[i].time - m->mean_time);
-        hta_row_put_str(&row, COMPONENT[dominant]);
+        hta_row_put_str(&row, hta_step_part_names[dominant]);
         hta_row_put_f64(&row, p[i].c[dominant] - m->mean[dominant]);
         if (hta_row_done(&row))
             return -1;

@@ -413,18 +413,30 @@ typedef struct attention_layout {
     int heads_first;           /* (B, H, N, d); else (B, N, H, d) */
     int causal;                /* index of is_causal */
     int backward, recomputes;  /* a flash backward recomputes QK^T */
+    int mask_type;             /* causal is xformers' custom_mask_type: 0 none, else causal */
 } attention_layout;
 
 static const attention_layout ATTENTIONS[] = {
-    {"aten::_scaled_dot_product_flash_attention", 0, 1, 4, 0, 0},
-    {"aten::_scaled_dot_product_efficient_attention", 0, 1, 6, 0, 0},
-    {"aten::_scaled_dot_product_cudnn_attention", 0, 1, 6, 0, 0},
-    {"aten::_flash_attention_forward", 0, 0, 8, 0, 0},
-    {"aten::_scaled_dot_product_flash_attention_backward", 1, 1, 11, 1, 1},
-    {"aten::_scaled_dot_product_efficient_attention_backward", 1, 1, 11, 1, 0},
-    {"aten::_scaled_dot_product_cudnn_attention_backward", 1, 1, 14, 1, 0},
-    {"aten::_flash_attention_backward", 1, 0, 11, 1, 1},
+    {"aten::_scaled_dot_product_flash_attention", 0, 1, 4, 0, 0, 0},
+    {"aten::_scaled_dot_product_efficient_attention", 0, 1, 6, 0, 0, 0},
+    {"aten::_scaled_dot_product_cudnn_attention", 0, 1, 6, 0, 0, 0},
+    {"aten::_flash_attention_forward", 0, 0, 8, 0, 0, 0},
+    {"aten::_scaled_dot_product_flash_attention_backward", 1, 1, 11, 1, 1, 0},
+    {"aten::_scaled_dot_product_efficient_attention_backward", 1, 1, 11, 1, 0, 0},
+    {"aten::_scaled_dot_product_cudnn_attention_backward", 1, 1, 14, 1, 0, 0},
+    {"aten::_flash_attention_backward", 1, 0, 11, 1, 1, 0},
+    /* The memory-efficient kernels the SDPA op above calls. */
+    {"aten::_efficient_attention_forward", 0, 0, 9, 0, 0, 1},
+    {"aten::_efficient_attention_backward", 1, 0, 14, 1, 0, 1},
 };
+
+/* "0" 0, another whole number 1, else -1. */
+static int mask_type_is_causal(const char *text)
+{
+    char *end;
+    long v = text && *text ? strtol(text, &end, 10) : -1;
+    return !text || !*text || *end || v < 0 ? -1 : v != 0;
+}
 
 typedef struct bhnd {
     double b, h, n, d;
@@ -443,7 +455,8 @@ static void size_attention(const attention_layout *l, const args *a, hta_op_work
 {
     bhnd q, k, v;
     int esize = element_bytes_of(a, l->q, w);
-    int causal = boolean(concrete(a, l->causal));
+    int causal = l->mask_type ? mask_type_is_causal(concrete(a, l->causal))
+                              : boolean(concrete(a, l->causal));
     if (bhnd_of(tensor(a, l->q), l->heads_first, &q) ||
         bhnd_of(tensor(a, l->q + 1), l->heads_first, &k) ||
         bhnd_of(tensor(a, l->q + 2), l->heads_first, &v) || causal < 0 || q.b != k.b ||

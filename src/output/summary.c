@@ -10,8 +10,10 @@
 #include "analysis/temporal_breakdown.h"
 #include "crossrank/clock_offsets.h"
 #include "crossrank/collective_wait.h"
+#include "crossrank/delay_costs.h"
 #include "crossrank/nodes.h"
 #include "crossrank/spread.h"
+#include "crossrank/step_comparison.h"
 #include "crossrank/stragglers.h"
 #include "output/a2a_report.h"
 #include "output/collective_report.h"
@@ -183,6 +185,48 @@ static void print_stragglers(const hta_tableset *set)
         printf("  ... %zu more\n", n_flagged - shown);
 }
 
+/* The rank whose delays cost the job most wait per step (the rows of
+ * /delay_costs come by rank), and the cause of most of its cost. */
+static void print_delay_costs(const hta_tableset *set)
+{
+    const hta_table *t = hta_tableset_find(set, hta_delay_costs_table.name);
+    const hta_table *steps = hta_tableset_find(set, hta_cross_steps_table.name);
+    if (!t || t->n_rows == 0 || !steps || steps->n_rows == 0)
+        return;
+    size_t worst = 0, worst_end = 0;
+    double worst_cost = 0;
+    for (size_t i = 0, end; i < t->n_rows; i = end) {
+        int64_t rank = hta_table_row(t, i)[HTA_DELAY_COSTS_RANK].i;
+        double cost = 0;
+        for (end = i; end < t->n_rows && hta_table_row(t, end)[HTA_DELAY_COSTS_RANK].i == rank;
+             end++)
+            cost += hta_table_row(t, end)[HTA_DELAY_COSTS_TOTAL_US].f;
+        if (cost > worst_cost)
+            worst = i, worst_end = end, worst_cost = cost;
+    }
+    if (worst_end == 0)
+        return;
+    const char *cause = "none";
+    double cause_cost = 0, direct = 0;
+    for (size_t i = worst; i < worst_end; i++) {
+        const hta_cell *row = hta_table_row(t, i);
+        direct += row[HTA_DELAY_COSTS_DIRECT_US].f;
+        double c = 0;
+        for (size_t k = worst; k < worst_end; k++) {
+            const hta_cell *other = hta_table_row(t, k);
+            if (strcmp(other[HTA_DELAY_COSTS_CAUSE].s, row[HTA_DELAY_COSTS_CAUSE].s) == 0)
+                c += other[HTA_DELAY_COSTS_TOTAL_US].f;
+        }
+        if (c > cause_cost)
+            cause = row[HTA_DELAY_COSTS_CAUSE].s, cause_cost = c;
+    }
+    double n = (double)steps->n_rows;
+    printf("\nDelay costs: rank %lld's lateness costs the job %.1f us of waiting per step "
+           "(%.1f direct, %.1f propagated), most of it when its %s stood out; see /delay_costs\n",
+           (long long)hta_table_row(t, worst)[HTA_DELAY_COSTS_RANK].i, worst_cost / n, direct / n,
+           (worst_cost - direct) / n, cause);
+}
+
 /* The hosts whose clock offset was taken out before the waits. */
 static void print_clock_offsets(const hta_tableset *set)
 {
@@ -284,6 +328,7 @@ void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
     print_breakdown(set);
     print_outliers(set, opt);
     print_stragglers(set);
+    print_delay_costs(set);
     print_nodes(set);
     print_clock_offsets(set);
     hta_print_collective_report(set);

@@ -7,10 +7,12 @@
 #include "output/summary_ops.h"
 
 #include "analysis/gpu_gaps.h"
+#include "analysis/op_perf.h"
 #include "crossrank/name_comparison.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "crossrank/op_perf_comparison.h"
 #include "util/ranked.h"
@@ -88,6 +90,20 @@ static void print_top_shapes(const hta_table *t)
     free(order);
 }
 
+/* Says so when some rank's GPU had no known peaks (its % of roofline is
+ * NaN), naming the first such device. */
+static void print_unknown_peaks(const hta_table *perf)
+{
+    for (size_t r = 0; r < perf->n_rows; r++) {
+        const char *of = hta_table_row(perf, r)[HTA_OP_PERF_PEAKS_OF].s;
+        if (strncmp(of, "unknown device", 14) == 0) {
+            printf("  %s (rank %lld): give them with --gpu-spec FILE\n", of,
+                   (long long)hta_table_row(perf, r)[HTA_OP_PERF_RANK].i);
+            return;
+        }
+    }
+}
+
 static void print_top_gaps(const hta_table *t)
 {
     hta_ranked *order = rank_rows(t, gap_length);
@@ -111,10 +127,13 @@ void hta_print_ops_summary(const hta_tableset *set)
     const hta_table *ops = hta_tableset_find(set, hta_cross_ops_table.name);
     const hta_table *gaps = hta_tableset_find(set, hta_gpu_gaps_table.name);
     const hta_table *shapes = hta_tableset_find(set, hta_cross_op_perf_table.name);
+    const hta_table *perf = hta_tableset_find(set, hta_op_perf_table.name);
     if (ops && ops->n_rows)
         print_top_ops(ops);
     if (shapes && shapes->n_rows)
         print_top_shapes(shapes);
+    if (shapes && shapes->n_rows && perf)
+        print_unknown_peaks(perf);
     if (gaps && gaps->n_rows)
         print_top_gaps(gaps);
 }

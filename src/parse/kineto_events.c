@@ -680,7 +680,7 @@ static int store_memory_sample(lexer *lx, hta_trace *t, event_fields *f)
 }
 
 typedef enum event_key {
-    EVENT_OTHER, EVENT_PH, EVENT_CAT, EVENT_NAME, EVENT_TS, EVENT_DUR, EVENT_ARGS,
+    EVENT_ERROR, EVENT_OTHER, EVENT_PH, EVENT_CAT, EVENT_NAME, EVENT_TS, EVENT_DUR, EVENT_ARGS,
     EVENT_PID, EVENT_TID
 } event_key;
 
@@ -699,6 +699,68 @@ static inline event_key event_key_of(const lexer *lx)
     }
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Whether the 8 bytes w at the key's opening quote start with the n-byte
+ * member head `"key":` (n <= 8); then the key is read. */
+static inline int takes_member_head(lexer *lx, uint64_t w, const char *head, size_t n)
+{
+    uint64_t want = 0;
+    memcpy(&want, head, n);
+    if ((w & (n == 8 ? UINT64_MAX : (1ull << 8 * n) - 1)) != want)
+        return 0;
+    lx->key = lx->p + 1;
+    lx->key_len = n - 3;
+    lx->p += n;
+    return 1;
+}
+#endif
+
+/* Reads the next member's key: the event keys the decoder reads, written
+ * plainly with the ':' right after the quote (as Kineto writes them), are
+ * recognised from one 8-byte load, which settles both the key and what it
+ * names; any other key goes through lx_read_key. */
+static inline event_key read_event_key(lexer *lx)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (lx_peek_token(lx) == '"' && lx->end - lx->p >= 8) {
+        uint64_t w;
+        memcpy(&w, lx->p, 8);
+        switch (lx->p[1]) {
+        case 'p':
+            if (takes_member_head(lx, w, "\"ph\":", 5))
+                return EVENT_PH;
+            if (takes_member_head(lx, w, "\"pid\":", 6))
+                return EVENT_PID;
+            break;
+        case 't':
+            if (takes_member_head(lx, w, "\"ts\":", 5))
+                return EVENT_TS;
+            if (takes_member_head(lx, w, "\"tid\":", 6))
+                return EVENT_TID;
+            break;
+        case 'c':
+            if (takes_member_head(lx, w, "\"cat\":", 6))
+                return EVENT_CAT;
+            break;
+        case 'n':
+            if (takes_member_head(lx, w, "\"name\":", 7))
+                return EVENT_NAME;
+            break;
+        case 'd':
+            if (takes_member_head(lx, w, "\"dur\":", 6))
+                return EVENT_DUR;
+            break;
+        case 'a':
+            if (takes_member_head(lx, w, "\"args\":", 7))
+                return EVENT_ARGS;
+            break;
+        default: break;
+        }
+    }
+#endif
+    return lx_read_key(lx) ? EVENT_ERROR : event_key_of(lx);
+}
+
 /* Decodes one event object and keeps it when it is a complete event. */
 int kineto_read_event(lexer *lx, hta_trace *t)
 {
@@ -714,10 +776,11 @@ int kineto_read_event(lexer *lx, hta_trace *t)
     int has_ph = 0;
     int more = lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
-        if (lx_read_key(lx))
+        event_key key = read_event_key(lx);
+        if (key == EVENT_ERROR)
             return -1;
         int rc;
-        switch (event_key_of(lx)) {
+        switch (key) {
         case EVENT_PH: rc = read_string_field(lx, &lx->ph, &has_ph); break;
         case EVENT_CAT: rc = read_string_field(lx, &lx->cat, &f.has_cat); break;
         case EVENT_NAME: rc = read_string_field(lx, &lx->name, &f.has_name); break;

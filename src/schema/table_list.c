@@ -18,6 +18,7 @@
 #include "analysis/cupti_counters.h"
 #include "analysis/detail_tables.h"
 #include "analysis/gpu_gaps.h"
+#include "analysis/graph_launches.h"
 #include "analysis/idle_time.h"
 #include "analysis/kernel_breakdown.h"
 #include "analysis/kernel_sequences.h"
@@ -49,6 +50,7 @@
 #include "crossrank/spread.h"
 #include "crossrank/step_comparison.h"
 #include "crossrank/step_jitter.h"
+#include "crossrank/delay_costs.h"
 #include "crossrank/stragglers.h"
 #include "diff/collective_diff.h"
 #include "diff/kernel_diff.h"
@@ -82,6 +84,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_annotations_table,
     &hta_kernel_sequences_table,
     &hta_gpu_gaps_table,
+    &hta_graph_launches_table,
     &hta_sync_calls_table,
     &hta_memory_table,
     &hta_critical_path_table,
@@ -108,6 +111,8 @@ static const hta_table_spec *const SPECS[] = {
     &hta_cross_steps_table,
     &hta_step_jitter_table,
     &hta_step_jitter_slowest_table,
+    &hta_delay_costs_table,
+    &hta_delay_parts_table,
     &hta_stragglers_table,
     &hta_nodes_table,
     &hta_node_metrics_table,

@@ -1,0 +1,152 @@
+/*
+ * tracegen_delay.c -- hta-tracegen's delay-cost layout (hta-tracegen
+ * --delay-truth -o DIR [--ranks N] [--steps S]): one rank delayed once,
+ * before the first collective of a step, with a second collective
+ * downstream through which its delay propagates; the truth written beside
+ * the traces.
+ *
+ * DESIGN
+ *  A discrete-event simulation in integer microseconds.  N = 2D ranks
+ *  (N even, >= 4): tensor-parallel pairs {2i, 2i+1} (process group "1+i")
+ *  and two data-parallel groups, the even and the odd ranks (groups
+ *  "1+D", "2+D").  Step s (1..S, then an S+1-th that the step filter
+ *  drops) starts at b on every rank (ProfilerStep#s, [b, b + T)):
+ *   - gemm launched at b+10, runs [b+20, b+20+G+x), x = DELAY_US on rank
+ *     DELAY_RANK in step DELAY_STEP, else 0;
+ *   - the pair's all-reduce, launched at b+30, starts when the gemm ends
+ *     and ends C1 after the pair's later start;
+ *   - the data-parallel all-reduce, launched at b+50, starts when the
+ *     pair's ends and ends C2 after the group's latest start;
+ *   - cudaDeviceSynchronize from b+60 returns 20 after it, the step ends
+ *     10 later.  Every rank's step ends together, so the next starts
+ *     together.
+ *  Without the delay every start ties: nobody waits.  With it, in the
+ *  delayed step: the partner q waits x at the pair's all-reduce (the
+ *  delayed rank r's direct cost x); r arrives last by x at its
+ *  data-parallel all-reduce, where D-1 ranks wait x (direct, r waited
+ *  nothing before); q arrives last by x at the other, where D-1 ranks
+ *  wait x, and q had waited x before: propagated, charged to r.  So r's
+ *  direct cost is D x, its propagated cost (D-1) x, in all (N-1) x, and
+ *  every other (rank, step) costs nothing.
+ *
+ *  The truth (DIR.delay_truth.json): per rank, the steps that cost
+ *  something, with direct_us and propagated_us.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tracegen_common.h"
+#include "tracegen_delay.h"
+
+#define DL_ORIGIN_US 1000000
+#define DL_STREAM 7
+#define DL_MAX_RANKS 64
+#define DL_MAX_STEPS 50
+#define DL_GEMM_US 3000
+#define DL_PAIR_US 500
+#define DL_DP_US 700
+#define DL_DELAY_US 1000
+#define DL_DELAY_RANK 2
+#define DL_DELAY_STEP 2
+
+typedef struct {
+    FILE *f;
+    bool first;
+    int64_t next_corr;
+} dl_rank;
+
+/* The gemm's extra time on rank r in step s. */
+static int64_t delay_of(int64_t r, int64_t s)
+{
+    return r == DL_DELAY_RANK && s == DL_DELAY_STEP ? DL_DELAY_US : 0;
+}
+
+/* An all-reduce of group gid (members text) from start to end, launched
+ * at launch. */
+static void put_allreduce(dl_rank *k, int64_t launch, int64_t start, int64_t end, int gid,
+                          int size, const char *desc, const char *members, int64_t seq)
+{
+    int64_t corr = k->next_corr++;
+    tg_complete_event(k->f, &k->first, "cuda_runtime", "cudaLaunchKernel", launch, 5, corr, -1);
+    tg_json_event(k->f, &k->first,
+                  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_"
+                  "RING_LL(ncclDevKernelArgsStorage<4096ul>)\",\"pid\":0,\"tid\":%d,\"ts\":%" PRId64
+                  ",\"dur\":%" PRId64 ",\"args\":{\"stream\":%d,\"device\":0,\"correlation\":%" PRId64
+                  ",\"Collective name\":\"allreduce\",\"In msg nelems\":1048576,"
+                  "\"Out msg nelems\":1048576,\"Group size\":%d,\"dtype\":\"Float\","
+                  "\"In split size\":\"[]\",\"Out split size\":\"[]\","
+                  "\"Process Group Name\":\"%d\",\"Process Group Description\":\"%s\","
+                  "\"Process Group Ranks\":\"%s\",\"Seq\":%" PRId64 "}}",
+                  DL_STREAM, start, end - start, DL_STREAM, corr, size, 1 + gid, desc, members,
+                  seq);
+}
+
+/* "[a, b, ...]": the ranks from first to < n by stride. */
+static void members_of(char *text, size_t room, int64_t first, int64_t n, int64_t stride)
+{
+    size_t at = (size_t)snprintf(text, room, "[");
+    for (int64_t m = first; m < n && at < room; m += stride)
+        at += (size_t)snprintf(text + at, room - at, "%s%" PRId64, m == first ? "" : ", ", m);
+    if (at < room)
+        snprintf(text + at, room - at, "]");
+}
+
+/* The step of rank r from b; returns when it ends (the same on every rank). */
+static int64_t write_step(dl_rank *k, int64_t r, int64_t n, int64_t s, int64_t b)
+{
+    int64_t d = n / 2, partner = r ^ 1;
+    int64_t gemm_end = b + 20 + DL_GEMM_US + delay_of(r, s);
+    int64_t pair_start = b + 20 + DL_GEMM_US + (delay_of(r, s) > delay_of(partner, s)
+                                                     ? delay_of(r, s)
+                                                     : delay_of(partner, s));
+    int64_t pair_end = pair_start + DL_PAIR_US;
+    int64_t late = DL_DELAY_STEP == s ? DL_DELAY_US : 0; /* every group's latest */
+    int64_t dp_end = b + 20 + DL_GEMM_US + late + DL_PAIR_US + DL_DP_US;
+    char name[48], pair[64], dp[8 * DL_MAX_RANKS];
+    snprintf(name, sizeof name, "ProfilerStep#%" PRId64, s);
+    tg_complete_event(k->f, &k->first, "user_annotation", name, b, dp_end + 30 - b, -1, -1);
+    int64_t corr = k->next_corr++;
+    tg_complete_event(k->f, &k->first, "cuda_runtime", "cudaLaunchKernel", b + 10, 5, corr, -1);
+    tg_complete_event(k->f, &k->first, "kernel", "gemm", b + 20, gemm_end - (b + 20), corr,
+                      DL_STREAM);
+    members_of(pair, sizeof pair, r - r % 2, r - r % 2 + 2, 1);
+    put_allreduce(k, b + 30, gemm_end, pair_end, (int)(r / 2), 2, "tensor_parallel", pair, s);
+    members_of(dp, sizeof dp, r % 2, n, 2);
+    put_allreduce(k, b + 50, pair_end, dp_end, (int)(d + r % 2), (int)d, "data_parallel", dp, s);
+    tg_complete_event(k->f, &k->first, "cuda_runtime", "cudaDeviceSynchronize", b + 60,
+                      dp_end + 20 - (b + 60), -1, -1);
+    return dp_end + 30;
+}
+
+static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t n, int64_t steps)
+{
+    char path[4096];
+    dl_rank k = {.f = tg_rank_trace_open(dir, r, n, path), .first = true, .next_corr = 1};
+    int64_t b = DL_ORIGIN_US;
+    for (int64_t s = 1; s <= steps + 1; s++)
+        b = write_step(&k, r, n, s, b);
+    tg_rank_trace_close(k.f, path);
+    fprintf(truth, "  \"%" PRId64 "\": {", r);
+    if (r == DL_DELAY_RANK && DL_DELAY_STEP <= steps)
+        fprintf(truth, "\"%d\": {\"direct_us\": %" PRId64 ", \"propagated_us\": %" PRId64 "}",
+                DL_DELAY_STEP, n / 2 * DL_DELAY_US, (n / 2 - 1) * DL_DELAY_US);
+    fprintf(truth, "}%s\n", r + 1 == n ? "" : ",");
+}
+
+int tracegen_delay_main(int argc, char **argv)
+{
+    tg_truth_job job = {.ranks = 4, .steps = 3};
+    tg_truth_job_parse(&job, argc, argv, "--delay-truth", DL_MAX_RANKS, DL_MAX_STEPS);
+    if (job.ranks < 4 || job.ranks % 2)
+        tg_fail("--delay-truth needs an even number of ranks, at least 4", "");
+    char path[4096];
+    FILE *truth = tg_truth_open(&job, ".delay_truth.json", path);
+    for (int64_t r = 0; r < job.ranks; r++)
+        write_rank(job.dir, truth, r, job.ranks, job.steps);
+    tg_truth_close(truth, path);
+    return 0;
+}
