@@ -10,6 +10,7 @@
 #include "analysis/data_loading.h"
 #include "analysis/detail_tables.h"
 #include "analysis/gpu_gaps.h"
+#include "analysis/graph_launches.h"
 #include "analysis/idle_time.h"
 #include "analysis/kernel_breakdown.h"
 #include "analysis/launch_pipelining.h"
@@ -46,6 +47,7 @@ const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
     [HTA_ANALYSIS_MEMORY] = {"memory", .run_fixed = hta_memory},
     [HTA_ANALYSIS_CRITICAL_PATH] = {"critical_path", .run = hta_critical_path},
     [HTA_ANALYSIS_CUPTI_COUNTERS] = {"cupti_counters", .run_fixed = hta_cupti_counters},
+    [HTA_ANALYSIS_GRAPH_LAUNCHES] = {"graph_launches", .run_fixed = hta_graph_launches},
 };
 
 const size_t hta_n_analyses = HTA_N_ANALYSES;
@@ -73,6 +75,7 @@ const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES] = {
     HTA_ANALYSIS_DATA_LOADING,       HTA_ANALYSIS_COMM_COMP_OVERLAP,
     HTA_ANALYSIS_TEMPORAL_BREAKDOWN, HTA_ANALYSIS_MEMORY,
     HTA_ANALYSIS_CUPTI_COUNTERS,     HTA_ANALYSIS_DETAIL_TABLES,
+    HTA_ANALYSIS_GRAPH_LAUNCHES,
 };
 
 static const hta_column METRIC_COLUMNS[HTA_RANK_METRICS_N_COLUMNS] = {
