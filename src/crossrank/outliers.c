@@ -84,7 +84,8 @@ int hta_find_outliers(hta_tableset *set, const hta_crossrank_settings *opt, hta_
     int rc = metric_of && ranks && values && under ? 0 : -1;
     for (size_t r = 0; r < n && rc == 0; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        metric_of[r] = hta_strtab_intern(&names, row[1].s, strlen(row[1].s));
+        const char *metric = row[HTA_RANK_METRICS_METRIC].s;
+        metric_of[r] = hta_strtab_intern(&names, metric, strlen(metric));
         rc = metric_of[r] == UINT32_MAX ? -1 : 0;
     }
     for (uint32_t m = 0; m < names.count && rc == 0; m++) {
@@ -92,10 +93,10 @@ int hta_find_outliers(hta_tableset *set, const hta_crossrank_settings *opt, hta_
         const char *name = hta_strtab_get(&names, m);
         for (size_t r = 0; r < n; r++) {
             const hta_cell *row = hta_table_row(metrics, r);
-            if (metric_of[r] == m && isfinite(row[2].f) &&
-                !left_out(name, row[0].i, under, n_under)) {
-                ranks[k] = row[0].i;
-                values[k++] = row[2].f;
+            if (metric_of[r] == m && isfinite(row[HTA_RANK_METRICS_VALUE].f) &&
+                !left_out(name, row[HTA_RANK_METRICS_RANK].i, under, n_under)) {
+                ranks[k] = row[HTA_RANK_METRICS_RANK].i;
+                values[k++] = row[HTA_RANK_METRICS_VALUE].f;
             }
         }
         rc = flag_metric(out, name, ranks, values, k, opt);
