@@ -206,7 +206,7 @@ def test_help_and_man_page_list_every_option_with_its_default():
                     if k in attrs), None)
         if not takes_value or key is None or isinstance(attrs[key], (str, bytes)):
             continue           # --input-format, --step-regex, --sequence-op: words
-        stated = (default_number(entries[name], r"\(default:? ([0-9]+(?:\.[0-9]+)?)\)"),
+        stated = (default_number(entries[name], r"\(default:? ([0-9]+(?:\.[0-9]+)?)[):]"),
                   default_number(man[name], r"Default: ([0-9]+(?:\.[0-9]+)?)"))
         assert stated == (float(attrs[key]), float(attrs[key])), (name, stated, attrs[key])
         checked += 1

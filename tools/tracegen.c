@@ -25,6 +25,7 @@
 #include "tracegen_ddp.h"
 #include "tracegen_delay.h"
 #include "tracegen_flops.h"
+#include "tracegen_graphs.h"
 #include "tracegen_groups.h"
 #include "tracegen_jitter.h"
 #include "tracegen_moe.h"
@@ -84,6 +85,11 @@ static const char USAGE[] =
     "                           its delay passed on through a second one (only -o,\n"
     "                           --ranks (even, >= 4), --steps), the answer in\n"
     "                           DIR.delay_truth.json\n"
+    "  --graphs G:N             instead: every step replays G CUDA graphs of N\n"
+    "                           kernels (only -o, --ranks <= 32, --steps <= 50,\n"
+    "                           --graph-drop K[:R]: every K-th replay unrecorded,\n"
+    "                           on rank R only if given),\n"
+    "                           the answer in DIR.graphs_truth.json\n"
     "  -h, --help               show this help and exit\n"
     "\n"
     "Each step runs 3 compute phases, each followed by an NCCL all-reduce; a rank\n"
@@ -321,6 +327,7 @@ static const struct {
     {"--critical-path-truth", tracegen_chains_main},
     {"--device-sync-truth", tracegen_device_sync_main},
     {"--flops-truth", tracegen_flops_main},
+    {"--graphs", tracegen_graphs_main},
     {"--jitter-data-loading-truth", tracegen_jitter_main},
     {"--delay-truth", tracegen_delay_main},
     {"--jitter-compute-truth", tracegen_jitter_main},

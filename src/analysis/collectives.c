@@ -23,8 +23,8 @@
  * and two series (table/packed_ints.h): each start's gap since the previous
  * start, and each duration (signed: --round-like-hta makes sub-microsecond
  * kernels negative).  The ordinal is the position in the series.  A few
- * bytes per kernel instead of a 40-byte row.  The leading '_' keeps the
- * table out of the results file; it still travels to the root. */
+ * bytes per kernel instead of a 40-byte row.  It is scratch (never in the
+ * results file) and gathered to the root (its spec's flags). */
 #include "analysis/collectives.h"
 
 #include "analysis/comm_ops.h"

@@ -10,6 +10,7 @@
 #include "analysis/data_loading.h"
 #include "analysis/detail_tables.h"
 #include "analysis/gpu_gaps.h"
+#include "analysis/graph_launches.h"
 #include "analysis/idle_time.h"
 #include "analysis/kernel_breakdown.h"
 #include "analysis/launch_pipelining.h"
@@ -26,10 +27,10 @@
 const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
     [HTA_ANALYSIS_TEMPORAL_BREAKDOWN] = {"temporal_breakdown", .run_fixed = hta_temporal_breakdown},
     [HTA_ANALYSIS_COMM_COMP_OVERLAP] = {"comm_comp_overlap", .run_fixed = hta_comm_comp_overlap},
-    [HTA_ANALYSIS_KERNEL_BREAKDOWN] = {"kernel_breakdown", hta_kernel_breakdown},
+    [HTA_ANALYSIS_KERNEL_BREAKDOWN] = {"kernel_breakdown", .run = hta_kernel_breakdown},
     [HTA_ANALYSIS_OVERLAP_BREAKDOWN] = {"overlap_breakdown", .run_fixed = hta_overlap_breakdown},
-    [HTA_ANALYSIS_IDLE_TIME] = {"idle_time", hta_idle_time},
-    [HTA_ANALYSIS_LAUNCH_STATS] = {"launch_stats", hta_launch_stats},
+    [HTA_ANALYSIS_IDLE_TIME] = {"idle_time", .run = hta_idle_time},
+    [HTA_ANALYSIS_LAUNCH_STATS] = {"launch_stats", .run = hta_launch_stats},
     [HTA_ANALYSIS_LAUNCH_PIPELINING] = {"launch_pipelining", .run_fixed = hta_launch_pipelining},
     [HTA_ANALYSIS_QUEUE_LENGTH] = {"queue_length", .run_fixed = hta_queue_length},
     [HTA_ANALYSIS_MEMORY_BW] = {"memory_bw", .run_fixed = hta_memory_bw},
@@ -39,13 +40,14 @@ const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
     [HTA_ANALYSIS_COLLECTIVES] = {"collectives", .run_fixed = hta_collectives},
     [HTA_ANALYSIS_DATA_LOADING] = {"data_loading", .run_fixed = hta_data_loading},
     [HTA_ANALYSIS_STEPS] = {"steps", .run_fixed = hta_steps},
-    [HTA_ANALYSIS_DETAIL_TABLES] = {"detail_tables", hta_detail_tables},
-    [HTA_ANALYSIS_OPS] = {"ops", hta_ops},
-    [HTA_ANALYSIS_ANNOTATIONS] = {"annotations", hta_annotations},
-    [HTA_ANALYSIS_GPU_GAPS] = {"gpu_gaps", hta_gpu_gaps},
+    [HTA_ANALYSIS_DETAIL_TABLES] = {"detail_tables", .run = hta_detail_tables},
+    [HTA_ANALYSIS_OPS] = {"ops", .run = hta_ops},
+    [HTA_ANALYSIS_ANNOTATIONS] = {"annotations", .run = hta_annotations},
+    [HTA_ANALYSIS_GPU_GAPS] = {"gpu_gaps", .run = hta_gpu_gaps},
     [HTA_ANALYSIS_MEMORY] = {"memory", .run_fixed = hta_memory},
-    [HTA_ANALYSIS_CRITICAL_PATH] = {"critical_path", hta_critical_path},
+    [HTA_ANALYSIS_CRITICAL_PATH] = {"critical_path", .run = hta_critical_path},
     [HTA_ANALYSIS_CUPTI_COUNTERS] = {"cupti_counters", .run_fixed = hta_cupti_counters},
+    [HTA_ANALYSIS_GRAPH_LAUNCHES] = {"graph_launches", .run_fixed = hta_graph_launches},
 };
 
 const size_t hta_n_analyses = HTA_N_ANALYSES;
@@ -73,6 +75,7 @@ const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES] = {
     HTA_ANALYSIS_DATA_LOADING,       HTA_ANALYSIS_COMM_COMP_OVERLAP,
     HTA_ANALYSIS_TEMPORAL_BREAKDOWN, HTA_ANALYSIS_MEMORY,
     HTA_ANALYSIS_CUPTI_COUNTERS,     HTA_ANALYSIS_DETAIL_TABLES,
+    HTA_ANALYSIS_GRAPH_LAUNCHES,
 };
 
 static const hta_column METRIC_COLUMNS[HTA_RANK_METRICS_N_COLUMNS] = {

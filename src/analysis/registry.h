@@ -56,6 +56,7 @@ typedef enum hta_analysis_id {
     HTA_ANALYSIS_MEMORY,
     HTA_ANALYSIS_CRITICAL_PATH,
     HTA_ANALYSIS_CUPTI_COUNTERS,
+    HTA_ANALYSIS_GRAPH_LAUNCHES,
     HTA_N_ANALYSES
 } hta_analysis_id;
 

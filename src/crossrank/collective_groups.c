@@ -929,12 +929,13 @@ static int compare_summary_rows(const void *a, const void *b, void *ctx)
 {
     const hta_cell *x = a, *y = b;
     (void)ctx;
-    int c = strcmp(x[0].s, y[0].s);
+    int c = strcmp(x[HTA_COLLECTIVE_SUMMARY_GROUP_DESC].s, y[HTA_COLLECTIVE_SUMMARY_GROUP_DESC].s);
     if (!c)
-        c = strcmp(x[1].s, y[1].s);
+        c = strcmp(x[HTA_COLLECTIVE_SUMMARY_COLLECTIVE].s, y[HTA_COLLECTIVE_SUMMARY_COLLECTIVE].s);
     if (!c)
-        c = strcmp(x[2].s, y[2].s);
-    return c ? c : (x[3].i > y[3].i) - (x[3].i < y[3].i);
+        c = strcmp(x[HTA_COLLECTIVE_SUMMARY_DTYPE].s, y[HTA_COLLECTIVE_SUMMARY_DTYPE].s);
+    const long k = HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES;
+    return c ? c : (x[k].i > y[k].i) - (x[k].i < y[k].i);
 }
 
 static void sort_summary(hta_table *t)
@@ -957,9 +958,10 @@ static int add_step_waits(hta_tableset *set, const hta_table *waits)
         return -1;
     for (size_t i = 0; i < waits->n_rows; i++) {
         const hta_cell *w = hta_table_row(waits, i);
-        hta_cell *row = hta_step_rows_find(index, w[0].i, w[1].i);
+        hta_cell *row = hta_step_rows_find(index, w[HTA_STEP_WAITS_RANK].i,
+                                           w[HTA_STEP_WAITS_STEP].i);
         if (row)
-            row[wait].f += w[2].f;
+            row[wait].f += w[HTA_STEP_WAITS_WAIT_US].f;
     }
     hta_step_rows_free(index);
     return 0;
@@ -978,26 +980,27 @@ static int add_rank_waits(const hta_table *ranks, const hta_table *waits,
 {
     for (size_t i = 0; waits && i < waits->n_rows; i++) {
         const hta_cell *row = hta_table_row(waits, i);
-        long slot = slot_of(ranks, w, row[0].i);
+        long slot = slot_of(ranks, w, row[HTA_GROUP_WAITS_RANK].i);
         if (slot < 0)
             return -1;
         rank_waits *r = &w[slot];
-        r->collectives += row[1].i;
-        r->matched += row[1].i;
-        r->arrived_last += row[2].i;
-        r->clock_violations += row[3].i;
-        r->wait_ns += row[4].i;
-        r->max_end_lag_ns = row[5].i > r->max_end_lag_ns ? row[5].i : r->max_end_lag_ns;
-        r->caused_wait_ns += row[6].i;
-        r->metadata_mismatches += row[7].i;
-        r->expected_last += row[8].f;
+        int64_t lag = row[HTA_GROUP_WAITS_MAX_END_LAG_NS].i;
+        r->collectives += row[HTA_GROUP_WAITS_COLLECTIVES].i;
+        r->matched += row[HTA_GROUP_WAITS_COLLECTIVES].i;
+        r->arrived_last += row[HTA_GROUP_WAITS_ARRIVED_LAST].i;
+        r->clock_violations += row[HTA_GROUP_WAITS_CLOCK_VIOLATIONS].i;
+        r->wait_ns += row[HTA_GROUP_WAITS_WAIT_NS].i;
+        r->max_end_lag_ns = lag > r->max_end_lag_ns ? lag : r->max_end_lag_ns;
+        r->caused_wait_ns += row[HTA_GROUP_WAITS_CAUSED_WAIT_NS].i;
+        r->metadata_mismatches += row[HTA_GROUP_WAITS_METADATA_MISMATCHES].i;
+        r->expected_last += row[HTA_GROUP_WAITS_EXPECTED_LAST].f;
     }
     for (size_t i = 0; missing && i < missing->n_rows; i++) {
         const hta_cell *row = hta_table_row(missing, i);
-        long slot = slot_of(ranks, w, row[0].i);
+        long slot = slot_of(ranks, w, row[HTA_GROUP_MISSING_RANK].i);
         if (slot < 0)
             return -1;
-        w[slot].missing += row[1].i;
+        w[slot].missing += row[HTA_GROUP_MISSING_MISSING].i;
     }
     return 0;
 }

@@ -93,8 +93,10 @@ typedef struct stream_row {
 static int compare_stream_then_rank(const void *a, const void *b)
 {
     const stream_row *x = a, *y = b;
-    if (x->cells[1].i != y->cells[1].i)
-        return x->cells[1].i < y->cells[1].i ? -1 : 1;
+    int64_t sx = x->cells[HTA_COLLECTIVE_KERNELS_STREAM].i;
+    int64_t sy = y->cells[HTA_COLLECTIVE_KERNELS_STREAM].i;
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
     return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
@@ -145,7 +147,7 @@ static size_t count_collectives(const hta_table *t)
 {
     size_t n = 0;
     for (size_t r = 0; r < t->n_rows; r++)
-        n += (size_t)hta_table_row(t, r)[2].i; /* kernels */
+        n += (size_t)hta_table_row(t, r)[HTA_COLLECTIVE_KERNELS_KERNELS].i;
     return n;
 }
 
@@ -154,16 +156,16 @@ static size_t count_collectives(const hta_table *t)
 static int unpack_stream(const hta_cell *row, size_t slot, collective *out)
 {
     hta_series gaps, durations;
-    hta_series_open(&gaps, row[4].s);
-    hta_series_open(&durations, row[5].s);
-    int64_t start = row[3].i;
-    for (int64_t k = 0; k < row[2].i; k++) {
+    hta_series_open(&gaps, row[HTA_COLLECTIVE_KERNELS_START_GAPS].s);
+    hta_series_open(&durations, row[HTA_COLLECTIVE_KERNELS_DURATIONS].s);
+    int64_t start = row[HTA_COLLECTIVE_KERNELS_FIRST_START_NS].i;
+    for (int64_t k = 0; k < row[HTA_COLLECTIVE_KERNELS_KERNELS].i; k++) {
         uint64_t gap;
         int64_t duration;
         if (!hta_series_next(&gaps, &gap) || !hta_series_next_signed(&durations, &duration))
             return -1;
         start += (int64_t)gap;
-        out[k] = (collective){slot, row[1].i, start, start + duration};
+        out[k] = (collective){slot, row[HTA_COLLECTIVE_KERNELS_STREAM].i, start, start + duration};
     }
     return 0;
 }
@@ -179,7 +181,7 @@ static int load_collectives(const hta_table *t, const hta_table *ranks, rank_wai
     int rc = rows ? 0 : -1;
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
-        long k = hta_table_find_sorted(ranks, row[0].i);
+        long k = hta_table_find_sorted(ranks, row[HTA_COLLECTIVE_KERNELS_RANK].i);
         rc = k < 0 || w[k].failed ? -1 : 0;
         rows[r] = (stream_row){row, (size_t)k};
     }
@@ -187,8 +189,8 @@ static int load_collectives(const hta_table *t, const hta_table *ranks, rank_wai
         qsort(rows, t->n_rows, sizeof *rows, compare_stream_then_rank);
     for (size_t r = 0, at = 0; rc == 0 && r < t->n_rows; r++) {
         rc = unpack_stream(rows[r].cells, rows[r].slot, &out[at]);
-        at += (size_t)rows[r].cells[2].i;
-        w[rows[r].slot].collectives += rows[r].cells[2].i;
+        at += (size_t)rows[r].cells[HTA_COLLECTIVE_KERNELS_KERNELS].i;
+        w[rows[r].slot].collectives += rows[r].cells[HTA_COLLECTIVE_KERNELS_KERNELS].i;
     }
     free(rows);
     return rc;

@@ -214,9 +214,10 @@ int hta_comm_catalog_part(const hta_table *comm_ops, hta_tableset *parts)
 static int compare_first_appearance(const void *a, const void *b)
 {
     const hta_cell *x = *(const hta_cell *const *)a, *y = *(const hta_cell *const *)b;
-    if (x[0].i != y[0].i)
-        return (x[0].i > y[0].i) - (x[0].i < y[0].i);
-    return (x[1].i > y[1].i) - (x[1].i < y[1].i);
+    const long rank = HTA_CATALOG_GROUPS_RANK, row = HTA_CATALOG_GROUPS_ROW;
+    if (x[rank].i != y[rank].i)
+        return (x[rank].i > y[rank].i) - (x[rank].i < y[rank].i);
+    return (x[row].i > y[row].i) - (x[row].i < y[row].i);
 }
 
 static int compare_variant(const void *a, const void *b)
@@ -246,14 +247,15 @@ static int build_groups(hta_comm_catalog *c, const hta_table *g)
     qsort(rows, n, sizeof *rows, compare_first_appearance);
     int rc = 0;
     for (size_t r = 0; rc == 0 && r < n; r++) {
-        const char *name = rows[r][2].s;
+        const char *name = rows[r][HTA_CATALOG_GROUPS_GROUP].s;
         uint32_t before = c->names.count;
         uint32_t id = hta_strtab_intern(&c->names, name, strlen(name));
         if (id == UINT32_MAX)
             rc = -1;
         else if (id == before)
             c->groups[c->n_groups++] = (hta_group_info){name, NULL, 0};
-        c->variants[r] = (hta_group_variant){name, rows[r][3].s, rows[r][4].s};
+        c->variants[r] = (hta_group_variant){name, rows[r][HTA_CATALOG_GROUPS_GROUP_DESC].s,
+                                             rows[r][HTA_CATALOG_GROUPS_GROUP_RANKS].s};
     }
     free(rows);
     qsort(c->variants, n, sizeof *c->variants, compare_variant);
@@ -318,8 +320,9 @@ static int build_kinds(hta_comm_catalog *c, const hta_table *k)
         return -1;
     for (size_t r = 0; r < n; r++) {
         const hta_cell *row = hta_table_row(k, r);
-        c->kinds[r] = (hta_kind_info){row[0].s, row[1].s, row[2].i, row[3].i,
-                                      row[4].i, row[5].i, role_of(row[0].s)};
+        c->kinds[r] = (hta_kind_info){
+            row[HTA_CATALOG_KINDS_COLLECTIVE].s, row[HTA_CATALOG_KINDS_DTYPE].s, row[HTA_CATALOG_KINDS_IN].i,   row[HTA_CATALOG_KINDS_OUT].i,
+            row[HTA_CATALOG_KINDS_SIZE].i,       row[HTA_CATALOG_KINDS_PEER].i,  role_of(row[HTA_CATALOG_KINDS_COLLECTIVE].s)};
     }
     qsort(c->kinds, n, sizeof *c->kinds, compare_kind);
     for (size_t r = 0; r < n; r++)

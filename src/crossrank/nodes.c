@@ -134,7 +134,7 @@ static int group_by_node(const hta_table *metrics, uint32_t metric, const uint32
     int rc = rank_of_row && fill && g->values && g->start ? 0 : -1;
     for (size_t r = 0; r < n && rc == 0; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        rank_of_row[r] = metric_of[r] == metric && isfinite(row[2].f) ? rank_index(h, row[0].i)
+        rank_of_row[r] = metric_of[r] == metric && isfinite(row[HTA_RANK_METRICS_VALUE].f) ? rank_index(h, row[HTA_RANK_METRICS_RANK].i)
                                                                        : -1;
         if (rank_of_row[r] >= 0)
             g->start[h->node[rank_of_row[r]] + 1]++;
@@ -144,7 +144,7 @@ static int group_by_node(const hta_table *metrics, uint32_t metric, const uint32
     for (size_t r = 0; r < n && rc == 0; r++)
         if (rank_of_row[r] >= 0) {
             uint32_t node = h->node[rank_of_row[r]];
-            g->values[g->start[node] + fill[node]++] = hta_table_row(metrics, r)[2].f;
+            g->values[g->start[node] + fill[node]++] = hta_table_row(metrics, r)[HTA_RANK_METRICS_VALUE].f;
         }
     free(rank_of_row);
     free(fill);
@@ -225,7 +225,7 @@ static int measure_metrics(const hta_tableset *set, const hta_rank_hosts *h,
     uint32_t *metric_of = malloc(metrics->n_rows * sizeof *metric_of);
     int rc = metric_of ? 0 : -1;
     for (size_t r = 0; r < metrics->n_rows && rc == 0; r++) {
-        const char *name = hta_table_row(metrics, r)[1].s;
+        const char *name = hta_table_row(metrics, r)[HTA_RANK_METRICS_METRIC].s;
         metric_of[r] = hta_strtab_intern(names, name, strlen(name));
         rc = metric_of[r] == UINT32_MAX ? -1 : 0;
     }

@@ -114,11 +114,13 @@ int hta_op_perf_steps(hta_tableset *set, hta_error *err)
         return hta_fail(err, "out of memory adding the traced FLOPs to the steps");
     for (size_t i = 0; i < traced->n_rows; i++) {
         const hta_cell *f = hta_table_row(traced, i);
-        hta_cell *row = hta_step_rows_find(index, f[0].i, f[1].i);
+        hta_cell *row =
+            hta_step_rows_find(index, f[HTA_STEP_FLOPS_RANK].i, f[HTA_STEP_FLOPS_STEP].i);
         if (!row)
             continue;
-        row[flops].f = f[2].f;
-        row[mfu].f = row[time].f > 0 ? 100 * f[3].f / row[time].f : NAN;
+        row[flops].f = f[HTA_STEP_FLOPS_FLOPS].f;
+        row[mfu].f = row[time].f > 0 ? 100 * f[HTA_STEP_FLOPS_TIME_AT_PEAK_US].f / row[time].f
+                                     : NAN;
     }
     hta_step_rows_free(index);
     return 0;

@@ -3,9 +3,12 @@
  * For each metric in "rank_metrics": the classic z-score against mean and
  * sample std, and the robust z against median and MAD (crossrank/spread.c
  * says why both).  A practical floor (--min-effect, a fraction of
- * |median|) keeps timing noise of a few microseconds from being reported. */
+ * |median|) keeps timing noise of a few microseconds from being reported.
+ * A rank whose CUDA graph replays were not all recorded keeps its idle
+ * metrics out of the search: its idle time is only an upper bound. */
 #include "crossrank/outliers.h"
 
+#include "analysis/graph_launches.h"
 #include "analysis/registry.h"
 #include "crossrank/spread.h"
 #include "util/strtab.h"
@@ -45,6 +48,21 @@ static int flag_metric(hta_table *out, const char *metric, const int64_t *ranks,
     return 0;
 }
 
+static int compare_rank(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the search leaves the rank's value of the metric out: an idle
+ * metric of a rank whose graph replays were not all recorded is an upper
+ * bound, not a measurement (analysis/graph_launches.c). */
+static int left_out(const char *metric, int64_t rank, const int64_t *under, size_t n_under)
+{
+    return n_under && strstr(metric, "idle") &&
+           bsearch(&rank, under, n_under, sizeof *under, compare_rank);
+}
+
 /* Groups the (rank, metric, value) rows by metric, in order of first
  * appearance, and flags each group. */
 int hta_find_outliers(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
@@ -61,23 +79,29 @@ int hta_find_outliers(hta_tableset *set, const hta_crossrank_settings *opt, hta_
     uint32_t *metric_of = malloc(n * sizeof *metric_of);
     int64_t *ranks = malloc(n * sizeof *ranks);
     double *values = malloc(n * sizeof *values);
-    int rc = metric_of && ranks && values ? 0 : -1;
+    size_t n_under = 0;
+    int64_t *under = hta_graph_under_recorded_ranks(set, &n_under);
+    int rc = metric_of && ranks && values && under ? 0 : -1;
     for (size_t r = 0; r < n && rc == 0; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        metric_of[r] = hta_strtab_intern(&names, row[1].s, strlen(row[1].s));
+        const char *metric = row[HTA_RANK_METRICS_METRIC].s;
+        metric_of[r] = hta_strtab_intern(&names, metric, strlen(metric));
         rc = metric_of[r] == UINT32_MAX ? -1 : 0;
     }
     for (uint32_t m = 0; m < names.count && rc == 0; m++) {
         size_t k = 0;
+        const char *name = hta_strtab_get(&names, m);
         for (size_t r = 0; r < n; r++) {
             const hta_cell *row = hta_table_row(metrics, r);
-            if (metric_of[r] == m && isfinite(row[2].f)) {
-                ranks[k] = row[0].i;
-                values[k++] = row[2].f;
+            if (metric_of[r] == m && isfinite(row[HTA_RANK_METRICS_VALUE].f) &&
+                !left_out(name, row[HTA_RANK_METRICS_RANK].i, under, n_under)) {
+                ranks[k] = row[HTA_RANK_METRICS_RANK].i;
+                values[k++] = row[HTA_RANK_METRICS_VALUE].f;
             }
         }
-        rc = flag_metric(out, hta_strtab_get(&names, m), ranks, values, k, opt);
+        rc = flag_metric(out, name, ranks, values, k, opt);
     }
+    free(under);
     free(metric_of);
     free(ranks);
     free(values);

@@ -140,14 +140,14 @@ static void read_metrics(const hta_table *metrics, suspect *s, size_t n)
     }
     for (size_t r = 0; metrics && r < metrics->n_rows; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        suspect *g = strcmp(row[1].s, "gemm_tflops") == 0 ? find_suspect(s, n, row[0].i) : NULL;
+        suspect *g = strcmp(row[HTA_RANK_METRICS_METRIC].s, "gemm_tflops") == 0 ? find_suspect(s, n, row[HTA_RANK_METRICS_RANK].i) : NULL;
         if (g)
-            g->gemm_tflops = row[2].f;
+            g->gemm_tflops = row[HTA_RANK_METRICS_VALUE].f;
         for (int k = 0; k < N_CAUSES; k++) {
-            suspect *x = strcmp(row[1].s, CAUSE_METRIC[k]) == 0 ? find_suspect(s, n, row[0].i)
+            suspect *x = strcmp(row[HTA_RANK_METRICS_METRIC].s, CAUSE_METRIC[k]) == 0 ? find_suspect(s, n, row[HTA_RANK_METRICS_RANK].i)
                                                               : NULL;
             if (x)
-                x->value[k] = row[2].f;
+                x->value[k] = row[HTA_RANK_METRICS_VALUE].f;
         }
     }
 }
@@ -159,10 +159,10 @@ static void add_p2p_caused(const hta_table *metrics, suspect *s, size_t n)
 {
     for (size_t r = 0; metrics && r < metrics->n_rows; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        suspect *x = strcmp(row[1].s, "p2p_caused_wait_us") == 0 ? find_suspect(s, n, row[0].i)
+        suspect *x = strcmp(row[HTA_RANK_METRICS_METRIC].s, "p2p_caused_wait_us") == 0 ? find_suspect(s, n, row[HTA_RANK_METRICS_RANK].i)
                                                                 : NULL;
-        if (x && isfinite(row[2].f))
-            x->caused_us += row[2].f;
+        if (x && isfinite(row[HTA_RANK_METRICS_VALUE].f))
+            x->caused_us += row[HTA_RANK_METRICS_VALUE].f;
     }
 }
 

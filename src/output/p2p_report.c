@@ -42,9 +42,9 @@ static int64_t worst_sender(const hta_table *metrics, double *caused)
     *caused = 0;
     for (size_t r = 0; metrics && r < metrics->n_rows; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        if (strcmp(row[1].s, "p2p_caused_wait_us") == 0 && row[2].f > *caused) {
-            *caused = row[2].f;
-            worst = row[0].i;
+        if (strcmp(row[HTA_RANK_METRICS_METRIC].s, "p2p_caused_wait_us") == 0 && row[HTA_RANK_METRICS_VALUE].f > *caused) {
+            *caused = row[HTA_RANK_METRICS_VALUE].f;
+            worst = row[HTA_RANK_METRICS_RANK].i;
         }
     }
     return worst;

@@ -6,6 +6,7 @@
  * fifteen) and the flagged stragglers (at most five), so it stays readable
  * for a thousand ranks; the HDF5 file has the rest. */
 
+#include "analysis/graph_launches.h"
 #include "analysis/ranks_table.h"
 #include "analysis/temporal_breakdown.h"
 #include "crossrank/clock_offsets.h"
@@ -243,6 +244,29 @@ static void print_delay_costs(const hta_tableset *set)
     printf("; see /delay_costs\n");
 }
 
+/* The ranks whose CUDA/HIP graph replays were not all recorded, whose
+ * idle time is then an upper bound (analysis/graph_launches.c). */
+static void print_graph_coverage(const hta_tableset *set)
+{
+    const hta_table *t = hta_tableset_find(set, hta_graph_launches_table.name);
+    int64_t launches = 0, recorded = 0, last_rank = -1;
+    size_t ranks = 0;
+    for (size_t r = 0; t && r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        int64_t missing = row[HTA_GRAPH_LAUNCHES_LAUNCHES].i - row[HTA_GRAPH_LAUNCHES_RECORDED].i;
+        launches += row[HTA_GRAPH_LAUNCHES_LAUNCHES].i;
+        recorded += row[HTA_GRAPH_LAUNCHES_RECORDED].i;
+        ranks += missing > 0 && row[HTA_GRAPH_LAUNCHES_RANK].i != last_rank;
+        if (missing > 0)
+            last_rank = row[HTA_GRAPH_LAUNCHES_RANK].i;
+    }
+    if (recorded < launches)
+        printf("\nGraph replays: %lld of %lld CUDA/HIP graph launches left no GPU event, on %zu "
+               "ranks: their idle time is an upper bound and stays out of the outlier search "
+               "(see /graph_launches)\n",
+               (long long)(launches - recorded), (long long)launches, ranks);
+}
+
 /* The hosts whose clock offset was taken out before the waits. */
 static void print_clock_offsets(const hta_tableset *set)
 {
@@ -342,6 +366,7 @@ void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
     if (ranks)
         print_failures(ranks);
     print_breakdown(set);
+    print_graph_coverage(set);
     print_outliers(set, opt);
     print_stragglers(set);
     print_delay_costs(set);

@@ -4,6 +4,7 @@
  * abort, so every other rank's results survive. */
 #include "run/analyse_file.h"
 
+#include "analysis/graph_launches.h"
 #include "analysis/ranks_table.h"
 #include "model/hta_rounding.h"
 #include "model/rank_view.h"
@@ -113,6 +114,8 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
          * the root discards with the failed rank. */
         double deadline = opt->run.timeout_per_trace > 0 ? t0 + opt->run.timeout_per_trace : 0;
         ok = hta_run_analyses(&view, opt, threads, path, deadline, out, &err) == 0;
+        if (ok)
+            hta_graph_launches_note(out, view.rank_key, &notes);
         if (ok && opt->output.write_traces)
             ok = hta_write_trace(path, &view, opt->output.write_traces, &err) == 0;
         hta_rank_view_free(&view);

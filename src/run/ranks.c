@@ -1,9 +1,10 @@
 /* ranks.c: from file indices to rank numbers, on the root after the
  * gather (definitions section 1).
  *
- * Until now every "rank" column held the file's index in the sorted file
- * list, because a trace's rank is only known once it has been parsed and
- * fallback numbers depend on every other file.  Here, in file order: a
+ * Until now the "rank" column of every table flagged HTA_TABLE_PER_RANK
+ * (table/table.h) held the file's index in the sorted file list, because
+ * a trace's rank is only known once it has been parsed and fallback
+ * numbers depend on every other file.  Here, in file order: a
  * claimed rank (distributedInfo, else file name) is taken unless an earlier
  * file holds it, in which case this file fails with an error naming both;
  * unclaimed files get the lowest numbers nobody claimed.  Rows of failed

@@ -29,10 +29,10 @@ int hta_timeline_local_range(const hta_tableset *set, int64_t *start, int64_t *e
     int found = 0;
     for (size_t r = 0; t && r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
-        if (!found || row[2].i < *start)
-            *start = row[2].i;  /* first_ns */
-        if (!found || row[3].i > *end)
-            *end = row[3].i;    /* last_ns */
+        if (!found || row[HTA_SEGMENTS_FIRST_NS].i < *start)
+            *start = row[HTA_SEGMENTS_FIRST_NS].i;
+        if (!found || row[HTA_SEGMENTS_LAST_NS].i > *end)
+            *end = row[HTA_SEGMENTS_LAST_NS].i;
         found = 1;
     }
     return found;
@@ -107,11 +107,13 @@ int hta_timeline_bin(hta_tableset *set, int bins, int64_t start, int64_t end,
     int64_t *totals = calloc((size_t)bins * 4, sizeof *totals);
     int rc = out && totals ? 0 : -1;
     for (size_t r = 0; seg && rc == 0 && r < seg->n_rows;) {
-        int64_t rank = hta_table_row(seg, r)[0].i;
-        for (; r < seg->n_rows && hta_table_row(seg, r)[0].i == rank; r++) {
+        int64_t rank = hta_table_row(seg, r)[HTA_SEGMENTS_RANK].i;
+        for (; r < seg->n_rows && hta_table_row(seg, r)[HTA_SEGMENTS_RANK].i == rank; r++) {
             const hta_cell *row = hta_table_row(seg, r);
-            if (row[1].i != HTA_LAYER_EXTENT)
-                add_layer(totals, bins, start, end, (int)row[1].i, row[2].i, row[4].s);
+            int layer = (int)row[HTA_SEGMENTS_LAYER].i;
+            if (layer != HTA_LAYER_EXTENT)
+                add_layer(totals, bins, start, end, layer, row[HTA_SEGMENTS_FIRST_NS].i,
+                          row[HTA_SEGMENTS_SEGMENTS].s);
         }
         rc = emit_rank(out, rank, totals, bins, start, end);
         for (size_t i = 0; i < (size_t)bins * 4; i++)

@@ -18,6 +18,7 @@
 #include "analysis/cupti_counters.h"
 #include "analysis/detail_tables.h"
 #include "analysis/gpu_gaps.h"
+#include "analysis/graph_launches.h"
 #include "analysis/idle_time.h"
 #include "analysis/kernel_breakdown.h"
 #include "analysis/kernel_sequences.h"
@@ -83,6 +84,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_annotations_table,
     &hta_kernel_sequences_table,
     &hta_gpu_gaps_table,
+    &hta_graph_launches_table,
     &hta_sync_calls_table,
     &hta_memory_table,
     &hta_critical_path_table,

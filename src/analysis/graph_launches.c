@@ -1,0 +1,273 @@
+/* graph_launches.c: CUDA and HIP graph replays (definitions, "Graph
+ * launches").
+ *
+ * One cudaGraphLaunch / cuGraphLaunch / hipGraphLaunch call replays a
+ * whole captured graph: every GPU event of the replay carries the call's
+ * correlation id, so each looks like the kernel of an ordinary launch.
+ * Here the replays are put back together: per launch call, its GPU events
+ * (model/rank_view.h's launch of each), and per (rank, signature) one
+ * row, the signature being a hash of the replay's kernel names in start
+ * order (16 hex digits), so that the replays of one graph share a row.
+ * A launch whose replay left no GPU event in the trace (profilers record
+ * only some replays: Kineto and ROCm both do) is counted in a row of its
+ * own with an empty signature: recorded / launches over a rank's rows is
+ * its coverage, and below 1 its idle time is an upper bound.
+ *
+ * Per row: launches, recorded replays, kernels and GPU events (kernels,
+ * copies and memsets), the fewest and most kernels of a replay, and the
+ * medians of the replay's span (first GPU start to last GPU end), its busy
+ * time (the union of its GPU events), the launch call's CPU time and the
+ * delay from the call's start to the replay's first GPU event. */
+#include "analysis/graph_launches.h"
+
+#include "numerics/stats.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const hta_column COLUMNS[HTA_GRAPH_LAUNCHES_N_COLUMNS] = {
+    [HTA_GRAPH_LAUNCHES_RANK] = {"rank", HTA_COL_I64},
+    [HTA_GRAPH_LAUNCHES_SIGNATURE] = {"signature", HTA_COL_STR},
+    [HTA_GRAPH_LAUNCHES_FIRST_KERNEL] = {"first_kernel", HTA_COL_STR},
+    [HTA_GRAPH_LAUNCHES_LAUNCHES] = {"launches", HTA_COL_I64},
+    [HTA_GRAPH_LAUNCHES_RECORDED] = {"recorded", HTA_COL_I64},
+    [HTA_GRAPH_LAUNCHES_KERNELS] = {"kernels", HTA_COL_I64},
+    [HTA_GRAPH_LAUNCHES_GPU_EVENTS] = {"gpu_events", HTA_COL_I64},
+    [HTA_GRAPH_LAUNCHES_KERNELS_MIN] = {"kernels_min", HTA_COL_I64},
+    [HTA_GRAPH_LAUNCHES_KERNELS_MAX] = {"kernels_max", HTA_COL_I64},
+    [HTA_GRAPH_LAUNCHES_SPAN_P50_US] = {"span_p50_us", HTA_COL_F64},
+    [HTA_GRAPH_LAUNCHES_BUSY_P50_US] = {"busy_p50_us", HTA_COL_F64},
+    [HTA_GRAPH_LAUNCHES_CPU_LAUNCH_P50_US] = {"cpu_launch_p50_us", HTA_COL_F64},
+    [HTA_GRAPH_LAUNCHES_LAUNCH_DELAY_P50_US] = {"launch_delay_p50_us", HTA_COL_F64},
+};
+const hta_table_spec hta_graph_launches_table = {
+    "graph_launches", COLUMNS, HTA_GRAPH_LAUNCHES_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
+
+static const char *const GRAPH_LAUNCH_APIS[] = {"cudaGraphLaunch", "cuGraphLaunch",
+                                                "hipGraphLaunch", NULL};
+
+/* One launch call and its replay. */
+typedef struct replay {
+    const hta_event *call;
+    uint64_t signature;        /* FNV-1a over its kernels' names; 0: none recorded */
+    uint32_t first_kernel;     /* name id, UINT32_MAX: none */
+    int64_t kernels, gpu_events, first_ns, last_end_ns, busy_ns, busy_end_ns;
+} replay;
+
+static int compare_call(const void *a, const void *b)
+{
+    const hta_event *x = ((const replay *)a)->call, *y = ((const replay *)b)->call;
+    return (x > y) - (x < y);
+}
+
+/* The ids of the graph launch calls' names in this trace. */
+typedef struct graph_names {
+    uint32_t ids[3];
+    size_t n;
+} graph_names;
+
+static int is_graph_launch(const graph_names *g, const hta_event *e)
+{
+    if (hta_event_is_gpu(e))
+        return 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (e->name == g->ids[i])
+            return 1;
+    return 0;
+}
+
+/* The graph launch calls of the trace (*n of them; NULL when out of
+ * memory or when there are none). */
+static replay *find_calls(const hta_trace *t, size_t *n, int *failed)
+{
+    graph_names g = {.n = 0};
+    for (const char *const *api = GRAPH_LAUNCH_APIS; *api; api++) {
+        uint32_t id = hta_strtab_find(&t->names, *api, strlen(*api));
+        if (id != UINT32_MAX)
+            g.ids[g.n++] = id;
+    }
+    *n = 0;
+    if (g.n == 0)
+        return NULL;
+    size_t count = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        count += is_graph_launch(&g, &t->events[i]);
+    replay *r = calloc(count ? count : 1, sizeof *r);
+    *failed = !r;
+    for (size_t i = 0; r && i < t->n_events; i++)
+        if (is_graph_launch(&g, &t->events[i]))
+            r[(*n)++] = (replay){.call = &t->events[i], .first_kernel = UINT32_MAX};
+    return r;
+}
+
+static uint64_t hash_name(uint64_t h, const char *s)
+{
+    if (h == 0)
+        h = 0xcbf29ce484222325ull;
+    do {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ull;
+    } while (*s++);
+    return h ? h : 1;
+}
+
+/* Adds a GPU event, in start order, to its replay. */
+static void add_event(const hta_trace *t, replay *r, const hta_event *e)
+{
+    int64_t end = hta_event_end(e);
+    if (r->gpu_events++ == 0) {
+        r->first_ns = e->ts_ns;
+        r->busy_end_ns = e->ts_ns;
+    }
+    r->last_end_ns = end > r->last_end_ns ? end : r->last_end_ns;
+    if (end > r->busy_end_ns) {
+        r->busy_ns += end - (e->ts_ns > r->busy_end_ns ? e->ts_ns : r->busy_end_ns);
+        r->busy_end_ns = end;
+    }
+    if (strcmp(hta_event_category(t, e), "kernel") != 0)
+        return;
+    if (r->kernels++ == 0)
+        r->first_kernel = e->name;
+    r->signature = hash_name(r->signature, hta_event_name(t, e));
+}
+
+/* Replays by signature, unrecorded ones (signature 0) first, then by
+ * call time. */
+static int compare_signature(const void *a, const void *b)
+{
+    const replay *x = a, *y = b;
+    if (x->signature != y->signature)
+        return x->signature < y->signature ? -1 : 1;
+    return (x->call->ts_ns > y->call->ts_ns) - (x->call->ts_ns < y->call->ts_ns);
+}
+
+static double median_us(double *v, size_t n)
+{
+    hta_sort_doubles(v, n);
+    return n ? hta_quantile_sorted(v, n, 0.5) : NAN;
+}
+
+static int put_row(hta_table *t, const hta_rank_view *v, const replay *r, size_t n,
+                   double *scratch)
+{
+    char signature[17] = "";
+    if (r[0].signature)
+        snprintf(signature, sizeof signature, "%016" PRIx64, r[0].signature);
+    int64_t recorded = 0, kernels = 0, events = 0, lo = INT64_MAX, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        recorded += r[i].gpu_events > 0;
+        kernels += r[i].kernels;
+        events += r[i].gpu_events;
+        lo = r[i].kernels < lo ? r[i].kernels : lo;
+        hi = r[i].kernels > hi ? r[i].kernels : hi;
+    }
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, v->rank_key);
+    hta_row_put_str(&row, signature);
+    hta_row_put_str(&row, r[0].first_kernel == UINT32_MAX
+                              ? "" : hta_strtab_get(&v->trace->names, r[0].first_kernel));
+    hta_row_put_i64(&row, (int64_t)n);
+    hta_row_put_i64(&row, recorded);
+    hta_row_put_i64(&row, kernels);
+    hta_row_put_i64(&row, events);
+    hta_row_put_i64(&row, lo);
+    hta_row_put_i64(&row, hi);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].gpu_events)
+            scratch[k++] = hta_ns_to_us(r[i].last_end_ns - r[i].first_ns);
+    hta_row_put_f64(&row, median_us(scratch, k));
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].gpu_events)
+            scratch[k++] = hta_ns_to_us(r[i].busy_ns);
+    hta_row_put_f64(&row, median_us(scratch, k));
+    for (size_t i = 0; i < n; i++)
+        scratch[i] = hta_ns_to_us(r[i].call->dur_ns);
+    hta_row_put_f64(&row, median_us(scratch, n));
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].gpu_events)
+            scratch[k++] = hta_ns_to_us(r[i].first_ns - r[i].call->ts_ns);
+    hta_row_put_f64(&row, median_us(scratch, k));
+    return hta_row_done(&row);
+}
+
+int hta_graph_launches(const hta_rank_view *view, hta_tableset *out, hta_error *err)
+{
+    size_t n = 0;
+    int failed = 0;
+    replay *r = find_calls(view->trace, &n, &failed);
+    if (n == 0) {
+        free(r);
+        return failed ? hta_fail(err, "out of memory listing the graph launches") : 0;
+    }
+    qsort(r, n, sizeof *r, compare_call);
+    for (size_t i = 0; i < view->n_gpu; i++) {
+        const hta_event *call = hta_rank_view_launch(view, view->gpu[i]);
+        replay key = {.call = call};
+        replay *hit = call ? bsearch(&key, r, n, sizeof *r, compare_call) : NULL;
+        if (hit)
+            add_event(view->trace, hit, view->gpu[i]);
+    }
+    qsort(r, n, sizeof *r, compare_signature);
+    hta_table *t = hta_tableset_table(out, &hta_graph_launches_table);
+    double *scratch = malloc(n * sizeof *scratch);
+    int rc = t && scratch ? 0 : -1;
+    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+        for (end = i + 1; end < n && r[end].signature == r[i].signature;)
+            end++;
+        rc = put_row(t, view, &r[i], end - i, scratch);
+    }
+    free(scratch);
+    free(r);
+    return rc ? hta_fail(err, "out of memory listing the graph launches") : 0;
+}
+
+/* The rank's launches and recorded replays. */
+static void coverage_of(const hta_tableset *set, int64_t rank_key, int64_t *launches,
+                        int64_t *recorded)
+{
+    const hta_table *t = hta_tableset_find(set, hta_graph_launches_table.name);
+    *launches = *recorded = 0;
+    for (size_t r = 0; t && r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        if (row[HTA_GRAPH_LAUNCHES_RANK].i != rank_key)
+            continue;
+        *launches += row[HTA_GRAPH_LAUNCHES_LAUNCHES].i;
+        *recorded += row[HTA_GRAPH_LAUNCHES_RECORDED].i;
+    }
+}
+
+int64_t *hta_graph_under_recorded_ranks(const hta_tableset *set, size_t *n)
+{
+    const hta_table *t = hta_tableset_find(set, hta_graph_launches_table.name);
+    size_t rows = t ? t->n_rows : 0;
+    int64_t *ranks = malloc((rows ? rows : 1) * sizeof *ranks);
+    *n = 0;
+    for (size_t r = 0; ranks && r < rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        int64_t rank = row[HTA_GRAPH_LAUNCHES_RANK].i;
+        if (row[HTA_GRAPH_LAUNCHES_RECORDED].i < row[HTA_GRAPH_LAUNCHES_LAUNCHES].i &&
+            (*n == 0 || ranks[*n - 1] != rank))
+            ranks[(*n)++] = rank;
+    }
+    return ranks;
+}
+
+void hta_graph_launches_note(const hta_tableset *set, int64_t rank_key, hta_error *notes)
+{
+    int64_t launches, recorded;
+    coverage_of(set, rank_key, &launches, &recorded);
+    if (recorded == launches)
+        return;
+    size_t len = strlen(notes->text);
+    snprintf(notes->text + len, sizeof notes->text - len,
+             "%sgraph replays under-recorded: %lld of %lld graph launches have no GPU event, "
+             "so idle time is an upper bound",
+             len ? "; " : "", (long long)(launches - recorded), (long long)launches);
+}
