@@ -19,6 +19,8 @@
 #include "crossrank/collective_groups.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/crossrank.h"
+#include "crossrank/hosts.h"
+#include "crossrank/nodes.h"
 #include "crossrank/p2p_pairs.h"
 #include "crossrank/p2p_results.h"
 #include "crossrank/spread.h"
@@ -259,6 +261,43 @@ static void test_alone_pairs_the_pipeline(const char *tracegen, const hta_settin
     CHECK(system(command) == 0, "cleaned up");
 }
 
+/* The host PyTorch's tensorboard_trace_handler writes into a file name,
+ * HOST_PID.TIMESTAMP.pt.trace.json: dots and underscores in the host kept,
+ * anything else no host. */
+static void test_host_from_file_name(void)
+{
+    static const struct {
+        const char *path, *host;
+    } cases[] = {
+        {"/a/b/node7_1234.1700000000000.pt.trace.json", "node7"},
+        {"gpu-a.cluster.local_99.17.pt.trace.json.gz", "gpu-a.cluster.local"},
+        {"my_host_12.34.pt.trace.json", "my_host"},
+        {"rank-3.json", NULL},
+        {"host_pid.17.pt.trace.json", NULL},
+        {"host_12.ts.pt.trace.json", NULL},
+        {"_12.34.pt.trace.json", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t len = 0;
+        const char *host = hta_host_from_file_name(cases[i].path, &len);
+        int same = cases[i].host ? host && len == strlen(cases[i].host) &&
+                                       memcmp(host, cases[i].host, len) == 0
+                                 : host == NULL;
+        CHECK(same, "%s: host %.*s", cases[i].path, host ? (int)len : 6, host ? host : "(none)");
+    }
+}
+
+/* The hypergeometric tail against sums done by hand: all 8 flagged ranks
+ * of 32 on one node of 8 is 1 / C(32, 8); one flagged rank of 8 on a node
+ * of 8 ranks of 32, 1 - C(24, 8) / C(32, 8) (fewer than one is certain). */
+static void test_hypergeometric_tail(void)
+{
+    double all = hta_hypergeometric_tail(8, 8, 8, 32), one = hta_hypergeometric_tail(1, 8, 8, 32);
+    CHECK(fabs(all * 10518300.0 - 1) < 1e-9, "P(8 of 8) = %.6g", all);
+    CHECK(fabs(one - (1 - 735471.0 / 10518300.0)) < 1e-12, "P(>= 1) = %.12g", one);
+    CHECK(hta_hypergeometric_tail(0, 8, 8, 32) == 1.0, "P(>= 0) = 1");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -275,6 +314,8 @@ int main(int argc, char **argv)
     test_alone_finds_the_straggler(dir, &s);
     test_entry_keeps_what_stays(dir, &s);
     test_alone_pairs_the_pipeline(argv[2], &s);
+    test_host_from_file_name();
+    test_hypergeometric_tail();
     char command[4200];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     CHECK(system(command) == 0, "cleaned up");

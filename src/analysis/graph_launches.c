@@ -64,32 +64,42 @@ static int compare_call(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int is_graph_launch(const hta_trace *t, const hta_event *e)
+/* The ids of the graph launch calls' names in this trace. */
+typedef struct graph_names {
+    uint32_t ids[3];
+    size_t n;
+} graph_names;
+
+static int is_graph_launch(const graph_names *g, const hta_event *e)
 {
     if (hta_event_is_gpu(e))
         return 0;
-    const char *name = hta_event_name(t, e);
-    for (const char *const *api = GRAPH_LAUNCH_APIS; *api; api++)
-        if (strcmp(name, *api) == 0)
+    for (size_t i = 0; i < g->n; i++)
+        if (e->name == g->ids[i])
             return 1;
     return 0;
 }
 
-/* The graph launch calls of the trace, ordered by address for lookups. */
-static replay *find_calls(const hta_trace *t, size_t *n)
+/* The graph launch calls of the trace (*n of them; NULL when out of
+ * memory or when there are none). */
+static replay *find_calls(const hta_trace *t, size_t *n, int *failed)
 {
-    int any = 0;
-    for (const char *const *api = GRAPH_LAUNCH_APIS; *api; api++)
-        any |= hta_strtab_find(&t->names, *api, strlen(*api)) != UINT32_MAX;
+    graph_names g = {.n = 0};
+    for (const char *const *api = GRAPH_LAUNCH_APIS; *api; api++) {
+        uint32_t id = hta_strtab_find(&t->names, *api, strlen(*api));
+        if (id != UINT32_MAX)
+            g.ids[g.n++] = id;
+    }
     *n = 0;
-    if (!any)
+    if (g.n == 0)
         return NULL;
     size_t count = 0;
     for (size_t i = 0; i < t->n_events; i++)
-        count += is_graph_launch(t, &t->events[i]);
+        count += is_graph_launch(&g, &t->events[i]);
     replay *r = calloc(count ? count : 1, sizeof *r);
+    *failed = !r;
     for (size_t i = 0; r && i < t->n_events; i++)
-        if (is_graph_launch(t, &t->events[i]))
+        if (is_graph_launch(&g, &t->events[i]))
             r[(*n)++] = (replay){.call = &t->events[i], .first_kernel = UINT32_MAX};
     return r;
 }
@@ -190,10 +200,11 @@ static int put_row(hta_table *t, const hta_rank_view *v, const replay *r, size_t
 int hta_graph_launches(const hta_rank_view *view, hta_tableset *out, hta_error *err)
 {
     size_t n = 0;
-    replay *r = find_calls(view->trace, &n);
+    int failed = 0;
+    replay *r = find_calls(view->trace, &n, &failed);
     if (n == 0) {
         free(r);
-        return 0;
+        return failed ? hta_fail(err, "out of memory listing the graph launches") : 0;
     }
     qsort(r, n, sizeof *r, compare_call);
     for (size_t i = 0; i < view->n_gpu; i++) {
