@@ -35,7 +35,7 @@ def assert_counts(g, truth):
 
 def test_full_coverage_counts_spans_and_busy_time_equal_the_truth():
     d, truth = graph_job()
-    out, _ = analyse(d)
+    out, p = analyse(d)
     g = table(out, "/graph_launches")
     assert_counts(g, truth)
     assert (g.signature != "").all() and (g.recorded == g.launches).all(), g
@@ -47,6 +47,7 @@ def test_full_coverage_counts_spans_and_busy_time_equal_the_truth():
         assert (rows.kernels_min == want["kernels"]).all(), (first, rows)
     notes = table(out, "/ranks").input_notes
     assert (notes == "").all(), notes
+    assert "Graph replays" not in p.stdout, p.stdout
 
 
 def test_unrecorded_replays_are_counted_and_noted():
@@ -54,9 +55,13 @@ def test_unrecorded_replays_are_counted_and_noted():
     kernels equal the truth, the unrecorded ones in a row without a
     signature, and every rank's input notes say so."""
     d, truth = graph_job("--graph-drop", "3")
-    out, _ = analyse(d, processes=2)
+    out, p = analyse(d, processes=2)
     g = table(out, "/graph_launches")
     assert_counts(g, truth)
+    missing = sum(w["launches"] - w["recorded"] for w in truth["ranks"].values())
+    launches = sum(w["launches"] for w in truth["ranks"].values())
+    assert f"Graph replays: {missing} of {launches} CUDA/HIP graph launches left no GPU " \
+           "event, on 2 ranks" in p.stdout, p.stdout
     unrecorded = g[g.signature == ""]
     assert (unrecorded.recorded == 0).all() and len(unrecorded) == 2, g
     for note, (rank, want) in zip(table(out, "/ranks").input_notes, truth["ranks"].items()):

@@ -136,7 +136,7 @@ def strip_comments(text):
 # Where a literal equal to a table's name is not the table: a column of
 # that name, an analysis of that name (analysis/registry.c), an option,
 # a key of the trace's JSON, or a value put into a cell.
-NOT_A_TABLE = re.compile(r'"\s*,\s*(?:HTA_COL_|hta_\w+\s*\}|\.run_\w+\s*=|\w+_argument)')
+NOT_A_TABLE = re.compile(r'"\s*,\s*(?:HTA_COL_|hta_\w+\s*\}|\.run\w*\s*=|\w+_argument)')
 OPTION_ENTRY = re.compile(r'\b[A-Z]+\(\w+,\s*\w+,\s*$')  # settings/settings.h
 JSON_KEY = re.compile(r'cJSON_\w+\([^,()]+,\s*$')
 

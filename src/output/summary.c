@@ -6,6 +6,7 @@
  * fifteen) and the flagged stragglers (at most five), so it stays readable
  * for a thousand ranks; the HDF5 file has the rest. */
 
+#include "analysis/graph_launches.h"
 #include "analysis/ranks_table.h"
 #include "analysis/temporal_breakdown.h"
 #include "crossrank/clock_offsets.h"
@@ -185,6 +186,18 @@ static void print_stragglers(const hta_tableset *set)
         printf("  ... %zu more\n", n_flagged - shown);
 }
 
+/* The cause /stragglers gives for rank, NULL when none. */
+static const char *straggler_cause_of(const hta_tableset *set, int64_t rank)
+{
+    const hta_table *t = hta_tableset_find(set, hta_stragglers_table.name);
+    for (size_t r = 0; t && r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        if (row[HTA_STRAGGLERS_RANK].i == rank)
+            return row[HTA_STRAGGLERS_CAUSE].s[0] ? row[HTA_STRAGGLERS_CAUSE].s : NULL;
+    }
+    return NULL;
+}
+
 /* The rank whose delays cost the job most wait per step (the rows of
  * /delay_costs come by rank), and the cause of most of its cost. */
 static void print_delay_costs(const hta_tableset *set)
@@ -220,11 +233,38 @@ static void print_delay_costs(const hta_tableset *set)
         if (c > cause_cost)
             cause = row[HTA_DELAY_COSTS_CAUSE].s, cause_cost = c;
     }
+    int64_t rank = hta_table_row(t, worst)[HTA_DELAY_COSTS_RANK].i;
     double n = (double)steps->n_rows;
     printf("\nDelay costs: rank %lld's lateness costs the job %.1f us of waiting per step "
-           "(%.1f direct, %.1f propagated), most of it when its %s stood out; see /delay_costs\n",
-           (long long)hta_table_row(t, worst)[HTA_DELAY_COSTS_RANK].i, worst_cost / n, direct / n,
-           (worst_cost - direct) / n, cause);
+           "(%.1f direct, %.1f propagated), most of it when its %s stood out",
+           (long long)rank, worst_cost / n, direct / n, (worst_cost - direct) / n, cause);
+    const char *straggler_cause = straggler_cause_of(set, rank);
+    if (straggler_cause)
+        printf("; /stragglers gives the cause as %s", straggler_cause);
+    printf("; see /delay_costs\n");
+}
+
+/* The ranks whose CUDA/HIP graph replays were not all recorded, whose
+ * idle time is then an upper bound (analysis/graph_launches.c). */
+static void print_graph_coverage(const hta_tableset *set)
+{
+    const hta_table *t = hta_tableset_find(set, hta_graph_launches_table.name);
+    int64_t launches = 0, recorded = 0, last_rank = -1;
+    size_t ranks = 0;
+    for (size_t r = 0; t && r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        int64_t missing = row[HTA_GRAPH_LAUNCHES_LAUNCHES].i - row[HTA_GRAPH_LAUNCHES_RECORDED].i;
+        launches += row[HTA_GRAPH_LAUNCHES_LAUNCHES].i;
+        recorded += row[HTA_GRAPH_LAUNCHES_RECORDED].i;
+        ranks += missing > 0 && row[HTA_GRAPH_LAUNCHES_RANK].i != last_rank;
+        if (missing > 0)
+            last_rank = row[HTA_GRAPH_LAUNCHES_RANK].i;
+    }
+    if (recorded < launches)
+        printf("\nGraph replays: %lld of %lld CUDA/HIP graph launches left no GPU event, on %zu "
+               "ranks: their idle time is an upper bound and stays out of the outlier search "
+               "(see /graph_launches)\n",
+               (long long)(launches - recorded), (long long)launches, ranks);
 }
 
 /* The hosts whose clock offset was taken out before the waits. */
@@ -326,6 +366,7 @@ void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
     if (ranks)
         print_failures(ranks);
     print_breakdown(set);
+    print_graph_coverage(set);
     print_outliers(set, opt);
     print_stragglers(set);
     print_delay_costs(set);

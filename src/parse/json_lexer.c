@@ -564,17 +564,6 @@ int lx_read_long_key(lexer *lx)
 }
 
 /* Enters an object: 1 when it has members, 0 when empty, -1 on error. */
-int lx_open(lexer *lx, char open, char close, const char *what)
-{
-    if (lx_expect(lx, open, what))
-        return -1;
-    if (lx_peek_token(lx) == (unsigned char)close) {
-        lx->p++;
-        return 0;
-    }
-    return 1;
-}
-
 
 void lx_free(lexer *lx)
 {

@@ -162,8 +162,6 @@ const char *lx_plain_array_end(const char *p);
 int lx_skip_container(lexer *lx, int c);
 /* Slow path of lx_read_key: a key with escapes, or near the buffer's end. */
 int lx_read_long_key(lexer *lx);
-/* Enters an object: 1 when it has members, 0 when empty, -1 on error. */
-int lx_open(lexer *lx, char open, char close, const char *what);
 /* Frees what the lexer owns (the buffer, its stacks, the kept texts). */
 void lx_free(lexer *lx);
 
@@ -411,6 +409,20 @@ static inline long lx_plain_key_length(const lexer *lx)
 #endif
     const char *q = lx_plain_string_end(lx);
     return q && lx->end - q >= 2 && q[1] == ':' ? q - start : -1;
+}
+
+/* Enters an object or array: 1 when it has members, 0 when empty, -1 on
+ * error.  Inline: every event opens one or two. */
+static inline int lx_open(lexer *lx, char open, char close, const char *what)
+{
+    if (lx_peek_token(lx) != (unsigned char)open)
+        return lx_error(lx, what);
+    lx->p++;
+    if (lx_peek_token(lx) == (unsigned char)close) {
+        lx->p++;
+        return 0;
+    }
+    return 1;
 }
 
 /* Reads `"key":`; lx->key then points at the decoded name.  Inline, as
