@@ -64,6 +64,23 @@ def test_gpus_per_node_places_ranks_whatever_the_file_names():
         a, b = table(by_host, name), table(placed, name)
         assert a.equals(b), (name, a, b)
     assert list(table(placed, "/nodes").named) == [0, 1, 0, 0]
+    hostfile = os.path.join(tmpdir(), "hosts")
+    with open(hostfile, "w") as f:
+        f.write("# the job's nodes\n" + "".join(f"gpu-{k}.example slots=8\n" for k in range(4)))
+    listed, _ = analyse(renamed, extra=["--hostfile", hostfile])
+    nodes = table(listed, "/nodes")
+    assert list(nodes.host) == [f"gpu-{k}.example" for k in range(4)], nodes
+    a, b = table(placed, "/nodes").drop(columns="host"), nodes.drop(columns="host")
+    assert a.equals(b), (a, b)
+
+
+def test_a_hostfile_that_cannot_be_read_is_a_usage_error():
+    """One line naming the file and the line, before any trace is read."""
+    bad = os.path.join(tmpdir(), "hosts")
+    with open(bad, "w") as f:
+        f.write("node0 slots=8\nnode1 slots=eight\n")
+    _, p = analyse(node_job(), extra=["--hostfile", bad], expect=2)
+    assert f"--hostfile {bad}: line 2 is not HOST [slots=N]" in p.stderr, p.stderr
 
 
 def test_collective_summary_splits_within_and_across_nodes():

@@ -8,6 +8,7 @@
 #include "cli/options.h"
 #include "diff/diff_command.h"
 #include "hta/version.h"
+#include "crossrank/hosts.h"
 #include "model/gpu_peaks.h"
 #include "run/head_start.h"
 #include "run/pipeline.h"
@@ -22,12 +23,25 @@ static int gpu_spec_readable(const hta_settings *s, hta_error *err)
     return !spec || hta_gpu_spec_read(spec, &peaks, err) == 0;
 }
 
+/* So is a --hostfile that cannot be read. */
+static int hostfile_readable(const hta_settings *s, hta_error *err)
+{
+    hta_hostfile hf;
+    if (!s->crossrank.hostfile)
+        return 1;
+    if (hta_hostfile_read(s->crossrank.hostfile, &hf, err))
+        return 0;
+    hta_hostfile_free(&hf);
+    return 1;
+}
+
 hta_command_action hta_command_parse(hta_settings *s, int argc, char **argv, hta_error *err)
 {
     hta_settings_free(s);
     switch (hta_parse_options(argc, argv, s, err)) {
     case HTA_CLI_RUN:
-        return gpu_spec_readable(s, err) ? HTA_COMMAND_RUN : HTA_COMMAND_USAGE_ERROR;
+        return gpu_spec_readable(s, err) && hostfile_readable(s, err) ? HTA_COMMAND_RUN
+                                                                      : HTA_COMMAND_USAGE_ERROR;
     case HTA_CLI_HELP: return HTA_COMMAND_HELP;
     case HTA_CLI_VERSION: return HTA_COMMAND_VERSION;
     default: return HTA_COMMAND_USAGE_ERROR;

@@ -311,8 +311,11 @@ int hta_clock_offsets_results(hta_tableset *set, const hta_crossrank_settings *o
         return 0;
     hta_rank_hosts h;
     hta_table *t = NULL;
-    int rc = hta_rank_hosts_find(set, opt->gpus_per_node, &h) ||
-             !(t = hta_tableset_table(set, &hta_clock_offsets_table));
+    if (hta_rank_hosts_find(set, opt, &h, err)) {
+        hta_rank_hosts_free(&h);
+        return -1;
+    }
+    int rc = !(t = hta_tableset_table(set, &hta_clock_offsets_table));
     for (size_t r = 0; rc == 0 && r < nodes->n_rows; r++) {
         const hta_cell *row = hta_table_row(nodes, r);
         uint32_t node = (uint32_t)row[HTA_NODE_CLOCKS_NODE].i;

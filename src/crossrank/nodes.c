@@ -259,9 +259,9 @@ static void add_node_rows(hta_table *t, const hta_rank_hosts *h, const node_figu
 int hta_node_statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     hta_rank_hosts h;
-    if (hta_rank_hosts_find(set, opt->gpus_per_node, &h)) {
+    if (hta_rank_hosts_find(set, opt, &h, err)) {
         hta_rank_hosts_free(&h);
-        return hta_fail(err, "out of memory finding the ranks' nodes");
+        return -1;
     }
     if (h.n_ranks == 0) {
         hta_rank_hosts_free(&h);

@@ -38,7 +38,7 @@
 #include "run/discover.h"
 #include "run/file_list.h"
 #include "run/progress.h"
-#include "run/timeline_bins.h"
+#include "analysis/timeline_bins.h"
 #include "table/table_stash.h"
 #include "util/clock.h"
 
@@ -202,8 +202,8 @@ int hta_crossrank_alone(hta_tableset *all, const hta_settings *opt, hta_rank_map
 {
     if (hta_resolve_ranks(all, &opt->run.ranks, map, err))
         return -1;
-    if (hta_rank_map_find_nodes(map, all, opt->crossrank.gpus_per_node))
-        return hta_fail(err, "out of memory finding the ranks' nodes");
+    if (hta_rank_map_find_nodes(map, all, &opt->crossrank, err))
+        return -1;
     hta_processes alone = {.me = HTA_ROOT, .n = 1, .mpi = 0};
     hta_tableset exchanged = {0};
     size_t n_valid = 0;
@@ -277,8 +277,8 @@ static int share_rank_map(hta_run_context *run)
         if (hta_resolve_ranks(&run->all, &run->opt->run.ranks, map, &err)) {
             report(err.text);
             header[0] = 1;
-        } else if (hta_rank_map_find_nodes(map, &run->all, run->opt->crossrank.gpus_per_node)) {
-            report("out of memory finding the ranks' nodes");
+        } else if (hta_rank_map_find_nodes(map, &run->all, &run->opt->crossrank, &err)) {
+            report(err.text);
             header[0] = 1;
         }
         header[1] = (int64_t)map->n_files;

@@ -189,13 +189,14 @@ int hta_resolve_ranks(hta_tableset *set, const hta_rank_list *wanted, hta_rank_m
     return hta_apply_rank_map(set, map, err);
 }
 
-int hta_rank_map_find_nodes(hta_rank_map *map, const hta_tableset *set, int gpus_per_node)
+int hta_rank_map_find_nodes(hta_rank_map *map, const hta_tableset *set,
+                            const hta_crossrank_settings *opt, hta_error *err)
 {
     hta_rank_hosts h;
-    int rc = hta_rank_hosts_find(set, gpus_per_node, &h);
+    int rc = hta_rank_hosts_find(set, opt, &h, err);
     if (rc == 0 && h.n_ranks > 0) {
         map->node_of_file = malloc((map->n_files ? map->n_files : 1) * sizeof *map->node_of_file);
-        rc = map->node_of_file ? 0 : -1;
+        rc = map->node_of_file ? 0 : hta_fail(err, "out of memory finding the ranks' nodes");
     }
     for (size_t f = 0; rc == 0 && h.n_ranks > 0 && f < map->n_files; f++) {
         size_t i = hta_lower_bound_i64(h.rank, h.n_ranks, map->rank_of_file[f]);

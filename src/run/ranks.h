@@ -28,8 +28,10 @@ int64_t *hta_rank_map_kept_ranks(const hta_rank_map *map, size_t *n);
 
 /* Root, after hta_resolve_ranks: the node of every kept file's rank
  * (crossrank/hosts.h) into map->node_of_file, left NULL when the hosts
- * are unknown.  -1 when out of memory. */
-int hta_rank_map_find_nodes(hta_rank_map *map, const hta_tableset *set, int gpus_per_node);
+ * are unknown.  -1 with err when out of memory or the hostfile cannot be
+ * read. */
+int hta_rank_map_find_nodes(hta_rank_map *map, const hta_tableset *set,
+                            const hta_crossrank_settings *opt, hta_error *err);
 
 /* The node of each of the n ranks in kept (ascending, from
  * hta_rank_map_kept_ranks) into *nodes, an array the caller frees; *nodes

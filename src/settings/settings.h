@@ -109,6 +109,10 @@
               "ranks r..r+N-1 (r a multiple of N) share a\n"                                     \
               "node (default 0: the host in each file name,\n"                                   \
               "HOST_PID.TIME.pt.trace.json)", "gpus_per_node", 0)                                 \
+    CROSSRANK(hostfile, text, "hostfile", 0, NULL, 0, NULL, "FILE",                              \
+              "the nodes in rank order, one a line: HOST\n"                                     \
+              "[slots=N] (Open MPI's hostfile; N ranks each,\n"                                 \
+              "default 1), for /nodes and the clocks", "hostfile", 0)                            \
     CROSSRANK(align_clocks, choice, "align-clocks", 0, 0, 0, HTA_WORDS("auto", "on", "off"),     \
               "WHEN", "take each host's clock offset, measured on the\n"                          \
               "collectives, out before the waits: auto (when\n"                                  \
