@@ -31,7 +31,7 @@
 #include "run/discover.h"
 #include "run/pipeline.h"
 #include "run/ranks.h"
-#include "run/timeline_bins.h"
+#include "analysis/timeline_bins.h"
 #include "checks.h"
 
 /* Writes bytes to a memfd, named by path (room for 64); returns the fd. */

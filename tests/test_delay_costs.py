@@ -52,7 +52,7 @@ def test_one_delay_costs_what_the_simulation_says():
     line = [l for l in p.stdout.splitlines() if l.startswith("Delay costs:")]
     assert len(line) == 1, p.stdout
     m = re.search(r"rank (\d+)'s lateness costs the job ([\d.]+) us .* per step \(([\d.]+) direct, "
-                  r"([\d.]+) propagated\), most of it when its (\w+) stood out", line[0])
+                  r"([\d.]+) propagated\), most of it when its (\w+) stood out;", line[0])
     assert m and m.group(1) == "2" and m.group(5) == "compute", line
     assert_close(float(m.group(2)), 7000 / 3, "per step", abs_tol=0.1)
     assert_close(float(m.group(3)), 4000 / 3, "direct per step", abs_tol=0.1)
@@ -65,6 +65,21 @@ def test_more_ranks_more_cost():
     d, truth = delay_job(12)
     out, _ = analyse(d, processes=2)
     check_costs(out, truth)
+
+
+def test_point_to_point_waits_are_charged_too():
+    """A 1F1B pipeline (hta-tracegen --pp): its waits are at sends and
+    receives; charged to the late sender or receiver, directly or passed
+    back along the stages, they still add up to the pairs' waits."""
+    d = os.path.join(tmpdir(), "pp")
+    subprocess.run([TRACEGEN, "--pp", "4", "-o", d], check=True)
+    out, _ = analyse(d, processes=2)
+    costs = table(out, "/delay_costs")
+    pairs = table(out, "/p2p")
+    waits = pairs.late_sender_us.sum() + pairs.late_receiver_us.sum()
+    assert waits > 0 and (costs.propagated_us > 0).any(), costs
+    assert_close(costs.total_us.sum(), waits + table(out, "/steps").wait_us.sum(),
+                 "costs add up to the waits", rel_tol=1e-9, abs_tol=US * len(pairs))
 
 
 if __name__ == "__main__":

@@ -166,6 +166,15 @@ def test_coalesced_batches_pair_at_the_op_level():
     assert batches and len(ops) == 2 * len(batches), (len(ops), len(batches))
     assert len(kernels) < sum(1 for w in truth["pairs"] if 2 in (w["src"], w["dst"])), \
         "batches should hold two ops per kernel"
+    # A batch's kernel is communication time once, not once per op.
+    by = table(out, "/comm_by_group").set_index("rank")
+    assert (by.exposed_transfer_us >= -NS).all(), by
+    for rank in by.index:
+        with open(os.path.join(d, f"rank-{rank}.json")) as f:
+            kernels = [e for e in json.load(f)["traceEvents"]
+                       if e.get("cat") == "kernel" and "SendRecv" in e["name"]]
+        assert_close(by.loc[rank, "comm_us"], sum(k["dur"] for k in kernels), f"rank {rank}",
+                     abs_tol=NS * len(kernels))
 
 
 def test_the_last_stage_causes_its_injected_delay_per_microbatch():

@@ -481,6 +481,15 @@ static void test_indentation_and_skipped_arrays(void)
           "keys like the event keys: %s", err.text);
     if (rc == 0)
         hta_trace_free(&t);
+    const char *args = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":2,"
+                       "\"args\":{\"streams\":3,\"stream\" :5,\"correlationx\":1,"
+                       "\"c\\u006frrelation\":9,\"grid\":{\"x\":[1]},\"queued\":\"no\"}}]";
+    rc = parse(args, &t, &err);
+    CHECK(rc == 0 && t.n_events == 1 && hta_event_is_gpu(&t.events[0]) &&
+              t.events[0].stream == 5 && hta_event_correlation(&t, &t.events[0]) == 9,
+          "args keys like the args keys: %s", err.text);
+    if (rc == 0)
+        hta_trace_free(&t);
     expect_error("[{\"a\":[1,[2,\"x\"}]", "expected ',' or ']'");
     expect_error("[{\"a\":[1,\"x\\", "unterminated string");
 }

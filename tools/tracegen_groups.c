@@ -106,12 +106,6 @@ typedef struct gen {
     int first_instance;
 } gen;
 
-static void die(const char *what)
-{
-    fprintf(stderr, "hta-tracegen: %s\n", what);
-    exit(2);
-}
-
 /* Members of the group of kind k that rank belongs to, ascending. */
 static int members(const gen *g, group_kind k, int rank, int *out)
 {
@@ -174,7 +168,7 @@ static void open_rank(gen *g, int r)
     snprintf(path, sizeof path, "%s/rank-%d.json", g->dir, r);
     FILE *f = g->out[r] = fopen(path, "w");
     if (!f)
-        die("cannot write a rank file");
+        tg_fail("cannot write a rank file", NULL);
     fprintf(f, "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, "
                "\"world_size\": %d, \"pg_count\": %d, \"pg_config\": [",
             r, g->world, 1 + g->dp + g->tp);
@@ -455,21 +449,18 @@ int tracegen_groups_main(int argc, char **argv)
     parse(&g, argc, argv);
     build_program(&g);
     if (mkdir(g.dir, 0777) && errno != EEXIST)
-        die("cannot create the output directory");
+        tg_fail("cannot create the output directory", NULL);
     size_t w = (size_t)g.world;
-    g.clock = calloc(w, sizeof *g.clock);
-    g.compute_end = calloc(w, sizeof *g.compute_end);
-    g.compute_launch = calloc(w, sizeof *g.compute_launch);
-    g.wait = calloc(w, sizeof *g.wait);
-    g.caused = calloc(w, sizeof *g.caused);
-    g.last_count = calloc(w, sizeof *g.last_count);
-    g.seq = calloc((size_t)(g.tp + g.dp), sizeof *g.seq);
-    g.out = calloc(w, sizeof *g.out);
-    g.next_id = calloc(w, sizeof *g.next_id);
-    g.first_event = calloc(w, sizeof *g.first_event);
-    if (!g.clock || !g.compute_end || !g.compute_launch || !g.wait || !g.caused || !g.last_count || !g.seq || !g.out || !g.next_id ||
-        !g.first_event)
-        die("out of memory");
+    g.clock = tg_calloc(w, sizeof *g.clock);
+    g.compute_end = tg_calloc(w, sizeof *g.compute_end);
+    g.compute_launch = tg_calloc(w, sizeof *g.compute_launch);
+    g.wait = tg_calloc(w, sizeof *g.wait);
+    g.caused = tg_calloc(w, sizeof *g.caused);
+    g.last_count = tg_calloc(w, sizeof *g.last_count);
+    g.seq = tg_calloc((size_t)(g.tp + g.dp), sizeof *g.seq);
+    g.out = tg_calloc(w, sizeof *g.out);
+    g.next_id = tg_calloc(w, sizeof *g.next_id);
+    g.first_event = tg_calloc(w, sizeof *g.first_event);
     for (int r = 0; r < g.world; r++) {
         g.clock[r] = ORIGIN_NS + 1000 * r;
         g.next_id[r] = 1000;
@@ -478,7 +469,7 @@ int tracegen_groups_main(int argc, char **argv)
     char path[4096];
     snprintf(path, sizeof path, "%s.truth.json", g.dir);
     if (!(g.truth = fopen(path, "w")))
-        die("cannot write the ground truth");
+        tg_fail("cannot write the ground truth", NULL);
     fputs("{\"instances\": [", g.truth);
     g.first_instance = 1;
     simulate(&g);
@@ -486,7 +477,7 @@ int tracegen_groups_main(int argc, char **argv)
     for (int r = 0; r < g.world; r++) {
         fprintf(g.out[r], "\n]}\n");
         if (fclose(g.out[r]))
-            die("cannot write a rank file");
+            tg_fail("cannot write a rank file", NULL);
         fprintf(g.truth,
                 "%s\n  {\"rank\": %d, \"total_wait_us\": %.3f, \"caused_wait_us\": %.3f, "
                 "\"arrived_last\": %" PRId64 "}",
@@ -494,7 +485,7 @@ int tracegen_groups_main(int argc, char **argv)
     }
     fputs("\n]}\n", g.truth);
     if (fclose(g.truth))
-        die("cannot write the ground truth");
+        tg_fail("cannot write the ground truth", NULL);
     free(g.clock);
     free(g.compute_end);
     free(g.compute_launch);

@@ -39,14 +39,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tracegen_common.h"
 #include "tracegen_ops.h"
@@ -347,48 +345,23 @@ static void write_rank_truth(FILE *f, const ops_rank *k, int64_t r, bool last)
 
 int tracegen_ops_main(int argc, char **argv)
 {
-    const char *dir = NULL;
-    int64_t world = 2, steps = 3;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--ops-truth"))
-            continue;
-        if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-            dir = v;
-        else if (!strcmp(a, "--ranks"))
-            world = tg_json_count(a, v, 4096);
-        else if (!strcmp(a, "--steps"))
-            steps = tg_json_count(a, v, OPS_MAX_STEPS);
-        else
-            tg_fail("--ops-truth takes only -o DIR, --ranks N, --steps S: ", a);
-        i++;
-    }
-    if (!dir)
-        tg_fail("--ops-truth needs -o DIR", NULL);
-    if (mkdir(dir, 0777) && errno != EEXIST)
-        tg_fail("cannot create ", dir);
-
-    char path[4096];
-    snprintf(path, sizeof path, "%s.ops_truth.json", dir);
-    FILE *truth = fopen(path, "w");
-    if (!truth)
-        tg_fail("cannot write ", path);
-    fputs("{\"ranks\": {\n", truth);
-    for (int64_t r = 0; r < world; r++) {
+    tg_truth_job job = {.ranks = 2, .steps = 3};
+    tg_truth_job_parse(&job, argc, argv, "--ops-truth", 4096, OPS_MAX_STEPS);
+    char truth_path[4096], path[4096];
+    FILE *truth = tg_truth_open(&job, ".ops_truth.json", truth_path);
+    for (int64_t r = 0; r < job.ranks; r++) {
         ops_rank k = {.first_event = true, .next_corr = 1};
-        k.gaps = calloc((size_t)(4 * steps), sizeof *k.gaps);
-        snprintf(path, sizeof path, "%s/rank-%" PRId64 ".json", dir, r);
+        k.gaps = calloc((size_t)(4 * job.steps), sizeof *k.gaps);
+        snprintf(path, sizeof path, "%s/rank-%" PRId64 ".json", job.dir, r);
         k.f = fopen(path, "w");
         if (!k.f || !k.gaps)
             tg_fail("cannot write ", path);
-        write_rank_trace(&k, r, world, steps);
+        write_rank_trace(&k, r, job.ranks, job.steps);
         if (fclose(k.f))
             tg_fail("write failed: ", path);
-        write_rank_truth(truth, &k, r, r + 1 == world);
+        write_rank_truth(truth, &k, r, r + 1 == job.ranks);
         free(k.gaps);
     }
-    fputs("}}\n", truth);
-    if (fclose(truth))
-        tg_fail("write failed: ", dir);
+    tg_truth_close(truth, truth_path);
     return 0;
 }

@@ -45,6 +45,7 @@ static const hta_column COLUMNS[HTA_COMM_OPS_N_COLUMNS] = {
     [HTA_COMM_OPS_DURATIONS] = {"durations", HTA_COL_STR},
     [HTA_COMM_OPS_OVERLAPS] = {"overlaps", HTA_COL_STR},
     [HTA_COMM_OPS_STEPS] = {"steps", HTA_COL_STR},
+    [HTA_COMM_OPS_SAME_KERNEL] = {"same_kernel", HTA_COL_STR},
     [HTA_COMM_OPS_SPLITS] = {"splits", HTA_COL_STR},
 };
 const hta_table_spec hta_comm_ops_table = {
@@ -316,9 +317,9 @@ static int same_kind(const hta_comm_meta *a, const hta_comm_meta *b)
 
 /* Scratch for one group's row: a value per kernel for each series. */
 typedef struct row_scratch {
-    uint64_t *kind, *gap, *overlap;
+    uint64_t *kind, *gap, *overlap, *same_kernel;
     int64_t *seq, *duration, *step;
-    hta_buf kinds, packed[6], splits;
+    hta_buf kinds, packed[7], splits;
 } row_scratch;
 
 /* Appends a kernel's split sizes, "in TAB out NL" ("[2, 1]" lists as
@@ -347,8 +348,9 @@ static int put_kind(hta_buf *b, const hta_comm_set *s, const hta_comm_meta *m)
 /* One row for the kernels k[0..n) of one group, in start order: the
  * group's strings once, the distinct kinds once, and per kernel its kind's
  * index, Seq, start (as the gap since the previous one), duration,
- * compute overlap and step packed (table/packed_ints.h).  The ordinal is the
- * position in the series. */
+ * compute overlap, step and whether it is the previous op's kernel (the
+ * ops of a coalesced batch share one) packed (table/packed_ints.h).  The
+ * ordinal is the position in the series. */
 static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_steps *steps,
                      const comm_kernel *k, size_t n, row_scratch *r)
 {
@@ -369,8 +371,9 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
         r->duration[i] = e->dur_ns;
         r->overlap[i] = (uint64_t)compute_overlap(v, e->ts_ns, hta_event_end(e));
         r->step[i] = step >= 0 ? steps->steps[step].number : -1;
+        r->same_kernel[i] = i && k[i - 1].event == e;
     }
-    for (int p = 0; p < 6; p++)
+    for (int p = 0; p < 7; p++)
         r->packed[p].len = 0;
     if (hta_buf_putc(&r->kinds, '\0') || hta_buf_putc(&r->splits, '\0') ||
         hta_pack_series(&r->packed[0], r->kind, n) ||
@@ -378,7 +381,8 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
         hta_pack_series(&r->packed[2], r->gap, n) ||
         hta_pack_signed_series(&r->packed[3], r->duration, n) ||
         hta_pack_series(&r->packed[4], r->overlap, n) ||
-        hta_pack_signed_series(&r->packed[5], r->step, n))
+        hta_pack_signed_series(&r->packed[5], r->step, n) ||
+        hta_pack_series(&r->packed[6], r->same_kernel, n))
         return -1;
     const hta_comm_meta *m = k[0].meta;
     hta_row_builder row = hta_table_add_row(t);
@@ -391,7 +395,7 @@ static int put_group(hta_table *t, const hta_rank_view *v, const hta_profiler_st
     hta_row_put_str(&row, r->packed[0].data);
     hta_row_put_str(&row, r->packed[1].data);
     hta_row_put_i64(&row, k[0].event->ts_ns);
-    for (int p = 2; p < 6; p++)
+    for (int p = 2; p < 7; p++)
         hta_row_put_str(&row, r->packed[p].data);
     hta_row_put_str(&row, r->splits.data);
     return hta_row_done(&row);
@@ -403,8 +407,9 @@ static int put_groups(hta_table *t, const hta_rank_view *v, const hta_profiler_s
     row_scratch r = {.kind = malloc(n * sizeof *r.kind), .gap = malloc(n * sizeof *r.gap),
                      .overlap = malloc(n * sizeof *r.overlap), .seq = malloc(n * sizeof *r.seq),
                      .duration = malloc(n * sizeof *r.duration),
-                     .step = malloc(n * sizeof *r.step)};
-    int rc = r.kind && r.gap && r.overlap && r.seq && r.duration && r.step ? 0 : -1;
+                     .step = malloc(n * sizeof *r.step),
+                     .same_kernel = malloc(n * sizeof *r.same_kernel)};
+    int rc = r.kind && r.gap && r.overlap && r.seq && r.duration && r.step && r.same_kernel ? 0 : -1;
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && k[end].meta->pg_name == k[i].meta->pg_name;)
             end++;
@@ -416,9 +421,10 @@ static int put_groups(hta_table *t, const hta_rank_view *v, const hta_profiler_s
     free(r.seq);
     free(r.duration);
     free(r.step);
+    free(r.same_kernel);
     hta_buf_free(&r.kinds);
     hta_buf_free(&r.splits);
-    for (int p = 0; p < 6; p++)
+    for (int p = 0; p < 7; p++)
         hta_buf_free(&r.packed[p]);
     return rc;
 }

@@ -5,7 +5,7 @@
  * every process has parsed its traces, so this analysis cannot bin.  It
  * leaves three merged interval lists (COMPUTATION union, COMMUNICATION
  * union, their intersection) and the GPU extent in the process-local table
- * "_timeline_segments", one row per layer; run/timeline_bins.c bins them
+ * "_timeline_segments", one row per layer; analysis/timeline_bins.c bins them
  * once the range is agreed and drops the segments before anything is
  * gathered.  They stay until the process's last trace is analysed, so they
  * are packed as a series (table/packed_ints.h) after the first start: for

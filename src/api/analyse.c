@@ -16,7 +16,7 @@
 #include "run/discover.h"
 #include "run/pipeline.h"
 #include "run/threads.h"
-#include "run/timeline_bins.h"
+#include "analysis/timeline_bins.h"
 
 /* The ranks row of a failed file names why: that is the caller's error. */
 static int first_failure(const hta_tableset *set, hta_error *err)

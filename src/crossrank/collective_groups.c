@@ -574,20 +574,33 @@ static int put_rank_waits(hta_table *t, const hta_rank_ops *r, const hta_op_resu
  * exposed only for what computation could not have covered: exposed
  * wait = max(0, wait - overlapped), a lower bound.  Point-to-point ops
  * count like the others, their waits also split into late sender (at
- * the rank's receives) and late receiver (at its sends). */
+ * the rank's receives) and late receiver (at its sends).  The ops of a
+ * coalesced batch share one kernel: its time counts once, and they wait
+ * side by side, so its exposed wait comes from the longest of their
+ * waits; wait adds up every op's (late sender plus late receiver). */
 static int put_rank_group(hta_table *t, const hta_comm_catalog *c, const hta_rank_ops *r,
                           const hta_op_result *res, const size_t *idx, size_t n)
 {
     int64_t comm = 0, overlapped = 0, wait = 0, exposed_wait = 0, last = 0;
     int64_t p2p = 0, late_sender = 0, late_receiver = 0, unpaired = 0;
+    int64_t kernel_wait = 0; /* the longest wait of the current kernel's ops */
     for (size_t k = 0; k < n; k++) {
         const hta_group_op *o = &r->ops[idx[k]];
         const hta_op_result *x = &res[idx[k]];
         int64_t covered = r->overlap[idx[k]], waited = x->wait_ns;
-        comm += o->end - o->start;
-        overlapped += covered;
+        if (k > 0 && idx[k] == idx[k - 1] + 1 && r->same_kernel[idx[k]]) {
+            if (waited > kernel_wait) {
+                exposed_wait += (waited > covered ? waited - covered : 0) -
+                                (kernel_wait > covered ? kernel_wait - covered : 0);
+                kernel_wait = waited;
+            }
+        } else {
+            comm += o->end - o->start;
+            overlapped += covered;
+            exposed_wait += waited > covered ? waited - covered : 0;
+            kernel_wait = waited;
+        }
         wait += waited;
-        exposed_wait += waited > covered ? waited - covered : 0;
         last += x->last;
         if (!x->p2p)
             continue;

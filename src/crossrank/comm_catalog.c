@@ -432,19 +432,20 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
     long n_members = -2;       /* parsed at the first all-to-all */
     const char *splits = row[HTA_COMM_OPS_SPLITS].s;
     int rc = 0;
-    hta_series s[6];
-    const char *packed[6] = {row[HTA_COMM_OPS_KIND_OF].s, row[HTA_COMM_OPS_SEQS].s, row[HTA_COMM_OPS_START_GAPS].s,
-                             row[HTA_COMM_OPS_DURATIONS].s, row[HTA_COMM_OPS_OVERLAPS].s, row[HTA_COMM_OPS_STEPS].s};
-    for (int k = 0; k < 6; k++)
+    hta_series s[7];
+    const char *packed[7] = {row[HTA_COMM_OPS_KIND_OF].s, row[HTA_COMM_OPS_SEQS].s, row[HTA_COMM_OPS_START_GAPS].s,
+                             row[HTA_COMM_OPS_DURATIONS].s, row[HTA_COMM_OPS_OVERLAPS].s, row[HTA_COMM_OPS_STEPS].s,
+                             row[HTA_COMM_OPS_SAME_KERNEL].s};
+    for (int k = 0; k < 7; k++)
         hta_series_open(&s[k], packed[k]);
     int64_t start = row[HTA_COMM_OPS_FIRST_START_NS].i;
     for (int64_t i = 0; i < row[HTA_COMM_OPS_KERNELS].i; i++) {
-        uint64_t kind, gap, overlap;
+        uint64_t kind, gap, overlap, same_kernel;
         int64_t seq, duration, step;
         if (!hta_series_next(&s[0], &kind) || !hta_series_next_signed(&s[1], &seq) ||
             !hta_series_next(&s[2], &gap) || !hta_series_next_signed(&s[3], &duration) ||
             !hta_series_next(&s[4], &overlap) || !hta_series_next_signed(&s[5], &step) ||
-            kind >= n_kinds) {
+            !hta_series_next(&s[6], &same_kernel) || kind >= n_kinds) {
             rc = -1;
             break;
         }
@@ -461,6 +462,7 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
         }
         r->overlap[at + (size_t)i] = (int64_t)overlap;
         r->step[at + (size_t)i] = step;
+        r->same_kernel[at + (size_t)i] = same_kernel != 0;
         r->a2a_received[at + (size_t)i] = -1;
         if (hta_kind_is_all_to_all(k)) {
             if (n_members == -2) {
@@ -516,7 +518,8 @@ int hta_rank_ops_load(const hta_table *t, const hta_comm_catalog *c, hta_rank_op
     r->overlap = malloc((n ? n : 1) * sizeof *r->overlap);
     r->step = malloc((n ? n : 1) * sizeof *r->step);
     r->a2a_received = malloc((n ? n : 1) * sizeof *r->a2a_received);
-    if (!r->ops || !r->overlap || !r->step || !r->a2a_received)
+    r->same_kernel = malloc((n ? n : 1) * sizeof *r->same_kernel);
+    if (!r->ops || !r->overlap || !r->step || !r->a2a_received || !r->same_kernel)
         return hta_fail(err, "out of memory matching collectives by process group");
     r->n = n;
     for (size_t i = 0, at = 0; t && i < t->n_rows; i++) {
@@ -544,6 +547,7 @@ void hta_rank_ops_free(hta_rank_ops *r)
     free(r->overlap);
     free(r->step);
     free(r->a2a_received);
+    free(r->same_kernel);
     free(r->cells);
     *r = (hta_rank_ops){0};
 }

@@ -119,6 +119,8 @@ typedef struct hta_rank_ops {
     hta_group_op *ops;         /* owned */
     int64_t *overlap, *step;   /* owned, beside ops */
     int64_t *a2a_received;     /* owned, beside ops: all-to-all bytes received, -1 */
+    uint8_t *same_kernel;      /* owned, beside ops: 1 when the previous op's kernel
+                                * (a coalesced batch's ops after its first) */
     size_t n;
     hta_a2a_cell *cells;       /* owned: the ranks' rows of the traffic matrix */
     size_t n_cells, cap_cells;

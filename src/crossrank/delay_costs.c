@@ -9,7 +9,8 @@
  * point-to-point op in time order), that wait made it late too: of W, the
  * share min(1, w / l) = w / (delay + w), Scalasca's rule with delay =
  * l - w, is propagated, charged to the rank that caused L's wait (the last
- * arriver there), in the step of L's previous op; the rest is L's direct
+ * arriver there), in the step of L's previous op (of this instance when
+ * that op was launched outside the steps); the rest is L's direct
  * cost in the step of the instance.  Propagation goes back one hop: a
  * wait that passed through two ranks is charged to the second.
  *
@@ -110,7 +111,8 @@ static size_t rank_parts(const hta_rank_ops *r, const hta_op_result *res, const 
             if (f < 1)
                 p[k++] = (delay_part){r->ops[i].rank, r->step[i], (1 - f) * caused, 0};
             if (f > 0)
-                p[k++] = (delay_part){prev_cause, prev_step, 0, f * caused};
+                p[k++] = (delay_part){prev_cause, prev_step >= 0 ? prev_step : r->step[i], 0,
+                                      f * caused};
         }
         prev_wait = x->wait_ns;
         prev_cause = x->wait_ns > 0 ? x->last_rank : -1;

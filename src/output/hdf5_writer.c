@@ -13,6 +13,7 @@
 #include "output/hdf5_writer.h"
 
 #include "analysis/ranks_table.h"
+#include "analysis/timeline_bins.h"
 #include "output/results_file.h"
 #include "output/schema_version.h"
 #include "util/io_all.h"
@@ -161,9 +162,9 @@ static int write_timeline(hid_t file, const hta_table *t, const hta_run_info *in
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
         for (int c = 0; c < 4; c++)
-            values[r * 4 + (size_t)c] = row[2 + c].f;
-        if (row[1].i == 0)
-            ranks[r / (size_t)bins] = row[0].i;
+            values[r * 4 + (size_t)c] = row[HTA_TIMELINE_COMPUTE_US + c].f;
+        if (row[HTA_TIMELINE_BIN].i == 0)
+            ranks[r / (size_t)bins] = row[HTA_TIMELINE_RANK].i;
     }
     for (int k = 0; rc == 0 && k <= bins; k++) {
         int64_t span = info->timeline_end_ns - info->timeline_start_ns;

@@ -186,6 +186,18 @@ static void print_stragglers(const hta_tableset *set)
         printf("  ... %zu more\n", n_flagged - shown);
 }
 
+/* The cause /stragglers gives for rank, NULL when none. */
+static const char *straggler_cause_of(const hta_tableset *set, int64_t rank)
+{
+    const hta_table *t = hta_tableset_find(set, hta_stragglers_table.name);
+    for (size_t r = 0; t && r < t->n_rows; r++) {
+        const hta_cell *row = hta_table_row(t, r);
+        if (row[HTA_STRAGGLERS_RANK].i == rank)
+            return row[HTA_STRAGGLERS_CAUSE].s[0] ? row[HTA_STRAGGLERS_CAUSE].s : NULL;
+    }
+    return NULL;
+}
+
 /* The rank whose delays cost the job most wait per step (the rows of
  * /delay_costs come by rank), and the cause of most of its cost. */
 static void print_delay_costs(const hta_tableset *set)
@@ -221,11 +233,15 @@ static void print_delay_costs(const hta_tableset *set)
         if (c > cause_cost)
             cause = row[HTA_DELAY_COSTS_CAUSE].s, cause_cost = c;
     }
+    int64_t rank = hta_table_row(t, worst)[HTA_DELAY_COSTS_RANK].i;
     double n = (double)steps->n_rows;
     printf("\nDelay costs: rank %lld's lateness costs the job %.1f us of waiting per step "
-           "(%.1f direct, %.1f propagated), most of it when its %s stood out; see /delay_costs\n",
-           (long long)hta_table_row(t, worst)[HTA_DELAY_COSTS_RANK].i, worst_cost / n, direct / n,
-           (worst_cost - direct) / n, cause);
+           "(%.1f direct, %.1f propagated), most of it when its %s stood out",
+           (long long)rank, worst_cost / n, direct / n, (worst_cost - direct) / n, cause);
+    const char *straggler_cause = straggler_cause_of(set, rank);
+    if (straggler_cause)
+        printf("; /stragglers gives the cause as %s", straggler_cause);
+    printf("; see /delay_costs\n");
 }
 
 /* The ranks whose CUDA/HIP graph replays were not all recorded, whose

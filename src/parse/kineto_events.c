@@ -304,8 +304,36 @@ static int keeps_external_id(const event_fields *f, int64_t external_id)
            external_id <= INT32_MAX;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define MEMBER_HEADS 1
+/* Whether the bytes at the key's opening quote start with the n-byte
+ * member head `"key":` (n <= 16; the caller made sure that 16 bytes are
+ * in the buffer); then the key is read.  One or two 8-byte compares. */
+static inline int takes_member_head(lexer *lx, const char *head, size_t n)
+{
+    uint64_t w, want = 0;
+    memcpy(&w, lx->p, 8);
+    memcpy(&want, head, n < 8 ? n : 8);
+    if (n < 8)
+        w &= (1ull << 8 * n) - 1;
+    if (w != want)
+        return 0;
+    if (n > 8) {
+        uint64_t tail, want_tail;
+        memcpy(&tail, lx->p + n - 8, 8);
+        memcpy(&want_tail, head + n - 8, 8);
+        if (tail != want_tail)
+            return 0;
+    }
+    lx->key = lx->p + 1;
+    lx->key_len = n - 3;
+    lx->p += n;
+    return 1;
+}
+#endif
+
 typedef enum args_key {
-    ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH, ARGS_EXTERNAL_ID,
+    ARGS_ERROR, ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH, ARGS_EXTERNAL_ID,
     ARGS_IN_NELEMS, ARGS_OUT_NELEMS, ARGS_GROUP_SIZE, ARGS_SEQ, ARGS_PEER, ARGS_COMM_STRING,
     ARGS_INPUT_DIMS, ARGS_INPUT_TYPE, ARGS_CONCRETE_INPUTS, ARGS_MEMORY_BYTES, ARGS_DEVICE_ID,
     ARGS_DEVICE_TYPE,
@@ -433,6 +461,65 @@ static int read_range_counter(lexer *lx, hta_trace *t)
     return 0;
 }
 
+/* Reads the next args key: the keys most events carry (an op's, a
+ * runtime call's, a kernel's), written plainly, are matched in place like
+ * the event keys (read_event_key), each to what args_key_of says of it;
+ * any other goes through lx_read_key. */
+static inline args_key read_args_key(lexer *lx, int *string)
+{
+#ifdef MEMBER_HEADS
+    if (lx_peek_token(lx) == '"' && lx->end - lx->p >= 16) {
+        switch (lx->p[1]) {
+        case 'E':
+            if (takes_member_head(lx, "\"External id\":", 14))
+                return ARGS_EXTERNAL_ID;
+            break;
+        case 'c':
+            if (takes_member_head(lx, "\"correlation\":", 14))
+                return ARGS_CORRELATION;
+            if (takes_member_head(lx, "\"cbid\":", 7) ||
+                takes_member_head(lx, "\"context\":", 10))
+                return ARGS_OTHER;
+            break;
+        case 's':
+            if (takes_member_head(lx, "\"stream\":", 9))
+                return ARGS_STREAM;
+            if (takes_member_head(lx, "\"shared memory\":", 16))
+                return ARGS_OTHER;
+            break;
+        case 'I':
+            if (takes_member_head(lx, "\"Input Dims\":", 13))
+                return ARGS_INPUT_DIMS;
+            if (takes_member_head(lx, "\"Input type\":", 13))
+                return ARGS_INPUT_TYPE;
+            break;
+        case 'F':
+            if (takes_member_head(lx, "\"Fwd thread id\":", 16))
+                return ARGS_OTHER;
+            break;
+        case 'q':
+            if (takes_member_head(lx, "\"queued\":", 9))
+                return ARGS_OTHER;
+            break;
+        case 'd':
+            if (takes_member_head(lx, "\"device\":", 9))
+                return ARGS_OTHER;
+            break;
+        case 'g':
+            if (takes_member_head(lx, "\"grid\":", 7))
+                return ARGS_OTHER;
+            break;
+        case 'b':
+            if (takes_member_head(lx, "\"block\":", 8))
+                return ARGS_OTHER;
+            break;
+        default: break;
+        }
+    }
+#endif
+    return lx_read_key(lx) ? ARGS_ERROR : args_key_of(lx, string);
+}
+
 static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
 {
     if (lx_peek_token(lx) != '{')
@@ -440,11 +527,12 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
     int more = lx_open(lx, '{', '}', "expected '{'");
     int range = is_profiler_range(lx, f);
     while (more > 0) {
-        if (lx_read_key(lx))
+        int numeric, string = 0, rc = 0;
+        args_key key = read_args_key(lx, &string);
+        if (key == ARGS_ERROR)
             return -1;
         number v;
-        int numeric, string = 0, rc = 0;
-        switch (range ? ARGS_RANGE_COUNTER : args_key_of(lx, &string)) {
+        switch (range ? ARGS_RANGE_COUNTER : key) {
         case ARGS_RANGE_COUNTER: rc = read_range_counter(lx, t); break;
         case ARGS_STREAM:
             if (read_numeric(lx, &v, &numeric, 0))
@@ -699,59 +787,41 @@ static inline event_key event_key_of(const lexer *lx)
     }
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* Whether the 8 bytes w at the key's opening quote start with the n-byte
- * member head `"key":` (n <= 8); then the key is read. */
-static inline int takes_member_head(lexer *lx, uint64_t w, const char *head, size_t n)
-{
-    uint64_t want = 0;
-    memcpy(&want, head, n);
-    if ((w & (n == 8 ? UINT64_MAX : (1ull << 8 * n) - 1)) != want)
-        return 0;
-    lx->key = lx->p + 1;
-    lx->key_len = n - 3;
-    lx->p += n;
-    return 1;
-}
-#endif
-
 /* Reads the next member's key: the event keys the decoder reads, written
  * plainly with the ':' right after the quote (as Kineto writes them), are
  * recognised from one 8-byte load, which settles both the key and what it
  * names; any other key goes through lx_read_key. */
 static inline event_key read_event_key(lexer *lx)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (lx_peek_token(lx) == '"' && lx->end - lx->p >= 8) {
-        uint64_t w;
-        memcpy(&w, lx->p, 8);
+#ifdef MEMBER_HEADS
+    if (lx_peek_token(lx) == '"' && lx->end - lx->p >= 16) {
         switch (lx->p[1]) {
         case 'p':
-            if (takes_member_head(lx, w, "\"ph\":", 5))
+            if (takes_member_head(lx, "\"ph\":", 5))
                 return EVENT_PH;
-            if (takes_member_head(lx, w, "\"pid\":", 6))
+            if (takes_member_head(lx, "\"pid\":", 6))
                 return EVENT_PID;
             break;
         case 't':
-            if (takes_member_head(lx, w, "\"ts\":", 5))
+            if (takes_member_head(lx, "\"ts\":", 5))
                 return EVENT_TS;
-            if (takes_member_head(lx, w, "\"tid\":", 6))
+            if (takes_member_head(lx, "\"tid\":", 6))
                 return EVENT_TID;
             break;
         case 'c':
-            if (takes_member_head(lx, w, "\"cat\":", 6))
+            if (takes_member_head(lx, "\"cat\":", 6))
                 return EVENT_CAT;
             break;
         case 'n':
-            if (takes_member_head(lx, w, "\"name\":", 7))
+            if (takes_member_head(lx, "\"name\":", 7))
                 return EVENT_NAME;
             break;
         case 'd':
-            if (takes_member_head(lx, w, "\"dur\":", 6))
+            if (takes_member_head(lx, "\"dur\":", 6))
                 return EVENT_DUR;
             break;
         case 'a':
-            if (takes_member_head(lx, w, "\"args\":", 7))
+            if (takes_member_head(lx, "\"args\":", 7))
                 return EVENT_ARGS;
             break;
         default: break;

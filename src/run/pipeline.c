@@ -38,7 +38,7 @@
 #include "run/discover.h"
 #include "run/file_list.h"
 #include "run/progress.h"
-#include "run/timeline_bins.h"
+#include "analysis/timeline_bins.h"
 #include "table/table_stash.h"
 #include "util/clock.h"
 

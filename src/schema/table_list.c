@@ -56,7 +56,7 @@
 #include "diff/kernel_diff.h"
 #include "diff/rank_metric_diff.h"
 #include "diff/tail_diff.h"
-#include "run/timeline_bins.h"
+#include "analysis/timeline_bins.h"
 
 /* In the order of docs/results-format.md, then the diff file's, then the
  * scratch tables that pass between stages. */

@@ -1,4 +1,4 @@
-/* run/timeline_bins.h: the "timeline" table binned from each rank's
+/* analysis/timeline_bins.h: the "timeline" table binned from each rank's
  * segments (analysis/timeline.h) once the processes agree on the range. */
 #ifndef HTA_TIMELINE_BINS_H
 #define HTA_TIMELINE_BINS_H

@@ -1,9 +1,9 @@
-/* timeline_bins.c: exact binning of timeline segments (see run/timeline_bins.h).
+/* timeline_bins.c: exact binning of timeline segments (see analysis/timeline_bins.h).
  *
  * Bin edges are start + k * (end - start) / bins computed in integer
  * nanoseconds, so every process derives the same edges; a segment adds its
  * clipped length to each bin it touches. */
-#include "run/timeline_bins.h"
+#include "analysis/timeline_bins.h"
 
 #include "analysis/timeline.h"
 
