@@ -20,6 +20,7 @@
 #include "crossrank/collective_wait.h"
 #include "crossrank/crossrank.h"
 #include "crossrank/hosts.h"
+#include "parse/rank_name.h"
 #include "crossrank/nodes.h"
 #include "crossrank/p2p_pairs.h"
 #include "crossrank/p2p_results.h"

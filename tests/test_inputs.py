@@ -49,7 +49,8 @@ CARRIED = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime", "c
 # Columns that say how a trace was read rather than what it holds.
 READ_COLUMNS = {"claimed_rank", "rank_source", "file", "bytes", "json_bytes", "events",
                 "skipped_events", "world_size", "first_ts_us", "last_ts_us", "parse_seconds",
-                "analysis_seconds", "process", "threads", "input_format", "input_notes"}
+                "analysis_seconds", "process", "threads", "input_format", "input_notes",
+                "host"}
 BANDWIDTH_COLUMNS = {"mean_gbps", "std_gbps", "min_gbps", "p25_gbps", "p50_gbps", "p75_gbps",
                      "max_gbps"}
 # HTA orders the points of a queue-length series at one instant as the

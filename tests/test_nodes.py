@@ -74,6 +74,18 @@ def test_gpus_per_node_places_ranks_whatever_the_file_names():
     assert a.equals(b), (a, b)
 
 
+def test_hosts_recorded_in_the_traces():
+    """/ranks.host: the HOSTNAME an Nsight export records, the host of a
+    tensorboard_trace_handler file name, else empty."""
+    require_traces()
+    out, _ = analyse(os.path.join(TRACES, "nsys", "nvfuser_report1", "report1.sqlite"))
+    assert list(table(out, "/ranks").host) == ["e9ce1d13d1dc"], table(out, "/ranks")
+    out, _ = analyse(node_job())
+    assert list(table(out, "/ranks").host) == [f"node{r // PER_NODE}" for r in range(RANKS)]
+    out, _ = analyse(trace_dir("negative_queue"))
+    assert list(table(out, "/ranks").host) == [""]
+
+
 def test_a_hostfile_that_cannot_be_read_is_a_usage_error():
     """One line naming the file and the line, before any trace is read."""
     bad = os.path.join(tmpdir(), "hosts")

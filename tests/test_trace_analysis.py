@@ -91,7 +91,7 @@ def assert_frame(got, want, what, time_cols=(), pct_cols=(), exact_cols=(), roun
                 assert_close(g, w, f"{what} row {i} {col}", *tol)
 
 
-# -- first-round calls: expected/<folder>/*.csv -----------------------------
+# -- HTA's breakdowns: expected/<folder>/*.csv ------------------------------
 
 def check_temporal(folder):
     got = analyzer(folder).get_temporal_breakdown(visualize=False)
@@ -232,7 +232,7 @@ def test_potential_stragglers():
     assert analyzer("trace_filter").get_profiler_steps() == [551]
 
 
-# -- second-round calls: expected/<folder>/extra ------------------------------
+# -- the calls run_hta_extra.py makes: expected/<folder>/extra ---------------
 
 EXTRA_FOLDERS = sorted(f for f in os.listdir(os.path.join(TRACES, "expected"))
                        if os.path.isdir(os.path.join(TRACES, "expected", f, "extra"))) \
@@ -432,7 +432,7 @@ def test_single_trace_in_process_equals_the_run():
 
 def test_hta_crashes_get_answers():
     """cupti_profiler: HTA 0.6.1 raises IndexError loading it (no
-    first-round file exists); every method answers here."""
+    expected/cupti_profiler/*.csv exists); every method answers here."""
     a = analyzer("cupti_profiler")
     tb = a.get_temporal_breakdown(visualize=False)
     assert list(tb.columns)[:2] == ["rank", "idle_time(us)"]

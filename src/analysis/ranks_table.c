@@ -25,6 +25,7 @@ static const hta_column RANK_COLUMNS[HTA_RANKS_N_COLUMNS] = {
     [HTA_RANKS_THREADS] = {"threads", HTA_COL_I64},
     [HTA_RANKS_INPUT_FORMAT] = {"input_format", HTA_COL_STR},
     [HTA_RANKS_INPUT_NOTES] = {"input_notes", HTA_COL_STR},
+    [HTA_RANKS_HOST] = {"host", HTA_COL_STR},
 };
 const hta_table_spec hta_ranks_table = {
     "ranks", RANK_COLUMNS, HTA_RANKS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
@@ -58,5 +59,6 @@ int hta_put_ranks_row(hta_tableset *out, int64_t file_index, int process, int th
     hta_row_put_i64(&row, threads);
     hta_row_put_str(&row, r->input_format);
     hta_row_put_str(&row, r->input_notes);
+    hta_row_put_str(&row, r->host ? r->host : "");
     return hta_row_done(&row);
 }

@@ -23,6 +23,7 @@ typedef struct hta_trace_report {
     double first_ts_us, last_ts_us, parse_seconds, analysis_seconds;
     const char *input_format;
     const char *input_notes;   /* what the format lacks for some analysis */
+    const char *host;          /* recorded in the trace or its file name, "" unknown */
 } hta_trace_report;
 
 /* Appends the file's row (rank column = file index); -1 when out of
@@ -54,6 +55,7 @@ enum {
     HTA_RANKS_THREADS,
     HTA_RANKS_INPUT_FORMAT,
     HTA_RANKS_INPUT_NOTES,
+    HTA_RANKS_HOST,
     HTA_RANKS_N_COLUMNS
 };
 extern const hta_table_spec hta_ranks_table;

@@ -44,8 +44,4 @@ void hta_hostfile_free(hta_hostfile *hf);
 void hta_rank_hosts_free(hta_rank_hosts *h);
 
 
-/* The host written in a tensorboard_trace_handler file name, as
- * [start, start + *len) of path; NULL when the name is not one. */
-const char *hta_host_from_file_name(const char *path, size_t *len);
-
 #endif

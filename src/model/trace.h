@@ -96,6 +96,7 @@ typedef struct hta_trace {
     int64_t rank;              /* distributedInfo.rank, -1 when absent */
     int64_t world_size;        /* distributedInfo.world_size, -1 when absent */
     char device_name[96];      /* deviceProperties[0].name, "" when absent */
+    char host[64];             /* the host an Nsight export recorded, "" when absent */
     uint64_t json_bytes;       /* uncompressed bytes read */
     uint64_t skipped_events;   /* "X" events not analysed: no cat, ts or dur, or
                                   out of bounds (docs/robustness.md) */

@@ -655,6 +655,24 @@ static int64_t first_variable(const char *env, const char *const *names)
     return -1;
 }
 
+/* The value of `HOSTNAME=text` in an environment dump into host (room
+ * for size), up to the next separator; unchanged when absent. */
+static void host_in(const char *env, char *host, size_t size)
+{
+    static const char NAME[] = "HOSTNAME=";
+    for (const char *p = strstr(env, NAME); p; p = strstr(p + 1, NAME)) {
+        if (p > env && is_name_byte(p[-1]))
+            continue;
+        const char *v = p + sizeof NAME - 1;
+        size_t n = strcspn(v, ";");
+        if (n == 0 || n >= size)
+            return;
+        memcpy(host, v, n);
+        host[n] = '\0';
+        return;
+    }
+}
+
 /* The rank and world size of one recorded environment, its variables
  * separated by ';' or (nsys 2022) by NUL bytes, which end a C string: the
  * value is read by its length, with NULs made ';'. */
@@ -671,13 +689,15 @@ static void rank_of_environment(nsys_reader *r, sqlite3_stmt *s)
     hta_trace *t = r->builder.trace;
     t->rank = first_variable(env, RANK_VARIABLES);
     t->world_size = first_variable(env, SIZE_VARIABLES);
+    host_in(env, t->host, sizeof t->host);
     free(env);
 }
 
 /* The rank and world size from the environment Nsight Systems records for
  * the profiled process (TARGET_INFO_SYSTEM_ENV, property
  * DeviceEnvironment; name and value inline, or as StringIds in other
- * versions).  Only the launcher's variables are looked at: the
+ * versions), and the host (HOSTNAME, for the nodes and their clocks).
+ * Only the launcher's variables and the host name are looked at: the
  * environment may hold secrets, and nothing else of it is kept. */
 static void read_environment(nsys_reader *r)
 {

@@ -21,6 +21,21 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The host a trace was recorded on: as its export says (Nsight), else as
+ * PyTorch's tensorboard_trace_handler names its files; "" when neither
+ * does. */
+static void find_host(const char *path, const hta_trace *t, char *host, size_t size)
+{
+    size_t len = 0;
+    const char *named = t && t->host[0] ? t->host : hta_host_from_file_name(path, &len);
+    if (t && t->host[0])
+        len = strlen(named);
+    if (!named || len >= size)
+        len = 0;
+    memcpy(host, named ? named : "", len);
+    host[len] = '\0';
+}
+
 static void describe_span(const hta_trace *t, hta_trace_report *r)
 {
     if (t->n_events == 0)
@@ -70,6 +85,9 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
                                 opt->read.step_regex, &trace, &format, &notes, &err) == 0;
     r.input_format = hta_input_format_name(format);
     r.input_notes = notes.text;
+    char host[sizeof trace.host];
+    find_host(path, parsed ? &trace : NULL, host, sizeof host);
+    r.host = host;
     r.parse_seconds = hta_monotonic_seconds() - t0;
     /* The devices of one export share its name: not a rank of each. */
     char export_path[4096];

@@ -107,8 +107,8 @@
               "one peer in the step)", "microbatches", 0)                                         \
     CROSSRANK(gpus_per_node, int, "gpus-per-node", 0, 0, 0, NULL, "N",                           \
               "ranks r..r+N-1 (r a multiple of N) share a\n"                                     \
-              "node (default 0: the host in each file name,\n"                                   \
-              "HOST_PID.TIME.pt.trace.json)", "gpus_per_node", 0)                                 \
+              "node (default 0: the host each trace records,\n"                                  \
+              "/ranks.host)", "gpus_per_node", 0)                                                 \
     CROSSRANK(hostfile, text, "hostfile", 0, NULL, 0, NULL, "FILE",                              \
               "the nodes in rank order, one a line: HOST\n"                                     \
               "[slots=N] (Open MPI's hostfile; N ranks each,\n"                                 \
