@@ -2,8 +2,9 @@
 # Diffs the results files of two builds of hta-mpi: a refactoring must not
 # change any output.  Both builds analyse every trace folder under
 # TRACES/hta (default options, then --round-like-hta --detail
-# --critical-path), the shipped examples and a small generated job (with a
-# straggler, gzip and plain JSON, two processes); every dataset (type,
+# --critical-path, each on one and on three processes), the shipped
+# examples and a small generated job (with a straggler, gzip and plain
+# JSON); every dataset (type,
 # shape, chunking, filters, values, NaN = NaN) and every attribute must be
 # identical, except what records times and the command line: the file
 # attributes created_utc, wall_seconds, gather_seconds, crossrank_seconds
@@ -55,22 +56,23 @@ inputs=()
 for d in "$TRACES"/hta/*/; do inputs+=("${d%/}"); done
 inputs+=("$REPO/examples/traces" "$WORK/gen-old")
 
-run() { # build output options... ; exit status recorded beside the file
-  local bin=$1 out=$2
-  shift 2
+run() { # build processes output options... ; exit status recorded beside the file
+  local bin=$1 procs=$2 out=$3
+  shift 3
   local rc=0
-  mpirun -n 2 "$bin/hta-mpi" -q --force -o "$out" "$@" >/dev/null 2>"$out.err" || rc=$?
+  mpirun -n "$procs" "$bin/hta-mpi" -q --force -o "$out" "$@" >/dev/null 2>"$out.err" || rc=$?
   echo "$rc" >"$out.rc"
 }
 
 n=0
 for input in "${inputs[@]}"; do
-  for variant in default hta; do
+  for variant in default-1 default-3 hta-1 hta-3; do
+    procs=${variant#*-}
     opts=()
-    [ $variant = hta ] && opts=(--round-like-hta --detail --critical-path)
+    [ "${variant%-*}" = hta ] && opts=(--round-like-hta --detail --critical-path)
     n=$((n + 1))
-    run "$OLD" "$WORK/$n-old.h5" "${opts[@]}" "$input"
-    run "$NEW" "$WORK/$n-new.h5" "${opts[@]}" "$input"
+    run "$OLD" "$procs" "$WORK/$n-old.h5" "${opts[@]}" "$input"
+    run "$NEW" "$procs" "$WORK/$n-new.h5" "${opts[@]}" "$input"
     label="$(basename "$input") ($variant)"
     compared=$((compared + 1))
     if ! cmp -s "$WORK/$n-old.h5.rc" "$WORK/$n-new.h5.rc"; then

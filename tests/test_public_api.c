@@ -40,6 +40,7 @@ static void check_trace_counts(const char *path, const hta_tableset *analysed)
     CHECK((int64_t)hta_trace_skipped_event_count(t) == ranks_i64(analysed, "skipped_events"),
           "skipped events");
     CHECK(hta_trace_world_size(t) == ranks_i64(analysed, "world_size"), "world size");
+    CHECK(hta_trace_rank(t) == ranks_i64(analysed, "claimed_rank"), "rank");
     CHECK(hta_trace_gpu_event_count(t) > 0 && hta_trace_gpu_event_count(t) <
               hta_trace_event_count(t), "some events are on the GPU");
     hta_trace_destroy(t);
@@ -107,11 +108,14 @@ static void check_results_file(const char *trace, const hta_tableset *analysed)
     CHECK(rf != NULL, "%s", err.text);
     for (size_t i = 0; rf && i < hta_tableset_count(analysed); i++) {
         const hta_table *mine = hta_tableset_at(analysed, i);
+        CHECK(hta_results_file_has_table(rf, hta_table_name(mine)), "%s listed",
+              hta_table_name(mine));
         const hta_table *file = hta_results_file_table(rf, hta_table_name(mine), &err);
         CHECK(file != NULL, "%s", err.text);
         if (file)
             check_same_table(mine, file);
     }
+    CHECK(!rf || !hta_results_file_has_table(rf, "no_such_table"), "a missing table listed");
     CHECK(!rf || hta_results_file_table(rf, "no_such_table", &err) == NULL,
           "a missing table read");
     CHECK(strstr(err.text, "no_such_table") != NULL, "%s", err.text);

@@ -61,6 +61,13 @@ int64_t tg_json_count(const char *opt, const char *s, int64_t hi)
     return v;
 }
 
+bool tg_index_factor(const char *s, int *k, double *factor)
+{
+    char *colon;
+    *k = (int)strtol(s, &colon, 10);
+    return *colon == ':' && (*factor = strtod(colon + 1, NULL)) >= 1.0;
+}
+
 void tg_truth_job_parse(tg_truth_job *job, int argc, char **argv, const char *flag,
                         int64_t max_ranks, int64_t max_steps)
 {

@@ -41,6 +41,10 @@ void tg_complete_event(FILE *f, bool *first, const char *cat, const char *name, 
 /* The value of a count option, 1..hi; exits on anything else. */
 int64_t tg_json_count(const char *opt, const char *s, int64_t hi);
 
+/* "K:F", a rank or stage K slowed by a factor F >= 1 (--slow, --slow-stage,
+ * --hot), into *k and *factor; false when s is not of that form. */
+bool tg_index_factor(const char *s, int *k, double *factor);
+
 /* A job shape with a ground truth: its arguments (flag, -o DIR, --ranks N
  * up to max_ranks, --steps S up to max_steps; ranks and steps keep the
  * defaults they hold when absent), exiting on anything else. */

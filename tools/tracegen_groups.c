@@ -428,9 +428,7 @@ static void parse(gen *g, int argc, char **argv)
                                               : (usage(), CAUSE_COMPUTE);
             i++;
         } else if (!strcmp(a, "--slow")) {
-            char *colon;
-            g->slow_rank = (int)strtol(v, &colon, 10);
-            if (*colon != ':' || (g->slow_factor = strtod(colon + 1, NULL)) < 1.0)
+            if (!tg_index_factor(v, &g->slow_rank, &g->slow_factor))
                 usage();
             i++;
         } else

@@ -260,9 +260,7 @@ static void parse(moe_gen *g, int argc, char **argv)
         else if (!strcmp(a, "-o"))
             g->dir = v, i++;
         else if (!strcmp(a, "--hot")) {
-            char *colon;
-            g->hot = (int)strtol(v, &colon, 10);
-            if (*colon != ':' || (g->hot_factor = strtod(colon + 1, NULL)) < 1.0)
+            if (!tg_index_factor(v, &g->hot, &g->hot_factor))
                 usage();
             i++;
         } else

@@ -650,9 +650,7 @@ static void parse(pipeline_gen *g, int argc, char **argv)
             g->transfer_ns = (int64_t)(us * 1000.0 + 0.5);
             i++;
         } else if (!strcmp(a, "--slow-stage")) {
-            char *colon;
-            g->slow_stage = (int)strtol(v, &colon, 10);
-            if (*colon != ':' || (g->slow_factor = strtod(colon + 1, NULL)) < 1.0)
+            if (!tg_index_factor(v, &g->slow_stage, &g->slow_factor))
                 usage();
             i++;
         } else

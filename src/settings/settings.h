@@ -112,7 +112,8 @@
     CROSSRANK(hostfile, text, "hostfile", 0, NULL, 0, NULL, "FILE",                              \
               "the nodes in rank order, one a line: HOST\n"                                     \
               "[slots=N] (Open MPI's hostfile; N ranks each,\n"                                 \
-              "default 1), for /nodes and the clocks", "hostfile", 0)                            \
+              "default 1), for /nodes and the clocks (default\n"                                \
+              "none)", "hostfile", 0)                                                           \
     CROSSRANK(align_clocks, choice, "align-clocks", 0, 0, 0, HTA_WORDS("auto", "on", "off"),     \
               "WHEN", "take each host's clock offset, measured on the\n"                          \
               "collectives, out before the waits: auto (when\n"                                  \
