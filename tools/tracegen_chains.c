@@ -54,44 +54,37 @@ static const char *const BOUNDS[B_COUNT] = {
     "gpu_kernel_kernel_overhead", "gpu_kernel_launch_overhead"};
 static const char DATALOADER[] = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
 
-/* One rank's trace being written. */
-typedef struct {
-    FILE *f;
-    bool first_event;
-    int64_t next_corr;
-} ch_rank;
-
 /* A step's expected path: microseconds per cause. */
 typedef struct {
     int64_t us[B_COUNT];
 } ch_truth;
 
 /* A CPU event; corr < 0: none. */
-static void cpu(ch_rank *k, const char *cat, const char *name, int64_t ts, int64_t dur,
+static void cpu(tg_rank_writer *k, const char *cat, const char *name, int64_t ts, int64_t dur,
                 int64_t corr)
 {
     char args[48] = "";
     if (corr >= 0)
         snprintf(args, sizeof args, "\"correlation\":%" PRId64, corr);
-    tg_json_event(k->f, &k->first_event,
+    tg_json_event(k->f, &k->first,
                   "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":100,\"tid\":1,"
                   "\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{%s}}",
                   cat, name, ts, dur, args);
 }
 
-static void kernel(ch_rank *k, const char *name, int64_t ts, int64_t dur, int64_t corr)
+static void kernel(tg_rank_writer *k, const char *name, int64_t ts, int64_t dur, int64_t corr)
 {
-    tg_json_event(k->f, &k->first_event,
+    tg_json_event(k->f, &k->first,
                   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,"
                   "\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{\"stream\":%d,"
                   "\"correlation\":%" PRId64 ",\"device\":0}}",
                   name, CH_STREAM, ts, dur, CH_STREAM, corr);
 }
 
-static void sync_event(ch_rank *k, const char *name, int64_t ts, int64_t dur, int64_t corr,
+static void sync_event(tg_rank_writer *k, const char *name, int64_t ts, int64_t dur, int64_t corr,
                        uint32_t stream)
 {
-    tg_json_event(k->f, &k->first_event,
+    tg_json_event(k->f, &k->first,
                   "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"%s\",\"pid\":0,"
                   "\"tid\":%" PRIu32 ",\"ts\":%" PRId64 ",\"dur\":%" PRId64
                   ",\"args\":{\"stream\":%" PRIu32 ",\"correlation\":%" PRId64
@@ -100,7 +93,7 @@ static void sync_event(ch_rank *k, const char *name, int64_t ts, int64_t dur, in
 }
 
 /* One kernel launched from inside aten::mm; the chain: a long loader. */
-static void data_loading_step(ch_rank *k, int64_t r, int64_t s, int64_t b, ch_truth *t)
+static void data_loading_step(tg_rank_writer *k, int64_t r, int64_t s, int64_t b, ch_truth *t)
 {
     int64_t load = 30000 + 1000 * r + 100 * s, mm = 2000 + 10 * s;
     cpu(k, "user_annotation", DATALOADER, b + 10, load, -1);
@@ -113,7 +106,7 @@ static void data_loading_step(ch_rank *k, int64_t r, int64_t s, int64_t b, ch_tr
 }
 
 /* One long kernel waited for by cudaDeviceSynchronize. */
-static void synced_step(ch_rank *k, int64_t r, int64_t s, int64_t b, ch_truth *t)
+static void synced_step(tg_rank_writer *k, int64_t r, int64_t s, int64_t b, ch_truth *t)
 {
     int64_t dur = 20000 + 500 * r + 50 * s, c = k->next_corr++, c2 = k->next_corr++;
     cpu(k, "cpu_op", "aten::mm", b + 10, 30, -1);
@@ -128,7 +121,7 @@ static void synced_step(ch_rank *k, int64_t r, int64_t s, int64_t b, ch_truth *t
 }
 
 /* Rounds of a tiny kernel launched 40 us before it runs and waited for. */
-static void launch_bound_step(ch_rank *k, int64_t r, int64_t s, int64_t b, ch_truth *t)
+static void launch_bound_step(tg_rank_writer *k, int64_t r, int64_t s, int64_t b, ch_truth *t)
 {
     int64_t rounds = 100 + r + s, at = b + 10;
     for (int64_t i = 0; i < rounds; i++, at += 45) {
@@ -157,40 +150,34 @@ static void write_truth_step(FILE *f, int64_t s, const ch_truth *t, bool last)
     fprintf(f, "}%s\n", last ? "" : ",");
 }
 
-static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, int64_t steps)
+static void write_rank(tg_rank_writer *k, FILE *truth, int64_t r, const tg_truth_job *job,
+                       const void *ctx)
 {
-    char path[4096];
-    ch_rank k = {.f = tg_rank_trace_open(dir, r, world, path), .first_event = true,
-                 .next_corr = 1};
-    fprintf(truth, "  \"%" PRId64 "\": {\n", r);
-    for (int64_t s = 1; s <= steps + 1; s++) {
+    (void)ctx;
+    fputs("{\n", truth);
+    for (int64_t s = 1; s <= job->steps + 1; s++) {
         int64_t b = CH_ORIGIN_US + (s - 1) * CH_STEP_US;
         char name[32];
         snprintf(name, sizeof name, "ProfilerStep#%" PRId64, s);
-        cpu(&k, "user_annotation", name, b, CH_STEP_US - 10, -1);
+        cpu(k, "user_annotation", name, b, CH_STEP_US - 10, -1);
         ch_truth t = {{0}};
         int kind = (int)((r + s) % 3);
         if (kind == 0)
-            data_loading_step(&k, r, s, b, &t);
+            data_loading_step(k, r, s, b, &t);
         else if (kind == 1)
-            synced_step(&k, r, s, b, &t);
+            synced_step(k, r, s, b, &t);
         else
-            launch_bound_step(&k, r, s, b, &t);
-        if (s <= steps)
-            write_truth_step(truth, s, &t, s == steps);
+            launch_bound_step(k, r, s, b, &t);
+        if (s <= job->steps)
+            write_truth_step(truth, s, &t, s == job->steps);
     }
-    tg_rank_trace_close(k.f, path);
-    fprintf(truth, "  }%s\n", r + 1 == world ? "" : ",");
+    fputs("  }", truth);
 }
 
 int tracegen_chains_main(int argc, char **argv)
 {
     tg_truth_job job = {.ranks = 3, .steps = 3};
     tg_truth_job_parse(&job, argc, argv, "--critical-path-truth", CH_MAX_RANKS, CH_MAX_STEPS);
-    char path[4096];
-    FILE *truth = tg_truth_open(&job, ".critical_path_truth.json", path);
-    for (int64_t r = 0; r < job.ranks; r++)
-        write_rank(job.dir, truth, r, job.ranks, job.steps);
-    tg_truth_close(truth, path);
+    tg_truth_run(&job, ".critical_path_truth.json", write_rank, NULL);
     return 0;
 }

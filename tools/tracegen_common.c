@@ -130,3 +130,33 @@ void tg_rank_trace_close(FILE *f, const char *path)
     if (fclose(f))
         tg_fail("write failed: ", path);
 }
+
+void tg_rank_put(tg_rank_writer *k, const char *cat, const char *name, int64_t ts, int64_t dur,
+                 int64_t corr, int64_t stream)
+{
+    tg_complete_event(k->f, &k->first, cat, name, ts, dur, corr, stream);
+}
+
+void tg_rank_put_kernel(tg_rank_writer *k, const char *name, int64_t launch, int64_t start,
+                        int64_t dur, int64_t stream)
+{
+    int64_t corr = k->next_corr++;
+    tg_rank_put(k, "cuda_runtime", "cudaLaunchKernel", launch, 5, corr, -1);
+    tg_rank_put(k, "kernel", name, start, dur, corr, stream);
+}
+
+void tg_truth_run(const tg_truth_job *job, const char *suffix, tg_rank_fn *write_rank,
+                  const void *ctx)
+{
+    char path[4096];
+    FILE *truth = tg_truth_open(job, suffix, path);
+    for (int64_t r = 0; r < job->ranks; r++) {
+        tg_rank_writer k = {.first = true, .next_corr = 1};
+        k.f = tg_rank_trace_open(job->dir, r, job->ranks, k.path);
+        fprintf(truth, "  \"%" PRId64 "\": ", r);
+        write_rank(&k, truth, r, job, ctx);
+        tg_rank_trace_close(k.f, k.path);
+        fputs(r + 1 == job->ranks ? "\n" : ",\n", truth);
+    }
+    tg_truth_close(truth, path);
+}

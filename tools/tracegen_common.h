@@ -1,7 +1,8 @@
 /* tracegen_common.h: what hta-tracegen's job shapes share: an error
  * exit, an allocation that cannot fail, the hash their randomness comes
  * from, events written into a JSON array (the layouts with a ground
- * truth), a count option. */
+ * truth), a count option, one rank's trace being written and the run of
+ * a layout with a truth over its ranks. */
 #ifndef TRACEGEN_COMMON_H
 #define TRACEGEN_COMMON_H
 
@@ -66,5 +67,35 @@ void tg_truth_close(FILE *truth, const char *path);
  * tg_rank_trace_close writes the closing. */
 FILE *tg_rank_trace_open(const char *dir, int64_t rank, int64_t world, char *path);
 void tg_rank_trace_close(FILE *f, const char *path);
+
+/* One rank's trace being written (tg_rank_trace_open): whether the next
+ * event is its first and the next correlation id, from 1. */
+typedef struct {
+    FILE *f;
+    bool first;
+    int64_t next_corr;
+    char path[4096];
+} tg_rank_writer;
+
+/* tg_complete_event into the rank's trace. */
+void tg_rank_put(tg_rank_writer *k, const char *cat, const char *name, int64_t ts, int64_t dur,
+                 int64_t corr, int64_t stream);
+
+/* A kernel on stream, [start, start + dur), and the 5 us cudaLaunchKernel
+ * at launch that launched it, under the next correlation id. */
+void tg_rank_put_kernel(tg_rank_writer *k, const char *name, int64_t launch, int64_t start,
+                        int64_t dur, int64_t stream);
+
+/* Writes rank's trace into k and its entry's value (after "  \"R\": ") into
+ * truth; ctx is the layout's own. */
+typedef void tg_rank_fn(tg_rank_writer *k, FILE *truth, int64_t rank, const tg_truth_job *job,
+                        const void *ctx);
+
+/* The whole job: the truth file DIR + suffix (tg_truth_open) and every
+ * rank's trace, the entries of the truth's "ranks" written around
+ * write_rank's values, each after its rank's trace is opened so that a
+ * rank that cannot be written ends the truth with the ranks before it. */
+void tg_truth_run(const tg_truth_job *job, const char *suffix, tg_rank_fn *write_rank,
+                  const void *ctx);
 
 #endif

@@ -53,12 +53,6 @@
 #define DL_DELAY_RANK 2
 #define DL_DELAY_STEP 2
 
-typedef struct {
-    FILE *f;
-    bool first;
-    int64_t next_corr;
-} dl_rank;
-
 /* The gemm's extra time on rank r in step s. */
 static int64_t delay_of(int64_t r, int64_t s)
 {
@@ -67,11 +61,11 @@ static int64_t delay_of(int64_t r, int64_t s)
 
 /* An all-reduce of group gid (members text) from start to end, launched
  * at launch. */
-static void put_allreduce(dl_rank *k, int64_t launch, int64_t start, int64_t end, int gid,
+static void put_allreduce(tg_rank_writer *k, int64_t launch, int64_t start, int64_t end, int gid,
                           int size, const char *desc, const char *members, int64_t seq)
 {
     int64_t corr = k->next_corr++;
-    tg_complete_event(k->f, &k->first, "cuda_runtime", "cudaLaunchKernel", launch, 5, corr, -1);
+    tg_rank_put(k, "cuda_runtime", "cudaLaunchKernel", launch, 5, corr, -1);
     tg_json_event(k->f, &k->first,
                   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_"
                   "RING_LL(ncclDevKernelArgsStorage<4096ul>)\",\"pid\":0,\"tid\":%d,\"ts\":%" PRId64
@@ -96,7 +90,7 @@ static void members_of(char *text, size_t room, int64_t first, int64_t n, int64_
 }
 
 /* The step of rank r from b; returns when it ends (the same on every rank). */
-static int64_t write_step(dl_rank *k, int64_t r, int64_t n, int64_t s, int64_t b)
+static int64_t write_step(tg_rank_writer *k, int64_t r, int64_t n, int64_t s, int64_t b)
 {
     int64_t d = n / 2, partner = r ^ 1;
     int64_t gemm_end = b + 20 + DL_GEMM_US + delay_of(r, s);
@@ -108,33 +102,29 @@ static int64_t write_step(dl_rank *k, int64_t r, int64_t n, int64_t s, int64_t b
     int64_t dp_end = b + 20 + DL_GEMM_US + late + DL_PAIR_US + DL_DP_US;
     char name[48], pair[64], dp[8 * DL_MAX_RANKS];
     snprintf(name, sizeof name, "ProfilerStep#%" PRId64, s);
-    tg_complete_event(k->f, &k->first, "user_annotation", name, b, dp_end + 30 - b, -1, -1);
-    int64_t corr = k->next_corr++;
-    tg_complete_event(k->f, &k->first, "cuda_runtime", "cudaLaunchKernel", b + 10, 5, corr, -1);
-    tg_complete_event(k->f, &k->first, "kernel", "gemm", b + 20, gemm_end - (b + 20), corr,
-                      DL_STREAM);
+    tg_rank_put(k, "user_annotation", name, b, dp_end + 30 - b, -1, -1);
+    tg_rank_put_kernel(k, "gemm", b + 10, b + 20, gemm_end - (b + 20), DL_STREAM);
     members_of(pair, sizeof pair, r - r % 2, r - r % 2 + 2, 1);
     put_allreduce(k, b + 30, gemm_end, pair_end, (int)(r / 2), 2, "tensor_parallel", pair, s);
     members_of(dp, sizeof dp, r % 2, n, 2);
     put_allreduce(k, b + 50, pair_end, dp_end, (int)(d + r % 2), (int)d, "data_parallel", dp, s);
-    tg_complete_event(k->f, &k->first, "cuda_runtime", "cudaDeviceSynchronize", b + 60,
-                      dp_end + 20 - (b + 60), -1, -1);
+    tg_rank_put(k, "cuda_runtime", "cudaDeviceSynchronize", b + 60, dp_end + 20 - (b + 60), -1,
+                -1);
     return dp_end + 30;
 }
 
-static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t n, int64_t steps)
+static void write_rank(tg_rank_writer *k, FILE *truth, int64_t r, const tg_truth_job *job,
+                       const void *ctx)
 {
-    char path[4096];
-    dl_rank k = {.f = tg_rank_trace_open(dir, r, n, path), .first = true, .next_corr = 1};
-    int64_t b = DL_ORIGIN_US;
-    for (int64_t s = 1; s <= steps + 1; s++)
-        b = write_step(&k, r, n, s, b);
-    tg_rank_trace_close(k.f, path);
-    fprintf(truth, "  \"%" PRId64 "\": {", r);
-    if (r == DL_DELAY_RANK && DL_DELAY_STEP <= steps)
+    (void)ctx;
+    int64_t n = job->ranks, b = DL_ORIGIN_US;
+    for (int64_t s = 1; s <= job->steps + 1; s++)
+        b = write_step(k, r, n, s, b);
+    fputs("{", truth);
+    if (r == DL_DELAY_RANK && DL_DELAY_STEP <= job->steps)
         fprintf(truth, "\"%d\": {\"direct_us\": %" PRId64 ", \"propagated_us\": %" PRId64 "}",
                 DL_DELAY_STEP, n / 2 * DL_DELAY_US, (n / 2 - 1) * DL_DELAY_US);
-    fprintf(truth, "}%s\n", r + 1 == n ? "" : ",");
+    fputs("}", truth);
 }
 
 int tracegen_delay_main(int argc, char **argv)
@@ -143,10 +133,6 @@ int tracegen_delay_main(int argc, char **argv)
     tg_truth_job_parse(&job, argc, argv, "--delay-truth", DL_MAX_RANKS, DL_MAX_STEPS);
     if (job.ranks < 4 || job.ranks % 2)
         tg_fail("--delay-truth needs an even number of ranks, at least 4", "");
-    char path[4096];
-    FILE *truth = tg_truth_open(&job, ".delay_truth.json", path);
-    for (int64_t r = 0; r < job.ranks; r++)
-        write_rank(job.dir, truth, r, job.ranks, job.steps);
-    tg_truth_close(truth, path);
+    tg_truth_run(&job, ".delay_truth.json", write_rank, NULL);
     return 0;
 }

@@ -45,24 +45,12 @@
 #define DS_MAX_RANKS 32        /* keeps a step's work inside its step */
 #define DS_MAX_STEPS 50
 
-typedef struct {
-    FILE *f;
-    bool first;
-    int64_t next_corr;
-} ds_rank;
-
-static void put(ds_rank *k, const char *cat, const char *name, int64_t ts, int64_t dur,
-                int64_t corr, int64_t stream)
-{
-    tg_complete_event(k->f, &k->first, cat, name, ts, dur, corr, stream);
-}
-
 /* A step's GPU work: [fwd_start, fwd_end) and [bwd_start, bwd_end). */
 typedef struct {
     int64_t fwd_start, fwd_end, wait_end, bwd_start, bwd_end;
 } ds_step;
 
-static ds_step write_step(ds_rank *k, int64_t r, int64_t s, int64_t b)
+static ds_step write_step(tg_rank_writer *k, int64_t r, int64_t s, int64_t b)
 {
     int64_t fwd = 3000 + 100 * r + 10 * s, wake = 500 + 50 * s, bwd = 2000 + 10 * s;
     ds_step t = {.fwd_start = b + 20, .fwd_end = b + 20 + fwd};
@@ -71,25 +59,27 @@ static ds_step write_step(ds_rank *k, int64_t r, int64_t s, int64_t b)
     t.bwd_end = t.bwd_start + bwd;
     char name[32];
     snprintf(name, sizeof name, "ProfilerStep#%" PRId64, s);
-    put(k, "user_annotation", name, b, DS_STEP_US - 10, -1, -1);
+    tg_rank_put(k, "user_annotation", name, b, DS_STEP_US - 10, -1, -1);
     int64_t launch = k->next_corr++, sync = k->next_corr++, launch2 = k->next_corr++;
-    put(k, "cuda_runtime", "cudaLaunchKernel", b + 10, 5, launch, -1);
-    put(k, "kernel", "gemm_fwd", t.fwd_start, fwd, launch, DS_STREAM);
-    put(k, "cuda_runtime", "cudaDeviceSynchronize", b + 30, t.wait_end - (b + 30), sync, -1);
-    put(k, "cuda_sync", "Context Sync", b + 30, t.wait_end - (b + 30), sync, DS_CONTEXT_STREAM);
-    put(k, "cuda_runtime", "cudaLaunchKernel", t.wait_end, 5, launch2, -1);
-    put(k, "kernel", "gemm_bwd", t.bwd_start, bwd, launch2, DS_STREAM);
+    tg_rank_put(k, "cuda_runtime", "cudaLaunchKernel", b + 10, 5, launch, -1);
+    tg_rank_put(k, "kernel", "gemm_fwd", t.fwd_start, fwd, launch, DS_STREAM);
+    int64_t wait = t.wait_end - (b + 30);
+    tg_rank_put(k, "cuda_runtime", "cudaDeviceSynchronize", b + 30, wait, sync, -1);
+    tg_rank_put(k, "cuda_sync", "Context Sync", b + 30, wait, sync, DS_CONTEXT_STREAM);
+    tg_rank_put(k, "cuda_runtime", "cudaLaunchKernel", t.wait_end, 5, launch2, -1);
+    tg_rank_put(k, "kernel", "gemm_bwd", t.bwd_start, bwd, launch2, DS_STREAM);
     return t;
 }
 
-static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, int64_t steps)
+static void write_rank(tg_rank_writer *k, FILE *truth, int64_t r, const tg_truth_job *job,
+                       const void *ctx)
 {
-    char path[4096];
-    ds_rank k = {.f = tg_rank_trace_open(dir, r, world, path), .first = true, .next_corr = 1};
-    fprintf(truth, "  \"%" PRId64 "\": {\"steps\": {\n", r);
+    (void)ctx;
+    int64_t steps = job->steps;
+    fputs("{\"steps\": {\n", truth);
     int64_t idle = 0, first = 0, previous_end = 0;
     for (int64_t s = 1; s <= steps + 1; s++) {
-        ds_step t = write_step(&k, r, s, DS_ORIGIN_US + (s - 1) * DS_STEP_US);
+        ds_step t = write_step(k, r, s, DS_ORIGIN_US + (s - 1) * DS_STEP_US);
         if (s > steps)
             continue;
         int64_t inside = t.bwd_start - t.fwd_end;
@@ -101,19 +91,14 @@ static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, i
         first = s == 1 ? t.fwd_start : first;
         previous_end = t.bwd_end;
     }
-    tg_rank_trace_close(k.f, path);
-    fprintf(truth, "  }, \"gpu_idle_us\": %" PRId64 ", \"work_span_us\": %" PRId64 "}%s\n", idle,
-            previous_end - first, r + 1 == world ? "" : ",");
+    fprintf(truth, "  }, \"gpu_idle_us\": %" PRId64 ", \"work_span_us\": %" PRId64 "}", idle,
+            previous_end - first);
 }
 
 int tracegen_device_sync_main(int argc, char **argv)
 {
     tg_truth_job job = {.ranks = 2, .steps = 3};
     tg_truth_job_parse(&job, argc, argv, "--device-sync-truth", DS_MAX_RANKS, DS_MAX_STEPS);
-    char path[4096];
-    FILE *truth = tg_truth_open(&job, ".device_sync_truth.json", path);
-    for (int64_t r = 0; r < job.ranks; r++)
-        write_rank(job.dir, truth, r, job.ranks, job.steps);
-    tg_truth_close(truth, path);
+    tg_truth_run(&job, ".device_sync_truth.json", write_rank, NULL);
     return 0;
 }

@@ -44,26 +44,6 @@
 #define JT_ALLREDUCE_US 800
 #define JT_SPREAD_US 800
 
-typedef struct {
-    FILE *f;
-    bool first;
-    int64_t next_corr;
-} jt_rank;
-
-static void put(jt_rank *k, const char *cat, const char *name, int64_t ts, int64_t dur,
-                int64_t corr, int64_t stream)
-{
-    tg_complete_event(k->f, &k->first, cat, name, ts, dur, corr, stream);
-}
-
-/* A kernel and the cudaLaunchKernel at launch that launched it. */
-static void put_kernel(jt_rank *k, const char *name, int64_t launch, int64_t start, int64_t dur)
-{
-    int64_t corr = k->next_corr++;
-    put(k, "cuda_runtime", "cudaLaunchKernel", launch, 5, corr, -1);
-    put(k, "kernel", name, start, dur, corr, JT_STREAM);
-}
-
 /* The jitter of step s, the same on every rank: [0, JT_SPREAD_US). */
 static int64_t jitter(int64_t s)
 {
@@ -75,7 +55,7 @@ typedef struct {
 } jt_step;
 
 /* Writes step s from b; returns its parts. */
-static jt_step write_step(jt_rank *k, int64_t s, int64_t b, bool in_loading)
+static jt_step write_step(tg_rank_writer *k, int64_t s, int64_t b, bool in_loading)
 {
     jt_step t = {JT_LOADING_US + (in_loading ? jitter(s) : 0),
                  JT_GEMM_A_US + (in_loading ? 0 : jitter(s)), 0};
@@ -84,33 +64,35 @@ static jt_step write_step(jt_rank *k, int64_t s, int64_t b, bool in_loading)
     t.time = ar_end + 30 - b;
     char name[48];
     snprintf(name, sizeof name, "ProfilerStep#%" PRId64, s);
-    put(k, "user_annotation", name, b, t.time, -1, -1);
-    put(k, "cpu_op", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", b + 10,
-        t.loading, -1, -1);
-    put_kernel(k, "gemm_a", c, c + 10, t.gemm_a);
-    put_kernel(k, "gemm_b", c + 20, a_end, JT_GEMM_B_US);
-    put_kernel(k, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", c + 40, b_end, JT_ALLREDUCE_US);
-    put(k, "cuda_runtime", "cudaDeviceSynchronize", c + 50, ar_end + 20 - (c + 50), -1, -1);
+    tg_rank_put(k, "user_annotation", name, b, t.time, -1, -1);
+    tg_rank_put(k, "cpu_op", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                b + 10, t.loading, -1, -1);
+    tg_rank_put_kernel(k, "gemm_a", c, c + 10, t.gemm_a, JT_STREAM);
+    tg_rank_put_kernel(k, "gemm_b", c + 20, a_end, JT_GEMM_B_US, JT_STREAM);
+    tg_rank_put_kernel(k, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", c + 40, b_end,
+                       JT_ALLREDUCE_US, JT_STREAM);
+    tg_rank_put(k, "cuda_runtime", "cudaDeviceSynchronize", c + 50, ar_end + 20 - (c + 50), -1,
+                -1);
     return t;
 }
 
-static void write_rank(const char *dir, FILE *truth, int64_t r, int64_t world, int64_t steps,
-                       bool in_loading)
+/* ctx: whether the jitter is in the data loading (else in gemm_a). */
+static void write_rank(tg_rank_writer *k, FILE *truth, int64_t r, const tg_truth_job *job,
+                       const void *ctx)
 {
-    char path[4096];
-    jt_rank k = {.f = tg_rank_trace_open(dir, r, world, path), .first = true, .next_corr = 1};
-    fprintf(truth, "  \"%" PRId64 "\": {\n", r);
+    (void)r;
+    bool in_loading = *(const bool *)ctx;
+    fputs("{\n", truth);
     int64_t b = JT_ORIGIN_US;
-    for (int64_t s = 1; s <= steps + 1; s++) {
-        jt_step t = write_step(&k, s, b, in_loading);
+    for (int64_t s = 1; s <= job->steps + 1; s++) {
+        jt_step t = write_step(k, s, b, in_loading);
         b += t.time;
-        if (s <= steps)
+        if (s <= job->steps)
             fprintf(truth, "    \"%" PRId64 "\": {\"step_time_us\": %" PRId64
                     ", \"data_loading_us\": %" PRId64 ", \"compute_us\": %" PRId64 "}%s\n",
-                    s, t.time, t.loading, t.gemm_a + JT_GEMM_B_US, s == steps ? "" : ",");
+                    s, t.time, t.loading, t.gemm_a + JT_GEMM_B_US, s == job->steps ? "" : ",");
     }
-    tg_rank_trace_close(k.f, path);
-    fprintf(truth, "  }%s\n", r + 1 == world ? "" : ",");
+    fputs("  }", truth);
 }
 
 int tracegen_jitter_main(int argc, char **argv)
@@ -124,10 +106,6 @@ int tracegen_jitter_main(int argc, char **argv)
         }
     tg_truth_job job = {.ranks = 2, .steps = 20};
     tg_truth_job_parse(&job, argc, argv, flag, JT_MAX_RANKS, JT_MAX_STEPS);
-    char path[4096];
-    FILE *truth = tg_truth_open(&job, ".jitter_truth.json", path);
-    for (int64_t r = 0; r < job.ranks; r++)
-        write_rank(job.dir, truth, r, job.ranks, job.steps, in_loading);
-    tg_truth_close(truth, path);
+    tg_truth_run(&job, ".jitter_truth.json", write_rank, &in_loading);
     return 0;
 }
