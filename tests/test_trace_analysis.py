@@ -19,8 +19,13 @@ import numpy as np
 import pandas as pd
 
 from common import (
-    BUILD, FRACTIONAL_FOLDERS, INTEGER_FOLDERS, MPI_ENV, TRACES, assert_close, main,
-    require_traces, tmpdir, trace_dir)
+    BUILD, FRACTIONAL_FOLDERS, INTEGER_FOLDERS, MPI_ENV, TRACES, assert_close, libhta_env,
+    main, require_traces, tmpdir, trace_dir)
+
+# A single trace is analysed in this process through libhta: in a sanitized
+# build, the test restarts itself with the sanitizers' runtimes preloaded.
+if libhta_env(os.environ) is not os.environ and "LD_PRELOAD" not in os.environ:
+    os.execve(sys.executable, [sys.executable] + sys.argv, libhta_env(os.environ))
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "python"))
