@@ -160,6 +160,8 @@ def corruptions(path):
 def nsys_seeds(traces, out, scratch):
     folder = os.path.join(traces, "nsys")
     for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if not os.path.isdir(os.path.join(folder, name)):
+            continue                        # each export sits in a folder of its own
         for file in sorted(os.listdir(os.path.join(folder, name))):
             if not file.endswith(".sqlite"):
                 continue
