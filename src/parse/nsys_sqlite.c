@@ -85,16 +85,10 @@ typedef struct nsys_reader {
     hta_error *err;
 } nsys_reader;
 
-/* The error, on one line: SQLite's messages may quote a corrupt schema's
- * SQL, new lines and all. */
 static int fail(nsys_reader *r, const char *table, const char *what)
 {
-    hta_fail(r->err, "%s: Nsight Systems export (schema %s): %s%s%s", r->path, r->version,
-             table ? table : "", table ? ": " : "", what);
-    for (char *c = r->err->text; *c; c++)
-        if ((unsigned char)*c < ' ')
-            *c = ' ';
-    return -1;
+    return hta_fail(r->err, "%s: Nsight Systems export (schema %s): %s%s%s", r->path,
+                    r->version, table ? table : "", table ? ": " : "", what);
 }
 
 static int fail_sqlite(nsys_reader *r, const char *table)

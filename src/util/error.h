@@ -1,7 +1,8 @@
 /* util/error.h: errors as values.
  *
  * Every fallible function takes an hta_error* and returns nonzero on
- * failure after filling it with one human-readable line.  Nothing below the
+ * failure after filling it with one human-readable line (control characters
+ * of quoted input become spaces).  Nothing below the
  * CLI prints: the caller decides whether the line becomes a warning, a
  * failed rank in /ranks, or an exit code. */
 #ifndef HTA_ERROR_H
