@@ -1,0 +1,28 @@
+# Sourced by the cross-rank benchmarks (bench_collectives.sh, bench_p2p.sh):
+# one hta-mpi run over MPI with each process's peak RSS recorded, and the
+# phase times that hta-mpi -v prints after the last trace.
+#
+#   measured_mpi_run WORK PROCESSES BUILD TRACES [hta-mpi options...]
+# prints "cross gather write whole root_mb busiest_mb" (seconds, MiB).
+measured_mpi_run() {
+  local work=$1 processes=$2 build=$3 traces=$4 start line whole root busiest r p
+  shift 4
+  if [ ! -x "$work/rss.sh" ]; then
+    cat > "$work/rss.sh" <<EOS
+#!/bin/sh
+exec /usr/bin/time -f "%M" -o "$work/rss.\$OMPI_COMM_WORLD_RANK" "\$@"
+EOS
+    chmod +x "$work/rss.sh"
+  fi
+  start=$(date +%s.%N)
+  line=$(mpirun -n "$processes" --oversubscribe "$work/rss.sh" "$build/hta-mpi" -q -v --force \
+           "$@" -o "$work/results.h5" "$traces" 2>&1 | grep 'after the last trace')
+  whole=$(echo "$(date +%s.%N) - $start" | bc)
+  read -r gather cross write < <(echo "$line" | sed -E 's/.*gather ([0-9.]+) s, cross-rank ([0-9.]+) s, HDF5 write ([0-9.]+) s/\1 \2 \3/')
+  root=$(cat "$work/rss.0")
+  busiest=0
+  for p in $(seq 0 $((processes - 1))); do
+    r=$(cat "$work/rss.$p"); [ "$r" -gt "$busiest" ] && busiest=$r
+  done
+  echo "$cross $gather $write $whole $((root / 1024)) $((busiest / 1024))"
+}
