@@ -48,6 +48,11 @@ def test_full_coverage_counts_spans_and_busy_time_equal_the_truth():
     notes = table(out, "/ranks").input_notes
     assert (notes == "").all(), notes
     assert "Graph replays" not in p.stdout, p.stdout
+    ls = table(out, "/launch_stats").set_index("rank")
+    for rank, want in truth["ranks"].items():
+        got = ls.loc[int(rank)]
+        assert got.graph_launches == want["launches"], (rank, got)
+        assert got.graph_gpu_events == want["kernels"], (rank, got)
 
 
 def test_unrecorded_replays_are_counted_and_noted():
