@@ -75,6 +75,40 @@ def test_the_op_around_a_graph_launch_gets_its_whole_replay():
     assert (seq.n_kernels == 4).all() and (seq["count"] == steps).all(), seq
 
 
+def test_the_critical_path_runs_through_the_replay():
+    """HTA PR #291's rule: every GPU event of a cudaGraphLaunch in the step
+    is a node.  One graph of 16 kernels (40 us, 5 us apart) between the
+    step's prologue kernel [b+4, b+9), launched at b+2, and a device
+    synchronize waiting for the replay (hta-tracegen --graph-sync): the
+    path is the launch, the prologue, the 21 us to the replay and the
+    whole replay, as HTA's fixed critical path has it (86.81% compute,
+    12.92% kernel-kernel, 0.27% launch).  Without the rule the path keeps
+    one kernel of the replay."""
+    d = os.path.join(tmpdir(), "sync")
+    subprocess.run([TRACEGEN, "--graphs", "1:16", "--graph-sync", "--ranks", "1", "--steps", "3",
+                    "-o", d], check=True)
+    out, _ = analyse(d, extra=["--critical-path"])
+    cp = table(out, "/critical_path")
+    assert len(cp) == 3 and (cp.graph_ok == 1).all(), cp
+    assert (cp.gpu_compute_bound_us == 16 * 40 + 5).all(), cp
+    assert (cp.gpu_kernel_kernel_overhead_us == 15 * 5 + 21).all(), cp
+    assert (cp.gpu_kernel_launch_overhead_us == 2).all() and (cp.path_us == 743).all(), cp
+    assert (cp.bound_by == "gpu_compute_bound").all(), cp
+
+
+def test_negative_queue_critical_path_graphs_equal_htas_fixed_ones():
+    """negative_queue's step graphs have the nodes and edges of HTA with
+    PR #291 (17d09fc, run on this trace: 110 nodes more per step than
+    without the fix, its 55 graph GPU events beyond the one per
+    correlation HTA kept)."""
+    out, _ = analyse(trace_dir("negative_queue"), extra=["--critical-path"])
+    cp = table(out, "/critical_path").set_index("step")
+    hta_fixed = {550: (14132, 14105), 551: (14086, 14061), 552: (14088, 14061),
+                 553: (14162, 14137)}
+    for step, (nodes, edges) in hta_fixed.items():
+        assert (cp.loc[step].nodes, cp.loc[step].edges) == (nodes, edges), cp.loc[step]
+
+
 def test_unrecorded_replays_are_counted_and_noted():
     """Every third replay unrecorded: the launches, recorded replays and
     kernels equal the truth, the unrecorded ones in a row without a

@@ -1,7 +1,7 @@
 /*
  * tracegen_graphs.c -- hta-tracegen's CUDA graph replays
- * (hta-tracegen --graphs G:N [--graph-drop K] -o DIR [--ranks R]
- * [--steps S]): every step replays G graphs of N kernels each, as
+ * (hta-tracegen --graphs G:N [--graph-drop K] [--graph-sync] -o DIR
+ * [--ranks R] [--steps S]): every step replays G graphs of N kernels each, as
  * torch.compile's "reduce-overhead" mode and vLLM's decoding do, with the
  * truth written beside the traces.
  *
@@ -18,6 +18,13 @@
  *  With --graph-drop K every K-th launch of a rank (counted from 1 over
  *  all its steps) has no GPU event: the profiler did not record the
  *  replay, as Kineto and ROCm do; --graph-drop K:R drops on rank R only.
+ *  With --graph-sync every step ends its launches with a
+ *  cudaDeviceSynchronize from the last call's end to the last replay's
+ *  end + 5 us, and its Context Sync record, so that the replays' kernels
+ *  hold up the CPU: the critical path runs through them.  The step also
+ *  begins with one ordinary launch (cudaLaunchKernel at b + 2 for 5 us,
+ *  kernel step_prologue at b + 4 for 5 us), without which HTA's critical
+ *  path, having no queue length to read, cannot run.
  *
  *  The truth (DIR.graphs_truth.json): per rank the launches, recorded
  *  replays and kernels of the kept steps, and per graph its first kernel,
@@ -47,7 +54,10 @@
 typedef struct {
     int64_t graphs, kernels, drop;
     int64_t drop_rank;         /* -1: every rank drops */
+    bool sync;
 } gr_shape;
+
+#define GR_CONTEXT_STREAM 4294967295u /* Kineto's stream of a Context Sync */
 
 static int64_t launch_period(const gr_shape *g)
 {
@@ -72,6 +82,10 @@ static void write_rank(const char *dir, const gr_shape *g, int64_t r, int64_t wo
         int64_t b = GR_ORIGIN_US + (s - 1) * step_period(g);
         snprintf(name, sizeof name, "ProfilerStep#%" PRId64, s);
         tg_complete_event(f, &first, "user_annotation", name, b, step_period(g) - 10, -1, -1);
+        if (g->sync) {
+            tg_complete_event(f, &first, "cuda_runtime", "cudaLaunchKernel", b + 2, 5, corr, -1);
+            tg_complete_event(f, &first, "kernel", "step_prologue", b + 4, 5, corr++, GR_STREAM);
+        }
         for (int64_t k = 0; k < g->graphs; k++, corr++) {
             int64_t c = b + 10 + k * launch_period(g);
             bool drops = g->drop > 0 && (g->drop_rank < 0 || g->drop_rank == r);
@@ -89,6 +103,14 @@ static void write_rank(const char *dir, const gr_shape *g, int64_t r, int64_t wo
                 counts[1] += recorded;
                 counts[2] += recorded ? g->kernels : 0;
             }
+        }
+        if (g->sync) {
+            int64_t from = b + 10 + (g->graphs - 1) * launch_period(g) + 10;
+            int64_t until = from + 10 + GR_KERNEL_STEP_US * g->kernels;
+            tg_complete_event(f, &first, "cuda_runtime", "cudaDeviceSynchronize", from,
+                              until - from, corr, -1);
+            tg_complete_event(f, &first, "cuda_sync", "Context Sync", from, until - from, corr++,
+                              GR_CONTEXT_STREAM);
         }
     }
     tg_rank_trace_close(f, path);
@@ -109,6 +131,8 @@ static int take_shape(int argc, char **argv, gr_shape *g)
                 g->kernels > GR_MAX_KERNELS)
                 tg_fail("invalid value for --graphs (want G:N, G <= 16, N <= 64): ", v);
             i++;
+        } else if (!strcmp(argv[i], "--graph-sync")) {
+            g->sync = true;
         } else if (!strcmp(argv[i], "--graph-drop") && v) {
             char *end;
             g->drop = strtoll(v, &end, 10);
