@@ -55,6 +55,32 @@ const hta_table_spec hta_path_walk_names_table = {"_path_walk_names", WALK_NAME_
                                                   HTA_PATH_NAMES_N_COLUMNS,
                                                   HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
+static int compare_in_time(const void *a, const void *b)
+{
+    const hta_path_piece *x = a, *y = b;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    return (x->seq < y->seq) - (x->seq > y->seq); /* seq counts back from the end */
+}
+
+hta_path_piece *hta_path_pieces_in_time(const hta_table *walk, int with_hops, size_t *n)
+{
+    hta_path_piece *p = malloc((walk->n_rows + 1) * sizeof *p);
+    size_t k = 0;
+    for (size_t i = 0; p && i < walk->n_rows; i++) {
+        const hta_cell *row = hta_table_row(walk, i);
+        if (with_hops || row[HTA_PATH_WALK_BOUND].i != HTA_PATH_HOP)
+            p[k++] = (hta_path_piece){row[HTA_PATH_WALK_STEP].i, row[HTA_PATH_WALK_SEQ].i,
+                                      row[HTA_PATH_WALK_RANK].i, row[HTA_PATH_WALK_BOUND].i,
+                                      row[HTA_PATH_WALK_TIME_NS].i, row[HTA_PATH_WALK_NAME_ID].i,
+                                      NULL};
+    }
+    if (p)
+        qsort(p, k, sizeof *p, compare_in_time);
+    *n = k;
+    return p;
+}
+
 /* Where a step's walk goes on: a kernel start on the rank, or: */
 #define TARGET_END (-1)      /* the end of the step */
 #define TARGET_INSTANCE (-2) /* the rank's kernel of instance (group, by_seq, key) */
@@ -226,8 +252,8 @@ static long longest_waiting_op(const walker *w, int64_t rank, int64_t start)
     return best;
 }
 
-/* The start of the rank's kernel of an instance, or -1. */
-static int64_t instance_start(const walker *w, const walk_state *st)
+/* The rank's op of an instance, or -1. */
+static long instance_op(const walker *w, const walk_state *st)
 {
     size_t lo = 0, hi = w->r->n;
     while (lo < hi) {
@@ -240,8 +266,10 @@ static int64_t instance_start(const walker *w, const walk_state *st)
     }
     if (lo == w->r->n)
         return -1;
-    const hta_group_op *o = &w->r->ops[w->by_instance[lo]];
-    return compare_op_instance(o, st->rank, st->group, st->by_seq, st->key) ? -1 : o->start;
+    size_t op = w->by_instance[lo];
+    return compare_op_instance(&w->r->ops[op], st->rank, st->group, st->by_seq, st->key)
+               ? -1
+               : (long)op;
 }
 
 static int holds(const walker *w, int64_t rank)
@@ -347,7 +375,8 @@ static const interval *interval_at(const walker *w, const walk_state *st)
 {
     if (st->target == TARGET_END)
         return find_interval(w, st->rank, HTA_PATH_INTERVAL_TO_END, st->step);
-    int64_t start = st->target == TARGET_INSTANCE ? instance_start(w, st) : st->target;
+    long op = st->target == TARGET_INSTANCE ? instance_op(w, st) : -1;
+    int64_t start = st->target != TARGET_INSTANCE ? st->target : op >= 0 ? w->r->ops[op].start : -1;
     return start < 0 ? NULL : find_interval(w, st->rank, HTA_PATH_INTERVAL_TO_KERNEL, start);
 }
 
@@ -371,10 +400,20 @@ static int cross_kernel(walker *w, walk_state *st, const interval *h)
     return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, dur);
 }
 
+/* At a hop onto the instance's last arriver: the mark of how much later
+ * it arrived than the others (crossrank/what_if.c caps a saving by it). */
+static int put_hop(walker *w, walk_state *st)
+{
+    long op = st->target == TARGET_INSTANCE ? instance_op(w, st) : -1;
+    return op < 0 ? 0 : put_piece(w, st, st->rank, -1, HTA_PATH_HOP, w->res[op].lateness_ns);
+}
+
 /* Walks the step on while its rank is held here. */
 static int advance(walker *w, walk_state *st)
 {
     while (!st->done && holds(w, st->rank)) {
+        if (put_hop(w, st))
+            return -1;
         const interval *h = interval_at(w, st);
         st->hops++;
         if (!h || st->hops > w->limit) {
