@@ -56,6 +56,25 @@ def test_full_coverage_counts_spans_and_busy_time_equal_the_truth():
         assert got.graph_gpu_events == want["kernels"], (rank, got)
 
 
+def test_the_op_around_a_graph_launch_gets_its_whole_replay():
+    """Each graph<g>::replay op encloses one cudaGraphLaunch: /ops credits
+    it with every kernel of the replay and their busy time, and its kernel
+    sequence lists them all."""
+    d, truth = graph_job(ranks=1)
+    out, _ = analyse(d, extra=["--sequence-op", "replay"])
+    ops = table(out, "/ops").set_index("name")
+    steps = truth["ranks"]["0"]["launches"] // len(truth["graphs"])
+    for first, want in truth["graphs"].items():
+        op = ops.loc[first.split("_")[0] + "::replay"]
+        assert op.calls == steps and op.calls_with_gpu == steps, op
+        assert op.gpu_events == want["kernels"] * steps, op
+        assert op.gpu_busy_sum_us == want["busy_us"] * steps, op
+        assert op.gpu_busy_min_us == op.gpu_busy_max_us == want["busy_us"], op
+    seq = table(out, "/kernel_sequences")
+    assert len(seq) == len(truth["graphs"]), seq
+    assert (seq.n_kernels == 4).all() and (seq["count"] == steps).all(), seq
+
+
 def test_unrecorded_replays_are_counted_and_noted():
     """Every third replay unrecorded: the launches, recorded replays and
     kernels equal the truth, the unrecorded ones in a row without a
