@@ -5,6 +5,7 @@
  * steps add rows to their table (collective_wait flags late arrivers),
  * the step comparison and the step-time jitter after collective_wait,
  * which adds the waits to "steps", the stragglers after it because they read "collective_wait",
+ * the delay costs after the stragglers because they read the slower GPUs in "stragglers",
  * and the nodes last because they read every flag in "outliers". */
 #include "crossrank/crossrank.h"
 
