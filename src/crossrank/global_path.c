@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "analysis/critical_path.h"
+#include "numerics/bounds.h"
 
 static const hta_column WALK_COLUMNS[HTA_PATH_WALK_N_COLUMNS] = {
     [HTA_PATH_WALK_STEP] = {"step", HTA_COL_I64},
@@ -274,15 +275,8 @@ static long instance_op(const walker *w, const walk_state *st)
 
 static int holds(const walker *w, int64_t rank)
 {
-    size_t lo = 0, hi = w->n_ranks;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->ranks[mid] < rank)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < w->n_ranks && w->ranks[lo] == rank;
+    size_t at = hta_lower_bound_i64(w->ranks, w->n_ranks, rank);
+    return at < w->n_ranks && w->ranks[at] == rank;
 }
 
 static int compare_i64_values(const void *a, const void *b)

@@ -30,6 +30,7 @@
 #include "crossrank/delay_costs.h"
 #include "crossrank/global_path.h"
 #include "crossrank/step_comparison.h"
+#include "numerics/bounds.h"
 #include "numerics/stats.h"
 
 #define TOP_PER_STEP 5
@@ -155,26 +156,11 @@ static int read_inputs(const hta_tableset *set, const hta_table *walk, inputs *i
     return 0;
 }
 
-/* The first of n elements of size bytes, sorted by their leading int64
- * (step), whose step is not below step. */
-static size_t first_of_step(const void *base, size_t n, size_t size, int64_t step)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (*(const int64_t *)((const char *)base + mid * size) < step)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The factor the rank's compute kernels shrink by at the step's median:
  * 1 - median / own, 0 when its compute is at or below the median. */
 static double compute_cut(const inputs *in, int64_t step, int64_t rank)
 {
-    size_t first = first_of_step(in->sc, in->n_sc, sizeof *in->sc, step), k = 0;
+    size_t first = HTA_LOWER_BOUND(in->sc, in->n_sc, step, step), k = 0;
     double own = 0;
     for (size_t i = first; i < in->n_sc && in->sc[i].step == step; i++) {
         in->scratch[k++] = in->sc[i].compute;
@@ -243,7 +229,7 @@ static int compare_outcome(const void *a, const void *b)
 static int put_step(hta_table *t, const inputs *in, const piece *p, size_t n)
 {
     int64_t step = p[0].step;
-    size_t first = first_of_step(in->c, in->n_c, sizeof *in->c, step), k = 0;
+    size_t first = HTA_LOWER_BOUND(in->c, in->n_c, step, step), k = 0;
     outcome o[TOP_PER_STEP];
     for (size_t i = first; i < in->n_c && in->c[i].step == step && k < TOP_PER_STEP; i++)
         o[k++] = predict(in, &in->c[i], p, n);
