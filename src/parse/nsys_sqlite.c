@@ -49,7 +49,7 @@
 
 #include "util/clock.h"
 #include "util/grow.h"
-#include "util/ranked.h"
+#include "numerics/bounds.h"
 #include "parse/trace_builder.h"
 
 #define KERNEL_TABLE "CUPTI_ACTIVITY_KIND_KERNEL"
