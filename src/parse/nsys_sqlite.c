@@ -28,8 +28,8 @@
  * correlation ID"), so a replay maps to its cudaGraphLaunch through the
  * correlation, as in a Kineto trace.  The export adds the graph's and the
  * node's ids: graphNodeId on kernels, copies and sets ("REFERENCES
- * CUDA_GRAPH_NODE_EVENTS(graphNodeId)"; NULL on every record of the
- * 2024.5 and 2024.6 exports we hold), and on kernels graphId ("Kernel
+ * CUDA_GRAPH_NODE_EVENTS(graphNodeId)"; NULL on every record of the real
+ * exports we hold, nsys 2022.2 to 2024.6), and on kernels graphId ("Kernel
  * graph ID.", SQLite Schema Reference of schema 3.28.1, Nsight Systems
  * 2026.4); CUPTI sets both to 0 on a record no graph launched.  graphId is
  * shared by every replay of a graph, so only (graphId, correlationId)
