@@ -30,6 +30,7 @@
 #include "crossrank/causes.h"
 #include "crossrank/step_parts.h"
 #include "crossrank/stragglers.h"
+#include "numerics/bounds.h"
 #include "numerics/stats.h"
 
 #include <math.h>
@@ -247,15 +248,7 @@ static int slower_gpu_ranks(const hta_table *stragglers, int64_t **gpu, size_t *
 /* The rows of one step number in s[0..n), found by bisection. */
 static const step_row *rows_of_step(const step_row *s, size_t n, int64_t step, size_t *count)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s[mid].step < step)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t end = lo;
+    size_t lo = HTA_LOWER_BOUND(s, n, step, step), end = lo;
     while (end < n && s[end].step == step)
         end++;
     *count = end - lo;

@@ -47,6 +47,7 @@
 #include "crossrank/causes.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/spread.h"
+#include "numerics/bounds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -120,14 +121,7 @@ static size_t read_arrivals(const hta_table *waits, suspect *s, size_t n)
 /* The suspect of a rank (s is in rank order), or NULL. */
 static suspect *find_suspect(suspect *s, size_t n, int64_t rank)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s[mid].rank < rank)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = HTA_LOWER_BOUND(s, n, rank, rank);
     return lo < n && s[lo].rank == rank ? &s[lo] : NULL;
 }
 
