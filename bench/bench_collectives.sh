@@ -20,50 +20,25 @@ PROCESSES=${4:-4}
 WORK=${5:-/tmp/hta-bench-collectives}
 RUNS=${RUNS:-1}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "$0")/measured_mpi_run.sh"
 TP=8
 DP=$((RANKS / TP))
 TRACES="$WORK/job-$RANKS-$STEPS"
 mkdir -p "$WORK"
-
-if [ "$(find "$TRACES" -name 'rank-*.json' 2>/dev/null | wc -l)" != "$RANKS" ]; then
-  rm -rf "$TRACES"
-  "$BUILD/hta-tracegen" --tp "$TP" --dp "$DP" --layers 16 --steps "$STEPS" --slow 5:1.2 \
-    -o "$TRACES"
-fi
+generated_job "$TRACES" "$RANKS" "$BUILD" --tp "$TP" --dp "$DP" --layers 16 --steps "$STEPS" \
+  --slow 5:1.2
 PER_RANK=$((STEPS * 19))
 echo "$RANKS ranks (TP $TP x DP $DP) x $PER_RANK collectives, $(du -sh "$TRACES" | cut -f1)" \
      "of JSON, $PROCESSES processes, $(nproc) cores, $(date -u +%F)"
 echo
 echo "| build | gather s | resolve + matching + cross-rank s | HDF5 write s | whole run s | peak RSS root MB | peak RSS busiest process MB | load (1 min) |"
 echo "|---|---|---|---|---|---|---|---|"
-cat > "$WORK/rss.sh" <<EOS
-#!/bin/sh
-exec /usr/bin/time -f "%M" -o "$WORK/rss.\$OMPI_COMM_WORLD_RANK" "\$@"
-EOS
-chmod +x "$WORK/rss.sh"
-
-# One run: prints "cross gather write whole root busiest".
-run_once() {
-  local build=$1 start line whole root busiest r
-  start=$(date +%s.%N)
-  line=$(mpirun -n "$PROCESSES" --oversubscribe "$WORK/rss.sh" "$build/hta-mpi" -q -v --force \
-           -o "$WORK/results.h5" "$TRACES" 2>&1 | grep 'after the last trace')
-  whole=$(echo "$(date +%s.%N) - $start" | bc)
-  read -r gather cross write < <(echo "$line" | sed -E 's/.*gather ([0-9.]+) s, cross-rank ([0-9.]+) s, HDF5 write ([0-9.]+) s/\1 \2 \3/')
-  root=$(cat "$WORK/rss.0")
-  busiest=0
-  for p in $(seq 0 $((PROCESSES - 1))); do
-    r=$(cat "$WORK/rss.$p"); [ "$r" -gt "$busiest" ] && busiest=$r
-  done
-  echo "$cross $gather $write $whole $((root / 1024)) $((busiest / 1024))"
-}
-
 declare -A best
 builds=("$BUILD")
 [ -n "${BASE_BUILD:-}" ] && builds=("$(realpath "$BASE_BUILD")" "$BUILD")
 for _ in $(seq "$RUNS"); do
   for b in "${builds[@]}"; do
-    got=$(run_once "$b")
+    got=$(measured_mpi_run "$WORK" "$PROCESSES" "$b" "$TRACES")
     if [ -z "${best[$b]:-}" ] || awk -v a="${got%% *}" -v b="${best[$b]%% *}" 'BEGIN{exit !(a < b)}'; then
       best[$b]=$got
     fi

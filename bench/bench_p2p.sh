@@ -19,41 +19,24 @@ PROCESSES=${5:-4}
 WORK=${6:-/tmp/hta-bench-p2p}
 RUNS=${RUNS:-1}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "$0")/measured_mpi_run.sh"
 PP=8
 DP=$((RANKS / PP))
 TRACES="$WORK/job-$RANKS-$MICROBATCHES-$STEPS"
 mkdir -p "$WORK"
-
-if [ "$(find "$TRACES" -name 'rank-*.json' 2>/dev/null | wc -l)" != "$RANKS" ]; then
-  rm -rf "$TRACES"
-  "$BUILD/hta-tracegen" --pp "$PP" --dp "$DP" --microbatches "$MICROBATCHES" --steps "$STEPS" \
-    --slow-stage 5:1.2 -o "$TRACES"
-fi
+generated_job "$TRACES" "$RANKS" "$BUILD" --pp "$PP" --dp "$DP" --microbatches "$MICROBATCHES" \
+  --steps "$STEPS" --slow-stage 5:1.2
 echo "$RANKS ranks (PP $PP x DP $DP) x $((4 * MICROBATCHES * STEPS)) sends and recvs per middle" \
      "stage, $(du -sh "$TRACES" | cut -f1) of JSON, $PROCESSES processes, $(nproc) cores," \
      "$(date -u +%F)"
 echo
 echo "| gather s | resolve + matching + cross-rank s | HDF5 write s | whole run s | peak RSS root MB | peak RSS busiest process MB | load (1 min) |"
 echo "|---|---|---|---|---|---|---|"
-cat > "$WORK/rss.sh" <<EOS
-#!/bin/sh
-exec /usr/bin/time -f "%M" -o "$WORK/rss.\$OMPI_COMM_WORLD_RANK" "\$@"
-EOS
-chmod +x "$WORK/rss.sh"
-
 for _ in $(seq "$RUNS"); do
-  start=$(date +%s.%N)
-  line=$(mpirun -n "$PROCESSES" --oversubscribe "$WORK/rss.sh" "$BUILD/hta-mpi" -q -v --force \
-           --include-last-step -o "$WORK/results.h5" "$TRACES" 2>&1 | grep 'after the last trace')
-  whole=$(echo "$(date +%s.%N) - $start" | bc)
-  read -r gather cross write < <(echo "$line" | sed -E 's/.*gather ([0-9.]+) s, cross-rank ([0-9.]+) s, HDF5 write ([0-9.]+) s/\1 \2 \3/')
-  root=$(cat "$WORK/rss.0")
-  busiest=0
-  for p in $(seq 0 $((PROCESSES - 1))); do
-    r=$(cat "$WORK/rss.$p"); [ "$r" -gt "$busiest" ] && busiest=$r
-  done
+  read -r cross gather write whole root busiest < <(measured_mpi_run "$WORK" "$PROCESSES" \
+                                                     "$BUILD" "$TRACES" --include-last-step)
   printf "| %.3f | %.3f | %.3f | %.2f | %d | %d | %s |\n" "$gather" "$cross" "$write" "$whole" \
-    "$((root / 1024))" "$((busiest / 1024))" "$(cut -d' ' -f1 /proc/loadavg)"
+    "$root" "$busiest" "$(cut -d' ' -f1 /proc/loadavg)"
 done
 /usr/bin/python3 - "$WORK/results.h5" <<'EOS'
 import sys, h5py

@@ -27,7 +27,7 @@ def main(path, kernels):
         for i in range(kernels):
             t = 1_000_000 + i * step
             yield (t + 3000, t + 7000, 0, 1, 7 + i % 4, i, 1, names[i % NAMES], names[i % NAMES],
-                   names[i % NAMES], 0, 0, 32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, i, 0, 0, 0)
+                   names[i % NAMES], 0, 0, 32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, i, 0, None, 0, None)
 
     def runtime_rows():
         for i in range(kernels):
@@ -37,15 +37,14 @@ def main(path, kernels):
     def memcpy_rows():
         for i in range(0, kernels, 10):
             t = 1_000_000 + i * step + 4000
-            yield (t, t + 1000, 0, 1, 20, kernels + i, 1, 1 << 20, 1, 0, 2, 3, 0, 0, 0, 0, 0, 0)
+            yield (t, t + 1000, 0, 1, 20, kernels + i, 1, 1 << 20, 1, 0, 2, 3, 0, 0, 0, 0, 0, None)
 
     def nvtx_rows():
         for i in range(0, kernels, 1000):
             t = 1_000_000 + i * step
             yield (t, t + 1000 * step, 59, f"ProfilerStep#{i // 1000}")
 
-    db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
-                   "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kernel_rows())
+    db.executemany(kc.INSERT_KERNEL, kernel_rows())
     db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,?,?,?,?,?,?)",
                    runtime_rows())
     db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES "

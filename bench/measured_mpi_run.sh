@@ -1,6 +1,18 @@
-# Sourced by the cross-rank benchmarks (bench_collectives.sh, bench_p2p.sh):
-# one hta-mpi run over MPI with each process's peak RSS recorded, and the
-# phase times that hta-mpi -v prints after the last trace.
+# Sourced by the cross-rank benchmarks (bench_collectives.sh, bench_p2p.sh,
+# bench_jobpath.sh): their generated job, and one hta-mpi run over MPI with
+# each process's peak RSS recorded and the phase times that hta-mpi -v
+# prints after the last trace.
+#
+#   generated_job TRACES RANKS BUILD [hta-tracegen options...]
+# writes the job into TRACES unless it already holds RANKS rank files.
+generated_job() {
+  local traces=$1 ranks=$2 build=$3
+  shift 3
+  if [ "$(find "$traces" -name 'rank-*.json' 2>/dev/null | wc -l)" != "$ranks" ]; then
+    rm -rf "$traces"
+    "$build/hta-tracegen" "$@" -o "$traces"
+  fi
+}
 #
 #   measured_mpi_run WORK PROCESSES BUILD TRACES [hta-mpi options...]
 # prints "cross gather write whole root_mb busiest_mb" (seconds, MiB).

@@ -122,6 +122,12 @@ def memset_kind(db, name):
     return memory_kind(db, m[1]) if m else 0
 
 
+# The tables as NVIDIA's "SQLite Schema Reference" documents them: the
+# kernel table in the form of schema 3.28.1 (Nsight Systems 2026.4), whose
+# kernels carry graphId ("Kernel graph ID.") beside graphNodeId
+# ("REFERENCES CUDA_GRAPH_NODE_EVENTS(graphNodeId)"); the others in the
+# form of the 2024.5 and 2024.6 exports of ../shared/traces/nsys/, where
+# copies and sets carry graphNodeId only.
 NSYS_SCHEMA = """
 CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
@@ -129,15 +135,20 @@ CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER PRIMARY KEY, name TEXT, label TEX
 CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT, label TEXT);
 CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER PRIMARY KEY, name TEXT, label TEXT);
 CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
-  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
-  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL,
-  shortName INTEGER NOT NULL, mangledName INTEGER, launchType INTEGER, cacheConfig INTEGER,
-  registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL, gridY INTEGER NOT NULL,
-  gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL, blockY INTEGER NOT NULL,
-  blockZ INTEGER NOT NULL, staticSharedMemory INTEGER NOT NULL,
-  dynamicSharedMemory INTEGER NOT NULL, localMemoryPerThread INTEGER NOT NULL,
-  localMemoryTotal INTEGER NOT NULL, gridId INTEGER NOT NULL,
-  sharedMemoryExecuted INTEGER, graphNodeId INTEGER, sharedMemoryLimitConfig INTEGER);
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER,
+  launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER NOT NULL,
+  gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,
+  blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
+  staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL,
+  localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL,
+  gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER, graphNodeId INTEGER,
+  sharedMemoryLimitConfig INTEGER, qmdBulkReleaseDone INTEGER, qmdPreexitDone INTEGER,
+  qmdLastCtaDone INTEGER, graphId INTEGER, clusterX INTEGER, clusterY INTEGER,
+  clusterZ INTEGER, clusterSchedulingPolicy INTEGER, maxPotentialClusterSize INTEGER,
+  maxActiveClusters INTEGER, sharedMemoryRequestedPercentage INTEGER,
+  tensorSizeMinusOneElements TEXT NOT NULL);
 CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
   eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
   returnValue INTEGER NOT NULL, callchainId INTEGER);
@@ -160,6 +171,18 @@ CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER
   int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER,
   floatValue REAL, jsonTextId INTEGER, jsonText TEXT);
 """
+
+
+# The kernel columns the converters write, in this order, and the insert
+# (tensorSizeMinusOneElements, NOT NULL, is left empty).
+KERNEL_COLUMNS = ("start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                  "globalPid", "demangledName", "shortName", "mangledName", "launchType",
+                  "cacheConfig", "registersPerThread", "gridX", "gridY", "gridZ", "blockX",
+                  "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory",
+                  "localMemoryPerThread", "localMemoryTotal", "gridId", "sharedMemoryExecuted",
+                  "graphNodeId", "sharedMemoryLimitConfig", "graphId")
+INSERT_KERNEL = (f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ({', '.join(KERNEL_COLUMNS)}, "
+                 f"tensorSizeMinusOneElements) VALUES ({', '.join('?' * len(KERNEL_COLUMNS))}, '')")
 
 
 def enum_rows(prefix, keys, spellings):
@@ -192,9 +215,45 @@ class Strings:
         return self.ids[text]
 
 
+# The API version Nsight appends to a runtime call's name (the CUPTI
+# callback's), for the calls whose version is not v7000's.
+API_VERSIONS = {"cudaGraphLaunch": "v10000"}
+
+
 def api_name(name):
-    """Nsight's runtime names carry the API version ("cudaLaunchKernel_v7000")."""
-    return name + "_v7000" if name.startswith("cuda") else name
+    """Nsight's runtime names carry the API version ("cudaLaunchKernel_v7000",
+    "cudaGraphLaunch_v10000")."""
+    return f"{name}_{API_VERSIONS.get(name, 'v7000')}" if name.startswith("cuda") else name
+
+
+GRAPH_LAUNCHES = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"}
+
+
+def graph_nodes(events):
+    """{correlation: {id(event): (graphId, graphNodeId)}} of the GPU records of
+    graph replays, as CUPTI records them: a replay's records carry the
+    correlation of the graph launch call (CUpti_ActivityKernel11:
+    "identical to the correlation ID in the driver or runtime API activity
+    record that launched the kernel"), the graph's id and each its node's.
+    Kineto keeps no graph identity: replays with the same GPU records' names
+    in start order are taken for one graph, each position for one node;
+    graphs and nodes are numbered from 1 in order of first replay."""
+    launches = {correlation(args) for cat, e, args, _, _ in records(events)
+                if cat in API_CATEGORIES and e.get("name") in GRAPH_LAUNCHES}
+    replays = {}
+    for cat, e, args, start, _ in records(events):
+        if cat in GPU_CATEGORIES and correlation(args) in launches:
+            replays.setdefault(correlation(args), []).append((start, str(e.get("name", "")), e))
+    graphs, ids = {}, {}
+    for corr, members in replays.items():
+        members.sort(key=lambda m: m[0])
+        signature = tuple(name for _, name, _ in members)
+        if signature not in graphs:
+            first_node = 1 + sum(len(s) for s in graphs)
+            graphs[signature] = (len(graphs) + 1, first_node)
+        graph, first_node = graphs[signature]
+        ids[corr] = {id(e): (graph, first_node + i) for i, (_, _, e) in enumerate(members)}
+    return ids
 
 
 def dim(args, key, i):
@@ -206,30 +265,33 @@ def to_nsys_sqlite(trace_path, out_path):
     db = create_nsys_database(out_path)
     string = Strings(db)
     nvtx_count = 0
-    for cat, e, args, start, end in records(load(trace_path)):
+    events = load(trace_path)
+    nodes = graph_nodes(events)
+    for cat, e, args, start, end in records(events):
         name = str(e.get("name", ""))
         corr = correlation(args)
         gpu = (start, end, int(args.get("device", 0)) if is_number(args.get("device")) else 0,
                int(args.get("context", 0)) if is_number(args.get("context")) else 0,
                int(args["stream"]) if cat in GPU_CATEGORIES else 0, corr, 1)
+        graph, node = nodes.get(corr, {}).get(id(e), (None, None))
         if cat == "kernel":
             name_id = string(name)
-            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
-                       "(?,?,?,?,?,?,?,?,?,?,0,0,?,?,?,?,?,?,?,?,?,0,0,0,0,0,0)",
+            db.execute(INSERT_KERNEL,
                        gpu + (name_id, string(name.split("(")[0].split("<")[0].split()[-1]
-                                              if name.split() else name), name_id,
+                                              if name.split() else name), name_id, 0, 0,
                               int(args.get("registers per thread", 0) or 0),
                               dim(args, "grid", 0), dim(args, "grid", 1), dim(args, "grid", 2),
                               dim(args, "block", 0), dim(args, "block", 1), dim(args, "block", 2),
-                              int(args.get("shared memory", 0) or 0), 0))
+                              int(args.get("shared memory", 0) or 0), 0, 0, 0, 0, 0, node, 0,
+                              graph))
         elif cat == "gpu_memcpy":
             kind, src, dst = copy_kinds(db, name)
             db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES "
-                       "(?,?,?,?,?,?,?,?,?,0,?,?,0,0,0,0,0,0)",
-                       gpu + (int(args.get("bytes", 0)), kind, src, dst))
+                       "(?,?,?,?,?,?,?,?,?,0,?,?,0,0,0,0,0,?)",
+                       gpu + (int(args.get("bytes", 0)), kind, src, dst, node))
         elif cat == "gpu_memset":
-            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?,?,?,?,?,?,?,0,?,0,?)",
-                       gpu + (int(args.get("bytes", 0)), memset_kind(db, name)))
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?,?,?,?,?,?,?,0,?,?,?)",
+                       gpu + (int(args.get("bytes", 0)), node, memset_kind(db, name)))
         elif cat == "cuda_sync":
             kind = SYNC_SPELLING.index(name) if name in SYNC_SPELLING else 0
             db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (?,?,?,?,?,?,?,?,0)",

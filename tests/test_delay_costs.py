@@ -9,6 +9,12 @@ the second collective.  The truth: the delayed rank's direct cost is
 D x delay, its propagated cost (D - 1) x delay, (N - 1) x delay in all,
 and nothing else costs anything.  Every wait is charged to someone, so
 the costs add up to the waits.
+
+/delay_costs and /stragglers name causes from one list
+(docs/definitions.md, Causes of lateness): on generated jobs with one rank
+late for a known cause (hta-tracegen --tp --slow-cause, --straggler, whose
+GEMM rate says a slower GPU), the cause carrying most of that rank's
+delay cost is the one /stragglers gives it.
 """
 import json
 import re
@@ -52,7 +58,8 @@ def test_one_delay_costs_what_the_simulation_says():
     line = [l for l in p.stdout.splitlines() if l.startswith("Delay costs:")]
     assert len(line) == 1, p.stdout
     m = re.search(r"rank (\d+)'s lateness costs the job ([\d.]+) us .* per step \(([\d.]+) direct, "
-                  r"([\d.]+) propagated\), most of it when its (\w+) stood out;", line[0])
+                  r"([\d.]+) propagated\), most of it from ([\w ]+): [^;]*, as /stragglers says;",
+                  line[0])
     assert m and m.group(1) == "2" and m.group(5) == "compute", line
     assert_close(float(m.group(2)), 7000 / 3, "per step", abs_tol=0.1)
     assert_close(float(m.group(3)), 4000 / 3, "direct per step", abs_tol=0.1)
@@ -80,6 +87,51 @@ def test_point_to_point_waits_are_charged_too():
     assert waits > 0 and (costs.propagated_us > 0).any(), costs
     assert_close(costs.total_us.sum(), waits + table(out, "/steps").wait_us.sum(),
                  "costs add up to the waits", rel_tol=1e-9, abs_tol=US * len(pairs))
+
+
+# The list of causes (docs/definitions.md, Causes of lateness).
+CAUSES = {"", "compute", "slower GPU", "cpu launch", "data loading", "communication", "idle",
+          "other"}
+
+
+def check_same_cause(d, rank, want, processes=2):
+    """The rank's /stragglers cause is want, so is the cause of most of
+    its delay cost, and the summary says they agree."""
+    out, p = analyse(d, processes=processes)
+    st = table(out, "/stragglers").set_index("rank")
+    costs = table(out, "/delay_costs")
+    assert set(st.cause) <= CAUSES and set(costs.cause) <= CAUSES, (st.cause, costs.cause)
+    mine = costs[costs["rank"] == rank].groupby("cause").total_us.sum()
+    assert st.cause[rank] == want and mine.idxmax() == want, (want, st.cause[rank], mine)
+    line = [l for l in p.stdout.splitlines() if l.startswith("Delay costs:")]
+    assert len(line) == 1 and f"rank {rank}'s lateness" in line[0], p.stdout
+    assert f"most of it from {want}: " in line[0] and "as /stragglers says" in line[0], line
+
+
+def test_both_tables_name_the_same_cause():
+    for cause, steps, want in (("compute", 6, "compute"), ("launch", 6, "cpu launch"),
+                               ("data", 30, "data loading")):
+        d = os.path.join(tmpdir(), "tp_" + cause)
+        subprocess.run([TRACEGEN, "--tp", "4", "--dp", "2", "--slow", "5:1.5", "--slow-cause",
+                        cause, "--steps", str(steps), "--profiler-steps", "-o", d], check=True)
+        check_same_cause(d, 5, want)
+    check_same_cause(generated(ranks=4, extra=["--steps", "4", "--straggler", "3:1.25"]), 3,
+                     "slower GPU")
+    d, _ = delay_job(8)
+    check_same_cause(d, 2, "compute", processes=1)
+
+
+def test_identical_ranks_have_no_cause():
+    """The jitter layouts vary every rank's steps alike: nobody waits, so
+    there is no delay cost and no straggler cause."""
+    for flag in ("--jitter-data-loading-truth", "--jitter-compute-truth"):
+        d = os.path.join(tmpdir(), "jitter")
+        subprocess.run([TRACEGEN, flag, "-o", d, "--ranks", "4", "--steps", "10"], check=True)
+        out, p = analyse(d, processes=2)
+        assert (table(out, "/stragglers").cause == "").all(), flag
+        with h5py.File(out) as f:
+            assert "delay_costs" not in f, flag
+        assert "Delay costs:" not in p.stdout, p.stdout
 
 
 if __name__ == "__main__":

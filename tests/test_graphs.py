@@ -5,9 +5,10 @@ Answers known by construction: hta-tracegen --graphs G:N replays G
 graphs of N kernels per step, the kernels sharing the launch's
 correlation, and --graph-drop K[:R] leaves every K-th replay (of rank R)
 unrecorded; DIR.graphs_truth.json holds the counts.  And the real
-negative_queue trace: 70 cudaGraphLaunch calls whose 135 kernels share
-their correlations.
+negative_queue trace, whose graph launch calls and the GPU events sharing
+their correlations are counted from its JSON here.
 """
+import gzip
 import json
 
 from common import *
@@ -48,6 +49,30 @@ def test_full_coverage_counts_spans_and_busy_time_equal_the_truth():
     notes = table(out, "/ranks").input_notes
     assert (notes == "").all(), notes
     assert "Graph replays" not in p.stdout, p.stdout
+    ls = table(out, "/launch_stats").set_index("rank")
+    for rank, want in truth["ranks"].items():
+        got = ls.loc[int(rank)]
+        assert got.graph_launches == want["launches"], (rank, got)
+        assert got.graph_gpu_events == want["kernels"], (rank, got)
+
+
+def test_the_op_around_a_graph_launch_gets_its_whole_replay():
+    """Each graph<g>::replay op encloses one cudaGraphLaunch: /ops credits
+    it with every kernel of the replay and their busy time, and its kernel
+    sequence lists them all."""
+    d, truth = graph_job(ranks=1)
+    out, _ = analyse(d, extra=["--sequence-op", "replay"])
+    ops = table(out, "/ops").set_index("name")
+    steps = truth["ranks"]["0"]["launches"] // len(truth["graphs"])
+    for first, want in truth["graphs"].items():
+        op = ops.loc[first.split("_")[0] + "::replay"]
+        assert op.calls == steps and op.calls_with_gpu == steps, op
+        assert op.gpu_events == want["kernels"] * steps, op
+        assert op.gpu_busy_sum_us == want["busy_us"] * steps, op
+        assert op.gpu_busy_min_us == op.gpu_busy_max_us == want["busy_us"], op
+    seq = table(out, "/kernel_sequences")
+    assert len(seq) == len(truth["graphs"]), seq
+    assert (seq.n_kernels == 4).all() and (seq["count"] == steps).all(), seq
 
 
 def test_unrecorded_replays_are_counted_and_noted():
@@ -84,13 +109,37 @@ def test_idle_of_an_under_recorded_rank_is_no_outlier():
     assert not mine.metric.str.contains("idle").any(), mine[["metric", "value", "median"]]
 
 
+GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"}
+GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
+
+
+def raw_graph_counts(folder):
+    """From the trace's JSON: its graph launch calls, the kernels sharing
+    their correlations, and all GPU events (kernels, copies, memsets)
+    sharing them."""
+    path = os.path.join(trace_dir(folder), os.listdir(trace_dir(folder))[0])
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+    calls = {e["args"]["correlation"] for e in events
+             if e["name"] in GRAPH_LAUNCH_APIS and e.get("cat") in ("cuda_runtime", "cuda_driver")}
+    gpu = [e for e in events if e.get("cat") in GPU_CATEGORIES
+           and e.get("args", {}).get("correlation") in calls]
+    return len(calls), sum(e["cat"] == "kernel" for e in gpu), len(gpu)
+
+
 def test_negative_queue_graph_launches():
-    """The real trace's 70 graph launches and 135 kernels, all recorded,
-    in 14 graphs (the last step kept: the default drops 14 of them)."""
+    """The real trace's graph launches, their kernels and GPU events, all
+    recorded (the last step kept: the default drops some of them), in
+    /graph_launches and beside HTA's columns of /launch_stats."""
+    launches, kernels, gpu_events = raw_graph_counts("negative_queue")
+    assert launches > 0 and kernels > launches, (launches, kernels)
     out, _ = analyse(trace_dir("negative_queue"), extra=["--include-last-step"])
     g = table(out, "/graph_launches")
-    assert g.launches.sum() == 70 and g.kernels.sum() == 135, g
-    assert (g.recorded == g.launches).all() and len(g) == 14, g
+    assert g.launches.sum() == launches and g.kernels.sum() == kernels, g
+    assert g.gpu_events.sum() == gpu_events, g
+    assert (g.recorded == g.launches).all(), g
+    ls = table(out, "/launch_stats").iloc[0]
+    assert ls.graph_launches == launches and ls.graph_gpu_events == gpu_events, ls
 
 
 if __name__ == "__main__":

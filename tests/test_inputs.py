@@ -203,8 +203,8 @@ def hand_built_export(path, kernels, memcpys=(), nvtx=(), runtime=(), enum_order
         db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, "
                    "streamId, correlationId, demangledName, shortName, registersPerThread, "
                    "gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, "
-                   "dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId) "
-                   "VALUES (?,?,?,1,?,?,?,?,0,1,1,1,1,1,1,0,0,0,0,0)",
+                   "dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId, "
+                   "tensorSizeMinusOneElements) VALUES (?,?,?,1,?,?,?,?,0,1,1,1,1,1,1,0,0,0,0,0,'')",
                    (s, e, dev, stream, corr, n, n))
     for s, e, dev, stream, corr, nbytes, kind, src, dst in memcpys:
         db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
@@ -426,8 +426,8 @@ def two_process_node_export(path):
                    "streamId, correlationId, globalPid, demangledName, shortName, "
                    "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
                    "staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, "
-                   "localMemoryTotal, gridId) VALUES (1000, ?, ?, 1, 7, 1, ?, ?, ?, "
-                   "0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0)", (end, device, pid << 24, name, name))
+                   "localMemoryTotal, gridId, tensorSizeMinusOneElements) VALUES (1000, ?, ?, "
+                   "1, 7, 1, ?, ?, ?, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, '')", (end, device, pid << 24, name, name))
         db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
                    "correlationId, nameId, returnValue) VALUES (500, 900, 0, ?, 1, ?, 0)",
                    (tid, strings("cudaLaunchKernel_v7000")))

@@ -253,6 +253,24 @@ def test_waits_are_not_gpu_work():
     assert stretched >= 1, "no export has waits beyond its GPU work: the test tests nothing"
 
 
+def test_graph_ids_absent_on_real_exports():
+    """The three exports (schemas 2.9.1, 3.13.2, 3.16.1) have graphNodeId
+    and no graphId on their kernels, NULL on every row (no graph launched
+    them): nothing is noted of CUDA graphs."""
+    with_node_column = 0
+    for folder in EXPORTS:
+        db = connect(export(folder))
+        columns = {c for _, c, *_ in db.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")}
+        assert "graphId" not in columns, folder
+        if "graphNodeId" in columns:
+            with_node_column += 1
+            ids, = db.execute("SELECT count(graphNodeId) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()
+            assert ids == 0, (folder, ids)
+        note = result(folder, "ranks")["input_notes"][0]
+        assert "CUDA graph" not in note, (folder, note)
+    assert with_node_column == 3, with_node_column
+
+
 # ---- bad real files ------------------------------------------------------------
 
 def copy_of(folder, d, name):
@@ -314,5 +332,5 @@ def test_old_schema_named_in_errors():
 if __name__ == "__main__":
     main([test_kernels_copies_and_sets, test_copy_names_on_each_layout, test_memory_bw_kinds,
           test_api_calls_counted_once, test_recorded_rank, test_gpu_span_and_idle_like_hta,
-          test_waits_are_not_gpu_work,
+          test_waits_are_not_gpu_work, test_graph_ids_absent_on_real_exports,
           test_bad_real_files_fail_alone, test_old_schema_named_in_errors], setup=setup)

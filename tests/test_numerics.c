@@ -1,11 +1,13 @@
 /* test_numerics.c: the pandas/numpy-exact numerics (src/numerics/): the
  * radix sorts against a stable qsort, the run merge sort against the
- * radix sort, value counts against summarising the values themselves. */
+ * radix sort, value counts against summarising the values themselves,
+ * the bisections against a linear scan. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "numerics/bounds.h"
 #include "numerics/radix_sort.h"
 #include "numerics/run_merge_sort.h"
 #include "numerics/stats.h"
@@ -149,8 +151,54 @@ static void test_run_merge_sort_orders_by_key_then_index(void)
     CHECK(hta_run_merge_sort_keyed(&one, 1, scratch) == 0 && one.key == 7, "one pair");
 }
 
+typedef struct window {
+    int32_t tag; /* puts the key at a nonzero offset */
+    int64_t start, end;
+} window;
+
+/* The first of v[0..n) at least key (after: past key), by a scan. */
+static size_t scan_bound(const window *v, size_t n, int64_t key, int after)
+{
+    size_t i = 0;
+    while (i < n && (after ? v[i].end <= key : v[i].end < key))
+        i++;
+    return i;
+}
+
+/* HTA_LOWER_BOUND and HTA_UPPER_BOUND against a linear scan, on arrays
+ * of 0 to 40 elements with runs of equal keys, negative keys, and keys
+ * below, between, on and above the values; hta_lower_bound_i64 on the
+ * same values. */
+static void test_bounds_match_a_scan(void)
+{
+    window v[40];
+    int64_t plain[40];
+    uint64_t state = 2463534242ULL;
+    for (size_t n = 0; n <= 40; n++) {
+        int64_t at = -50;
+        for (size_t i = 0; i < n; i++) {
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            at += (int64_t)(state % 4); /* steps of 0 repeat a key */
+            v[i] = (window){(int32_t)i, -at, at};
+            plain[i] = at;
+        }
+        for (int64_t key = -52; key <= at + 2; key++) {
+            size_t lower = HTA_LOWER_BOUND(v, n, end, key);
+            size_t upper = HTA_UPPER_BOUND(v, n, end, key);
+            CHECK(lower == scan_bound(v, n, key, 0), "lower bound of %lld in %zu: %zu",
+                  (long long)key, n, lower);
+            CHECK(upper == scan_bound(v, n, key, 1), "upper bound of %lld in %zu: %zu",
+                  (long long)key, n, upper);
+            CHECK(hta_lower_bound_i64(plain, n, key) == lower, "i64 lower bound of %lld in %zu",
+                  (long long)key, n);
+        }
+    }
+    CHECK(HTA_LOWER_BOUND((window *)NULL, 0, start, 0) == 0, "empty array");
+}
+
 int main(int argc, char **argv)
 {
+    test_bounds_match_a_scan();
     test_radix_sorts_match_stable_qsort();
     test_run_merge_sort_orders_by_key_then_index();
     test_value_counts_summarize_like_values();

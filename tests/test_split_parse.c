@@ -256,6 +256,28 @@ static void test_threads_on_adversarial_documents(void)
     hta_buf_free(&doc);
 }
 
+/* A file large enough (two threads: over 32 MiB) that the smallest part
+ * is MIN_PART_BYTES rather than a 16th of a thread's share, cut into
+ * the finer tail of parts that evens out the threads' finish: the same
+ * trace as the serial parse, split cleanly with two threads. */
+static void test_threads_on_a_large_document(void)
+{
+    hta_buf doc = make_document("{\"traceEvents\":[", 360000, 0, "]}");
+    CHECK(doc.len > (34u << 20), "only %zu bytes", doc.len);
+    char path[] = "/tmp/hta-split-XXXXXX";
+    write_temp_file(path, doc.data, doc.len);
+    hta_trace t;
+    hta_error err;
+    int split;
+    CHECK(parse_threaded(path, 2, &t, &err, &split) == 0 && split,
+          "two threads did not split cleanly");
+    if (split)
+        hta_trace_free(&t);
+    check_threads_match_serial(path, "large document");
+    unlink(path);
+    hta_buf_free(&doc);
+}
+
 /* A bad byte anywhere gives the serial error text with its absolute
  * offset, whichever part meets it. */
 static void test_threads_report_serial_errors(void)
@@ -323,6 +345,7 @@ static void check_threads_never_change_events(const char *path, char *data, size
 int main(int argc, char **argv)
 {
     test_threads_on_adversarial_documents();
+    test_threads_on_a_large_document();
     test_threads_report_serial_errors();
     test_threads_time_out_like_serial();
     const char *traces = unit_real_traces(argc, argv);

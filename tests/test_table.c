@@ -126,6 +126,31 @@ static void test_table_pack_round_trip(void)
     hta_tableset_free(&b);
 }
 
+/* Sorting by the first column keeps rows already in order as they are
+ * (ties in row order) and orders the rest stably, a late smaller key
+ * included. */
+static void test_table_sort_keeps_order(void)
+{
+    static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"row", HTA_COL_I64}};
+    static const int64_t in_order[] = {1, 1, 2, 5, 5}, late[] = {1, 1, 2, 5, 0};
+    static const int64_t late_sorted_rows[] = {4, 0, 1, 2, 3};
+    for (int k = 0; k < 2; k++) {
+        hta_tableset set = {0};
+        hta_table *t = hta_tableset_find_or_create(&set, "s", cols, 2);
+        for (int64_t i = 0; i < 5; i++) {
+            hta_row_builder r = hta_table_add_row(t);
+            hta_row_put_i64(&r, (k ? late : in_order)[i]);
+            hta_row_put_i64(&r, i);
+            CHECK(hta_row_done(&r) == 0, "row");
+        }
+        CHECK(hta_table_sort_by_first_column(t) == 0, "sorted");
+        for (size_t i = 0; i < 5; i++)
+            CHECK(hta_table_row(t, i)[1].i == (k ? late_sorted_rows[i] : (int64_t)i),
+                  "rows in stable order");
+        hta_tableset_free(&set);
+    }
+}
+
 /* A table's flags travel with it (the root routes what it merged by
  * them); a spec of the same name with other flags is refused; take and
  * keep sort a set by flags, in order. */
@@ -439,6 +464,7 @@ int main(int argc, char **argv)
     test_packed_series_round_trip();
     test_packed_series_in_two_passes();
     test_table_pack_round_trip();
+    test_table_sort_keeps_order();
     test_table_flags_route();
     test_table_stash_keeps_order();
     test_table_stash_deflates_large_tables();

@@ -1,6 +1,7 @@
 /*
  * tracegen_delay.c -- hta-tracegen's delay-cost layout (hta-tracegen
- * --delay-truth -o DIR [--ranks N] [--steps S]): one rank delayed once,
+ * --delay-truth -o DIR [--ranks N] [--steps S] [--delay-us X]): one rank
+ * delayed once (by X us, default 1000; 0: the same job without it),
  * before the first collective of a step, with a second collective
  * downstream through which its delay propagates; the truth written beside
  * the traces.
@@ -38,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tracegen_common.h"
 #include "tracegen_delay.h"
@@ -49,14 +51,14 @@
 #define DL_GEMM_US 3000
 #define DL_PAIR_US 500
 #define DL_DP_US 700
-#define DL_DELAY_US 1000
+#define DL_DELAY_US 1000 /* the default of --delay-us */
 #define DL_DELAY_RANK 2
 #define DL_DELAY_STEP 2
 
-/* The gemm's extra time on rank r in step s. */
-static int64_t delay_of(int64_t r, int64_t s)
+/* The gemm's extra time on rank r in step s, the delay being x. */
+static int64_t delay_of(int64_t r, int64_t s, int64_t x)
 {
-    return r == DL_DELAY_RANK && s == DL_DELAY_STEP ? DL_DELAY_US : 0;
+    return r == DL_DELAY_RANK && s == DL_DELAY_STEP ? x : 0;
 }
 
 /* An all-reduce of group gid (members text) from start to end, launched
@@ -90,15 +92,16 @@ static void members_of(char *text, size_t room, int64_t first, int64_t n, int64_
 }
 
 /* The step of rank r from b; returns when it ends (the same on every rank). */
-static int64_t write_step(tg_rank_writer *k, int64_t r, int64_t n, int64_t s, int64_t b)
+static int64_t write_step(tg_rank_writer *k, int64_t r, int64_t n, int64_t s, int64_t b,
+                          int64_t x)
 {
     int64_t d = n / 2, partner = r ^ 1;
-    int64_t gemm_end = b + 20 + DL_GEMM_US + delay_of(r, s);
-    int64_t pair_start = b + 20 + DL_GEMM_US + (delay_of(r, s) > delay_of(partner, s)
-                                                     ? delay_of(r, s)
-                                                     : delay_of(partner, s));
+    int64_t gemm_end = b + 20 + DL_GEMM_US + delay_of(r, s, x);
+    int64_t pair_start = b + 20 + DL_GEMM_US + (delay_of(r, s, x) > delay_of(partner, s, x)
+                                                     ? delay_of(r, s, x)
+                                                     : delay_of(partner, s, x));
     int64_t pair_end = pair_start + DL_PAIR_US;
-    int64_t late = DL_DELAY_STEP == s ? DL_DELAY_US : 0; /* every group's latest */
+    int64_t late = DL_DELAY_STEP == s ? x : 0; /* every group's latest */
     int64_t dp_end = b + 20 + DL_GEMM_US + late + DL_PAIR_US + DL_DP_US;
     char name[48], pair[64], dp[8 * DL_MAX_RANKS];
     snprintf(name, sizeof name, "ProfilerStep#%" PRId64, s);
@@ -116,23 +119,43 @@ static int64_t write_step(tg_rank_writer *k, int64_t r, int64_t n, int64_t s, in
 static void write_rank(tg_rank_writer *k, FILE *truth, int64_t r, const tg_truth_job *job,
                        const void *ctx)
 {
-    (void)ctx;
+    int64_t x = *(const int64_t *)ctx;
     int64_t n = job->ranks, b = DL_ORIGIN_US;
     for (int64_t s = 1; s <= job->steps + 1; s++)
-        b = write_step(k, r, n, s, b);
+        b = write_step(k, r, n, s, b, x);
     fputs("{", truth);
-    if (r == DL_DELAY_RANK && DL_DELAY_STEP <= job->steps)
+    if (r == DL_DELAY_RANK && DL_DELAY_STEP <= job->steps && x > 0)
         fprintf(truth, "\"%d\": {\"direct_us\": %" PRId64 ", \"propagated_us\": %" PRId64 "}",
-                DL_DELAY_STEP, n / 2 * DL_DELAY_US, (n / 2 - 1) * DL_DELAY_US);
+                DL_DELAY_STEP, n / 2 * x, (n / 2 - 1) * x);
     fputs("}", truth);
+}
+
+/* --delay-us X, taken out of argv (the common options are parsed after):
+ * the delay, 0 to 10 s. */
+static int64_t take_delay(int *argc, char **argv)
+{
+    int64_t x = DL_DELAY_US;
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], "--delay-us"))
+            continue;
+        const char *v = i + 1 < *argc ? argv[i + 1] : NULL;
+        x = v && !strcmp(v, "0") ? 0 : tg_json_count("--delay-us", v, 10000000);
+        int gone = v ? 2 : 1;
+        for (int j = i; j + gone <= *argc; j++)
+            argv[j] = argv[j + gone];
+        *argc -= gone;
+        break;
+    }
+    return x;
 }
 
 int tracegen_delay_main(int argc, char **argv)
 {
     tg_truth_job job = {.ranks = 4, .steps = 3};
+    int64_t x = take_delay(&argc, argv);
     tg_truth_job_parse(&job, argc, argv, "--delay-truth", DL_MAX_RANKS, DL_MAX_STEPS);
     if (job.ranks < 4 || job.ranks % 2)
         tg_fail("--delay-truth needs an even number of ranks, at least 4", "");
-    tg_truth_run(&job, ".delay_truth.json", write_rank, NULL);
+    tg_truth_run(&job, ".delay_truth.json", write_rank, &x);
     return 0;
 }

@@ -9,7 +9,9 @@
  *  Integer microseconds, one CPU thread, one stream.  Step s (1..S, then
  *  an S+1-th that the step filter drops) of every rank starts at
  *  b = ORIGIN + (s - 1) T.  Graph g (0..G-1) is launched by a
- *  cudaGraphLaunch at c = b + 10 + g P (10 us); its N kernels
+ *  cudaGraphLaunch at c = b + 10 + g P (10 us), inside the 14 us
+ *  cpu_op graph<g>::replay from c - 2 (as torch.compile's compiled
+ *  function encloses its replay); its N kernels
  *  graph<g>_kernel<j> share the call's correlation, as Kineto records a
  *  replay, and run one after the other on stream 7 at c + 20 + j 45 for
  *  40 us.  So a replay's GPU span is 45 N - 5 us and its busy time 40 N.
@@ -74,6 +76,8 @@ static void write_rank(const char *dir, const gr_shape *g, int64_t r, int64_t wo
             int64_t c = b + 10 + k * launch_period(g);
             bool drops = g->drop > 0 && (g->drop_rank < 0 || g->drop_rank == r);
             bool recorded = !drops || ++launch % g->drop != 0;
+            snprintf(name, sizeof name, "graph%" PRId64 "::replay", k);
+            tg_complete_event(f, &first, "cpu_op", name, c - 2, 14, -1, -1);
             tg_complete_event(f, &first, "cuda_runtime", "cudaGraphLaunch", c, 10, corr, -1);
             for (int64_t j = 0; recorded && j < g->kernels; j++) {
                 snprintf(name, sizeof name, "graph%" PRId64 "_kernel%" PRId64, k, j);

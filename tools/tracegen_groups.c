@@ -39,7 +39,11 @@
  *
  *  Metadata on the kernels' args (default) or only on the launching
  *  record_param_comms op, joined by External id (--meta-on-cpu); Seq, the
- *  per-group sequence number, unless --no-seq.
+ *  per-group sequence number, unless --no-seq.  With --profiler-steps,
+ *  each rank's step s is ProfilerStep#s, from its clock when the step
+ *  begins (its data loading) to its clock after the step's last op, then
+ *  an empty ProfilerStep#S+1 that the last-step filter drops, so that
+ *  every simulated step is kept; without it no step is written.
  *
  *  The ground truth (DIR.truth.json (beside DIR, so that DIR holds only traces)): every instance with its
  *  group, seq, collective, dtype, bytes, ranks, first and last arriving
@@ -85,7 +89,7 @@ typedef enum { CAUSE_COMPUTE, CAUSE_LAUNCH, CAUSE_DATA } slow_cause;
 #define CPU_AHEAD_NS INT64_C(50000)
 
 typedef struct gen {
-    int tp, dp, world, steps, layers, no_seq, meta_on_cpu;
+    int tp, dp, world, steps, layers, no_seq, meta_on_cpu, profiler_steps;
     slow_cause cause;
     int slow_rank;
     double slow_factor;
@@ -94,6 +98,7 @@ typedef struct gen {
     op ops[OP_MAX];
     int n_ops;
     int64_t *clock;            /* [world] ns */
+    int64_t *step_start;       /* [world] the clock when the step began */
     int64_t *compute_end;      /* [world] end of the last compute kernel, 0 before */
     int64_t *compute_launch;   /* [world] its launch */
     int64_t *wait, *caused;    /* [world] ns */
@@ -363,10 +368,23 @@ static void run_instance(gen *g, int step, int i, const int *m, int n, int gid)
     g->first_instance = 0;
 }
 
+/* ProfilerStep#number on every rank from its step_start to its clock,
+ * or dur long from its clock when dur > 0. */
+static void put_steps(gen *g, int number, int64_t dur)
+{
+    char name[32];
+    snprintf(name, sizeof name, "ProfilerStep#%d", number);
+    for (int r = 0; r < g->world; r++) {
+        int64_t start = dur > 0 ? g->clock[r] : g->step_start[r];
+        put_cpu(g, r, "user_annotation", name, start, dur > 0 ? dur : g->clock[r] - start, -1);
+    }
+}
+
 static void simulate(gen *g)
 {
     int m[4096];
-    for (int step = 0; step < g->steps; step++)
+    for (int step = 0; step < g->steps; step++) {
+        memcpy(g->step_start, g->clock, (size_t)g->world * sizeof *g->clock);
         for (int i = 0; i < g->n_ops; i++)
             for (int gid = 0; gid < g->dp + g->tp; gid++) {
                 group_kind k = gid < g->dp ? G_TP : G_DP;
@@ -375,15 +393,21 @@ static void simulate(gen *g)
                 int any = k == G_TP ? gid * g->tp : gid - g->dp;
                 run_instance(g, step, i, m, members(g, k, any, m), gid);
             }
+        if (g->profiler_steps)
+            put_steps(g, step + 1, 0);
+    }
+    if (g->profiler_steps)
+        put_steps(g, g->steps + 1, LAUNCH_DUR_NS);
 }
 
 static void usage(void)
 {
     fputs("usage: hta-tracegen --tp T --dp D -o DIR [--steps N] [--layers L]\n"
           "                    [--slow RANK:FACTOR] [--slow-cause compute|launch|data]\n"
-          "                    [--no-seq] [--meta-on-cpu] [--seed N]\n"
+          "                    [--no-seq] [--meta-on-cpu] [--profiler-steps] [--seed N]\n"
           "Tensor x data parallel job: T x D ranks (at most 4096), TP groups of T ranks and DP\n"
-          "groups of D ranks, NCCL collective metadata, DIR.truth.json (beside DIR, so that DIR holds only traces).\n",
+          "groups of D ranks, NCCL collective metadata, DIR.truth.json (beside DIR, so that DIR holds only traces).\n"
+          "--profiler-steps writes each step as ProfilerStep#N.\n",
           stderr);
     exit(2);
 }
@@ -407,6 +431,8 @@ static void parse(gen *g, int argc, char **argv)
             g->no_seq = 1;
         else if (!strcmp(a, "--meta-on-cpu"))
             g->meta_on_cpu = 1;
+        else if (!strcmp(a, "--profiler-steps"))
+            g->profiler_steps = 1;
         else if (!v)
             usage();
         else if (!strcmp(a, "--tp"))
@@ -450,6 +476,7 @@ int tracegen_groups_main(int argc, char **argv)
         tg_fail("cannot create the output directory", NULL);
     size_t w = (size_t)g.world;
     g.clock = tg_calloc(w, sizeof *g.clock);
+    g.step_start = tg_calloc(w, sizeof *g.step_start);
     g.compute_end = tg_calloc(w, sizeof *g.compute_end);
     g.compute_launch = tg_calloc(w, sizeof *g.compute_launch);
     g.wait = tg_calloc(w, sizeof *g.wait);
@@ -485,6 +512,7 @@ int tracegen_groups_main(int argc, char **argv)
     if (fclose(g.truth))
         tg_fail("cannot write the ground truth", NULL);
     free(g.clock);
+    free(g.step_start);
     free(g.compute_end);
     free(g.compute_launch);
     free(g.wait);

@@ -25,6 +25,7 @@
 #include "analysis/comm_ops.h"
 
 #include "model/profiler_steps.h"
+#include "numerics/bounds.h"
 #include "table/packed_ints.h"
 
 #include <stdio.h>
@@ -290,14 +291,7 @@ static int compare_group_then_start(const void *a, const void *b)
 static int64_t compute_overlap(const hta_rank_view *v, int64_t start, int64_t end)
 {
     const hta_interval *c = v->unions.of[HTA_KT_COMPUTATION];
-    size_t n = v->unions.n[HTA_KT_COMPUTATION], lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c[mid].end <= start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t n = v->unions.n[HTA_KT_COMPUTATION], lo = HTA_UPPER_BOUND(c, n, end, start);
     int64_t total = 0;
     for (size_t i = lo; i < n && c[i].start < end; i++) {
         int64_t a = c[i].start > start ? c[i].start : start, b = c[i].end < end ? c[i].end : end;

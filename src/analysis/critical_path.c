@@ -70,7 +70,8 @@ static int run_step(rank_state *r, size_t s, path *p, hta_tableset *out)
 {
     int rc = cp_build_graph(r, s) || cp_longest_path(r, p) ||
              (r->path_fn ? cp_hand_path(r, &r->steps[s], p)
-                         : cp_emit_step(r, &r->steps[s], p, out));
+                         : cp_put_intervals(r, s, p, out) ||
+                               cp_emit_step(r, &r->steps[s], p, out));
     return rc ? -1 : 0;
 }
 
@@ -92,6 +93,9 @@ static void rank_state_free(rank_state *r)
     free(r->g.end_of);
     free(r->segment_of);
     free(r->listed_id);
+    free(r->piece_of);
+    free(r->path_name_id);
+    free(r->name_time);
     for (int i = 0; i < S_N; i++)
         free(r->scratch[i]);
 }
@@ -124,7 +128,7 @@ int hta_critical_path(const hta_rank_view *view, const hta_analysis_settings *op
         return 0;
     rank_state r = {.v = view, .t = view->trace};
     int rc = -1;
-    if (run_steps(&r, out))
+    if (run_steps(&r, out) || cp_put_name_times(&r, out))
         goto done;
     double all = 0;
     for (int b = 0; b < HTA_CP_N_BOUNDS; b++)

@@ -100,4 +100,42 @@ enum {
 };
 extern const hta_table_spec hta_critical_path_names_table;
 
+/* What the job's critical path (crossrank/global_path.h) needs of each
+ * step of a rank, kept on the process that analysed it: for the start of
+ * each communication kernel and for the step's end, the rank's longest
+ * path back to the communication kernel that bounds it (or to the step's
+ * start), an "interval" row followed by its "piece" rows, the interval's
+ * time by (name, cause), longest first up to 8, the rest by cause (name
+ * id -2).  An interval row's at_ns is the time of its end (the kernel's
+ * start, or the step's end); from_ns, from_dur_ns and name_id are the
+ * bounding kernel's start, duration and name (-1: none). */
+enum { HTA_PATH_INTERVAL_TO_KERNEL, HTA_PATH_INTERVAL_TO_END, HTA_PATH_PIECE };
+enum {
+    HTA_PATH_INTERVALS_RANK,
+    HTA_PATH_INTERVALS_STEP,
+    HTA_PATH_INTERVALS_KIND,
+    HTA_PATH_INTERVALS_AT_NS,
+    HTA_PATH_INTERVALS_FROM_NS,
+    HTA_PATH_INTERVALS_FROM_DUR_NS,
+    HTA_PATH_INTERVALS_TIME_NS,
+    HTA_PATH_INTERVALS_NAME_ID,
+    HTA_PATH_INTERVALS_BOUND,  /* a piece's hta_cp_bound; -1 on an interval */
+    HTA_PATH_INTERVALS_N_COLUMNS
+};
+extern const hta_table_spec hta_path_intervals_table;
+
+/* The names of "_path_intervals", by (rank, id). */
+enum { HTA_PATH_NAMES_RANK, HTA_PATH_NAMES_NAME_ID, HTA_PATH_NAMES_NAME, HTA_PATH_NAMES_N_COLUMNS };
+extern const hta_table_spec hta_path_names_table;
+
+/* Per (rank, name): its operator edges' time over every step's graph,
+ * which the critical-path imbalance compares the job's path with. */
+enum {
+    HTA_PATH_NAME_TIMES_RANK,
+    HTA_PATH_NAME_TIMES_NAME,
+    HTA_PATH_NAME_TIMES_TIME_NS,
+    HTA_PATH_NAME_TIMES_N_COLUMNS
+};
+extern const hta_table_spec hta_path_name_times_table;
+
 #endif

@@ -8,7 +8,9 @@
  *   critical_path_graph.c    one step's graph in HTA's order of insertion;
  *   critical_path_longest.c  its longest path;
  *   critical_path_results.c  the path's time by cause into the tables, or
- *                            handed to hta_critical_path_each's callback. */
+ *                            handed to hta_critical_path_each's callback;
+ *   critical_path_intervals.c  the stretches of the longest paths between
+ *                            communication kernels, for the job's path. */
 #ifndef HTA_CRITICAL_PATH_INTERNAL_H
 #define HTA_CRITICAL_PATH_INTERNAL_H
 
@@ -79,7 +81,7 @@ enum scratch_slot {
     S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_THREAD_INDEX, S_THREAD_FIRST,
     S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_IN_LAST, S_OUT_FIRST,
     S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_OPEN, S_SEGMENTS,
-    S_STACK, S_GPU_STACK, S_KIND, S_LOCKS, S_N
+    S_STACK, S_GPU_STACK, S_KIND, S_LOCKS, S_PIECES, S_N
 };
 
 typedef struct rank_state {
@@ -106,6 +108,10 @@ typedef struct rank_state {
     size_t scratch_cap[S_N];   /* in bytes */
     double total[HTA_CP_N_BOUNDS]; /* ns over every step */
     hta_table *step_table;     /* /critical_path, found once */
+    int32_t *piece_of;         /* by name + 1: see critical_path_intervals.c */
+    uint32_t *path_name_id;    /* by name: 1 + its "_path_names" id, 0 = none yet */
+    uint32_t n_path_names;
+    int64_t *name_time;        /* by name: its operator edges' ns over every step */
     hta_cp_path_fn path_fn;    /* set: paths go to it, not to tables */
     void *path_ctx;
     int path_rc;
@@ -170,6 +176,22 @@ static inline const hta_event *gpu_runtime_of(const rank_state *r, size_t p)
 }
 
 
+/* The cause an edge of the path is put down to (HTA_CP_NONE: none). */
+static inline hta_cp_bound bound_of(const rank_state *r, const edge *e)
+{
+    if (e->type == E_KERNEL_KERNEL)
+        return HTA_CP_KERNEL_KERNEL;
+    if (e->type == E_LAUNCH)
+        return HTA_CP_KERNEL_LAUNCH;
+    if (e->type != E_OPERATOR || e->attr < 0)
+        return e->type == E_OPERATOR ? HTA_CP_CPU : HTA_CP_NONE;
+    const hta_event *ev = &r->t->events[e->attr];
+    if (!hta_event_is_gpu(ev))
+        return r->name_flags[ev->name] & N_DATA_LOADING ? HTA_CP_DATA_LOADING : HTA_CP_CPU;
+    return ev->kernel_type == HTA_KT_COMMUNICATION ? HTA_CP_GPU_COMMUNICATION
+                                                   : HTA_CP_GPU_COMPUTE;
+}
+
 /* ---- critical_path_steps.c -------------------------------------------- */
 
 /* Every counted kernel's launch and start, stream by stream (HTA's queue
@@ -202,5 +224,15 @@ int cp_emit_step(rank_state *r, const step_window *w, const path *p, hta_tablese
 
 /* Gives a step's path to the caller of hta_critical_path_each. */
 int cp_hand_path(rank_state *r, const step_window *w, const path *p);
+
+/* ---- critical_path_intervals.c --------------------------------------- */
+
+/* The step's rows of "_path_intervals" and "_path_names" (the longest
+ * path's via edges, left in S_VIA by cp_longest_path), and its operator
+ * time per name into name_time. */
+int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out);
+
+/* "_path_name_times" from name_time, once every step is done. */
+int cp_put_name_times(rank_state *r, hta_tableset *out);
 
 #endif

@@ -14,21 +14,6 @@ static const char *const EDGE_TYPE_NAMES[] = {
     "operator", "dependency", "kernel_launch_delay", "kernel_kernel_delay", "sync",
 };
 
-static inline hta_cp_bound bound_of(const rank_state *r, const edge *e)
-{
-    if (e->type == E_KERNEL_KERNEL)
-        return HTA_CP_KERNEL_KERNEL;
-    if (e->type == E_LAUNCH)
-        return HTA_CP_KERNEL_LAUNCH;
-    if (e->type != E_OPERATOR || e->attr < 0)
-        return e->type == E_OPERATOR ? HTA_CP_CPU : HTA_CP_NONE;
-    const hta_event *ev = &r->t->events[e->attr];
-    if (!hta_event_is_gpu(ev))
-        return r->name_flags[ev->name] & N_DATA_LOADING ? HTA_CP_DATA_LOADING : HTA_CP_CPU;
-    return ev->kernel_type == HTA_KT_COMMUNICATION ? HTA_CP_GPU_COMMUNICATION
-                                                   : HTA_CP_GPU_COMPUTE;
-}
-
 static const hta_column STEP_COLUMNS[HTA_CRITICAL_PATH_N_COLUMNS] = {
     [HTA_CRITICAL_PATH_RANK] = {"rank", HTA_COL_I64},
     [HTA_CRITICAL_PATH_STEP] = {"step", HTA_COL_I64},

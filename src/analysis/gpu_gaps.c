@@ -23,6 +23,7 @@
  * above and below the threshold goes to /rank_metrics. */
 #include "analysis/gpu_gaps.h"
 #include "model/cpu_context.h"
+#include "numerics/bounds.h"
 #include "util/grow.h"
 
 #include <math.h>
@@ -261,14 +262,8 @@ static void explain_gaps(run *r)
         const hta_event *e = &t->events[i];
         if (hta_event_is_gpu(e))
             continue;
-        size_t lo = 0, hi = r->n_gaps;
-        while (lo < hi) {      /* first gap ending after e starts */
-            size_t mid = lo + (hi - lo) / 2;
-            if (r->gaps[mid].end <= e->ts_ns)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        /* the first gap ending after e starts */
+        size_t lo = HTA_UPPER_BOUND(r->gaps, r->n_gaps, end, e->ts_ns);
         const char *name = NULL;
         for (size_t k = lo; k < r->n_gaps && r->gaps[k].start <= hta_event_end(e); k++) {
             name = name ? name : hta_event_name(t, e);

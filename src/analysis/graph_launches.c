@@ -20,6 +20,7 @@
  * delay from the call's start to the replay's first GPU event. */
 #include "analysis/graph_launches.h"
 
+#include "model/launch_apis.h"
 #include "numerics/stats.h"
 
 #include <inttypes.h>
@@ -47,9 +48,6 @@ const hta_table_spec hta_graph_launches_table = {
     "graph_launches", COLUMNS, HTA_GRAPH_LAUNCHES_N_COLUMNS,
     HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
-static const char *const GRAPH_LAUNCH_APIS[] = {"cudaGraphLaunch", "cuGraphLaunch",
-                                                "hipGraphLaunch", NULL};
-
 /* One launch call and its replay. */
 typedef struct replay {
     const hta_event *call;
@@ -64,32 +62,16 @@ static int compare_call(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The ids of the graph launch calls' names in this trace. */
-typedef struct graph_names {
-    uint32_t ids[3];
-    size_t n;
-} graph_names;
-
-static int is_graph_launch(const graph_names *g, const hta_event *e)
+static int is_graph_launch(const hta_launch_names *g, const hta_event *e)
 {
-    if (hta_event_is_gpu(e))
-        return 0;
-    for (size_t i = 0; i < g->n; i++)
-        if (e->name == g->ids[i])
-            return 1;
-    return 0;
+    return !hta_event_is_gpu(e) && hta_launch_names_match(g, e);
 }
 
 /* The graph launch calls of the trace (*n of them; NULL when out of
  * memory or when there are none). */
 static replay *find_calls(const hta_trace *t, size_t *n, int *failed)
 {
-    graph_names g = {.n = 0};
-    for (const char *const *api = GRAPH_LAUNCH_APIS; *api; api++) {
-        uint32_t id = hta_strtab_find(&t->names, *api, strlen(*api));
-        if (id != UINT32_MAX)
-            g.ids[g.n++] = id;
-    }
+    hta_launch_names g = hta_launch_names_find(t, HTA_LAUNCH_GRAPH_APIS);
     *n = 0;
     if (g.n == 0)
         return NULL;

@@ -10,7 +10,12 @@
  *                          itself not an outlier (<= runtime_cutoff):
  *                          the launch costs more than the work;
  *   runtime_outliers       launch calls longer than runtime_cutoff;
- *   launch_delay_outliers  launch delays longer than launch_delay_cutoff. */
+ *   launch_delay_outliers  launch delays longer than launch_delay_cutoff.
+ * Those columns stay HTA's, which knows no graph launch.  Beside them, the
+ * CUDA/HIP graph launches (model/launch_apis.h) that left a GPU event,
+ * each counted once however many GPU events its replay holds, and those
+ * GPU events: launches + graph_launches is what the CPU launched, and
+ * /graph_launches has the replays' own times. */
 #include "analysis/launch_stats.h"
 
 #include "model/launch_apis.h"
@@ -38,15 +43,21 @@ static const hta_column COLUMNS[HTA_LAUNCH_STATS_N_COLUMNS] = {
     [HTA_LAUNCH_STATS_SHORT_KERNELS] = {"short_kernels", HTA_COL_I64},
     [HTA_LAUNCH_STATS_RUNTIME_OUTLIERS] = {"runtime_outliers", HTA_COL_I64},
     [HTA_LAUNCH_STATS_LAUNCH_DELAY_OUTLIERS] = {"launch_delay_outliers", HTA_COL_I64},
+    [HTA_LAUNCH_STATS_GRAPH_LAUNCHES] = {"graph_launches", HTA_COL_I64},
+    [HTA_LAUNCH_STATS_GRAPH_GPU_EVENTS] = {"graph_gpu_events", HTA_COL_I64},
 };
 const hta_table_spec hta_launch_stats_table = {
     "launch_stats", COLUMNS, HTA_LAUNCH_STATS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
 
-/* The per-launch quantities, in microseconds, and HTA's counts. */
+/* The per-launch quantities, in microseconds, HTA's counts, and the graph
+ * launch calls of the replays' GPU events (n_graph of them, one per
+ * event, each call as often as its replay has events). */
 typedef struct launches {
     double *cpu_us, *gpu_us, *delay_us;
     size_t n;
     int64_t short_kernels, runtime_outliers, delay_outliers;
+    const hta_event **graph_calls;
+    size_t n_graph;
 } launches;
 
 static void add_launch(launches *l, const hta_event *cpu, const hta_event *gpu,
@@ -67,11 +78,30 @@ static void add_launch(launches *l, const hta_event *cpu, const hta_event *gpu,
 static void collect_launches(const hta_rank_view *v, const hta_analysis_settings *opt, launches *l)
 {
     hta_launch_names apis = hta_launch_names_find(v->trace, HTA_LAUNCH_STATS_APIS);
+    hta_launch_names graph = hta_launch_names_find(v->trace, HTA_LAUNCH_GRAPH_APIS);
     for (size_t i = 0; i < v->n_gpu; i++) {
-        const hta_event *cpu = hta_listed_launch(v, &apis, v->gpu[i]);
-        if (cpu)
+        const hta_event *cpu = hta_rank_view_launch(v, v->gpu[i]);
+        if (cpu && hta_launch_names_match(&apis, cpu))
             add_launch(l, cpu, v->gpu[i], opt);
+        else if (cpu && hta_launch_names_match(&graph, cpu))
+            l->graph_calls[l->n_graph++] = cpu;
     }
+}
+
+static int compare_pointer(const void *a, const void *b)
+{
+    const hta_event *x = *(const hta_event *const *)a, *y = *(const hta_event *const *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distinct graph launch calls; sorts graph_calls. */
+static int64_t count_graph_launches(launches *l)
+{
+    qsort(l->graph_calls, l->n_graph, sizeof *l->graph_calls, compare_pointer);
+    int64_t n = 0;
+    for (size_t i = 0; i < l->n_graph; i++)
+        n += i == 0 || l->graph_calls[i] != l->graph_calls[i - 1];
+    return n;
 }
 
 /* Sorts values and puts p50, p90, p99 and max. */
@@ -98,6 +128,8 @@ static int add_row(hta_tableset *out, int64_t rank_key, launches *l)
     hta_row_put_i64(&row, l->short_kernels);
     hta_row_put_i64(&row, l->runtime_outliers);
     hta_row_put_i64(&row, l->delay_outliers);
+    hta_row_put_i64(&row, count_graph_launches(l));
+    hta_row_put_i64(&row, (int64_t)l->n_graph);
     return hta_row_done(&row);
 }
 
@@ -119,14 +151,16 @@ int hta_launch_stats(const hta_rank_view *v, const hta_analysis_settings *opt, h
         return 0;
     launches l = {.cpu_us = hta_large_malloc(v->n_gpu * sizeof(double)),
                   .gpu_us = hta_large_malloc(v->n_gpu * sizeof(double)),
-                  .delay_us = hta_large_malloc(v->n_gpu * sizeof(double))};
+                  .delay_us = hta_large_malloc(v->n_gpu * sizeof(double)),
+                  .graph_calls = hta_large_malloc(v->n_gpu * sizeof(const hta_event *))};
     int rc = -1;
-    if (l.cpu_us && l.gpu_us && l.delay_us) {
+    if (l.cpu_us && l.gpu_us && l.delay_us && l.graph_calls) {
         collect_launches(v, opt, &l);
         rc = add_row(out, v->rank_key, &l) || emit_metrics(out, v->rank_key, &l) ? -1 : 0;
     }
     free(l.cpu_us);
     free(l.gpu_us);
     free(l.delay_us);
+    free(l.graph_calls);
     return rc ? hta_fail(err, "out of memory in the launch statistics") : 0;
 }

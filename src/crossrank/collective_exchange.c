@@ -32,6 +32,7 @@
 
 #include "crossrank/collective_groups.h"
 #include "crossrank/delay_costs.h"
+#include "crossrank/global_path.h"
 
 /* Step 1: every process's catalog part to every process. */
 static int share_catalog(const hta_processes *pr, const hta_table *comm_ops, hta_comm_catalog *c)
@@ -352,7 +353,7 @@ static int summarize_by_kind(const hta_processes *pr, hta_tableset *out)
 }
 
 int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
-                                   const int64_t *valid, const int64_t *valid_node,
+                                   const hta_tableset *path, const int64_t *valid, const int64_t *valid_node,
                                    size_t n_valid, int align_clocks, int keep_kernel_waits, hta_tableset *out,
                                    hta_error *err)
 {
@@ -374,10 +375,11 @@ int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *com
     int rc = hta_processes_any(pr, pr->me == HTA_ROOT && hta_put_process_groups(&c, out) != 0);
     if (rc)
         hta_fail(err, "out of memory listing the process groups");
+    hta_op_result *mine = NULL;
     if (!rc && total > 0) {
         rc = share_members(pr, &c, &r) || place_segments(pr, &r, c.n_groups, &pl) ||
              exchange_and_match(&c, &r, &pl, valid, valid_node, n_valid, align_clocks, &x, out);
-        hta_op_result *mine = rc ? NULL : malloc((r.n ? r.n : 1) * sizeof *mine);
+        mine = rc ? NULL : malloc((r.n ? r.n : 1) * sizeof *mine);
         for (size_t i = 0; mine && i < r.n; i++)
             mine[i] = x.returned[x.slot[i]];
         exchange_free(&x);
@@ -387,10 +389,12 @@ int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *com
                             (keep_kernel_waits && hta_put_kernel_waits(&c, &r, mine, out)));
         if (!rc)
             rc = summarize_by_kind(pr, out);
-        free(mine);
         if (rc)
             hta_fail(err, "out of memory matching collectives by process group");
     }
+    if (!rc && hta_global_path_walk(pr, path, &r, mine, out))
+        rc = hta_fail(err, "out of memory walking the job's critical path");
+    free(mine);
     exchange_free(&x);
     placement_free(&pl);
     hta_rank_ops_free(&r);

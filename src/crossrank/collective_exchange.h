@@ -11,7 +11,9 @@
 #include "util/error.h"
 
 /* Every process, once ranks are resolved: comm_ops is this process's
- * "_comm_ops" (rank-mapped, may be NULL), valid the ranks analysed
+ * "_comm_ops" (rank-mapped, may be NULL), path holds its ranks'
+ * "_path_intervals" and "_path_names" (none without --critical-path) for
+ * the job's critical path (crossrank/global_path.h), valid the ranks analysed
  * without failure (sorted, the same everywhere), valid_node the node of
  * each (crossrank/hosts.h; NULL when unknown); align_clocks the
  * --align-clocks choice (crossrank/clock_offsets.h) for the nodes'
@@ -24,7 +26,7 @@
  * makes the same MPI calls whatever fails; -1 on every process when any
  * failed, err set where it did. */
 int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
-                                   const int64_t *valid, const int64_t *valid_node,
+                                   const hta_tableset *path, const int64_t *valid, const int64_t *valid_node,
                                    size_t n_valid, int align_clocks, int keep_kernel_waits,
                                    hta_tableset *out, hta_error *err);
 

@@ -5,7 +5,9 @@
  * steps add rows to their table (collective_wait flags late arrivers),
  * the step comparison and the step-time jitter after collective_wait,
  * which adds the waits to "steps", the stragglers after it because they read "collective_wait",
- * and the nodes last because they read every flag in "outliers". */
+ * the delay costs after the stragglers because they read the slower GPUs in "stragglers",
+ * the job's critical path, then the what-if on it, which reads the delay
+ * costs, "steps" and the step comparison, and the nodes last because they read every flag in "outliers". */
 #include "crossrank/crossrank.h"
 
 #include "analysis/comm_ops.h"
@@ -14,6 +16,7 @@
 #include "crossrank/collective_exchange.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/delay_costs.h"
+#include "crossrank/global_path.h"
 #include "crossrank/kernel_comparison.h"
 #include "crossrank/kernel_type_totals.h"
 #include "crossrank/name_comparison.h"
@@ -24,6 +27,7 @@
 #include "crossrank/step_comparison.h"
 #include "crossrank/step_jitter.h"
 #include "crossrank/stragglers.h"
+#include "crossrank/what_if.h"
 
 static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
@@ -34,7 +38,9 @@ static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_
         hta_op_perf_comparison(set, err) || hta_op_perf_steps(set, err) ||
         hta_collective_wait(set, err) || hta_step_comparison(set, err) ||
         hta_step_jitter(set, err) ||
-        hta_rank_stragglers(set, opt, err) || hta_delay_costs(set, err) || hta_node_statistics(set, opt, err))
+        hta_rank_stragglers(set, opt, err) || hta_delay_costs(set, err) ||
+        hta_global_path_results(set, err) || hta_what_if(set, err) ||
+        hta_node_statistics(set, opt, err))
         return -1;
     return 0;
 }
@@ -46,7 +52,7 @@ static int match_collectives(const hta_processes *pr, hta_crossrank_tables *t,
 {
     hta_tableset matched = {0};
     const hta_table *comm_ops = hta_tableset_find(t->exchanged, hta_comm_ops_table.name);
-    int failed = hta_exchange_collective_groups(pr, comm_ops, t->valid, t->valid_node,
+    int failed = hta_exchange_collective_groups(pr, comm_ops, t->exchanged, t->valid, t->valid_node,
                                                 t->n_valid, opt->align_clocks,
                                                 t->kept != NULL, &matched, err) != 0;
     hta_tableset_free(t->exchanged);

@@ -17,14 +17,20 @@
  * The rank side walks each rank's ops in time order and sums the parts
  * per (rank charged, step) into "_delay_parts", so that what reaches the
  * root is per (rank, step), not per instance.  The root adds up the parts
- * of the processes and names each (rank, step)'s cause: the part of the
- * rank's step (crossrank/step_parts.c, wait aside) furthest above its
- * median over the ranks in that step, "none" when no part is above. */
+ * of the processes and names each (rank, step)'s cause from the list of
+ * causes /stragglers names too (crossrank/causes.c): the cause of the part
+ * of the rank's step (crossrank/step_parts.c, wait aside) furthest above
+ * its median over the ranks in that step, none when no part is above, and
+ * slower GPU for compute when /stragglers (run before) gives the rank a
+ * slower GPU. */
 #define _GNU_SOURCE /* qsort_r */
 #include "crossrank/delay_costs.h"
 
 #include "analysis/steps.h"
+#include "crossrank/causes.h"
 #include "crossrank/step_parts.h"
+#include "crossrank/stragglers.h"
+#include "numerics/bounds.h"
 #include "numerics/stats.h"
 
 #include <math.h>
@@ -190,15 +196,15 @@ static step_row *step_rows(const hta_table *steps)
     return s;
 }
 
-/* The cause of (rank, step): the part (the wait aside) furthest above its
- * median over the step's ranks s[0..n). */
-static const char *cause_of(const step_row *s, size_t n, int64_t rank, double *scratch)
+/* The cause of (rank, step): that of the part (the wait aside) furthest
+ * above its median over the step's ranks s[0..n). */
+static hta_cause cause_of(const step_row *s, size_t n, int64_t rank, double *scratch)
 {
     const step_row *mine = NULL;
     for (size_t i = 0; i < n && !mine; i++)
         mine = s[i].rank == rank ? &s[i] : NULL;
     if (!mine)
-        return "none";
+        return HTA_CAUSE_NONE;
     int best = -1;
     double best_excess = 0;
     for (int c = 0; c < HTA_N_PARTS; c++) {
@@ -211,45 +217,67 @@ static const char *cause_of(const step_row *s, size_t n, int64_t rank, double *s
         if (excess > best_excess)
             best = c, best_excess = excess;
     }
-    return best < 0 ? "none" : hta_step_part_names[best];
+    return best < 0 ? HTA_CAUSE_NONE : hta_cause_of_step_part(best);
+}
+
+static int compare_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The ranks /stragglers gives a slower GPU, ascending, into *gpu (NULL
+ * when none); -1 when out of memory. */
+static int slower_gpu_ranks(const hta_table *stragglers, int64_t **gpu, size_t *n)
+{
+    *gpu = NULL;
+    *n = 0;
+    for (size_t i = 0; stragglers && i < stragglers->n_rows; i++) {
+        const hta_cell *row = hta_table_row(stragglers, i);
+        if (hta_cause_named(row[HTA_STRAGGLERS_CAUSE].s) != HTA_CAUSE_SLOWER_GPU)
+            continue;
+        if (!*gpu && !(*gpu = malloc(stragglers->n_rows * sizeof **gpu)))
+            return -1;
+        (*gpu)[(*n)++] = row[HTA_STRAGGLERS_RANK].i;
+    }
+    if (*gpu)
+        qsort(*gpu, *n, sizeof **gpu, compare_i64);
+    return 0;
 }
 
 /* The rows of one step number in s[0..n), found by bisection. */
 static const step_row *rows_of_step(const step_row *s, size_t n, int64_t step, size_t *count)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s[mid].step < step)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t end = lo;
+    size_t lo = HTA_LOWER_BOUND(s, n, step, step), end = lo;
     while (end < n && s[end].step == step)
         end++;
     *count = end - lo;
     return &s[lo];
 }
 
-static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_table *steps)
+static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_table *steps,
+                     const hta_table *stragglers)
 {
-    size_t n_steps = steps ? steps->n_rows : 0;
+    size_t n_steps = steps ? steps->n_rows : 0, n_gpu = 0;
     step_row *s = steps ? step_rows(steps) : NULL;
     double *scratch = malloc((n_steps ? n_steps : 1) * sizeof *scratch);
-    int rc = scratch && (s || !steps) ? 0 : -1;
+    int64_t *gpu = NULL;
+    int rc = scratch && (s || !steps) ? slower_gpu_ranks(stragglers, &gpu, &n_gpu) : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         size_t count = 0;
         const step_row *rows = s ? rows_of_step(s, n_steps, p[i].step, &count) : NULL;
+        hta_cause cause = count ? cause_of(rows, count, p[i].rank, scratch) : HTA_CAUSE_NONE;
+        int slower_gpu = gpu && bsearch(&p[i].rank, gpu, n_gpu, sizeof *gpu, compare_i64);
         hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, p[i].rank);
         hta_row_put_i64(&row, p[i].step);
         hta_row_put_f64(&row, p[i].direct);
         hta_row_put_f64(&row, p[i].propagated);
         hta_row_put_f64(&row, p[i].direct + p[i].propagated);
-        hta_row_put_str(&row, count ? cause_of(rows, count, p[i].rank, scratch) : "none");
+        hta_row_put_str(&row, hta_cause_name(hta_cause_refined(cause, slower_gpu)));
         rc = hta_row_done(&row);
     }
+    free(gpu);
     free(s);
     free(scratch);
     return rc;
@@ -271,7 +299,8 @@ int hta_delay_costs(hta_tableset *set, hta_error *err)
                             row[HTA_DELAY_PARTS_PROPAGATED_US].f};
     }
     if (rc == 0)
-        rc = put_costs(t, p, merge_parts(p, n), hta_tableset_find(set, hta_steps_table.name));
+        rc = put_costs(t, p, merge_parts(p, n), hta_tableset_find(set, hta_steps_table.name),
+                       hta_tableset_find(set, hta_stragglers_table.name));
     free(p);
     return rc ? hta_fail(err, "out of memory adding up the delay costs") : 0;
 }

@@ -22,8 +22,8 @@
 #include "analysis/registry.h"
 #include "crossrank/hosts.h"
 #include "crossrank/spread.h"
+#include "numerics/bounds.h"
 #include "numerics/stats.h"
-#include "util/ranked.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -36,15 +36,18 @@
  * GPU from more work; the rank's GEMM rate (gemm_tflops,
  * analysis/op_perf.c) can: when it stands out below the median (robust z
  * past -(--robust-z), past --min-effect) the reasons say "slower GPU",
- * and so does the cause when that is compute.  The relative compute speed of
- * NVIDIA's straggler detector (fastest rank's compute time / this rank's)
- * and compute time z-scores are kept as columns. */
+ * and so does the cause when that is compute (the causes' names and words
+ * are crossrank/causes.c's, shared with the delay costs).  The relative
+ * compute speed of NVIDIA's straggler detector (fastest rank's compute
+ * time / this rank's) and compute time z-scores are kept as columns. */
 #include "crossrank/stragglers.h"
 
 #include "analysis/ranks_table.h"
 #include "analysis/registry.h"
+#include "crossrank/causes.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/spread.h"
+#include "numerics/bounds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -68,14 +71,14 @@ static const hta_column COLUMNS[HTA_STRAGGLERS_N_COLUMNS] = {
 const hta_table_spec hta_stragglers_table = {
     "stragglers", COLUMNS, HTA_STRAGGLERS_N_COLUMNS, HTA_TABLE_GATHERED};
 
-/* Candidate causes, in the order the verdict tries them. */
+/* Candidate causes, in the order the verdict tries them: the metric
+ * that measures each, and its name in the list of causes. */
 enum { CAUSE_DATA, CAUSE_LAUNCH, CAUSE_COMPUTE, N_CAUSES };
 
 static const char *const CAUSE_METRIC[N_CAUSES] = {
     "data_loading_us", "idle_host_wait_us", "compute_time_us"};
-static const char *const CAUSE_NAME[N_CAUSES] = {"data loading", "cpu launch", "compute"};
-static const char *const CAUSE_TEXT[N_CAUSES] = {
-    "longer data loading", "GPU idle waiting for the CPU", "slower kernels (compute time)"};
+static const hta_cause CAUSE[N_CAUSES] = {HTA_CAUSE_DATA_LOADING, HTA_CAUSE_CPU_LAUNCH,
+                                          HTA_CAUSE_COMPUTE};
 
 typedef struct suspect {
     int64_t rank;
@@ -118,14 +121,7 @@ static size_t read_arrivals(const hta_table *waits, suspect *s, size_t n)
 /* The suspect of a rank (s is in rank order), or NULL. */
 static suspect *find_suspect(suspect *s, size_t n, int64_t rank)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s[mid].rank < rank)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = HTA_LOWER_BOUND(s, n, rank, rank);
     return lo < n && s[lo].rank == rank ? &s[lo] : NULL;
 }
 
@@ -320,12 +316,18 @@ static void write_reasons(const suspect *s, char *out, size_t size)
         if (k == N_CAUSES || !s->stands_out[k] || (j >= 0 && k == s->cause))
             continue;
         len += (size_t)snprintf(out + len, size - len, "; %s: %.1f us against a median of %.1f "
-                                "(robust z %.1f)", CAUSE_TEXT[k], s->value[k], s->median[k],
+                                "(robust z %.1f)", hta_cause_text(CAUSE[k]), s->value[k], s->median[k],
                                 s->excess_z[k]);
     }
     if (s->slow_gpu && len < size)
         snprintf(out + len, size - len, "; slower GPU: its GEMMs run at %.1f TFLOPS against a "
                  "median of %.1f (robust z %.1f)", s->gemm_tflops, s->gemm_median, s->gemm_z);
+}
+
+/* The rank's cause in the list of causes. */
+static hta_cause cause_of(const suspect *s)
+{
+    return s->cause < N_CAUSES ? hta_cause_refined(CAUSE[s->cause], s->slow_gpu) : HTA_CAUSE_NONE;
 }
 
 static int put_suspects(hta_table *t, const suspect *s, size_t n)
@@ -345,9 +347,7 @@ static int put_suspects(hta_table *t, const suspect *s, size_t n)
         hta_row_put_f64(&row, s[i].robust_z);
         hta_row_put_str(&row, reasons);
         hta_row_put_f64(&row, s[i].caused_us);
-        hta_row_put_str(&row, s[i].cause == CAUSE_COMPUTE && s[i].slow_gpu ? "slower GPU"
-                              : s[i].cause < N_CAUSES                  ? CAUSE_NAME[s[i].cause]
-                                                                       : "");
+        hta_row_put_str(&row, hta_cause_name(cause_of(&s[i])));
         if (hta_row_done(&row))
             return -1;
     }

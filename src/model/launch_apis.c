@@ -16,9 +16,14 @@ static const char *const QUEUE_APIS[] = {
     "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream", NULL,
 };
 
+static const char *const GRAPH_APIS[] = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch",
+                                         NULL};
+
 hta_launch_names hta_launch_names_find(const hta_trace *t, hta_launch_apis apis)
 {
-    const char *const *names = apis == HTA_LAUNCH_STATS_APIS ? STATS_APIS : QUEUE_APIS;
+    const char *const *names = apis == HTA_LAUNCH_STATS_APIS   ? STATS_APIS
+                               : apis == HTA_LAUNCH_QUEUE_APIS ? QUEUE_APIS
+                                                               : GRAPH_APIS;
     hta_launch_names found = {.n = 0};
     for (; *names; names++) {
         uint32_t id = hta_strtab_find(&t->names, *names, strlen(*names));

@@ -1,7 +1,8 @@
 /* model/launch_apis.h: the CPU runtime calls that enqueue GPU work.
  *
  * Launch statistics and queue length (definitions section 4) each count a
- * fixed list of runtime call names.  A trace stores names as ids, so a list
+ * fixed list of runtime call names, and graph replays have a list of
+ * their own.  A trace stores names as ids, so a list
  * is resolved once per trace into the ids present, and matching an event is
  * then a few integer comparisons. */
 #ifndef HTA_LAUNCH_H
@@ -20,6 +21,10 @@ typedef enum hta_launch_apis {
     /* Every call that enqueues on a stream: the above and the other ROCm
      * launch and copy calls. */
     HTA_LAUNCH_QUEUE_APIS,
+    /* The calls that replay a whole CUDA/HIP graph, every GPU event of the
+     * replay carrying the call's correlation (docs/definitions.md, "Graph
+     * launches"): on neither list above. */
+    HTA_LAUNCH_GRAPH_APIS,
 } hta_launch_apis;
 
 #define HTA_MAX_LAUNCH_APIS 16

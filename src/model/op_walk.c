@@ -18,7 +18,8 @@ typedef struct walk {
     const hta_rank_view *view;
     const hta_cpu_contexts *contexts;
     const hta_event *events;
-    hta_corrmap gpu_by_correlation; /* position in view->gpu */
+    hta_corrmap gpu_by_correlation; /* first position in view->gpu */
+    uint32_t *next_same;       /* by position: the next with its correlation, UINT32_MAX: none */
     uint32_t cpu_op;           /* the cpu_op category id, UINT32_MAX if none */
     hta_op_gpu *gpu;           /* the open subtree's GPU events */
     size_t n_gpu, cap_gpu;
@@ -67,19 +68,22 @@ static void sort_thread(walk *w, uint32_t *v, size_t n)
     }
 }
 
-/* The GPU event a CPU event launched, or NULL. */
-static const hta_event *launched_gpu(const walk *w, const hta_event *e)
+/* The position in view->gpu of the first GPU event a CPU event launched,
+ * or UINT32_MAX; next_same leads from it to the others (a graph replay's). */
+static uint32_t launched_gpu(const walk *w, const hta_event *e)
 {
     uint32_t at;
     int64_t correlation = hta_event_correlation(w->view->trace, e);
     if (correlation < 0 || !hta_corrmap_get(&w->gpu_by_correlation, correlation, &at))
-        return NULL;
-    return w->view->gpu[at];
+        return UINT32_MAX;
+    return at;
 }
 
 /* One pass over the GPU events reads their correlations (the view lists
  * them in start order, scattered over the trace) into a compact array,
- * which the map's range and its filling then read. */
+ * which the map's range and its filling then read.  The filling goes
+ * backwards, so that each correlation ends on its first GPU event, with
+ * next_same chaining the rest in start order. */
 #define PREFETCH_AHEAD 16
 static int index_gpu(walk *w)
 {
@@ -100,20 +104,27 @@ static int index_gpu(walk *w)
         lowest = c < lowest ? c : lowest;
         highest = c > highest ? c : highest;
     }
-    if (hta_corrmap_init(&w->gpu_by_correlation, n, lowest, highest)) {
+    w->next_same = malloc((v->n_gpu ? v->n_gpu : 1) * sizeof *w->next_same);
+    if (!w->next_same || hta_corrmap_init(&w->gpu_by_correlation, n, lowest, highest)) {
         free(correlation);
         return -1;
     }
-    for (size_t i = 0; i < v->n_gpu; i++)
+    for (size_t i = v->n_gpu; i-- > 0;) {
+        uint32_t at = UINT32_MAX;
+        if (correlation[i] >= 0 &&
+            !hta_corrmap_get(&w->gpu_by_correlation, correlation[i], &at))
+            at = UINT32_MAX;
+        w->next_same[i] = at;
         if (correlation[i] >= 0)
-            hta_corrmap_put_first(&w->gpu_by_correlation, correlation[i], (uint32_t)i);
+            hta_corrmap_put(&w->gpu_by_correlation, correlation[i], (uint32_t)i);
+    }
     free(correlation);
     return 0;
 }
 
 static int is_item(const walk *w, const hta_event *e)
 {
-    return !hta_event_is_gpu(e) && (is_op(w, e) || launched_gpu(w, e));
+    return !hta_event_is_gpu(e) && (is_op(w, e) || launched_gpu(w, e) != UINT32_MAX);
 }
 
 /* One thread's ops and launches, event indices in trace order, then
@@ -158,11 +169,15 @@ static thread_items *order_items(walk *w)
     return per_thread;
 }
 
-static int push_gpu(walk *w, const hta_event *launch, const hta_event *gpu)
+/* Every GPU event of a launch, from its first (at) on. */
+static int push_gpu(walk *w, const hta_event *launch, uint32_t at)
 {
-    if (hta_grow_array((void **)&w->gpu, &w->cap_gpu, w->n_gpu + 1, sizeof *w->gpu))
-        return -1;
-    w->gpu[w->n_gpu++] = (hta_op_gpu){launch, gpu, (uint32_t)(w->n_open - 1)};
+    for (; at != UINT32_MAX; at = w->next_same[at]) {
+        if (hta_grow_array((void **)&w->gpu, &w->cap_gpu, w->n_gpu + 1, sizeof *w->gpu))
+            return -1;
+        w->gpu[w->n_gpu++] =
+            (hta_op_gpu){launch, w->view->gpu[at], (uint32_t)(w->n_open - 1)};
+    }
     return 0;
 }
 
@@ -240,12 +255,14 @@ int hta_op_walk(const hta_rank_view *view, const hta_cpu_contexts *contexts,
     thread_items *per_thread = index_gpu(&w) ? NULL : order_items(&w);
     if (!per_thread) {
         hta_corrmap_free(&w.gpu_by_correlation);
+        free(w.next_same);
         return -1;
     }
     int rc = 0;
     for (uint32_t k = 0; rc == 0 && k < contexts->n_threads; k++)
         rc = sweep_thread(&w, per_thread[k].at, per_thread[k].n, visit, ctx);
     hta_corrmap_free(&w.gpu_by_correlation);
+    free(w.next_same);
     free_items(per_thread, contexts->n_threads);
     free(w.gpu);
     free(w.open);

@@ -2,8 +2,10 @@
  *
  * Each thread's cpu_op events nest by time.  A runtime event that launched
  * GPU work (its correlation names a GPU event) belongs to the innermost op
- * that encloses it on its own thread (pid, tid), and so does that GPU
- * event.  The walk visits every cpu_op once, when it closes, with the
+ * that encloses it on its own thread (pid, tid), and so does every GPU
+ * event carrying its correlation: one for an ordinary launch, the whole
+ * replay for a CUDA/HIP graph launch (docs/definitions.md, "Graph
+ * launches").  The walk visits every cpu_op once, when it closes, with the
  * GPU events of its whole subtree in launch order, each marked with the
  * depth of the op it belongs to, so that a caller gets both an op's own
  * GPU work (entries at its depth) and everything under it.
@@ -11,7 +13,8 @@
  * Ops are ordered per thread by (start, longer first, trace order), and a
  * launch comes after an op starting with it.  An op that only partly
  * overlaps the one open before it is not nested in it: the open one is
- * closed first.  Memory: 4 bytes per op and launch, plus the open chain. */
+ * closed first.  Memory: 4 bytes per op, launch and GPU event, plus the
+ * open chain. */
 #ifndef HTA_OP_WALK_H
 #define HTA_OP_WALK_H
 

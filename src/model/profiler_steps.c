@@ -1,6 +1,7 @@
 /* profiler_steps.c: ProfilerStep#N ranges (see model/profiler_steps.h). */
 #include "model/profiler_steps.h"
 
+#include "numerics/bounds.h"
 #include "util/grow.h"
 
 #include <stdlib.h>
@@ -87,17 +88,8 @@ static int is_upper_bound(const hta_profiler_steps *s, int64_t ts, size_t lo)
 long hta_profiler_step_at(const hta_profiler_steps *s, int64_t ts, size_t *cursor)
 {
     size_t lo = *cursor;
-    if (!is_upper_bound(s, ts, lo) && !is_upper_bound(s, ts, ++lo)) {
-        size_t hi = s->n;
-        lo = 0;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (s->steps[mid].start_ns <= ts)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-    }
+    if (!is_upper_bound(s, ts, lo) && !is_upper_bound(s, ts, ++lo))
+        lo = HTA_UPPER_BOUND(s->steps, s->n, start_ns, ts);
     *cursor = lo;
     return lo > 0 && ts < s->steps[lo - 1].end_ns ? (long)lo - 1 : -1;
 }

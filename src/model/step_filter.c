@@ -25,10 +25,18 @@ static int is_cpu_side(const hta_event *e, int64_t correlation)
     return !(hta_event_is_gpu(e) && correlation >= 0);
 }
 
-/* The latest-starting ProfilerStep#N event when the trace has at least two
- * distinct step names, else NULL.  Names are tested once per name id
- * rather than once per event; -1 when out of memory. */
-static int find_last_step(const hta_trace *t, const hta_event **last_step)
+/* What one pass over the events finds: the latest-starting
+ * ProfilerStep#N event, and the range of the CPU-side correlations, which
+ * sizes the map of the kept ones (a superset of them). */
+typedef struct step_scan {
+    const hta_event *last_step;    /* NULL unless two distinct step names */
+    size_t n_correlated;
+    int64_t lowest, highest;
+} step_scan;
+
+/* Names are tested once per name id rather than once per event; -1 when
+ * out of memory. */
+static int scan_events(const hta_trace *t, step_scan *scan)
 {
     uint8_t *is_step = malloc(t->names.count + 1);
     if (!is_step)
@@ -38,9 +46,18 @@ static int find_last_step(const hta_trace *t, const hta_event **last_step)
     uint32_t first_step_name = UINT32_MAX;
     int distinct_steps = 0;
     const hta_event *last = NULL;
+    *scan = (step_scan){.lowest = INT64_MAX, .highest = INT64_MIN};
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
-        if (!is_cpu_side(e, hta_event_correlation(t, e)) || !is_step[e->name])
+        int64_t correlation = hta_event_correlation(t, e);
+        if (!is_cpu_side(e, correlation))
+            continue;
+        if (correlation >= 0) {
+            scan->n_correlated++;
+            scan->lowest = correlation < scan->lowest ? correlation : scan->lowest;
+            scan->highest = correlation > scan->highest ? correlation : scan->highest;
+        }
+        if (!is_step[e->name])
             continue;
         if (first_step_name == UINT32_MAX)
             first_step_name = e->name;
@@ -50,7 +67,7 @@ static int find_last_step(const hta_trace *t, const hta_event **last_step)
             last = e;
     }
     free(is_step);
-    *last_step = distinct_steps < 2 ? NULL : last;
+    scan->last_step = distinct_steps < 2 ? NULL : last;
     return 0;
 }
 
@@ -58,27 +75,17 @@ int hta_step_filter(hta_trace *t, int include_last_step,
                     hta_step_filter_stats *stats, hta_error *err)
 {
     memset(stats, 0, sizeof *stats);
-    const hta_event *last_step;
-    if (find_last_step(t, &last_step))
+    step_scan scan;
+    if (scan_events(t, &scan))
         return hta_fail(err, "out of memory in the step filter");
-    if (!last_step)
+    if (!scan.last_step)
         return 0;
     stats->applied = 1;
+    const hta_event *last_step = scan.last_step;
     int64_t cutoff = include_last_step ? hta_event_end(last_step) : last_step->ts_ns;
 
-    size_t n_kept_correlated = 0;
-    int64_t lowest = INT64_MAX, highest = INT64_MIN;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hta_event *e = &t->events[i];
-        int64_t correlation = hta_event_correlation(t, e);
-        if (is_cpu_side(e, correlation) && correlation >= 0 && e->ts_ns <= cutoff) {
-            n_kept_correlated++;
-            lowest = correlation < lowest ? correlation : lowest;
-            highest = correlation > highest ? correlation : highest;
-        }
-    }
     hta_corrmap kept;
-    if (hta_corrmap_init(&kept, n_kept_correlated, lowest, highest))
+    if (hta_corrmap_init(&kept, scan.n_correlated, scan.lowest, scan.highest))
         return hta_fail(err, "out of memory in the step filter");
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
@@ -114,7 +121,11 @@ int hta_step_filter(hta_trace *t, int include_last_step,
             t->comm.items[out_comm] = t->comm.items[comm - 1];
             t->comm.items[out_comm++].event = out;
         }
-        t->events[out++] = *e;
+        /* Events before the first dropped one stay where they are: not
+         * rewriting them spares a large trace's array a write. */
+        if (out != i)
+            t->events[out] = *e;
+        out++;
     }
     t->n_extras = out_extras;
     t->comm.n = out_comm;

@@ -32,7 +32,7 @@
 #define _GNU_SOURCE /* fallocate */
 #include "output/hdf5_in_place.h"
 
-#include "util/ranked.h"
+#include "numerics/bounds.h"
 #include "util/utf8.h"
 
 #include <errno.h>

@@ -10,6 +10,7 @@
 #include "analysis/ranks_table.h"
 #include "analysis/temporal_breakdown.h"
 #include "crossrank/clock_offsets.h"
+#include "crossrank/causes.h"
 #include "crossrank/collective_wait.h"
 #include "crossrank/delay_costs.h"
 #include "crossrank/nodes.h"
@@ -186,20 +187,38 @@ static void print_stragglers(const hta_tableset *set)
         printf("  ... %zu more\n", n_flagged - shown);
 }
 
-/* The cause /stragglers gives for rank, NULL when none. */
-static const char *straggler_cause_of(const hta_tableset *set, int64_t rank)
+/* The cause /stragglers gives for rank (none when it has no row). */
+static hta_cause straggler_cause_of(const hta_tableset *set, int64_t rank)
 {
     const hta_table *t = hta_tableset_find(set, hta_stragglers_table.name);
     for (size_t r = 0; t && r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
         if (row[HTA_STRAGGLERS_RANK].i == rank)
-            return row[HTA_STRAGGLERS_CAUSE].s[0] ? row[HTA_STRAGGLERS_CAUSE].s : NULL;
+            return hta_cause_named(row[HTA_STRAGGLERS_CAUSE].s);
     }
-    return NULL;
+    return HTA_CAUSE_NONE;
+}
+
+/* The cause carrying most of the cost of the /delay_costs rows
+ * [first, end) (none on ties), and their direct cost into *direct. */
+static hta_cause main_delay_cause(const hta_table *t, size_t first, size_t end, double *direct)
+{
+    double cost[HTA_N_CAUSES + 1] = {0};
+    *direct = 0;
+    for (size_t i = first; i < end; i++) {
+        const hta_cell *row = hta_table_row(t, i);
+        *direct += row[HTA_DELAY_COSTS_DIRECT_US].f;
+        cost[hta_cause_named(row[HTA_DELAY_COSTS_CAUSE].s)] += row[HTA_DELAY_COSTS_TOTAL_US].f;
+    }
+    hta_cause most = HTA_CAUSE_NONE;
+    for (int c = 0; c < HTA_N_CAUSES; c++)
+        most = cost[c] > cost[most] ? (hta_cause)c : most;
+    return most;
 }
 
 /* The rank whose delays cost the job most wait per step (the rows of
- * /delay_costs come by rank), and the cause of most of its cost. */
+ * /delay_costs come by rank), the cause of most of its cost, and whether
+ * /stragglers gives the same cause. */
 static void print_delay_costs(const hta_tableset *set)
 {
     const hta_table *t = hta_tableset_find(set, hta_delay_costs_table.name);
@@ -207,7 +226,7 @@ static void print_delay_costs(const hta_tableset *set)
     if (!t || t->n_rows == 0 || !steps || steps->n_rows == 0)
         return;
     size_t worst = 0, worst_end = 0;
-    double worst_cost = 0;
+    double worst_cost = 0, direct;
     for (size_t i = 0, end; i < t->n_rows; i = end) {
         int64_t rank = hta_table_row(t, i)[HTA_DELAY_COSTS_RANK].i;
         double cost = 0;
@@ -219,28 +238,21 @@ static void print_delay_costs(const hta_tableset *set)
     }
     if (worst_end == 0)
         return;
-    const char *cause = "none";
-    double cause_cost = 0, direct = 0;
-    for (size_t i = worst; i < worst_end; i++) {
-        const hta_cell *row = hta_table_row(t, i);
-        direct += row[HTA_DELAY_COSTS_DIRECT_US].f;
-        double c = 0;
-        for (size_t k = worst; k < worst_end; k++) {
-            const hta_cell *other = hta_table_row(t, k);
-            if (strcmp(other[HTA_DELAY_COSTS_CAUSE].s, row[HTA_DELAY_COSTS_CAUSE].s) == 0)
-                c += other[HTA_DELAY_COSTS_TOTAL_US].f;
-        }
-        if (c > cause_cost)
-            cause = row[HTA_DELAY_COSTS_CAUSE].s, cause_cost = c;
-    }
+    hta_cause cause = main_delay_cause(t, worst, worst_end, &direct);
     int64_t rank = hta_table_row(t, worst)[HTA_DELAY_COSTS_RANK].i;
     double n = (double)steps->n_rows;
     printf("\nDelay costs: rank %lld's lateness costs the job %.1f us of waiting per step "
-           "(%.1f direct, %.1f propagated), most of it when its %s stood out",
-           (long long)rank, worst_cost / n, direct / n, (worst_cost - direct) / n, cause);
-    const char *straggler_cause = straggler_cause_of(set, rank);
-    if (straggler_cause)
-        printf("; /stragglers gives the cause as %s", straggler_cause);
+           "(%.1f direct, %.1f propagated), ",
+           (long long)rank, worst_cost / n, direct / n, (worst_cost - direct) / n);
+    if (cause == HTA_CAUSE_NONE)
+        printf("none of its steps' parts above the other ranks' median");
+    else
+        printf("most of it from %s: %s", hta_cause_name(cause), hta_cause_text(cause));
+    hta_cause straggler_cause = straggler_cause_of(set, rank);
+    if (straggler_cause == cause && cause != HTA_CAUSE_NONE)
+        printf(", as /stragglers says");
+    else if (straggler_cause != HTA_CAUSE_NONE && straggler_cause < HTA_N_CAUSES)
+        printf("; /stragglers gives %s over the whole run", hta_cause_name(straggler_cause));
     printf("; see /delay_costs\n");
 }
 

@@ -13,11 +13,32 @@
  * metadata in META_DATA_EXPORT or, before schema 3, EXPORT_META_DATA,
  * which names the export's schema version quoted in every error).  Each
  * table's columns are checked before it is read, so an absent one is
- * named rather than failing inside a query.  Names are StringIds references: each distinct
- * id is looked up and interned once (a dense cache by id), so a row costs
- * a step of the statement and an array lookup.  Enumerations (copy and
+ * named rather than failing inside a query.  Names are StringIds
+ * references: each distinct id is looked up and interned once (a dense
+ * cache by id), so a row costs a step of the statement and an array
+ * lookup.  Enumerations (copy and
  * memory kinds) come from the export's ENUM_* tables when present and
- * from Nsight's numbering otherwise. */
+ * from Nsight's numbering otherwise.
+ *
+ * CUDA graphs.  CUPTI gives each GPU record of a graph replay the
+ * correlation id of the call that launched the graph (CUPTI API reference,
+ * CUpti_ActivityKernel11.correlationId: "identical to the correlation ID in
+ * the driver or runtime API activity record that launched the kernel";
+ * CUpti_ActivityGraphTrace2: "Each graph launch is assigned a unique
+ * correlation ID"), so a replay maps to its cudaGraphLaunch through the
+ * correlation, as in a Kineto trace.  The export adds the graph's and the
+ * node's ids: graphNodeId on kernels, copies and sets ("REFERENCES
+ * CUDA_GRAPH_NODE_EVENTS(graphNodeId)"; NULL on every record of the real
+ * exports we hold, nsys 2022.2 to 2024.6), and on kernels graphId ("Kernel
+ * graph ID.", SQLite Schema Reference of schema 3.28.1, Nsight Systems
+ * 2026.4); CUPTI sets both to 0 on a record no graph launched.  graphId is
+ * shared by every replay of a graph, so only (graphId, correlationId)
+ * names a replay, and the correlation alone finds its launch.  The ids
+ * serve what the tables cannot show: graph node records whose launch call
+ * is not in the export, and replays traced whole (nsys
+ * --cuda-graph-trace=graph: a CUPTI_ACTIVITY_KIND_GRAPH_TRACE row per
+ * replay, with correlationId, graphId and graphExecId, and no node
+ * records), both said in the notes. */
 #include "parse/nsys_sqlite.h"
 
 #include <sqlite3.h>
@@ -27,6 +48,8 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/grow.h"
+#include "numerics/bounds.h"
 #include "parse/trace_builder.h"
 
 #define KERNEL_TABLE "CUPTI_ACTIVITY_KIND_KERNEL"
@@ -35,6 +58,7 @@
 #define MEMSET_TABLE "CUPTI_ACTIVITY_KIND_MEMSET"
 #define SYNC_TABLE "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
 #define NVTX_TABLE "NVTX_EVENTS"
+#define GRAPH_TRACE_TABLE "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
 /* Rows between two looks at the clock. */
 #define ROWS_PER_CLOCK_CHECK 65536
 /* StringIds beyond this are looked up without the dense cache. */
@@ -56,6 +80,15 @@ typedef struct pending_call {
     hta_record rec;
     uint32_t name, cat;
 } pending_call;
+
+/* The correlations of the GPU records of CUDA graph nodes, one per record. */
+typedef struct graph_records {
+    int64_t *correlations;
+    size_t n, cap;
+    int64_t uncorrelated;      /* graph node records with no correlation */
+    int64_t whole_replays;     /* GRAPH_TRACE_TABLE rows */
+    int failed;                /* out of memory: no check */
+} graph_records;
 
 /* An ENUM_* table's labels by id, Kineto's spelling. */
 typedef struct kind_names {
@@ -80,6 +113,7 @@ typedef struct nsys_reader {
     size_t n_pids;
     long long active_pids[MAX_PROCESSES]; /* the processes of its GPU records */
     size_t n_active_pids;
+    graph_records graphs;
     pending_call call;         /* the runtime table's last row (api_row) */
     int has_call;
     hta_error *err;
@@ -439,12 +473,36 @@ static hta_record gpu_record(nsys_reader *r, sqlite3_stmt *s)
                         .correlation = correlation_of(s, 3)};
 }
 
+/* A record of a CUDA graph node: graphNodeId (or graphId, kernels of
+ * newer exports) above 0, CUPTI's 0 and Nsight's NULL meaning that no
+ * graph launched it.  Its correlation, which CUPTI makes the launch
+ * call's, is kept for unlinked_graph_records; graph_column -1: the table
+ * has no graphId. */
+static void note_graph_node(nsys_reader *r, sqlite3_stmt *s, int node_column, int graph_column)
+{
+    graph_records *g = &r->graphs;
+    if (sqlite3_column_int64(s, node_column) <= 0 &&
+        (graph_column < 0 || sqlite3_column_int64(s, graph_column) <= 0))
+        return;
+    int64_t correlation = correlation_of(s, 3);
+    if (correlation == HTA_NO_CORRELATION) {
+        g->uncorrelated++;
+        return;
+    }
+    if (!g->failed)
+        g->failed = hta_grow_array((void **)&g->correlations, &g->cap, g->n + 1,
+                                   sizeof *g->correlations) != 0;
+    if (!g->failed)
+        g->correlations[g->n++] = correlation;
+}
+
 /* Kernel names: the demangled name, as Kineto's, or the short name in an
  * export without it. */
 static int kernel_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 {
-    enum { DEMANGLED = GPU_OWN_COLUMNS, SHORT, DEVICE };
+    enum { DEMANGLED = GPU_OWN_COLUMNS, SHORT, DEVICE, GRAPH_NODE, GRAPH };
     hta_record rec = gpu_record(r, s);
+    note_graph_node(r, s, GRAPH_NODE, GRAPH);
     int column = sqlite3_column_type(s, DEMANGLED) != SQLITE_NULL ? DEMANGLED : SHORT;
     if (sqlite3_column_type(s, column) == SQLITE_NULL)
         return fail(r, KERNEL_TABLE, "no column demangledName or shortName");
@@ -457,7 +515,7 @@ static int kernel_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 static int read_kernels(nsys_reader *r)
 {
     static const char *const columns[] = {GPU_COLUMNS, "?demangledName", "?shortName",
-                                          "?deviceId", NULL};
+                                          "?deviceId", "?graphNodeId", "?graphId", NULL};
     return each_row(r, KERNEL_TABLE, columns, "", kernel_row, "kernel");
 }
 
@@ -525,8 +583,9 @@ static int add_named(nsys_reader *r, const char *table, const char *text, uint32
 /* Kineto's name of a copy, "Memcpy HtoD (Pinned -> Device)". */
 static int memcpy_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 {
-    enum { BYTES = GPU_OWN_COLUMNS, COPY_KIND, SRC_KIND, DST_KIND };
+    enum { BYTES = GPU_OWN_COLUMNS, COPY_KIND, SRC_KIND, DST_KIND, GRAPH_NODE };
     hta_record rec = gpu_record(r, s);
+    note_graph_node(r, s, GRAPH_NODE, -1);
     rec.has_copy = 1;
     rec.bytes = sqlite3_column_int64(s, BYTES);
     char name[3 * KIND_NAME_MAX + 32];
@@ -540,14 +599,15 @@ static int memcpy_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 static int read_memcpy(nsys_reader *r)
 {
     static const char *const columns[] = {GPU_COLUMNS, "bytes", "copyKind", "?srcKind",
-                                          "?dstKind", NULL};
+                                          "?dstKind", "?graphNodeId", NULL};
     return each_row(r, MEMCPY_TABLE, columns, "", memcpy_row, "gpu_memcpy");
 }
 
 static int memset_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 {
-    enum { BYTES = GPU_OWN_COLUMNS, MEMORY_KIND };
+    enum { BYTES = GPU_OWN_COLUMNS, MEMORY_KIND, GRAPH_NODE };
     hta_record rec = gpu_record(r, s);
+    note_graph_node(r, s, GRAPH_NODE, -1);
     rec.has_copy = 1;
     rec.bytes = sqlite3_column_int64(s, BYTES);
     char name[KIND_NAME_MAX + 16];
@@ -558,7 +618,7 @@ static int memset_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 
 static int read_memset(nsys_reader *r)
 {
-    static const char *const columns[] = {GPU_COLUMNS, "bytes", "?memKind", NULL};
+    static const char *const columns[] = {GPU_COLUMNS, "bytes", "?memKind", "?graphNodeId", NULL};
     return each_row(r, MEMSET_TABLE, columns, "", memset_row, "gpu_memset");
 }
 
@@ -792,6 +852,83 @@ int hta_nsys_devices(const char *path, long long *devices, size_t cap, size_t *n
     return rc;
 }
 
+/* ---- CUDA graphs ------------------------------------------------------------ */
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The graph node records whose correlation names no CPU call of the
+ * trace: their launch call is not in the export (the capture began during
+ * the replay, or the call's API was not traced), so /graph_launches does
+ * not count their replays. */
+static int64_t unlinked_graph_records(nsys_reader *r)
+{
+    graph_records *g = &r->graphs;
+    const hta_trace *t = r->builder.trace;
+    unsigned char *linked = g->failed || !g->n ? NULL : calloc(g->n, 1);
+    if (!linked)
+        return g->uncorrelated;
+    qsort(g->correlations, g->n, sizeof *g->correlations, compare_int64);
+    for (size_t i = 0; i < t->n_events; i++) {
+        if (hta_event_is_gpu(&t->events[i]))
+            continue;
+        int64_t c = hta_event_correlation(t, &t->events[i]);
+        for (size_t k = hta_lower_bound_i64(g->correlations, g->n, c);
+             k < g->n && g->correlations[k] == c && !linked[k]; k++)
+            linked[k] = 1;
+    }
+    int64_t unlinked = g->uncorrelated;
+    for (size_t k = 0; k < g->n; k++)
+        unlinked += !linked[k];
+    free(linked);
+    return unlinked;
+}
+
+/* The replays Nsight traced as whole graphs (nsys --cuda-graph-trace=graph,
+ * one GRAPH_TRACE_TABLE row each, its nodes unrecorded), in the reader's
+ * scope. */
+static int count_whole_replays(nsys_reader *r)
+{
+    char scope[1024], sql[1200];
+    sqlite3_stmt *s;
+    if (scope_condition(r, GRAPH_TRACE_TABLE, scope, sizeof scope))
+        return -1;
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM " GRAPH_TRACE_TABLE "%s%s",
+             *scope ? " WHERE " : "", scope);
+    if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return fail_sqlite(r, GRAPH_TRACE_TABLE);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        r->graphs.whole_replays = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 0 : fail_sqlite(r, GRAPH_TRACE_TABLE);
+}
+
+/* What the export says of its CUDA graph replays that the tables cannot:
+ * replays traced whole, and graph node records without their launch call
+ * (with_calls: the export has the runtime table, else its own note says
+ * the calls are missing). */
+static void note_graphs(nsys_reader *r, int with_calls, hta_error *notes)
+{
+    char note[HTA_ERROR_MAX];
+    int64_t unlinked = with_calls ? unlinked_graph_records(r) : 0;
+    if (unlinked) {
+        snprintf(note, sizeof note, "%lld GPU records of CUDA graph nodes have no launch call "
+                 "in the export: their replays are not in /graph_launches", (long long)unlinked);
+        hta_notes_add(notes, note);
+    }
+    if (r->graphs.whole_replays) {
+        snprintf(note, sizeof note, "%lld CUDA graph replays traced as whole graphs "
+                 "(nsys --cuda-graph-trace=graph): their kernels are not in the export and the "
+                 "GPU looks idle while they run; profile with --cuda-graph-trace=node",
+                 (long long)r->graphs.whole_replays);
+        hta_notes_add(notes, note);
+    }
+}
+
 /* ---- open and read --------------------------------------------------------- */
 
 static int open_database(nsys_reader *r)
@@ -880,12 +1017,20 @@ static int read_tables(nsys_reader *r, hta_error *notes)
         return -1;
     if (hta_trace_builder_merge_gpu_tables(&r->builder))
         return fail(r, NULL, "out of memory ordering the GPU records");
+    if (read_optional(r, GRAPH_TRACE_TABLE, count_whole_replays, notes, NULL))
+        return -1;
     settle_processes(r);
     rank_from_mpi(r);
-    return read_optional(r, RUNTIME_TABLE, read_runtime, notes,
-                         "no " RUNTIME_TABLE ": launch statistics, queue length and launch "
-                         "pipelining are empty") ||
-           read_optional(r, NVTX_TABLE, read_nvtx, notes, NULL);
+    int calls = table_exists(r, RUNTIME_TABLE);
+    if (calls < 0)
+        return fail_sqlite(r, RUNTIME_TABLE);
+    if (read_optional(r, RUNTIME_TABLE, read_runtime, notes,
+                      "no " RUNTIME_TABLE ": launch statistics, queue length and launch "
+                      "pipelining are empty") ||
+        read_optional(r, NVTX_TABLE, read_nvtx, notes, NULL))
+        return -1;
+    note_graphs(r, calls, notes);
+    return 0;
 }
 
 int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_trace *out,
@@ -916,6 +1061,7 @@ int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_t
     sqlite3_finalize(r.string_lookup);
     sqlite3_close(r.db);
     hta_trace_builder_free(&r.builder);
+    free(r.graphs.correlations);
     free(r.kernel_names.ids);
     free(r.api_names.ids);
     free(r.nvtx_names.ids);

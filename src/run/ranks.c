@@ -17,7 +17,7 @@
 
 #include "analysis/ranks_table.h"
 #include "crossrank/hosts.h"
-#include "util/ranked.h"
+#include "numerics/bounds.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -51,7 +51,9 @@
 #include "crossrank/step_comparison.h"
 #include "crossrank/step_jitter.h"
 #include "crossrank/delay_costs.h"
+#include "crossrank/global_path.h"
 #include "crossrank/stragglers.h"
+#include "crossrank/what_if.h"
 #include "diff/collective_diff.h"
 #include "diff/kernel_diff.h"
 #include "diff/rank_metric_diff.h"
@@ -113,6 +115,12 @@ static const hta_table_spec *const SPECS[] = {
     &hta_step_jitter_slowest_table,
     &hta_delay_costs_table,
     &hta_delay_parts_table,
+    &hta_global_path_table,
+    &hta_global_path_names_table,
+    &hta_global_path_steps_table,
+    &hta_global_path_ranks_table,
+    &hta_global_path_imbalance_table,
+    &hta_what_if_table,
     &hta_stragglers_table,
     &hta_nodes_table,
     &hta_node_metrics_table,
@@ -145,6 +153,11 @@ static const hta_table_spec *const SPECS[] = {
     &hta_p2p_steps_table,
     &hta_p2p_unknown_peer_table,
     &hta_step_flops_table,
+    &hta_path_intervals_table,
+    &hta_path_names_table,
+    &hta_path_name_times_table,
+    &hta_path_walk_table,
+    &hta_path_walk_names_table,
 };
 
 size_t hta_table_spec_count(void)

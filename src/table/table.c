@@ -275,10 +275,21 @@ int hta_tableset_move_rows(hta_tableset *into, hta_tableset *from)
     return 0;
 }
 
+/* Whether the rows are already in order: the usual case (a process's
+ * traces come in file order, and most tables hold one rank's rows), where
+ * a sort would only copy the rows. */
+static int sorted_by_first_column(const hta_table *table)
+{
+    for (size_t r = 1; r < table->n_rows; r++)
+        if (hta_table_row(table, r)[0].i < hta_table_row(table, r - 1)[0].i)
+            return 0;
+    return 1;
+}
+
 int hta_table_sort_by_first_column(hta_table *table)
 {
     size_t n = table->n_rows, w = table->n_columns;
-    if (n < 2 || w == 0)
+    if (n < 2 || w == 0 || sorted_by_first_column(table))
         return 0;
     hta_ranked_i64 *keys = malloc(n * sizeof *keys);
     hta_cell *sorted = malloc(n * w * sizeof *sorted);

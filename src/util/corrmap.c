@@ -76,29 +76,53 @@ static uint32_t *direct_slot(const hta_corrmap *m, int64_t key)
     return key >= m->lowest && offset < m->n_slots ? &m->direct[offset] : NULL;
 }
 
-void hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value)
+/* The slot holding key, else the empty slot where it would go; NULL when
+ * key is outside the direct array or cannot go into the hashed table. */
+static uint32_t *value_slot(hta_corrmap *m, int64_t key, int *present)
 {
     if (m->direct) {
         uint32_t *slot = direct_slot(m, key);
-        if (slot && *slot == 0) {
-            *slot = value + 1;
-            m->count++;
-        }
-        return;
+        *present = slot && *slot != 0;
+        return slot;
     }
-    if (key == EMPTY_KEY || m->count + 1 >= m->n_slots) /* keep one slot empty */
-        return;
+    *present = 0;
+    if (key == EMPTY_KEY)
+        return NULL;
     size_t mask = m->n_slots - 1;
     for (size_t i = slot_of(m, key);; i = (i + 1) & mask) {
-        if (m->keys[i] == key)
-            return;
+        *present = m->keys[i] == key;
+        if (*present)
+            return &m->values[i];
         if (m->keys[i] == EMPTY_KEY) {
+            if (m->count + 1 >= m->n_slots) /* keep one slot empty */
+                return NULL;
             m->keys[i] = key;
-            m->values[i] = value;
-            m->count++;
-            return;
+            return &m->values[i];
         }
     }
+}
+
+/* A direct slot holds value + 1 (0 = empty), a hashed one the value. */
+static void store(hta_corrmap *m, uint32_t *slot, int present, uint32_t value)
+{
+    *slot = m->direct ? value + 1 : value;
+    m->count += !present;
+}
+
+void hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value)
+{
+    int present;
+    uint32_t *slot = value_slot(m, key, &present);
+    if (slot && !present)
+        store(m, slot, present, value);
+}
+
+void hta_corrmap_put(hta_corrmap *m, int64_t key, uint32_t value)
+{
+    int present;
+    uint32_t *slot = value_slot(m, key, &present);
+    if (slot)
+        store(m, slot, present, value);
 }
 
 int hta_corrmap_get(const hta_corrmap *m, int64_t key, uint32_t *value)

@@ -28,6 +28,8 @@ void hta_corrmap_free(hta_corrmap *m);
 /* Adds key -> value unless key is present (the first one wins); value <
  * UINT32_MAX. */
 void hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value);
+/* Sets key -> value, replacing any value key had; value < UINT32_MAX. */
+void hta_corrmap_put(hta_corrmap *m, int64_t key, uint32_t value);
 /* Returns 1 and sets *value when key is present. */
 int hta_corrmap_get(const hta_corrmap *m, int64_t key, uint32_t *value);
 

@@ -35,16 +35,3 @@ void hta_rank_ascending_i64(hta_ranked_i64 *v, size_t n)
     if (n > 1)
         qsort(v, n, sizeof *v, smaller_first_i64);
 }
-
-size_t hta_lower_bound_i64(const int64_t *sorted, size_t n, int64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sorted[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}

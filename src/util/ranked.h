@@ -27,8 +27,4 @@ void hta_rank_descending(hta_ranked *v, size_t n);
 /* Smallest key first, ties by row. */
 void hta_rank_ascending_i64(hta_ranked_i64 *v, size_t n);
 
-/* The first position of sorted[0..n) (ascending) whose value is at least
- * key; n when none is. */
-size_t hta_lower_bound_i64(const int64_t *sorted, size_t n, int64_t key);
-
 #endif

@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "analysis/critical_path.h"
+#include "numerics/bounds.h"
 #include "util/buf.h"
 #include "util/grow.h"
 #include "written_trace/counter_tracks.h"
@@ -273,14 +274,7 @@ static mark *find_mark(collected *c, const element *el)
     if (!el->ts || !el->dur || !el->name)
         return NULL;
     int64_t ts = text_ns(el->ts, el->ts_len), dur = text_ns(el->dur, el->dur_len);
-    size_t lo = 0, hi = c->n_marks;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->marks[mid].ts < ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = HTA_LOWER_BOUND(c->marks, c->n_marks, ts, ts);
     for (; lo < c->n_marks && c->marks[lo].ts == ts; lo++) {
         mark *m = &c->marks[lo];
         if (m->dur == dur && m->name_len == el->name_len &&

@@ -1,0 +1,274 @@
+/* critical_path_intervals.c: the stretches of a rank's longest paths
+ * between its communication kernels, which crossrank/global_path.c
+ * chains into the job's critical path (see analysis/critical_path.h,
+ * "_path_intervals", and docs/crossrank.md).
+ *
+ * After a step's longest path, every node holds the edge its longest
+ * path arrives by (via).  From the start of each communication kernel,
+ * and from the end of the step's path, the via edges are followed back
+ * until the duration edge of a communication kernel (where the job's
+ * path may hop to the rank that arrived last) or the step's start.  Only
+ * the interval's time by (name, cause) is kept, not its edges, so that
+ * what a rank keeps for the job's path stays small beside its graph: the
+ * 8 longest pieces by name, the rest by cause.  Walking one rank's via
+ * edges per interval keeps the rank's work proportional to its intervals'
+ * lengths; the job's path then needs only these summaries. */
+#include "analysis/critical_path_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_PIECES 8
+#define NAME_NONE (-1)
+#define NAME_OTHER (-2)
+
+static const hta_column INTERVAL_COLUMNS[HTA_PATH_INTERVALS_N_COLUMNS] = {
+    [HTA_PATH_INTERVALS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_PATH_INTERVALS_STEP] = {"step", HTA_COL_I64},
+    [HTA_PATH_INTERVALS_KIND] = {"kind", HTA_COL_I64},
+    [HTA_PATH_INTERVALS_AT_NS] = {"at_ns", HTA_COL_I64},
+    [HTA_PATH_INTERVALS_FROM_NS] = {"from_ns", HTA_COL_I64},
+    [HTA_PATH_INTERVALS_FROM_DUR_NS] = {"from_dur_ns", HTA_COL_I64},
+    [HTA_PATH_INTERVALS_TIME_NS] = {"time_ns", HTA_COL_I64},
+    [HTA_PATH_INTERVALS_NAME_ID] = {"name_id", HTA_COL_I64},
+    [HTA_PATH_INTERVALS_BOUND] = {"bound", HTA_COL_I64},
+};
+const hta_table_spec hta_path_intervals_table = {
+    "_path_intervals", INTERVAL_COLUMNS, HTA_PATH_INTERVALS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+
+static const hta_column NAME_COLUMNS[HTA_PATH_NAMES_N_COLUMNS] = {
+    [HTA_PATH_NAMES_RANK] = {"rank", HTA_COL_I64},
+    [HTA_PATH_NAMES_NAME_ID] = {"name_id", HTA_COL_I64},
+    [HTA_PATH_NAMES_NAME] = {"name", HTA_COL_STR},
+};
+const hta_table_spec hta_path_names_table = {
+    "_path_names", NAME_COLUMNS, HTA_PATH_NAMES_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+
+static const hta_column NAME_TIME_COLUMNS[HTA_PATH_NAME_TIMES_N_COLUMNS] = {
+    [HTA_PATH_NAME_TIMES_RANK] = {"rank", HTA_COL_I64},
+    [HTA_PATH_NAME_TIMES_NAME] = {"name", HTA_COL_STR},
+    [HTA_PATH_NAME_TIMES_TIME_NS] = {"time_ns", HTA_COL_I64},
+};
+const hta_table_spec hta_path_name_times_table = {
+    "_path_name_times", NAME_TIME_COLUMNS, HTA_PATH_NAME_TIMES_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+
+/* An interval's time put down to one (name, cause). */
+typedef struct piece {
+    int64_t name;              /* the trace's name id, NAME_NONE or NAME_OTHER */
+    int64_t time, first_ts;    /* first_ts: its earliest edge's start */
+    int32_t next;              /* the next piece of the same name, -1 = none */
+    uint8_t bound;
+} piece;
+
+/* Whether e is the duration of a communication kernel: the edge the job's
+ * path hops at. */
+static int is_comm_kernel_edge(const rank_state *r, const edge *e)
+{
+    if (e->type != E_OPERATOR || e->attr < 0)
+        return 0;
+    const hta_event *ev = &r->t->events[e->attr];
+    return hta_event_is_gpu(ev) && !is_sync_event(r, ev) &&
+           ev->kernel_type == HTA_KT_COMMUNICATION;
+}
+
+/* Adds e to its (name, cause) piece: piece_of[name + 1] is the name's
+ * first piece when it points at one of this interval's pieces for that
+ * name (so it is never cleared). */
+static void add_to_piece(rank_state *r, piece *s, size_t *n, const edge *e, int64_t ts)
+{
+    int64_t name = e->attr >= 0 ? (int64_t)r->t->events[e->attr].name : NAME_NONE;
+    uint8_t bound = (uint8_t)bound_of(r, e);
+    int32_t *head = &r->piece_of[name + 1];
+    int32_t i = *head;
+    if (i < 0 || (size_t)i >= *n || s[i].name != name)
+        i = -1;
+    int32_t first = i;
+    for (; i >= 0; i = s[i].next)
+        if (s[i].bound == bound) {
+            s[i].time += e->weight;
+            s[i].first_ts = ts;
+            return;
+        }
+    s[*n] = (piece){name, e->weight, ts, first, bound};
+    *head = (int32_t)(*n)++;
+}
+
+static int longer_piece(const void *a, const void *b)
+{
+    const piece *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time > y->time ? -1 : 1;
+    return (x->first_ts > y->first_ts) - (x->first_ts < y->first_ts);
+}
+
+static int earlier_piece(const void *a, const void *b)
+{
+    const piece *x = a, *y = b;
+    if (x->first_ts != y->first_ts)
+        return x->first_ts < y->first_ts ? -1 : 1;
+    return (x->bound > y->bound) - (x->bound < y->bound);
+}
+
+/* Keeps the TOP_PIECES longest of s[0..n) and sums the rest by cause
+ * (NAME_OTHER), in time order; the count left. */
+static size_t keep_top_pieces(piece *s, size_t n)
+{
+    if (n > TOP_PIECES) {
+        qsort(s, n, sizeof *s, longer_piece);
+        piece rest[HTA_CP_N_BOUNDS + 1];
+        int used[HTA_CP_N_BOUNDS + 1] = {0};
+        for (size_t i = TOP_PIECES; i < n; i++) {
+            piece *o = &rest[s[i].bound];
+            if (!used[s[i].bound])
+                *o = (piece){NAME_OTHER, 0, s[i].first_ts, -1, s[i].bound};
+            used[s[i].bound] = 1;
+            o->time += s[i].time;
+            o->first_ts = s[i].first_ts < o->first_ts ? s[i].first_ts : o->first_ts;
+        }
+        n = TOP_PIECES;
+        for (int b = 0; b <= HTA_CP_N_BOUNDS; b++)
+            if (used[b])
+                s[n++] = rest[b];
+    }
+    qsort(s, n, sizeof *s, earlier_piece);
+    return n;
+}
+
+/* The name's "_path_names" id, listed on its first use; -2 when out of
+ * memory. */
+static int64_t path_name_id(rank_state *r, int64_t name, hta_tableset *out)
+{
+    if (name < 0)
+        return name;
+    if (r->path_name_id[name])
+        return r->path_name_id[name] - 1;
+    hta_table *tab = hta_tableset_table(out, &hta_path_names_table);
+    if (!tab)
+        return -3;
+    hta_row_builder row = hta_table_add_row(tab);
+    hta_row_put_i64(&row, r->v->rank_key);
+    hta_row_put_i64(&row, (int64_t)r->n_path_names);
+    hta_row_put_str(&row, hta_strtab_get(&r->t->names, (uint32_t)name));
+    if (hta_row_done(&row))
+        return -3;
+    r->path_name_id[name] = ++r->n_path_names;
+    return (int64_t)r->n_path_names - 1;
+}
+
+static int put_row(hta_table *tab, const int64_t cells[HTA_PATH_INTERVALS_N_COLUMNS])
+{
+    hta_row_builder row = hta_table_add_row(tab);
+    for (int c = 0; c < HTA_PATH_INTERVALS_N_COLUMNS; c++)
+        hta_row_put_i64(&row, cells[c]);
+    return hta_row_done(&row);
+}
+
+/* The interval ending at node v (kind: HTA_PATH_INTERVAL_*), its row and
+ * its pieces' rows. */
+static int put_interval(rank_state *r, const step_window *w, uint32_t v, int kind,
+                        hta_table *tab, hta_tableset *out)
+{
+    const graph *g = &r->g;
+    const int64_t *via = r->scratch[S_VIA];
+    /* Room for every edge walked and the rest's pieces by cause. */
+    piece *s = scratch(r, S_PIECES, g->n_nodes + HTA_CP_N_BOUNDS + 1, sizeof *s);
+    if (!s)
+        return -1;
+    size_t n = 0;
+    int64_t length = 0;
+    const edge *stop = NULL;
+    for (uint32_t u = v; via[u] >= 0;) {
+        const edge *e = &g->edges[via[u]];
+        if (is_comm_kernel_edge(r, e)) {
+            stop = e;
+            break;
+        }
+        if (e->weight != 0)
+            add_to_piece(r, s, &n, e, g->nodes[e->src].ts);
+        length += e->weight;
+        u = e->src;
+    }
+    n = keep_top_pieces(s, n);
+    int64_t stop_name = stop ? path_name_id(r, r->t->events[stop->attr].name, out) : -1;
+    if (stop_name < -2)
+        return -1;
+    int64_t head[HTA_PATH_INTERVALS_N_COLUMNS] = {
+        r->v->rank_key, w->number, kind, g->nodes[v].ts,
+        stop ? g->nodes[stop->src].ts : -1, stop ? stop->weight : 0, length, stop_name, -1};
+    if (put_row(tab, head))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t name = path_name_id(r, s[i].name, out);
+        int64_t row[HTA_PATH_INTERVALS_N_COLUMNS] = {
+            r->v->rank_key, w->number, HTA_PATH_PIECE, s[i].first_ts, -1, 0, s[i].time, name,
+            s[i].bound};
+        if (name < -2 || put_row(tab, row))
+            return -1;
+    }
+    return 0;
+}
+
+/* Adds the graph's operator edges to their names' time. */
+static void add_name_times(rank_state *r)
+{
+    const graph *g = &r->g;
+    for (size_t i = 0; i < g->n_edges; i++) {
+        const edge *e = &g->edges[i];
+        if (e->type == E_OPERATOR && e->attr >= 0)
+            r->name_time[r->t->events[e->attr].name] += e->weight;
+    }
+}
+
+int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out)
+{
+    size_t names = r->t->names.count;
+    if (!r->piece_of) {
+        r->piece_of = malloc((names + 2) * sizeof *r->piece_of);
+        r->path_name_id = calloc(names + 1, sizeof *r->path_name_id);
+        r->name_time = calloc(names + 1, sizeof *r->name_time);
+        if (!r->piece_of || !r->path_name_id || !r->name_time)
+            return -1;
+        memset(r->piece_of, 0xff, (names + 2) * sizeof *r->piece_of);
+    }
+    if (!p->ok || p->n == 0)
+        return 0;
+    add_name_times(r);
+    hta_table *tab = hta_tableset_table(out, &hta_path_intervals_table);
+    if (!tab)
+        return -1;
+    const graph *g = &r->g;
+    const step_window *w = &r->steps[s];
+    const member *m = r->members + r->step_first[s];
+    size_t n = r->step_first[s + 1] - r->step_first[s];
+    for (size_t k = 0; k < n; k++) {
+        const hta_event *e = &r->t->events[m[k].ev];
+        if (m[k].gpu == UINT32_MAX || is_sync_event(r, e) ||
+            e->kernel_type != HTA_KT_COMMUNICATION || g->start_of[k] < 0)
+            continue;
+        if (put_interval(r, w, (uint32_t)g->start_of[k], HTA_PATH_INTERVAL_TO_KERNEL, tab, out))
+            return -1;
+    }
+    return put_interval(r, w, g->edges[p->edges[p->n - 1]].dst, HTA_PATH_INTERVAL_TO_END, tab,
+                        out);
+}
+
+int cp_put_name_times(rank_state *r, hta_tableset *out)
+{
+    if (!r->name_time)
+        return 0;
+    hta_table *tab = hta_tableset_table(out, &hta_path_name_times_table);
+    int rc = tab ? 0 : -1;
+    for (uint32_t name = 0; rc == 0 && name < r->t->names.count; name++) {
+        if (r->name_time[name] == 0)
+            continue;
+        hta_row_builder row = hta_table_add_row(tab);
+        hta_row_put_i64(&row, r->v->rank_key);
+        hta_row_put_str(&row, hta_strtab_get(&r->t->names, name));
+        hta_row_put_i64(&row, r->name_time[name]);
+        rc = hta_row_done(&row);
+    }
+    return rc;
+}

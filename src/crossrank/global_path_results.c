@@ -1,0 +1,400 @@
+/* global_path_results.c: the tables of the job's critical path, on the
+ * root, from the pieces the processes walked (see crossrank/global_path.h;
+ * docs/crossrank.md, The job's critical path).
+ *
+ * "_path_walk" holds each step's pieces numbered back from the step's
+ * end; they are put in time order as /global_critical_path, added up per
+ * step by cause and per (step, rank), and compared per name with the
+ * ranks' own time in that name: the critical-path imbalance, Scalasca's
+ * max(0, time on the path - mean time over the ranks), over every step,
+ * counting the time operators (CPU ops and kernels) take, not the launch
+ * and kernel-to-kernel gaps put down to them. */
+#define _GNU_SOURCE /* qsort_r */
+#include "crossrank/global_path.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/critical_path.h"
+
+static const hta_column PATH_COLUMNS[HTA_GLOBAL_PATH_N_COLUMNS] = {
+    [HTA_GLOBAL_PATH_STEP] = {"step", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_POSITION] = {"position", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_RANK] = {"rank", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_NAME_ID] = {"name_id", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_BOUND_BY] = {"bound_by", HTA_COL_STR},
+    [HTA_GLOBAL_PATH_TIME_US] = {"time_us", HTA_COL_F64},
+};
+const hta_table_spec hta_global_path_table = {"global_critical_path", PATH_COLUMNS,
+                                              HTA_GLOBAL_PATH_N_COLUMNS, HTA_TABLE_GATHERED};
+
+static const hta_column NAME_COLUMNS[HTA_GLOBAL_PATH_NAMES_N_COLUMNS] = {
+    [HTA_GLOBAL_PATH_NAMES_NAME_ID] = {"name_id", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_NAMES_NAME] = {"name", HTA_COL_STR},
+};
+const hta_table_spec hta_global_path_names_table = {"global_critical_path_names", NAME_COLUMNS,
+                                                    HTA_GLOBAL_PATH_NAMES_N_COLUMNS,
+                                                    HTA_TABLE_GATHERED};
+
+static const hta_column STEP_COLUMNS[HTA_GLOBAL_PATH_STEPS_N_COLUMNS] = {
+    [HTA_GLOBAL_PATH_STEPS_STEP] = {"step", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_STEPS_END_RANK] = {"end_rank", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_STEPS_PATH_US] = {"path_us", HTA_COL_F64},
+    [HTA_GLOBAL_PATH_STEPS_RANKS] = {"ranks", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_STEPS_HOPS] = {"hops", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_STEPS_CPU_BOUND_US] = {"cpu_bound_us", HTA_COL_F64},
+    [HTA_GLOBAL_PATH_STEPS_CPU_BOUND_US + 1] = {"data_loading_us", HTA_COL_F64},
+    [HTA_GLOBAL_PATH_STEPS_CPU_BOUND_US + 2] = {"gpu_compute_bound_us", HTA_COL_F64},
+    [HTA_GLOBAL_PATH_STEPS_CPU_BOUND_US + 3] = {"gpu_communication_bound_us", HTA_COL_F64},
+    [HTA_GLOBAL_PATH_STEPS_CPU_BOUND_US + 4] = {"gpu_kernel_kernel_overhead_us", HTA_COL_F64},
+    [HTA_GLOBAL_PATH_STEPS_CPU_BOUND_US + 5] = {"gpu_kernel_launch_overhead_us", HTA_COL_F64},
+};
+const hta_table_spec hta_global_path_steps_table = {
+    "global_critical_path_steps", STEP_COLUMNS, HTA_GLOBAL_PATH_STEPS_N_COLUMNS,
+    HTA_TABLE_GATHERED};
+
+static const hta_column RANK_COLUMNS[HTA_GLOBAL_PATH_RANKS_N_COLUMNS] = {
+    [HTA_GLOBAL_PATH_RANKS_STEP] = {"step", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_RANKS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_GLOBAL_PATH_RANKS_TIME_US] = {"time_us", HTA_COL_F64},
+    [HTA_GLOBAL_PATH_RANKS_SHARE_PCT] = {"share_pct", HTA_COL_F64},
+};
+const hta_table_spec hta_global_path_ranks_table = {
+    "global_critical_path_ranks", RANK_COLUMNS, HTA_GLOBAL_PATH_RANKS_N_COLUMNS,
+    HTA_TABLE_GATHERED};
+
+static const hta_column IMBALANCE_COLUMNS[HTA_GLOBAL_PATH_IMBALANCE_N_COLUMNS] = {
+    [HTA_GLOBAL_PATH_IMBALANCE_NAME] = {"name", HTA_COL_STR},
+    [HTA_GLOBAL_PATH_IMBALANCE_PATH_US] = {"path_us", HTA_COL_F64},
+    [HTA_GLOBAL_PATH_IMBALANCE_MEAN_US] = {"mean_us", HTA_COL_F64},
+    [HTA_GLOBAL_PATH_IMBALANCE_IMBALANCE_US] = {"imbalance_us", HTA_COL_F64},
+};
+const hta_table_spec hta_global_path_imbalance_table = {
+    "global_critical_path_imbalance", IMBALANCE_COLUMNS, HTA_GLOBAL_PATH_IMBALANCE_N_COLUMNS,
+    HTA_TABLE_GATHERED};
+
+/* name_id: the rank's, then the table's (first use in time order); name
+ * NULL: none (name_id -1) or the rest (-2). */
+typedef hta_path_piece piece;
+
+static int cmp_i64(int64_t a, int64_t b)
+{
+    return (a > b) - (a < b);
+}
+
+static int compare_step_rank(const void *a, const void *b)
+{
+    const piece *x = a, *y = b;
+    int c = cmp_i64(x->step, y->step);
+    c = c ? c : cmp_i64(x->rank, y->rank);
+    return c ? c : cmp_i64(y->seq, x->seq);
+}
+
+static const char *bound_name(int64_t b)
+{
+    return b >= 0 && b < HTA_CP_N_BOUNDS ? hta_cp_bound_names[b] : "none";
+}
+
+static int put_pieces(hta_table *t, const piece *p, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0, pos = 1; rc == 0 && i < n; i++, pos++) {
+        if (i && p[i].step != p[i - 1].step)
+            pos = 1;
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, p[i].step);
+        hta_row_put_i64(&row, (int64_t)pos);
+        hta_row_put_i64(&row, p[i].rank);
+        hta_row_put_i64(&row, p[i].name_id);
+        hta_row_put_str(&row, bound_name(p[i].bound));
+        hta_row_put_f64(&row, hta_ns_to_us(p[i].time));
+        rc = hta_row_done(&row);
+    }
+    return rc;
+}
+
+/* The string of each piece's (rank, name_id), from "_path_walk_names". */
+static int compare_walk_name(const void *a, const void *b, void *ctx)
+{
+    const hta_table *t = ctx;
+    const hta_cell *x = hta_table_row(t, *(const size_t *)a), *y = hta_table_row(t, *(const size_t *)b);
+    int c = cmp_i64(x[HTA_PATH_NAMES_RANK].i, y[HTA_PATH_NAMES_RANK].i);
+    return c ? c : cmp_i64(x[HTA_PATH_NAMES_NAME_ID].i, y[HTA_PATH_NAMES_NAME_ID].i);
+}
+
+static int resolve_names(piece *p, size_t n, const hta_table *names)
+{
+    size_t m = names ? names->n_rows : 0;
+    size_t *rows = malloc((m ? m : 1) * sizeof *rows);
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < m; i++)
+        rows[i] = i;
+    qsort_r(rows, m, sizeof *rows, compare_walk_name, (void *)names);
+    for (size_t i = 0; i < n; i++) {
+        p[i].name = NULL;
+        size_t lo = 0, hi = p[i].name_id >= 0 ? m : 0;
+        while (lo < hi && !p[i].name) {
+            size_t mid = lo + (hi - lo) / 2;
+            const hta_cell *row = hta_table_row(names, rows[mid]);
+            int c = cmp_i64(row[HTA_PATH_NAMES_RANK].i, p[i].rank);
+            c = c ? c : cmp_i64(row[HTA_PATH_NAMES_NAME_ID].i, p[i].name_id);
+            if (c == 0)
+                p[i].name = row[HTA_PATH_NAMES_NAME].s;
+            else if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (!p[i].name && p[i].name_id >= 0)
+            p[i].name_id = -1;
+    }
+    free(rows);
+    return 0;
+}
+
+typedef struct named {
+    const char *name;
+    size_t first;              /* the piece that uses it first */
+} named;
+
+static int compare_named(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->first > y->first) - (x->first < y->first);
+}
+
+static int compare_first_use(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Numbers the names by first use in p[0..n) (time order) into
+ * "global_critical_path_names", and the pieces' name_id by them. */
+static int number_names(piece *p, size_t n, hta_table *t)
+{
+    named *u = malloc((n ? n : 1) * sizeof *u);
+    int rc = u ? 0 : -1;
+    size_t k = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (p[i].name)
+            u[k++] = (named){p[i].name, i};
+    if (rc == 0)
+        qsort(u, k, sizeof *u, compare_named);
+    size_t m = 0;
+    for (size_t i = 0; rc == 0 && i < k; i++)
+        if (m == 0 || strcmp(u[m - 1].name, u[i].name) != 0)
+            u[m++] = u[i];
+    if (rc == 0)
+        qsort(u, m, sizeof *u, compare_first_use);
+    for (size_t j = 0; rc == 0 && j < m; j++) {
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, (int64_t)j);
+        hta_row_put_str(&row, u[j].name);
+        rc = hta_row_done(&row);
+    }
+    /* Each piece's id: its name's place in first-use order, found by name. */
+    for (size_t j = 0; rc == 0 && j < m; j++)
+        u[j].first = j;
+    if (rc == 0)
+        qsort(u, m, sizeof *u, compare_named);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (!p[i].name)
+            continue;
+        named probe = {p[i].name, 0};
+        size_t lo = 0, hi = m;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(u[mid].name, probe.name) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        p[i].name_id = (int64_t)u[lo].first;
+    }
+    free(u);
+    return rc;
+}
+
+/* One row per step of p[0..n) (in time order). */
+static int put_steps(hta_table *t, const piece *p, size_t n, const piece *by_rank)
+{
+    int rc = 0;
+    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+        int64_t total = 0, by[HTA_CP_N_BOUNDS] = {0}, hops = 0, ranks = 0;
+        for (end = i; end < n && p[end].step == p[i].step; end++) {
+            total += p[end].time;
+            if (p[end].bound >= 0 && p[end].bound < HTA_CP_N_BOUNDS)
+                by[p[end].bound] += p[end].time;
+            hops += end > i && p[end].rank != p[end - 1].rank;
+            ranks += end == i || by_rank[end].rank != by_rank[end - 1].rank;
+        }
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, p[i].step);
+        hta_row_put_i64(&row, p[end - 1].rank);
+        hta_row_put_f64(&row, hta_ns_to_us(total));
+        hta_row_put_i64(&row, ranks);
+        hta_row_put_i64(&row, hops);
+        for (int b = 0; b < HTA_CP_N_BOUNDS; b++)
+            hta_row_put_f64(&row, hta_ns_to_us(by[b]));
+        rc = hta_row_done(&row);
+    }
+    return rc;
+}
+
+/* One row per (step, rank) of p[0..n), by (step, rank). */
+static int put_ranks(hta_table *t, const piece *p, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+        int64_t step_total = 0;
+        for (end = i; end < n && p[end].step == p[i].step; end++)
+            step_total += p[end].time;
+        for (size_t j = i, k; rc == 0 && j < end; j = k) {
+            int64_t mine = 0;
+            for (k = j; k < end && p[k].rank == p[j].rank; k++)
+                mine += p[k].time;
+            hta_row_builder row = hta_table_add_row(t);
+            hta_row_put_i64(&row, p[j].step);
+            hta_row_put_i64(&row, p[j].rank);
+            hta_row_put_f64(&row, hta_ns_to_us(mine));
+            hta_row_put_f64(&row, step_total > 0 ? 100.0 * (double)mine / (double)step_total : 0);
+            rc = hta_row_done(&row);
+        }
+    }
+    return rc;
+}
+
+/* A name's time on the path and over the ranks. */
+typedef struct name_time {
+    const char *name;
+    int64_t path, ranks;
+} name_time;
+
+static int compare_name(const void *a, const void *b)
+{
+    return strcmp(((const name_time *)a)->name, ((const name_time *)b)->name);
+}
+
+/* Sorts by name and adds up each name's; the count left. */
+static size_t merge_names(name_time *t, size_t n)
+{
+    qsort(t, n, sizeof *t, compare_name);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && strcmp(t[k - 1].name, t[i].name) == 0) {
+            t[k - 1].path += t[i].path;
+            t[k - 1].ranks += t[i].ranks;
+        } else {
+            t[k++] = t[i];
+        }
+    }
+    return k;
+}
+
+typedef struct imbalance {
+    const char *name;
+    double path, mean, excess;
+} imbalance;
+
+static int compare_imbalance(const void *a, const void *b)
+{
+    const imbalance *x = a, *y = b;
+    if (x->excess != y->excess)
+        return x->excess > y->excess ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Whether a piece's time is an operator's own (an op's or kernel's). */
+static int is_operator_time(const piece *p)
+{
+    return p->name && (p->bound == HTA_CP_CPU || p->bound == HTA_CP_DATA_LOADING ||
+            p->bound == HTA_CP_GPU_COMPUTE || p->bound == HTA_CP_GPU_COMMUNICATION);
+}
+
+/* The number of ranks in "_path_name_times", whose rows are in rank
+ * order (the root sorted them). */
+static size_t ranks_timed(const hta_table *times)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < times->n_rows; i++)
+        n += i == 0 || hta_table_row(times, i)[HTA_PATH_NAME_TIMES_RANK].i !=
+                           hta_table_row(times, i - 1)[HTA_PATH_NAME_TIMES_RANK].i;
+    return n;
+}
+
+static int put_imbalance(hta_table *t, const piece *p, size_t n, const hta_table *times)
+{
+    size_t n_times = times ? times->n_rows : 0, k = 0;
+    name_time *nt = malloc((n + n_times + 1) * sizeof *nt);
+    imbalance *im = malloc((n + 1) * sizeof *im);
+    int rc = nt && im ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (is_operator_time(&p[i]))
+            nt[k++] = (name_time){p[i].name, p[i].time, 0};
+    for (size_t i = 0; rc == 0 && i < n_times; i++) {
+        const hta_cell *row = hta_table_row(times, i);
+        nt[k++] = (name_time){row[HTA_PATH_NAME_TIMES_NAME].s, 0,
+                              row[HTA_PATH_NAME_TIMES_TIME_NS].i};
+    }
+    size_t n_ranks = times ? ranks_timed(times) : 0, m = 0;
+    k = rc ? 0 : merge_names(nt, k);
+    for (size_t i = 0; i < k; i++) {
+        if (nt[i].path == 0)
+            continue;
+        double path = hta_ns_to_us(nt[i].path);
+        double mean = n_ranks ? hta_ns_to_us(nt[i].ranks) / (double)n_ranks : 0;
+        im[m++] = (imbalance){nt[i].name, path, mean, path > mean ? path - mean : 0};
+    }
+    qsort(im, m, sizeof *im, compare_imbalance);
+    for (size_t i = 0; rc == 0 && i < m; i++) {
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_str(&row, im[i].name);
+        hta_row_put_f64(&row, im[i].path);
+        hta_row_put_f64(&row, im[i].mean);
+        hta_row_put_f64(&row, im[i].excess);
+        rc = hta_row_done(&row);
+    }
+    free(nt);
+    free(im);
+    return rc;
+}
+
+/* The tables from the n rows of walk; -1 when out of memory. */
+static int put_tables(hta_tableset *set, const hta_table *walk)
+{
+    size_t n = 0;
+    piece *p = hta_path_pieces_in_time(walk, 0, &n), *by_rank = malloc((n + 1) * sizeof *by_rank);
+    hta_table *names = hta_tableset_table(set, &hta_global_path_names_table);
+    hta_table *path = hta_tableset_table(set, &hta_global_path_table);
+    hta_table *steps = hta_tableset_table(set, &hta_global_path_steps_table);
+    hta_table *ranks = hta_tableset_table(set, &hta_global_path_ranks_table);
+    hta_table *imb = hta_tableset_table(set, &hta_global_path_imbalance_table);
+    int rc = p && by_rank && names && path && steps && ranks && imb ? 0 : -1;
+    if (rc == 0)
+        rc = resolve_names(p, n, hta_tableset_find(set, hta_path_walk_names_table.name)) ||
+             number_names(p, n, names);
+    if (rc == 0) {
+        memcpy(by_rank, p, n * sizeof *p);
+        qsort(by_rank, n, sizeof *p, compare_step_rank);
+        rc = put_pieces(path, p, n) || put_steps(steps, p, n, by_rank) ||
+             put_ranks(ranks, by_rank, n) ||
+             put_imbalance(imb, p, n, hta_tableset_find(set, hta_path_name_times_table.name));
+    }
+    free(p);
+    free(by_rank);
+    return rc;
+}
+
+int hta_global_path_results(hta_tableset *set, hta_error *err)
+{
+    const hta_table *walk = hta_tableset_find(set, hta_path_walk_table.name);
+    int rc = walk && walk->n_rows ? put_tables(set, walk) : 0;
+    /* The scratch tables are not written: freed before the file is
+     * ("_path_walk" after the what-if, crossrank/what_if.c). */
+    hta_tableset_remove(set, hta_path_walk_names_table.name);
+    hta_tableset_remove(set, hta_path_name_times_table.name);
+    return rc ? hta_fail(err, "out of memory putting the job's critical path together") : 0;
+}

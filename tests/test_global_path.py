@@ -1,0 +1,143 @@
+"""/global_critical_path and its companions (--critical-path): the job's
+critical path per step, across the ranks.
+
+Answers known by construction: hta-tracegen --delay-truth
+(tools/tracegen_delay.c) simulates tensor-parallel pairs and two
+data-parallel groups; in step 2, rank 2's gemm takes 1000 us longer, its
+partner waits at the pair's all-reduce, and half the ranks wait for rank 2
+at the data-parallel one.  The job's path of step 2 must run through rank
+2's delayed gemm and be 1000 us longer than the others.  A one-rank job's
+path is that rank's /critical_path, step by step and cause by cause.
+"""
+import subprocess
+
+from common import *
+
+US = 1e-3
+GEMM_US, DELAY_US, PAIR_US, DP_US = 3000.0, 1000.0, 500.0, 700.0
+CAUSES = ["cpu_bound_us", "data_loading_us", "gpu_compute_bound_us",
+          "gpu_communication_bound_us", "gpu_kernel_kernel_overhead_us",
+          "gpu_kernel_launch_overhead_us"]
+TABLES = ["/global_critical_path", "/global_critical_path_names", "/global_critical_path_steps",
+          "/global_critical_path_ranks", "/global_critical_path_imbalance", "/what_if"]
+
+
+def delay_job(ranks, delay_us=1000):
+    d = os.path.join(tmpdir(), "job")
+    subprocess.run([TRACEGEN, "--delay-truth", "-o", d, "--ranks", str(ranks), "--steps", "3",
+                    "--delay-us", str(delay_us)], check=True)
+    return d
+
+
+def named_path(out):
+    """/global_critical_path with its names joined from
+    /global_critical_path_names, which lists each used name once, numbered
+    0.. by first use."""
+    path = table(out, "/global_critical_path")
+    names = table(out, "/global_critical_path_names")
+    assert list(names.name_id) == list(range(len(names))) and names.name.is_unique, names
+    used = path[path.name_id >= 0].name_id
+    assert list(dict.fromkeys(used)) == list(names.name_id), (path, names)
+    named = path.merge(names, on="name_id", how="left", validate="many_to_one")
+    return named.assign(name=named.name.fillna(""))
+
+
+def test_path_runs_through_the_delayed_op():
+    d = delay_job(8)
+    out, _ = analyse(d, processes=1, extra=["--critical-path"])
+    path = named_path(out)
+    delayed = path[path.step == 2]
+    gemm = delayed[delayed.name == "gemm"]
+    assert list(gemm["rank"]) == [2], delayed
+    assert_close(gemm.time_us.iloc[0], GEMM_US + DELAY_US, "rank 2's delayed gemm", abs_tol=US)
+    # In time order: rank 2 up to its data-parallel all-reduce, then the
+    # transfer on the rank whose step ends last.
+    assert list(delayed.position) == list(range(1, len(delayed) + 1)), delayed
+    ranks = list(delayed["rank"])
+    assert ranks[0] == 2 and ranks[-1] != 2, delayed
+    assert_close(delayed.time_us.iloc[-1], DP_US, "the last all-reduce's transfer", abs_tol=US)
+    steps = table(out, "/global_critical_path_steps").set_index("step")
+    assert_close(steps.path_us[2] - steps.path_us[1], DELAY_US, "the delay lengthens the path",
+                 abs_tol=US)
+    assert steps.hops[2] == 1 and (steps.hops[[1, 3]] == 0).all(), steps
+    for c in CAUSES:
+        assert_close(steps[c].sum(), path.assign(c=path.bound_by + "_us")
+                     .query("c == @c").time_us.sum(), c, abs_tol=US)
+    shares = table(out, "/global_critical_path_ranks")
+    two = shares[(shares.step == 2) & (shares["rank"] == 2)]
+    assert_close(two.time_us.iloc[0], GEMM_US + DELAY_US + PAIR_US + 10, "rank 2's time",
+                 abs_tol=US)
+    assert_close(shares.groupby("step").share_pct.sum().min(), 100.0, "shares", abs_tol=1e-9)
+    imbalance = table(out, "/global_critical_path_imbalance").set_index("name")
+    # The gemm: 3 x 3000 + 1000 on the path, 3 x 3000 + 1000 / 8 on a mean rank.
+    assert_close(imbalance.imbalance_us["gemm"], DELAY_US * 7 / 8, "gemm's imbalance",
+                 abs_tol=US)
+    # The same on 3 processes: the walk crosses processes at the hop.
+    out3, _ = analyse(d, processes=3, extra=["--critical-path"])
+    for t in TABLES:
+        assert table(out3, t).equals(table(out, t)), t
+
+
+def test_what_if_predicts_the_run_without_the_delay():
+    """/what_if: rank 2's kernels at the median in step 2 give the step
+    time the same job simulated without the delay has."""
+    for ranks, delay in [(8, 1000), (12, 2500)]:
+        out, _ = analyse(delay_job(ranks, delay), processes=2, extra=["--critical-path"])
+        clean, _ = analyse(delay_job(ranks, 0), extra=["--critical-path"])
+        truth = table(clean, "/cross_rank/steps").set_index("step").step_time_max_us
+        w = table(out, "/what_if")
+        assert len(w) == 1, w
+        row = w.iloc[0]
+        assert (row.step, row["rank"], row.cause) == (2, 2, "compute"), w
+        assert row.change == "kernels at the median", w
+        assert_close(row.saving_us, delay, "saving", abs_tol=US)
+        assert_close(row.predicted_step_time_us, truth[2], "predicted step time", abs_tol=US)
+        assert_close(row.step_time_us - row.saving_us, row.predicted_step_time_us, "saving",
+                     abs_tol=US)
+        assert table(clean, "/what_if").empty
+        out3, _ = analyse(delay_job(ranks, delay), processes=3, extra=["--critical-path"])
+        assert table(out3, "/what_if").equals(w)
+
+
+def test_what_if_on_a_pipeline():
+    """hta-tracegen --pp: waits at sends and receives; a change never
+    lengthens a step, and saves no more than the step's path."""
+    d = os.path.join(tmpdir(), "pp")
+    subprocess.run([TRACEGEN, "--pp", "4", "-o", d], check=True)
+    out, _ = analyse(d, processes=2, extra=["--critical-path"])
+    w = table(out, "/what_if")
+    steps = table(out, "/global_critical_path_steps").set_index("step")
+    assert (w.saving_us >= 0).all() and (w.groupby("step").size() <= 5).all(), w
+    assert (w.saving_us <= steps.path_us[w.step].values + US).all(), (w, steps)
+    assert (steps.hops > 0).any(), steps
+
+
+def check_one_rank(out):
+    steps = table(out, "/global_critical_path_steps").set_index("step")
+    cp = table(out, "/critical_path").set_index("step")
+    assert len(steps) == len(cp) > 0, (steps, cp)
+    assert (steps.hops == 0).all() and (steps.ranks == 1).all(), steps
+    for c in ["path_us"] + CAUSES:
+        for s in cp.index:
+            assert_close(steps[c][s], cp[c][s], f"step {s} {c}", abs_tol=US)
+
+
+def test_one_rank_path_is_its_critical_path():
+    d = os.path.join(tmpdir(), "chains")
+    subprocess.run([TRACEGEN, "--critical-path-truth", "-o", d, "--ranks", "1", "--steps", "5"],
+                   check=True)
+    out, _ = analyse(d, extra=["--critical-path"])
+    check_one_rank(out)
+    for folder in ["nccl_data", "negative_queue", "critical_path_simple_add"]:
+        out, _ = analyse(trace_dir(folder), extra=["--critical-path"])
+        check_one_rank(out)
+
+
+def test_off_without_critical_path():
+    out, _ = analyse(delay_job(4))
+    with h5py.File(out, "r") as f:
+        assert not any(t.lstrip("/") in f for t in TABLES), list(f)
+
+
+if __name__ == "__main__":
+    main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
