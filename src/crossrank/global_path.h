@@ -41,6 +41,18 @@ enum {
 };
 extern const hta_table_spec hta_path_walk_table;
 
+/* The columns of _path_ends (scratch between stages, never written): per
+ * step, the end of the rank whose step ends last (kind 0) and the two
+ * latest ends that no communication kernel bounds (kind 1). */
+enum {
+    HTA_PATH_ENDS_STEP,
+    HTA_PATH_ENDS_KIND,
+    HTA_PATH_ENDS_RANK,
+    HTA_PATH_ENDS_END_NS,
+    HTA_PATH_ENDS_N_COLUMNS
+};
+extern const hta_table_spec hta_path_ends_table;
+
 /* A row of _path_walk; name: the caller's (NULL from the reader). */
 typedef struct hta_path_piece {
     int64_t step, seq, rank, bound, time, name_id;

@@ -11,9 +11,12 @@
  * piece earlier, until a hop onto an instance's last arriver: the
  * instance then starts earlier only by as much as the last arriver was
  * later than the others (its lateness, the hop's mark), since they arrive
- * when they did.  The saving left at the step's end is taken off the
- * step's time (its slowest rank's).  First order: the other ranks' times
- * and the path's shape are held; only what the path can see moves.
+ * when they did.  At the step's end, a rank whose end no communication
+ * kernel bounds (a free end, "_path_ends") ends when it did: the step
+ * ends no earlier than the latest free end of another rank.  The saving
+ * left is taken off the step's time (its slowest rank's).  First order:
+ * the other ranks' times and the path's shape are held; only what the
+ * path can see moves.
  *
  * A kernel's time at the median: the rank's compute on the path scaled
  * by the median over the ranks of the step's compute time (/steps) over
@@ -21,6 +24,7 @@
  * all slower by one factor. */
 #include "crossrank/what_if.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,7 +118,7 @@ typedef struct inputs {
     size_t n_c;
     step_compute *sc;
     size_t n_sc;
-    const hta_table *cross_steps;
+    const hta_table *cross_steps, *ends;
     double *scratch;           /* n_sc doubles */
 } inputs;
 
@@ -131,7 +135,8 @@ static int read_inputs(const hta_tableset *set, const hta_table *walk, inputs *i
     const hta_table *costs = hta_tableset_find(set, hta_delay_costs_table.name);
     const hta_table *steps = hta_tableset_find(set, hta_steps_table.name);
     size_t n_costs = costs ? costs->n_rows : 0, n_steps = steps ? steps->n_rows : 0;
-    *in = (inputs){.cross_steps = hta_tableset_find(set, hta_cross_steps_table.name)};
+    *in = (inputs){.cross_steps = hta_tableset_find(set, hta_cross_steps_table.name),
+                   .ends = hta_tableset_find(set, hta_path_ends_table.name)};
     in->p = hta_path_pieces_in_time(walk, 1, &in->n);
     in->c = malloc((n_costs + 1) * sizeof *in->c);
     in->sc = malloc((n_steps + 1) * sizeof *in->sc);
@@ -188,6 +193,26 @@ static double step_time(const inputs *in, int64_t step, const piece *p, size_t n
     return hta_ns_to_us(total);
 }
 
+/* How much the step's end can move when rank's changes: its path's end
+ * less the latest free end of another rank (in time order of kind, the
+ * rows of "_path_ends"); no bound without one. */
+static double end_room(const inputs *in, int64_t step, int64_t rank)
+{
+    int64_t end = INT64_MIN, floor = INT64_MIN;
+    for (size_t i = 0; in->ends && i < in->ends->n_rows; i++) {
+        const hta_cell *row = hta_table_row(in->ends, i);
+        if (row[HTA_PATH_ENDS_STEP].i != step)
+            continue;
+        if (row[HTA_PATH_ENDS_KIND].i == 0)
+            end = row[HTA_PATH_ENDS_END_NS].i;
+        else if (row[HTA_PATH_ENDS_RANK].i != rank && floor == INT64_MIN)
+            floor = row[HTA_PATH_ENDS_END_NS].i;
+    }
+    if (end == INT64_MIN || floor == INT64_MIN)
+        return HUGE_VAL;
+    return end > floor ? (double)(end - floor) : 0;
+}
+
 typedef struct outcome {
     const candidate *c;
     const char *change;
@@ -213,8 +238,9 @@ static outcome predict(const inputs *in, const candidate *c, const piece *p, siz
         if (p[i].bound == bound && p[i].time > 0)
             saved += cut * (double)p[i].time;
     }
+    double room = end_room(in, c->step, c->rank);
     o.on_path = on_path / 1000.0;
-    o.saving = saved / 1000.0;
+    o.saving = (saved < room ? saved : room) / 1000.0;
     return o;
 }
 
@@ -272,5 +298,6 @@ int hta_what_if(hta_tableset *set, hta_error *err)
     const hta_table *walk = hta_tableset_find(set, hta_path_walk_table.name);
     int rc = walk && walk->n_rows ? put_what_if(set, walk) : 0;
     hta_tableset_remove(set, hta_path_walk_table.name);
+    hta_tableset_remove(set, hta_path_ends_table.name);
     return rc ? hta_fail(err, "out of memory predicting the step times") : 0;
 }

@@ -158,6 +158,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_path_name_times_table,
     &hta_path_walk_table,
     &hta_path_walk_names_table,
+    &hta_path_ends_table,
 };
 
 size_t hta_table_spec_count(void)
