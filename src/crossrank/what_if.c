@@ -178,31 +178,46 @@ static double compute_cut(const inputs *in, int64_t step, int64_t rank)
     return median < own ? 1 - median / own : 0;
 }
 
-/* The step's time: its slowest rank's (/cross_rank/steps), or the path's
- * length without it. */
+/* The first row of t (sorted by its int64 column col) whose value is at
+ * least step. */
+static size_t first_row_of_step(const hta_table *t, size_t col, int64_t step)
+{
+    size_t lo = 0, hi = t ? t->n_rows : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hta_table_row(t, mid)[col].i < step)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The step's time: its slowest rank's (/cross_rank/steps, in step
+ * order), or the path's length without it. */
 static double step_time(const inputs *in, int64_t step, const piece *p, size_t n)
 {
-    for (size_t i = 0; in->cross_steps && i < in->cross_steps->n_rows; i++) {
-        const hta_cell *row = hta_table_row(in->cross_steps, i);
-        if (row[HTA_CROSS_STEPS_STEP].i == step)
-            return row[HTA_CROSS_STEPS_STEP_TIME_MAX_US].f;
-    }
+    const hta_table *t = in->cross_steps;
+    size_t i = first_row_of_step(t, HTA_CROSS_STEPS_STEP, step);
+    if (t && i < t->n_rows && hta_table_row(t, i)[HTA_CROSS_STEPS_STEP].i == step)
+        return hta_table_row(t, i)[HTA_CROSS_STEPS_STEP_TIME_MAX_US].f;
     int64_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += p[i].bound == HTA_PATH_HOP ? 0 : p[i].time;
+    for (size_t k = 0; k < n; k++)
+        total += p[k].bound == HTA_PATH_HOP ? 0 : p[k].time;
     return hta_ns_to_us(total);
 }
 
 /* How much the step's end can move when rank's changes: its path's end
- * less the latest free end of another rank (in time order of kind, the
- * rows of "_path_ends"); no bound without one. */
+ * less the latest free end of another rank (the rows of "_path_ends", by
+ * step, kind, then latest first); no bound without one. */
 static double end_room(const inputs *in, int64_t step, int64_t rank)
 {
     int64_t end = INT64_MIN, floor = INT64_MIN;
-    for (size_t i = 0; in->ends && i < in->ends->n_rows; i++) {
-        const hta_cell *row = hta_table_row(in->ends, i);
+    const hta_table *t = in->ends;
+    for (size_t i = first_row_of_step(t, HTA_PATH_ENDS_STEP, step); t && i < t->n_rows; i++) {
+        const hta_cell *row = hta_table_row(t, i);
         if (row[HTA_PATH_ENDS_STEP].i != step)
-            continue;
+            break;
         if (row[HTA_PATH_ENDS_KIND].i == 0)
             end = row[HTA_PATH_ENDS_END_NS].i;
         else if (row[HTA_PATH_ENDS_RANK].i != rank && floor == INT64_MIN)
