@@ -28,10 +28,12 @@
 #include "crossrank/global_path.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/critical_path.h"
+#include "crossrank/kernel_medians.h"
 #include "numerics/bounds.h"
 
 static const hta_column WALK_COLUMNS[HTA_PATH_WALK_N_COLUMNS] = {
@@ -41,6 +43,7 @@ static const hta_column WALK_COLUMNS[HTA_PATH_WALK_N_COLUMNS] = {
     [HTA_PATH_WALK_NAME_ID] = {"name_id", HTA_COL_I64},
     [HTA_PATH_WALK_BOUND] = {"bound", HTA_COL_I64},
     [HTA_PATH_WALK_TIME_NS] = {"time_ns", HTA_COL_I64},
+    [HTA_PATH_WALK_EXCESS_NS] = {"excess_ns", HTA_COL_I64},
 };
 const hta_table_spec hta_path_walk_table = {"_path_walk", WALK_COLUMNS, HTA_PATH_WALK_N_COLUMNS,
                                             HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
@@ -74,7 +77,7 @@ hta_path_piece *hta_path_pieces_in_time(const hta_table *walk, int with_hops, si
             p[k++] = (hta_path_piece){row[HTA_PATH_WALK_STEP].i, row[HTA_PATH_WALK_SEQ].i,
                                       row[HTA_PATH_WALK_RANK].i, row[HTA_PATH_WALK_BOUND].i,
                                       row[HTA_PATH_WALK_TIME_NS].i, row[HTA_PATH_WALK_NAME_ID].i,
-                                      NULL};
+                                      row[HTA_PATH_WALK_EXCESS_NS].i, NULL};
     }
     if (p)
         qsort(p, k, sizeof *p, compare_in_time);
@@ -112,6 +115,8 @@ typedef struct walker {
     int64_t *ranks;            /* the ranks this process holds, sorted */
     size_t n_ranks;
     int64_t limit;             /* hops beyond which a walk is a cycle */
+    hta_kernel_excess *excess; /* its ranks' kernels above the medians */
+    size_t n_excess;
     hta_table *out;
 } walker;
 
@@ -336,10 +341,11 @@ static void walker_free(walker *w)
     free(w->by_start);
     free(w->by_instance);
     free(w->ranks);
+    free(w->excess);
 }
 
 static int put_piece(walker *w, walk_state *st, int64_t rank, int64_t name_id, int64_t bound,
-                     int64_t time)
+                     int64_t time, int64_t excess)
 {
     use_name(w, rank, name_id);
     hta_row_builder row = hta_table_add_row(w->out);
@@ -349,6 +355,7 @@ static int put_piece(walker *w, walk_state *st, int64_t rank, int64_t name_id, i
     hta_row_put_i64(&row, name_id);
     hta_row_put_i64(&row, bound);
     hta_row_put_i64(&row, time);
+    hta_row_put_i64(&row, excess);
     return hta_row_done(&row);
 }
 
@@ -357,8 +364,13 @@ static int put_interval_pieces(walker *w, walk_state *st, const interval *h)
 {
     for (size_t i = h->n_pieces; i > 0; i--) {
         const hta_cell *row = hta_table_row(w->rows, h->row + i);
-        if (put_piece(w, st, h->rank, row[HTA_PATH_INTERVALS_NAME_ID].i,
-                      row[HTA_PATH_INTERVALS_BOUND].i, row[HTA_PATH_INTERVALS_TIME_NS].i))
+        int64_t bound = row[HTA_PATH_INTERVALS_BOUND].i, time = row[HTA_PATH_INTERVALS_TIME_NS].i;
+        int64_t name = row[HTA_PATH_INTERVALS_NAME_ID].i;
+        double share = bound == HTA_CP_GPU_COMPUTE && time > 0
+                           ? hta_kernel_excess_share(w->excess, w->n_excess, h->rank,
+                                                     row[HTA_PATH_INTERVALS_STEP].i, name)
+                           : 0;
+        if (put_piece(w, st, h->rank, name, bound, time, llround(share * (double)time)))
             return -1;
     }
     return 0;
@@ -388,10 +400,10 @@ static int cross_kernel(walker *w, walk_state *st, const interval *h)
         const hta_group_op *o = &w->r->ops[op];
         *st = (walk_state){st->step, x->last_rank, TARGET_INSTANCE, o->group, o->by_seq, o->key,
                            st->seq, st->hops, 0};
-        return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, transfer);
+        return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, transfer, 0);
     }
     st->target = from;
-    return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, dur);
+    return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, dur, 0);
 }
 
 /* At a hop onto the instance's last arriver: the mark of how much later
@@ -399,7 +411,7 @@ static int cross_kernel(walker *w, walk_state *st, const interval *h)
 static int put_hop(walker *w, walk_state *st)
 {
     long op = st->target == TARGET_INSTANCE ? instance_op(w, st) : -1;
-    return op < 0 ? 0 : put_piece(w, st, st->rank, -1, HTA_PATH_HOP, w->res[op].lateness_ns);
+    return op < 0 ? 0 : put_piece(w, st, st->rank, -1, HTA_PATH_HOP, w->res[op].lateness_ns, 0);
 }
 
 /* Walks the step on while its rank is held here. */
@@ -613,7 +625,10 @@ int hta_global_path_walk(const hta_processes *pr, const hta_tableset *path,
                          const hta_rank_ops *r, const hta_op_result *res, hta_tableset *out)
 {
     walker w;
-    int failed = hta_processes_any(pr, walker_init(&w, path, r, res, out) != 0);
+    int failed = hta_processes_any(pr, walker_init(&w, path, r, res, out) != 0) ||
+                 hta_kernel_excess_exchange(pr,
+                                            hta_tableset_find(path, hta_kernel_places_table.name),
+                                            &w.excess, &w.n_excess) != 0;
     size_t n_steps = 0;
     walk_state *st = failed ? NULL : first_states(pr, &w, out, &n_steps);
     if (st) {

@@ -37,6 +37,7 @@ enum {
     HTA_PATH_WALK_NAME_ID,     /* the rank's: see _path_walk_names */
     HTA_PATH_WALK_BOUND,
     HTA_PATH_WALK_TIME_NS,
+    HTA_PATH_WALK_EXCESS_NS,   /* a compute piece's time above the kernels' medians */
     HTA_PATH_WALK_N_COLUMNS
 };
 extern const hta_table_spec hta_path_walk_table;
@@ -55,7 +56,7 @@ extern const hta_table_spec hta_path_ends_table;
 
 /* A row of _path_walk; name: the caller's (NULL from the reader). */
 typedef struct hta_path_piece {
-    int64_t step, seq, rank, bound, time, name_id;
+    int64_t step, seq, rank, bound, time, name_id, excess;
     const char *name;
 } hta_path_piece;
 
