@@ -3,9 +3,12 @@
  * The reader target parses twice, in small refills and in one buffer, and
  * aborts when the two disagree in anything: outcome, error text, events,
  * extras, strings or metadata.  That turns every buffer-boundary bug into a
- * crash even when it corrupts nothing the sanitizers can see.  It then
- * parses the input as a file with 2 to 7 threads and no size floor, which
- * must agree with one thread in the same way.
+ * crash even when it corrupts nothing the sanitizers can see.  Both parses
+ * use the structural pre-scan (parse/json_scan.h); a third without it, the
+ * member-by-member reference, must agree too, and the pre-scan's SIMD
+ * classifiers must give the byte loop's masks on every block of the input.
+ * It then parses the input as a file with 2 to 7 threads and no size
+ * floor, which must agree with one thread in the same way.
  *
  * The analyses target writes the input to a memfd so that it enters through
  * the production entry point, hta_analyse_file, as a real file would; the
@@ -25,6 +28,7 @@
 #include "analysis/timeline.h"
 #include "output/run_info.h"
 #include "output/summary.h"
+#include "parse/json_scan.h"
 #include "parse/read_input.h"
 #include "parse/reader.h"
 #include "run/analyse_file.h"
@@ -66,6 +70,37 @@ static void check_threads_agree(const char *json, size_t len, uint8_t selector)
     hta_trace_free(&threaded);
 }
 
+/* The SIMD classifiers give the byte loop's masks and carries on every
+ * 64-byte block of bytes (the last one padded with zeros). */
+static void check_classifiers_agree(const char *bytes, size_t len)
+{
+    size_t blocks = (len + 63) / 64;
+    char *padded = calloc(blocks * 64 + JS_READ_PAST_BYTES, 1);
+    hta_fuzz_require(padded != NULL, "out of memory");
+    memcpy(padded, bytes, len);
+    hta_fuzz_require(js_first_disagreement(JS_SCAN_AVX2, padded, blocks) < 0 &&
+                         js_first_disagreement(JS_SCAN_BEST, padded, blocks) < 0,
+                     "a SIMD classifier differs from the byte loop");
+    free(padded);
+}
+
+/* The parse without the pre-scan agrees with the one with it (whole). */
+static void check_prescan_agrees(const char *json, size_t len, uint8_t chunk, int rc,
+                                 const hta_trace *with, const char *error)
+{
+    hta_trace without;
+    hta_error err = {{0}};
+    js_scan_level level = chunk & 1 ? JS_SCAN_OFF : JS_SCAN_PORTABLE;
+    int without_rc = hta_read_trace_memory_scanned(json, len, chunk, level, "fuzz", &without, &err);
+    hta_fuzz_require(without_rc == rc, "the outcome depends on the pre-scan");
+    if (rc) {
+        hta_fuzz_require(strcmp(err.text, error) == 0, "the error depends on the pre-scan");
+        return;
+    }
+    hta_fuzz_require(hta_fuzz_same_trace(with, &without), "the events depend on the pre-scan");
+    hta_trace_free(&without);
+}
+
 int hta_fuzz_reader(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -77,6 +112,8 @@ int hta_fuzz_reader(const uint8_t *data, size_t size)
     int pieces_rc = hta_read_trace_memory(json, len, data[0], "fuzz", &pieces, &pieces_err);
     int whole_rc = hta_read_trace_memory(json, len, 0, "fuzz", &whole, &whole_err);
     hta_fuzz_require(pieces_rc == whole_rc, "the outcome depends on the refill size");
+    check_classifiers_agree(json, len);
+    check_prescan_agrees(json, len, data[0], whole_rc, &whole, whole_err.text);
     if (pieces_rc) {
         hta_fuzz_require(strcmp(pieces_err.text, whole_err.text) == 0,
                 "the error depends on the refill size");

@@ -10,9 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Byte 0 is the reader's refill size (1-255 bytes; 0 = its normal buffer)
- * and, modulo 6, the parser threads (2-7) of a second parse as a file; the
- * rest is the JSON.  The result must depend on neither. */
+/* Byte 0 is the reader's refill size (1-255 bytes; 0 = its normal buffer),
+ * modulo 6 the parser threads (2-7) of a second parse as a file, and its
+ * low bit whether a third parse goes without the pre-scan or with its
+ * byte-loop classifier; the rest is the JSON.  The result must depend on
+ * none of them. */
 int hta_fuzz_reader(const uint8_t *data, size_t size);
 
 /* Byte 0 selects options (see targets.c), the rest is the trace file.  The

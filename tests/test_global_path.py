@@ -19,13 +19,13 @@ CAUSES = ["cpu_bound_us", "data_loading_us", "gpu_compute_bound_us",
           "gpu_communication_bound_us", "gpu_kernel_kernel_overhead_us",
           "gpu_kernel_launch_overhead_us"]
 TABLES = ["/global_critical_path", "/global_critical_path_names", "/global_critical_path_steps",
-          "/global_critical_path_ranks", "/global_critical_path_imbalance"]
+          "/global_critical_path_ranks", "/global_critical_path_imbalance", "/what_if"]
 
 
-def delay_job(ranks):
+def delay_job(ranks, delay_us=1000, delay_in="compute"):
     d = os.path.join(tmpdir(), "job")
-    subprocess.run([TRACEGEN, "--delay-truth", "-o", d, "--ranks", str(ranks), "--steps", "3"],
-                   check=True)
+    subprocess.run([TRACEGEN, "--delay-truth", "-o", d, "--ranks", str(ranks), "--steps", "3",
+                    "--delay-us", str(delay_us), "--delay-in", delay_in], check=True)
     return d
 
 
@@ -76,6 +76,45 @@ def test_path_runs_through_the_delayed_op():
     out3, _ = analyse(d, processes=3, extra=["--critical-path"])
     for t in TABLES:
         assert table(out3, t).equals(table(out, t)), t
+
+
+def test_what_if_predicts_the_run_without_the_delay():
+    """/what_if: rank 2's kernels at the median of their place in step 2
+    (or its data loading gone) give the step time the same job simulated
+    without the delay has."""
+    cases = [(8, 1000, "compute", "compute", "kernels at the median"),
+             (12, 2500, "compute", "compute", "kernels at the median"),
+             (8, 1500, "data-loading", "data loading", "no data loading")]
+    for ranks, delay, delay_in, cause, change in cases:
+        out, _ = analyse(delay_job(ranks, delay, delay_in), processes=2,
+                         extra=["--critical-path"])
+        clean, _ = analyse(delay_job(ranks, 0), extra=["--critical-path"])
+        truth = table(clean, "/cross_rank/steps").set_index("step").step_time_max_us
+        w = table(out, "/what_if")
+        assert len(w) == 1, w
+        row = w.iloc[0]
+        assert (row.step, row["rank"], row.cause, row.change) == (2, 2, cause, change), w
+        assert_close(row.saving_us, delay, "saving", abs_tol=US)
+        assert_close(row.predicted_step_time_us, truth[2], "predicted step time", abs_tol=US)
+        assert_close(row.step_time_us - row.saving_us, row.predicted_step_time_us, "saving",
+                     abs_tol=US)
+        assert table(clean, "/what_if").empty
+        out3, _ = analyse(delay_job(ranks, delay, delay_in), processes=3,
+                          extra=["--critical-path"])
+        assert table(out3, "/what_if").equals(w)
+
+
+def test_what_if_on_a_pipeline():
+    """hta-tracegen --pp: waits at sends and receives; a change never
+    lengthens a step, and saves no more than the step's path."""
+    d = os.path.join(tmpdir(), "pp")
+    subprocess.run([TRACEGEN, "--pp", "4", "-o", d], check=True)
+    out, _ = analyse(d, processes=2, extra=["--critical-path"])
+    w = table(out, "/what_if")
+    steps = table(out, "/global_critical_path_steps").set_index("step")
+    assert (w.saving_us >= 0).all() and (w.groupby("step").size() <= 5).all(), w
+    assert (w.saving_us <= steps.path_us[w.step].values + US).all(), (w, steps)
+    assert (steps.hops > 0).any(), steps
 
 
 def check_one_rank(out):

@@ -13,6 +13,7 @@
 #include "model/rank_view.h"
 #include "model/step_filter.h"
 #include "parse/rank_name.h"
+#include "parse/json_scan.h"
 #include "parse/read_input.h"
 #include "parse/reader.h"
 #include "util/buf.h"
@@ -494,8 +495,123 @@ static void test_indentation_and_skipped_arrays(void)
     expect_error("[{\"a\":[1,\"x\\", "unterminated string");
 }
 
+/* The pre-scan's classifiers (parse/json_scan.h) agree with the byte
+ * loop on every mask and carry, block after block: on bytes drawn from
+ * the characters it classifies, and on backslash runs of every length
+ * ending at every byte around a block boundary before a quote. */
+static void expect_same_blocks(const char *bytes, size_t blocks, const char *what)
+{
+    const js_scan_level levels[] = {JS_SCAN_AVX2, JS_SCAN_BEST};
+    for (size_t l = 0; l < 2; l++) {
+        const char *used;
+        js_classifier(levels[l], &used);
+        long at = js_first_disagreement(levels[l], bytes, blocks);
+        CHECK(at < 0, "%s: %s differs from the byte loop in block %ld", what, used, at);
+    }
+}
+
+static void test_prescan_classifiers_agree(void)
+{
+    enum { BLOCKS = 64 };
+    static char bytes[BLOCKS * 64 + JS_READ_PAST_BYTES];
+    const char alphabet[] = "\"\\\\\\ \n\r\t:,}{[]0123456789-.eph\"x\x01\x80";
+    unsigned seed = 12345;
+    for (int round = 0; round < 200; round++) {
+        for (size_t i = 0; i < BLOCKS * 64; i++) {
+            seed = seed * 1103515245u + 12345u;
+            bytes[i] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+        }
+        expect_same_blocks(bytes, BLOCKS, "random bytes");
+    }
+    for (size_t run = 1; run <= 70; run++)
+        for (size_t end = 50; end <= 140; end++) {
+            memset(bytes, 'a', 4 * 64);
+            memset(bytes + end - run, '\\', run);
+            bytes[end] = '"';
+            bytes[end + 1] = '}';
+            expect_same_blocks(bytes, 4, "a backslash run before a quote");
+        }
+}
+
+/* Parses json with the pre-scan at every level and without it, in refills
+ * of 1 to 80 bytes and whole: the same events, memory samples, skipped
+ * count and error text each time. */
+static void expect_prescan_changes_nothing(const char *json, const char *what)
+{
+    hta_trace want;
+    hta_error want_err = {{0}};
+    int want_rc = hta_read_trace_memory_scanned(json, strlen(json), 0, JS_SCAN_OFF, "scan", &want,
+                                                &want_err);
+    const js_scan_level levels[] = {JS_SCAN_PORTABLE, JS_SCAN_AVX2, JS_SCAN_BEST};
+    for (size_t l = 0; l < 3; l++)
+        for (size_t chunk = 0; chunk <= 80; chunk += chunk < 20 ? 1 : 13) {
+            hta_trace t;
+            hta_error err = {{0}};
+            int rc = hta_read_trace_memory_scanned(json, strlen(json), chunk, levels[l], "scan", &t,
+                                                   &err);
+            CHECK(rc == want_rc && strcmp(err.text, want_err.text) == 0 &&
+                      (rc || (same_events(&t, &want) && t.skipped_events == want.skipped_events &&
+                              t.memory.n == want.memory.n)),
+                  "%s: level %zu, chunk %zu: %s / %s", what, l, chunk, err.text, want_err.text);
+            if (rc == 0)
+                hta_trace_free(&t);
+        }
+    if (want_rc == 0)
+        hta_trace_free(&want);
+}
+
+/* The members after a ph that reads nothing, with the block boundaries
+ * of the pre-scan (64 bytes from the member after ph) at every byte of
+ * them: skipped when plain, left to the member-by-member parse when not,
+ * which then keeps, rejects or fails exactly as without the pre-scan. */
+static void test_prescan_skips_only_what_nothing_reads(void)
+{
+    static const char *const tails[] = {
+        "\"id\": 7, \"pid\": 4515, \"tid\": 25, \"ts\": 4458676522709.059,\n    "
+        "\"cat\": \"ac2g\", \"name\": \"a}b:,{[ph\", \"bp\": \"e\"\n  }",      /* skipped */
+        "\"ts\":5,\"ph\":\"X\",\"cat\":\"c\",\"name\":\"n\",\"dur\":1}",   /* ph again: kept */
+        "\"ts\":5,\"p\\u0068\":\"X\",\"cat\":\"c\",\"name\":\"n\",\"dur\":1}",
+        "\"ts\": 0123}", "\"ts\": 1.5.3}", "\"ts\": 1.}", "\"ts\": .5}", "\"ts\": 1..2}",
+        "\"ts\": 0.5, \"dur\": 00.5}", "\"ts\": 0.5, \"dur\": 10.05}", "\"ts\": -}", "\"ts\": 1e}", "\"name\": \"\\q\"}",
+        "\"name\": \"\\\\\\\\\\\\\\\"\", \"ts\": 00}", "\"args\": {\"a\": [1, {}]}, \"ts\": 1}",
+        "\"a\" 1}", "\"a\": 1 2}", "\"a\": 1,}", "\"a\": \"b\" \"c\": 1}", "\"a\":}", "\"a\": 1",
+        "\"a\": nul}", "\"a\": true, \"b\": null, \"c\": -1.5e3}", "\"ph\": \"i\"}", "}",
+    };
+    static const char *const phs[] = {"f", "s", "M", "X ", "i", "X"};
+    for (size_t t = 0; t < sizeof tails / sizeof *tails; t++)
+        for (size_t ph = 0; ph < sizeof phs / sizeof *phs; ph++)
+            for (int pad = 0; pad <= 70; pad += ph == 0 ? 1 : 23) {
+                char json[512];
+                snprintf(json, sizeof json,
+                         "[{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"a\",\"ts\":1,\"dur\":2},"
+                         "{\"ph\": \"%s\",%*s%s,{\"ph\":\"i\",\"name\":\"[memory]\",\"ts\":3,"
+                         "\"args\":{\"Bytes\":5}}]",
+                         phs[ph], pad, "", tails[t]);
+                char what[64];
+                snprintf(what, sizeof what, "tail %zu, ph %s, %d spaces", t, phs[ph], pad);
+                expect_prescan_changes_nothing(json, what);
+            }
+    /* ... and the plain tail is indeed skipped at every boundary, the
+     * others not (the parse above would hide a skip that never happens). */
+    for (size_t t = 0; t < 3; t++)
+        for (int pad = 0; pad <= 70; pad++) {
+            static char region[256 + JS_READ_PAST_BYTES];
+            memset(region, 0, sizeof region);
+            int len = snprintf(region, 256, ",%*s%s, {", pad, "", tails[t]);
+            const char *want = t == 0 ? strrchr(region, '}') : NULL;
+            const js_scan_level levels[] = {JS_SCAN_PORTABLE, JS_SCAN_AVX2, JS_SCAN_BEST};
+            for (size_t l = 0; l < 3; l++)
+                CHECK(js_skipper(levels[l])(region, region + len) == want,
+                      "skip of tail %zu after %d spaces, level %zu", t, pad, l);
+            CHECK(js_skipper(JS_SCAN_BEST)(region, region + (want ? want - region : len)) == NULL,
+                  "a skip that would reach the buffer's end, tail %zu", t);
+        }
+}
+
 int main(int argc, char **argv)
 {
+    test_prescan_classifiers_agree();
+    test_prescan_skips_only_what_nothing_reads();
     test_numbers_are_exact_nanoseconds();
     test_dense_events_outgrow_the_reservation();
     test_extras_follow_their_events();

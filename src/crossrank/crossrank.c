@@ -6,7 +6,8 @@
  * the step comparison and the step-time jitter after collective_wait,
  * which adds the waits to "steps", the stragglers after it because they read "collective_wait",
  * the delay costs after the stragglers because they read the slower GPUs in "stragglers",
- * and the nodes last because they read every flag in "outliers". */
+ * the job's critical path, then the what-if on it, which reads the delay
+ * costs, "steps" and the step comparison, and the nodes last because they read every flag in "outliers". */
 #include "crossrank/crossrank.h"
 
 #include "analysis/comm_ops.h"
@@ -26,6 +27,7 @@
 #include "crossrank/step_comparison.h"
 #include "crossrank/step_jitter.h"
 #include "crossrank/stragglers.h"
+#include "crossrank/what_if.h"
 
 static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
@@ -36,7 +38,8 @@ static int statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_
         hta_op_perf_comparison(set, err) || hta_op_perf_steps(set, err) ||
         hta_collective_wait(set, err) || hta_step_comparison(set, err) ||
         hta_step_jitter(set, err) ||
-        hta_rank_stragglers(set, opt, err) || hta_delay_costs(set, err) || hta_global_path_results(set, err) ||
+        hta_rank_stragglers(set, opt, err) || hta_delay_costs(set, err) ||
+        hta_global_path_results(set, err) || hta_what_if(set, err) ||
         hta_node_statistics(set, opt, err))
         return -1;
     return 0;

@@ -73,23 +73,13 @@ const hta_table_spec hta_global_path_imbalance_table = {
     "global_critical_path_imbalance", IMBALANCE_COLUMNS, HTA_GLOBAL_PATH_IMBALANCE_N_COLUMNS,
     HTA_TABLE_GATHERED};
 
-typedef struct piece {
-    int64_t step, seq, rank, bound, time;
-    int64_t name_id;           /* the rank's; then the table's (first use in time order) */
-    const char *name;          /* NULL: none (name_id -1) or the rest (-2) */
-} piece;
+/* name_id: the rank's, then the table's (first use in time order); name
+ * NULL: none (name_id -1) or the rest (-2). */
+typedef hta_path_piece piece;
 
 static int cmp_i64(int64_t a, int64_t b)
 {
     return (a > b) - (a < b);
-}
-
-/* By step, then in time order (seq counts back from the end). */
-static int compare_in_time(const void *a, const void *b)
-{
-    const piece *x = a, *y = b;
-    int c = cmp_i64(x->step, y->step);
-    return c ? c : cmp_i64(y->seq, x->seq);
 }
 
 static int compare_step_rank(const void *a, const void *b)
@@ -375,25 +365,17 @@ static int put_imbalance(hta_table *t, const piece *p, size_t n, const hta_table
 /* The tables from the n rows of walk; -1 when out of memory. */
 static int put_tables(hta_tableset *set, const hta_table *walk)
 {
-    size_t n = walk->n_rows;
-    piece *p = malloc((n ? n : 1) * sizeof *p), *by_rank = malloc((n ? n : 1) * sizeof *by_rank);
+    size_t n = 0;
+    piece *p = hta_path_pieces_in_time(walk, 0, &n), *by_rank = malloc((n + 1) * sizeof *by_rank);
     hta_table *names = hta_tableset_table(set, &hta_global_path_names_table);
     hta_table *path = hta_tableset_table(set, &hta_global_path_table);
     hta_table *steps = hta_tableset_table(set, &hta_global_path_steps_table);
     hta_table *ranks = hta_tableset_table(set, &hta_global_path_ranks_table);
     hta_table *imb = hta_tableset_table(set, &hta_global_path_imbalance_table);
     int rc = p && by_rank && names && path && steps && ranks && imb ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        const hta_cell *row = hta_table_row(walk, i);
-        p[i] = (piece){row[HTA_PATH_WALK_STEP].i, row[HTA_PATH_WALK_SEQ].i,
-                       row[HTA_PATH_WALK_RANK].i, row[HTA_PATH_WALK_BOUND].i,
-                       row[HTA_PATH_WALK_TIME_NS].i, row[HTA_PATH_WALK_NAME_ID].i, NULL};
-    }
-    if (rc == 0) {
-        qsort(p, n, sizeof *p, compare_in_time);
+    if (rc == 0)
         rc = resolve_names(p, n, hta_tableset_find(set, hta_path_walk_names_table.name)) ||
              number_names(p, n, names);
-    }
     if (rc == 0) {
         memcpy(by_rank, p, n * sizeof *p);
         qsort(by_rank, n, sizeof *p, compare_step_rank);
@@ -410,8 +392,8 @@ int hta_global_path_results(hta_tableset *set, hta_error *err)
 {
     const hta_table *walk = hta_tableset_find(set, hta_path_walk_table.name);
     int rc = walk && walk->n_rows ? put_tables(set, walk) : 0;
-    /* The scratch tables are not written: freed before the file is. */
-    hta_tableset_remove(set, hta_path_walk_table.name);
+    /* The scratch tables are not written: freed before the file is
+     * ("_path_walk" after the what-if, crossrank/what_if.c). */
     hta_tableset_remove(set, hta_path_walk_names_table.name);
     hta_tableset_remove(set, hta_path_name_times_table.name);
     return rc ? hta_fail(err, "out of memory putting the job's critical path together") : 0;

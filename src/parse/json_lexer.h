@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "parse/json_scan.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/strtab.h"
@@ -34,9 +35,10 @@
 #define LX_BUFFER_BYTES (256u << 10)
 /* The data in the buffer is followed by this many zero bytes: the NUL at
  * lx->end stops every scan for a token, digit or string byte without a
- * bounds check, and a 16-byte load anywhere before lx->end stays inside
- * the allocation and reads only initialised bytes. */
-#define LX_PADDING_BYTES 64u
+ * bounds check, and a 16-byte load anywhere before lx->end, or the
+ * pre-scan's block loads (JS_READ_PAST_BYTES), stay inside the
+ * allocation and read only initialised bytes. */
+#define LX_PADDING_BYTES 128u
 #define LX_EOF (-1)
 #define NEVER_STOP UINT64_MAX
 
@@ -90,6 +92,7 @@ typedef struct lexer {
     hta_buf *record;           /* when set, consumed bytes are appended */
     const char *record_from;
     hta_buf skip_stack;        /* container kinds while skipping */
+    js_skip_fn skip_members;   /* the pre-scan's (parse/json_scan.h); NULL: none */
     lx_text name, cat, ph;
     lx_text pid, tid;          /* as written: a number's text or a string's */
     lx_text input_dims, input_type, concrete_inputs; /* JSON text as written */

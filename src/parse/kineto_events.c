@@ -831,6 +831,25 @@ static inline event_key read_event_key(lexer *lx)
     return lx_read_key(lx) ? EVENT_ERROR : event_key_of(lx);
 }
 
+/* Whether the event's other members can matter: ph "X" (a complete
+ * event) or "i" (perhaps a [memory] sample). */
+static inline int ph_is_read(const lx_text *ph)
+{
+    return ph->len == 1 && (ph->data[0] == 'X' || ph->data[0] == 'i');
+}
+
+/* Moves to the closing brace of an event whose ph reads nothing of it,
+ * when the pre-scan proves its members plain (parse/json_scan.h): the
+ * member loop then ends at once, as it would have after them. */
+static inline void skip_unread_members(lexer *lx)
+{
+    if (!lx->skip_members)
+        return;
+    const char *close = lx->skip_members(lx->p, lx->end);
+    if (close)
+        lx->p = close;
+}
+
 /* Decodes one event object and keeps it when it is a complete event. */
 int kineto_read_event(lexer *lx, hta_trace *t)
 {
@@ -851,7 +870,11 @@ int kineto_read_event(lexer *lx, hta_trace *t)
             return -1;
         int rc;
         switch (key) {
-        case EVENT_PH: rc = read_string_field(lx, &lx->ph, &has_ph); break;
+        case EVENT_PH:
+            rc = read_string_field(lx, &lx->ph, &has_ph);
+            if (rc == 0 && has_ph && !ph_is_read(&lx->ph))
+                skip_unread_members(lx);
+            break;
         case EVENT_CAT: rc = read_string_field(lx, &lx->cat, &f.has_cat); break;
         case EVENT_NAME: rc = read_string_field(lx, &lx->name, &f.has_name); break;
         case EVENT_TS: rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts); break;

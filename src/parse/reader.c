@@ -286,6 +286,7 @@ typedef struct lx_input {
     void *ctx;
     uint64_t base;
     uint64_t expected_bytes;
+    js_scan_level scan;
 } lx_input;
 
 /* Parses the stream: the whole document when part is NULL, else that part.
@@ -311,6 +312,7 @@ static int parse_stream(const lx_input *in, const char *label, const hta_deadlin
                              : LX_BUFFER_BYTES);
     lx.p = lx.end = lx.record_from = lx.buf;
     lx_pad(&lx);
+    lx.skip_members = js_skipper(in->scan);
     int rc = part ? read_part(&lx, out, part) : read_document(&lx, out);
     if (part && lx.timed_out)
         part->end = HTA_PART_TIMED_OUT;
@@ -343,7 +345,7 @@ int hta_read_trace_serial(const char *path, const hta_read_options *options,
         hta_trace_init(out);
         return -1;
     }
-    lx_input in = {pull_source, src, 0, hta_source_size_hint(src)};
+    lx_input in = {pull_source, src, 0, hta_source_size_hint(src), JS_SCAN_BEST};
     int rc = parse_stream(&in, path, limit, NULL, out, err);
     hta_source_close(src);
     return rc;
@@ -388,7 +390,7 @@ int hta_read_part(const char *path, const hta_deadline *limit, hta_part *part,
         file.pos = part->from > SPAN_LOOKBACK_BYTES ? part->from - SPAN_LOOKBACK_BYTES : 0;
     else if (part->kind == HTA_PART_TAIL)
         file.pos = part->from;
-    lx_input in = {pull_pread, &file, file.pos, part_bytes(file.fd, part)};
+    lx_input in = {pull_pread, &file, file.pos, part_bytes(file.fd, part), JS_SCAN_BEST};
     int rc = parse_stream(&in, path, limit, part, out, err);
     close(file.fd);
     return rc;
@@ -411,11 +413,17 @@ static long pull_memory(void *ctx, char *buf, size_t cap, hta_error *err)
     return (long)n;
 }
 
+int hta_read_trace_memory_scanned(const char *data, size_t len, size_t chunk, js_scan_level scan,
+                                  const char *label, hta_trace *out, hta_error *err)
+{
+    memory_input memory = {.data = data, .len = len, .chunk = chunk};
+    lx_input in = {pull_memory, &memory, 0, len, scan};
+    return parse_stream(&in, label, NULL, NULL, out, err);
+}
+
 int hta_read_trace_memory(const char *data, size_t len, size_t chunk, const char *label,
                           hta_trace *out, hta_error *err)
 {
-    memory_input memory = {.data = data, .len = len, .chunk = chunk};
-    lx_input in = {pull_memory, &memory, 0, len};
-    return parse_stream(&in, label, NULL, NULL, out, err);
+    return hta_read_trace_memory_scanned(data, len, chunk, JS_SCAN_BEST, label, out, err);
 }
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "parse/json_scan.h"
 #include "parse/source.h"
 #include "model/trace.h"
 
@@ -32,6 +33,10 @@ typedef struct hta_read_options {
  * anywhere; label names the input in errors.  Used by tests and the fuzzer. */
 int hta_read_trace_memory(const char *data, size_t len, size_t chunk, const char *label,
                           hta_trace *out, hta_error *err);
+/* ... with the pre-scan of the given level (parse/json_scan.h), so that
+ * tests and the fuzzer compare it with the member-by-member parse. */
+int hta_read_trace_memory_scanned(const char *data, size_t len, size_t chunk, js_scan_level scan,
+                                  const char *label, hta_trace *out, hta_error *err);
 
 /* The parts of a plain file parsed on threads (parse/split_parse.h). */
 

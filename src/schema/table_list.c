@@ -53,6 +53,7 @@
 #include "crossrank/delay_costs.h"
 #include "crossrank/global_path.h"
 #include "crossrank/stragglers.h"
+#include "crossrank/what_if.h"
 #include "diff/collective_diff.h"
 #include "diff/kernel_diff.h"
 #include "diff/rank_metric_diff.h"
@@ -119,6 +120,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_global_path_steps_table,
     &hta_global_path_ranks_table,
     &hta_global_path_imbalance_table,
+    &hta_what_if_table,
     &hta_stragglers_table,
     &hta_nodes_table,
     &hta_node_metrics_table,
@@ -156,6 +158,8 @@ static const hta_table_spec *const SPECS[] = {
     &hta_path_name_times_table,
     &hta_path_walk_table,
     &hta_path_walk_names_table,
+    &hta_path_ends_table,
+    &hta_kernel_places_table,
 };
 
 size_t hta_table_spec_count(void)
