@@ -45,7 +45,7 @@ for _ in $(seq "$RUNS"); do
   done
 done
 for b in "${builds[@]}"; do
-  read -r cross gather write whole root busiest <<< "${best[$b]}"
+  read -r cross gather write whole root busiest _ <<< "${best[$b]}"
   printf "| %s | %.3f | %.3f | %.3f | %.2f | %d | %d | %s |\n" "$(basename "$(dirname "$b")")" \
     "$gather" "$cross" "$write" "$whole" "$root" "$busiest" "$(cut -d' ' -f1 /proc/loadavg)"
 done

@@ -7,9 +7,11 @@
 # and by --critical-path (the per-rank paths, and the job's path and
 # what-if where the build has them), alternating RUNS times.  Reports for
 # each run the whole wall time, what hta-mpi -v prints for the phase after
-# the last trace (gather; cross-rank; HDF5 write), the peak resident size
-# of the root and of the busiest process, and the load; `cat` of the
-# traces to /dev/null in the same minutes as the floor of reading them.
+# the last trace (gather; cross-rank; HDF5 write), the largest CPU time of
+# one process (which the load of a shared machine moves less than the wall
+# time), the peak resident size of the root and of the busiest process,
+# and the load; `cat` of the traces to /dev/null in the same minutes as
+# the floor of reading them.
 #
 #   bench/bench_jobpath.sh [BUILD_DIR] [RANKS] [STEPS] [PROCESSES] [WORK_DIR]
 set -euo pipefail
@@ -31,22 +33,22 @@ echo "$RANKS ranks (TP $TP x DP $DP) x $STEPS steps x 19 collectives," \
      "$(du -sh "$TRACES" | cut -f1) of JSON, $PROCESSES processes, $(nproc) cores," \
      "$(date -u '+%F %H:%M') UTC, $(git -C "$(dirname "$0")" describe --always --dirty 2>/dev/null)"
 echo
-echo "| run | whole run s | gather s | cross-rank s | HDF5 write s | peak RSS root MB | peak RSS busiest process MB | load (1 min) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| run | whole run s | CPU s of the busiest process | gather s | cross-rank s | HDF5 write s | peak RSS root MB | peak RSS busiest process MB | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 
 row() {
-  local name=$1 cross gather write whole root busiest
+  local name=$1 cross gather write whole root busiest cpu
   shift
-  read -r cross gather write whole root busiest < <(measured_mpi_run "$WORK" "$PROCESSES" \
-                                                     "$BUILD" "$TRACES" "$@")
-  printf "| %s | %.2f | %.3f | %.3f | %.3f | %d | %d | %s |\n" "$name" "$whole" "$gather" \
-    "$cross" "$write" "$root" "$busiest" "$(cut -d' ' -f1 /proc/loadavg)"
+  read -r cross gather write whole root busiest cpu < <(measured_mpi_run "$WORK" "$PROCESSES" \
+                                                         "$BUILD" "$TRACES" "$@")
+  printf "| %s | %.2f | %.2f | %.3f | %.3f | %.3f | %d | %d | %s |\n" "$name" "$whole" "$cpu" \
+    "$gather" "$cross" "$write" "$root" "$busiest" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 
 for _ in $(seq "$RUNS"); do
   start=$(date +%s.%N)
   cat "$TRACES"/rank-*.json > /dev/null
-  printf "| cat of the traces | %.2f | | | | | | %s |\n" \
+  printf "| cat of the traces | %.2f | | | | | | | %s |\n" \
     "$(echo "$(date +%s.%N) - $start" | bc)" "$(cut -d' ' -f1 /proc/loadavg)"
   row default
   row --critical-path --critical-path

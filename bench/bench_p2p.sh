@@ -33,7 +33,7 @@ echo
 echo "| gather s | resolve + matching + cross-rank s | HDF5 write s | whole run s | peak RSS root MB | peak RSS busiest process MB | load (1 min) |"
 echo "|---|---|---|---|---|---|---|"
 for _ in $(seq "$RUNS"); do
-  read -r cross gather write whole root busiest < <(measured_mpi_run "$WORK" "$PROCESSES" \
+  read -r cross gather write whole root busiest _ < <(measured_mpi_run "$WORK" "$PROCESSES" \
                                                      "$BUILD" "$TRACES" --include-last-step)
   printf "| %.3f | %.3f | %.3f | %.2f | %d | %d | %s |\n" "$gather" "$cross" "$write" "$whole" \
     "$root" "$busiest" "$(cut -d' ' -f1 /proc/loadavg)"

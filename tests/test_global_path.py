@@ -22,10 +22,10 @@ TABLES = ["/global_critical_path", "/global_critical_path_names", "/global_criti
           "/global_critical_path_ranks", "/global_critical_path_imbalance", "/what_if"]
 
 
-def delay_job(ranks, delay_us=1000):
+def delay_job(ranks, delay_us=1000, delay_in="compute"):
     d = os.path.join(tmpdir(), "job")
     subprocess.run([TRACEGEN, "--delay-truth", "-o", d, "--ranks", str(ranks), "--steps", "3",
-                    "--delay-us", str(delay_us)], check=True)
+                    "--delay-us", str(delay_us), "--delay-in", delay_in], check=True)
     return d
 
 
@@ -78,24 +78,38 @@ def test_path_runs_through_the_delayed_op():
         assert table(out3, t).equals(table(out, t)), t
 
 
+def truth_step(ranks, delay):
+    """The delayed step's time in the simulation (tools/tracegen_delay.c)."""
+    return 20 + GEMM_US + delay + PAIR_US + DP_US + 30
+
+
 def test_what_if_predicts_the_run_without_the_delay():
-    """/what_if: rank 2's kernels at the median in step 2 give the step
-    time the same job simulated without the delay has."""
-    for ranks, delay in [(8, 1000), (12, 2500)]:
-        out, _ = analyse(delay_job(ranks, delay), processes=2, extra=["--critical-path"])
+    """/what_if: rank 2's kernels at the median of their place in step 2
+    (or its data loading gone) give the step time the same job simulated
+    without the delay has."""
+    cases = [(8, 1000, "compute", "compute", "kernels at the median"),
+             (12, 2500, "compute", "compute", "kernels at the median"),
+             (8, 1500, "data-loading", "data loading", "no data loading")]
+    for ranks, delay, delay_in, cause, change in cases:
+        out, p = analyse(delay_job(ranks, delay, delay_in), processes=2,
+                         extra=["--critical-path"])
+        line = [l for l in p.stdout.splitlines() if l.startswith("  what-if:")]
+        assert line == [f"  what-if: step 2, rank 2's {cause} ({change}) would save "
+                        f"{delay:.1f} us of {truth_step(ranks, delay):.1f} (predicted "
+                        f"{truth_step(ranks, delay) - delay:.1f} us); see /what_if"], p.stdout
         clean, _ = analyse(delay_job(ranks, 0), extra=["--critical-path"])
         truth = table(clean, "/cross_rank/steps").set_index("step").step_time_max_us
         w = table(out, "/what_if")
         assert len(w) == 1, w
         row = w.iloc[0]
-        assert (row.step, row["rank"], row.cause) == (2, 2, "compute"), w
-        assert row.change == "kernels at the median", w
+        assert (row.step, row["rank"], row.cause, row.change) == (2, 2, cause, change), w
         assert_close(row.saving_us, delay, "saving", abs_tol=US)
         assert_close(row.predicted_step_time_us, truth[2], "predicted step time", abs_tol=US)
         assert_close(row.step_time_us - row.saving_us, row.predicted_step_time_us, "saving",
                      abs_tol=US)
         assert table(clean, "/what_if").empty
-        out3, _ = analyse(delay_job(ranks, delay), processes=3, extra=["--critical-path"])
+        out3, _ = analyse(delay_job(ranks, delay, delay_in), processes=3,
+                          extra=["--critical-path"])
         assert table(out3, "/what_if").equals(w)
 
 

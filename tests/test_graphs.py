@@ -12,6 +12,7 @@ import gzip
 import json
 
 from common import *
+from handbuilt import gpu_kernel, write_ranks
 
 
 def graph_job(*extra, ranks=2):
@@ -75,6 +76,40 @@ def test_the_op_around_a_graph_launch_gets_its_whole_replay():
     assert (seq.n_kernels == 4).all() and (seq["count"] == steps).all(), seq
 
 
+def test_the_critical_path_runs_through_the_replay():
+    """HTA PR #291's rule: every GPU event of a cudaGraphLaunch in the step
+    is a node.  One graph of 16 kernels (40 us, 5 us apart) between the
+    step's prologue kernel [b+4, b+9), launched at b+2, and a device
+    synchronize waiting for the replay (hta-tracegen --graph-sync): the
+    path is the launch, the prologue, the 21 us to the replay and the
+    whole replay, as HTA's fixed critical path has it (86.81% compute,
+    12.92% kernel-kernel, 0.27% launch).  Without the rule the path keeps
+    one kernel of the replay."""
+    d = os.path.join(tmpdir(), "sync")
+    subprocess.run([TRACEGEN, "--graphs", "1:16", "--graph-sync", "--ranks", "1", "--steps", "3",
+                    "-o", d], check=True)
+    out, _ = analyse(d, extra=["--critical-path"])
+    cp = table(out, "/critical_path")
+    assert len(cp) == 3 and (cp.graph_ok == 1).all(), cp
+    assert (cp.gpu_compute_bound_us == 16 * 40 + 5).all(), cp
+    assert (cp.gpu_kernel_kernel_overhead_us == 15 * 5 + 21).all(), cp
+    assert (cp.gpu_kernel_launch_overhead_us == 2).all() and (cp.path_us == 743).all(), cp
+    assert (cp.bound_by == "gpu_compute_bound").all(), cp
+
+
+def test_negative_queue_critical_path_graphs_equal_htas_fixed_ones():
+    """negative_queue's step graphs have the nodes and edges of HTA with
+    PR #291 (17d09fc, run on this trace: 110 nodes more per step than
+    without the fix, its 55 graph GPU events beyond the one per
+    correlation HTA kept)."""
+    out, _ = analyse(trace_dir("negative_queue"), extra=["--critical-path"])
+    cp = table(out, "/critical_path").set_index("step")
+    hta_fixed = {550: (14132, 14105), 551: (14086, 14061), 552: (14088, 14061),
+                 553: (14162, 14137)}
+    for step, (nodes, edges) in hta_fixed.items():
+        assert (cp.loc[step].nodes, cp.loc[step].edges) == (nodes, edges), cp.loc[step]
+
+
 def test_unrecorded_replays_are_counted_and_noted():
     """Every third replay unrecorded: the launches, recorded replays and
     kernels equal the truth, the unrecorded ones in a row without a
@@ -113,13 +148,17 @@ GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"}
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
 
 
+def raw_events(folder):
+    path = os.path.join(trace_dir(folder), os.listdir(trace_dir(folder))[0])
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+
+
 def raw_graph_counts(folder):
     """From the trace's JSON: its graph launch calls, the kernels sharing
     their correlations, and all GPU events (kernels, copies, memsets)
     sharing them."""
-    path = os.path.join(trace_dir(folder), os.listdir(trace_dir(folder))[0])
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+    events = raw_events(folder)
     calls = {e["args"]["correlation"] for e in events
              if e["name"] in GRAPH_LAUNCH_APIS and e.get("cat") in ("cuda_runtime", "cuda_driver")}
     gpu = [e for e in events if e.get("cat") in GPU_CATEGORIES
@@ -140,6 +179,58 @@ def test_negative_queue_graph_launches():
     assert (g.recorded == g.launches).all(), g
     ls = table(out, "/launch_stats").iloc[0]
     assert ls.graph_launches == launches and ls.graph_gpu_events == gpu_events, ls
+
+
+def test_gpu_events_without_a_launch_are_counted():
+    """negative_queue holds GPU events whose correlation no CPU event
+    carries (work launched before profiling began): the step filter drops
+    them and /ranks counts them, as the JSON does.  Without steps they
+    stay in the analysed trace and are counted there."""
+    events = raw_events("negative_queue")
+    gpu = GPU_CATEGORIES | {"cuda_sync"}
+    cpu = {e["args"]["correlation"] for e in events
+           if e.get("cat") not in gpu and "correlation" in e.get("args", {})}
+    want = sum(1 for e in events if e.get("cat") in gpu and "correlation" in e.get("args", {})
+               and e["args"]["correlation"] not in cpu)
+    assert want > 0
+    out, _ = analyse(trace_dir("negative_queue"))
+    assert table(out, "/ranks").unlaunched_gpu_events.tolist() == [want]
+    launch = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+              "ts": 0, "dur": 5, "args": {"correlation": 1}}
+    d = write_ranks({0: [launch, gpu_kernel("a", 10, 5, corr=1), gpu_kernel("b", 20, 5, corr=2),
+                         gpu_kernel("c", 30, 5, corr=3), gpu_kernel("d", 40, 5)]})
+    out, _ = analyse(d)
+    ranks = table(out, "/ranks")
+    assert ranks.step_filter_applied.tolist() == [0], ranks
+    assert ranks.unlaunched_gpu_events.tolist() == [2], ranks
+
+
+def test_replays_recorded_short_are_counted_under_their_graph():
+    """Every fourth recorded replay lacks one kernel: its row counts the
+    replays short, under the signature of the whole graph with the same
+    first kernel, and the notes and the summary say so."""
+    d, truth = graph_job("--graph-short", "4")
+    out, p = analyse(d)
+    g = table(out, "/graph_launches")
+    assert_counts(g, truth)
+    shorts = g.groupby("rank").short_replays.sum()
+    for rank, want in truth["ranks"].items():
+        assert shorts.loc[int(rank)] == want["short"] > 0, (rank, shorts)
+    for _, row in g.iterrows():
+        whole = g[(g["rank"] == row["rank"]) & (g.first_kernel == row.first_kernel)
+                  & (g.kernels_min == 4)]
+        assert len(whole) == 1, (row, g)
+        if row.kernels_min == 3:
+            assert row.short_replays == row.recorded and row.short_of == whole.signature.iloc[0]
+        else:
+            assert row.short_replays == 0 and row.short_of == "", row
+    for note, (rank, want) in zip(table(out, "/ranks").input_notes, truth["ranks"].items()):
+        assert f"{want['short']} of {want['recorded']} graph replays have fewer kernels than " \
+               "their graph" in note, note
+    total = sum(w["short"] for w in truth["ranks"].values())
+    recorded = sum(w["recorded"] for w in truth["ranks"].values())
+    assert f"Graph replays: {total} of {recorded} recorded replays have fewer kernels than " \
+           "their graph, on 2 ranks" in p.stdout, p.stdout
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 /*
  * tracegen_delay.c -- hta-tracegen's delay-cost layout (hta-tracegen
- * --delay-truth -o DIR [--ranks N] [--steps S] [--delay-us X]): one rank
- * delayed once (by X us, default 1000; 0: the same job without it),
+ * --delay-truth -o DIR [--ranks N] [--steps S] [--delay-us X]
+ * [--delay-in data-loading]): one rank delayed once (by X us, default
+ * 1000; 0: the same job without it; in its gemm, or with --delay-in
+ * data-loading in a DataLoader range before the gemm's launch),
  * before the first collective of a step, with a second collective
  * downstream through which its delay propagates; the truth written beside
  * the traces.
@@ -92,10 +94,18 @@ static void members_of(char *text, size_t room, int64_t first, int64_t n, int64_
 }
 
 /* The step of rank r from b; returns when it ends (the same on every rank). */
+/* The delay: its length, and whether it is data loading (else compute). */
+typedef struct delay {
+    int64_t x;
+    int loading;
+} delay;
+
+static const char DATALOADER[] = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+
 static int64_t write_step(tg_rank_writer *k, int64_t r, int64_t n, int64_t s, int64_t b,
-                          int64_t x)
+                          const delay *dl)
 {
-    int64_t d = n / 2, partner = r ^ 1;
+    int64_t x = dl->x, d = n / 2, partner = r ^ 1;
     int64_t gemm_end = b + 20 + DL_GEMM_US + delay_of(r, s, x);
     int64_t pair_start = b + 20 + DL_GEMM_US + (delay_of(r, s, x) > delay_of(partner, s, x)
                                                      ? delay_of(r, s, x)
@@ -106,23 +116,29 @@ static int64_t write_step(tg_rank_writer *k, int64_t r, int64_t n, int64_t s, in
     char name[48], pair[64], dp[8 * DL_MAX_RANKS];
     snprintf(name, sizeof name, "ProfilerStep#%" PRId64, s);
     tg_rank_put(k, "user_annotation", name, b, dp_end + 30 - b, -1, -1);
-    tg_rank_put_kernel(k, "gemm", b + 10, b + 20, gemm_end - (b + 20), DL_STREAM);
+    int64_t loading = dl->loading ? delay_of(r, s, x) : 0;
+    if (loading)
+        tg_rank_put(k, "user_annotation", DATALOADER, b + 1, loading, -1, -1);
+    tg_rank_put_kernel(k, "gemm", b + 10 + loading, b + 20 + loading,
+                       gemm_end - (b + 20 + loading), DL_STREAM);
     members_of(pair, sizeof pair, r - r % 2, r - r % 2 + 2, 1);
-    put_allreduce(k, b + 30, gemm_end, pair_end, (int)(r / 2), 2, "tensor_parallel", pair, s);
+    put_allreduce(k, b + 30 + loading, gemm_end, pair_end, (int)(r / 2), 2, "tensor_parallel",
+                  pair, s);
     members_of(dp, sizeof dp, r % 2, n, 2);
-    put_allreduce(k, b + 50, pair_end, dp_end, (int)(d + r % 2), (int)d, "data_parallel", dp, s);
-    tg_rank_put(k, "cuda_runtime", "cudaDeviceSynchronize", b + 60, dp_end + 20 - (b + 60), -1,
-                -1);
+    put_allreduce(k, b + 50 + loading, pair_end, dp_end, (int)(d + r % 2), (int)d,
+                  "data_parallel", dp, s);
+    tg_rank_put(k, "cuda_runtime", "cudaDeviceSynchronize", b + 60 + loading,
+                dp_end + 20 - (b + 60 + loading), -1, -1);
     return dp_end + 30;
 }
 
 static void write_rank(tg_rank_writer *k, FILE *truth, int64_t r, const tg_truth_job *job,
                        const void *ctx)
 {
-    int64_t x = *(const int64_t *)ctx;
-    int64_t n = job->ranks, b = DL_ORIGIN_US;
+    const delay *dl = ctx;
+    int64_t x = dl->x, n = job->ranks, b = DL_ORIGIN_US;
     for (int64_t s = 1; s <= job->steps + 1; s++)
-        b = write_step(k, r, n, s, b, x);
+        b = write_step(k, r, n, s, b, dl);
     fputs("{", truth);
     if (r == DL_DELAY_RANK && DL_DELAY_STEP <= job->steps && x > 0)
         fprintf(truth, "\"%d\": {\"direct_us\": %" PRId64 ", \"propagated_us\": %" PRId64 "}",
@@ -130,32 +146,37 @@ static void write_rank(tg_rank_writer *k, FILE *truth, int64_t r, const tg_truth
     fputs("}", truth);
 }
 
-/* --delay-us X, taken out of argv (the common options are parsed after):
- * the delay, 0 to 10 s. */
-static int64_t take_delay(int *argc, char **argv)
+/* Takes option (and its value) out of argv: the value, or NULL when
+ * absent (the common options are parsed after). */
+static const char *take_option(int *argc, char **argv, const char *option)
 {
-    int64_t x = DL_DELAY_US;
     for (int i = 1; i < *argc; i++) {
-        if (strcmp(argv[i], "--delay-us"))
+        if (strcmp(argv[i], option))
             continue;
-        const char *v = i + 1 < *argc ? argv[i + 1] : NULL;
-        x = v && !strcmp(v, "0") ? 0 : tg_json_count("--delay-us", v, 10000000);
-        int gone = v ? 2 : 1;
+        const char *v = i + 1 < *argc ? argv[i + 1] : "";
+        int gone = i + 1 < *argc ? 2 : 1;
         for (int j = i; j + gone <= *argc; j++)
             argv[j] = argv[j + gone];
         *argc -= gone;
-        break;
+        return v;
     }
-    return x;
+    return NULL;
 }
 
 int tracegen_delay_main(int argc, char **argv)
 {
     tg_truth_job job = {.ranks = 4, .steps = 3};
-    int64_t x = take_delay(&argc, argv);
+    delay dl = {DL_DELAY_US, 0};
+    const char *x = take_option(&argc, argv, "--delay-us");
+    const char *in = take_option(&argc, argv, "--delay-in");
+    if (x)
+        dl.x = !strcmp(x, "0") ? 0 : tg_json_count("--delay-us", x, 10000000);
+    if (in && strcmp(in, "data-loading") && strcmp(in, "compute"))
+        tg_fail("--delay-in takes compute or data-loading: ", in);
+    dl.loading = in && !strcmp(in, "data-loading");
     tg_truth_job_parse(&job, argc, argv, "--delay-truth", DL_MAX_RANKS, DL_MAX_STEPS);
     if (job.ranks < 4 || job.ranks % 2)
         tg_fail("--delay-truth needs an even number of ranks, at least 4", "");
-    tg_truth_run(&job, ".delay_truth.json", write_rank, &x);
+    tg_truth_run(&job, ".delay_truth.json", write_rank, &dl);
     return 0;
 }

@@ -96,6 +96,8 @@ static void rank_state_free(rank_state *r)
     free(r->piece_of);
     free(r->path_name_id);
     free(r->name_time);
+    free(r->place_step);
+    free(r->place_next);
     for (int i = 0; i < S_N; i++)
         free(r->scratch[i]);
 }

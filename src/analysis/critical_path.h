@@ -128,6 +128,21 @@ extern const hta_table_spec hta_path_intervals_table;
 enum { HTA_PATH_NAMES_RANK, HTA_PATH_NAMES_NAME_ID, HTA_PATH_NAMES_NAME, HTA_PATH_NAMES_N_COLUMNS };
 extern const hta_table_spec hta_path_names_table;
 
+/* Each kernel of a step that is not communication, at its place: the
+ * place-th launch of its name in the step (0 first, by start), the name
+ * by its "_path_names" id and a hash of its text (the same on every
+ * rank), for the medians over the ranks (crossrank/kernel_medians.h). */
+enum {
+    HTA_KERNEL_PLACES_RANK,
+    HTA_KERNEL_PLACES_STEP,
+    HTA_KERNEL_PLACES_NAME_ID,
+    HTA_KERNEL_PLACES_NAME_HASH,
+    HTA_KERNEL_PLACES_PLACE,
+    HTA_KERNEL_PLACES_DUR_NS,
+    HTA_KERNEL_PLACES_N_COLUMNS
+};
+extern const hta_table_spec hta_kernel_places_table;
+
 /* Per (rank, name): its operator edges' time over every step's graph,
  * which the critical-path imbalance compares the job's path with. */
 enum {

@@ -112,6 +112,8 @@ typedef struct rank_state {
     uint32_t *path_name_id;    /* by name: 1 + its "_path_names" id, 0 = none yet */
     uint32_t n_path_names;
     int64_t *name_time;        /* by name: its operator edges' ns over every step */
+    uint32_t *place_step;      /* by name: 1 + the step place_next counts in */
+    int64_t *place_next;       /* by name: its next launch's place in that step */
     hta_cp_path_fn path_fn;    /* set: paths go to it, not to tables */
     void *path_ctx;
     int path_rc;

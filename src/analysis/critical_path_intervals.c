@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numerics/run_merge_sort.h"
+
 #define TOP_PIECES 8
 #define NAME_NONE (-1)
 #define NAME_OTHER (-2)
@@ -54,6 +56,18 @@ static const hta_column NAME_TIME_COLUMNS[HTA_PATH_NAME_TIMES_N_COLUMNS] = {
 const hta_table_spec hta_path_name_times_table = {
     "_path_name_times", NAME_TIME_COLUMNS, HTA_PATH_NAME_TIMES_N_COLUMNS,
     HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+
+static const hta_column PLACE_COLUMNS[HTA_KERNEL_PLACES_N_COLUMNS] = {
+    [HTA_KERNEL_PLACES_RANK] = {"rank", HTA_COL_I64},
+    [HTA_KERNEL_PLACES_STEP] = {"step", HTA_COL_I64},
+    [HTA_KERNEL_PLACES_NAME_ID] = {"name_id", HTA_COL_I64},
+    [HTA_KERNEL_PLACES_NAME_HASH] = {"name_hash", HTA_COL_I64},
+    [HTA_KERNEL_PLACES_PLACE] = {"place", HTA_COL_I64},
+    [HTA_KERNEL_PLACES_DUR_NS] = {"dur_ns", HTA_COL_I64},
+};
+const hta_table_spec hta_kernel_places_table = {
+    "_kernel_places", PLACE_COLUMNS, HTA_KERNEL_PLACES_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
 
 /* An interval's time put down to one (name, cause). */
 typedef struct piece {
@@ -222,6 +236,54 @@ static void add_name_times(rank_state *r)
     }
 }
 
+/* FNV-1a of the text: a name's key among the ranks, whose name ids differ. */
+static int64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211u;
+    return (int64_t)(h >> 1);
+}
+
+/* The step's kernels that are not communication, each at its place
+ * among its name's launches in the step (by start): "_kernel_places". */
+static int put_kernel_places(rank_state *r, size_t s, hta_tableset *out)
+{
+    const member *m = r->members + r->step_first[s];
+    size_t n = r->step_first[s + 1] - r->step_first[s], k = 0;
+    hta_keyed *rows = scratch(r, S_ROWS, n, sizeof *rows);
+    hta_keyed *tmp = scratch(r, S_ITEMS_TMP, n, sizeof *tmp);
+    hta_table *tab = hta_tableset_table(out, &hta_kernel_places_table);
+    if (!rows || !tmp || !tab)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const hta_event *e = &r->t->events[m[i].ev];
+        if (m[i].gpu != UINT32_MAX && !is_sync_event(r, e) &&
+            e->kernel_type != HTA_KT_COMMUNICATION)
+            rows[k++] = (hta_keyed){e->ts_ns, i};
+    }
+    if (hta_run_merge_sort_keyed(rows, k, tmp))
+        return -1;
+    for (size_t i = 0; i < k; i++) {
+        const hta_event *e = &r->t->events[m[rows[i].index].ev];
+        if (r->place_step[e->name] != s + 1) {
+            r->place_step[e->name] = (uint32_t)(s + 1);
+            r->place_next[e->name] = 0;
+        }
+        int64_t id = path_name_id(r, e->name, out);
+        hta_row_builder row = hta_table_add_row(tab);
+        hta_row_put_i64(&row, r->v->rank_key);
+        hta_row_put_i64(&row, r->steps[s].number);
+        hta_row_put_i64(&row, id);
+        hta_row_put_i64(&row, name_hash(hta_event_name(r->t, e)));
+        hta_row_put_i64(&row, r->place_next[e->name]++);
+        hta_row_put_i64(&row, e->dur_ns);
+        if (id < -2 || hta_row_done(&row))
+            return -1;
+    }
+    return 0;
+}
+
 int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out)
 {
     size_t names = r->t->names.count;
@@ -229,12 +291,17 @@ int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out)
         r->piece_of = malloc((names + 2) * sizeof *r->piece_of);
         r->path_name_id = calloc(names + 1, sizeof *r->path_name_id);
         r->name_time = calloc(names + 1, sizeof *r->name_time);
-        if (!r->piece_of || !r->path_name_id || !r->name_time)
+        r->place_step = calloc(names + 1, sizeof *r->place_step);
+        r->place_next = calloc(names + 1, sizeof *r->place_next);
+        if (!r->piece_of || !r->path_name_id || !r->name_time || !r->place_step ||
+            !r->place_next)
             return -1;
         memset(r->piece_of, 0xff, (names + 2) * sizeof *r->piece_of);
     }
     if (!p->ok || p->n == 0)
         return 0;
+    if (put_kernel_places(r, s, out))
+        return -1;
     add_name_times(r);
     hta_table *tab = hta_tableset_table(out, &hta_path_intervals_table);
     if (!tab)

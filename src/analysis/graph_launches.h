@@ -8,12 +8,13 @@ int hta_graph_launches(const hta_rank_view *view, hta_tableset *out, hta_error *
 
 /* Appends to notes ("; " after any note already there) what the rank's
  * rows of "graph_launches" in set say about it: graph replays the
- * profiler did not record, which make its idle time an upper bound. */
+ * profiler did not record, or recorded short, which make its idle time
+ * an upper bound. */
 void hta_graph_launches_note(const hta_tableset *set, int64_t rank_key, hta_error *notes);
 
 /* The ranks whose rows of "graph_launches" in set (in rank order) show a
- * replay that left no GPU event, ascending, in an array the caller frees
- * (*n of them); NULL when out of memory. */
+ * replay that left no GPU event or a short one, ascending, in an array
+ * the caller frees (*n of them); NULL when out of memory. */
 int64_t *hta_graph_under_recorded_ranks(const hta_tableset *set, size_t *n);
 
 /* The columns of /graph_launches (docs/results-format.md). */
@@ -31,6 +32,8 @@ enum {
     HTA_GRAPH_LAUNCHES_BUSY_P50_US,
     HTA_GRAPH_LAUNCHES_CPU_LAUNCH_P50_US,
     HTA_GRAPH_LAUNCHES_LAUNCH_DELAY_P50_US,
+    HTA_GRAPH_LAUNCHES_SHORT_REPLAYS,
+    HTA_GRAPH_LAUNCHES_SHORT_OF,
     HTA_GRAPH_LAUNCHES_N_COLUMNS
 };
 extern const hta_table_spec hta_graph_launches_table;

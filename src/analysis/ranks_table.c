@@ -26,6 +26,7 @@ static const hta_column RANK_COLUMNS[HTA_RANKS_N_COLUMNS] = {
     [HTA_RANKS_INPUT_FORMAT] = {"input_format", HTA_COL_STR},
     [HTA_RANKS_INPUT_NOTES] = {"input_notes", HTA_COL_STR},
     [HTA_RANKS_HOST] = {"host", HTA_COL_STR},
+    [HTA_RANKS_UNLAUNCHED_GPU_EVENTS] = {"unlaunched_gpu_events", HTA_COL_I64},
 };
 const hta_table_spec hta_ranks_table = {
     "ranks", RANK_COLUMNS, HTA_RANKS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
@@ -60,5 +61,6 @@ int hta_put_ranks_row(hta_tableset *out, int64_t file_index, int process, int th
     hta_row_put_str(&row, r->input_format);
     hta_row_put_str(&row, r->input_notes);
     hta_row_put_str(&row, r->host ? r->host : "");
+    hta_row_put_i64(&row, (int64_t)r->unlaunched_gpu_events);
     return hta_row_done(&row);
 }

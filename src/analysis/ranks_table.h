@@ -18,6 +18,7 @@ typedef struct hta_trace_report {
     const char *error;
     uint64_t bytes, json_bytes, events, skipped_events, gpu_events;
     uint64_t filtered_gpu_events;
+    uint64_t unlaunched_gpu_events; /* with a correlation no CPU event carries */
     int step_filter_applied;
     int64_t world_size;
     double first_ts_us, last_ts_us, parse_seconds, analysis_seconds;
@@ -56,6 +57,7 @@ enum {
     HTA_RANKS_INPUT_FORMAT,
     HTA_RANKS_INPUT_NOTES,
     HTA_RANKS_HOST,
+    HTA_RANKS_UNLAUNCHED_GPU_EVENTS,
     HTA_RANKS_N_COLUMNS
 };
 extern const hta_table_spec hta_ranks_table;

@@ -28,10 +28,12 @@
 #include "crossrank/global_path.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/critical_path.h"
+#include "crossrank/kernel_medians.h"
 #include "numerics/bounds.h"
 
 static const hta_column WALK_COLUMNS[HTA_PATH_WALK_N_COLUMNS] = {
@@ -41,6 +43,7 @@ static const hta_column WALK_COLUMNS[HTA_PATH_WALK_N_COLUMNS] = {
     [HTA_PATH_WALK_NAME_ID] = {"name_id", HTA_COL_I64},
     [HTA_PATH_WALK_BOUND] = {"bound", HTA_COL_I64},
     [HTA_PATH_WALK_TIME_NS] = {"time_ns", HTA_COL_I64},
+    [HTA_PATH_WALK_EXCESS_NS] = {"excess_ns", HTA_COL_I64},
 };
 const hta_table_spec hta_path_walk_table = {"_path_walk", WALK_COLUMNS, HTA_PATH_WALK_N_COLUMNS,
                                             HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
@@ -74,7 +77,7 @@ hta_path_piece *hta_path_pieces_in_time(const hta_table *walk, int with_hops, si
             p[k++] = (hta_path_piece){row[HTA_PATH_WALK_STEP].i, row[HTA_PATH_WALK_SEQ].i,
                                       row[HTA_PATH_WALK_RANK].i, row[HTA_PATH_WALK_BOUND].i,
                                       row[HTA_PATH_WALK_TIME_NS].i, row[HTA_PATH_WALK_NAME_ID].i,
-                                      NULL};
+                                      row[HTA_PATH_WALK_EXCESS_NS].i, NULL};
     }
     if (p)
         qsort(p, k, sizeof *p, compare_in_time);
@@ -112,6 +115,8 @@ typedef struct walker {
     int64_t *ranks;            /* the ranks this process holds, sorted */
     size_t n_ranks;
     int64_t limit;             /* hops beyond which a walk is a cycle */
+    hta_kernel_excess *excess; /* its ranks' kernels above the medians */
+    size_t n_excess;
     hta_table *out;
 } walker;
 
@@ -336,10 +341,11 @@ static void walker_free(walker *w)
     free(w->by_start);
     free(w->by_instance);
     free(w->ranks);
+    free(w->excess);
 }
 
 static int put_piece(walker *w, walk_state *st, int64_t rank, int64_t name_id, int64_t bound,
-                     int64_t time)
+                     int64_t time, int64_t excess)
 {
     use_name(w, rank, name_id);
     hta_row_builder row = hta_table_add_row(w->out);
@@ -349,6 +355,7 @@ static int put_piece(walker *w, walk_state *st, int64_t rank, int64_t name_id, i
     hta_row_put_i64(&row, name_id);
     hta_row_put_i64(&row, bound);
     hta_row_put_i64(&row, time);
+    hta_row_put_i64(&row, excess);
     return hta_row_done(&row);
 }
 
@@ -357,8 +364,13 @@ static int put_interval_pieces(walker *w, walk_state *st, const interval *h)
 {
     for (size_t i = h->n_pieces; i > 0; i--) {
         const hta_cell *row = hta_table_row(w->rows, h->row + i);
-        if (put_piece(w, st, h->rank, row[HTA_PATH_INTERVALS_NAME_ID].i,
-                      row[HTA_PATH_INTERVALS_BOUND].i, row[HTA_PATH_INTERVALS_TIME_NS].i))
+        int64_t bound = row[HTA_PATH_INTERVALS_BOUND].i, time = row[HTA_PATH_INTERVALS_TIME_NS].i;
+        int64_t name = row[HTA_PATH_INTERVALS_NAME_ID].i;
+        double share = bound == HTA_CP_GPU_COMPUTE && time > 0
+                           ? hta_kernel_excess_share(w->excess, w->n_excess, h->rank,
+                                                     row[HTA_PATH_INTERVALS_STEP].i, name)
+                           : 0;
+        if (put_piece(w, st, h->rank, name, bound, time, llround(share * (double)time)))
             return -1;
     }
     return 0;
@@ -388,10 +400,10 @@ static int cross_kernel(walker *w, walk_state *st, const interval *h)
         const hta_group_op *o = &w->r->ops[op];
         *st = (walk_state){st->step, x->last_rank, TARGET_INSTANCE, o->group, o->by_seq, o->key,
                            st->seq, st->hops, 0};
-        return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, transfer);
+        return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, transfer, 0);
     }
     st->target = from;
-    return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, dur);
+    return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, dur, 0);
 }
 
 /* At a hop onto the instance's last arriver: the mark of how much later
@@ -399,7 +411,7 @@ static int cross_kernel(walker *w, walk_state *st, const interval *h)
 static int put_hop(walker *w, walk_state *st)
 {
     long op = st->target == TARGET_INSTANCE ? instance_op(w, st) : -1;
-    return op < 0 ? 0 : put_piece(w, st, st->rank, -1, HTA_PATH_HOP, w->res[op].lateness_ns);
+    return op < 0 ? 0 : put_piece(w, st, st->rank, -1, HTA_PATH_HOP, w->res[op].lateness_ns, 0);
 }
 
 /* Walks the step on while its rank is held here. */
@@ -435,45 +447,62 @@ static void keep_moved(void *in, void *inout, int *len, MPI_Datatype *type)
             b[i] = a[i];
 }
 
+/* A rank's step end: any (kind 0), or free (kind 1): no communication
+ * kernel bounds the stretch before it, so it does not move when another
+ * rank's delay does (crossrank/what_if.c). */
 typedef struct step_end {
-    int64_t step, at, rank;
+    int64_t step, kind, at, rank;
 } step_end;
 
-/* By step, the latest end first, then the lowest rank. */
+/* By step and kind, the latest end first, then the lowest rank. */
 static int compare_step_end(const void *a, const void *b)
 {
     const step_end *x = a, *y = b;
     int c = cmp_i64(x->step, y->step);
+    c = c ? c : cmp_i64(x->kind, y->kind);
     c = c ? c : cmp_i64(y->at, x->at);
     return c ? c : cmp_i64(x->rank, y->rank);
 }
 
-/* Keeps the first of each step's run in e[0..n), which is sorted; the
- * count left. */
-static size_t first_per_step(step_end *e, size_t n)
+/* Keeps the latest end of each step and its two latest free ends in
+ * e[0..n); the count left, in order. */
+static size_t latest_per_step(step_end *e, size_t n)
 {
     qsort(e, n, sizeof *e, compare_step_end);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || e[k - 1].step != e[i].step)
+    size_t k = 0, run = 0;
+    for (size_t i = 0; i < n; i++) {
+        int same = k && e[k - 1].step == e[i].step && e[k - 1].kind == e[i].kind;
+        run = same ? run + 1 : 0;
+        if (run < (e[i].kind ? 2u : 1u))
             e[k++] = e[i];
+    }
     return k;
 }
 
-/* Every step's walk at its start, the same on every process: each step
- * from the rank whose step ends last.  NULL (everywhere) when out of
- * memory. */
-static walk_state *first_states(const hta_processes *pr, const walker *w, size_t *n_steps)
+/* This process's ranks' step ends, each step's latest kept. */
+static step_end *local_ends(const walker *w, size_t *n)
 {
-    step_end *mine = malloc((w->n_iv ? w->n_iv : 1) * sizeof *mine);
-    size_t n = 0;
-    for (size_t i = 0; mine && i < w->n_iv; i++) {
+    step_end *e = malloc((2 * w->n_iv + 1) * sizeof *e);
+    size_t k = 0;
+    for (size_t i = 0; e && i < w->n_iv; i++) {
         if (w->iv[i].kind != HTA_PATH_INTERVAL_TO_END)
             continue;
         const hta_cell *row = hta_table_row(w->rows, w->iv[i].row);
-        mine[n++] = (step_end){w->iv[i].key, row[HTA_PATH_INTERVALS_AT_NS].i, w->iv[i].rank};
+        step_end any = {w->iv[i].key, 0, row[HTA_PATH_INTERVALS_AT_NS].i, w->iv[i].rank};
+        e[k++] = any;
+        if (row[HTA_PATH_INTERVALS_FROM_NS].i < 0)
+            e[k++] = (step_end){any.step, 1, any.at, any.rank};
     }
-    n = mine ? first_per_step(mine, n) : 0;
+    *n = e ? latest_per_step(e, k) : 0;
+    return e;
+}
+
+/* Every process's step ends, each step's latest kept, the same
+ * everywhere; NULL (everywhere) when out of memory. */
+static step_end *job_ends(const hta_processes *pr, const walker *w, size_t *n_ends)
+{
+    size_t n = 0;
+    step_end *mine = local_ends(w, &n);
     int *lens = calloc((size_t)pr->n, sizeof *lens), *offsets = calloc((size_t)pr->n, sizeof *offsets);
     int failed = hta_processes_any(pr, !mine || !lens || !offsets ||
                                            n * sizeof *mine > INT_MAX);
@@ -485,23 +514,61 @@ static walk_state *first_states(const hta_processes *pr, const walker *w, size_t
         total += lens[p];
     }
     step_end *all = failed ? NULL : malloc(total > 0 && total <= INT_MAX ? (size_t)total : 1);
-    walk_state *st = NULL;
-    if (!hta_processes_any(pr, failed || !all || total > INT_MAX)) {
+    if (hta_processes_any(pr, failed || !all || total > INT_MAX)) {
+        free(all);
+        all = NULL;
+    } else {
         hta_processes_allgatherv(pr, mine, (int)(n * sizeof *mine), (char *)all, lens, offsets);
-        size_t k = first_per_step(all, (size_t)total / sizeof *all);
-        st = malloc((k ? k : 1) * sizeof *st);
-        for (size_t i = 0; st && i < k; i++)
-            st[i] = (walk_state){all[i].step, all[i].rank, TARGET_END, 0, 0, 0, 0, 0, 0};
-        *n_steps = k;
-        if (hta_processes_any(pr, !st)) {
-            free(st);
-            st = NULL;
-        }
+        *n_ends = latest_per_step(all, (size_t)total / sizeof *all);
     }
-    free(all);
     free(mine);
     free(lens);
     free(offsets);
+    return all;
+}
+
+static const hta_column END_COLUMNS[HTA_PATH_ENDS_N_COLUMNS] = {
+    [HTA_PATH_ENDS_STEP] = {"step", HTA_COL_I64},
+    [HTA_PATH_ENDS_KIND] = {"kind", HTA_COL_I64},
+    [HTA_PATH_ENDS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_PATH_ENDS_END_NS] = {"end_ns", HTA_COL_I64},
+};
+const hta_table_spec hta_path_ends_table = {"_path_ends", END_COLUMNS, HTA_PATH_ENDS_N_COLUMNS,
+                                            HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+
+static int put_ends(const step_end *e, size_t n, hta_tableset *out)
+{
+    hta_table *t = hta_tableset_table(out, &hta_path_ends_table);
+    int rc = t ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, e[i].step);
+        hta_row_put_i64(&row, e[i].kind);
+        hta_row_put_i64(&row, e[i].rank);
+        hta_row_put_i64(&row, e[i].at);
+        rc = hta_row_done(&row);
+    }
+    return rc;
+}
+
+/* Every step's walk at its start, the same on every process: each step
+ * from the rank whose step ends last; the root puts the ends into
+ * "_path_ends".  NULL (everywhere) when out of memory. */
+static walk_state *first_states(const hta_processes *pr, const walker *w, hta_tableset *out,
+                                size_t *n_steps)
+{
+    size_t n = 0, k = 0;
+    step_end *e = job_ends(pr, w, &n);
+    walk_state *st = e ? malloc((n + 1) * sizeof *st) : NULL;
+    for (size_t i = 0; st && i < n; i++)
+        if (e[i].kind == 0)
+            st[k++] = (walk_state){e[i].step, e[i].rank, TARGET_END, 0, 0, 0, 0, 0, 0};
+    *n_steps = k;
+    if (hta_processes_any(pr, e && (!st || (pr->me == HTA_ROOT && put_ends(e, n, out))))) {
+        free(st);
+        st = NULL;
+    }
+    free(e);
     return st;
 }
 
@@ -558,9 +625,12 @@ int hta_global_path_walk(const hta_processes *pr, const hta_tableset *path,
                          const hta_rank_ops *r, const hta_op_result *res, hta_tableset *out)
 {
     walker w;
-    int failed = hta_processes_any(pr, walker_init(&w, path, r, res, out) != 0);
+    int failed = hta_processes_any(pr, walker_init(&w, path, r, res, out) != 0) ||
+                 hta_kernel_excess_exchange(pr,
+                                            hta_tableset_find(path, hta_kernel_places_table.name),
+                                            &w.excess, &w.n_excess) != 0;
     size_t n_steps = 0;
-    walk_state *st = failed ? NULL : first_states(pr, &w, &n_steps);
+    walk_state *st = failed ? NULL : first_states(pr, &w, out, &n_steps);
     if (st) {
         int64_t limit = (int64_t)w.n_iv;
         hta_processes_sum(pr, &limit, 1);

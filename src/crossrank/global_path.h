@@ -37,13 +37,26 @@ enum {
     HTA_PATH_WALK_NAME_ID,     /* the rank's: see _path_walk_names */
     HTA_PATH_WALK_BOUND,
     HTA_PATH_WALK_TIME_NS,
+    HTA_PATH_WALK_EXCESS_NS,   /* a compute piece's time above the kernels' medians */
     HTA_PATH_WALK_N_COLUMNS
 };
 extern const hta_table_spec hta_path_walk_table;
 
+/* The columns of _path_ends (scratch between stages, never written): per
+ * step, the end of the rank whose step ends last (kind 0) and the two
+ * latest ends that no communication kernel bounds (kind 1). */
+enum {
+    HTA_PATH_ENDS_STEP,
+    HTA_PATH_ENDS_KIND,
+    HTA_PATH_ENDS_RANK,
+    HTA_PATH_ENDS_END_NS,
+    HTA_PATH_ENDS_N_COLUMNS
+};
+extern const hta_table_spec hta_path_ends_table;
+
 /* A row of _path_walk; name: the caller's (NULL from the reader). */
 typedef struct hta_path_piece {
-    int64_t step, seq, rank, bound, time, name_id;
+    int64_t step, seq, rank, bound, time, name_id, excess;
     const char *name;
 } hta_path_piece;
 

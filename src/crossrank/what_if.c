@@ -11,27 +11,28 @@
  * piece earlier, until a hop onto an instance's last arriver: the
  * instance then starts earlier only by as much as the last arriver was
  * later than the others (its lateness, the hop's mark), since they arrive
- * when they did.  The saving left at the step's end is taken off the
- * step's time (its slowest rank's).  First order: the other ranks' times
- * and the path's shape are held; only what the path can see moves.
+ * when they did.  At the step's end, a rank whose end no communication
+ * kernel bounds (a free end, "_path_ends") ends when it did: the step
+ * ends no earlier than the latest free end of another rank.  The saving
+ * left is taken off the step's time (its slowest rank's).  First order:
+ * the other ranks' times and the path's shape are held; only what the
+ * path can see moves.
  *
- * A kernel's time at the median: the rank's compute on the path scaled
- * by the median over the ranks of the step's compute time (/steps) over
- * its own, which is each kernel at its median when the rank's kernels are
- * all slower by one factor. */
+ * A kernel at the median: each compute piece on the path carries its
+ * time above the medians of its kernels' places over the ranks
+ * (crossrank/kernel_medians.c), which the change takes away. */
 #include "crossrank/what_if.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/critical_path.h"
-#include "analysis/steps.h"
 #include "crossrank/causes.h"
 #include "crossrank/delay_costs.h"
 #include "crossrank/global_path.h"
 #include "crossrank/step_comparison.h"
 #include "numerics/bounds.h"
-#include "numerics/stats.h"
 
 #define TOP_PER_STEP 5
 
@@ -77,11 +78,6 @@ typedef struct candidate {
     hta_cause cause;
 } candidate;
 
-typedef struct step_compute {
-    int64_t step, rank;
-    double compute;            /* us */
-} step_compute;
-
 static int cmp_i64(int64_t a, int64_t b)
 {
     return (a > b) - (a < b);
@@ -99,44 +95,30 @@ static int compare_candidate(const void *a, const void *b)
     return cmp_i64(x->rank, y->rank);
 }
 
-static int compare_step_compute(const void *a, const void *b)
-{
-    const step_compute *x = a, *y = b;
-    int c = cmp_i64(x->step, y->step);
-    return c ? c : cmp_i64(x->rank, y->rank);
-}
-
 /* What the what-if reads, by step. */
 typedef struct inputs {
     piece *p;
     size_t n;
     candidate *c;
     size_t n_c;
-    step_compute *sc;
-    size_t n_sc;
-    const hta_table *cross_steps;
-    double *scratch;           /* n_sc doubles */
+    const hta_table *cross_steps, *ends;
 } inputs;
 
 static void inputs_free(inputs *in)
 {
     free(in->p);
     free(in->c);
-    free(in->sc);
-    free(in->scratch);
 }
 
 static int read_inputs(const hta_tableset *set, const hta_table *walk, inputs *in)
 {
     const hta_table *costs = hta_tableset_find(set, hta_delay_costs_table.name);
-    const hta_table *steps = hta_tableset_find(set, hta_steps_table.name);
-    size_t n_costs = costs ? costs->n_rows : 0, n_steps = steps ? steps->n_rows : 0;
-    *in = (inputs){.cross_steps = hta_tableset_find(set, hta_cross_steps_table.name)};
+    size_t n_costs = costs ? costs->n_rows : 0;
+    *in = (inputs){.cross_steps = hta_tableset_find(set, hta_cross_steps_table.name),
+                   .ends = hta_tableset_find(set, hta_path_ends_table.name)};
     in->p = hta_path_pieces_in_time(walk, 1, &in->n);
     in->c = malloc((n_costs + 1) * sizeof *in->c);
-    in->sc = malloc((n_steps + 1) * sizeof *in->sc);
-    in->scratch = malloc((n_steps + 1) * sizeof *in->scratch);
-    if (!in->p || !in->c || !in->sc || !in->scratch)
+    if (!in->p || !in->c)
         return -1;
     const char *ignored;
     for (size_t i = 0; i < n_costs; i++) {
@@ -146,46 +128,58 @@ static int read_inputs(const hta_tableset *set, const hta_table *walk, inputs *i
             in->c[in->n_c++] = (candidate){row[HTA_DELAY_COSTS_STEP].i, row[HTA_DELAY_COSTS_RANK].i,
                                            row[HTA_DELAY_COSTS_TOTAL_US].f, cause};
     }
-    for (size_t i = 0; i < n_steps; i++) {
-        const hta_cell *row = hta_table_row(steps, i);
-        in->sc[in->n_sc++] = (step_compute){row[HTA_STEPS_STEP].i, row[HTA_STEPS_RANK].i,
-                                            row[HTA_STEPS_COMPUTE_US].f};
-    }
     qsort(in->c, in->n_c, sizeof *in->c, compare_candidate);
-    qsort(in->sc, in->n_sc, sizeof *in->sc, compare_step_compute);
     return 0;
 }
 
-/* The factor the rank's compute kernels shrink by at the step's median:
- * 1 - median / own, 0 when its compute is at or below the median. */
-static double compute_cut(const inputs *in, int64_t step, int64_t rank)
+/* The first row of t (sorted by its int64 column col) whose value is at
+ * least step. */
+static size_t first_row_of_step(const hta_table *t, size_t col, int64_t step)
 {
-    size_t first = HTA_LOWER_BOUND(in->sc, in->n_sc, step, step), k = 0;
-    double own = 0;
-    for (size_t i = first; i < in->n_sc && in->sc[i].step == step; i++) {
-        in->scratch[k++] = in->sc[i].compute;
-        own = in->sc[i].rank == rank ? in->sc[i].compute : own;
+    size_t lo = 0, hi = t ? t->n_rows : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hta_table_row(t, mid)[col].i < step)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    if (k == 0 || own <= 0)
-        return 0;
-    hta_sort_doubles(in->scratch, k);
-    double median = hta_quantile_sorted(in->scratch, k, 0.5);
-    return median < own ? 1 - median / own : 0;
+    return lo;
 }
 
-/* The step's time: its slowest rank's (/cross_rank/steps), or the path's
- * length without it. */
+/* The step's time: its slowest rank's (/cross_rank/steps, in step
+ * order), or the path's length without it. */
 static double step_time(const inputs *in, int64_t step, const piece *p, size_t n)
 {
-    for (size_t i = 0; in->cross_steps && i < in->cross_steps->n_rows; i++) {
-        const hta_cell *row = hta_table_row(in->cross_steps, i);
-        if (row[HTA_CROSS_STEPS_STEP].i == step)
-            return row[HTA_CROSS_STEPS_STEP_TIME_MAX_US].f;
-    }
+    const hta_table *t = in->cross_steps;
+    size_t i = first_row_of_step(t, HTA_CROSS_STEPS_STEP, step);
+    if (t && i < t->n_rows && hta_table_row(t, i)[HTA_CROSS_STEPS_STEP].i == step)
+        return hta_table_row(t, i)[HTA_CROSS_STEPS_STEP_TIME_MAX_US].f;
     int64_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += p[i].bound == HTA_PATH_HOP ? 0 : p[i].time;
+    for (size_t k = 0; k < n; k++)
+        total += p[k].bound == HTA_PATH_HOP ? 0 : p[k].time;
     return hta_ns_to_us(total);
+}
+
+/* How much the step's end can move when rank's changes: its path's end
+ * less the latest free end of another rank (the rows of "_path_ends", by
+ * step, kind, then latest first); no bound without one. */
+static double end_room(const inputs *in, int64_t step, int64_t rank)
+{
+    int64_t end = INT64_MIN, floor = INT64_MIN;
+    const hta_table *t = in->ends;
+    for (size_t i = first_row_of_step(t, HTA_PATH_ENDS_STEP, step); t && i < t->n_rows; i++) {
+        const hta_cell *row = hta_table_row(t, i);
+        if (row[HTA_PATH_ENDS_STEP].i != step)
+            break;
+        if (row[HTA_PATH_ENDS_KIND].i == 0)
+            end = row[HTA_PATH_ENDS_END_NS].i;
+        else if (row[HTA_PATH_ENDS_RANK].i != rank && floor == INT64_MIN)
+            floor = row[HTA_PATH_ENDS_END_NS].i;
+    }
+    if (end == INT64_MIN || floor == INT64_MIN)
+        return HUGE_VAL;
+    return end > floor ? (double)(end - floor) : 0;
 }
 
 typedef struct outcome {
@@ -200,7 +194,6 @@ static outcome predict(const inputs *in, const candidate *c, const piece *p, siz
 {
     outcome o = {c, "", 0, 0};
     int bound = change_of(c->cause, &o.change);
-    double cut = bound == HTA_CP_GPU_COMPUTE ? compute_cut(in, c->step, c->rank) : 1;
     double saved = 0, on_path = 0; /* ns */
     for (size_t i = 0; i < n; i++) {
         if (p[i].bound == HTA_PATH_HOP) {
@@ -211,10 +204,11 @@ static outcome predict(const inputs *in, const candidate *c, const piece *p, siz
             continue;
         on_path += (double)p[i].time;
         if (p[i].bound == bound && p[i].time > 0)
-            saved += cut * (double)p[i].time;
+            saved += bound == HTA_CP_GPU_COMPUTE ? (double)p[i].excess : (double)p[i].time;
     }
+    double room = end_room(in, c->step, c->rank);
     o.on_path = on_path / 1000.0;
-    o.saving = saved / 1000.0;
+    o.saving = (saved < room ? saved : room) / 1000.0;
     return o;
 }
 
@@ -272,5 +266,6 @@ int hta_what_if(hta_tableset *set, hta_error *err)
     const hta_table *walk = hta_tableset_find(set, hta_path_walk_table.name);
     int rc = walk && walk->n_rows ? put_what_if(set, walk) : 0;
     hta_tableset_remove(set, hta_path_walk_table.name);
+    hta_tableset_remove(set, hta_path_ends_table.name);
     return rc ? hta_fail(err, "out of memory predicting the step times") : 0;
 }

@@ -6,8 +6,9 @@
 #include "table/table.h"
 #include "util/error.h"
 
-/* Root: "what_if" from "_path_walk" (crossrank/global_path.h), which it
- * then drops, "delay_costs", "steps" and "cross_rank/steps". */
+/* Root: "what_if" from "_path_walk" and "_path_ends"
+ * (crossrank/global_path.h), which it then drops, "delay_costs", "steps"
+ * and "cross_rank/steps". */
 int hta_what_if(hta_tableset *set, hta_error *err);
 
 /* The columns of /what_if (docs/results-format.md). */

@@ -216,3 +216,12 @@ const hta_event *hta_rank_view_launch(const hta_rank_view *view, const hta_event
         return NULL;
     return &view->trace->events[index];
 }
+
+size_t hta_rank_view_unlaunched(const hta_rank_view *view)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < view->n_gpu; i++)
+        n += hta_event_correlation(view->trace, view->gpu[i]) >= 0 &&
+             !hta_rank_view_launch(view, view->gpu[i]);
+    return n;
+}

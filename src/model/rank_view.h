@@ -56,4 +56,8 @@ void hta_rank_view_free(hta_rank_view *view);
 /* The launching CPU event of a GPU event, or NULL. */
 const hta_event *hta_rank_view_launch(const hta_rank_view *view, const hta_event *gpu);
 
+/* The GPU events with a correlation that no CPU event of the view
+ * carries: GPU work whose launch the trace lacks. */
+size_t hta_rank_view_unlaunched(const hta_rank_view *view);
+
 #endif

@@ -4,7 +4,9 @@
  * keeps CPU-side events that start before it (or, with include_last_step,
  * before its end) and only the GPU events launched by a kept CPU event.
  * Applies only when the rank has at least two distinct ProfilerStep#N
- * names; the trace is compacted in place. */
+ * names; the trace is compacted in place.  The map of correlations holds
+ * every CPU-side one, marked kept or not, so that the GPU events whose
+ * correlation no CPU event carries are counted as they are dropped. */
 
 #include "model/step_filter.h"
 
@@ -27,7 +29,7 @@ static int is_cpu_side(const hta_event *e, int64_t correlation)
 
 /* What one pass over the events finds: the latest-starting
  * ProfilerStep#N event, and the range of the CPU-side correlations, which
- * sizes the map of the kept ones (a superset of them). */
+ * sizes their map. */
 typedef struct step_scan {
     const hta_event *last_step;    /* NULL unless two distinct step names */
     size_t n_correlated;
@@ -91,7 +93,11 @@ int hta_step_filter(hta_trace *t, int include_last_step,
         const hta_event *e = &t->events[i];
         int before = include_last_step ? e->ts_ns <= cutoff : e->ts_ns < cutoff;
         int64_t correlation = hta_event_correlation(t, e);
-        if (is_cpu_side(e, correlation) && correlation >= 0 && before)
+        if (!is_cpu_side(e, correlation) || correlation < 0)
+            continue;
+        if (before)
+            hta_corrmap_put(&kept, correlation, 1);
+        else
             hta_corrmap_put_first(&kept, correlation, 0);
     }
     /* The extras are compacted along, so each event's is read in step
@@ -105,12 +111,14 @@ int hta_step_filter(hta_trace *t, int include_last_step,
         comm += has_comm;
         int64_t correlation =
             e->flags & HTA_EVENT_WIDE_CORRELATION ? x.correlation : e->correlation;
-        uint32_t unused;
-        int keep = is_cpu_side(e, correlation)
-                       ? (include_last_step ? e->ts_ns <= cutoff : e->ts_ns < cutoff)
-                       : hta_corrmap_get(&kept, correlation, &unused);
+        uint32_t launched = 0;
+        int cpu_side = is_cpu_side(e, correlation);
+        int known = !cpu_side && hta_corrmap_get(&kept, correlation, &launched);
+        int keep = cpu_side ? (include_last_step ? e->ts_ns <= cutoff : e->ts_ns < cutoff)
+                            : launched == 1;
         if (!keep) {
             stats->dropped_gpu_events += hta_event_is_gpu(e);
+            stats->unlaunched_gpu_events += !cpu_side && !known;
             continue;
         }
         if (has_extra) {

@@ -12,6 +12,9 @@ typedef struct hta_step_filter_stats {
     int applied;               /* the rank had >= 2 ProfilerStep#N names */
     size_t dropped_gpu_events;
     size_t dropped_events;
+    /* Of the dropped GPU events, those with a correlation no CPU event
+     * carries: GPU events without a CPU side. */
+    size_t unlaunched_gpu_events;
 } hta_step_filter_stats;
 
 int hta_step_filter(hta_trace *trace, int include_last_step,

@@ -22,6 +22,7 @@
 #include "output/p2p_report.h"
 #include "output/summary.h"
 #include "output/critical_path_summary.h"
+#include "output/job_path_summary.h"
 #include "output/summary_ops.h"
 
 #include <math.h>
@@ -256,27 +257,33 @@ static void print_delay_costs(const hta_tableset *set)
     printf("; see /delay_costs\n");
 }
 
-/* The ranks whose CUDA/HIP graph replays were not all recorded, whose
- * idle time is then an upper bound (analysis/graph_launches.c). */
+/* The ranks whose CUDA/HIP graph replays were not all recorded, or some
+ * recorded short, whose idle time is then an upper bound
+ * (analysis/graph_launches.c). */
 static void print_graph_coverage(const hta_tableset *set)
 {
     const hta_table *t = hta_tableset_find(set, hta_graph_launches_table.name);
-    int64_t launches = 0, recorded = 0, last_rank = -1;
-    size_t ranks = 0;
+    int64_t launches = 0, recorded = 0, short_replays = 0;
     for (size_t r = 0; t && r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
-        int64_t missing = row[HTA_GRAPH_LAUNCHES_LAUNCHES].i - row[HTA_GRAPH_LAUNCHES_RECORDED].i;
         launches += row[HTA_GRAPH_LAUNCHES_LAUNCHES].i;
         recorded += row[HTA_GRAPH_LAUNCHES_RECORDED].i;
-        ranks += missing > 0 && row[HTA_GRAPH_LAUNCHES_RANK].i != last_rank;
-        if (missing > 0)
-            last_rank = row[HTA_GRAPH_LAUNCHES_RANK].i;
+        short_replays += row[HTA_GRAPH_LAUNCHES_SHORT_REPLAYS].i;
     }
+    if (recorded == launches && short_replays == 0)
+        return;
+    size_t ranks = 0;
+    free(hta_graph_under_recorded_ranks(set, &ranks));
+    printf("\nGraph replays: ");
     if (recorded < launches)
-        printf("\nGraph replays: %lld of %lld CUDA/HIP graph launches left no GPU event, on %zu "
-               "ranks: their idle time is an upper bound and stays out of the outlier search "
-               "(see /graph_launches)\n",
-               (long long)(launches - recorded), (long long)launches, ranks);
+        printf("%lld of %lld CUDA/HIP graph launches left no GPU event%s",
+               (long long)(launches - recorded), (long long)launches,
+               short_replays ? " and " : "");
+    if (short_replays)
+        printf("%lld of %lld recorded replays have fewer kernels than their graph",
+               (long long)short_replays, (long long)recorded);
+    printf(", on %zu ranks: their idle time is an upper bound and stays out of the outlier "
+           "search (see /graph_launches)\n", ranks);
 }
 
 /* The hosts whose clock offset was taken out before the waits. */
@@ -390,5 +397,6 @@ void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
     hta_print_a2a_report(set);
     hta_print_ops_summary(set);
     hta_print_critical_path_summary(set);
+    hta_print_job_path_summary(set);
     printf("\nResults: %s\n", opt->path);
 }

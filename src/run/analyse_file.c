@@ -128,6 +128,9 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
     if (ok) {
         r.step_filter_applied = filter.applied;
         r.filtered_gpu_events = filter.dropped_gpu_events;
+        /* The filter drops them and counts them; else they are in the view. */
+        r.unlaunched_gpu_events =
+            filter.applied ? filter.unlaunched_gpu_events : hta_rank_view_unlaunched(&view);
         /* On failure the tables may hold some of this file's rows, which
          * the root discards with the failed rank. */
         double deadline = opt->run.timeout_per_trace > 0 ? t0 + opt->run.timeout_per_trace : 0;
