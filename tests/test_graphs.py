@@ -168,6 +168,25 @@ def raw_graph_counts(folder):
     return len(calls), sum(e["cat"] == "kernel" for e in gpu), len(gpu)
 
 
+def test_idle_of_a_rank_with_short_replays_is_no_outlier():
+    """Rank 1 of 8 records every fourth replay one kernel short: the
+    replays are counted short, its idle time stands 7.8% above the
+    others', and no idle metric of it is flagged, while its lower compute
+    still is."""
+    d, truth = graph_job("--graph-short", "4:1", ranks=8)
+    out, _ = analyse(d)
+    g = table(out, "/graph_launches")
+    shorts = g.groupby("rank").short_replays.sum()
+    assert shorts.loc[1] == truth["ranks"]["1"]["short"] > 0 and shorts.drop(1).sum() == 0, g
+    m = table(out, "/rank_metrics")
+    idle = m[m.metric == "idle_time_us"].set_index("rank").value
+    assert idle[1] > 1.07 * idle.drop(1).max(), idle
+    o = table(out, "/outliers")
+    mine = o[o["rank"] == 1]
+    assert mine.metric.str.contains("compute").any(), o
+    assert not mine.metric.str.contains("idle").any(), mine[["metric", "value", "median"]]
+
+
 def test_negative_queue_graph_launches():
     """The real trace's graph launches, their kernels and GPU events, all
     recorded (the last step kept: the default drops some of them), in
@@ -179,6 +198,9 @@ def test_negative_queue_graph_launches():
     assert g.launches.sum() == launches and g.kernels.sum() == kernels, g
     assert g.gpu_events.sum() == gpu_events, g
     assert (g.recorded == g.launches).all(), g
+    # Its 1-kernel graphs, subsequences of 2-kernel ones replayed as
+    # often, are graphs of their own, not replays recorded short.
+    assert (g.short_replays == 0).all() and (g.kernels_min == 1).any(), g
     ls = table(out, "/launch_stats").iloc[0]
     assert ls.graph_launches == launches and ls.graph_gpu_events == gpu_events, ls
 
