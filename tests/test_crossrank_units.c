@@ -20,6 +20,8 @@
 #include "crossrank/collective_wait.h"
 #include "crossrank/crossrank.h"
 #include "crossrank/hosts.h"
+#include "crossrank/kernel_medians.h"
+#include "analysis/critical_path.h"
 #include "parse/rank_name.h"
 #include "crossrank/nodes.h"
 #include "crossrank/p2p_pairs.h"
@@ -299,6 +301,40 @@ static void test_hypergeometric_tail(void)
     CHECK(hta_hypergeometric_tail(0, 8, 8, 32) == 1.0, "P(>= 0) = 1");
 }
 
+/* A kernel's median is taken per place, not per name: "gemm" runs twice
+ * a step, 100 us then 500 us on ranks 0 and 1; rank 2's first is 300 us,
+ * its second 500.  Per place, rank 2 is 200 us above the medians (100 and
+ * 500) of its 800, and rank 0 at them; one median per name (400, over the
+ * six launches) would put rank 0's second launch 100 us above it. */
+static void test_kernel_medians_per_place(void)
+{
+    hta_tableset set = {0};
+    hta_table *t = hta_tableset_table(&set, &hta_kernel_places_table);
+    static const int64_t dur[3][2] = {{100000, 500000}, {100000, 500000}, {300000, 500000}};
+    for (int64_t rank = 0; t && rank < 3; rank++)
+        for (int64_t place = 0; place < 2; place++) {
+            hta_row_builder row = hta_table_add_row(t);
+            hta_row_put_i64(&row, rank);
+            hta_row_put_i64(&row, 7);     /* step */
+            hta_row_put_i64(&row, 4);     /* the rank's name id */
+            hta_row_put_i64(&row, 12345); /* the name's hash */
+            hta_row_put_i64(&row, place);
+            hta_row_put_i64(&row, dur[rank][place]);
+            CHECK(hta_row_done(&row) == 0, "row");
+        }
+    hta_processes alone = {.me = HTA_ROOT, .n = 1, .mpi = 0};
+    hta_kernel_excess *ex = NULL;
+    size_t n = 0;
+    CHECK(t && hta_kernel_excess_exchange(&alone, t, &ex, &n) == 0, "exchange");
+    double two = hta_kernel_excess_share(ex, n, 2, 7, 4), zero = hta_kernel_excess_share(ex, n, 0, 7, 4);
+    CHECK(fabs(two - 200.0 / 800.0) < 1e-12, "rank 2's share above the medians: %g", two);
+    CHECK(zero == 0, "rank 0 at the medians: %g", zero);
+    CHECK(hta_kernel_excess_share(ex, n, 2, 7, -2) == two, "the step's share for other names");
+    CHECK(hta_kernel_excess_share(ex, n, 2, 8, 4) == 0, "no such step");
+    free(ex);
+    hta_tableset_free(&set);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -317,6 +353,7 @@ int main(int argc, char **argv)
     test_alone_pairs_the_pipeline(argv[2], &s);
     test_host_from_file_name();
     test_hypergeometric_tail();
+    test_kernel_medians_per_place();
     char command[4200];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     CHECK(system(command) == 0, "cleaned up");

@@ -78,6 +78,11 @@ def test_path_runs_through_the_delayed_op():
         assert table(out3, t).equals(table(out, t)), t
 
 
+def truth_step(ranks, delay):
+    """The delayed step's time in the simulation (tools/tracegen_delay.c)."""
+    return 20 + GEMM_US + delay + PAIR_US + DP_US + 30
+
+
 def test_what_if_predicts_the_run_without_the_delay():
     """/what_if: rank 2's kernels at the median of their place in step 2
     (or its data loading gone) give the step time the same job simulated
@@ -86,8 +91,12 @@ def test_what_if_predicts_the_run_without_the_delay():
              (12, 2500, "compute", "compute", "kernels at the median"),
              (8, 1500, "data-loading", "data loading", "no data loading")]
     for ranks, delay, delay_in, cause, change in cases:
-        out, _ = analyse(delay_job(ranks, delay, delay_in), processes=2,
+        out, p = analyse(delay_job(ranks, delay, delay_in), processes=2,
                          extra=["--critical-path"])
+        line = [l for l in p.stdout.splitlines() if l.startswith("  what-if:")]
+        assert line == [f"  what-if: step 2, rank 2's {cause} ({change}) would save "
+                        f"{delay:.1f} us of {truth_step(ranks, delay):.1f} (predicted "
+                        f"{truth_step(ranks, delay) - delay:.1f} us); see /what_if"], p.stdout
         clean, _ = analyse(delay_job(ranks, 0), extra=["--critical-path"])
         truth = table(clean, "/cross_rank/steps").set_index("step").step_time_max_us
         w = table(out, "/what_if")

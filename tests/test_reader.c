@@ -599,12 +599,17 @@ static void test_prescan_skips_only_what_nothing_reads(void)
             memset(region, 0, sizeof region);
             int len = snprintf(region, 256, ",%*s%s, {", pad, "", tails[t]);
             const char *want = t == 0 ? strrchr(region, '}') : NULL;
+            /* without AVX2 only the byte loop's skip exists */
             const js_scan_level levels[] = {JS_SCAN_PORTABLE, JS_SCAN_AVX2, JS_SCAN_BEST};
-            for (size_t l = 0; l < 3; l++)
-                CHECK(js_skipper(levels[l])(region, region + len) == want,
+            for (size_t l = 0; l < 3; l++) {
+                js_skip_fn skip = js_skipper(levels[l]);
+                if (!skip)
+                    continue;
+                CHECK(skip(region, region + len) == want,
                       "skip of tail %zu after %d spaces, level %zu", t, pad, l);
-            CHECK(js_skipper(JS_SCAN_BEST)(region, region + (want ? want - region : len)) == NULL,
-                  "a skip that would reach the buffer's end, tail %zu", t);
+                CHECK(skip(region, region + (want ? want - region : len)) == NULL,
+                      "a skip that would reach the buffer's end, tail %zu, level %zu", t, l);
+            }
         }
 }
 

@@ -23,7 +23,13 @@
  * as the path stays on its ranks; one MPI_Allreduce per round keeps the
  * states of the steps that moved.  A round moves every step still
  * walking, so the rounds are the path's changes of process, and nothing
- * but the states and the pieces walked leaves a process. */
+ * but the states and the pieces walked leaves a process.
+ *
+ * For the what-if (crossrank/what_if.c) the walk also leaves a mark at
+ * each hop with the last arriver's lateness, puts on each compute piece
+ * its time above its kernels' medians (crossrank/kernel_medians.c, found
+ * before the walk), and the root keeps each step's latest end and latest
+ * free ends ("_path_ends"). */
 #define _GNU_SOURCE /* qsort_r */
 #include "crossrank/global_path.h"
 

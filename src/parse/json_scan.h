@@ -27,9 +27,10 @@
 
 /* Which classifier a lexer uses; JS_SCAN_OFF parses member by member. */
 typedef enum js_scan_level {
-    JS_SCAN_BEST,              /* AVX-512BW, else AVX2, else the byte loop */
-    JS_SCAN_AVX2,              /* AVX2 when the CPU has it, else the byte loop */
-    JS_SCAN_PORTABLE,          /* the byte loop */
+    JS_SCAN_BEST,              /* AVX-512BW, else AVX2, else no skip (the byte
+                                  loop's classifier) */
+    JS_SCAN_AVX2,              /* AVX2 when the CPU has it, else as BEST */
+    JS_SCAN_PORTABLE,          /* the byte loop, slower than no skip */
     JS_SCAN_OFF,
 } js_scan_level;
 
@@ -58,7 +59,8 @@ typedef const char *(*js_skip_fn)(const char *p, const char *end);
 #define JS_READ_PAST_BYTES 67u
 
 /* The classifier and the skip for level on this CPU (NULL for
- * JS_SCAN_OFF); *used names the instructions chosen. */
+ * JS_SCAN_OFF, and the skip NULL without AVX2 unless JS_SCAN_PORTABLE);
+ * *used names the classifier's instructions. */
 js_classify_fn js_classifier(js_scan_level level, const char **used);
 js_skip_fn js_skipper(js_scan_level level);
 

@@ -36,27 +36,23 @@ static void find_host(const char *path, const hta_trace *t, char *host, size_t s
     host[len] = '\0';
 }
 
-static void describe_span(const hta_trace *t, hta_trace_report *r)
+/* The trace's GPU events and time span, in one pass over its events (the
+ * other thread of a large trace waits for the passes before the view). */
+static void describe_events(const hta_trace *t, hta_trace_report *r)
 {
     if (t->n_events == 0)
         return;
+    uint64_t gpu = 0;
     int64_t first = t->events[0].ts_ns, last = hta_event_end(&t->events[0]);
-    for (size_t i = 1; i < t->n_events; i++) {
-        if (t->events[i].ts_ns < first)
-            first = t->events[i].ts_ns;
-        if (hta_event_end(&t->events[i]) > last)
-            last = hta_event_end(&t->events[i]);
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hta_event *e = &t->events[i];
+        gpu += hta_event_is_gpu(e) != 0;
+        first = e->ts_ns < first ? e->ts_ns : first;
+        last = hta_event_end(e) > last ? hta_event_end(e) : last;
     }
+    r->gpu_events = gpu;
     r->first_ts_us = hta_ns_to_us(first);
     r->last_ts_us = hta_ns_to_us(last);
-}
-
-static uint64_t count_gpu_events(const hta_trace *t)
-{
-    uint64_t n = 0;
-    for (size_t i = 0; i < t->n_events; i++)
-        n += hta_event_is_gpu(&t->events[i]) != 0;
-    return n;
 }
 
 /* Threads for the view and the analyses: --threads, for a large trace. */
@@ -109,9 +105,8 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
     r.json_bytes = trace.json_bytes;
     r.events = trace.n_events;
     r.skipped_events = trace.skipped_events;
-    r.gpu_events = count_gpu_events(&trace);
     r.world_size = trace.world_size;
-    describe_span(&trace, &r);
+    describe_events(&trace, &r);
 
     double t1 = hta_monotonic_seconds();
     if (opt->analysis.round_like_hta)
