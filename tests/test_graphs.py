@@ -83,7 +83,8 @@ def test_the_critical_path_runs_through_the_replay():
     synchronize waiting for the replay (hta-tracegen --graph-sync): the
     path is the launch, the prologue, the 21 us to the replay and the
     whole replay, as HTA's fixed critical path has it (86.81% compute,
-    12.92% kernel-kernel, 0.27% launch).  Without the rule the path keeps
+    12.92% kernel-kernel, 0.27% launch, 42 nodes and 42 edges:
+    scripts/hta-critical-path-oracle.py).  Without the rule the path keeps
     one kernel of the replay."""
     d = os.path.join(tmpdir(), "sync")
     subprocess.run([TRACEGEN, "--graphs", "1:16", "--graph-sync", "--ranks", "1", "--steps", "3",
@@ -95,13 +96,14 @@ def test_the_critical_path_runs_through_the_replay():
     assert (cp.gpu_kernel_kernel_overhead_us == 15 * 5 + 21).all(), cp
     assert (cp.gpu_kernel_launch_overhead_us == 2).all() and (cp.path_us == 743).all(), cp
     assert (cp.bound_by == "gpu_compute_bound").all(), cp
+    assert (cp.nodes == 42).all() and (cp.edges == 42).all(), cp  # HTA's graph
 
 
 def test_negative_queue_critical_path_graphs_equal_htas_fixed_ones():
     """negative_queue's step graphs have the nodes and edges of HTA with
-    PR #291 (17d09fc, run on this trace: 110 nodes more per step than
-    without the fix, its 55 graph GPU events beyond the one per
-    correlation HTA kept)."""
+    PR #291 (17d09fc, scripts/hta-critical-path-oracle.py on this trace:
+    110 nodes more per step than without the PR, its 55 graph GPU events
+    beyond the one per correlation HTA kept)."""
     out, _ = analyse(trace_dir("negative_queue"), extra=["--critical-path"])
     cp = table(out, "/critical_path").set_index("step")
     hta_fixed = {550: (14132, 14105), 551: (14086, 14061), 552: (14088, 14061),

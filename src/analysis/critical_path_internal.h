@@ -114,6 +114,7 @@ typedef struct rank_state {
     int64_t *name_time;        /* by name: its operator edges' ns over every step */
     uint32_t *place_step;      /* by name: 1 + the step place_next counts in */
     int64_t *place_next;       /* by name: its next launch's place in that step */
+    uint64_t *name_hash;       /* by name: 1 + its text's hash, 0 = not yet */
     hta_cp_path_fn path_fn;    /* set: paths go to it, not to tables */
     void *path_ctx;
     int path_rc;

@@ -236,12 +236,16 @@ static void add_name_times(rank_state *r)
     }
 }
 
-/* FNV-1a of the text: a name's key among the ranks, whose name ids differ. */
-static int64_t name_hash(const char *s)
+/* FNV-1a of the name's text: its key among the ranks, whose name ids
+ * differ.  Hashed once per name, not at each of its kernels' launches. */
+static int64_t name_hash(rank_state *r, uint32_t name)
 {
+    if (r->name_hash[name])
+        return (int64_t)(r->name_hash[name] - 1);
     uint64_t h = 1469598103934665603u;
-    for (; *s; s++)
+    for (const char *s = hta_strtab_get(&r->t->names, name); *s; s++)
         h = (h ^ (uint8_t)*s) * 1099511628211u;
+    r->name_hash[name] = (h >> 1) + 1;
     return (int64_t)(h >> 1);
 }
 
@@ -275,7 +279,7 @@ static int put_kernel_places(rank_state *r, size_t s, hta_tableset *out)
         hta_row_put_i64(&row, r->v->rank_key);
         hta_row_put_i64(&row, r->steps[s].number);
         hta_row_put_i64(&row, id);
-        hta_row_put_i64(&row, name_hash(hta_event_name(r->t, e)));
+        hta_row_put_i64(&row, name_hash(r, e->name));
         hta_row_put_i64(&row, r->place_next[e->name]++);
         hta_row_put_i64(&row, e->dur_ns);
         if (id < -2 || hta_row_done(&row))
@@ -293,8 +297,9 @@ int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out)
         r->name_time = calloc(names + 1, sizeof *r->name_time);
         r->place_step = calloc(names + 1, sizeof *r->place_step);
         r->place_next = calloc(names + 1, sizeof *r->place_next);
+        r->name_hash = calloc(names + 1, sizeof *r->name_hash);
         if (!r->piece_of || !r->path_name_id || !r->name_time || !r->place_step ||
-            !r->place_next)
+            !r->place_next || !r->name_hash)
             return -1;
         memset(r->piece_of, 0xff, (names + 2) * sizeof *r->piece_of);
     }

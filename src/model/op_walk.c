@@ -19,7 +19,8 @@ typedef struct walk {
     const hta_cpu_contexts *contexts;
     const hta_event *events;
     hta_corrmap gpu_by_correlation; /* first position in view->gpu */
-    uint32_t *next_same;       /* by position: the next with its correlation, UINT32_MAX: none */
+    uint32_t *next_same;       /* by position: the next with its correlation, UINT32_MAX:
+                                * none; NULL when no correlation has two */
     uint32_t cpu_op;           /* the cpu_op category id, UINT32_MAX if none */
     hta_op_gpu *gpu;           /* the open subtree's GPU events */
     size_t n_gpu, cap_gpu;
@@ -79,11 +80,35 @@ static uint32_t launched_gpu(const walk *w, const hta_event *e)
     return at;
 }
 
+/* Chains each GPU event sharing its correlation with an earlier one (a
+ * graph replay's) to the last before it: next_same, in start order.  Only
+ * a trace with such events pays for the arrays. */
+static int chain_followers(walk *w, const int64_t *correlation, const uint32_t *followers,
+                           size_t n_followers)
+{
+    size_t n = w->view->n_gpu;
+    uint32_t *tail = malloc(n * sizeof *tail); /* by first event: the chain's last */
+    w->next_same = malloc(n * sizeof *w->next_same);
+    if (!tail || !w->next_same) {
+        free(tail);
+        return -1;
+    }
+    memset(w->next_same, 0xff, n * sizeof *w->next_same);
+    for (size_t k = 0; k < n_followers; k++) {
+        uint32_t i = followers[k], first;
+        if (!hta_corrmap_get(&w->gpu_by_correlation, correlation[i], &first))
+            continue;
+        w->next_same[w->next_same[first] == UINT32_MAX ? first : tail[first]] = i;
+        tail[first] = i;
+    }
+    free(tail);
+    return 0;
+}
+
 /* One pass over the GPU events reads their correlations (the view lists
  * them in start order, scattered over the trace) into a compact array,
- * which the map's range and its filling then read.  The filling goes
- * backwards, so that each correlation ends on its first GPU event, with
- * next_same chaining the rest in start order. */
+ * which the map's range and its filling then read.  The map keeps each
+ * correlation's first GPU event; the others are chained to it. */
 #define PREFETCH_AHEAD 16
 static int index_gpu(walk *w)
 {
@@ -104,22 +129,21 @@ static int index_gpu(walk *w)
         lowest = c < lowest ? c : lowest;
         highest = c > highest ? c : highest;
     }
-    w->next_same = malloc((v->n_gpu ? v->n_gpu : 1) * sizeof *w->next_same);
-    if (!w->next_same || hta_corrmap_init(&w->gpu_by_correlation, n, lowest, highest)) {
-        free(correlation);
-        return -1;
-    }
-    for (size_t i = v->n_gpu; i-- > 0;) {
-        uint32_t at = UINT32_MAX;
+    uint32_t *followers = NULL;
+    size_t n_followers = 0, cap = 0;
+    int rc = hta_corrmap_init(&w->gpu_by_correlation, n, lowest, highest);
+    for (size_t i = 0; rc == 0 && i < v->n_gpu; i++)
         if (correlation[i] >= 0 &&
-            !hta_corrmap_get(&w->gpu_by_correlation, correlation[i], &at))
-            at = UINT32_MAX;
-        w->next_same[i] = at;
-        if (correlation[i] >= 0)
-            hta_corrmap_put(&w->gpu_by_correlation, correlation[i], (uint32_t)i);
-    }
+            !hta_corrmap_put_first(&w->gpu_by_correlation, correlation[i], (uint32_t)i)) {
+            rc = hta_grow_array((void **)&followers, &cap, n_followers + 1, sizeof *followers);
+            if (rc == 0)
+                followers[n_followers++] = (uint32_t)i;
+        }
+    if (rc == 0 && n_followers)
+        rc = chain_followers(w, correlation, followers, n_followers);
+    free(followers);
     free(correlation);
-    return 0;
+    return rc;
 }
 
 static int is_item(const walk *w, const hta_event *e)
@@ -172,12 +196,11 @@ static thread_items *order_items(walk *w)
 /* Every GPU event of a launch, from its first (at) on. */
 static int push_gpu(walk *w, const hta_event *launch, uint32_t at)
 {
-    for (; at != UINT32_MAX; at = w->next_same[at]) {
+    do {
         if (hta_grow_array((void **)&w->gpu, &w->cap_gpu, w->n_gpu + 1, sizeof *w->gpu))
             return -1;
-        w->gpu[w->n_gpu++] =
-            (hta_op_gpu){launch, w->view->gpu[at], (uint32_t)(w->n_open - 1)};
-    }
+        w->gpu[w->n_gpu++] = (hta_op_gpu){launch, w->view->gpu[at], (uint32_t)(w->n_open - 1)};
+    } while (w->next_same && (at = w->next_same[at]) != UINT32_MAX);
     return 0;
 }
 

@@ -76,15 +76,10 @@ static uint32_t *direct_slot(const hta_corrmap *m, int64_t key)
     return key >= m->lowest && offset < m->n_slots ? &m->direct[offset] : NULL;
 }
 
-/* The slot holding key, else the empty slot where it would go; NULL when
- * key is outside the direct array or cannot go into the hashed table. */
-static uint32_t *value_slot(hta_corrmap *m, int64_t key, int *present)
+/* The hashed slot holding key, else the empty slot where it would go
+ * (keyed to it); NULL when key cannot go in. */
+static uint32_t *hashed_slot(hta_corrmap *m, int64_t key, int *present)
 {
-    if (m->direct) {
-        uint32_t *slot = direct_slot(m, key);
-        *present = slot && *slot != 0;
-        return slot;
-    }
     *present = 0;
     if (key == EMPTY_KEY)
         return NULL;
@@ -102,27 +97,25 @@ static uint32_t *value_slot(hta_corrmap *m, int64_t key, int *present)
     }
 }
 
-/* A direct slot holds value + 1 (0 = empty), a hashed one the value. */
-static void store(hta_corrmap *m, uint32_t *slot, int present, uint32_t value)
+int hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value)
 {
-    *slot = m->direct ? value + 1 : value;
-    m->count += !present;
-}
-
-void hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value)
-{
-    int present;
-    uint32_t *slot = value_slot(m, key, &present);
-    if (slot && !present)
-        store(m, slot, present, value);
+    int present = 0;
+    uint32_t *slot = m->direct ? direct_slot(m, key) : hashed_slot(m, key, &present);
+    if (!slot || present || (m->direct && *slot != 0))
+        return 0;
+    *slot = m->direct ? value + 1 : value; /* direct: 0 = empty */
+    m->count++;
+    return 1;
 }
 
 void hta_corrmap_put(hta_corrmap *m, int64_t key, uint32_t value)
 {
-    int present;
-    uint32_t *slot = value_slot(m, key, &present);
-    if (slot)
-        store(m, slot, present, value);
+    int present = 0;
+    uint32_t *slot = m->direct ? direct_slot(m, key) : hashed_slot(m, key, &present);
+    if (!slot)
+        return;
+    m->count += m->direct ? *slot == 0 : !present;
+    *slot = m->direct ? value + 1 : value;
 }
 
 int hta_corrmap_get(const hta_corrmap *m, int64_t key, uint32_t *value)

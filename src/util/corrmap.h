@@ -26,8 +26,8 @@ typedef struct hta_corrmap {
 int hta_corrmap_init(hta_corrmap *m, size_t expected, int64_t lowest, int64_t highest);
 void hta_corrmap_free(hta_corrmap *m);
 /* Adds key -> value unless key is present (the first one wins); value <
- * UINT32_MAX. */
-void hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value);
+ * UINT32_MAX.  1 when it added it. */
+int hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value);
 /* Sets key -> value, replacing any value key had; value < UINT32_MAX. */
 void hta_corrmap_put(hta_corrmap *m, int64_t key, uint32_t value);
 /* Returns 1 and sets *value when key is present. */
