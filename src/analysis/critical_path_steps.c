@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "model/launch_apis.h"
+#include "numerics/bounds.h"
 #include "numerics/radix_sort.h"
 #include "numerics/run_merge_sort.h"
 
@@ -160,14 +161,7 @@ typedef struct step_cursor {
 /* The step whose window holds ts, or -1, searched for. */
 static long search_step(const step_window *steps, size_t n, int64_t ts)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (steps[mid].start <= ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = HTA_UPPER_BOUND(steps, n, start, ts);
     return lo == 0 || ts > steps[lo - 1].end ? -1 : (long)lo - 1;
 }
 
