@@ -57,16 +57,23 @@ const hta_table_spec hta_path_name_times_table = {
     "_path_name_times", NAME_TIME_COLUMNS, HTA_PATH_NAME_TIMES_N_COLUMNS,
     HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
-static const hta_column PLACE_COLUMNS[HTA_KERNEL_PLACES_N_COLUMNS] = {
-    [HTA_KERNEL_PLACES_RANK] = {"rank", HTA_COL_I64},
-    [HTA_KERNEL_PLACES_STEP] = {"step", HTA_COL_I64},
-    [HTA_KERNEL_PLACES_NAME_ID] = {"name_id", HTA_COL_I64},
-    [HTA_KERNEL_PLACES_NAME_HASH] = {"name_hash", HTA_COL_I64},
-    [HTA_KERNEL_PLACES_PLACE] = {"place", HTA_COL_I64},
-    [HTA_KERNEL_PLACES_DUR_NS] = {"dur_ns", HTA_COL_I64},
+static const hta_column RUN_COLUMNS[HTA_KERNEL_RUNS_N_COLUMNS] = {
+    [HTA_KERNEL_RUNS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_KERNEL_RUNS_STEP] = {"step", HTA_COL_I64},
+    [HTA_KERNEL_RUNS_NAME_ID] = {"name_id", HTA_COL_I64},
+    [HTA_KERNEL_RUNS_NAME_HASH] = {"name_hash", HTA_COL_I64},
+    [HTA_KERNEL_RUNS_LAUNCHES] = {"launches", HTA_COL_I64},
 };
-const hta_table_spec hta_kernel_places_table = {
-    "_kernel_places", PLACE_COLUMNS, HTA_KERNEL_PLACES_N_COLUMNS,
+const hta_table_spec hta_kernel_runs_table = {
+    "_kernel_runs", RUN_COLUMNS, HTA_KERNEL_RUNS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+
+static const hta_column DURATION_COLUMNS[HTA_KERNEL_DURATIONS_N_COLUMNS] = {
+    [HTA_KERNEL_DURATIONS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_KERNEL_DURATIONS_DUR_NS] = {"dur_ns", HTA_COL_I64},
+};
+const hta_table_spec hta_kernel_durations_table = {
+    "_kernel_durations", DURATION_COLUMNS, HTA_KERNEL_DURATIONS_N_COLUMNS,
     HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
 
 /* An interval's time put down to one (name, cause). */
@@ -249,16 +256,61 @@ static int64_t name_hash(rank_state *r, uint32_t name)
     return (int64_t)(h >> 1);
 }
 
-/* The step's kernels that are not communication, each at its place
- * among its name's launches in the step (by start): "_kernel_places". */
+/* A name's kernels in a step: the trace's name id and its "_path_names"
+ * id. */
+typedef struct kernel_run {
+    uint32_t name, id;
+} kernel_run;
+
+static int earlier_id(const void *a, const void *b)
+{
+    const kernel_run *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The step's runs by name id: names get their ids in the order of first
+ * launch, so from one step to the next they mostly come in order. */
+static void sort_runs(kernel_run *kr, size_t n)
+{
+    for (size_t j = 1; j < n; j++)
+        if (kr[j].id < kr[j - 1].id) {
+            qsort(kr, n, sizeof *kr, earlier_id);
+            return;
+        }
+}
+
+static int put_run(rank_state *r, hta_table *t, int64_t step, const kernel_run *kr, int64_t n)
+{
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, r->v->rank_key);
+    hta_row_put_i64(&row, step);
+    hta_row_put_i64(&row, kr->id);
+    hta_row_put_i64(&row, name_hash(r, kr->name));
+    hta_row_put_i64(&row, n);
+    return hta_row_done(&row);
+}
+
+static int put_duration(rank_state *r, hta_table *t, int64_t dur)
+{
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, r->v->rank_key);
+    hta_row_put_i64(&row, dur);
+    return hta_row_done(&row);
+}
+
+/* The step's kernels that are not communication, by name, each name's
+ * by start (its places): "_kernel_runs" and "_kernel_durations". */
 static int put_kernel_places(rank_state *r, size_t s, hta_tableset *out)
 {
     const member *m = r->members + r->step_first[s];
-    size_t n = r->step_first[s + 1] - r->step_first[s], k = 0;
+    size_t n = r->step_first[s + 1] - r->step_first[s], k = 0, n_runs = 0;
     hta_keyed *rows = scratch(r, S_ROWS, n, sizeof *rows);
     hta_keyed *tmp = scratch(r, S_ITEMS_TMP, n, sizeof *tmp);
-    hta_table *tab = hta_tableset_table(out, &hta_kernel_places_table);
-    if (!rows || !tmp || !tab)
+    kernel_run *kr = scratch(r, S_RUNS, n, sizeof *kr);
+    int64_t *dur = scratch(r, S_DURATIONS, n, sizeof *dur);
+    hta_table *runs = hta_tableset_table(out, &hta_kernel_runs_table);
+    hta_table *durations = hta_tableset_table(out, &hta_kernel_durations_table);
+    if (!rows || !tmp || !kr || !dur || !runs || !durations)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const hta_event *e = &r->t->events[m[i].ev];
@@ -269,22 +321,33 @@ static int put_kernel_places(rank_state *r, size_t s, hta_tableset *out)
     if (hta_run_merge_sort_keyed(rows, k, tmp))
         return -1;
     for (size_t i = 0; i < k; i++) {
-        const hta_event *e = &r->t->events[m[rows[i].index].ev];
-        if (r->place_step[e->name] != s + 1) {
-            r->place_step[e->name] = (uint32_t)(s + 1);
-            r->place_next[e->name] = 0;
+        uint32_t name = r->t->events[m[rows[i].index].ev].name;
+        if (r->place_step[name] != s + 1) {
+            int64_t id = path_name_id(r, name, out);
+            if (id < 0)
+                return -1;
+            r->place_step[name] = (uint32_t)(s + 1);
+            r->place_next[name] = 0;
+            kr[n_runs++] = (kernel_run){name, (uint32_t)id};
         }
-        int64_t id = path_name_id(r, e->name, out);
-        hta_row_builder row = hta_table_add_row(tab);
-        hta_row_put_i64(&row, r->v->rank_key);
-        hta_row_put_i64(&row, r->steps[s].number);
-        hta_row_put_i64(&row, id);
-        hta_row_put_i64(&row, name_hash(r, e->name));
-        hta_row_put_i64(&row, r->place_next[e->name]++);
-        hta_row_put_i64(&row, e->dur_ns);
-        if (id < -2 || hta_row_done(&row))
+        r->place_next[name]++;
+    }
+    sort_runs(kr, n_runs);
+    int64_t at = 0;
+    for (size_t j = 0; j < n_runs; j++) {
+        int64_t launches = r->place_next[kr[j].name];
+        r->place_next[kr[j].name] = at;
+        at += launches;
+        if (put_run(r, runs, r->steps[s].number, &kr[j], launches))
             return -1;
     }
+    for (size_t i = 0; i < k; i++) {
+        const hta_event *e = &r->t->events[m[rows[i].index].ev];
+        dur[r->place_next[e->name]++] = e->dur_ns;
+    }
+    for (size_t i = 0; i < k; i++)
+        if (put_duration(r, durations, dur[i]))
+            return -1;
     return 0;
 }
 
