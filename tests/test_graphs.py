@@ -57,6 +57,27 @@ def test_full_coverage_counts_spans_and_busy_time_equal_the_truth():
         assert got.graph_gpu_events == want["kernels"], (rank, got)
 
 
+def test_per_thread_stream_launch_names_are_graph_launches():
+    """Code built for the per-thread default stream calls cudaGraphLaunch_ptsz
+    (CUDA) or hipGraphLaunch_spt (HIP): renamed, the job gives the same
+    counts as with cudaGraphLaunch."""
+    d, truth = graph_job()
+    for new_name in ("cudaGraphLaunch_ptsz", "cuGraphLaunch_ptsz", "hipGraphLaunch_spt"):
+        renamed = os.path.join(tmpdir(), new_name)
+        os.makedirs(renamed)
+        for f in os.listdir(d):
+            with open(os.path.join(d, f)) as src:
+                text = src.read()
+            assert '"cudaGraphLaunch"' in text, f
+            with open(os.path.join(renamed, f), "w") as dst:
+                dst.write(text.replace('"cudaGraphLaunch"', '"%s"' % new_name))
+        out, _ = analyse(renamed)
+        assert_counts(table(out, "/graph_launches"), truth)
+        ls = table(out, "/launch_stats").set_index("rank")
+        for rank, want in truth["ranks"].items():
+            assert ls.loc[int(rank)].graph_launches == want["launches"], (new_name, rank)
+
+
 def test_the_op_around_a_graph_launch_gets_its_whole_replay():
     """Each graph<g>::replay op encloses one cudaGraphLaunch: /ops credits
     it with every kernel of the replay and their busy time, and its kernel
@@ -146,7 +167,8 @@ def test_idle_of_an_under_recorded_rank_is_no_outlier():
     assert not mine.metric.str.contains("idle").any(), mine[["metric", "value", "median"]]
 
 
-GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"}
+GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch", "cudaGraphLaunch_ptsz",
+                     "cuGraphLaunch_ptsz", "hipGraphLaunch_spt"}
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
 
 
@@ -168,6 +190,25 @@ def raw_graph_counts(folder):
     return len(calls), sum(e["cat"] == "kernel" for e in gpu), len(gpu)
 
 
+def test_idle_of_a_rank_with_short_replays_is_no_outlier():
+    """Rank 1 of 8 records every fourth replay one kernel short: the
+    replays are counted short, its idle time stands 7.8% above the
+    others', and no idle metric of it is flagged, while its lower compute
+    still is."""
+    d, truth = graph_job("--graph-short", "4:1", ranks=8)
+    out, _ = analyse(d)
+    g = table(out, "/graph_launches")
+    shorts = g.groupby("rank").short_replays.sum()
+    assert shorts.loc[1] == truth["ranks"]["1"]["short"] > 0 and shorts.drop(1).sum() == 0, g
+    m = table(out, "/rank_metrics")
+    idle = m[m.metric == "idle_time_us"].set_index("rank").value
+    assert idle[1] > 1.07 * idle.drop(1).max(), idle
+    o = table(out, "/outliers")
+    mine = o[o["rank"] == 1]
+    assert mine.metric.str.contains("compute").any(), o
+    assert not mine.metric.str.contains("idle").any(), mine[["metric", "value", "median"]]
+
+
 def test_negative_queue_graph_launches():
     """The real trace's graph launches, their kernels and GPU events, all
     recorded (the last step kept: the default drops some of them), in
@@ -179,6 +220,9 @@ def test_negative_queue_graph_launches():
     assert g.launches.sum() == launches and g.kernels.sum() == kernels, g
     assert g.gpu_events.sum() == gpu_events, g
     assert (g.recorded == g.launches).all(), g
+    # Its 1-kernel graphs, subsequences of 2-kernel ones replayed as
+    # often, are graphs of their own, not replays recorded short.
+    assert (g.short_replays == 0).all() and (g.kernels_min == 1).any(), g
     ls = table(out, "/launch_stats").iloc[0]
     assert ls.graph_launches == launches and ls.graph_gpu_events == gpu_events, ls
 

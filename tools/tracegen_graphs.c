@@ -1,6 +1,6 @@
 /*
  * tracegen_graphs.c -- hta-tracegen's CUDA graph replays
- * (hta-tracegen --graphs G:N [--graph-drop K] [--graph-short K]
+ * (hta-tracegen --graphs G:N [--graph-drop K] [--graph-short K[:R]]
  * [--graph-sync] -o DIR [--ranks R] [--steps S]): every step replays G graphs of N kernels each, as
  * torch.compile's "reduce-overhead" mode and vLLM's decoding do, with the
  * truth written beside the traces.
@@ -19,7 +19,8 @@
  *  all its steps) has no GPU event: the profiler did not record the
  *  replay, as Kineto and ROCm do; --graph-drop K:R drops on rank R only.
  *  With --graph-short K (K >= 2, N >= 2) every K-th recorded replay of a
- *  rank lacks its kernel N/2: the profiler recorded it short.
+ *  rank lacks its kernel N/2: the profiler recorded it short; K:R on rank
+ *  R only.
  *  With --graph-sync every step ends its launches with a
  *  cudaDeviceSynchronize from the last call's end to the last replay's
  *  end + 5 us, and its Context Sync record, so that the replays' kernels
@@ -57,6 +58,7 @@ typedef struct {
     int64_t graphs, kernels, drop;
     int64_t drop_rank;         /* -1: every rank drops */
     int64_t shorten;           /* 0: no replay recorded short */
+    int64_t short_rank;        /* -1: every rank shortens */
     bool sync;
 } gr_shape;
 
@@ -95,7 +97,8 @@ static void write_rank(const char *dir, const gr_shape *g, int64_t r, int64_t wo
             bool recorded = !drops || ++launch % g->drop != 0;
             snprintf(name, sizeof name, "graph%" PRId64 "::replay", k);
             tg_complete_event(f, &first, "cpu_op", name, c - 2, 14, -1, -1);
-            bool shortened = recorded && g->shorten > 0 && ++replays % g->shorten == 0;
+            bool shortens = g->shorten > 0 && (g->short_rank < 0 || g->short_rank == r);
+            bool shortened = recorded && shortens && ++replays % g->shorten == 0;
             tg_complete_event(f, &first, "cuda_runtime", "cudaGraphLaunch", c, 10, corr, -1);
             for (int64_t j = 0; recorded && j < g->kernels; j++) {
                 if (shortened && j == g->kernels / 2)
@@ -141,8 +144,9 @@ static int take_shape(int argc, char **argv, gr_shape *g)
         } else if (!strcmp(argv[i], "--graph-short") && v) {
             char *end;
             g->shorten = strtoll(v, &end, 10);
-            if (*end || g->shorten < 2)
-                tg_fail("invalid value for --graph-short (want K >= 2): ", v);
+            g->short_rank = *end == ':' ? strtoll(end + 1, &end, 10) : -1;
+            if (*end || g->shorten < 2 || (g->short_rank < 0 && strchr(v, ':')))
+                tg_fail("invalid value for --graph-short (want K or K:RANK, K >= 2): ", v);
             i++;
         } else if (!strcmp(argv[i], "--graph-sync")) {
             g->sync = true;
@@ -162,7 +166,7 @@ static int take_shape(int argc, char **argv, gr_shape *g)
 
 int tracegen_graphs_main(int argc, char **argv)
 {
-    gr_shape g = {.drop_rank = -1};
+    gr_shape g = {.drop_rank = -1, .short_rank = -1};
     argc = take_shape(argc, argv, &g);
     if (g.graphs == 0)
         tg_fail("--graphs needs G:N", NULL);

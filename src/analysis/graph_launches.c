@@ -22,9 +22,11 @@
  * Kineto records no graph id, so a replay the profiler recorded with
  * kernels missing has a signature of its own: a row is short of another
  * when the other's kernels hold all of its kernels in order, and more, and
- * the other has more launches (the graph is replayed whole more often than
- * it is recorded short).  Such a row's replays are counted short, under
- * the signature of the row of most launches they are short of. */
+ * the other has more launches (a graph is replayed whole more often than
+ * it is recorded short; distinct graphs replayed as often, as
+ * negative_queue's 1- and 2-kernel graphs once per step, are not taken for
+ * each other).  Such a row's replays are counted short, under the
+ * signature of the row of most launches they are short of. */
 #include "analysis/graph_launches.h"
 
 #include "model/launch_apis.h"
