@@ -126,6 +126,67 @@ def test_what_if_on_a_pipeline():
     assert (steps.hops > 0).any(), steps
 
 
+TP, DP, LAYERS, SLOW_RANK, SLOW = 4, 2, 2, 5, 1.5
+# tools/tracegen_groups.c: the compute before each TP collective (the
+# layers' all-reduces, then the all-gather), us, before the slowdown; every
+# kernel adds up to 40 us of seeded jitter and its rank in ns.
+TP_COMPUTE_US = [1200.0 + 100.0 * l for l in range(LAYERS)] + [300.0]
+JITTER_US = 40.0
+
+
+def tp_job(slow):
+    d = os.path.join(tmpdir(), "tp")
+    subprocess.run([TRACEGEN, "--tp", str(TP), "--dp", str(DP), "--layers", str(LAYERS),
+                    "--steps", "3", "--profiler-steps", "-o", d]
+                   + (["--slow", f"{SLOW_RANK}:{SLOW}", "--slow-cause", "compute"] if slow else []),
+                   check=True)
+    return d
+
+
+def test_tp_path_hops_to_the_slow_rank():
+    """hta-tracegen --tp writes the stream waits of real NCCL jobs (the
+    compute after a collective waits for it): with rank 5's compute 1.5x
+    before its TP collectives, the job's path runs through rank 5's slowed
+    kernels up to its TP group's all-gather, hops off it there, and holds
+    rank 5 most.  /what_if's first-order saving stays below what the same
+    job without the slowdown (same seed) saves."""
+    out, _ = analyse(tp_job(True), processes=1, extra=["--critical-path"])
+    path = named_path(out)
+    steps = table(out, "/global_critical_path_steps").set_index("step")
+    assert list(steps.index) == [1, 2, 3] and (steps.hops >= 1).all() and \
+        (steps.ranks >= 2).all(), steps
+    for s in steps.index:
+        p = path[path.step == s].sort_values("position")
+        on_slow = list(p["rank"] == SLOW_RANK)
+        first_off = on_slow.index(False)
+        assert not any(on_slow[first_off:]), p  # one stretch on rank 5, from the step's start
+        gemms = p[:first_off].query("name == 'ampere_bf16_s16816gemm'").time_us
+        assert len(gemms) == len(TP_COMPUTE_US), p
+        for got, base in zip(gemms, TP_COMPUTE_US):
+            assert SLOW * base <= got < SLOW * base + JITTER_US + US, (s, p)
+        # The hop: the all-gather's transfer on another rank of the TP group.
+        hop = p.iloc[first_off]
+        assert hop["name"].startswith("ncclDevKernel_AllGather") and \
+            hop["rank"] // TP == SLOW_RANK // TP, p
+    shares = table(out, "/global_critical_path_ranks")
+    top = shares.loc[shares.groupby("step").share_pct.idxmax()]
+    assert (top["rank"] == SLOW_RANK).all(), shares
+    out3, _ = analyse(tp_job(True), processes=3, extra=["--critical-path"])
+    for t in TABLES:
+        assert table(out3, t).equals(table(out, t)), t
+
+    clean, _ = analyse(tp_job(False), processes=1)
+    truth = table(clean, "/cross_rank/steps").set_index("step").step_time_max_us
+    w = table(out, "/what_if")
+    best = w.loc[w.groupby("step").saving_us.idxmax()].set_index("step")
+    assert (best["rank"] == SLOW_RANK).all() and (best.cause == "compute").all(), w
+    saved = best.step_time_us - truth
+    # Rank 5's kernels at the medians over the ranks rather than at its own
+    # jitter of the clean run: at most 40 us apart per slowed kernel.
+    tol = len(TP_COMPUTE_US) * JITTER_US
+    assert (best.saving_us > 0).all() and (best.saving_us <= saved + tol).all(), (best, saved)
+
+
 def check_one_rank(out):
     steps = table(out, "/global_critical_path_steps").set_index("step")
     cp = table(out, "/critical_path").set_index("step")

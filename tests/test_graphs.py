@@ -57,6 +57,27 @@ def test_full_coverage_counts_spans_and_busy_time_equal_the_truth():
         assert got.graph_gpu_events == want["kernels"], (rank, got)
 
 
+def test_per_thread_stream_launch_names_are_graph_launches():
+    """Code built for the per-thread default stream calls cudaGraphLaunch_ptsz
+    (CUDA) or hipGraphLaunch_spt (HIP): renamed, the job gives the same
+    counts as with cudaGraphLaunch."""
+    d, truth = graph_job()
+    for new_name in ("cudaGraphLaunch_ptsz", "cuGraphLaunch_ptsz", "hipGraphLaunch_spt"):
+        renamed = os.path.join(tmpdir(), new_name)
+        os.makedirs(renamed)
+        for f in os.listdir(d):
+            with open(os.path.join(d, f)) as src:
+                text = src.read()
+            assert '"cudaGraphLaunch"' in text, f
+            with open(os.path.join(renamed, f), "w") as dst:
+                dst.write(text.replace('"cudaGraphLaunch"', '"%s"' % new_name))
+        out, _ = analyse(renamed)
+        assert_counts(table(out, "/graph_launches"), truth)
+        ls = table(out, "/launch_stats").set_index("rank")
+        for rank, want in truth["ranks"].items():
+            assert ls.loc[int(rank)].graph_launches == want["launches"], (new_name, rank)
+
+
 def test_the_op_around_a_graph_launch_gets_its_whole_replay():
     """Each graph<g>::replay op encloses one cudaGraphLaunch: /ops credits
     it with every kernel of the replay and their busy time, and its kernel
@@ -146,7 +167,8 @@ def test_idle_of_an_under_recorded_rank_is_no_outlier():
     assert not mine.metric.str.contains("idle").any(), mine[["metric", "value", "median"]]
 
 
-GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"}
+GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch", "cudaGraphLaunch_ptsz",
+                     "cuGraphLaunch_ptsz", "hipGraphLaunch_spt"}
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
 
 

@@ -524,7 +524,7 @@ static void test_prescan_classifiers_agree(void)
         expect_same_blocks(bytes, BLOCKS, "random bytes");
     }
     for (size_t run = 1; run <= 70; run++)
-        for (size_t end = 50; end <= 140; end++) {
+        for (size_t end = run > 50 ? run : 50; end <= 140; end++) {
             memset(bytes, 'a', 4 * 64);
             memset(bytes + end - run, '\\', run);
             bytes[end] = '"';

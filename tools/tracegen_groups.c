@@ -35,7 +35,15 @@
  *  kernel ends (the CPU runs ahead), or 10 us before it starts when the CPU
  *  delays it (data loading, a late launch): then, and only then, the GPU
  *  waits for the CPU; a collective's right after the compute kernel's
- *  before it.
+ *  before it.  Around that launch, as ProcessGroupNCCL does, the NCCL
+ *  stream waits for the compute stream, and after it the compute stream
+ *  for the NCCL stream (the work's wait()): cudaEventRecord,
+ *  cudaStreamWaitEvent and the GPU's "Stream Wait Event" record (the
+ *  cuda_sync shape of real traces), so that the compute after a
+ *  collective depends on it in the critical path's graph.  Each step ends
+ *  with the CPU waiting for the GPU (cudaDeviceSynchronize and its Context
+ *  Sync, until the step's last collective ends), which is why the step
+ *  ends when its last collective does.
  *
  *  Metadata on the kernels' args (default) or only on the launching
  *  record_param_comms op, joined by External id (--meta-on-cpu); Seq, the
@@ -84,9 +92,12 @@ typedef struct op {
 typedef enum { CAUSE_COMPUTE, CAUSE_LAUNCH, CAUSE_DATA } slow_cause;
 
 #define DATA_LOADING_NS INT64_C(2000000)
+#define AFTER_COLLECTIVE_NS INT64_C(5000) /* a rank goes on this long after a collective (+ r ns) */
 #define LAUNCH_LEAD_NS INT64_C(10000)
 #define LAUNCH_DUR_NS INT64_C(4000)
 #define CPU_AHEAD_NS INT64_C(50000)
+#define SYNC_CALL_NS INT64_C(2000)
+#define COLLECTIVE_CALLS_NS INT64_C(20000) /* a collective's CPU calls, all told */
 
 typedef struct gen {
     int tp, dp, world, steps, layers, no_seq, meta_on_cpu, profiler_steps;
@@ -101,6 +112,7 @@ typedef struct gen {
     int64_t *step_start;       /* [world] the clock when the step began */
     int64_t *compute_end;      /* [world] end of the last compute kernel, 0 before */
     int64_t *compute_launch;   /* [world] its launch */
+    int64_t *calls_end;        /* [world] end of the last collective's CPU calls */
     int64_t *wait, *caused;    /* [world] ns */
     int64_t *last_count;       /* [world] */
     int64_t *seq;              /* [number of groups] */
@@ -218,6 +230,33 @@ static void put_launch(gen *g, int r, int64_t ts, int64_t correlation)
     put_cpu(g, r, "cuda_runtime", "cudaLaunchKernel", ts, LAUNCH_DUR_NS, correlation);
 }
 
+/* One stream waiting for another, as ProcessGroupNCCL asks for it from
+ * ts: cudaEventRecord on from (after the kernel to wait for was
+ * launched), cudaStreamWaitEvent on to, and the GPU's "Stream Wait Event"
+ * record naming the recorded stream and the record's correlation (Kineto's
+ * cuda_sync shape, on the waiting stream at the API call's time).  The
+ * next kernel launched on to then starts only after from's kernel ends.
+ * Returns the time the calls end. */
+static int64_t put_stream_wait(gen *g, int r, int64_t ts, int from, int to)
+{
+    int64_t record = g->next_id[r]++, wait = g->next_id[r]++;
+    put_cpu(g, r, "cuda_runtime", "cudaEventRecord", ts, SYNC_CALL_NS, record);
+    ts += SYNC_CALL_NS + 1000;
+    put_cpu(g, r, "cuda_runtime", "cudaStreamWaitEvent", ts, SYNC_CALL_NS, wait);
+    event_start(g, r);
+    FILE *f = g->out[r];
+    fprintf(f, "{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", "
+               "\"pid\": 0, \"tid\": %d, \"ts\": ", to);
+    put_us(f, ts + 1000);
+    fputs(", \"dur\": ", f);
+    put_us(f, SYNC_CALL_NS);
+    fprintf(f, ", \"args\": {\"cuda_sync_kind\": \"Stream Wait Event\", \"wait_on_stream\": %d, "
+               "\"wait_on_cuda_event_record_corr_id\": %" PRId64 ", \"stream\": %d, "
+               "\"correlation\": %" PRId64 ", \"device\": 0, \"context\": 1}}",
+            from, record, to, wait);
+    return ts + SYNC_CALL_NS;
+}
+
 /* A compute kernel from start, launched at launch_ts. */
 static void put_compute(gen *g, int r, int64_t launch_ts, int64_t start, int64_t dur)
 {
@@ -263,17 +302,24 @@ static void put_collective(gen *g, int r, const op *o, int gid, int n, const cha
     FILE *f = g->out[r];
     int64_t id = g->next_id[r]++;
     int stream = o->group == G_TP ? 20 + 2 * (r % 5) : 40 + r % 3;
+    /* Right after the compute kernel before it (the CPU runs ahead), the
+     * op's CPU calls: the NCCL stream waiting for the compute stream, the
+     * launch, then the compute stream waiting for the collective (the
+     * work's wait()), inside record_param_comms. */
+    int64_t op_start = g->compute_launch[r] + LAUNCH_DUR_NS + 1000;
     if (g->meta_on_cpu) {
         event_start(g, r);
         fputs("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", "
               "\"pid\": 100, \"tid\": 100, \"ts\": ", f);
-        put_us(f, start - 50000);
-        fprintf(f, ", \"dur\": 20.000, \"args\": {\"External id\": %" PRId64 ", ", id);
+        put_us(f, op_start);
+        fputs(", \"dur\": ", f);
+        put_us(f, COLLECTIVE_CALLS_NS);
+        fprintf(f, ", \"args\": {\"External id\": %" PRId64 ", ", id);
         put_metadata(f, g, o, gid, n, ranks, seq);
         fputs("}}", f);
     }
-    /* Right after the compute kernel before it: the CPU runs ahead. */
-    put_launch(g, r, g->compute_launch[r] + LAUNCH_DUR_NS + 1000, id);
+    int64_t launch = put_stream_wait(g, r, op_start + 1000, STREAM_COMPUTE, stream) + 1000;
+    put_launch(g, r, launch, id);
     event_start(g, r);
     fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, "
                "\"ts\": ", kernel_name(o), stream);
@@ -287,6 +333,8 @@ static void put_collective(gen *g, int r, const op *o, int gid, int n, const cha
         put_metadata(f, g, o, gid, n, ranks, seq);
     }
     fputs("}}", f);
+    put_stream_wait(g, r, launch + LAUNCH_DUR_NS + 1000, stream, STREAM_COMPUTE);
+    g->calls_end[r] = op_start + COLLECTIVE_CALLS_NS;
 }
 
 static int64_t compute_of(const gen *g, int r, int step, int i)
@@ -352,7 +400,7 @@ static void run_instance(gen *g, int step, int i, const int *m, int n, int gid)
         put_collective(g, m[j], o, gid, n, ranks, seq, arrival[j], end);
         g->wait[m[j]] += latest - arrival[j];
         wait += latest - arrival[j];
-        g->clock[m[j]] = end + 5000 + m[j];
+        g->clock[m[j]] = end + AFTER_COLLECTIVE_NS + m[j];
     }
     g->caused[last] += wait;
     g->last_count[last]++;
@@ -380,6 +428,27 @@ static void put_steps(gen *g, int number, int64_t dur)
     }
 }
 
+/* The CPU's wait for the GPU at the end of each rank's step, from its
+ * last CPU call to its last collective's end (its clock less the gap):
+ * cudaDeviceSynchronize and its Context Sync record. */
+static void put_step_syncs(gen *g)
+{
+    for (int r = 0; r < g->world; r++) {
+        int64_t id = g->next_id[r]++, from = g->calls_end[r] + 1000;
+        int64_t dur = g->clock[r] - AFTER_COLLECTIVE_NS - r + SYNC_CALL_NS / 2 - from;
+        put_cpu(g, r, "cuda_runtime", "cudaDeviceSynchronize", from, dur, id);
+        event_start(g, r);
+        FILE *f = g->out[r];
+        fputs("{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Context Sync\", "
+              "\"pid\": 0, \"tid\": -1, \"ts\": ", f);
+        put_us(f, from + 1000);
+        fputs(", \"dur\": ", f);
+        put_us(f, dur - 1000);
+        fprintf(f, ", \"args\": {\"cuda_sync_kind\": \"Context Sync\", \"stream\": -1, "
+                   "\"correlation\": %" PRId64 ", \"device\": 0, \"context\": 1}}", id);
+    }
+}
+
 static void simulate(gen *g)
 {
     int m[4096];
@@ -393,6 +462,7 @@ static void simulate(gen *g)
                 int any = k == G_TP ? gid * g->tp : gid - g->dp;
                 run_instance(g, step, i, m, members(g, k, any, m), gid);
             }
+        put_step_syncs(g);
         if (g->profiler_steps)
             put_steps(g, step + 1, 0);
     }
@@ -479,6 +549,7 @@ int tracegen_groups_main(int argc, char **argv)
     g.step_start = tg_calloc(w, sizeof *g.step_start);
     g.compute_end = tg_calloc(w, sizeof *g.compute_end);
     g.compute_launch = tg_calloc(w, sizeof *g.compute_launch);
+    g.calls_end = tg_calloc(w, sizeof *g.calls_end);
     g.wait = tg_calloc(w, sizeof *g.wait);
     g.caused = tg_calloc(w, sizeof *g.caused);
     g.last_count = tg_calloc(w, sizeof *g.last_count);
@@ -515,6 +586,7 @@ int tracegen_groups_main(int argc, char **argv)
     free(g.step_start);
     free(g.compute_end);
     free(g.compute_launch);
+    free(g.calls_end);
     free(g.wait);
     free(g.caused);
     free(g.last_count);

@@ -16,8 +16,12 @@ static const char *const QUEUE_APIS[] = {
     "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream", NULL,
 };
 
-static const char *const GRAPH_APIS[] = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch",
-                                         NULL};
+/* The _ptsz and _spt names are the per-thread default stream variants that
+ * code built with --default-stream per-thread (or HIP's equivalent) calls. */
+static const char *const GRAPH_APIS[] = {
+    "cudaGraphLaunch",     "cuGraphLaunch",  "hipGraphLaunch",     "cudaGraphLaunch_ptsz",
+    "cuGraphLaunch_ptsz",  "hipGraphLaunch_spt", NULL,
+};
 
 hta_launch_names hta_launch_names_find(const hta_trace *t, hta_launch_apis apis)
 {
