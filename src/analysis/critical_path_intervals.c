@@ -76,6 +76,20 @@ const hta_table_spec hta_kernel_durations_table = {
     "_kernel_durations", DURATION_COLUMNS, HTA_KERNEL_DURATIONS_N_COLUMNS,
     HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
 
+/* The rank's job's-path tables, each looked up among the tables once
+ * (rather than by name at each step), on first use. */
+enum { T_INTERVALS, T_NAMES, T_RUNS, T_DURATIONS };
+
+static hta_table *job_table(rank_state *r, int which, hta_tableset *out)
+{
+    static const hta_table_spec *const specs[] = {
+        [T_INTERVALS] = &hta_path_intervals_table, [T_NAMES] = &hta_path_names_table,
+        [T_RUNS] = &hta_kernel_runs_table, [T_DURATIONS] = &hta_kernel_durations_table};
+    if (!r->job_tables[which])
+        r->job_tables[which] = hta_tableset_table(out, specs[which]);
+    return r->job_tables[which];
+}
+
 /* An interval's time put down to one (name, cause). */
 typedef struct piece {
     int64_t name;              /* the trace's name id, NAME_NONE or NAME_OTHER */
@@ -166,7 +180,7 @@ static int64_t path_name_id(rank_state *r, int64_t name, hta_tableset *out)
         return name;
     if (r->path_name_id[name])
         return r->path_name_id[name] - 1;
-    hta_table *tab = hta_tableset_table(out, &hta_path_names_table);
+    hta_table *tab = job_table(r, T_NAMES, out);
     if (!tab)
         return -3;
     hta_row_builder row = hta_table_add_row(tab);
@@ -308,8 +322,8 @@ static int put_kernel_places(rank_state *r, size_t s, hta_tableset *out)
     hta_keyed *tmp = scratch(r, S_ITEMS_TMP, n, sizeof *tmp);
     kernel_run *kr = scratch(r, S_RUNS, n, sizeof *kr);
     int64_t *dur = scratch(r, S_DURATIONS, n, sizeof *dur);
-    hta_table *runs = hta_tableset_table(out, &hta_kernel_runs_table);
-    hta_table *durations = hta_tableset_table(out, &hta_kernel_durations_table);
+    hta_table *runs = job_table(r, T_RUNS, out);
+    hta_table *durations = job_table(r, T_DURATIONS, out);
     if (!rows || !tmp || !kr || !dur || !runs || !durations)
         return -1;
     for (size_t i = 0; i < n; i++) {
@@ -371,7 +385,7 @@ int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out)
     if (put_kernel_places(r, s, out))
         return -1;
     add_name_times(r);
-    hta_table *tab = hta_tableset_table(out, &hta_path_intervals_table);
+    hta_table *tab = job_table(r, T_INTERVALS, out);
     if (!tab)
         return -1;
     const graph *g = &r->g;

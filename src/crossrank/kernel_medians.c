@@ -192,8 +192,11 @@ static void group_medians(const medians *m, const groups *g, const size_t *first
         for (uint32_t j = i; j != UINT32_MAX; j = g->next[j])
             if (m->received_keys[j].launches > k)
                 v[n++] = (double)m->received[first[j] + (size_t)k].dur;
-        hta_sort_doubles(v, n);
-        double med = hta_quantile_sorted(v, n, 0.5);
+        double med = v[0]; /* one rank's: no sort */
+        if (n > 1) {
+            hta_sort_doubles(v, n);
+            med = hta_quantile_sorted(v, n, 0.5);
+        }
         for (uint32_t j = i; j != UINT32_MAX; j = g->next[j])
             if (m->received_keys[j].launches > k)
                 m->received[first[j] + (size_t)k].median = med;
