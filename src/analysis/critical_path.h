@@ -104,12 +104,15 @@ extern const hta_table_spec hta_critical_path_names_table;
  * step of a rank, kept on the process that analysed it: for the start of
  * each communication kernel and for the step's end, the rank's longest
  * path back to the communication kernel that bounds it (or to the step's
- * start), an "interval" row followed by its "piece" rows, the interval's
- * time by (name, cause), longest first up to 8, the rest by cause (name
- * id -2).  An interval row's at_ns is the time of its end (the kernel's
- * start, or the step's end); from_ns, from_dur_ns and name_id are the
- * bounding kernel's start, duration and name (-1: none). */
-enum { HTA_PATH_INTERVAL_TO_KERNEL, HTA_PATH_INTERVAL_TO_END, HTA_PATH_PIECE };
+ * start), an "interval" row of "_path_intervals" with its number of
+ * pieces, the interval's time by (name, cause), the longest 8 by name,
+ * the rest by cause (name id -2), which are rows of "_path_pieces" in
+ * the same order as the intervals, each interval's in time order (32
+ * bytes a piece; they outnumber the intervals about five to one).  An
+ * interval row's at_ns is the time of its end (the kernel's start, or
+ * the step's end); from_ns, from_dur_ns and name_id are the bounding
+ * kernel's start, duration and name (-1: none). */
+enum { HTA_PATH_INTERVAL_TO_KERNEL, HTA_PATH_INTERVAL_TO_END };
 enum {
     HTA_PATH_INTERVALS_RANK,
     HTA_PATH_INTERVALS_STEP,
@@ -119,10 +122,19 @@ enum {
     HTA_PATH_INTERVALS_FROM_DUR_NS,
     HTA_PATH_INTERVALS_TIME_NS,
     HTA_PATH_INTERVALS_NAME_ID,
-    HTA_PATH_INTERVALS_BOUND,  /* a piece's hta_cp_bound; -1 on an interval */
+    HTA_PATH_INTERVALS_PIECES,
     HTA_PATH_INTERVALS_N_COLUMNS
 };
 extern const hta_table_spec hta_path_intervals_table;
+
+enum {
+    HTA_PATH_PIECES_RANK,
+    HTA_PATH_PIECES_TIME_NS,
+    HTA_PATH_PIECES_NAME_ID,
+    HTA_PATH_PIECES_BOUND,     /* its hta_cp_bound */
+    HTA_PATH_PIECES_N_COLUMNS
+};
+extern const hta_table_spec hta_path_pieces_table;
 
 /* The names of "_path_intervals", by (rank, id). */
 enum { HTA_PATH_NAMES_RANK, HTA_PATH_NAMES_NAME_ID, HTA_PATH_NAMES_NAME, HTA_PATH_NAMES_N_COLUMNS };

@@ -116,7 +116,7 @@ typedef struct rank_state {
     int64_t *place_next;       /* by name: its launches in that step, then
                                 * where its next duration goes */
     uint64_t *name_hash;       /* by name: 1 + its text's hash, 0 = not yet */
-    hta_table *job_tables[4];  /* the job's path's tables, each found once
+    hta_table *job_tables[5];  /* the job's path's tables, each found once
                                 * (critical_path_intervals.c) */
     hta_cp_path_fn path_fn;    /* set: paths go to it, not to tables */
     void *path_ctx;

@@ -33,10 +33,20 @@ static const hta_column INTERVAL_COLUMNS[HTA_PATH_INTERVALS_N_COLUMNS] = {
     [HTA_PATH_INTERVALS_FROM_DUR_NS] = {"from_dur_ns", HTA_COL_I64},
     [HTA_PATH_INTERVALS_TIME_NS] = {"time_ns", HTA_COL_I64},
     [HTA_PATH_INTERVALS_NAME_ID] = {"name_id", HTA_COL_I64},
-    [HTA_PATH_INTERVALS_BOUND] = {"bound", HTA_COL_I64},
+    [HTA_PATH_INTERVALS_PIECES] = {"pieces", HTA_COL_I64},
 };
 const hta_table_spec hta_path_intervals_table = {
     "_path_intervals", INTERVAL_COLUMNS, HTA_PATH_INTERVALS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+
+static const hta_column PIECE_COLUMNS[HTA_PATH_PIECES_N_COLUMNS] = {
+    [HTA_PATH_PIECES_RANK] = {"rank", HTA_COL_I64},
+    [HTA_PATH_PIECES_TIME_NS] = {"time_ns", HTA_COL_I64},
+    [HTA_PATH_PIECES_NAME_ID] = {"name_id", HTA_COL_I64},
+    [HTA_PATH_PIECES_BOUND] = {"bound", HTA_COL_I64},
+};
+const hta_table_spec hta_path_pieces_table = {
+    "_path_pieces", PIECE_COLUMNS, HTA_PATH_PIECES_N_COLUMNS,
     HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
 
 static const hta_column NAME_COLUMNS[HTA_PATH_NAMES_N_COLUMNS] = {
@@ -78,12 +88,13 @@ const hta_table_spec hta_kernel_durations_table = {
 
 /* The rank's job's-path tables, each looked up among the tables once
  * (rather than by name at each step), on first use. */
-enum { T_INTERVALS, T_NAMES, T_RUNS, T_DURATIONS };
+enum { T_INTERVALS, T_PIECES, T_NAMES, T_RUNS, T_DURATIONS, T_N };
 
 static hta_table *job_table(rank_state *r, int which, hta_tableset *out)
 {
     static const hta_table_spec *const specs[] = {
-        [T_INTERVALS] = &hta_path_intervals_table, [T_NAMES] = &hta_path_names_table,
+        [T_INTERVALS] = &hta_path_intervals_table, [T_PIECES] = &hta_path_pieces_table,
+        [T_NAMES] = &hta_path_names_table,
         [T_RUNS] = &hta_kernel_runs_table, [T_DURATIONS] = &hta_kernel_durations_table};
     if (!r->job_tables[which])
         r->job_tables[which] = hta_tableset_table(out, specs[which]);
@@ -193,15 +204,15 @@ static int64_t path_name_id(rank_state *r, int64_t name, hta_tableset *out)
     return (int64_t)r->n_path_names - 1;
 }
 
-static int put_row(hta_table *tab, const int64_t cells[HTA_PATH_INTERVALS_N_COLUMNS])
+static int put_row(hta_table *tab, const int64_t *cells, int n)
 {
     hta_row_builder row = hta_table_add_row(tab);
-    for (int c = 0; c < HTA_PATH_INTERVALS_N_COLUMNS; c++)
+    for (int c = 0; c < n; c++)
         hta_row_put_i64(&row, cells[c]);
     return hta_row_done(&row);
 }
 
-/* The interval ending at node v (kind: HTA_PATH_INTERVAL_*), its row and
+/* The interval ending at node v (kind: HTA_PATH_INTERVAL_*): its row and
  * its pieces' rows. */
 static int put_interval(rank_state *r, const step_window *w, uint32_t v, int kind,
                         hta_table *tab, hta_tableset *out)
@@ -210,7 +221,8 @@ static int put_interval(rank_state *r, const step_window *w, uint32_t v, int kin
     const int64_t *via = r->scratch[S_VIA];
     /* Room for every edge walked and the rest's pieces by cause. */
     piece *s = scratch(r, S_PIECES, g->n_nodes + HTA_CP_N_BOUNDS + 1, sizeof *s);
-    if (!s)
+    hta_table *pieces = job_table(r, T_PIECES, out);
+    if (!s || !pieces)
         return -1;
     size_t n = 0;
     int64_t length = 0;
@@ -232,15 +244,14 @@ static int put_interval(rank_state *r, const step_window *w, uint32_t v, int kin
         return -1;
     int64_t head[HTA_PATH_INTERVALS_N_COLUMNS] = {
         r->v->rank_key, w->number, kind, g->nodes[v].ts,
-        stop ? g->nodes[stop->src].ts : -1, stop ? stop->weight : 0, length, stop_name, -1};
-    if (put_row(tab, head))
+        stop ? g->nodes[stop->src].ts : -1, stop ? stop->weight : 0, length, stop_name,
+        (int64_t)n};
+    if (put_row(tab, head, HTA_PATH_INTERVALS_N_COLUMNS))
         return -1;
     for (size_t i = 0; i < n; i++) {
         int64_t name = path_name_id(r, s[i].name, out);
-        int64_t row[HTA_PATH_INTERVALS_N_COLUMNS] = {
-            r->v->rank_key, w->number, HTA_PATH_PIECE, s[i].first_ts, -1, 0, s[i].time, name,
-            s[i].bound};
-        if (name < -2 || put_row(tab, row))
+        int64_t row[HTA_PATH_PIECES_N_COLUMNS] = {r->v->rank_key, s[i].time, name, s[i].bound};
+        if (name < -2 || put_row(pieces, row, HTA_PATH_PIECES_N_COLUMNS))
             return -1;
     }
     return 0;

@@ -103,14 +103,14 @@ typedef struct walk_state {
     int64_t done;
 } walk_state;
 
-/* An interval row of "_path_intervals"; its pieces are the rows after it. */
+/* An interval row of "_path_intervals" and its rows of "_path_pieces". */
 typedef struct interval {
     int64_t rank, kind, key;   /* key: at_ns of a kernel's, step of an end's */
-    size_t row, n_pieces;
+    size_t row, first_piece, n_pieces;
 } interval;
 
 typedef struct walker {
-    const hta_table *rows, *names;
+    const hta_table *rows, *pieces, *names;
     interval *iv;              /* by (rank, kind, key) */
     size_t n_iv;
     size_t *name_rows;         /* rows of names by (rank, name_id) */
@@ -140,34 +140,33 @@ static int compare_interval(const void *a, const void *b)
     return c ? c : (x->row > y->row) - (x->row < y->row);
 }
 
-/* The intervals of rows, each with its pieces; -1 when out of memory. */
+/* The intervals of rows, each with its pieces (the pieces' rows come in
+ * the intervals' order); -1 when out of memory or they do not add up. */
 static int index_intervals(walker *w)
 {
     const hta_table *t = w->rows;
-    size_t n = t ? t->n_rows : 0, k = 0;
+    size_t n = t ? t->n_rows : 0, n_pieces = w->pieces ? w->pieces->n_rows : 0, at = 0;
     w->iv = malloc((n ? n : 1) * sizeof *w->iv);
     if (!w->iv)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const hta_cell *row = hta_table_row(t, i);
-        int64_t kind = row[HTA_PATH_INTERVALS_KIND].i;
-        if (kind == HTA_PATH_PIECE) {
-            if (k)
-                w->iv[k - 1].n_pieces++;
-            continue;
-        }
+        int64_t kind = row[HTA_PATH_INTERVALS_KIND].i, pieces = row[HTA_PATH_INTERVALS_PIECES].i;
         int64_t key = kind == HTA_PATH_INTERVAL_TO_END ? row[HTA_PATH_INTERVALS_STEP].i
                                                        : row[HTA_PATH_INTERVALS_AT_NS].i;
-        w->iv[k++] = (interval){row[HTA_PATH_INTERVALS_RANK].i, kind, key, i, 0};
+        if (pieces < 0 || (size_t)pieces > n_pieces - at)
+            return -1;
+        w->iv[i] = (interval){row[HTA_PATH_INTERVALS_RANK].i, kind, key, i, at, (size_t)pieces};
+        at += (size_t)pieces;
     }
-    w->n_iv = k;
-    qsort(w->iv, k, sizeof *w->iv, compare_interval);
-    return 0;
+    w->n_iv = n;
+    qsort(w->iv, n, sizeof *w->iv, compare_interval);
+    return at == n_pieces ? 0 : -1;
 }
 
 static const interval *find_interval(const walker *w, int64_t rank, int64_t kind, int64_t key)
 {
-    interval probe = {rank, kind, key, 0, 0};
+    interval probe = {rank, kind, key, 0, 0, 0};
     size_t lo = 0, hi = w->n_iv;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -319,6 +318,7 @@ static int walker_init(walker *w, const hta_tableset *path, const hta_rank_ops *
                        const hta_op_result *res, hta_tableset *out)
 {
     *w = (walker){.rows = hta_tableset_find(path, hta_path_intervals_table.name),
+                  .pieces = hta_tableset_find(path, hta_path_pieces_table.name),
                   .names = hta_tableset_find(path, hta_path_names_table.name), .r = r, .res = res};
     size_t n_names = w->names ? w->names->n_rows : 0;
     w->name_rows = malloc((n_names ? n_names : 1) * sizeof *w->name_rows);
@@ -368,13 +368,13 @@ static int put_piece(walker *w, walk_state *st, int64_t rank, int64_t name_id, i
 /* The interval's pieces, the last first. */
 static int put_interval_pieces(walker *w, walk_state *st, const interval *h)
 {
+    int64_t step = hta_table_row(w->rows, h->row)[HTA_PATH_INTERVALS_STEP].i;
     for (size_t i = h->n_pieces; i > 0; i--) {
-        const hta_cell *row = hta_table_row(w->rows, h->row + i);
-        int64_t bound = row[HTA_PATH_INTERVALS_BOUND].i, time = row[HTA_PATH_INTERVALS_TIME_NS].i;
-        int64_t name = row[HTA_PATH_INTERVALS_NAME_ID].i;
+        const hta_cell *row = hta_table_row(w->pieces, h->first_piece + i - 1);
+        int64_t bound = row[HTA_PATH_PIECES_BOUND].i, time = row[HTA_PATH_PIECES_TIME_NS].i;
+        int64_t name = row[HTA_PATH_PIECES_NAME_ID].i;
         double share = bound == HTA_CP_GPU_COMPUTE && time > 0
-                           ? hta_kernel_excess_share(w->excess, w->n_excess, h->rank,
-                                                     row[HTA_PATH_INTERVALS_STEP].i, name)
+                           ? hta_kernel_excess_share(w->excess, w->n_excess, h->rank, step, name)
                            : 0;
         if (put_piece(w, st, h->rank, name, bound, time, llround(share * (double)time)))
             return -1;

@@ -154,6 +154,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_p2p_unknown_peer_table,
     &hta_step_flops_table,
     &hta_path_intervals_table,
+    &hta_path_pieces_table,
     &hta_path_names_table,
     &hta_path_name_times_table,
     &hta_path_walk_table,
