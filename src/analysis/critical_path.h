@@ -129,19 +129,26 @@ enum { HTA_PATH_NAMES_RANK, HTA_PATH_NAMES_NAME_ID, HTA_PATH_NAMES_NAME, HTA_PAT
 extern const hta_table_spec hta_path_names_table;
 
 /* Each kernel of a step that is not communication, at its place: the
- * place-th launch of its name in the step (0 first, by start), the name
- * by its "_path_names" id and a hash of its text (the same on every
- * rank), for the medians over the ranks (crossrank/kernel_medians.h). */
+ * k-th launch of its name in the step (0 first, by start), for the
+ * medians over the ranks (crossrank/kernel_medians.h).  A step's kernels
+ * of one name are a "run": a row of "_kernel_runs" with the name by its
+ * "_path_names" id and a hash of its text (the same on every rank) and
+ * the number of launches, a rank's runs by step, then name id; their
+ * durations, in the same order and each run's by place, are the rows of
+ * "_kernel_durations" (16 bytes a kernel, where a row per kernel with
+ * its step, name and place took 48). */
 enum {
-    HTA_KERNEL_PLACES_RANK,
-    HTA_KERNEL_PLACES_STEP,
-    HTA_KERNEL_PLACES_NAME_ID,
-    HTA_KERNEL_PLACES_NAME_HASH,
-    HTA_KERNEL_PLACES_PLACE,
-    HTA_KERNEL_PLACES_DUR_NS,
-    HTA_KERNEL_PLACES_N_COLUMNS
+    HTA_KERNEL_RUNS_RANK,
+    HTA_KERNEL_RUNS_STEP,
+    HTA_KERNEL_RUNS_NAME_ID,
+    HTA_KERNEL_RUNS_NAME_HASH,
+    HTA_KERNEL_RUNS_LAUNCHES,
+    HTA_KERNEL_RUNS_N_COLUMNS
 };
-extern const hta_table_spec hta_kernel_places_table;
+extern const hta_table_spec hta_kernel_runs_table;
+
+enum { HTA_KERNEL_DURATIONS_RANK, HTA_KERNEL_DURATIONS_DUR_NS, HTA_KERNEL_DURATIONS_N_COLUMNS };
+extern const hta_table_spec hta_kernel_durations_table;
 
 /* Per (rank, name): its operator edges' time over every step's graph,
  * which the critical-path imbalance compares the job's path with. */

@@ -81,7 +81,7 @@ enum scratch_slot {
     S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_THREAD_INDEX, S_THREAD_FIRST,
     S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_IN_LAST, S_OUT_FIRST,
     S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_OPEN, S_SEGMENTS,
-    S_STACK, S_GPU_STACK, S_KIND, S_LOCKS, S_PIECES, S_N
+    S_STACK, S_GPU_STACK, S_KIND, S_LOCKS, S_PIECES, S_RUNS, S_DURATIONS, S_N
 };
 
 typedef struct rank_state {
@@ -113,8 +113,11 @@ typedef struct rank_state {
     uint32_t n_path_names;
     int64_t *name_time;        /* by name: its operator edges' ns over every step */
     uint32_t *place_step;      /* by name: 1 + the step place_next counts in */
-    int64_t *place_next;       /* by name: its next launch's place in that step */
+    int64_t *place_next;       /* by name: its launches in that step, then
+                                * where its next duration goes */
     uint64_t *name_hash;       /* by name: 1 + its text's hash, 0 = not yet */
+    hta_table *job_tables[4];  /* the job's path's tables, each found once
+                                * (critical_path_intervals.c) */
     hta_cp_path_fn path_fn;    /* set: paths go to it, not to tables */
     void *path_ctx;
     int path_rc;

@@ -57,17 +57,38 @@ const hta_table_spec hta_path_name_times_table = {
     "_path_name_times", NAME_TIME_COLUMNS, HTA_PATH_NAME_TIMES_N_COLUMNS,
     HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
-static const hta_column PLACE_COLUMNS[HTA_KERNEL_PLACES_N_COLUMNS] = {
-    [HTA_KERNEL_PLACES_RANK] = {"rank", HTA_COL_I64},
-    [HTA_KERNEL_PLACES_STEP] = {"step", HTA_COL_I64},
-    [HTA_KERNEL_PLACES_NAME_ID] = {"name_id", HTA_COL_I64},
-    [HTA_KERNEL_PLACES_NAME_HASH] = {"name_hash", HTA_COL_I64},
-    [HTA_KERNEL_PLACES_PLACE] = {"place", HTA_COL_I64},
-    [HTA_KERNEL_PLACES_DUR_NS] = {"dur_ns", HTA_COL_I64},
+static const hta_column RUN_COLUMNS[HTA_KERNEL_RUNS_N_COLUMNS] = {
+    [HTA_KERNEL_RUNS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_KERNEL_RUNS_STEP] = {"step", HTA_COL_I64},
+    [HTA_KERNEL_RUNS_NAME_ID] = {"name_id", HTA_COL_I64},
+    [HTA_KERNEL_RUNS_NAME_HASH] = {"name_hash", HTA_COL_I64},
+    [HTA_KERNEL_RUNS_LAUNCHES] = {"launches", HTA_COL_I64},
 };
-const hta_table_spec hta_kernel_places_table = {
-    "_kernel_places", PLACE_COLUMNS, HTA_KERNEL_PLACES_N_COLUMNS,
+const hta_table_spec hta_kernel_runs_table = {
+    "_kernel_runs", RUN_COLUMNS, HTA_KERNEL_RUNS_N_COLUMNS,
     HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+
+static const hta_column DURATION_COLUMNS[HTA_KERNEL_DURATIONS_N_COLUMNS] = {
+    [HTA_KERNEL_DURATIONS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_KERNEL_DURATIONS_DUR_NS] = {"dur_ns", HTA_COL_I64},
+};
+const hta_table_spec hta_kernel_durations_table = {
+    "_kernel_durations", DURATION_COLUMNS, HTA_KERNEL_DURATIONS_N_COLUMNS,
+    HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+
+/* The rank's job's-path tables, each looked up among the tables once
+ * (rather than by name at each step), on first use. */
+enum { T_INTERVALS, T_NAMES, T_RUNS, T_DURATIONS };
+
+static hta_table *job_table(rank_state *r, int which, hta_tableset *out)
+{
+    static const hta_table_spec *const specs[] = {
+        [T_INTERVALS] = &hta_path_intervals_table, [T_NAMES] = &hta_path_names_table,
+        [T_RUNS] = &hta_kernel_runs_table, [T_DURATIONS] = &hta_kernel_durations_table};
+    if (!r->job_tables[which])
+        r->job_tables[which] = hta_tableset_table(out, specs[which]);
+    return r->job_tables[which];
+}
 
 /* An interval's time put down to one (name, cause). */
 typedef struct piece {
@@ -159,7 +180,7 @@ static int64_t path_name_id(rank_state *r, int64_t name, hta_tableset *out)
         return name;
     if (r->path_name_id[name])
         return r->path_name_id[name] - 1;
-    hta_table *tab = hta_tableset_table(out, &hta_path_names_table);
+    hta_table *tab = job_table(r, T_NAMES, out);
     if (!tab)
         return -3;
     hta_row_builder row = hta_table_add_row(tab);
@@ -249,16 +270,61 @@ static int64_t name_hash(rank_state *r, uint32_t name)
     return (int64_t)(h >> 1);
 }
 
-/* The step's kernels that are not communication, each at its place
- * among its name's launches in the step (by start): "_kernel_places". */
+/* A name's kernels in a step: the trace's name id and its "_path_names"
+ * id. */
+typedef struct kernel_run {
+    uint32_t name, id;
+} kernel_run;
+
+static int earlier_id(const void *a, const void *b)
+{
+    const kernel_run *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The step's runs by name id: names get their ids in the order of first
+ * launch, so from one step to the next they mostly come in order. */
+static void sort_runs(kernel_run *kr, size_t n)
+{
+    for (size_t j = 1; j < n; j++)
+        if (kr[j].id < kr[j - 1].id) {
+            qsort(kr, n, sizeof *kr, earlier_id);
+            return;
+        }
+}
+
+static int put_run(rank_state *r, hta_table *t, int64_t step, const kernel_run *kr, int64_t n)
+{
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, r->v->rank_key);
+    hta_row_put_i64(&row, step);
+    hta_row_put_i64(&row, kr->id);
+    hta_row_put_i64(&row, name_hash(r, kr->name));
+    hta_row_put_i64(&row, n);
+    return hta_row_done(&row);
+}
+
+static int put_duration(rank_state *r, hta_table *t, int64_t dur)
+{
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, r->v->rank_key);
+    hta_row_put_i64(&row, dur);
+    return hta_row_done(&row);
+}
+
+/* The step's kernels that are not communication, by name, each name's
+ * by start (its places): "_kernel_runs" and "_kernel_durations". */
 static int put_kernel_places(rank_state *r, size_t s, hta_tableset *out)
 {
     const member *m = r->members + r->step_first[s];
-    size_t n = r->step_first[s + 1] - r->step_first[s], k = 0;
+    size_t n = r->step_first[s + 1] - r->step_first[s], k = 0, n_runs = 0;
     hta_keyed *rows = scratch(r, S_ROWS, n, sizeof *rows);
     hta_keyed *tmp = scratch(r, S_ITEMS_TMP, n, sizeof *tmp);
-    hta_table *tab = hta_tableset_table(out, &hta_kernel_places_table);
-    if (!rows || !tmp || !tab)
+    kernel_run *kr = scratch(r, S_RUNS, n, sizeof *kr);
+    int64_t *dur = scratch(r, S_DURATIONS, n, sizeof *dur);
+    hta_table *runs = job_table(r, T_RUNS, out);
+    hta_table *durations = job_table(r, T_DURATIONS, out);
+    if (!rows || !tmp || !kr || !dur || !runs || !durations)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const hta_event *e = &r->t->events[m[i].ev];
@@ -269,22 +335,33 @@ static int put_kernel_places(rank_state *r, size_t s, hta_tableset *out)
     if (hta_run_merge_sort_keyed(rows, k, tmp))
         return -1;
     for (size_t i = 0; i < k; i++) {
-        const hta_event *e = &r->t->events[m[rows[i].index].ev];
-        if (r->place_step[e->name] != s + 1) {
-            r->place_step[e->name] = (uint32_t)(s + 1);
-            r->place_next[e->name] = 0;
+        uint32_t name = r->t->events[m[rows[i].index].ev].name;
+        if (r->place_step[name] != s + 1) {
+            int64_t id = path_name_id(r, name, out);
+            if (id < 0)
+                return -1;
+            r->place_step[name] = (uint32_t)(s + 1);
+            r->place_next[name] = 0;
+            kr[n_runs++] = (kernel_run){name, (uint32_t)id};
         }
-        int64_t id = path_name_id(r, e->name, out);
-        hta_row_builder row = hta_table_add_row(tab);
-        hta_row_put_i64(&row, r->v->rank_key);
-        hta_row_put_i64(&row, r->steps[s].number);
-        hta_row_put_i64(&row, id);
-        hta_row_put_i64(&row, name_hash(r, e->name));
-        hta_row_put_i64(&row, r->place_next[e->name]++);
-        hta_row_put_i64(&row, e->dur_ns);
-        if (id < -2 || hta_row_done(&row))
+        r->place_next[name]++;
+    }
+    sort_runs(kr, n_runs);
+    int64_t at = 0;
+    for (size_t j = 0; j < n_runs; j++) {
+        int64_t launches = r->place_next[kr[j].name];
+        r->place_next[kr[j].name] = at;
+        at += launches;
+        if (put_run(r, runs, r->steps[s].number, &kr[j], launches))
             return -1;
     }
+    for (size_t i = 0; i < k; i++) {
+        const hta_event *e = &r->t->events[m[rows[i].index].ev];
+        dur[r->place_next[e->name]++] = e->dur_ns;
+    }
+    for (size_t i = 0; i < k; i++)
+        if (put_duration(r, durations, dur[i]))
+            return -1;
     return 0;
 }
 
@@ -308,7 +385,7 @@ int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out)
     if (put_kernel_places(r, s, out))
         return -1;
     add_name_times(r);
-    hta_table *tab = hta_tableset_table(out, &hta_path_intervals_table);
+    hta_table *tab = job_table(r, T_INTERVALS, out);
     if (!tab)
         return -1;
     const graph *g = &r->g;

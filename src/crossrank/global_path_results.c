@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/critical_path.h"
+#include "util/strtab.h"
 
 static const hta_column PATH_COLUMNS[HTA_GLOBAL_PATH_N_COLUMNS] = {
     [HTA_GLOBAL_PATH_STEP] = {"step", HTA_COL_I64},
@@ -113,7 +114,8 @@ static int put_pieces(hta_table *t, const piece *p, size_t n)
     return rc;
 }
 
-/* The string of each piece's (rank, name_id), from "_path_walk_names". */
+/* The string of each piece's (rank, name_id), from "_path_walk_names";
+ * name_id then the row's place among them (sorted by rank and id). */
 static int compare_walk_name(const void *a, const void *b, void *ctx)
 {
     const hta_table *t = ctx;
@@ -139,12 +141,14 @@ static int resolve_names(piece *p, size_t n, const hta_table *names)
             const hta_cell *row = hta_table_row(names, rows[mid]);
             int c = cmp_i64(row[HTA_PATH_NAMES_RANK].i, p[i].rank);
             c = c ? c : cmp_i64(row[HTA_PATH_NAMES_NAME_ID].i, p[i].name_id);
-            if (c == 0)
+            if (c == 0) {
                 p[i].name = row[HTA_PATH_NAMES_NAME].s;
-            else if (c < 0)
+                p[i].name_id = (int64_t)mid;
+            } else if (c < 0) {
                 lo = mid + 1;
-            else
+            } else {
                 hi = mid;
+            }
         }
         if (!p[i].name && p[i].name_id >= 0)
             p[i].name_id = -1;
@@ -153,68 +157,34 @@ static int resolve_names(piece *p, size_t n, const hta_table *names)
     return 0;
 }
 
-typedef struct named {
-    const char *name;
-    size_t first;              /* the piece that uses it first */
-} named;
-
-static int compare_named(const void *a, const void *b)
-{
-    const named *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->first > y->first) - (x->first < y->first);
-}
-
-static int compare_first_use(const void *a, const void *b)
-{
-    const named *x = a, *y = b;
-    return (x->first > y->first) - (x->first < y->first);
-}
-
 /* Numbers the names by first use in p[0..n) (time order) into
- * "global_critical_path_names", and the pieces' name_id by them. */
-static int number_names(piece *p, size_t n, hta_table *t)
+ * "global_critical_path_names" and the pieces' name_id by them: the ids
+ * of a string table they are interned into in that order, each row of
+ * "_path_walk_names" (m of them) once. */
+static int number_names(piece *p, size_t n, size_t m, hta_strtab *ids, hta_table *t)
 {
-    named *u = malloc((n ? n : 1) * sizeof *u);
-    int rc = u ? 0 : -1;
-    size_t k = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        if (p[i].name)
-            u[k++] = (named){p[i].name, i};
-    if (rc == 0)
-        qsort(u, k, sizeof *u, compare_named);
-    size_t m = 0;
-    for (size_t i = 0; rc == 0 && i < k; i++)
-        if (m == 0 || strcmp(u[m - 1].name, u[i].name) != 0)
-            u[m++] = u[i];
-    if (rc == 0)
-        qsort(u, m, sizeof *u, compare_first_use);
-    for (size_t j = 0; rc == 0 && j < m; j++) {
-        hta_row_builder row = hta_table_add_row(t);
-        hta_row_put_i64(&row, (int64_t)j);
-        hta_row_put_str(&row, u[j].name);
-        rc = hta_row_done(&row);
-    }
-    /* Each piece's id: its name's place in first-use order, found by name. */
+    uint32_t *of_row = malloc((m ? m : 1) * sizeof *of_row);
+    int rc = of_row ? 0 : -1;
     for (size_t j = 0; rc == 0 && j < m; j++)
-        u[j].first = j;
-    if (rc == 0)
-        qsort(u, m, sizeof *u, compare_named);
+        of_row[j] = UINT32_MAX;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (!p[i].name)
             continue;
-        named probe = {p[i].name, 0};
-        size_t lo = 0, hi = m;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (strcmp(u[mid].name, probe.name) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
+        uint32_t *id = &of_row[p[i].name_id];
+        if (*id == UINT32_MAX) {
+            uint32_t known = ids->count;
+            *id = hta_strtab_intern(ids, p[i].name, strlen(p[i].name));
+            rc = *id == UINT32_MAX ? -1 : 0;
+            if (rc == 0 && *id == known) {
+                hta_row_builder row = hta_table_add_row(t);
+                hta_row_put_i64(&row, (int64_t)*id);
+                hta_row_put_str(&row, p[i].name);
+                rc = hta_row_done(&row);
+            }
         }
-        p[i].name_id = (int64_t)u[lo].first;
+        p[i].name_id = (int64_t)*id;
     }
-    free(u);
+    free(of_row);
     return rc;
 }
 
@@ -267,33 +237,6 @@ static int put_ranks(hta_table *t, const piece *p, size_t n)
     return rc;
 }
 
-/* A name's time on the path and over the ranks. */
-typedef struct name_time {
-    const char *name;
-    int64_t path, ranks;
-} name_time;
-
-static int compare_name(const void *a, const void *b)
-{
-    return strcmp(((const name_time *)a)->name, ((const name_time *)b)->name);
-}
-
-/* Sorts by name and adds up each name's; the count left. */
-static size_t merge_names(name_time *t, size_t n)
-{
-    qsort(t, n, sizeof *t, compare_name);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (k && strcmp(t[k - 1].name, t[i].name) == 0) {
-            t[k - 1].path += t[i].path;
-            t[k - 1].ranks += t[i].ranks;
-        } else {
-            t[k++] = t[i];
-        }
-    }
-    return k;
-}
-
 typedef struct imbalance {
     const char *name;
     double path, mean, excess;
@@ -325,28 +268,33 @@ static size_t ranks_timed(const hta_table *times)
     return n;
 }
 
-static int put_imbalance(hta_table *t, const piece *p, size_t n, const hta_table *times)
+/* Per name on the path (ids: its numbers), its operator time there and
+ * over the ranks; the names not on the path are not looked at. */
+static int put_imbalance(hta_table *t, const piece *p, size_t n, const hta_strtab *ids,
+                         const hta_table *times)
 {
-    size_t n_times = times ? times->n_rows : 0, k = 0;
-    name_time *nt = malloc((n + n_times + 1) * sizeof *nt);
-    imbalance *im = malloc((n + 1) * sizeof *im);
-    int rc = nt && im ? 0 : -1;
+    size_t n_times = times ? times->n_rows : 0, m = 0;
+    int64_t *path = calloc(ids->count + 1, sizeof *path), *ranks = calloc(ids->count + 1, sizeof *ranks);
+    imbalance *im = malloc((ids->count + 1) * sizeof *im);
+    int rc = path && ranks && im ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (is_operator_time(&p[i]))
-            nt[k++] = (name_time){p[i].name, p[i].time, 0};
+            path[p[i].name_id] += p[i].time;
     for (size_t i = 0; rc == 0 && i < n_times; i++) {
         const hta_cell *row = hta_table_row(times, i);
-        nt[k++] = (name_time){row[HTA_PATH_NAME_TIMES_NAME].s, 0,
-                              row[HTA_PATH_NAME_TIMES_TIME_NS].i};
+        const char *name = row[HTA_PATH_NAME_TIMES_NAME].s;
+        uint32_t id = hta_strtab_find(ids, name, strlen(name));
+        if (id != UINT32_MAX)
+            ranks[id] += row[HTA_PATH_NAME_TIMES_TIME_NS].i;
     }
-    size_t n_ranks = times ? ranks_timed(times) : 0, m = 0;
-    k = rc ? 0 : merge_names(nt, k);
-    for (size_t i = 0; i < k; i++) {
-        if (nt[i].path == 0)
+    size_t n_ranks = times ? ranks_timed(times) : 0;
+    for (uint32_t id = 0; rc == 0 && id < ids->count; id++) {
+        if (path[id] == 0)
             continue;
-        double path = hta_ns_to_us(nt[i].path);
-        double mean = n_ranks ? hta_ns_to_us(nt[i].ranks) / (double)n_ranks : 0;
-        im[m++] = (imbalance){nt[i].name, path, mean, path > mean ? path - mean : 0};
+        double on_path = hta_ns_to_us(path[id]);
+        double mean = n_ranks ? hta_ns_to_us(ranks[id]) / (double)n_ranks : 0;
+        im[m++] = (imbalance){hta_strtab_get(ids, id), on_path, mean,
+                              on_path > mean ? on_path - mean : 0};
     }
     qsort(im, m, sizeof *im, compare_imbalance);
     for (size_t i = 0; rc == 0 && i < m; i++) {
@@ -357,7 +305,8 @@ static int put_imbalance(hta_table *t, const piece *p, size_t n, const hta_table
         hta_row_put_f64(&row, im[i].excess);
         rc = hta_row_done(&row);
     }
-    free(nt);
+    free(path);
+    free(ranks);
     free(im);
     return rc;
 }
@@ -367,22 +316,27 @@ static int put_tables(hta_tableset *set, const hta_table *walk)
 {
     size_t n = 0;
     piece *p = hta_path_pieces_in_time(walk, 0, &n), *by_rank = malloc((n + 1) * sizeof *by_rank);
+    const hta_table *walk_names = hta_tableset_find(set, hta_path_walk_names_table.name);
     hta_table *names = hta_tableset_table(set, &hta_global_path_names_table);
     hta_table *path = hta_tableset_table(set, &hta_global_path_table);
     hta_table *steps = hta_tableset_table(set, &hta_global_path_steps_table);
     hta_table *ranks = hta_tableset_table(set, &hta_global_path_ranks_table);
     hta_table *imb = hta_tableset_table(set, &hta_global_path_imbalance_table);
+    hta_strtab ids;
+    hta_strtab_init(&ids);
     int rc = p && by_rank && names && path && steps && ranks && imb ? 0 : -1;
     if (rc == 0)
-        rc = resolve_names(p, n, hta_tableset_find(set, hta_path_walk_names_table.name)) ||
-             number_names(p, n, names);
+        rc = resolve_names(p, n, walk_names) ||
+             number_names(p, n, walk_names ? walk_names->n_rows : 0, &ids, names);
     if (rc == 0) {
         memcpy(by_rank, p, n * sizeof *p);
         qsort(by_rank, n, sizeof *p, compare_step_rank);
         rc = put_pieces(path, p, n) || put_steps(steps, p, n, by_rank) ||
              put_ranks(ranks, by_rank, n) ||
-             put_imbalance(imb, p, n, hta_tableset_find(set, hta_path_name_times_table.name));
+             put_imbalance(imb, p, n, &ids,
+                           hta_tableset_find(set, hta_path_name_times_table.name));
     }
+    hta_strtab_free(&ids);
     free(p);
     free(by_rank);
     return rc;

@@ -4,15 +4,18 @@
  *
  * A kernel's place is (step, name, k): the k-th launch of that name in
  * the step, since one kernel runs at several places with different
- * lengths.  The names are keyed by a hash of their text, the same on
- * every rank.  As the collectives' instances are (crossrank/
- * collective_exchange.c), each place has an owner, here by its hash: one
- * MPI_Alltoallv sends each launch's duration to its place's owner, which
- * takes the median of each place, and a second returns each launch's
- * median to the process holding its rank, which sums each (rank, step,
- * name)'s time above the medians.  No process holds more than its ranks'
- * launches and its share of the places. */
-#define _GNU_SOURCE /* qsort_r */
+ * lengths.  Each rank's analysis lists a step's launches of a name as a
+ * run (analysis/critical_path.h: the name as a hash of its text, the same
+ * on every rank, then the durations by place), so a place is a run's key
+ * and an index into its durations.  As the collectives' instances are
+ * (crossrank/collective_exchange.c), each (step, name) has an owner, here
+ * by its hash: one MPI_Alltoallv sends each run's key and another its
+ * durations to the owner, which groups the runs of a key in a hash table
+ * and puts the median of each place over the place's durations, and a
+ * third returns the medians to the process holding the rank, which sums
+ * each (rank, step, name)'s time above them.  No process holds more than
+ * its ranks' durations and its share of the places: 8 bytes a launch
+ * each way, beside the keys of the runs. */
 #include "crossrank/kernel_medians.h"
 
 #include <limits.h>
@@ -21,138 +24,239 @@
 #include "analysis/critical_path.h"
 #include "numerics/stats.h"
 
-typedef struct launch {
-    int64_t step, hash, place, dur;
-} launch;
+/* A run's key and its launches, as sent. */
+typedef struct run_key {
+    int64_t step, hash, launches;
+} run_key;
+
+/* A duration, as sent; at the owner, replaced by its place's median. */
+typedef union sample {
+    int64_t dur;
+    double median;
+} sample;
 
 static int cmp_i64(int64_t a, int64_t b)
 {
     return (a > b) - (a < b);
 }
 
-static int compare_place(const void *a, const void *b, void *ctx)
+static uint64_t mix(int64_t step, int64_t hash)
 {
-    const launch *l = ctx, *x = &l[*(const size_t *)a], *y = &l[*(const size_t *)b];
-    int c = cmp_i64(x->step, y->step);
-    c = c ? c : cmp_i64(x->hash, y->hash);
-    return c ? c : cmp_i64(x->place, y->place);
-}
-
-static int owner_of(const launch *l, int n_processes)
-{
-    uint64_t h = (uint64_t)l->hash ^ ((uint64_t)l->step * 0x9e3779b97f4a7c15u) ^
-                 ((uint64_t)l->place * 0xc2b2ae3d27d4eb4fu);
+    uint64_t h = (uint64_t)hash ^ ((uint64_t)step * 0x9e3779b97f4a7c15u);
     h ^= h >> 31;
-    return (int)(h % (uint64_t)n_processes);
+    h *= 0xbf58476d1ce4e5b9u;
+    return h ^ (h >> 29);
 }
 
-/* The exchange's buffers. */
+static int owner_of(int64_t step, int64_t hash, int n_processes)
+{
+    return (int)(mix(step, hash) % (uint64_t)n_processes);
+}
+
+/* The exchange's buffers.  Counts: per process, send, send displacements,
+ * receive, receive displacements; of keys, then of samples. */
 typedef struct medians {
     const hta_processes *pr;
-    int *counts;               /* 4 x processes: send, send displs, recv, recv displs */
-    size_t *slot;              /* per local launch: its place in the send buffer */
-    launch *sent, *received;
-    double *median, *returned; /* per received launch; per sent */
-    size_t n, n_received;
+    const hta_table *runs, *durations;
+    int *keys, *samples;
+    run_key *sent_keys, *received_keys;
+    sample *sent, *received;
+    double *returned;          /* per local duration, in the order sent */
+    size_t n_runs, n_durations, n_received_keys, n_received;
 } medians;
 
 static void medians_free(medians *m)
 {
-    free(m->counts);
-    free(m->slot);
+    free(m->keys);
+    free(m->samples);
+    free(m->sent_keys);
+    free(m->received_keys);
     free(m->sent);
     free(m->received);
-    free(m->median);
     free(m->returned);
 }
 
-/* The local launches packed by owner (a counting sort). */
-static int pack(medians *m, const hta_table *places)
+static int run_owner(const medians *m, size_t i)
+{
+    const hta_cell *row = hta_table_row(m->runs, i);
+    return owner_of(row[HTA_KERNEL_RUNS_STEP].i, row[HTA_KERNEL_RUNS_NAME_HASH].i, m->pr->n);
+}
+
+/* Displacements from counts; -1 when they pass INT_MAX. */
+static int displace(const int *counts, int *displs, int np)
+{
+    long long total = 0;
+    for (int p = 0; p < np; p++) {
+        displs[p] = (int)total;
+        total += counts[p];
+        if (total > INT_MAX)
+            return -1;
+    }
+    return 0;
+}
+
+/* The local runs and durations packed by owner (a counting sort); -1
+ * when out of memory or the durations are not the runs'. */
+static int pack(medians *m)
 {
     int np = m->pr->n;
-    m->n = places ? places->n_rows : 0;
-    m->counts = calloc(4 * (size_t)np, sizeof *m->counts);
-    m->slot = malloc((m->n + 1) * sizeof *m->slot);
-    m->sent = malloc((m->n + 1) * sizeof *m->sent);
-    int *next = calloc((size_t)np, sizeof *next);
-    int rc = m->counts && m->slot && m->sent && next ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < m->n; i++) {
-        const hta_cell *row = hta_table_row(places, i);
-        m->sent[i] = (launch){row[HTA_KERNEL_PLACES_STEP].i, row[HTA_KERNEL_PLACES_NAME_HASH].i,
-                              row[HTA_KERNEL_PLACES_PLACE].i, row[HTA_KERNEL_PLACES_DUR_NS].i};
-        m->counts[owner_of(&m->sent[i], np)]++;
+    m->n_runs = m->runs ? m->runs->n_rows : 0;
+    m->n_durations = m->durations ? m->durations->n_rows : 0;
+    m->keys = calloc(4 * (size_t)np, sizeof *m->keys);
+    m->samples = calloc(4 * (size_t)np, sizeof *m->samples);
+    m->sent_keys = malloc((m->n_runs + 1) * sizeof *m->sent_keys);
+    m->sent = malloc((m->n_durations + 1) * sizeof *m->sent);
+    int *next_key = calloc(2 * (size_t)np, sizeof *next_key), *next = next_key + np;
+    int rc = m->keys && m->samples && m->sent_keys && m->sent && next_key ? 0 : -1;
+    size_t total = 0;
+    for (size_t i = 0; rc == 0 && i < m->n_runs; i++) {
+        int64_t launches = hta_table_row(m->runs, i)[HTA_KERNEL_RUNS_LAUNCHES].i;
+        int p = run_owner(m, i);
+        m->keys[p]++;
+        m->samples[p] += (int)launches;
+        total += (size_t)launches;
+        rc = launches < 0 || launches > INT_MAX || m->samples[p] < 0 ? -1 : 0;
     }
-    long long total = 0;
-    for (int p = 0; rc == 0 && p < np; p++) {
-        m->counts[np + p] = (int)total;
-        total += m->counts[p];
+    rc = rc || total != m->n_durations || displace(m->keys, m->keys + np, np) ||
+         displace(m->samples, m->samples + np, np);
+    for (size_t i = 0, at = 0; rc == 0 && i < m->n_runs; i++) {
+        const hta_cell *row = hta_table_row(m->runs, i);
+        int p = run_owner(m, i);
+        int64_t launches = row[HTA_KERNEL_RUNS_LAUNCHES].i;
+        m->sent_keys[m->keys[np + p] + next_key[p]++] =
+            (run_key){row[HTA_KERNEL_RUNS_STEP].i, row[HTA_KERNEL_RUNS_NAME_HASH].i, launches};
+        sample *to = &m->sent[m->samples[np + p] + next[p]];
+        for (int64_t k = 0; k < launches; k++)
+            to[k].dur = hta_table_row(m->durations, at++)[HTA_KERNEL_DURATIONS_DUR_NS].i;
+        next[p] += (int)launches;
     }
-    rc = rc || total > INT_MAX;
-    /* Place each launch after its owner's earlier ones, then move them. */
-    for (size_t i = 0; rc == 0 && i < m->n; i++) {
-        int p = owner_of(&m->sent[i], np);
-        m->slot[i] = (size_t)m->counts[np + p] + (size_t)next[p]++;
-    }
-    launch *by_owner = rc ? NULL : malloc((m->n + 1) * sizeof *by_owner);
-    rc = rc || !by_owner;
-    for (size_t i = 0; rc == 0 && i < m->n; i++)
-        by_owner[m->slot[i]] = m->sent[i];
-    free(m->sent);
-    m->sent = by_owner;
-    free(next);
+    free(next_key);
     return rc;
 }
 
-/* The owner's medians, one per received launch. */
+/* The owner's runs grouped by key: chains through next from a hash
+ * table's heads (UINT32_MAX: none). */
+typedef struct groups {
+    uint32_t *head, *next;
+    size_t mask;
+} groups;
+
+static int same_key(const run_key *x, const run_key *y)
+{
+    return x->step == y->step && x->hash == y->hash;
+}
+
+static int group_runs(const run_key *k, size_t n, groups *g)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    g->mask = cap - 1;
+    g->head = malloc(cap * sizeof *g->head);
+    g->next = malloc((n + 1) * sizeof *g->next);
+    if (!g->head || !g->next || n >= UINT32_MAX)
+        return -1;
+    for (size_t i = 0; i < cap; i++)
+        g->head[i] = UINT32_MAX;
+    /* Each run joins the chain of its key's first run (the head slot's
+     * run), or opens a slot; chains keep the runs in the order received. */
+    uint32_t *last = malloc((n + 1) * sizeof *last);
+    if (!last)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        g->next[i] = UINT32_MAX;
+        size_t s = (size_t)mix(k[i].step, k[i].hash) & g->mask;
+        while (g->head[s] != UINT32_MAX && !same_key(&k[g->head[s]], &k[i]))
+            s = (s + 1) & g->mask;
+        if (g->head[s] == UINT32_MAX) {
+            g->head[s] = (uint32_t)i;
+        } else {
+            g->next[last[g->head[s]]] = (uint32_t)i;
+        }
+        last[g->head[s]] = (uint32_t)i;
+    }
+    free(last);
+    return 0;
+}
+
+/* The medians of the places of the group starting at run i, each put in
+ * place of the place's durations; v: room for the group's runs. */
+static void group_medians(const medians *m, const groups *g, const size_t *first, uint32_t i,
+                          double *v)
+{
+    int64_t most = 0;
+    for (uint32_t j = i; j != UINT32_MAX; j = g->next[j])
+        most = m->received_keys[j].launches > most ? m->received_keys[j].launches : most;
+    for (int64_t k = 0; k < most; k++) {
+        size_t n = 0;
+        for (uint32_t j = i; j != UINT32_MAX; j = g->next[j])
+            if (m->received_keys[j].launches > k)
+                v[n++] = (double)m->received[first[j] + (size_t)k].dur;
+        double med = v[0]; /* one rank's: no sort */
+        if (n > 1) {
+            hta_sort_doubles(v, n);
+            med = hta_quantile_sorted(v, n, 0.5);
+        }
+        for (uint32_t j = i; j != UINT32_MAX; j = g->next[j])
+            if (m->received_keys[j].launches > k)
+                m->received[first[j] + (size_t)k].median = med;
+    }
+}
+
+/* The owner's medians, in place of the durations received. */
 static int take_medians(medians *m)
 {
-    size_t n = m->n_received;
-    size_t *idx = malloc((n + 1) * sizeof *idx);
+    size_t n = m->n_received_keys, at = 0;
+    groups g = {0};
+    size_t *first = malloc((n + 1) * sizeof *first);
     double *v = malloc((n + 1) * sizeof *v);
-    m->median = malloc((n + 1) * sizeof *m->median);
-    if (!idx || !v || !m->median) {
-        free(idx);
-        free(v);
-        return -1;
+    int rc = first && v ? group_runs(m->received_keys, n, &g) : -1;
+    /* The samples come by process in the keys' order. */
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        first[i] = at;
+        at += (size_t)m->received_keys[i].launches;
     }
-    for (size_t i = 0; i < n; i++)
-        idx[i] = i;
-    qsort_r(idx, n, sizeof *idx, compare_place, m->received);
-    for (size_t i = 0, end; i < n; i = end) {
-        for (end = i; end < n && compare_place(&idx[i], &idx[end], m->received) == 0; end++)
-            v[end - i] = (double)m->received[idx[end]].dur;
-        hta_sort_doubles(v, end - i);
-        double med = hta_quantile_sorted(v, end - i, 0.5);
-        for (size_t j = i; j < end; j++)
-            m->median[idx[j]] = med;
-    }
-    free(idx);
+    rc = rc || at != m->n_received;
+    for (size_t s = 0; rc == 0 && s <= g.mask; s++)
+        if (g.head[s] != UINT32_MAX)
+            group_medians(m, &g, first, g.head[s], v);
+    free(g.head);
+    free(g.next);
+    free(first);
     free(v);
-    return 0;
+    return rc;
 }
 
 static int exchange(medians *m)
 {
     const hta_processes *pr = m->pr;
-    int np = pr->n, *send = m->counts, *send_displs = m->counts + np,
-        *recv = m->counts + 2 * np, *recv_displs = m->counts + 3 * np;
-    hta_processes_alltoall_int(pr, send, recv);
-    long long total = 0;
-    for (int p = 0; p < np; p++) {
-        recv_displs[p] = (int)total;
-        total += recv[p];
-    }
-    m->n_received = (size_t)total;
-    m->received = total <= INT_MAX ? malloc((m->n_received + 1) * sizeof *m->received) : NULL;
-    if (hta_processes_any(pr, !m->received))
+    int np = pr->n, *keys = m->keys, *samples = m->samples;
+    hta_processes_alltoall_int(pr, keys, keys + 2 * np);
+    hta_processes_alltoall_int(pr, samples, samples + 2 * np);
+    int failed = displace(keys + 2 * np, keys + 3 * np, np) ||
+                 displace(samples + 2 * np, samples + 3 * np, np);
+    m->n_received_keys = failed ? 0 : (size_t)keys[4 * np - 1] + (size_t)keys[3 * np - 1];
+    m->n_received = failed ? 0 : (size_t)samples[4 * np - 1] + (size_t)samples[3 * np - 1];
+    m->received_keys = malloc((m->n_received_keys + 1) * sizeof *m->received_keys);
+    m->received = malloc((m->n_received + 1) * sizeof *m->received);
+    if (hta_processes_any(pr, failed || !m->received_keys || !m->received))
         return -1;
-    hta_processes_alltoallv(pr, m->sent, send, send_displs, m->received, recv, recv_displs,
-                            sizeof *m->sent);
-    m->returned = malloc((m->n + 1) * sizeof *m->returned);
-    if (hta_processes_any(pr, take_medians(m) != 0 || !m->returned))
+    hta_processes_alltoallv(pr, m->sent_keys, keys, keys + np, m->received_keys, keys + 2 * np,
+                            keys + 3 * np, sizeof *m->sent_keys);
+    hta_processes_alltoallv(pr, m->sent, samples, samples + np, m->received, samples + 2 * np,
+                            samples + 3 * np, sizeof *m->sent);
+    free(m->sent_keys);
+    free(m->sent);
+    m->sent_keys = NULL;
+    m->sent = NULL;
+    failed = take_medians(m) != 0;
+    free(m->received_keys);
+    m->received_keys = NULL;
+    m->returned = failed ? NULL : malloc((m->n_durations + 1) * sizeof *m->returned);
+    if (hta_processes_any(pr, failed || !m->returned))
         return -1;
-    hta_processes_alltoallv(pr, m->median, recv, recv_displs, m->returned, send, send_displs,
-                            sizeof *m->median);
+    hta_processes_alltoallv(pr, m->received, samples + 2 * np, samples + 3 * np, m->returned,
+                            samples, samples + np, sizeof *m->received);
     return 0;
 }
 
@@ -164,24 +268,16 @@ static int compare_excess(const void *a, const void *b)
     return c ? c : cmp_i64(x->name_id, y->name_id);
 }
 
-/* Each local launch's excess, summed per (rank, step, name) and per
- * (rank, step). */
-static hta_kernel_excess *sum_excess(const medians *m, const hta_table *places, size_t *n_out)
+/* Sorted by (rank, step, name_id) unless already, and each key's sums
+ * added up (a rank with two steps of one number); the count left.  The
+ * sums are of whole and half nanoseconds, exact in any order. */
+static size_t merge_excess(hta_kernel_excess *e, size_t k)
 {
-    hta_kernel_excess *e = malloc((2 * m->n + 1) * sizeof *e);
-    size_t k = 0;
-    for (size_t i = 0; e && i < m->n; i++) {
-        const hta_cell *row = hta_table_row(places, i);
-        double dur = (double)row[HTA_KERNEL_PLACES_DUR_NS].i, med = m->returned[m->slot[i]];
-        hta_kernel_excess x = {row[HTA_KERNEL_PLACES_RANK].i, row[HTA_KERNEL_PLACES_STEP].i,
-                               row[HTA_KERNEL_PLACES_NAME_ID].i, dur > med ? dur - med : 0, dur};
-        e[k++] = x;
-        x.name_id = -1;
-        e[k++] = x;
-    }
-    if (!e)
-        return NULL;
-    qsort(e, k, sizeof *e, compare_excess);
+    for (size_t i = 1; i < k; i++)
+        if (compare_excess(&e[i - 1], &e[i]) >= 0) {
+            qsort(e, k, sizeof *e, compare_excess);
+            break;
+        }
     size_t n = 0;
     for (size_t i = 0; i < k; i++) {
         if (n && compare_excess(&e[n - 1], &e[i]) == 0) {
@@ -191,19 +287,54 @@ static hta_kernel_excess *sum_excess(const medians *m, const hta_table *places, 
             e[n++] = e[i];
         }
     }
-    *n_out = n;
+    return n;
+}
+
+/* Each local run's time above its places' medians, and per (rank, step)
+ * over its runs (name_id -1, first). */
+static hta_kernel_excess *sum_excess(const medians *m, size_t *n_out)
+{
+    int np = m->pr->n;
+    hta_kernel_excess *e = malloc((2 * m->n_runs + 1) * sizeof *e);
+    int *next = calloc((size_t)np, sizeof *next);
+    size_t k = 0, step_at = 0;
+    for (size_t i = 0, at = 0; e && next && i < m->n_runs; i++) {
+        const hta_cell *row = hta_table_row(m->runs, i);
+        int p = run_owner(m, i);
+        const double *med = &m->returned[m->samples[np + p] + next[p]];
+        int64_t launches = row[HTA_KERNEL_RUNS_LAUNCHES].i;
+        hta_kernel_excess x = {row[HTA_KERNEL_RUNS_RANK].i, row[HTA_KERNEL_RUNS_STEP].i,
+                               row[HTA_KERNEL_RUNS_NAME_ID].i, 0, 0};
+        for (int64_t j = 0; j < launches; j++) {
+            double dur = (double)hta_table_row(m->durations, at++)[HTA_KERNEL_DURATIONS_DUR_NS].i;
+            x.excess_ns += dur > med[j] ? dur - med[j] : 0;
+            x.dur_ns += dur;
+        }
+        next[p] += (int)launches;
+        if (k == 0 || e[step_at].rank != x.rank || e[step_at].step != x.step) {
+            step_at = k;
+            e[k++] = (hta_kernel_excess){x.rank, x.step, -1, 0, 0};
+        }
+        e[step_at].excess_ns += x.excess_ns;
+        e[step_at].dur_ns += x.dur_ns;
+        e[k++] = x;
+    }
+    free(next);
+    if (!e)
+        return NULL;
+    *n_out = merge_excess(e, k);
     return e;
 }
 
-int hta_kernel_excess_exchange(const hta_processes *pr, const hta_table *places,
-                               hta_kernel_excess **out, size_t *n)
+int hta_kernel_excess_exchange(const hta_processes *pr, const hta_table *runs,
+                               const hta_table *durations, hta_kernel_excess **out, size_t *n)
 {
-    medians m = {.pr = pr};
+    medians m = {.pr = pr, .runs = runs, .durations = durations};
     *out = NULL;
     *n = 0;
-    int failed = hta_processes_any(pr, pack(&m, places) != 0) || exchange(&m) != 0;
+    int failed = hta_processes_any(pr, pack(&m) != 0) || exchange(&m) != 0;
     if (!failed)
-        *out = sum_excess(&m, places, n);
+        *out = sum_excess(&m, n);
     medians_free(&m);
     return failed || hta_processes_any(pr, !*out) ? -1 : 0;
 }

@@ -159,7 +159,8 @@ static const hta_table_spec *const SPECS[] = {
     &hta_path_walk_table,
     &hta_path_walk_names_table,
     &hta_path_ends_table,
-    &hta_kernel_places_table,
+    &hta_kernel_runs_table,
+    &hta_kernel_durations_table,
 };
 
 size_t hta_table_spec_count(void)
