@@ -148,8 +148,10 @@ def test_tp_path_hops_to_the_slow_rank():
     compute after a collective waits for it): with rank 5's compute 1.5x
     before its TP collectives, the job's path runs through rank 5's slowed
     kernels up to its TP group's all-gather, hops off it there, and holds
-    rank 5 most.  /what_if's first-order saving stays below what the same
-    job without the slowdown (same seed) saves."""
+    rank 5 most.  /what_if's saving for rank 5's compute is close to what
+    the same job without the slowdown (same seed) saves: the others at the
+    all-gather and at the data-parallel all-reduce came from the path's
+    previous instance and move with it."""
     out, _ = analyse(tp_job(True), processes=1, extra=["--critical-path"])
     path = named_path(out)
     steps = table(out, "/global_critical_path_steps").set_index("step")
@@ -182,9 +184,14 @@ def test_tp_path_hops_to_the_slow_rank():
     assert (best["rank"] == SLOW_RANK).all() and (best.cause == "compute").all(), w
     saved = best.step_time_us - truth
     # Rank 5's kernels at the medians over the ranks rather than at its own
-    # jitter of the clean run: at most 40 us apart per slowed kernel.
-    tol = len(TP_COMPUTE_US) * JITTER_US
-    assert (best.saving_us > 0).all() and (best.saving_us <= saved + tol).all(), (best, saved)
+    # jitter of the clean run: at most 40 us apart per slowed kernel.  And
+    # a piece's excess is its name's in the step shared by time over the
+    # rank's launches: its two gemms before the DP collectives (400 and
+    # 200 us) are off the path and take 600 / (1.5 x 2800 + 600) of it.
+    jitter = len(TP_COMPUTE_US) * JITTER_US
+    off_path = 600.0 / (SLOW * sum(TP_COMPUTE_US) + 600.0)
+    assert (best.saving_us >= saved * (1 - off_path) - jitter).all() and \
+        (best.saving_us <= saved + jitter).all(), (best, saved)
 
 
 def check_one_rank(out):

@@ -26,7 +26,9 @@
  * but the states and the pieces walked leaves a process.
  *
  * For the what-if (crossrank/what_if.c) the walk also leaves a mark at
- * each hop with the last arriver's lateness, puts on each compute piece
+ * each hop with the last arriver's lateness (and its lateness over the
+ * others that did not come from the instance the path reached it
+ * from), puts on each compute piece
  * its time above its kernels' medians (crossrank/kernel_medians.c, found
  * before the walk), and the root keeps each step's latest end and latest
  * free ends ("_path_ends"). */
@@ -412,12 +414,30 @@ static int cross_kernel(walker *w, walk_state *st, const interval *h)
     return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, dur, 0);
 }
 
+/* Whether the rank's stretch before its op of the state's instance
+ * starts at the instance its rank came from (op's previous one). */
+static int stretch_from_previous(const walker *w, const walk_state *st, long op)
+{
+    const interval *h = interval_at(w, st);
+    int64_t from = h ? hta_table_row(w->rows, h->row)[HTA_PATH_INTERVALS_FROM_NS].i : -1;
+    long k = from >= 0 ? longest_waiting_op(w, st->rank, from) : -1;
+    const hta_group_op *o = &w->r->ops[op], *p = k >= 0 ? &w->r->ops[k] : NULL;
+    return p && p->group == o->prev_group && p->by_seq == o->prev_by_seq && p->key == o->prev_key;
+}
+
 /* At a hop onto the instance's last arriver: the mark of how much later
- * it arrived than the others (crossrank/what_if.c caps a saving by it). */
+ * it arrived than the others, and as its excess, when the path came to
+ * the arriver from the instance it came from, how much later than the
+ * others that did not (0: none such); crossrank/what_if.c caps a saving
+ * by them. */
 static int put_hop(walker *w, walk_state *st)
 {
     long op = st->target == TARGET_INSTANCE ? instance_op(w, st) : -1;
-    return op < 0 ? 0 : put_piece(w, st, st->rank, -1, HTA_PATH_HOP, w->res[op].lateness_ns, 0);
+    if (op < 0)
+        return 0;
+    const hta_op_result *x = &w->res[op];
+    int64_t free = stretch_from_previous(w, st, op) ? x->free_lateness_ns : 0;
+    return put_piece(w, st, st->rank, -1, HTA_PATH_HOP, x->lateness_ns, free);
 }
 
 /* Walks the step on while its rank is held here. */

@@ -11,7 +11,8 @@
  * piece earlier, until a hop onto an instance's last arriver: the
  * instance then starts earlier only by as much as the last arriver was
  * later than the others (its lateness, the hop's mark), since they arrive
- * when they did.  At the step's end, a rank whose end no communication
+ * when they did; but those that came from the instance the path reached
+ * the arriver from move with its end (hop_cap).  At the step's end, a rank whose end no communication
  * kernel bounds (a free end, "_path_ends") ends when it did: the step
  * ends no earlier than the latest free end of another rank.  The saving
  * left is taken off the step's time (its slowest rank's).  First order:
@@ -188,23 +189,36 @@ typedef struct outcome {
     double on_path, saving;    /* us */
 } outcome;
 
+/* How far a hop's instance can start earlier: by the last arriver's
+ * lateness; when the path came to it from the instance its rank came
+ * from (the hop's excess, the lateness over the others that did not,
+ * set), the others that did move with that instance's end, saved_before
+ * earlier, so by up to that more. */
+static double hop_cap(const piece *hop, double saved_before)
+{
+    double lateness = (double)hop->time;
+    return hop->excess > 0 ? fmin((double)hop->excess, lateness + saved_before) : lateness;
+}
+
 /* The saving of the candidate's change on the step's path p[0..n), in
  * time order. */
 static outcome predict(const inputs *in, const candidate *c, const piece *p, size_t n)
 {
     outcome o = {c, "", 0, 0};
     int bound = change_of(c->cause, &o.change);
-    double saved = 0, on_path = 0; /* ns */
+    double saved = 0, on_path = 0, at_comm = 0; /* ns; at_comm: at the last transfer */
     for (size_t i = 0; i < n; i++) {
         if (p[i].bound == HTA_PATH_HOP) {
-            saved = saved < (double)p[i].time ? saved : (double)p[i].time;
+            saved = fmin(saved, hop_cap(&p[i], at_comm));
             continue;
         }
-        if (p[i].rank != c->rank)
-            continue;
-        on_path += (double)p[i].time;
-        if (p[i].bound == bound && p[i].time > 0)
-            saved += bound == HTA_CP_GPU_COMPUTE ? (double)p[i].excess : (double)p[i].time;
+        if (p[i].rank == c->rank) {
+            on_path += (double)p[i].time;
+            if (p[i].bound == bound && p[i].time > 0)
+                saved += bound == HTA_CP_GPU_COMPUTE ? (double)p[i].excess : (double)p[i].time;
+        }
+        if (p[i].bound == HTA_CP_GPU_COMMUNICATION)
+            at_comm = saved;
     }
     double room = end_room(in, c->step, c->rank);
     o.on_path = on_path / 1000.0;
