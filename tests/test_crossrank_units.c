@@ -311,26 +311,31 @@ static void test_kernel_medians_per_place(void)
     hta_tableset set = {0};
     hta_table *t = hta_tableset_table(&set, &hta_kernel_runs_table);
     hta_table *d = hta_tableset_table(&set, &hta_kernel_durations_table);
+    hta_table *names = hta_tableset_table(&set, &hta_path_names_table);
     static const int64_t dur[3][2] = {{100000, 500000}, {100000, 500000}, {300000, 500000}};
-    for (int64_t rank = 0; t && d && rank < 3; rank++) {
+    for (int64_t rank = 0; t && d && names && rank < 3; rank++) {
+        for (int64_t id = 0; id < 5; id++) { /* the rank's names, "gemm" its 4th */
+            hta_row_builder row = hta_table_add_row(names);
+            hta_row_put_i64(&row, rank);
+            hta_row_put_i64(&row, id);
+            hta_row_put_str(&row, id == 4 ? "gemm" : "other");
+            CHECK(hta_row_done(&row) == 0, "name row");
+        }
         hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, rank);
-        hta_row_put_i64(&row, 7);     /* step */
-        hta_row_put_i64(&row, 4);     /* the rank's name id */
-        hta_row_put_i64(&row, 12345); /* the name's hash */
-        hta_row_put_i64(&row, 2);     /* launches */
+        hta_row_put_i64(&row, 7);                        /* step */
+        hta_row_put_i64(&row, 4 * ((int64_t)1 << 32) + 2); /* name id 4, 2 launches */
         CHECK(hta_row_done(&row) == 0, "run row");
-        for (int64_t place = 0; place < 2; place++) {
-            row = hta_table_add_row(d);
-            hta_row_put_i64(&row, rank);
-            hta_row_put_i64(&row, dur[rank][place]);
-            CHECK(hta_row_done(&row) == 0, "duration row");
-        }
+        row = hta_table_add_row(d);
+        hta_row_put_i64(&row, rank);
+        for (int place = 0; place < HTA_KERNEL_DURATIONS_PER_ROW; place++)
+            hta_row_put_i64(&row, place < 2 ? dur[rank][place] : 0);
+        CHECK(hta_row_done(&row) == 0, "durations row");
     }
     hta_processes alone = {.me = HTA_ROOT, .n = 1, .mpi = 0};
     hta_kernel_excess *ex = NULL;
     size_t n = 0;
-    CHECK(t && d && hta_kernel_excess_exchange(&alone, t, d, &ex, &n) == 0, "exchange");
+    CHECK(t && d && hta_kernel_excess_exchange(&alone, t, d, names, &ex, &n) == 0, "exchange");
     double two = hta_kernel_excess_share(ex, n, 2, 7, 4), zero = hta_kernel_excess_share(ex, n, 0, 7, 4);
     CHECK(fabs(two - 200.0 / 800.0) < 1e-12, "rank 2's share above the medians: %g", two);
     CHECK(zero == 0, "rank 0 at the medians: %g", zero);

@@ -98,7 +98,6 @@ static void rank_state_free(rank_state *r)
     free(r->name_time);
     free(r->place_step);
     free(r->place_next);
-    free(r->name_hash);
     for (int i = 0; i < S_N; i++)
         free(r->scratch[i]);
 }

@@ -144,22 +144,26 @@ extern const hta_table_spec hta_path_names_table;
  * k-th launch of its name in the step (0 first, by start), for the
  * medians over the ranks (crossrank/kernel_medians.h).  A step's kernels
  * of one name are a "run": a row of "_kernel_runs" with the name by its
- * "_path_names" id and a hash of its text (the same on every rank) and
- * the number of launches, a rank's runs by step, then name id; their
- * durations, in the same order and each run's by place, are the rows of
- * "_kernel_durations" (16 bytes a kernel, where a row per kernel with
- * its step, name and place took 48). */
+ * "_path_names" id and the number of launches in one cell (id x 2^32 +
+ * launches), a rank's runs by step, then name id; their durations, in
+ * the same order and each run's by place, fill the rows of
+ * "_kernel_durations" eight at a time (a rank's last row padded with
+ * zeros): 24 bytes a run and 9 a kernel, where a row per kernel with its
+ * step, name, hash and place took 48. */
+#define HTA_KERNEL_DURATIONS_PER_ROW 8
 enum {
     HTA_KERNEL_RUNS_RANK,
     HTA_KERNEL_RUNS_STEP,
-    HTA_KERNEL_RUNS_NAME_ID,
-    HTA_KERNEL_RUNS_NAME_HASH,
-    HTA_KERNEL_RUNS_LAUNCHES,
+    HTA_KERNEL_RUNS_NAME_LAUNCHES,
     HTA_KERNEL_RUNS_N_COLUMNS
 };
 extern const hta_table_spec hta_kernel_runs_table;
 
-enum { HTA_KERNEL_DURATIONS_RANK, HTA_KERNEL_DURATIONS_DUR_NS, HTA_KERNEL_DURATIONS_N_COLUMNS };
+enum {
+    HTA_KERNEL_DURATIONS_RANK,
+    HTA_KERNEL_DURATIONS_FIRST_NS,
+    HTA_KERNEL_DURATIONS_N_COLUMNS = HTA_KERNEL_DURATIONS_FIRST_NS + HTA_KERNEL_DURATIONS_PER_ROW
+};
 extern const hta_table_spec hta_kernel_durations_table;
 
 /* Per (rank, name): its operator edges' time over every step's graph,

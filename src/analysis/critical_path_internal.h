@@ -115,7 +115,8 @@ typedef struct rank_state {
     uint32_t *place_step;      /* by name: 1 + the step place_next counts in */
     int64_t *place_next;       /* by name: its launches in that step, then
                                 * where its next duration goes */
-    uint64_t *name_hash;       /* by name: 1 + its text's hash, 0 = not yet */
+    int64_t durations_row[HTA_KERNEL_DURATIONS_PER_ROW]; /* "_kernel_durations" */
+    int n_durations_row;       /* not yet in a row */
     hta_table *job_tables[5];  /* the job's path's tables, each found once
                                 * (critical_path_intervals.c) */
     hta_cp_path_fn path_fn;    /* set: paths go to it, not to tables */
@@ -238,7 +239,8 @@ int cp_hand_path(rank_state *r, const step_window *w, const path *p);
  * time per name into name_time. */
 int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out);
 
-/* "_path_name_times" from name_time, once every step is done. */
+/* "_path_name_times" from name_time, and the last row of
+ * "_kernel_durations", once every step is done. */
 int cp_put_name_times(rank_state *r, hta_tableset *out);
 
 #endif

@@ -70,9 +70,7 @@ const hta_table_spec hta_path_name_times_table = {
 static const hta_column RUN_COLUMNS[HTA_KERNEL_RUNS_N_COLUMNS] = {
     [HTA_KERNEL_RUNS_RANK] = {"rank", HTA_COL_I64},
     [HTA_KERNEL_RUNS_STEP] = {"step", HTA_COL_I64},
-    [HTA_KERNEL_RUNS_NAME_ID] = {"name_id", HTA_COL_I64},
-    [HTA_KERNEL_RUNS_NAME_HASH] = {"name_hash", HTA_COL_I64},
-    [HTA_KERNEL_RUNS_LAUNCHES] = {"launches", HTA_COL_I64},
+    [HTA_KERNEL_RUNS_NAME_LAUNCHES] = {"name_launches", HTA_COL_I64},
 };
 const hta_table_spec hta_kernel_runs_table = {
     "_kernel_runs", RUN_COLUMNS, HTA_KERNEL_RUNS_N_COLUMNS,
@@ -80,7 +78,14 @@ const hta_table_spec hta_kernel_runs_table = {
 
 static const hta_column DURATION_COLUMNS[HTA_KERNEL_DURATIONS_N_COLUMNS] = {
     [HTA_KERNEL_DURATIONS_RANK] = {"rank", HTA_COL_I64},
-    [HTA_KERNEL_DURATIONS_DUR_NS] = {"dur_ns", HTA_COL_I64},
+    [HTA_KERNEL_DURATIONS_FIRST_NS] = {"dur_ns_0", HTA_COL_I64},
+    [HTA_KERNEL_DURATIONS_FIRST_NS + 1] = {"dur_ns_1", HTA_COL_I64},
+    [HTA_KERNEL_DURATIONS_FIRST_NS + 2] = {"dur_ns_2", HTA_COL_I64},
+    [HTA_KERNEL_DURATIONS_FIRST_NS + 3] = {"dur_ns_3", HTA_COL_I64},
+    [HTA_KERNEL_DURATIONS_FIRST_NS + 4] = {"dur_ns_4", HTA_COL_I64},
+    [HTA_KERNEL_DURATIONS_FIRST_NS + 5] = {"dur_ns_5", HTA_COL_I64},
+    [HTA_KERNEL_DURATIONS_FIRST_NS + 6] = {"dur_ns_6", HTA_COL_I64},
+    [HTA_KERNEL_DURATIONS_FIRST_NS + 7] = {"dur_ns_7", HTA_COL_I64},
 };
 const hta_table_spec hta_kernel_durations_table = {
     "_kernel_durations", DURATION_COLUMNS, HTA_KERNEL_DURATIONS_N_COLUMNS,
@@ -268,19 +273,6 @@ static void add_name_times(rank_state *r)
     }
 }
 
-/* FNV-1a of the name's text: its key among the ranks, whose name ids
- * differ.  Hashed once per name, not at each of its kernels' launches. */
-static int64_t name_hash(rank_state *r, uint32_t name)
-{
-    if (r->name_hash[name])
-        return (int64_t)(r->name_hash[name] - 1);
-    uint64_t h = 1469598103934665603u;
-    for (const char *s = hta_strtab_get(&r->t->names, name); *s; s++)
-        h = (h ^ (uint8_t)*s) * 1099511628211u;
-    r->name_hash[name] = (h >> 1) + 1;
-    return (int64_t)(h >> 1);
-}
-
 /* A name's kernels in a step: the trace's name id and its "_path_names"
  * id. */
 typedef struct kernel_run {
@@ -309,18 +301,25 @@ static int put_run(rank_state *r, hta_table *t, int64_t step, const kernel_run *
     hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, r->v->rank_key);
     hta_row_put_i64(&row, step);
-    hta_row_put_i64(&row, kr->id);
-    hta_row_put_i64(&row, name_hash(r, kr->name));
-    hta_row_put_i64(&row, n);
+    hta_row_put_i64(&row, (int64_t)kr->id * ((int64_t)1 << 32) + n);
+    return hta_row_done(&row);
+}
+
+/* The durations kept, as a row of "_kernel_durations", the rest zeros. */
+static int put_durations_row(rank_state *r, hta_table *t)
+{
+    hta_row_builder row = hta_table_add_row(t);
+    hta_row_put_i64(&row, r->v->rank_key);
+    for (int i = 0; i < HTA_KERNEL_DURATIONS_PER_ROW; i++)
+        hta_row_put_i64(&row, i < r->n_durations_row ? r->durations_row[i] : 0);
+    r->n_durations_row = 0;
     return hta_row_done(&row);
 }
 
 static int put_duration(rank_state *r, hta_table *t, int64_t dur)
 {
-    hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_i64(&row, r->v->rank_key);
-    hta_row_put_i64(&row, dur);
-    return hta_row_done(&row);
+    r->durations_row[r->n_durations_row++] = dur;
+    return r->n_durations_row == HTA_KERNEL_DURATIONS_PER_ROW ? put_durations_row(r, t) : 0;
 }
 
 /* The step's kernels that are not communication, by name, each name's
@@ -385,9 +384,8 @@ int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out)
         r->name_time = calloc(names + 1, sizeof *r->name_time);
         r->place_step = calloc(names + 1, sizeof *r->place_step);
         r->place_next = calloc(names + 1, sizeof *r->place_next);
-        r->name_hash = calloc(names + 1, sizeof *r->name_hash);
         if (!r->piece_of || !r->path_name_id || !r->name_time || !r->place_step ||
-            !r->place_next || !r->name_hash)
+            !r->place_next)
             return -1;
         memset(r->piece_of, 0xff, (names + 2) * sizeof *r->piece_of);
     }
@@ -419,6 +417,8 @@ int cp_put_name_times(rank_state *r, hta_tableset *out)
 {
     if (!r->name_time)
         return 0;
+    if (r->n_durations_row && put_durations_row(r, job_table(r, T_DURATIONS, out)))
+        return -1;
     hta_table *tab = hta_tableset_table(out, &hta_path_name_times_table);
     int rc = tab ? 0 : -1;
     for (uint32_t name = 0; rc == 0 && name < r->t->names.count; name++) {

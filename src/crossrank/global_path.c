@@ -654,6 +654,7 @@ int hta_global_path_walk(const hta_processes *pr, const hta_tableset *path,
     int failed = hta_processes_any(pr, walker_init(&w, path, r, res, out) != 0) ||
                  hta_kernel_excess_exchange(pr, hta_tableset_find(path, hta_kernel_runs_table.name),
                                             hta_tableset_find(path, hta_kernel_durations_table.name),
+                                            w.names,
                                             &w.excess, &w.n_excess) != 0;
     size_t n_steps = 0;
     walk_state *st = failed ? NULL : first_states(pr, &w, out, &n_steps);

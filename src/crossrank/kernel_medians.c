@@ -5,9 +5,11 @@
  * A kernel's place is (step, name, k): the k-th launch of that name in
  * the step, since one kernel runs at several places with different
  * lengths.  Each rank's analysis lists a step's launches of a name as a
- * run (analysis/critical_path.h: the name as a hash of its text, the same
- * on every rank, then the durations by place), so a place is a run's key
- * and an index into its durations.  As the collectives' instances are
+ * run (analysis/critical_path.h: the name by the rank's id, the
+ * durations by place, eight to a row), so a place is a run's key and an
+ * index into its durations; the key's name is a hash of the name's text
+ * (util/name_hash.h), the same on every rank, hashed here once per name
+ * row of "_path_names".  As the collectives' instances are
  * (crossrank/collective_exchange.c), each (step, name) has an owner, here
  * by its hash: one MPI_Alltoallv sends each run's key and another its
  * durations to the owner, which groups the runs of a key in a hash table
@@ -23,6 +25,7 @@
 
 #include "analysis/critical_path.h"
 #include "numerics/stats.h"
+#include "util/name_hash.h"
 
 /* A run's key and its launches, as sent. */
 typedef struct run_key {
@@ -57,7 +60,8 @@ static int owner_of(int64_t step, int64_t hash, int n_processes)
  * receive, receive displacements; of keys, then of samples. */
 typedef struct medians {
     const hta_processes *pr;
-    const hta_table *runs, *durations;
+    const hta_table *runs, *durations, *names;
+    int64_t *hashes;           /* per run: its name's hash */
     int *keys, *samples;
     run_key *sent_keys, *received_keys;
     sample *sent, *received;
@@ -67,6 +71,7 @@ typedef struct medians {
 
 static void medians_free(medians *m)
 {
+    free(m->hashes);
     free(m->keys);
     free(m->samples);
     free(m->sent_keys);
@@ -78,8 +83,98 @@ static void medians_free(medians *m)
 
 static int run_owner(const medians *m, size_t i)
 {
-    const hta_cell *row = hta_table_row(m->runs, i);
-    return owner_of(row[HTA_KERNEL_RUNS_STEP].i, row[HTA_KERNEL_RUNS_NAME_HASH].i, m->pr->n);
+    return owner_of(hta_table_row(m->runs, i)[HTA_KERNEL_RUNS_STEP].i, m->hashes[i], m->pr->n);
+}
+
+static int64_t run_name_id(const hta_cell *run)
+{
+    return run[HTA_KERNEL_RUNS_NAME_LAUNCHES].i >> 32;
+}
+
+static int64_t run_launches(const hta_cell *run)
+{
+    return run[HTA_KERNEL_RUNS_NAME_LAUNCHES].i & 0xffffffff;
+}
+
+/* Reads a rank's durations in order, row by row: a rank's first starts
+ * a row. */
+typedef struct duration_cursor {
+    const hta_table *t;
+    size_t row;
+    int slot;
+    int64_t rank;
+} duration_cursor;
+
+/* The rank's next duration into *dur; -1 when the rows run out or are
+ * another rank's. */
+static int next_duration(duration_cursor *c, int64_t rank, int64_t *dur)
+{
+    if (c->rank != rank && c->slot > 0) {
+        c->row++;
+        c->slot = 0;
+    }
+    c->rank = rank;
+    if (!c->t || c->row >= c->t->n_rows)
+        return -1;
+    const hta_cell *row = hta_table_row(c->t, c->row);
+    if (row[HTA_KERNEL_DURATIONS_RANK].i != rank)
+        return -1;
+    *dur = row[HTA_KERNEL_DURATIONS_FIRST_NS + c->slot].i;
+    if (++c->slot == HTA_KERNEL_DURATIONS_PER_ROW) {
+        c->row++;
+        c->slot = 0;
+    }
+    return 0;
+}
+
+/* The first row of each rank's block of "_path_names", whose rows are
+ * the rank's names in id order. */
+typedef struct name_block {
+    int64_t rank;
+    size_t first;
+} name_block;
+
+static int compare_block(const void *a, const void *b)
+{
+    return cmp_i64(((const name_block *)a)->rank, ((const name_block *)b)->rank);
+}
+
+/* Each run's name hash: each name row's text hashed once. */
+static int hash_names(medians *m)
+{
+    const hta_table *t = m->names;
+    size_t n = t ? t->n_rows : 0, n_blocks = 0;
+    int64_t *of_row = malloc((n + 1) * sizeof *of_row);
+    name_block *b = malloc((n + 1) * sizeof *b);
+    m->hashes = malloc((m->n_runs + 1) * sizeof *m->hashes);
+    int rc = of_row && b && m->hashes ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const hta_cell *row = hta_table_row(t, i);
+        of_row[i] = hta_name_hash(row[HTA_PATH_NAMES_NAME].s);
+        if (row[HTA_PATH_NAMES_NAME_ID].i == 0)
+            b[n_blocks++] = (name_block){row[HTA_PATH_NAMES_RANK].i, i};
+    }
+    if (rc == 0)
+        qsort(b, n_blocks, sizeof *b, compare_block);
+    const name_block *at = NULL;
+    for (size_t i = 0; rc == 0 && i < m->n_runs; i++) {
+        const hta_cell *run = hta_table_row(m->runs, i);
+        int64_t rank = run[HTA_KERNEL_RUNS_RANK].i, id = run_name_id(run);
+        if (!at || at->rank != rank) {
+            name_block probe = {rank, 0};
+            at = bsearch(&probe, b, n_blocks, sizeof *b, compare_block);
+        }
+        size_t row = at ? at->first + (size_t)id : n;
+        rc = id < 0 || row >= n || hta_table_row(t, row)[HTA_PATH_NAMES_RANK].i != rank ||
+                     hta_table_row(t, row)[HTA_PATH_NAMES_NAME_ID].i != id
+                 ? -1
+                 : 0;
+        if (rc == 0)
+            m->hashes[i] = of_row[row];
+    }
+    free(of_row);
+    free(b);
+    return rc;
 }
 
 /* Displacements from counts; -1 when they pass INT_MAX. */
@@ -101,33 +196,34 @@ static int pack(medians *m)
 {
     int np = m->pr->n;
     m->n_runs = m->runs ? m->runs->n_rows : 0;
-    m->n_durations = m->durations ? m->durations->n_rows : 0;
     m->keys = calloc(4 * (size_t)np, sizeof *m->keys);
     m->samples = calloc(4 * (size_t)np, sizeof *m->samples);
-    m->sent_keys = malloc((m->n_runs + 1) * sizeof *m->sent_keys);
-    m->sent = malloc((m->n_durations + 1) * sizeof *m->sent);
     int *next_key = calloc(2 * (size_t)np, sizeof *next_key), *next = next_key + np;
-    int rc = m->keys && m->samples && m->sent_keys && m->sent && next_key ? 0 : -1;
+    int rc = m->keys && m->samples && next_key ? hash_names(m) : -1;
     size_t total = 0;
     for (size_t i = 0; rc == 0 && i < m->n_runs; i++) {
-        int64_t launches = hta_table_row(m->runs, i)[HTA_KERNEL_RUNS_LAUNCHES].i;
+        int64_t launches = run_launches(hta_table_row(m->runs, i));
         int p = run_owner(m, i);
         m->keys[p]++;
         m->samples[p] += (int)launches;
         total += (size_t)launches;
-        rc = launches < 0 || launches > INT_MAX || m->samples[p] < 0 ? -1 : 0;
+        rc = launches > INT_MAX || m->samples[p] < 0 ? -1 : 0;
     }
-    rc = rc || total != m->n_durations || displace(m->keys, m->keys + np, np) ||
+    m->n_durations = total;
+    m->sent_keys = malloc((m->n_runs + 1) * sizeof *m->sent_keys);
+    m->sent = malloc((m->n_durations + 1) * sizeof *m->sent);
+    rc = rc || !m->sent_keys || !m->sent || displace(m->keys, m->keys + np, np) ||
          displace(m->samples, m->samples + np, np);
-    for (size_t i = 0, at = 0; rc == 0 && i < m->n_runs; i++) {
+    duration_cursor c = {m->durations, 0, 0, 0};
+    for (size_t i = 0; rc == 0 && i < m->n_runs; i++) {
         const hta_cell *row = hta_table_row(m->runs, i);
         int p = run_owner(m, i);
-        int64_t launches = row[HTA_KERNEL_RUNS_LAUNCHES].i;
+        int64_t launches = run_launches(row);
         m->sent_keys[m->keys[np + p] + next_key[p]++] =
-            (run_key){row[HTA_KERNEL_RUNS_STEP].i, row[HTA_KERNEL_RUNS_NAME_HASH].i, launches};
+            (run_key){row[HTA_KERNEL_RUNS_STEP].i, m->hashes[i], launches};
         sample *to = &m->sent[m->samples[np + p] + next[p]];
-        for (int64_t k = 0; k < launches; k++)
-            to[k].dur = hta_table_row(m->durations, at++)[HTA_KERNEL_DURATIONS_DUR_NS].i;
+        for (int64_t k = 0; rc == 0 && k < launches; k++)
+            rc = next_duration(&c, row[HTA_KERNEL_RUNS_RANK].i, &to[k].dur);
         next[p] += (int)launches;
     }
     free(next_key);
@@ -298,15 +394,17 @@ static hta_kernel_excess *sum_excess(const medians *m, size_t *n_out)
     hta_kernel_excess *e = malloc((2 * m->n_runs + 1) * sizeof *e);
     int *next = calloc((size_t)np, sizeof *next);
     size_t k = 0, step_at = 0;
-    for (size_t i = 0, at = 0; e && next && i < m->n_runs; i++) {
+    duration_cursor c = {m->durations, 0, 0, 0};
+    for (size_t i = 0; e && next && i < m->n_runs; i++) {
         const hta_cell *row = hta_table_row(m->runs, i);
         int p = run_owner(m, i);
         const double *med = &m->returned[m->samples[np + p] + next[p]];
-        int64_t launches = row[HTA_KERNEL_RUNS_LAUNCHES].i;
+        int64_t launches = run_launches(row), d = 0;
         hta_kernel_excess x = {row[HTA_KERNEL_RUNS_RANK].i, row[HTA_KERNEL_RUNS_STEP].i,
-                               row[HTA_KERNEL_RUNS_NAME_ID].i, 0, 0};
+                               run_name_id(row), 0, 0};
         for (int64_t j = 0; j < launches; j++) {
-            double dur = (double)hta_table_row(m->durations, at++)[HTA_KERNEL_DURATIONS_DUR_NS].i;
+            next_duration(&c, x.rank, &d); /* pack read them all */
+            double dur = (double)d;
             x.excess_ns += dur > med[j] ? dur - med[j] : 0;
             x.dur_ns += dur;
         }
@@ -327,9 +425,10 @@ static hta_kernel_excess *sum_excess(const medians *m, size_t *n_out)
 }
 
 int hta_kernel_excess_exchange(const hta_processes *pr, const hta_table *runs,
-                               const hta_table *durations, hta_kernel_excess **out, size_t *n)
+                               const hta_table *durations, const hta_table *names,
+                               hta_kernel_excess **out, size_t *n)
 {
-    medians m = {.pr = pr, .runs = runs, .durations = durations};
+    medians m = {.pr = pr, .runs = runs, .durations = durations, .names = names};
     *out = NULL;
     *n = 0;
     int failed = hta_processes_any(pr, pack(&m) != 0) || exchange(&m) != 0;

@@ -18,13 +18,14 @@ typedef struct hta_kernel_excess {
     double excess_ns, dur_ns;
 } hta_kernel_excess;
 
-/* Every process, from its ranks' "_kernel_runs" and "_kernel_durations"
- * (analysis/critical_path.h; NULL: none): the medians found among the
- * processes, and this process's ranks' excesses into *out (by rank,
- * step, name_id; the caller frees), *n of them.  -1 on every process
- * when one ran out of memory or the tables disagree. */
+/* Every process, from its ranks' "_kernel_runs", "_kernel_durations"
+ * and "_path_names" (analysis/critical_path.h; NULL: none): the medians
+ * found among the processes, and this process's ranks' excesses into
+ * *out (by rank, step, name_id; the caller frees), *n of them.  -1 on
+ * every process when one ran out of memory or the tables disagree. */
 int hta_kernel_excess_exchange(const hta_processes *pr, const hta_table *runs,
-                               const hta_table *durations, hta_kernel_excess **out, size_t *n);
+                               const hta_table *durations, const hta_table *names,
+                               hta_kernel_excess **out, size_t *n);
 
 /* The share of (rank, step, name)'s time above the medians, that of the
  * rank's step when the name has none (out of the TOP names of a
