@@ -93,7 +93,6 @@ static void members_of(char *text, size_t room, int64_t first, int64_t n, int64_
         snprintf(text + at, room - at, "]");
 }
 
-/* The step of rank r from b; returns when it ends (the same on every rank). */
 /* The delay: its length, and whether it is data loading (else compute). */
 typedef struct delay {
     int64_t x;
@@ -102,6 +101,7 @@ typedef struct delay {
 
 static const char DATALOADER[] = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
 
+/* The step of rank r from b; returns when it ends (the same on every rank). */
 static int64_t write_step(tg_rank_writer *k, int64_t r, int64_t n, int64_t s, int64_t b,
                           const delay *dl)
 {

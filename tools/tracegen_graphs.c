@@ -1,9 +1,9 @@
 /*
  * tracegen_graphs.c -- hta-tracegen's CUDA graph replays
  * (hta-tracegen --graphs G:N [--graph-drop K] [--graph-short K[:R]]
- * [--graph-sync] -o DIR [--ranks R] [--steps S]): every step replays G graphs of N kernels each, as
- * torch.compile's "reduce-overhead" mode and vLLM's decoding do, with the
- * truth written beside the traces.
+ * [--graph-sync] -o DIR [--ranks R] [--steps S]): every step replays G
+ * graphs of N kernels each, as torch.compile's "reduce-overhead" mode and
+ * vLLM's decoding do, with the truth written beside the traces.
  *
  * DESIGN
  *  Integer microseconds, one CPU thread, one stream.  Step s (1..S, then
@@ -30,8 +30,8 @@
  *  path, having no queue length to read, cannot run.
  *
  *  The truth (DIR.graphs_truth.json): per rank the launches, recorded
- *  replays, short replays and kernels of the kept steps, and per graph its first kernel,
- *  span_us and busy_us.
+ *  replays, short replays and kernels of the kept steps, and per graph
+ *  its first kernel, span_us and busy_us.
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -353,9 +353,9 @@ static int summarize_by_kind(const hta_processes *pr, hta_tableset *out)
 }
 
 int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
-                                   const hta_tableset *path, const int64_t *valid, const int64_t *valid_node,
-                                   size_t n_valid, int align_clocks, int keep_kernel_waits, hta_tableset *out,
-                                   hta_error *err)
+                                   const hta_tableset *path, const int64_t *valid,
+                                   const int64_t *valid_node, size_t n_valid, int align_clocks,
+                                   int keep_kernel_waits, hta_tableset *out, hta_error *err)
 {
     hta_comm_catalog c = {0};
     hta_rank_ops r = {0};

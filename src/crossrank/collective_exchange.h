@@ -11,23 +11,22 @@
 #include "util/error.h"
 
 /* Every process, once ranks are resolved: comm_ops is this process's
- * "_comm_ops" (rank-mapped, may be NULL), path holds its ranks'
- * "_path_intervals" and "_path_names" (none without --critical-path) for
- * the job's critical path (crossrank/global_path.h), valid the ranks analysed
- * without failure (sorted, the same everywhere), valid_node the node of
- * each (crossrank/hosts.h; NULL when unknown); align_clocks the
- * --align-clocks choice (crossrank/clock_offsets.h) for the nodes'
- * clocks.  out receives this
- * process's share of the tables crossrank/collective_groups.h describes:
- * the instances it owns, the figures of its ranks (and with
+ * "_comm_ops" (rank-mapped, may be NULL), path holds its ranks' tables
+ * of the job's critical path (analysis/critical_path.h; none without
+ * --critical-path), walked once the ops are matched
+ * (crossrank/global_path.h), valid the ranks analysed without failure
+ * (sorted, the same everywhere), valid_node the node of each
+ * (crossrank/hosts.h; NULL when unknown); align_clocks the --align-clocks
+ * choice (crossrank/clock_offsets.h) for the nodes' clocks.  out receives
+ * this process's share of the tables crossrank/collective_groups.h
+ * describes: the instances it owns, the figures of its ranks (and with
  * keep_kernel_waits, each of its ranks' kernels' wait, "_kernel_waits");
  * gathered to the root in process order, "collectives" is in instance
- * order.  Every process
- * makes the same MPI calls whatever fails; -1 on every process when any
- * failed, err set where it did. */
+ * order.  Every process makes the same MPI calls whatever fails; -1 on
+ * every process when any failed, err set where it did. */
 int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
-                                   const hta_tableset *path, const int64_t *valid, const int64_t *valid_node,
-                                   size_t n_valid, int align_clocks, int keep_kernel_waits,
-                                   hta_tableset *out, hta_error *err);
+                                   const hta_tableset *path, const int64_t *valid,
+                                   const int64_t *valid_node, size_t n_valid, int align_clocks,
+                                   int keep_kernel_waits, hta_tableset *out, hta_error *err);
 
 #endif

@@ -28,11 +28,13 @@ typedef struct rank_waits {
     double expected_last;      /* sum of 1 / participants over contested instances */
 } rank_waits;
 
+/* free_lateness_ns of an op whose instance's other ranks all came from
+ * the instance its rank came from. */
+#define HTA_NO_OTHERS INT64_MAX
+
 /* What the owner found for one op.  For a point-to-point op (p2p), wait
  * is its own (late sender on a recv, late receiver on a send), caused the
  * peer's, and n_ranks 2 when paired, 1 when not. */
-#define HTA_NO_OTHERS INT64_MAX
-
 typedef struct hta_op_result {
     int64_t wait_ns, end_lag_ns, caused_ns;
     /* The instance's last arriver (-1 when nobody arrived last), and on

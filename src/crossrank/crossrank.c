@@ -1,13 +1,14 @@
 /* crossrank.c: the cross-rank stage (see crossrank/crossrank.h), and the
- * order of its statistics on the root.  The point-to-point and all-to-all figures come
- * first, because
- * they add metrics the outlier search reads; the outliers next because the later
- * steps add rows to their table (collective_wait flags late arrivers),
- * the step comparison and the step-time jitter after collective_wait,
- * which adds the waits to "steps", the stragglers after it because they read "collective_wait",
- * the delay costs after the stragglers because they read the slower GPUs in "stragglers",
- * the job's critical path, then the what-if on it, which reads the delay
- * costs, "steps" and the step comparison, and the nodes last because they read every flag in "outliers". */
+ * order of its statistics on the root.  The point-to-point and all-to-all
+ * figures come first, because they add metrics the outlier search reads;
+ * the outliers next because the later steps add rows to their table
+ * (collective_wait flags late arrivers); the step comparison and the
+ * step-time jitter after collective_wait, which adds the waits to
+ * "steps"; the stragglers after it because they read "collective_wait";
+ * the delay costs after the stragglers because they read the slower GPUs
+ * in "stragglers"; the job's critical path, then the what-if on it,
+ * which reads the delay costs, "steps" and the step comparison; and the
+ * nodes last because they read every flag in "outliers". */
 #include "crossrank/crossrank.h"
 
 #include "analysis/comm_ops.h"

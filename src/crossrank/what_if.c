@@ -12,12 +12,12 @@
  * instance then starts earlier only by as much as the last arriver was
  * later than the others (its lateness, the hop's mark), since they arrive
  * when they did; but those that came from the instance the path reached
- * the arriver from move with its end (hop_cap).  At the step's end, a rank whose end no communication
- * kernel bounds (a free end, "_path_ends") ends when it did: the step
- * ends no earlier than the latest free end of another rank.  The saving
- * left is taken off the step's time (its slowest rank's).  First order:
- * the other ranks' times and the path's shape are held; only what the
- * path can see moves.
+ * the arriver from move with its end (hop_cap).  At the step's end, a
+ * rank whose end no communication kernel bounds (a free end,
+ * "_path_ends") ends when it did: the step ends no earlier than the
+ * latest free end of another rank.  The saving left is taken off the
+ * step's time (its slowest rank's).  First order: the other ranks' times
+ * and the path's shape are held; only what the path can see moves.
  *
  * A kernel at the median: each compute piece on the path carries its
  * time above the medians of its kernels' places over the ranks

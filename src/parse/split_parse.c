@@ -51,9 +51,9 @@ static int is_gzip(int fd)
 /* More parts than this only cost memory and start-up. */
 #define MAX_PARTS 64
 
-/* A part costs about 0.2 M instructions to start (its file, buffer, event
- * array and string tables) and the merge of its strings: a 64th of a small
- * file's even share would cost more than it evens out. */
+/* A part costs its start (its file, buffer, event array and string
+ * tables) and the merge of its strings: a 64th of a small file's even
+ * share would cost more than it evens out. */
 #define MIN_PART_BYTES (1u << 20)
 
 /* Cuts the file into parts that threads take in order as they come free,
@@ -63,10 +63,9 @@ static int is_gzip(int fd)
  * share, since only its events are not copied when the parts are merged;
  * each later part half of what remains per thread, down to a 64th of an
  * even share, so that the last parts are small enough to even out the
- * finish (at a 16th, a 1 GB trace's last part, up to two of the smallest,
- * kept the other thread idle for 40-50 ms); in a small file down to a
- * 16th or MIN_PART_BYTES, whichever is smaller.  Returns the number of
- * parts. */
+ * finish (the thread that takes the last part keeps the others idle for
+ * up to its length); in a small file down to a 16th or MIN_PART_BYTES,
+ * whichever is smaller.  Returns the number of parts. */
 static int plan_parts(worker *w, int threads, uint64_t size)
 {
     uint64_t even = size / (uint64_t)threads;
