@@ -147,31 +147,62 @@ static void add_to_piece(rank_state *r, piece *s, size_t *n, const edge *e, int6
     *head = (int32_t)(*n)++;
 }
 
-static int longer_piece(const void *a, const void *b)
+static int longer_piece(const piece *x, const piece *y)
 {
-    const piece *x = a, *y = b;
     if (x->time != y->time)
         return x->time > y->time ? -1 : 1;
     return (x->first_ts > y->first_ts) - (x->first_ts < y->first_ts);
 }
 
-static int earlier_piece(const void *a, const void *b)
+static int earlier_piece(const piece *x, const piece *y)
 {
-    const piece *x = a, *y = b;
     if (x->first_ts != y->first_ts)
         return x->first_ts < y->first_ts ? -1 : 1;
     return (x->bound > y->bound) - (x->bound < y->bound);
 }
 
+/* Whether s[x] goes before s[y] among the longest: the longer, then the
+ * earlier, then the first found. */
+static int longer_first(const piece *s, size_t x, size_t y)
+{
+    int c = longer_piece(&s[x], &s[y]);
+    return c ? c < 0 : x < y;
+}
+
+#define KEPT INT32_MIN /* in piece.next, once add_to_piece is done with it */
+
+/* Marks the TOP_PIECES longest of s[0..n) (n > TOP_PIECES) and copies
+ * them, longest first, into top: one pass, each piece against the kept
+ * few, rather than a sort of every piece. */
+static void pick_longest(piece *s, size_t n, piece top[TOP_PIECES])
+{
+    size_t at[TOP_PIECES], k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k == TOP_PIECES && !longer_first(s, i, at[k - 1]))
+            continue;
+        size_t j = k < TOP_PIECES ? k++ : k - 1;
+        for (; j > 0 && longer_first(s, i, at[j - 1]); j--)
+            at[j] = at[j - 1];
+        at[j] = i;
+    }
+    for (size_t j = 0; j < TOP_PIECES; j++) {
+        s[at[j]].next = KEPT;
+        top[j] = s[at[j]];
+    }
+}
+
 /* Keeps the TOP_PIECES longest of s[0..n) and sums the rest by cause
- * (NAME_OTHER), in time order; the count left. */
+ * (NAME_OTHER), in time order (ties: longest first, then by cause); the
+ * count left, at most TOP_PIECES + HTA_CP_N_BOUNDS + 1. */
 static size_t keep_top_pieces(piece *s, size_t n)
 {
     if (n > TOP_PIECES) {
-        qsort(s, n, sizeof *s, longer_piece);
-        piece rest[HTA_CP_N_BOUNDS + 1];
+        piece top[TOP_PIECES], rest[HTA_CP_N_BOUNDS + 1];
         int used[HTA_CP_N_BOUNDS + 1] = {0};
-        for (size_t i = TOP_PIECES; i < n; i++) {
+        pick_longest(s, n, top);
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].next == KEPT)
+                continue;
             piece *o = &rest[s[i].bound];
             if (!used[s[i].bound])
                 *o = (piece){NAME_OTHER, 0, s[i].first_ts, -1, s[i].bound};
@@ -179,12 +210,20 @@ static size_t keep_top_pieces(piece *s, size_t n)
             o->time += s[i].time;
             o->first_ts = s[i].first_ts < o->first_ts ? s[i].first_ts : o->first_ts;
         }
+        memcpy(s, top, sizeof top);
         n = TOP_PIECES;
         for (int b = 0; b <= HTA_CP_N_BOUNDS; b++)
             if (used[b])
                 s[n++] = rest[b];
     }
-    qsort(s, n, sizeof *s, earlier_piece);
+    /* A stable insertion sort of these few. */
+    for (size_t i = 1; i < n; i++) {
+        piece x = s[i];
+        size_t j = i;
+        for (; j > 0 && earlier_piece(&x, &s[j - 1]) < 0; j--)
+            s[j] = s[j - 1];
+        s[j] = x;
+    }
     return n;
 }
 
