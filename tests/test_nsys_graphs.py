@@ -305,9 +305,28 @@ def test_replay_without_timestamps_counts_as_unrecorded():
     assert "graph replays under-recorded: 1 of" in note, note
 
 
+def test_critical_path_takes_whole_replays():
+    """--graph-sync: each step's replays end in a device synchronize, so
+    the path runs through every replay.  Traced whole, a replay is one
+    kernel on the path, its span (45 N - 5 us) its compute time, beside
+    the 5 us step_prologue kernel of each step."""
+    d = os.path.join(tmpdir(), "job")
+    subprocess.run([TRACEGEN, "--graphs", f"2:{KERNELS}", "--graph-sync", "--ranks", "1",
+                    "--steps", "3", "-o", d], check=True)
+    export = os.path.join(tmpdir(), "rank0.sqlite")
+    kc.to_nsys_sqlite(os.path.join(d, os.listdir(d)[0]), export, graph_trace=True)
+    out, _ = analyse(export, extra=["--critical-path"])
+    path = table(out, "critical_path")
+    assert len(path) == 3 and (path.graph_ok == 1).all(), path
+    assert (path.gpu_compute_bound_us == 2 * (45 * KERNELS - 5) + 5).all(), path
+    names = set(table(out, "critical_path_names").name)
+    assert {"CUDA graph 1", "CUDA graph 2"} <= names, names
+
+
 if __name__ == "__main__":
     main([test_same_tables_as_kineto_with_every_replay,
           test_same_tables_as_kineto_with_unrecorded_replays,
           test_graph_records_without_their_launch_are_noted,
           test_replays_traced_whole_are_one_gpu_event_each,
-          test_replay_without_timestamps_counts_as_unrecorded])
+          test_replay_without_timestamps_counts_as_unrecorded,
+          test_critical_path_takes_whole_replays])
