@@ -31,6 +31,7 @@
 
 #include "model/launch_apis.h"
 #include "numerics/stats.h"
+#include "util/name_hash.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -97,14 +98,10 @@ static replay *find_calls(const hta_trace *t, size_t *n, int *failed)
     return r;
 }
 
+/* The signature so far (0: none yet) with one more kernel name; never 0. */
 static uint64_t hash_name(uint64_t h, const char *s)
 {
-    if (h == 0)
-        h = 0xcbf29ce484222325ull;
-    do {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ull;
-    } while (*s++);
+    h = hta_text_hash(h ? h : HTA_TEXT_HASH_BASIS, s);
     return h ? h : 1;
 }
 

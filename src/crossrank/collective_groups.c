@@ -56,6 +56,7 @@
 #include "model/comm_meta.h"
 #include "model/trace.h"
 #include "numerics/stats.h"
+#include "util/name_hash.h"
 #include "util/ranked.h"
 
 #include <math.h>
@@ -926,25 +927,14 @@ static int summarize(hta_tableset *set, const hta_table *instances)
     return rc;
 }
 
-/* FNV-1a over a string and its terminator, so that ("ab", "c") and
- * ("a", "bc") differ. */
-static uint64_t hash_text(uint64_t h, const char *s)
-{
-    do {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ull;
-    } while (*s++);
-    return h;
-}
-
 int hta_instance_summary_owner(const hta_cell *stats_row, int n_processes)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = hash_text(h, stats_row[HTA_INSTANCE_STATS_GROUP_DESC].s);
-    h = hash_text(h, stats_row[HTA_INSTANCE_STATS_COLLECTIVE].s);
-    h = hash_text(h, stats_row[HTA_INSTANCE_STATS_DTYPE].s);
+    uint64_t h = HTA_TEXT_HASH_BASIS;
+    h = hta_text_hash(h, stats_row[HTA_INSTANCE_STATS_GROUP_DESC].s);
+    h = hta_text_hash(h, stats_row[HTA_INSTANCE_STATS_COLLECTIVE].s);
+    h = hta_text_hash(h, stats_row[HTA_INSTANCE_STATS_DTYPE].s);
     h ^= (uint64_t)bucket_of(stats_row[HTA_INSTANCE_STATS_BYTES].i);
-    h *= 0x100000001b3ull;
+    h *= HTA_TEXT_HASH_PRIME;
     return (int)(h % (uint64_t)n_processes);
 }
 

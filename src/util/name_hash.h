@@ -1,6 +1,7 @@
-/* util/name_hash.h: a 63-bit FNV-1a of a name's text, which keys a name
- * the same on every rank (whose name ids differ): the what-if's kernel
- * places (crossrank/kernel_medians.c). */
+/* util/name_hash.h: FNV-1a hashes of text, the same on every rank (whose
+ * name ids differ): a name's 63-bit key (the what-if's kernel places,
+ * crossrank/kernel_medians.c), and a hash over several texts in turn
+ * (a graph replay's kernel names, a collective summary's key). */
 #ifndef HTA_NAME_HASH_H
 #define HTA_NAME_HASH_H
 
@@ -12,6 +13,20 @@ static inline int64_t hta_name_hash(const char *s)
     for (; *s; s++)
         h = (h ^ (uint8_t)*s) * 1099511628211u;
     return (int64_t)(h >> 1);
+}
+
+#define HTA_TEXT_HASH_BASIS 0xcbf29ce484222325ull
+#define HTA_TEXT_HASH_PRIME 0x100000001b3ull
+
+/* h (HTA_TEXT_HASH_BASIS to begin) carried over s and its terminating
+ * NUL, so that ("ab", "c") and ("a", "bc") hash apart. */
+static inline uint64_t hta_text_hash(uint64_t h, const char *s)
+{
+    do {
+        h ^= (unsigned char)*s;
+        h *= HTA_TEXT_HASH_PRIME;
+    } while (*s++);
+    return h;
 }
 
 #endif
