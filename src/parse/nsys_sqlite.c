@@ -47,7 +47,10 @@
  * graphId, contextId, streamId "where the graph is being launched"), in
  * the export the integer columns start, end, deviceId, contextId,
  * greenContextId, streamId, correlationId, globalPid, graphId and
- * graphExecId.  Such a row is read as one GPU event of category kernel,
+ * graphExecId (as public readers of nsys 2024 exports declare the table;
+ * NVIDIA's SQLite Schema Reference has no entry for it that we could
+ * find, so only the columns CUPTI documents are read, graphId optional).
+ * Such a row is read as one GPU event of category kernel,
  * named "CUDA graph <graphId>", on its stream with its launch's
  * correlation: the replay is then busy time, one kernel of its launch in
  * /graph_launches, the op's and the critical path's, as a replay recorded
