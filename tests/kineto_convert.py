@@ -3,7 +3,11 @@ reads, holding the same records:
 
   to_nsys_sqlite(trace, path)  an SQLite file with the tables and columns of
                                `nsys export --type sqlite` (NVIDIA's "SQLite
-                               Export Schema Reference")
+                               Export Schema Reference"); graph_trace=True
+                               writes graph replays as nsys
+                               --cuda-graph-trace=graph does: one
+                               CUPTI_ACTIVITY_KIND_GRAPH_TRACE row per replay
+                               spanning its GPU records, and none of those
   to_cupti_csv(trace, folder)  a CUPTI activity CSV folder in the CUPTI
                                notebook's layout (times in microseconds)
 
@@ -173,6 +177,16 @@ CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER
 """
 
 
+# CUPTI_ACTIVITY_KIND_GRAPH_TRACE, the export of CUPTI's
+# CUpti_ActivityGraphTrace2 (correlationId, start, end, deviceId, contextId,
+# streamId, graphId), with the columns nsys adds to every GPU table
+# (greenContextId, globalPid) and graphExecId.
+GRAPH_TRACE_SCHEMA = """CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL,
+  end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL,
+  greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  graphId INTEGER NOT NULL, graphExecId INTEGER NOT NULL)"""
+
+
 # The kernel columns the converters write, in this order, and the insert
 # (tensorSizeMinusOneElements, NOT NULL, is left empty).
 KERNEL_COLUMNS = ("start", "end", "deviceId", "contextId", "streamId", "correlationId",
@@ -261,12 +275,23 @@ def dim(args, key, i):
     return int(v[i]) if isinstance(v, list) and len(v) > i and is_number(v[i]) else 0
 
 
-def to_nsys_sqlite(trace_path, out_path):
+def write_graph_trace(db, replays):
+    """One GRAPH_TRACE row per replay: {correlation: [start, end, device,
+    context, stream, graphId]}, in order of start."""
+    db.execute(GRAPH_TRACE_SCHEMA)
+    for corr, (start, end, device, context, stream, graph) in sorted(
+            replays.items(), key=lambda kv: kv[1][0]):
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (?,?,?,?,NULL,?,?,1,?,?)",
+                   (start, end, device, context, stream, corr, graph, graph))
+
+
+def to_nsys_sqlite(trace_path, out_path, graph_trace=False):
     db = create_nsys_database(out_path)
     string = Strings(db)
     nvtx_count = 0
     events = load(trace_path)
     nodes = graph_nodes(events)
+    replays = {}
     for cat, e, args, start, end in records(events):
         name = str(e.get("name", ""))
         corr = correlation(args)
@@ -274,6 +299,10 @@ def to_nsys_sqlite(trace_path, out_path):
                int(args.get("context", 0)) if is_number(args.get("context")) else 0,
                int(args["stream"]) if cat in GPU_CATEGORIES else 0, corr, 1)
         graph, node = nodes.get(corr, {}).get(id(e), (None, None))
+        if graph_trace and graph is not None:
+            span = replays.setdefault(corr, [start, end, gpu[2], gpu[3], gpu[4], graph])
+            span[0], span[1] = min(span[0], start), max(span[1], end)
+            continue
         if cat == "kernel":
             name_id = string(name)
             db.execute(INSERT_KERNEL,
@@ -308,6 +337,8 @@ def to_nsys_sqlite(trace_path, out_path):
                        "VALUES (?,?,?,?,?,1)",
                        (start, end, NVTX_PUSH_POP_RANGE, name if inline else None,
                         None if inline else string(name)))
+    if graph_trace:
+        write_graph_trace(db, replays)
     db.commit()
     db.close()
 

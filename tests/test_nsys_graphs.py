@@ -20,9 +20,12 @@ which the CPU-side tables are built from (tests/test_inputs.py).
 The counts are checked again from the export alone with Python's sqlite3
 (launches, distinct (graphId, correlationId) replays, kernels, nodes per
 replay), not through the converter's truth, since a reader tested only on
-files its own converter wrote can share the converter's mistake.  And what
-only an export can say is noted: replays traced whole
-(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) and graph records without their launch.
+files its own converter wrote can share the converter's mistake.  Graph
+records without their launch are noted.  Replays traced whole (nsys
+--cuda-graph-trace=graph, CUPTI_ACTIVITY_KIND_GRAPH_TRACE rows, written by
+the converter's graph_trace mode) are one GPU event each: busy time is
+checked against the union of the replays' spans computed from the Kineto
+trace and from the export, the launches against the node-level export's.
 """
 import json
 import sqlite3
@@ -167,45 +170,163 @@ def test_graph_records_without_their_launch_are_noted():
                    "export: their replays are not in /graph_launches", note
 
 
-# CUPTI_ACTIVITY_KIND_GRAPH_TRACE as the SQLite Schema Reference documents it.
-GRAPH_TRACE = """CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL,
-  end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL,
-  greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
-  graphId INTEGER NOT NULL, graphExecId INTEGER NOT NULL)"""
+def graph_level_job():
+    """The job of graph_job, and each rank's export written as nsys
+    --cuda-graph-trace=graph writes it: one GRAPH_TRACE row per replay
+    spanning its kernels, and no kernel rows."""
+    d, node_level, truth = graph_job()
+    graph_level = tmpdir()
+    for name in sorted(os.listdir(d)):
+        kc.to_nsys_sqlite(os.path.join(d, name),
+                          os.path.join(graph_level, name.split(".json")[0] + ".sqlite"),
+                          graph_trace=True)
+    return d, node_level, graph_level, truth
 
 
-def test_replays_traced_whole_are_noted():
-    """nsys --cuda-graph-trace=graph: one GRAPH_TRACE row per replay and no
-    node records.  The replays count as unrecorded, and the note says why
-    and how to profile instead."""
-    _, exports, _ = graph_job()
-    path = os.path.join(exports, sorted(os.listdir(exports))[0])
-    db = sqlite3.connect(path)
-    db.execute(GRAPH_TRACE)
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE SELECT min(start), max(end), "
-               "deviceId, contextId, NULL, streamId, correlationId, globalPid, graphId, graphId "
-               "FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphId > 0 GROUP BY correlationId")
-    db.execute("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphId > 0")
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, "
-               "streamId, correlationId, demangledName, shortName, registersPerThread, gridX, "
-               "gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, "
-               "localMemoryPerThread, localMemoryTotal, gridId, tensorSizeMinusOneElements) "
-               "VALUES (1, 2, 0, 0, 7, NULL, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, '')")
-    db.commit()
-    whole, = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE").fetchone()
+def union_us(spans):
+    """The length of the union of [start, end) spans, and first start to
+    last end, in us."""
+    busy, reach = 0, None
+    for start, end in sorted(spans):
+        if reach is None or start >= reach:
+            busy += end - start
+            reach = end
+        elif end > reach:
+            busy += end - reach
+            reach = end
+    return busy / 1000, (max(e for _, e in spans) - min(s for s, _ in spans)) / 1000
+
+
+def replay_spans_from_json(path):
+    """The replays of the launches the step filter keeps (every step but
+    the last) as [first kernel start, last kernel end) in ns, from the
+    Kineto trace."""
+    events = list(kc.records(kc.load(path)))
+    steps = sorted(start for cat, e, _, start, _ in events
+                   if cat == "user_annotation" and str(e.get("name")).startswith("ProfilerStep"))
+    kept = {kc.correlation(args) for cat, e, args, start, _ in events
+            if e.get("name") == "cudaGraphLaunch" and steps[0] <= start < steps[-1]}
+    spans = {}
+    for cat, _, args, start, end in events:
+        if cat == "kernel" and kc.correlation(args) in kept:
+            s = spans.setdefault(kc.correlation(args), [start, end])
+            s[0], s[1] = min(s[0], start), max(s[1], end)
+    return [tuple(s) for s in spans.values()]
+
+
+def replay_spans_from_sqlite(path):
+    """The GRAPH_TRACE rows of the kept launches, from the export alone."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    launches = kept_launches(db)
+    rows = db.execute("SELECT correlationId, start, end "
+                      "FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE").fetchall()
     db.close()
-    assert whole == GRAPHS * (STEPS + 1), whole
+    return [(start, end) for corr, start, end in rows if corr in launches]
+
+
+def busy_and_span(result, rank):
+    """(busy, first GPU start to last GPU end) in us of a rank, from
+    /temporal_breakdown (busy = kernel_time - idle_time)."""
+    row = table(result, "temporal_breakdown").set_index("rank").loc[rank]
+    return row.kernel_time_us - row.idle_time_us, row.kernel_time_us
+
+
+def test_replays_traced_whole_are_one_gpu_event_each():
+    """nsys --cuda-graph-trace=graph: each GRAPH_TRACE row is one GPU event
+    of its launch.  Busy time is the union of the replays' spans (the
+    generator leaves 5 us between a replay's kernels, which a graph-level
+    row cannot show), checked against the Kineto trace and the export;
+    the launches are those of the node-level job, each replay one kernel
+    "CUDA graph <graphId>"; the note says the kernels are missing."""
+    d, node_level, graph_level, truth = graph_level_job()
+    nodes, _ = analyse(node_level)
+    graphs, _ = analyse(graph_level)
+    ranks = table(graphs, "ranks").set_index("file")["rank"]
+    node_ranks = table(nodes, "ranks").set_index("file")["rank"]
+    for name in sorted(os.listdir(d)):
+        export = name.split(".json")[0] + ".sqlite"
+        rank = ranks[os.path.join(graph_level, export)]
+        assert node_ranks[os.path.join(node_level, export)] == rank
+        spans = replay_spans_from_json(os.path.join(d, name))
+        assert sorted(spans) == sorted(replay_spans_from_sqlite(
+            os.path.join(graph_level, export))), name
+        busy, span = union_us(spans)
+        assert len(spans) == GRAPHS * STEPS and busy == len(spans) * (45 * KERNELS - 5), busy
+        got_busy, got_span = busy_and_span(graphs, rank)
+        node_busy, node_span = busy_and_span(nodes, rank)
+        assert abs(got_busy - busy) < 1e-6 and abs(got_span - span) < 1e-6, (got_busy, busy)
+        # The node-level job is busy only while its kernels run: the span
+        # is the same, the gaps inside the replays are idle there.
+        assert abs(node_span - span) < 1e-6 and \
+            abs(node_busy - len(spans) * 40 * KERNELS) < 1e-6, node_busy
+    g = table(graphs, "graph_launches").sort_values(["rank", "first_kernel"])
+    n = table(nodes, "graph_launches").sort_values(["rank", "first_kernel"])
+    assert list(g.launches) == list(n.launches) and list(g.recorded) == list(n.recorded), (g, n)
+    assert (g.kernels == g.recorded).all() and (g.kernels_max == 1).all(), g
+    assert set(g.first_kernel) == {f"CUDA graph {i}" for i in range(1, GRAPHS + 1)}, g
+    assert g.launches.sum() == sum(w["launches"] for w in truth["ranks"].values()), g
+    stats = table(graphs, "launch_stats").set_index("rank")
+    node_stats = table(nodes, "launch_stats").set_index("rank")
+    assert (stats.graph_launches == node_stats.graph_launches).all(), stats
+    assert (stats.graph_gpu_events == stats.graph_launches).all(), stats
+    k = table(graphs, "kernels")
+    assert set(k.name) == set(g.first_kernel) and (k["count"] == STEPS).all(), k
+    whole = GRAPHS * (STEPS + 1)
+    for note in table(graphs, "ranks").input_notes:
+        assert note == f"{whole} CUDA graph replays traced as whole graphs (nsys " \
+                       "--cuda-graph-trace=graph): each is one GPU event \"CUDA graph " \
+                       "<graphId>\" and their kernels are not in the export; profile with " \
+                       "--cuda-graph-trace=node for node-level detail", note
+
+
+def test_replay_without_timestamps_counts_as_unrecorded():
+    """A GRAPH_TRACE row with start = end = 0 (CUPTI: "timestamp
+    information could not be collected") is no GPU event: its launch is
+    an unrecorded replay, and the notes say so."""
+    _, _, graph_level, _ = graph_level_job()
+    path = os.path.join(graph_level, sorted(os.listdir(graph_level))[0])
+    db = sqlite3.connect(path)
+    corr, = db.execute("SELECT correlationId FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE "
+                       "ORDER BY start LIMIT 1 OFFSET 1").fetchone()
+    db.execute("UPDATE CUPTI_ACTIVITY_KIND_GRAPH_TRACE SET start = 0, end = 0 "
+               "WHERE correlationId = ?", (corr,))
+    db.commit()
+    untimed, = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE "
+                          "WHERE start = 0 AND end = 0").fetchone()
+    launches = len(kept_launches(db))
+    db.close()
+    assert untimed == 1 and corr in kept_launches(sqlite3.connect(path))
     out, _ = analyse(path)
-    note = table(out, "ranks").input_notes[0]
-    assert f"{whole} CUDA graph replays traced as whole graphs (nsys --cuda-graph-trace=graph): " \
-           "their kernels are not in the export and the GPU looks idle while they run; " \
-           "profile with --cuda-graph-trace=node" in note, note
     g = table(out, "graph_launches")
-    assert (g.recorded == 0).all() and g.launches.sum() == GRAPHS * STEPS, g
+    assert list(g[g.signature == ""].launches) == [untimed], g
+    assert g.recorded.sum() == launches - untimed and g.launches.sum() == launches, g
+    note = table(out, "ranks").input_notes[0]
+    assert f"; {untimed} of them have no timestamps and count as unrecorded" in note, note
+    assert "graph replays under-recorded: 1 of" in note, note
+
+
+def test_critical_path_takes_whole_replays():
+    """--graph-sync: each step's replays end in a device synchronize, so
+    the path runs through every replay.  Traced whole, a replay is one
+    kernel on the path, its span (45 N - 5 us) its compute time, beside
+    the 5 us step_prologue kernel of each step."""
+    d = os.path.join(tmpdir(), "job")
+    subprocess.run([TRACEGEN, "--graphs", f"2:{KERNELS}", "--graph-sync", "--ranks", "1",
+                    "--steps", "3", "-o", d], check=True)
+    export = os.path.join(tmpdir(), "rank0.sqlite")
+    kc.to_nsys_sqlite(os.path.join(d, os.listdir(d)[0]), export, graph_trace=True)
+    out, _ = analyse(export, extra=["--critical-path"])
+    path = table(out, "critical_path")
+    assert len(path) == 3 and (path.graph_ok == 1).all(), path
+    assert (path.gpu_compute_bound_us == 2 * (45 * KERNELS - 5) + 5).all(), path
+    names = set(table(out, "critical_path_names").name)
+    assert {"CUDA graph 1", "CUDA graph 2"} <= names, names
 
 
 if __name__ == "__main__":
     main([test_same_tables_as_kineto_with_every_replay,
           test_same_tables_as_kineto_with_unrecorded_replays,
           test_graph_records_without_their_launch_are_noted,
-          test_replays_traced_whole_are_noted])
+          test_replays_traced_whole_are_one_gpu_event_each,
+          test_replay_without_timestamps_counts_as_unrecorded,
+          test_critical_path_takes_whole_replays])

@@ -29,6 +29,7 @@
 #include "crossrank/collective_groups.h"
 #include "crossrank/hosts.h"
 #include "model/trace.h"
+#include "util/ranked.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -81,22 +82,16 @@ typedef struct aligner {
     size_t n_valid;
 } aligner;
 
-static int compare_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int64_t node_of(const aligner *a, int64_t rank)
 {
-    const int64_t *hit = bsearch(&rank, a->valid, a->n_valid, sizeof *a->valid, compare_i64);
+    const int64_t *hit = bsearch(&rank, a->valid, a->n_valid, sizeof *a->valid, hta_compare_i64);
     return hit ? a->valid_node[hit - a->valid] : -1;
 }
 
 /* The median of v[0..n) (sorted in place), rounded to whole ns. */
 static int64_t median_i64(int64_t *v, size_t n)
 {
-    qsort(v, n, sizeof *v, compare_i64);
+    qsort(v, n, sizeof *v, hta_compare_i64);
     return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
 }
 

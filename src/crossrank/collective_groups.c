@@ -56,6 +56,7 @@
 #include "model/comm_meta.h"
 #include "model/trace.h"
 #include "numerics/stats.h"
+#include "util/ranked.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -229,12 +230,6 @@ static int64_t bytes_of(const hta_kind_info *k)
     return size > 0 && nelems >= 0 ? nelems * size : -1;
 }
 
-static int compare_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* ---- an owner's instances ----------------------------------------------- */
 
 static int compare_instance(const hta_group_op *x, const hta_group_op *y)
@@ -293,7 +288,7 @@ typedef struct matcher {
 
 static long valid_index(const matcher *m, int64_t rank)
 {
-    const int64_t *hit = bsearch(&rank, m->valid, m->n_valid, sizeof *m->valid, compare_i64);
+    const int64_t *hit = bsearch(&rank, m->valid, m->n_valid, sizeof *m->valid, hta_compare_i64);
     return hit ? (long)(hit - m->valid) : -1;
 }
 

@@ -32,6 +32,7 @@
 #include "crossrank/stragglers.h"
 #include "numerics/bounds.h"
 #include "numerics/stats.h"
+#include "util/ranked.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -220,12 +221,6 @@ static hta_cause cause_of(const step_row *s, size_t n, int64_t rank, double *scr
     return best < 0 ? HTA_CAUSE_NONE : hta_cause_of_step_part(best);
 }
 
-static int compare_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The ranks /stragglers gives a slower GPU, ascending, into *gpu (NULL
  * when none); -1 when out of memory. */
 static int slower_gpu_ranks(const hta_table *stragglers, int64_t **gpu, size_t *n)
@@ -241,7 +236,7 @@ static int slower_gpu_ranks(const hta_table *stragglers, int64_t **gpu, size_t *
         (*gpu)[(*n)++] = row[HTA_STRAGGLERS_RANK].i;
     }
     if (*gpu)
-        qsort(*gpu, *n, sizeof **gpu, compare_i64);
+        qsort(*gpu, *n, sizeof **gpu, hta_compare_i64);
     return 0;
 }
 
@@ -267,7 +262,7 @@ static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_tabl
         size_t count = 0;
         const step_row *rows = s ? rows_of_step(s, n_steps, p[i].step, &count) : NULL;
         hta_cause cause = count ? cause_of(rows, count, p[i].rank, scratch) : HTA_CAUSE_NONE;
-        int slower_gpu = gpu && bsearch(&p[i].rank, gpu, n_gpu, sizeof *gpu, compare_i64);
+        int slower_gpu = gpu && bsearch(&p[i].rank, gpu, n_gpu, sizeof *gpu, hta_compare_i64);
         hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, p[i].rank);
         hta_row_put_i64(&row, p[i].step);

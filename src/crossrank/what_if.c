@@ -34,6 +34,7 @@
 #include "crossrank/global_path.h"
 #include "crossrank/step_comparison.h"
 #include "numerics/bounds.h"
+#include "util/ranked.h"
 
 #define TOP_PER_STEP 5
 
@@ -79,21 +80,16 @@ typedef struct candidate {
     hta_cause cause;
 } candidate;
 
-static int cmp_i64(int64_t a, int64_t b)
-{
-    return (a > b) - (a < b);
-}
-
 /* By step, the costliest first, then by rank. */
 static int compare_candidate(const void *a, const void *b)
 {
     const candidate *x = a, *y = b;
-    int c = cmp_i64(x->step, y->step);
+    int c = hta_cmp_i64(x->step, y->step);
     if (c)
         return c;
     if (x->cost != y->cost)
         return x->cost > y->cost ? -1 : 1;
-    return cmp_i64(x->rank, y->rank);
+    return hta_cmp_i64(x->rank, y->rank);
 }
 
 /* What the what-if reads, by step. */
@@ -133,27 +129,12 @@ static int read_inputs(const hta_tableset *set, const hta_table *walk, inputs *i
     return 0;
 }
 
-/* The first row of t (sorted by its int64 column col) whose value is at
- * least step. */
-static size_t first_row_of_step(const hta_table *t, size_t col, int64_t step)
-{
-    size_t lo = 0, hi = t ? t->n_rows : 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (hta_table_row(t, mid)[col].i < step)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The step's time: its slowest rank's (/cross_rank/steps, in step
  * order), or the path's length without it. */
 static double step_time(const inputs *in, int64_t step, const piece *p, size_t n)
 {
     const hta_table *t = in->cross_steps;
-    size_t i = first_row_of_step(t, HTA_CROSS_STEPS_STEP, step);
+    size_t i = t ? hta_table_lower_bound(t, HTA_CROSS_STEPS_STEP, step) : 0;
     if (t && i < t->n_rows && hta_table_row(t, i)[HTA_CROSS_STEPS_STEP].i == step)
         return hta_table_row(t, i)[HTA_CROSS_STEPS_STEP_TIME_MAX_US].f;
     int64_t total = 0;
@@ -169,7 +150,8 @@ static double end_room(const inputs *in, int64_t step, int64_t rank)
 {
     int64_t end = INT64_MIN, floor = INT64_MIN;
     const hta_table *t = in->ends;
-    for (size_t i = first_row_of_step(t, HTA_PATH_ENDS_STEP, step); t && i < t->n_rows; i++) {
+    for (size_t i = t ? hta_table_lower_bound(t, HTA_PATH_ENDS_STEP, step) : 0;
+         t && i < t->n_rows; i++) {
         const hta_cell *row = hta_table_row(t, i);
         if (row[HTA_PATH_ENDS_STEP].i != step)
             break;

@@ -8,6 +8,7 @@
 #include "analysis/registry.h"
 #include "analysis/temporal_breakdown.h"
 #include "crossrank/collective_groups.h"
+#include "util/ranked.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,12 +72,6 @@ static int check_columns(const hta_diff_input *in, hta_error *err)
     return 0;
 }
 
-static int compare_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The ranks of /ranks whose trace was analysed: "ok" or "no_gpu_events".
  * /ranks is there and has its columns (hta_results_open, check_columns). */
 static int list_ranks(hta_diff_input *in, hta_error *err)
@@ -92,7 +87,7 @@ static int list_ranks(hta_diff_input *in, hta_error *err)
         if (strcmp(row[status].s, "failed") != 0)
             in->ranks[in->n_ranks++] = row[rank].i;
     }
-    qsort(in->ranks, in->n_ranks, sizeof *in->ranks, compare_i64);
+    qsort(in->ranks, in->n_ranks, sizeof *in->ranks, hta_compare_i64);
     return 0;
 }
 
@@ -136,5 +131,5 @@ long hta_diff_column(const hta_table *t, const hta_table_spec *spec, int k)
 int hta_diff_input_has_rank(const hta_diff_input *in, int64_t rank)
 {
     return in->n_ranks &&
-           bsearch(&rank, in->ranks, in->n_ranks, sizeof *in->ranks, compare_i64) != NULL;
+           bsearch(&rank, in->ranks, in->n_ranks, sizeof *in->ranks, hta_compare_i64) != NULL;
 }

@@ -35,10 +35,24 @@
  * shared by every replay of a graph, so only (graphId, correlationId)
  * names a replay, and the correlation alone finds its launch.  The ids
  * serve what the tables cannot show: graph node records whose launch call
- * is not in the export, and replays traced whole (nsys
- * --cuda-graph-trace=graph: a CUPTI_ACTIVITY_KIND_GRAPH_TRACE row per
- * replay, with correlationId, graphId and graphExecId, and no node
- * records), both said in the notes. */
+ * is not in the export, said in the notes.
+ *
+ * Replays traced whole (nsys --cuda-graph-trace=graph, Nsight's default)
+ * have no node records: one CUPTI_ACTIVITY_KIND_GRAPH_TRACE row each, the
+ * export's form of CUPTI's CUpti_ActivityGraphTrace2 (CUPTI API
+ * reference: correlationId "identical to the correlation ID in the driver
+ * API activity record that launched the graph", start and end in ns, "A
+ * value of 0 for both the start and end timestamps indicates that
+ * timestamp information could not be collected for the graph", deviceId,
+ * graphId, contextId, streamId "where the graph is being launched"), in
+ * the export the integer columns start, end, deviceId, contextId,
+ * greenContextId, streamId, correlationId, globalPid, graphId and
+ * graphExecId.  Such a row is read as one GPU event of category kernel,
+ * named "CUDA graph <graphId>", on its stream with its launch's
+ * correlation: the replay is then busy time, one kernel of its launch in
+ * /graph_launches, the op's and the critical path's, as a replay recorded
+ * node by node is, though its kernels stay unknown (the notes say so).  A
+ * row without timestamps is no event: its launch counts as unrecorded. */
 #include "parse/nsys_sqlite.h"
 
 #include <sqlite3.h>
@@ -86,7 +100,8 @@ typedef struct graph_records {
     int64_t *correlations;
     size_t n, cap;
     int64_t uncorrelated;      /* graph node records with no correlation */
-    int64_t whole_replays;     /* GRAPH_TRACE_TABLE rows */
+    int64_t whole_replays;     /* GRAPH_TRACE_TABLE rows read as events */
+    int64_t untimed_replays;   /* GRAPH_TRACE_TABLE rows without timestamps */
     int failed;                /* out of memory: no check */
 } graph_records;
 
@@ -636,6 +651,30 @@ static int read_sync(nsys_reader *r)
     return each_row(r, SYNC_TABLE, columns, "", sync_row, "cuda_sync");
 }
 
+/* A replay traced whole: one GPU event for the graph (see the top
+ * comment); start = end = 0 is CUPTI's "timestamp information could not
+ * be collected", no event, so its launch counts as unrecorded. */
+static int graph_trace_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
+{
+    enum { DEVICE = GPU_OWN_COLUMNS, GRAPH };
+    if (sqlite3_column_int64(s, 0) == 0 && sqlite3_column_int64(s, 1) == 0) {
+        r->graphs.untimed_replays++;
+        return 0;
+    }
+    r->graphs.whole_replays++;
+    hta_record rec = gpu_record(r, s);
+    hta_trace_builder_device(&r->builder, sqlite3_column_int64(s, DEVICE));
+    char name[48];
+    snprintf(name, sizeof name, "CUDA graph %lld", (long long)sqlite3_column_int64(s, GRAPH));
+    return add_named(r, GRAPH_TRACE_TABLE, name, cat, &rec);
+}
+
+static int read_graph_trace(nsys_reader *r)
+{
+    static const char *const columns[] = {GPU_COLUMNS, "?deviceId", "?graphId", NULL};
+    return each_row(r, GRAPH_TRACE_TABLE, columns, "", graph_trace_row, "kernel");
+}
+
 /* NVTX ranges: text inline, or through StringIds (textId) in newer
  * exports; marks and unfinished ranges have no duration and are left. */
 static int nvtx_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
@@ -887,26 +926,6 @@ static int64_t unlinked_graph_records(nsys_reader *r)
     return unlinked;
 }
 
-/* The replays Nsight traced as whole graphs (nsys --cuda-graph-trace=graph,
- * one GRAPH_TRACE_TABLE row each, its nodes unrecorded), in the reader's
- * scope. */
-static int count_whole_replays(nsys_reader *r)
-{
-    char scope[1024], sql[1200];
-    sqlite3_stmt *s;
-    if (scope_condition(r, GRAPH_TRACE_TABLE, scope, sizeof scope))
-        return -1;
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM " GRAPH_TRACE_TABLE "%s%s",
-             *scope ? " WHERE " : "", scope);
-    if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
-        return fail_sqlite(r, GRAPH_TRACE_TABLE);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        r->graphs.whole_replays = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return rc == SQLITE_ROW ? 0 : fail_sqlite(r, GRAPH_TRACE_TABLE);
-}
-
 /* What the export says of its CUDA graph replays that the tables cannot:
  * replays traced whole, and graph node records without their launch call
  * (with_calls: the export has the runtime table, else its own note says
@@ -920,11 +939,15 @@ static void note_graphs(nsys_reader *r, int with_calls, hta_error *notes)
                  "in the export: their replays are not in /graph_launches", (long long)unlinked);
         hta_notes_add(notes, note);
     }
-    if (r->graphs.whole_replays) {
-        snprintf(note, sizeof note, "%lld CUDA graph replays traced as whole graphs "
-                 "(nsys --cuda-graph-trace=graph): their kernels are not in the export and the "
-                 "GPU looks idle while they run; profile with --cuda-graph-trace=node",
-                 (long long)r->graphs.whole_replays);
+    if (r->graphs.whole_replays || r->graphs.untimed_replays) {
+        int n = snprintf(note, sizeof note, "%lld CUDA graph replays traced as whole graphs "
+                         "(nsys --cuda-graph-trace=graph): each is one GPU event \"CUDA graph "
+                         "<graphId>\" and their kernels are not in the export; profile with "
+                         "--cuda-graph-trace=node for node-level detail",
+                         (long long)(r->graphs.whole_replays + r->graphs.untimed_replays));
+        if (r->graphs.untimed_replays && n > 0 && (size_t)n < sizeof note)
+            snprintf(note + n, sizeof note - (size_t)n, "; %lld of them have no timestamps "
+                     "and count as unrecorded", (long long)r->graphs.untimed_replays);
         hta_notes_add(notes, note);
     }
 }
@@ -1015,10 +1038,11 @@ static int read_tables(nsys_reader *r, hta_error *notes)
     hta_trace_builder_begin_gpu_table(&r->builder);
     if (read_optional(r, SYNC_TABLE, read_sync, notes, NULL))
         return -1;
+    hta_trace_builder_begin_gpu_table(&r->builder);
+    if (read_optional(r, GRAPH_TRACE_TABLE, read_graph_trace, notes, NULL))
+        return -1;
     if (hta_trace_builder_merge_gpu_tables(&r->builder))
         return fail(r, NULL, "out of memory ordering the GPU records");
-    if (read_optional(r, GRAPH_TRACE_TABLE, count_whole_replays, notes, NULL))
-        return -1;
     settle_processes(r);
     rank_from_mpi(r);
     int calls = table_exists(r, RUNTIME_TABLE);

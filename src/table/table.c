@@ -310,16 +310,22 @@ int hta_table_sort_by_first_column(hta_table *table)
     return 0;
 }
 
-long hta_table_find_sorted(const hta_table *table, int64_t key)
+size_t hta_table_lower_bound(const hta_table *table, size_t column, int64_t key)
 {
     size_t lo = 0, hi = table->n_rows;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (hta_table_row(table, mid)[0].i < key)
+        if (hta_table_row(table, mid)[column].i < key)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+long hta_table_find_sorted(const hta_table *table, int64_t key)
+{
+    size_t lo = hta_table_lower_bound(table, 0, key);
     return lo < table->n_rows && hta_table_row(table, lo)[0].i == key ? (long)lo : -1;
 }
 

@@ -129,6 +129,9 @@ int hta_table_sort_by_first_column(hta_table *table);
 /* Index of the row whose int64 first column is key in a table sorted by
  * that column (the first such row), or -1. */
 long hta_table_find_sorted(const hta_table *table, int64_t key);
+/* The first row of a table sorted by its int64 column whose value there
+ * is at least key; n_rows when none is. */
+size_t hta_table_lower_bound(const hta_table *table, size_t column, int64_t key);
 /* Keeps only rows for which keep(row, ctx) is true. */
 void hta_table_filter(hta_table *table, int (*keep)(const hta_cell *row, void *ctx), void *ctx);
 

@@ -35,3 +35,8 @@ void hta_rank_ascending_i64(hta_ranked_i64 *v, size_t n)
     if (n > 1)
         qsort(v, n, sizeof *v, smaller_first_i64);
 }
+
+int hta_compare_i64(const void *a, const void *b)
+{
+    return hta_cmp_i64(*(const int64_t *)a, *(const int64_t *)b);
+}
