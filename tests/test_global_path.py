@@ -78,7 +78,7 @@ def test_path_runs_through_the_delayed_op():
         assert table(out3, t).equals(table(out, t)), t
 
 
-def truth_step(ranks, delay):
+def truth_step(delay):
     """The delayed step's time in the simulation (tools/tracegen_delay.c)."""
     return 20 + GEMM_US + delay + PAIR_US + DP_US + 30
 
@@ -95,8 +95,8 @@ def test_what_if_predicts_the_run_without_the_delay():
                          extra=["--critical-path"])
         line = [l for l in p.stdout.splitlines() if l.startswith("  what-if:")]
         assert line == [f"  what-if: step 2, rank 2's {cause} ({change}) would save "
-                        f"{delay:.1f} us of {truth_step(ranks, delay):.1f} (predicted "
-                        f"{truth_step(ranks, delay) - delay:.1f} us); see /what_if"], p.stdout
+                        f"{delay:.1f} us of {truth_step(delay):.1f} (predicted "
+                        f"{truth_step(delay) - delay:.1f} us); see /what_if"], p.stdout
         clean, _ = analyse(delay_job(ranks, 0), extra=["--critical-path"])
         truth = table(clean, "/cross_rank/steps").set_index("step").step_time_max_us
         w = table(out, "/what_if")

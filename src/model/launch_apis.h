@@ -2,9 +2,9 @@
  *
  * Launch statistics and queue length (definitions section 4) each count a
  * fixed list of runtime call names, and graph replays have a list of
- * their own.  A trace stores names as ids, so a list
- * is resolved once per trace into the ids present, and matching an event is
- * then a few integer comparisons. */
+ * their own.  A trace stores names as ids, so a list is resolved once per
+ * trace into the ids present, and matching an event is then a few integer
+ * comparisons. */
 #ifndef HTA_LAUNCH_H
 #define HTA_LAUNCH_H
 
