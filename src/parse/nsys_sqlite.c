@@ -55,6 +55,7 @@
  * row without timestamps is no event: its launch counts as unrecorded. */
 #include "parse/nsys_sqlite.h"
 
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -663,7 +664,10 @@ static int graph_trace_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
     }
     r->graphs.whole_replays++;
     hta_record rec = gpu_record(r, s);
-    hta_trace_builder_device(&r->builder, sqlite3_column_int64(s, DEVICE));
+    /* INT_MAX: "the start is on the host" (a graph whose first node is a
+     * host node), no device of the trace's. */
+    if (sqlite3_column_int64(s, DEVICE) != INT_MAX)
+        hta_trace_builder_device(&r->builder, sqlite3_column_int64(s, DEVICE));
     char name[48];
     snprintf(name, sizeof name, "CUDA graph %lld", (long long)sqlite3_column_int64(s, GRAPH));
     return add_named(r, GRAPH_TRACE_TABLE, name, cat, &rec);
