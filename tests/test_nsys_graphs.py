@@ -282,7 +282,8 @@ def test_replays_traced_whole_are_one_gpu_event_each():
 def test_replay_without_timestamps_counts_as_unrecorded():
     """A GRAPH_TRACE row with start = end = 0 (CUPTI: "timestamp
     information could not be collected") is no GPU event: its launch is
-    an unrecorded replay, and the notes say so."""
+    an unrecorded replay, and the notes say so.  A row on deviceId
+    INT_MAX is the rank's, not another device's."""
     _, _, graph_level, _ = graph_level_job()
     path = os.path.join(graph_level, sorted(os.listdir(graph_level))[0])
     db = sqlite3.connect(path)
@@ -290,6 +291,10 @@ def test_replay_without_timestamps_counts_as_unrecorded():
                        "ORDER BY start LIMIT 1 OFFSET 1").fetchone()
     db.execute("UPDATE CUPTI_ACTIVITY_KIND_GRAPH_TRACE SET start = 0, end = 0 "
                "WHERE correlationId = ?", (corr,))
+    # CUPTI's deviceId INT_MAX: the graph starts with a host node, on no
+    # device of the rank's (no note of several devices).
+    db.execute("UPDATE CUPTI_ACTIVITY_KIND_GRAPH_TRACE SET deviceId = 2147483647 "
+               "WHERE correlationId = ?", (corr + 1,))
     db.commit()
     untimed, = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE "
                           "WHERE start = 0 AND end = 0").fetchone()
@@ -303,6 +308,7 @@ def test_replay_without_timestamps_counts_as_unrecorded():
     note = table(out, "ranks").input_notes[0]
     assert f"; {untimed} of them have no timestamps and count as unrecorded" in note, note
     assert "graph replays under-recorded: 1 of" in note, note
+    assert "analysed as one rank" not in note, note
 
 
 def test_critical_path_takes_whole_replays():

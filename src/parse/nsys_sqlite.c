@@ -47,7 +47,10 @@
  * graphId, contextId, streamId "where the graph is being launched"), in
  * the export the integer columns start, end, deviceId, contextId,
  * greenContextId, streamId, correlationId, globalPid, graphId and
- * graphExecId.  Such a row is read as one GPU event of category kernel,
+ * graphExecId (as public readers of nsys 2024 exports declare the table;
+ * NVIDIA's SQLite Schema Reference has no entry for it that we could
+ * find, so only the columns CUPTI documents are read, graphId optional).
+ * Such a row is read as one GPU event of category kernel,
  * named "CUDA graph <graphId>", on its stream with its launch's
  * correlation: the replay is then busy time, one kernel of its launch in
  * /graph_launches, the op's and the critical path's, as a replay recorded
@@ -55,6 +58,7 @@
  * row without timestamps is no event: its launch counts as unrecorded. */
 #include "parse/nsys_sqlite.h"
 
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -663,7 +667,10 @@ static int graph_trace_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
     }
     r->graphs.whole_replays++;
     hta_record rec = gpu_record(r, s);
-    hta_trace_builder_device(&r->builder, sqlite3_column_int64(s, DEVICE));
+    /* INT_MAX: "the start is on the host" (a graph whose first node is a
+     * host node), no device of the trace's. */
+    if (sqlite3_column_int64(s, DEVICE) != INT_MAX)
+        hta_trace_builder_device(&r->builder, sqlite3_column_int64(s, DEVICE));
     char name[48];
     snprintf(name, sizeof name, "CUDA graph %lld", (long long)sqlite3_column_int64(s, GRAPH));
     return add_named(r, GRAPH_TRACE_TABLE, name, cat, &rec);
