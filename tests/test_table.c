@@ -151,6 +151,32 @@ static void test_table_sort_keeps_order(void)
     }
 }
 
+/* The bisections of a table sorted by a column: the first row at or
+ * above a key in column 1 (runs of equal keys, keys below, between and
+ * above), and the first row of a key in column 0, -1 when absent. */
+static void test_table_lower_bound(void)
+{
+    static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"step", HTA_COL_I64}};
+    static const int64_t steps[] = {-3, 2, 2, 2, 7};
+    hta_tableset set = {0};
+    hta_table *t = hta_tableset_find_or_create(&set, "b", cols, 2);
+    for (int64_t i = 0; i < 5; i++) {
+        hta_row_builder r = hta_table_add_row(t);
+        hta_row_put_i64(&r, 10 * (i / 2));
+        hta_row_put_i64(&r, steps[i]);
+        CHECK(hta_row_done(&r) == 0, "row");
+    }
+    static const int64_t keys[] = {-4, -3, 0, 2, 3, 7, 8};
+    static const size_t want[] = {0, 0, 1, 1, 4, 4, 5};
+    for (size_t k = 0; k < 7; k++)
+        CHECK(hta_table_lower_bound(t, 1, keys[k]) == want[k], "lower bound of %lld: %zu",
+              (long long)keys[k], hta_table_lower_bound(t, 1, keys[k]));
+    CHECK(hta_table_find_sorted(t, 10) == 2 && hta_table_find_sorted(t, 20) == 4 &&
+              hta_table_find_sorted(t, 5) == -1 && hta_table_find_sorted(t, 30) == -1,
+          "find by the first column");
+    hta_tableset_free(&set);
+}
+
 /* A table's flags travel with it (the root routes what it merged by
  * them); a spec of the same name with other flags is refused; take and
  * keep sort a set by flags, in order. */
@@ -465,6 +491,7 @@ int main(int argc, char **argv)
     test_packed_series_in_two_passes();
     test_table_pack_round_trip();
     test_table_sort_keeps_order();
+    test_table_lower_bound();
     test_table_flags_route();
     test_table_stash_keeps_order();
     test_table_stash_deflates_large_tables();
