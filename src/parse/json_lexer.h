@@ -39,6 +39,8 @@
  * pre-scan's block loads (JS_READ_PAST_BYTES), stay inside the
  * allocation and read only initialised bytes. */
 #define LX_PADDING_BYTES 128u
+_Static_assert(LX_PADDING_BYTES >= JS_READ_PAST_BYTES,
+               "the padding covers the pre-scan's block loads");
 #define LX_EOF (-1)
 #define NEVER_STOP UINT64_MAX
 
