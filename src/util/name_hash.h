@@ -7,14 +7,6 @@
 
 #include <stdint.h>
 
-static inline int64_t hta_name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 1099511628211u;
-    return (int64_t)(h >> 1);
-}
-
 #define HTA_TEXT_HASH_BASIS 0xcbf29ce484222325ull
 #define HTA_TEXT_HASH_PRIME 0x100000001b3ull
 
@@ -27,6 +19,12 @@ static inline uint64_t hta_text_hash(uint64_t h, const char *s)
         h *= HTA_TEXT_HASH_PRIME;
     } while (*s++);
     return h;
+}
+
+/* A name's key: its text's hash, halved to stay a non-negative int64. */
+static inline int64_t hta_name_hash(const char *s)
+{
+    return (int64_t)(hta_text_hash(HTA_TEXT_HASH_BASIS, s) >> 1);
 }
 
 #endif
