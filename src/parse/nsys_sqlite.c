@@ -67,6 +67,7 @@
 
 #include "util/clock.h"
 #include "util/grow.h"
+#include "util/ranked.h"
 #include "numerics/bounds.h"
 #include "parse/trace_builder.h"
 
@@ -900,12 +901,6 @@ int hta_nsys_devices(const char *path, long long *devices, size_t cap, size_t *n
 
 /* ---- CUDA graphs ------------------------------------------------------------ */
 
-static int compare_int64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The graph node records whose correlation names no CPU call of the
  * trace: their launch call is not in the export (the capture began during
  * the replay, or the call's API was not traced), so /graph_launches does
@@ -917,7 +912,7 @@ static int64_t unlinked_graph_records(nsys_reader *r)
     unsigned char *linked = g->failed || !g->n ? NULL : calloc(g->n, 1);
     if (!linked)
         return g->uncorrelated;
-    qsort(g->correlations, g->n, sizeof *g->correlations, compare_int64);
+    qsort(g->correlations, g->n, sizeof *g->correlations, hta_compare_i64);
     for (size_t i = 0; i < t->n_events; i++) {
         if (hta_event_is_gpu(&t->events[i]))
             continue;
@@ -983,7 +978,8 @@ static int open_database(nsys_reader *r)
     /* One read transaction for every table: a locked database fails here. */
     if (sqlite3_exec(r->db, "BEGIN; SELECT count(*) FROM sqlite_master;", NULL, NULL, NULL) !=
         SQLITE_OK) {
-        int locked = sqlite3_errcode(r->db) == SQLITE_BUSY || sqlite3_errcode(r->db) == SQLITE_LOCKED;
+        int code = sqlite3_errcode(r->db);
+        int locked = code == SQLITE_BUSY || code == SQLITE_LOCKED;
         /* A corrupt file fails here when the schema table, read first, is
          * what is damaged. */
         int corrupt = sqlite3_errcode(r->db) == SQLITE_CORRUPT;
