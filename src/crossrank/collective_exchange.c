@@ -165,17 +165,6 @@ static int owner_of(const placement *p, const hta_group_op *o)
     return owner < 0 ? 0 : owner >= p->pr->n ? p->pr->n - 1 : (int)owner;
 }
 
-/* Displacements from counts; -1 when the total passes an int. */
-static int displacements(const int *counts, int *displs, int n)
-{
-    long long total = 0;
-    for (int p = 0; p < n; p++) {
-        displs[p] = (int)total;
-        total += counts[p];
-    }
-    return total > INT_MAX ? -1 : 0;
-}
-
 /* Step 3: the buffers of both exchanges. */
 typedef struct exchange {
     const hta_processes *pr;
@@ -216,7 +205,7 @@ static int pack_by_owner(const hta_rank_ops *r, const placement *pl, exchange *x
         owner[i] = owner_of(pl, &r->ops[i]);
         x->send_counts[owner[i]]++;
     }
-    int rc = displacements(x->send_counts, x->send_displs, n);
+    int rc = hta_processes_displacements(x->send_counts, x->send_displs, n);
     int *next = calloc((size_t)n, sizeof *next);
     for (size_t i = 0; rc == 0 && next && i < r->n; i++) {
         x->slot[i] = (size_t)x->send_displs[owner[i]] + (size_t)next[owner[i]]++;
@@ -246,7 +235,7 @@ static int exchange_and_match(const hta_comm_catalog *c, const hta_rank_ops *r,
     if (failed)
         return -1;
     hta_processes_alltoall_int(pr, x->send_counts, x->recv_counts);
-    failed = displacements(x->recv_counts, x->recv_displs, n) != 0;
+    failed = hta_processes_displacements(x->recv_counts, x->recv_displs, n) != 0;
     for (int p = 0; p < n; p++)
         x->n_received += (size_t)x->recv_counts[p];
     x->received = malloc((x->n_received ? x->n_received : 1) * sizeof *x->received);

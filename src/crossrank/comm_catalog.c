@@ -508,7 +508,7 @@ static int number_kinds(const hta_comm_catalog *c, const char *kinds, uint32_t *
     return rc;
 }
 
-static int compare_rank_start(const void *a, const void *b, void *ctx)
+int hta_group_op_compare_rank_start(const void *a, const void *b, void *ctx)
 {
     const hta_group_op *ops = ctx, *x = &ops[*(const size_t *)a], *y = &ops[*(const size_t *)b];
     if (x->rank != y->rank)
@@ -526,7 +526,7 @@ static int link_previous(hta_rank_ops *r)
         return -1;
     for (size_t i = 0; i < r->n; i++)
         idx[i] = i;
-    qsort_r(idx, r->n, sizeof *idx, compare_rank_start, r->ops);
+    qsort_r(idx, r->n, sizeof *idx, hta_group_op_compare_rank_start, r->ops);
     const hta_group_op *prev = NULL;
     for (size_t j = 0; j < r->n; j++) {
         hta_group_op *o = &r->ops[idx[j]];

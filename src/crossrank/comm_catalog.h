@@ -99,6 +99,10 @@ typedef struct hta_group_op {
     int64_t prev_key;
 } hta_group_op;
 
+/* qsort_r's order of indices into ops (ctx): by rank, then start, then
+ * index. */
+int hta_group_op_compare_rank_start(const void *a, const void *b, void *ops);
+
 /* A group's first op in instance order: (by_seq, key, rank) smallest. */
 typedef struct hta_group_first {
     int64_t by_seq, key, rank, variant;

@@ -43,6 +43,7 @@
 #include "analysis/critical_path.h"
 #include "crossrank/kernel_medians.h"
 #include "numerics/bounds.h"
+#include "util/ranked.h"
 
 static const hta_column WALK_COLUMNS[HTA_PATH_WALK_N_COLUMNS] = {
     [HTA_PATH_WALK_STEP] = {"step", HTA_COL_I64},
@@ -128,17 +129,12 @@ typedef struct walker {
     hta_table *out;
 } walker;
 
-static int cmp_i64(int64_t a, int64_t b)
-{
-    return (a > b) - (a < b);
-}
-
 static int compare_interval(const void *a, const void *b)
 {
     const interval *x = a, *y = b;
-    int c = cmp_i64(x->rank, y->rank);
-    c = c ? c : cmp_i64(x->kind, y->kind);
-    c = c ? c : cmp_i64(x->key, y->key);
+    int c = hta_cmp_i64(x->rank, y->rank);
+    c = c ? c : hta_cmp_i64(x->kind, y->kind);
+    c = c ? c : hta_cmp_i64(x->key, y->key);
     return c ? c : (x->row > y->row) - (x->row < y->row);
 }
 
@@ -184,48 +180,57 @@ static const interval *find_interval(const walker *w, int64_t rank, int64_t kind
 static int compare_name_row(const void *a, const void *b, void *ctx)
 {
     const hta_table *t = ctx;
-    const hta_cell *x = hta_table_row(t, *(const size_t *)a), *y = hta_table_row(t, *(const size_t *)b);
-    int c = cmp_i64(x[HTA_PATH_NAMES_RANK].i, y[HTA_PATH_NAMES_RANK].i);
-    return c ? c : cmp_i64(x[HTA_PATH_NAMES_NAME_ID].i, y[HTA_PATH_NAMES_NAME_ID].i);
+    const hta_cell *x = hta_table_row(t, *(const size_t *)a);
+    const hta_cell *y = hta_table_row(t, *(const size_t *)b);
+    int c = hta_cmp_i64(x[HTA_PATH_NAMES_RANK].i, y[HTA_PATH_NAMES_RANK].i);
+    return c ? c : hta_cmp_i64(x[HTA_PATH_NAMES_NAME_ID].i, y[HTA_PATH_NAMES_NAME_ID].i);
 }
 
-/* Marks the name (rank, id) used; ids below 0 (none, the rest) need no
- * row. */
-static void use_name(walker *w, int64_t rank, int64_t id)
+size_t *hta_path_names_order(const hta_table *names)
 {
-    size_t lo = 0, hi = w->names && id >= 0 ? w->names->n_rows : 0;
+    size_t n = names ? names->n_rows : 0;
+    size_t *rows = malloc((n ? n : 1) * sizeof *rows);
+    for (size_t i = 0; rows && i < n; i++)
+        rows[i] = i;
+    if (rows)
+        qsort_r(rows, n, sizeof *rows, compare_name_row, (void *)names);
+    return rows;
+}
+
+long hta_path_names_place(const hta_table *names, const size_t *order, int64_t rank, int64_t id)
+{
+    size_t lo = 0, hi = names && id >= 0 ? names->n_rows : 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const hta_cell *row = hta_table_row(w->names, w->name_rows[mid]);
-        int c = cmp_i64(row[HTA_PATH_NAMES_RANK].i, rank);
-        c = c ? c : cmp_i64(row[HTA_PATH_NAMES_NAME_ID].i, id);
-        if (c == 0) {
-            w->name_used[mid] = 1;
-            return;
-        }
+        const hta_cell *row = hta_table_row(names, order[mid]);
+        int c = hta_cmp_i64(row[HTA_PATH_NAMES_RANK].i, rank);
+        c = c ? c : hta_cmp_i64(row[HTA_PATH_NAMES_NAME_ID].i, id);
+        if (c == 0)
+            return (long)mid;
         if (c < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return -1;
 }
 
-/* Ops by (rank, start), and by (rank, group, by_seq, key). */
-static int compare_op_start(const void *a, const void *b, void *ctx)
+/* Marks the name (rank, id) used. */
+static void use_name(walker *w, int64_t rank, int64_t id)
 {
-    const hta_group_op *ops = ctx, *x = &ops[*(const size_t *)a], *y = &ops[*(const size_t *)b];
-    int c = cmp_i64(x->rank, y->rank);
-    c = c ? c : cmp_i64(x->start, y->start);
-    return c ? c : cmp_i64((int64_t)*(const size_t *)a, (int64_t)*(const size_t *)b);
+    long at = hta_path_names_place(w->names, w->name_rows, rank, id);
+    if (at >= 0)
+        w->name_used[at] = 1;
 }
 
+/* Ops by (rank, group, by_seq, key). */
 static int compare_op_instance(const hta_group_op *x, int64_t rank, int64_t group, int64_t by_seq,
                                int64_t key)
 {
-    int c = cmp_i64(x->rank, rank);
-    c = c ? c : cmp_i64(x->group, group);
-    c = c ? c : cmp_i64(x->by_seq, by_seq);
-    return c ? c : cmp_i64(x->key, key);
+    int c = hta_cmp_i64(x->rank, rank);
+    c = c ? c : hta_cmp_i64(x->group, group);
+    c = c ? c : hta_cmp_i64(x->by_seq, by_seq);
+    return c ? c : hta_cmp_i64(x->key, key);
 }
 
 static int compare_op_instances(const void *a, const void *b, void *ctx)
@@ -234,7 +239,7 @@ static int compare_op_instances(const void *a, const void *b, void *ctx)
     return compare_op_instance(&ops[*(const size_t *)a], y->rank, y->group, y->by_seq, y->key);
 }
 
-/* The first place in idx[0..n) whose op does not come before the probe. */
+/* The first place in by_start whose op does not come before (rank, start). */
 static size_t lower_bound_start(const walker *w, int64_t rank, int64_t start)
 {
     size_t lo = 0, hi = w->r->n;
@@ -291,11 +296,6 @@ static int holds(const walker *w, int64_t rank)
     return at < w->n_ranks && w->ranks[at] == rank;
 }
 
-static int compare_i64_values(const void *a, const void *b)
-{
-    return cmp_i64(*(const int64_t *)a, *(const int64_t *)b);
-}
-
 /* The ranks of the intervals and ops, sorted and unique. */
 static int list_ranks(walker *w)
 {
@@ -307,7 +307,7 @@ static int list_ranks(walker *w)
         w->ranks[n++] = w->iv[i].rank;
     for (size_t i = 0; i < w->r->n; i++)
         w->ranks[n++] = w->r->ops[i].rank;
-    qsort(w->ranks, n, sizeof *w->ranks, compare_i64_values);
+    qsort(w->ranks, n, sizeof *w->ranks, hta_compare_i64);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || w->ranks[k - 1] != w->ranks[i])
@@ -323,20 +323,17 @@ static int walker_init(walker *w, const hta_tableset *path, const hta_rank_ops *
                   .pieces = hta_tableset_find(path, hta_path_pieces_table.name),
                   .names = hta_tableset_find(path, hta_path_names_table.name), .r = r, .res = res};
     size_t n_names = w->names ? w->names->n_rows : 0;
-    w->name_rows = malloc((n_names ? n_names : 1) * sizeof *w->name_rows);
+    w->name_rows = hta_path_names_order(w->names);
     w->name_used = calloc(n_names ? n_names : 1, 1);
     w->by_start = malloc((r->n ? r->n : 1) * sizeof *w->by_start);
     w->by_instance = malloc((r->n ? r->n : 1) * sizeof *w->by_instance);
     w->out = hta_tableset_table(out, &hta_path_walk_table);
-    if (!w->name_rows || !w->name_used || !w->by_start || !w->by_instance || !w->out || index_intervals(w) ||
-        list_ranks(w))
+    if (!w->name_rows || !w->name_used || !w->by_start || !w->by_instance || !w->out ||
+        index_intervals(w) || list_ranks(w))
         return -1;
-    for (size_t i = 0; i < n_names; i++)
-        w->name_rows[i] = i;
-    qsort_r(w->name_rows, n_names, sizeof *w->name_rows, compare_name_row, (void *)w->names);
     for (size_t i = 0; i < r->n; i++)
         w->by_start[i] = w->by_instance[i] = i;
-    qsort_r(w->by_start, r->n, sizeof *w->by_start, compare_op_start, r->ops);
+    qsort_r(w->by_start, r->n, sizeof *w->by_start, hta_group_op_compare_rank_start, r->ops);
     qsort_r(w->by_instance, r->n, sizeof *w->by_instance, compare_op_instances, r->ops);
     return 0;
 }
@@ -436,8 +433,8 @@ static int put_hop(walker *w, walk_state *st)
     if (op < 0)
         return 0;
     const hta_op_result *x = &w->res[op];
-    int64_t free = stretch_from_previous(w, st, op) ? x->free_lateness_ns : 0;
-    return put_piece(w, st, st->rank, -1, HTA_PATH_HOP, x->lateness_ns, free);
+    int64_t free_late = stretch_from_previous(w, st, op) ? x->free_lateness_ns : 0;
+    return put_piece(w, st, st->rank, -1, HTA_PATH_HOP, x->lateness_ns, free_late);
 }
 
 /* Walks the step on while its rank is held here. */
@@ -484,10 +481,10 @@ typedef struct step_end {
 static int compare_step_end(const void *a, const void *b)
 {
     const step_end *x = a, *y = b;
-    int c = cmp_i64(x->step, y->step);
-    c = c ? c : cmp_i64(x->kind, y->kind);
-    c = c ? c : cmp_i64(y->at, x->at);
-    return c ? c : cmp_i64(x->rank, y->rank);
+    int c = hta_cmp_i64(x->step, y->step);
+    c = c ? c : hta_cmp_i64(x->kind, y->kind);
+    c = c ? c : hta_cmp_i64(y->at, x->at);
+    return c ? c : hta_cmp_i64(x->rank, y->rank);
 }
 
 /* Keeps the latest end of each step and its two latest free ends in
@@ -529,23 +526,23 @@ static step_end *job_ends(const hta_processes *pr, const walker *w, size_t *n_en
 {
     size_t n = 0;
     step_end *mine = local_ends(w, &n);
-    int *lens = calloc((size_t)pr->n, sizeof *lens), *offsets = calloc((size_t)pr->n, sizeof *offsets);
+    int *lens = calloc((size_t)pr->n, sizeof *lens);
+    int *offsets = calloc((size_t)pr->n, sizeof *offsets);
     int failed = hta_processes_any(pr, !mine || !lens || !offsets ||
                                            n * sizeof *mine > INT_MAX);
-    long long total = 0;
-    if (!failed)
+    size_t total = 0;
+    if (!failed) {
         hta_processes_allgather_int(pr, (int)(n * sizeof *mine), lens);
-    for (int p = 0; !failed && p < pr->n; p++) {
-        offsets[p] = (int)total;
-        total += lens[p];
+        failed = hta_processes_displacements(lens, offsets, pr->n) != 0;
+        total = failed ? 0 : (size_t)offsets[pr->n - 1] + (size_t)lens[pr->n - 1];
     }
-    step_end *all = failed ? NULL : malloc(total > 0 && total <= INT_MAX ? (size_t)total : 1);
-    if (hta_processes_any(pr, failed || !all || total > INT_MAX)) {
+    step_end *all = failed ? NULL : malloc(total ? total : 1);
+    if (hta_processes_any(pr, failed || !all)) {
         free(all);
         all = NULL;
     } else {
         hta_processes_allgatherv(pr, mine, (int)(n * sizeof *mine), (char *)all, lens, offsets);
-        *n_ends = latest_per_step(all, (size_t)total / sizeof *all);
+        *n_ends = latest_per_step(all, total / sizeof *all);
     }
     free(mine);
     free(lens);
@@ -651,11 +648,11 @@ int hta_global_path_walk(const hta_processes *pr, const hta_tableset *path,
                          const hta_rank_ops *r, const hta_op_result *res, hta_tableset *out)
 {
     walker w;
+    const hta_table *runs = hta_tableset_find(path, hta_kernel_runs_table.name);
+    const hta_table *durations = hta_tableset_find(path, hta_kernel_durations_table.name);
     int failed = hta_processes_any(pr, walker_init(&w, path, r, res, out) != 0) ||
-                 hta_kernel_excess_exchange(pr, hta_tableset_find(path, hta_kernel_runs_table.name),
-                                            hta_tableset_find(path, hta_kernel_durations_table.name),
-                                            w.names,
-                                            &w.excess, &w.n_excess) != 0;
+                 hta_kernel_excess_exchange(pr, runs, durations, w.names, &w.excess,
+                                            &w.n_excess) != 0;
     size_t n_steps = 0;
     walk_state *st = failed ? NULL : first_states(pr, &w, out, &n_steps);
     if (st) {

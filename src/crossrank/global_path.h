@@ -64,6 +64,13 @@ typedef struct hta_path_piece {
  * not (with_hops); *n of them.  NULL when out of memory. */
 hta_path_piece *hta_path_pieces_in_time(const hta_table *walk, int with_hops, size_t *n);
 
+/* The rows of names (a table of _path_names' columns; NULL: none) in
+ * (rank, name_id) order; NULL when out of memory. */
+size_t *hta_path_names_order(const hta_table *names);
+/* The place in order (as hta_path_names_order gives it) of the row of
+ * (rank, id), or -1; ids below 0 (none, the rest) have no row. */
+long hta_path_names_place(const hta_table *names, const size_t *order, int64_t rank, int64_t id);
+
 /* _path_walk_names (scratch): the columns of analysis/critical_path.h's
  * _path_names, for the names the pieces walked use. */
 extern const hta_table_spec hta_path_walk_names_table;

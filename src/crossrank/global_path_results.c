@@ -9,13 +9,13 @@
  * max(0, time on the path - mean time over the ranks), over every step,
  * counting the time operators (CPU ops and kernels) take, not the launch
  * and kernel-to-kernel gaps put down to them. */
-#define _GNU_SOURCE /* qsort_r */
 #include "crossrank/global_path.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/critical_path.h"
+#include "util/ranked.h"
 #include "util/strtab.h"
 
 static const hta_column PATH_COLUMNS[HTA_GLOBAL_PATH_N_COLUMNS] = {
@@ -78,17 +78,12 @@ const hta_table_spec hta_global_path_imbalance_table = {
  * NULL: none (name_id -1) or the rest (-2). */
 typedef hta_path_piece piece;
 
-static int cmp_i64(int64_t a, int64_t b)
-{
-    return (a > b) - (a < b);
-}
-
 static int compare_step_rank(const void *a, const void *b)
 {
     const piece *x = a, *y = b;
-    int c = cmp_i64(x->step, y->step);
-    c = c ? c : cmp_i64(x->rank, y->rank);
-    return c ? c : cmp_i64(y->seq, x->seq);
+    int c = hta_cmp_i64(x->step, y->step);
+    c = c ? c : hta_cmp_i64(x->rank, y->rank);
+    return c ? c : hta_cmp_i64(y->seq, x->seq);
 }
 
 static const char *bound_name(int64_t b)
@@ -116,42 +111,16 @@ static int put_pieces(hta_table *t, const piece *p, size_t n)
 
 /* The string of each piece's (rank, name_id), from "_path_walk_names";
  * name_id then the row's place among them (sorted by rank and id). */
-static int compare_walk_name(const void *a, const void *b, void *ctx)
-{
-    const hta_table *t = ctx;
-    const hta_cell *x = hta_table_row(t, *(const size_t *)a), *y = hta_table_row(t, *(const size_t *)b);
-    int c = cmp_i64(x[HTA_PATH_NAMES_RANK].i, y[HTA_PATH_NAMES_RANK].i);
-    return c ? c : cmp_i64(x[HTA_PATH_NAMES_NAME_ID].i, y[HTA_PATH_NAMES_NAME_ID].i);
-}
-
 static int resolve_names(piece *p, size_t n, const hta_table *names)
 {
-    size_t m = names ? names->n_rows : 0;
-    size_t *rows = malloc((m ? m : 1) * sizeof *rows);
+    size_t *rows = hta_path_names_order(names);
     if (!rows)
         return -1;
-    for (size_t i = 0; i < m; i++)
-        rows[i] = i;
-    qsort_r(rows, m, sizeof *rows, compare_walk_name, (void *)names);
     for (size_t i = 0; i < n; i++) {
-        p[i].name = NULL;
-        size_t lo = 0, hi = p[i].name_id >= 0 ? m : 0;
-        while (lo < hi && !p[i].name) {
-            size_t mid = lo + (hi - lo) / 2;
-            const hta_cell *row = hta_table_row(names, rows[mid]);
-            int c = cmp_i64(row[HTA_PATH_NAMES_RANK].i, p[i].rank);
-            c = c ? c : cmp_i64(row[HTA_PATH_NAMES_NAME_ID].i, p[i].name_id);
-            if (c == 0) {
-                p[i].name = row[HTA_PATH_NAMES_NAME].s;
-                p[i].name_id = (int64_t)mid;
-            } else if (c < 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        if (!p[i].name && p[i].name_id >= 0)
-            p[i].name_id = -1;
+        long at = hta_path_names_place(names, rows, p[i].rank, p[i].name_id);
+        p[i].name = at >= 0 ? hta_table_row(names, rows[at])[HTA_PATH_NAMES_NAME].s : NULL;
+        if (at >= 0 || p[i].name_id >= 0)
+            p[i].name_id = at;
     }
     free(rows);
     return 0;
@@ -274,7 +243,8 @@ static int put_imbalance(hta_table *t, const piece *p, size_t n, const hta_strta
                          const hta_table *times)
 {
     size_t n_times = times ? times->n_rows : 0, m = 0;
-    int64_t *path = calloc(ids->count + 1, sizeof *path), *ranks = calloc(ids->count + 1, sizeof *ranks);
+    int64_t *path = calloc(ids->count + 1, sizeof *path);
+    int64_t *ranks = calloc(ids->count + 1, sizeof *ranks);
     imbalance *im = malloc((ids->count + 1) * sizeof *im);
     int rc = path && ranks && im ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++)

@@ -26,6 +26,7 @@
 #include "analysis/critical_path.h"
 #include "numerics/stats.h"
 #include "util/name_hash.h"
+#include "util/ranked.h"
 
 /* A run's key and its launches, as sent. */
 typedef struct run_key {
@@ -37,11 +38,6 @@ typedef union sample {
     int64_t dur;
     double median;
 } sample;
-
-static int cmp_i64(int64_t a, int64_t b)
-{
-    return (a > b) - (a < b);
-}
 
 static uint64_t mix(int64_t step, int64_t hash)
 {
@@ -136,7 +132,7 @@ typedef struct name_block {
 
 static int compare_block(const void *a, const void *b)
 {
-    return cmp_i64(((const name_block *)a)->rank, ((const name_block *)b)->rank);
+    return hta_cmp_i64(((const name_block *)a)->rank, ((const name_block *)b)->rank);
 }
 
 /* Each run's name hash: each name row's text hashed once. */
@@ -177,19 +173,6 @@ static int hash_names(medians *m)
     return rc;
 }
 
-/* Displacements from counts; -1 when they pass INT_MAX. */
-static int displace(const int *counts, int *displs, int np)
-{
-    long long total = 0;
-    for (int p = 0; p < np; p++) {
-        displs[p] = (int)total;
-        total += counts[p];
-        if (total > INT_MAX)
-            return -1;
-    }
-    return 0;
-}
-
 /* The local runs and durations packed by owner (a counting sort); -1
  * when out of memory or the durations are not the runs'. */
 static int pack(medians *m)
@@ -212,8 +195,9 @@ static int pack(medians *m)
     m->n_durations = total;
     m->sent_keys = malloc((m->n_runs + 1) * sizeof *m->sent_keys);
     m->sent = malloc((m->n_durations + 1) * sizeof *m->sent);
-    rc = rc || !m->sent_keys || !m->sent || displace(m->keys, m->keys + np, np) ||
-         displace(m->samples, m->samples + np, np);
+    rc = rc || !m->sent_keys || !m->sent ||
+         hta_processes_displacements(m->keys, m->keys + np, np) ||
+         hta_processes_displacements(m->samples, m->samples + np, np);
     duration_cursor c = {m->durations, 0, 0, 0};
     for (size_t i = 0; rc == 0 && i < m->n_runs; i++) {
         const hta_cell *row = hta_table_row(m->runs, i);
@@ -329,8 +313,8 @@ static int exchange(medians *m)
     int np = pr->n, *keys = m->keys, *samples = m->samples;
     hta_processes_alltoall_int(pr, keys, keys + 2 * np);
     hta_processes_alltoall_int(pr, samples, samples + 2 * np);
-    int failed = displace(keys + 2 * np, keys + 3 * np, np) ||
-                 displace(samples + 2 * np, samples + 3 * np, np);
+    int failed = hta_processes_displacements(keys + 2 * np, keys + 3 * np, np) ||
+                 hta_processes_displacements(samples + 2 * np, samples + 3 * np, np);
     m->n_received_keys = failed ? 0 : (size_t)keys[4 * np - 1] + (size_t)keys[3 * np - 1];
     m->n_received = failed ? 0 : (size_t)samples[4 * np - 1] + (size_t)samples[3 * np - 1];
     m->received_keys = malloc((m->n_received_keys + 1) * sizeof *m->received_keys);
@@ -359,9 +343,9 @@ static int exchange(medians *m)
 static int compare_excess(const void *a, const void *b)
 {
     const hta_kernel_excess *x = a, *y = b;
-    int c = cmp_i64(x->rank, y->rank);
-    c = c ? c : cmp_i64(x->step, y->step);
-    return c ? c : cmp_i64(x->name_id, y->name_id);
+    int c = hta_cmp_i64(x->rank, y->rank);
+    c = c ? c : hta_cmp_i64(x->step, y->step);
+    return c ? c : hta_cmp_i64(x->name_id, y->name_id);
 }
 
 /* Sorted by (rank, step, name_id) unless already, and each key's sums

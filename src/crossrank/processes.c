@@ -55,6 +55,16 @@ void hta_processes_min(const hta_processes *p, int64_t *v, size_t n)
         MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
 }
 
+int hta_processes_displacements(const int *counts, int *displs, int n)
+{
+    long long total = 0;
+    for (int q = 0; q < n; q++) {
+        displs[q] = total <= INT_MAX ? (int)total : INT_MAX;
+        total += counts[q];
+    }
+    return total > INT_MAX ? -1 : 0;
+}
+
 void hta_processes_alltoall_int(const hta_processes *p, const int *send, int *recv)
 {
     if (p->mpi)

@@ -39,6 +39,9 @@ void hta_processes_sum(const hta_processes *p, int64_t *v, size_t n);
 void hta_processes_min(const hta_processes *p, int64_t *v, size_t n);
 /* recv[q] = what process q sent this one. */
 void hta_processes_alltoall_int(const hta_processes *p, const int *send, int *recv);
+/* displs[q] = counts[0] + ... + counts[q - 1], for an exchange's
+ * displacements; -1 when the total passes INT_MAX. */
+int hta_processes_displacements(const int *counts, int *displs, int n);
 /* MPI_Alltoallv of elements of size bytes. */
 void hta_processes_alltoallv(const hta_processes *p, const void *send, const int *counts,
                              const int *displs, void *recv, const int *recv_counts,
