@@ -107,8 +107,8 @@ extern const hta_table_spec hta_critical_path_names_table;
  * start), an "interval" row of "_path_intervals" with its number of
  * pieces, the interval's time by (name, cause), the longest 8 by name,
  * the rest by cause (name id -2), which are rows of "_path_pieces" in
- * the same order as the intervals, each interval's in time order (32
- * bytes a piece; they outnumber the intervals about five to one).  An
+ * the same order as the intervals, each interval's in time order (four
+ * int64 a piece, kept narrow since the pieces outnumber the intervals).  An
  * interval row's at_ns is the time of its end (the kernel's start, or
  * the step's end); from_ns, from_dur_ns and name_id are the bounding
  * kernel's start, duration and name (-1: none). */
@@ -148,8 +148,8 @@ extern const hta_table_spec hta_path_names_table;
  * launches), a rank's runs by step, then name id; their durations, in
  * the same order and each run's by place, fill the rows of
  * "_kernel_durations" eight at a time (a rank's last row padded with
- * zeros): 24 bytes a run and 9 a kernel, where a row per kernel with its
- * step, name, hash and place took 48. */
+ * zeros), so that a kernel costs little beyond its duration, its step,
+ * name and place said once per run rather than on a row per kernel. */
 #define HTA_KERNEL_DURATIONS_PER_ROW 8
 enum {
     HTA_KERNEL_RUNS_RANK,

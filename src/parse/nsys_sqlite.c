@@ -16,9 +16,8 @@
  * named rather than failing inside a query.  Names are StringIds
  * references: each distinct id is looked up and interned once (a dense
  * cache by id), so a row costs a step of the statement and an array
- * lookup.  Enumerations (copy and
- * memory kinds) come from the export's ENUM_* tables when present and
- * from Nsight's numbering otherwise.
+ * lookup.  Enumerations (copy and memory kinds) come from the export's
+ * ENUM_* tables when present and from Nsight's numbering otherwise.
  *
  * CUDA graphs.  CUPTI gives each GPU record of a graph replay the
  * correlation id of the call that launched the graph (CUPTI API reference,
@@ -28,9 +27,9 @@
  * correlation ID"), so a replay maps to its cudaGraphLaunch through the
  * correlation, as in a Kineto trace.  The export adds the graph's and the
  * node's ids: graphNodeId on kernels, copies and sets ("REFERENCES
- * CUDA_GRAPH_NODE_EVENTS(graphNodeId)"; NULL on every record of the real
- * exports we hold, nsys 2022.2 to 2024.6), and on kernels graphId ("Kernel
- * graph ID.", SQLite Schema Reference of schema 3.28.1, Nsight Systems
+ * CUDA_GRAPH_NODE_EVENTS(graphNodeId)"; an export may leave it NULL, so
+ * the mapping cannot rest on it), and on kernels graphId ("Kernel graph
+ * ID.", SQLite Schema Reference of schema 3.28.1, Nsight Systems
  * 2026.4); CUPTI sets both to 0 on a record no graph launched.  graphId is
  * shared by every replay of a graph, so only (graphId, correlationId)
  * names a replay, and the correlation alone finds its launch.  The ids
