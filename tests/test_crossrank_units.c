@@ -20,7 +20,7 @@
 #include "crossrank/collective_wait.h"
 #include "crossrank/crossrank.h"
 #include "crossrank/hosts.h"
-#include "crossrank/kernel_medians.h"
+#include "crossrank/kernel_excess.h"
 #include "analysis/critical_path.h"
 #include "parse/rank_name.h"
 #include "crossrank/nodes.h"

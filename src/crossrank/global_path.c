@@ -29,7 +29,7 @@
  * each hop with the last arriver's lateness (and its lateness over the
  * others that did not come from the instance the path reached it
  * from), puts on each compute piece
- * its time above its kernels' medians (crossrank/kernel_medians.c, found
+ * its time above its kernels' medians (crossrank/kernel_excess.c, found
  * before the walk), and the root keeps each step's latest end and latest
  * free ends ("_path_ends"). */
 #define _GNU_SOURCE /* qsort_r */
@@ -41,7 +41,7 @@
 #include <string.h>
 
 #include "analysis/critical_path.h"
-#include "crossrank/kernel_medians.h"
+#include "crossrank/kernel_excess.h"
 #include "numerics/bounds.h"
 #include "util/ranked.h"
 

@@ -21,7 +21,7 @@
  *
  * A kernel at the median: each compute piece on the path carries its
  * time above the medians of its kernels' places over the ranks
- * (crossrank/kernel_medians.c), which the change takes away. */
+ * (crossrank/kernel_excess.c), which the change takes away. */
 #include "crossrank/what_if.h"
 
 #include <math.h>

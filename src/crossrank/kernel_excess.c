@@ -1,6 +1,7 @@
-/* kernel_medians.c: each kernel's median over the ranks at its place in
- * the step, spread over the processes (see crossrank/kernel_medians.h;
- * docs/definitions.md, What-if).
+/* kernel_excess.c: each rank's kernel time above the median over the
+ * ranks of the same kernel at its place in the step, the medians spread
+ * over the processes (see crossrank/kernel_excess.h; docs/definitions.md,
+ * What-if).
  *
  * A kernel's place is (step, name, k): the k-th launch of that name in
  * the step, since one kernel runs at several places with different
@@ -18,7 +19,7 @@
  * each (rank, step, name)'s time above them.  No process holds more than
  * its ranks' durations and its share of the places: 8 bytes a launch
  * each way, beside the keys of the runs. */
-#include "crossrank/kernel_medians.h"
+#include "crossrank/kernel_excess.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
-/* crossrank/kernel_medians.h: how much longer each rank's kernels run
+/* crossrank/kernel_excess.h: how much longer each rank's kernels run
  * than the median over the ranks of the same kernel at the same place in
- * the step (crossrank/kernel_medians.c). */
-#ifndef HTA_KERNEL_MEDIANS_H
-#define HTA_KERNEL_MEDIANS_H
+ * the step (crossrank/kernel_excess.c). */
+#ifndef HTA_KERNEL_EXCESS_H
+#define HTA_KERNEL_EXCESS_H
 
 #include <stddef.h>
 #include <stdint.h>
