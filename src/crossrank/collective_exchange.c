@@ -50,13 +50,10 @@ static int share_catalog(const hta_processes *pr, const hta_table *comm_ops, hta
     failed = hta_processes_any(pr, failed);
     if (!failed)
         hta_processes_allgather_int(pr, len, lens);
-    long long total = 0;
-    for (int p = 0; !failed && p < n_processes; p++) {
-        offsets[p] = (int)total;
-        total += lens[p];
-    }
-    char *data = failed ? NULL : malloc(total > 0 && total <= INT_MAX ? (size_t)total : 1);
-    failed = hta_processes_any(pr, failed || total > INT_MAX || !data);
+    failed = failed || hta_processes_displacements(lens, offsets, n_processes) != 0;
+    size_t total = failed ? 0 : (size_t)offsets[n_processes - 1] + (size_t)lens[n_processes - 1];
+    char *data = failed ? NULL : malloc(total > 0 ? total : 1);
+    failed = hta_processes_any(pr, failed || !data);
     if (!failed)
         hta_processes_allgatherv(pr, packed.data, len, data, lens, offsets);
     hta_error ignored = {{0}};
