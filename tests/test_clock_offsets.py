@@ -1,5 +1,5 @@
 """Clock offsets between hosts, taken out before the waits
-(crossrank/clock_offsets.c, docs/crossrank.md).
+(crossrank/exchange/clock_offsets.c, docs/crossrank.md).
 
 Answers known by construction: hta-tracegen's DDP job of 32 ranks, 8 to a
 node, whose all-reduces end at the same instant on every rank; with

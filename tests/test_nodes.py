@@ -1,4 +1,4 @@
-"""A slow node named as a node (crossrank/nodes.c, docs/crossrank.md).
+"""A slow node named as a node (crossrank/compare/nodes.c, docs/crossrank.md).
 
 Answers known by construction: hta-tracegen's DDP jobs of 32 ranks placed
 8 to a node (--ranks-per-node 8 names the files as PyTorch's

@@ -1,6 +1,6 @@
 /* tracegen_nodes.c: the DDP job's ranks placed on nodes
  * (--ranks-per-node R: ranks r..r+R-1, r a multiple of R, on node r / R),
- * for the node statistics (hta-mpi's crossrank/nodes.c).  The node is
+ * for the node statistics (hta-mpi's crossrank/compare/nodes.c).  The node is
  * written only where PyTorch writes it, in the file name
  * (HOST_PID.TIME.pt.trace.json, the host being "node<k>"); --slow-node
  * K:F makes every rank of node K compute F times as long, as a throttled

@@ -1,5 +1,5 @@
 /* collectives.c: the rank's side of the collective wait-state analysis
- * (crossrank/collective_wait.c matches them across ranks on the root).
+ * (crossrank/compare/collective_wait.c matches them across ranks on the root).
  *
  * Every COMMUNICATION kernel (NCCL, RCCL, HCCL) takes part: per stream,
  * its ordinal among the COMMUNICATION kernels of that stream in start
@@ -136,7 +136,7 @@ static int matched_by_stream(const hta_comm_resolver *r, size_t c, size_t *p2p)
 
 /* "_p2p_unknown_peer": the rank's point-to-point kernels without a peer,
  * which pair with nothing and are given no wait (counted as unpaired by
- * crossrank/p2p_results.c). */
+ * crossrank/compare/p2p_results.c). */
 static int put_unknown_peers(hta_tableset *out, int64_t rank_key, size_t n)
 {
     hta_table *t = n ? hta_tableset_table(out, &hta_p2p_unknown_peer_table) : NULL;

@@ -5,7 +5,7 @@
 #include "analysis/registry.h"
 
 /* "_collectives": every COMMUNICATION kernel for the root's wait-state
- * analysis (crossrank/collective_wait.c), packed per (rank, stream). */
+ * analysis (crossrank/compare/collective_wait.c), packed per (rank, stream). */
 int hta_collectives(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
 /* The columns of _collectives (scratch between stages, never written). */

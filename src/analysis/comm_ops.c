@@ -19,7 +19,7 @@
  * The table stays on its process until the ranks are resolved; then each
  * kernel travels once, as a fixed-size op, to the process that owns its
  * instance, and the strings once per process in the groups' catalog
- * (crossrank/comm_catalog.c).  Kernels without metadata stay in
+ * (crossrank/exchange/comm_catalog.c).  Kernels without metadata stay in
  * "_collectives" (analysis/collectives.c) and are matched by stream on the
  * root as before. */
 #include "analysis/comm_ops.h"

@@ -29,7 +29,7 @@ int hta_comm_resolver_build(hta_comm_resolver *r, const hta_rank_view *view);
 void hta_comm_resolver_free(hta_comm_resolver *r);
 /* The metadata of communication kernel gpu, or NULL when the trace has
  * none for it (old traces, some AMD ones): it is then matched by stream
- * (crossrank/collective_wait.c). */
+ * (crossrank/compare/collective_wait.c). */
 const hta_comm_meta *hta_comm_resolve(const hta_comm_resolver *r, const hta_event *gpu);
 /* The sends and recvs communication kernel c (in comm_at order) ran as
  * one batch (batch_isend_irecv), *n of them, when it has no metadata of

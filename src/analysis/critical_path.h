@@ -100,7 +100,7 @@ enum {
 };
 extern const hta_table_spec hta_critical_path_names_table;
 
-/* What the job's critical path (crossrank/global_path.h) needs of each
+/* What the job's critical path (crossrank/job_path/global_path.h) needs of each
  * step of a rank, kept on the process that analysed it: for the start of
  * each communication kernel and for the step's end, the rank's longest
  * path back to the communication kernel that bounds it (or to the step's
@@ -142,7 +142,7 @@ extern const hta_table_spec hta_path_names_table;
 
 /* Each kernel of a step that is not communication, at its place: the
  * k-th launch of its name in the step (0 first, by start), for the
- * medians over the ranks (crossrank/kernel_excess.h).  A step's kernels
+ * medians over the ranks (crossrank/job_path/kernel_excess.h).  A step's kernels
  * of one name are a "run": a row of "_kernel_runs" with the name by its
  * "_path_names" id and the number of launches in one cell (id x 2^32 +
  * launches), a rank's runs by step, then name id; their durations, in

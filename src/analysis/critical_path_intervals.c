@@ -1,5 +1,5 @@
 /* critical_path_intervals.c: the stretches of a rank's longest paths
- * between its communication kernels, which crossrank/global_path.c
+ * between its communication kernels, which crossrank/job_path/global_path.c
  * chains into the job's critical path (see analysis/critical_path.h,
  * "_path_intervals", and docs/crossrank.md).
  *

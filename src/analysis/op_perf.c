@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Per step, for /steps on the root (crossrank/op_perf_comparison.c). */
+/* Per step, for /steps on the root (crossrank/compare/op_perf_comparison.c). */
 static const hta_column STEP_COLUMNS[HTA_STEP_FLOPS_N_COLUMNS] = {
     [HTA_STEP_FLOPS_RANK] = {"rank", HTA_COL_I64},
     [HTA_STEP_FLOPS_STEP] = {"step", HTA_COL_I64},

@@ -8,7 +8,7 @@
 #include "cli/options.h"
 #include "diff/diff_command.h"
 #include "hta/version.h"
-#include "crossrank/hosts.h"
+#include "crossrank/exchange/hosts.h"
 #include "model/gpu_peaks.h"
 #include "run/head_start.h"
 #include "run/pipeline.h"

@@ -21,18 +21,18 @@
  *    summarises its kind, so that no process holds every instance.
  * 5. The caller writes the instance rows in place and gathers the
  *    per-rank figures and summary rows to the root (crossrank/crossrank.c,
- *    through crossrank/processes.h as the other tables). */
+ *    through crossrank/exchange/processes.h as the other tables). */
 #include "crossrank/collective_exchange.h"
 
-#include "crossrank/clock_offsets.h"
+#include "crossrank/exchange/clock_offsets.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "crossrank/collective_groups.h"
-#include "crossrank/delay_costs.h"
-#include "crossrank/global_path.h"
+#include "crossrank/exchange/collective_groups.h"
+#include "crossrank/job_path/delay_costs.h"
+#include "crossrank/job_path/global_path.h"
 
 /* Step 1: every process's catalog part to every process. */
 static int share_catalog(const hta_processes *pr, const hta_table *comm_ops, hta_comm_catalog *c)

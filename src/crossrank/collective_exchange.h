@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crossrank/processes.h"
+#include "crossrank/exchange/processes.h"
 #include "table/table.h"
 #include "util/error.h"
 
@@ -14,11 +14,11 @@
  * "_comm_ops" (rank-mapped, may be NULL), path holds its ranks' tables
  * of the job's critical path (analysis/critical_path.h; none without
  * --critical-path), walked once the ops are matched
- * (crossrank/global_path.h), valid the ranks analysed without failure
+ * (crossrank/job_path/global_path.h), valid the ranks analysed without failure
  * (sorted, the same everywhere), valid_node the node of each
- * (crossrank/hosts.h; NULL when unknown); align_clocks the --align-clocks
- * choice (crossrank/clock_offsets.h) for the nodes' clocks.  out receives
- * this process's share of the tables crossrank/collective_groups.h
+ * (crossrank/exchange/hosts.h; NULL when unknown); align_clocks the --align-clocks
+ * choice (crossrank/exchange/clock_offsets.h) for the nodes' clocks.  out receives
+ * this process's share of the tables crossrank/exchange/collective_groups.h
  * describes: the instances it owns, the figures of its ranks (and with
  * keep_kernel_waits, each of its ranks' kernels' wait, "_kernel_waits");
  * gathered to the root in process order, "collectives" is in instance

@@ -10,14 +10,14 @@
  * the root then computes the statistics over ranks from the tables it
  * holds, in the order they depend on each other.  Rows are in rank order,
  * so results never depend on the number of processes; a process alone
- * (crossrank/processes.h) gets the tables a run of one process writes. */
+ * (crossrank/exchange/processes.h) gets the tables a run of one process writes. */
 #ifndef HTA_CROSSRANK_H
 #define HTA_CROSSRANK_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crossrank/processes.h"
+#include "crossrank/exchange/processes.h"
 #include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
@@ -30,7 +30,7 @@ typedef struct hta_crossrank_tables {
                                   emptied */
     const int64_t *valid;      /* the ranks analysed without failure, sorted,
                                   the same on every process */
-    const int64_t *valid_node; /* the node of each (crossrank/hosts.h), which
+    const int64_t *valid_node; /* the node of each (crossrank/exchange/hosts.h), which
                                   splits /collective_summary; NULL: unknown */
     size_t n_valid;
     hta_tableset *in_place;    /* receives the rows it writes in place */

@@ -6,7 +6,7 @@
  * a column added to the summary later is compared with no change here. */
 #include "diff/collective_diff.h"
 
-#include "crossrank/collective_groups.h"
+#include "crossrank/exchange/collective_groups.h"
 
 #include "diff/row_join.h"
 

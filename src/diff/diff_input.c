@@ -7,7 +7,7 @@
 #include "analysis/ranks_table.h"
 #include "analysis/registry.h"
 #include "analysis/temporal_breakdown.h"
-#include "crossrank/collective_groups.h"
+#include "crossrank/exchange/collective_groups.h"
 #include "util/ranked.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * cut to NAME_WIDTH, whole in the file. */
 #include "diff/diff_summary.h"
 
-#include "crossrank/collective_groups.h"
+#include "crossrank/exchange/collective_groups.h"
 #include "diff/collective_diff.h"
 #include "diff/kernel_diff.h"
 #include "diff/rank_metric_diff.h"

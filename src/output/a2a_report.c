@@ -6,8 +6,8 @@
  * whose split sizes disagree between senders and receivers. */
 #include "output/a2a_report.h"
 
-#include "crossrank/all_to_all.h"
-#include "crossrank/collective_wait.h"
+#include "crossrank/exchange/all_to_all.h"
+#include "crossrank/compare/collective_wait.h"
 #include "numerics/stats.h"
 
 #include <stdio.h>

@@ -7,8 +7,8 @@
  * small messages, slow by nature, are not always at the bottom). */
 #include "output/collective_report.h"
 
-#include "crossrank/collective_groups.h"
-#include "crossrank/collective_wait.h"
+#include "crossrank/exchange/collective_groups.h"
+#include "crossrank/compare/collective_wait.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "crossrank/global_path.h"
-#include "crossrank/what_if.h"
+#include "crossrank/job_path/global_path.h"
+#include "crossrank/job_path/what_if.h"
 
 typedef struct rank_time {
     int64_t rank;

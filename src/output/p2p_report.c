@@ -7,8 +7,8 @@
 #include "output/p2p_report.h"
 
 #include "analysis/registry.h"
-#include "crossrank/p2p_pairs.h"
-#include "crossrank/p2p_results.h"
+#include "crossrank/exchange/p2p_pairs.h"
+#include "crossrank/compare/p2p_results.h"
 
 #include <math.h>
 #include <stdio.h>

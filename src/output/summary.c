@@ -9,14 +9,14 @@
 #include "analysis/graph_launches.h"
 #include "analysis/ranks_table.h"
 #include "analysis/temporal_breakdown.h"
-#include "crossrank/clock_offsets.h"
-#include "crossrank/causes.h"
-#include "crossrank/collective_wait.h"
-#include "crossrank/delay_costs.h"
-#include "crossrank/nodes.h"
-#include "crossrank/spread.h"
-#include "crossrank/step_comparison.h"
-#include "crossrank/stragglers.h"
+#include "crossrank/exchange/clock_offsets.h"
+#include "crossrank/compare/causes.h"
+#include "crossrank/compare/collective_wait.h"
+#include "crossrank/job_path/delay_costs.h"
+#include "crossrank/compare/nodes.h"
+#include "crossrank/compare/spread.h"
+#include "crossrank/compare/step_comparison.h"
+#include "crossrank/compare/stragglers.h"
 #include "output/a2a_report.h"
 #include "output/collective_report.h"
 #include "output/p2p_report.h"
@@ -303,7 +303,7 @@ static void print_clock_offsets(const hta_tableset *set)
 }
 
 /* The nodes whose flagged ranks gather there more than chance would put
- * them (crossrank/nodes.c); nothing when no node is named. */
+ * them (crossrank/compare/nodes.c); nothing when no node is named. */
 static void print_nodes(const hta_tableset *set)
 {
     const hta_table *t = hta_tableset_find(set, hta_nodes_table.name);

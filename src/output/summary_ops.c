@@ -8,13 +8,13 @@
 
 #include "analysis/gpu_gaps.h"
 #include "analysis/op_perf.h"
-#include "crossrank/name_comparison.h"
+#include "crossrank/compare/name_comparison.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "crossrank/op_perf_comparison.h"
+#include "crossrank/compare/op_perf_comparison.h"
 #include "util/ranked.h"
 
 #define SUMMARY_TOP_OPS 5

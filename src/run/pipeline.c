@@ -3,7 +3,7 @@
  * Communication is a handful of collectives: the root broadcasts the file
  * list (or the reason there is nothing to do); an allreduce agrees on the
  * timeline's global range; every process sends the result tables the root
- * needs to the root with one gather (crossrank/processes.h; a barrier
+ * needs to the root with one gather (crossrank/exchange/processes.h; a barrier
  * before it only makes the gather's timing meaningful); the root resolves
  * ranks and broadcasts each file's rank, so that the processes run the
  * cross-rank stage together (crossrank/crossrank.h: the collectives
@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "analysis/ranks_table.h"
-#include "crossrank/collective_groups.h"
+#include "crossrank/exchange/collective_groups.h"
 #include "crossrank/crossrank.h"
 #include "hta/run.h" /* the exit codes */
 #include "output/hdf5_in_place.h"

@@ -16,7 +16,7 @@
 #include "run/ranks.h"
 
 #include "analysis/ranks_table.h"
-#include "crossrank/hosts.h"
+#include "crossrank/exchange/hosts.h"
 #include "numerics/bounds.h"
 
 #include <stdio.h>

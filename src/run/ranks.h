@@ -15,7 +15,7 @@
 typedef struct hta_rank_map {
     int64_t *rank_of_file;     /* owned */
     int64_t *node_of_file;     /* owned: the node of the file's rank
-                                  (crossrank/hosts.h), -1 for none;
+                                  (crossrank/exchange/hosts.h), -1 for none;
                                   NULL when the nodes are unknown */
     size_t n_files;
 } hta_rank_map;
@@ -27,7 +27,7 @@ void hta_rank_map_free(hta_rank_map *map);
 int64_t *hta_rank_map_kept_ranks(const hta_rank_map *map, size_t *n);
 
 /* Root, after hta_resolve_ranks: the node of every kept file's rank
- * (crossrank/hosts.h) into map->node_of_file, left NULL when the hosts
+ * (crossrank/exchange/hosts.h) into map->node_of_file, left NULL when the hosts
  * are unknown.  -1 with err when out of memory or the hostfile cannot be
  * read. */
 int hta_rank_map_find_nodes(hta_rank_map *map, const hta_tableset *set,

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/ranks_table.h"
-#include "crossrank/spread.h"
+#include "crossrank/compare/spread.h"
 #include "written_trace/trace_rewrite.h"
 #include "written_trace/trace_writer.h"
 #include "util/buf.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "crossrank/collective_groups.h"
+#include "crossrank/exchange/collective_groups.h"
 #include "written_trace/trace_rewrite.h"
 #include "written_trace/trace_writer.h"
 #include "util/buf.h"

@@ -18,7 +18,7 @@
 #include "util/error.h"
 
 /* Adds rank's rows of waits ("_kernel_waits",
- * crossrank/collective_groups.h) to the trace written at path: 0, or -1
+ * crossrank/exchange/collective_groups.h) to the trace written at path: 0, or -1
  * with err naming the file. */
 int hta_add_waits_to_written_trace(const char *path, const hta_table *waits, int64_t rank,
                                    hta_error *err);

@@ -1,0 +1,301 @@
+/* delay_costs.c: the wait each rank's lateness costs the job ("delay_costs",
+ * docs/definitions.md, Delay costs), Scalasca's delay costs for NCCL
+ * collectives and point-to-point pairs.
+ *
+ * At a matched instance its last arriver L caused the others' wait W
+ * (collective_groups.c, p2p_pairs.c: a late sender or receiver).  L
+ * arrived late by l, the gap to the last of the others.  When L itself
+ * waited w at its previous synchronisation (its previous collective or
+ * point-to-point op in time order), that wait made it late too: of W, the
+ * share min(1, w / l) = w / (delay + w), Scalasca's rule with delay =
+ * l - w, is propagated, charged to the rank that caused L's wait (the last
+ * arriver there), in the step of L's previous op (of this instance when
+ * that op was launched outside the steps); the rest is L's direct
+ * cost in the step of the instance.  Propagation goes back one hop: a
+ * wait that passed through two ranks is charged to the second.
+ *
+ * The rank side walks each rank's ops in time order and sums the parts
+ * per (rank charged, step) into "_delay_parts", so that what reaches the
+ * root is per (rank, step), not per instance.  The root adds up the parts
+ * of the processes and names each (rank, step)'s cause from the list of
+ * causes /stragglers names too (crossrank/compare/causes.c): the cause of the part
+ * of the rank's step (crossrank/compare/step_parts.c, wait aside) furthest above
+ * its median over the ranks in that step, none when no part is above, and
+ * slower GPU for compute when /stragglers (run before) gives the rank a
+ * slower GPU. */
+#define _GNU_SOURCE /* qsort_r */
+#include "crossrank/job_path/delay_costs.h"
+
+#include "analysis/steps.h"
+#include "crossrank/compare/causes.h"
+#include "crossrank/compare/step_parts.h"
+#include "crossrank/compare/stragglers.h"
+#include "numerics/bounds.h"
+#include "numerics/stats.h"
+#include "util/ranked.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const hta_column COLUMNS[HTA_DELAY_COSTS_N_COLUMNS] = {
+    [HTA_DELAY_COSTS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DELAY_COSTS_STEP] = {"step", HTA_COL_I64},
+    [HTA_DELAY_COSTS_DIRECT_US] = {"direct_us", HTA_COL_F64},
+    [HTA_DELAY_COSTS_PROPAGATED_US] = {"propagated_us", HTA_COL_F64},
+    [HTA_DELAY_COSTS_TOTAL_US] = {"total_us", HTA_COL_F64},
+    [HTA_DELAY_COSTS_CAUSE] = {"cause", HTA_COL_STR},
+};
+const hta_table_spec hta_delay_costs_table = {"delay_costs", COLUMNS, HTA_DELAY_COSTS_N_COLUMNS,
+                                              HTA_TABLE_GATHERED};
+
+static const hta_column PART_COLUMNS[HTA_DELAY_PARTS_N_COLUMNS] = {
+    [HTA_DELAY_PARTS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_DELAY_PARTS_STEP] = {"step", HTA_COL_I64},
+    [HTA_DELAY_PARTS_DIRECT_US] = {"direct_us", HTA_COL_F64},
+    [HTA_DELAY_PARTS_PROPAGATED_US] = {"propagated_us", HTA_COL_F64},
+};
+const hta_table_spec hta_delay_parts_table = {"_delay_parts", PART_COLUMNS,
+                                              HTA_DELAY_PARTS_N_COLUMNS,
+                                              HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+
+typedef struct delay_part {
+    int64_t rank, step;
+    double direct, propagated; /* ns on the rank side, us on the root */
+} delay_part;
+
+static int compare_part(const void *a, const void *b)
+{
+    const delay_part *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->step > y->step) - (x->step < y->step);
+}
+
+/* Sorts p[0..n) and merges the parts of each (rank, step); the count left. */
+static size_t merge_parts(delay_part *p, size_t n)
+{
+    qsort(p, n, sizeof *p, compare_part);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && p[k - 1].rank == p[i].rank && p[k - 1].step == p[i].step) {
+            p[k - 1].direct += p[i].direct;
+            p[k - 1].propagated += p[i].propagated;
+        } else {
+            p[k++] = p[i];
+        }
+    }
+    return k;
+}
+
+static int compare_rank_then_start(const void *a, const void *b, void *ctx)
+{
+    const hta_group_op *ops = ctx, *x = &ops[*(const size_t *)a], *y = &ops[*(const size_t *)b];
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Whether op i arrived last at its instance, causing the others' wait. */
+static int delayed_others(const hta_rank_ops *r, const hta_op_result *x, size_t i)
+{
+    return x->caused_ns > 0 && (x->p2p ? x->last_rank == r->ops[i].rank : x->last);
+}
+
+/* The parts of ops idx[0..n), one rank's in time order, appended to p. */
+static size_t rank_parts(const hta_rank_ops *r, const hta_op_result *res, const size_t *idx,
+                         size_t n, delay_part *p)
+{
+    size_t k = 0;
+    int64_t prev_wait = 0, prev_cause = -1, prev_step = -1;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = idx[j];
+        const hta_op_result *x = &res[i];
+        if (delayed_others(r, x, i)) {
+            double f = x->lateness_ns > 0 && prev_cause >= 0
+                           ? fmin(1.0, (double)prev_wait / (double)x->lateness_ns)
+                           : 0.0;
+            double caused = (double)x->caused_ns;
+            if (f < 1)
+                p[k++] = (delay_part){r->ops[i].rank, r->step[i], (1 - f) * caused, 0};
+            if (f > 0)
+                p[k++] = (delay_part){prev_cause, prev_step >= 0 ? prev_step : r->step[i], 0,
+                                      f * caused};
+        }
+        prev_wait = x->wait_ns;
+        prev_cause = x->wait_ns > 0 ? x->last_rank : -1;
+        prev_step = r->step[i];
+    }
+    return k;
+}
+
+int hta_rank_delay_parts(const hta_rank_ops *r, const hta_op_result *res, hta_tableset *out)
+{
+    if (r->n == 0)
+        return 0;
+    size_t *idx = malloc(r->n * sizeof *idx);
+    delay_part *p = malloc(2 * r->n * sizeof *p);
+    hta_table *t = hta_tableset_table(out, &hta_delay_parts_table);
+    int rc = idx && p && t ? 0 : -1;
+    size_t k = 0;
+    if (rc == 0) {
+        for (size_t i = 0; i < r->n; i++)
+            idx[i] = i;
+        qsort_r(idx, r->n, sizeof *idx, compare_rank_then_start, r->ops);
+        for (size_t i = 0, end; i < r->n; i = end) {
+            for (end = i + 1; end < r->n && r->ops[idx[end]].rank == r->ops[idx[i]].rank;)
+                end++;
+            k += rank_parts(r, res, &idx[i], end - i, &p[k]);
+        }
+        k = merge_parts(p, k);
+    }
+    for (size_t i = 0; rc == 0 && i < k; i++) {
+        if (p[i].step < 0)
+            continue; /* launched outside the steps: no step to charge */
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, p[i].rank);
+        hta_row_put_i64(&row, p[i].step);
+        hta_row_put_f64(&row, hta_ns_to_us((int64_t)llround(p[i].direct)));
+        hta_row_put_f64(&row, hta_ns_to_us((int64_t)llround(p[i].propagated)));
+        rc = hta_row_done(&row);
+    }
+    free(idx);
+    free(p);
+    return rc;
+}
+
+/* Per step number, each part's median over the ranks in the step. */
+typedef struct step_medians {
+    int64_t step;
+    double median[HTA_N_PARTS];
+} step_medians;
+
+typedef struct step_row {
+    int64_t step, rank;
+    double part[HTA_N_PARTS];
+} step_row;
+
+static int compare_step_row(const void *a, const void *b)
+{
+    const step_row *x = a, *y = b;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The rows of "steps" by (step, rank) with their parts; NULL when out of
+ * memory. */
+static step_row *step_rows(const hta_table *steps)
+{
+    step_row *s = malloc((steps->n_rows ? steps->n_rows : 1) * sizeof *s);
+    for (size_t i = 0; s && i < steps->n_rows; i++) {
+        const hta_cell *row = hta_table_row(steps, i);
+        s[i] = (step_row){row[HTA_STEPS_STEP].i, row[HTA_STEPS_RANK].i, {0}};
+        hta_step_parts_of(row, s[i].part);
+    }
+    if (s)
+        qsort(s, steps->n_rows, sizeof *s, compare_step_row);
+    return s;
+}
+
+/* The cause of (rank, step): that of the part (the wait aside) furthest
+ * above its median over the step's ranks s[0..n). */
+static hta_cause cause_of(const step_row *s, size_t n, int64_t rank, double *scratch)
+{
+    const step_row *mine = NULL;
+    for (size_t i = 0; i < n && !mine; i++)
+        mine = s[i].rank == rank ? &s[i] : NULL;
+    if (!mine)
+        return HTA_CAUSE_NONE;
+    int best = -1;
+    double best_excess = 0;
+    for (int c = 0; c < HTA_N_PARTS; c++) {
+        if (c == HTA_PART_WAIT)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            scratch[i] = s[i].part[c];
+        hta_sort_doubles(scratch, n);
+        double excess = mine->part[c] - hta_quantile_sorted(scratch, n, 0.5);
+        if (excess > best_excess)
+            best = c, best_excess = excess;
+    }
+    return best < 0 ? HTA_CAUSE_NONE : hta_cause_of_step_part(best);
+}
+
+/* The ranks /stragglers gives a slower GPU, ascending, into *gpu (NULL
+ * when none); -1 when out of memory. */
+static int slower_gpu_ranks(const hta_table *stragglers, int64_t **gpu, size_t *n)
+{
+    *gpu = NULL;
+    *n = 0;
+    for (size_t i = 0; stragglers && i < stragglers->n_rows; i++) {
+        const hta_cell *row = hta_table_row(stragglers, i);
+        if (hta_cause_named(row[HTA_STRAGGLERS_CAUSE].s) != HTA_CAUSE_SLOWER_GPU)
+            continue;
+        if (!*gpu && !(*gpu = malloc(stragglers->n_rows * sizeof **gpu)))
+            return -1;
+        (*gpu)[(*n)++] = row[HTA_STRAGGLERS_RANK].i;
+    }
+    if (*gpu)
+        qsort(*gpu, *n, sizeof **gpu, hta_compare_i64);
+    return 0;
+}
+
+/* The rows of one step number in s[0..n), found by bisection. */
+static const step_row *rows_of_step(const step_row *s, size_t n, int64_t step, size_t *count)
+{
+    size_t lo = HTA_LOWER_BOUND(s, n, step, step), end = lo;
+    while (end < n && s[end].step == step)
+        end++;
+    *count = end - lo;
+    return &s[lo];
+}
+
+static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_table *steps,
+                     const hta_table *stragglers)
+{
+    size_t n_steps = steps ? steps->n_rows : 0, n_gpu = 0;
+    step_row *s = steps ? step_rows(steps) : NULL;
+    double *scratch = malloc((n_steps ? n_steps : 1) * sizeof *scratch);
+    int64_t *gpu = NULL;
+    int rc = scratch && (s || !steps) ? slower_gpu_ranks(stragglers, &gpu, &n_gpu) : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        size_t count = 0;
+        const step_row *rows = s ? rows_of_step(s, n_steps, p[i].step, &count) : NULL;
+        hta_cause cause = count ? cause_of(rows, count, p[i].rank, scratch) : HTA_CAUSE_NONE;
+        int slower_gpu = gpu && bsearch(&p[i].rank, gpu, n_gpu, sizeof *gpu, hta_compare_i64);
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, p[i].rank);
+        hta_row_put_i64(&row, p[i].step);
+        hta_row_put_f64(&row, p[i].direct);
+        hta_row_put_f64(&row, p[i].propagated);
+        hta_row_put_f64(&row, p[i].direct + p[i].propagated);
+        hta_row_put_str(&row, hta_cause_name(hta_cause_refined(cause, slower_gpu)));
+        rc = hta_row_done(&row);
+    }
+    free(gpu);
+    free(s);
+    free(scratch);
+    return rc;
+}
+
+int hta_delay_costs(hta_tableset *set, hta_error *err)
+{
+    const hta_table *parts = hta_tableset_find(set, hta_delay_parts_table.name);
+    if (!parts || parts->n_rows == 0)
+        return 0;
+    size_t n = parts->n_rows;
+    delay_part *p = malloc(n * sizeof *p);
+    hta_table *t = hta_tableset_table(set, &hta_delay_costs_table);
+    int rc = p && t ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const hta_cell *row = hta_table_row(parts, i);
+        p[i] = (delay_part){row[HTA_DELAY_PARTS_RANK].i, row[HTA_DELAY_PARTS_STEP].i,
+                            row[HTA_DELAY_PARTS_DIRECT_US].f,
+                            row[HTA_DELAY_PARTS_PROPAGATED_US].f};
+    }
+    if (rc == 0)
+        rc = put_costs(t, p, merge_parts(p, n), hta_tableset_find(set, hta_steps_table.name),
+                       hta_tableset_find(set, hta_stragglers_table.name));
+    free(p);
+    return rc ? hta_fail(err, "out of memory adding up the delay costs") : 0;
+}
