@@ -11,11 +11,13 @@
  * stream number for a communicator (they do in the traces PyTorch writes
  * for one process group).  This is the fallback for
  * kernels without collective metadata: those with it go to "_comm_ops"
- * (analysis/comm_ops.c) and are matched by process group.  Point-to-point
- * kernels (SendRecv) without it are left out: only the metadata names a
- * send's peer, and pairing them by stream and order would report waits
- * between ranks that never talked (the real trace_filter pair, two ranks
- * of 128, broke the clock condition); they are counted as unpaired.
+ * (analysis/comm_ops.c) and are matched by process group.  Whether a
+ * kernel without it ran a collective or a send/recv is told by the op
+ * that launched it (analysis/comm_launchers.h), never by its name: NCCL
+ * runs an all-to-all as a SendRecv kernel.  Sends and recvs are left out:
+ * only the metadata names a send's peer, and pairing them by stream and
+ * order would report waits between ranks that never talked; they are
+ * counted as unpaired.
  *
  * The process keeps these until its last trace is analysed and then sends
  * them to the root, so they are packed: one row of the process-local table
@@ -27,6 +29,7 @@
  * results file) and gathered to the root (its spec's flags). */
 #include "analysis/collectives.h"
 
+#include "analysis/comm_launchers.h"
 #include "analysis/comm_ops.h"
 #include "table/packed_ints.h"
 #include "util/large_alloc.h"
@@ -110,24 +113,17 @@ const hta_table_spec hta_p2p_unknown_peer_table = {
     "_p2p_unknown_peer", UNKNOWN_PEER_COLUMNS, HTA_P2P_UNKNOWN_PEER_N_COLUMNS,
     HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
 
-/* An NCCL/RCCL point-to-point kernel by its name (ncclKernel_SendRecv_*,
- * ncclDevKernel_SendRecv, ..._Send_*, ..._Recv_*). */
-static int is_point_to_point(const hta_trace *t, const hta_event *e)
-{
-    const char *name = hta_strtab_get(&t->names, e->name);
-    return strstr(name, "SendRecv") || strstr(name, "Kernel_Send") || strstr(name, "Kernel_Recv");
-}
-
 /* Whether kernel c (comm_at order) is matched here: not by process group
  * (its metadata or its batch's), and not a send or recv, whose peer only
  * its metadata names. */
-static int matched_by_stream(const hta_comm_resolver *r, size_t c, size_t *p2p)
+static int matched_by_stream(const hta_comm_resolver *r, const hta_comm_launchers *l, size_t c,
+                             size_t *p2p)
 {
     const hta_event *e = r->view->gpu[r->view->comm_at[c]];
     size_t in_batch;
     if (hta_comm_resolve(r, e) || hta_comm_batch(r, c, &in_batch))
         return 0;
-    if (is_point_to_point(r->view->trace, e)) {
+    if (hta_comm_launch_of(l, e) == HTA_COMM_LAUNCH_P2P) {
         (*p2p)++;
         return 0;
     }
@@ -156,22 +152,28 @@ int hta_collectives(const hta_rank_view *v, hta_tableset *out, hta_error *err)
     if (hta_comm_ops(v, out, err))
         return -1;
     hta_comm_resolver r;
+    hta_comm_launchers l;
     if (hta_comm_resolver_build(&r, v))
         return hta_fail(err, "out of memory listing collectives");
+    if (hta_comm_launchers_build(&l, v)) {
+        hta_comm_resolver_free(&r);
+        return hta_fail(err, "out of memory listing collectives");
+    }
     size_t n = 0, p2p = 0, ignored = 0;
     for (size_t c = 0; c < v->n_comm; c++)
-        n += matched_by_stream(&r, c, &p2p);
+        n += matched_by_stream(&r, &l, c, &p2p);
     const hta_event **comm = n ? hta_large_malloc(n * sizeof *comm) : NULL;
     hta_table *t = n ? hta_tableset_table(out, &hta_collective_kernels_table) : NULL;
     int rc = (!n || (comm && t)) && put_unknown_peers(out, v->rank_key, p2p) == 0 ? 0 : -1;
     for (size_t c = 0, k = 0; rc == 0 && k < n; c++)
-        if (matched_by_stream(&r, c, &ignored))
+        if (matched_by_stream(&r, &l, c, &ignored))
             comm[k++] = v->gpu[v->comm_at[c]];
     if (rc == 0 && n) {
         qsort(comm, n, sizeof *comm, compare_stream_then_start);
         rc = put_streams(t, v->rank_key, comm, n);
     }
     free(comm);
+    hta_comm_launchers_free(&l);
     hta_comm_resolver_free(&r);
     return rc ? hta_fail(err, "out of memory listing collectives") : 0;
 }
