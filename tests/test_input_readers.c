@@ -101,15 +101,18 @@ static const char MEMCPY[] =
     "start,end,name,correlation,stream,bytes\n"
     "4.000,6.000,Memcpy HtoD (Pinned -> Device),3,7,4000\n";
 
+static void write_text_in(const char *dir, const char *file, const char *text)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    write_file(path, text, strlen(text));
+}
+
 static void test_csv_folder(const char *dir)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/kernel.csv", dir);
-    write_file(path, KERNELS, sizeof KERNELS - 1);
-    snprintf(path, sizeof path, "%s/cuda_runtime.csv", dir);
-    write_file(path, RUNTIME, sizeof RUNTIME - 1);
-    snprintf(path, sizeof path, "%s/gpu_memcpy.csv", dir);
-    write_file(path, MEMCPY, sizeof MEMCPY - 1);
+    write_text_in(dir, "kernel.csv", KERNELS);
+    write_text_in(dir, "cuda_runtime.csv", RUNTIME);
+    write_text_in(dir, "gpu_memcpy.csv", MEMCPY);
     hta_builder_options how = {0};
     hta_trace t;
     hta_error notes, err;
@@ -127,6 +130,49 @@ static void test_csv_folder(const char *dir)
           x->bandwidth_gbps);
     CHECK(!hta_event_is_gpu(&t.events[3]) && hta_event_correlation(&t, &t.events[3]) == 1,
           "launch");
+    hta_trace_free(&t);
+}
+
+/* Rows whose times leave the model's bounds, given by start and duration
+ * (a duplicated dur column, the first read) or by start and end: each is
+ * skipped and counted, never summed past int64; the bounds are kept. */
+static const char KERNELS_BY_DURATION[] =
+    "start,dur,dur,name,correlation,stream\n"
+    "1.000,2.000,9,in,1,7\n"
+    "8126725898082287.000,1682725898082297.000,1,start-plus-dur-past-int64,2,7\n"
+    "4000000000000000.001,1.000,1,start-past-bound,3,7\n"
+    "-9223372036854000.000,1.000,1,start-negative,4,7\n"
+    "5.000,-0.001,1,dur-negative,5,7\n"
+    "5.000,1000000000000.001,1,dur-past-bound,6,7\n"
+    "4000000000000000.000,1000000000000.000,1,on-the-bounds,7,7\n";
+static const char ANNOTATIONS_BY_END[] =
+    "start,end,name\n"
+    "-9223372036854000.000,9223372036854000.000,end-minus-start-past-int64\n"
+    "7.000,6.999,end-before-start\n"
+    "2.000,3.000,in\n";
+
+static void test_csv_times_out_of_bounds(const char *dir)
+{
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/bounds", dir);
+    CHECK(mkdir(sub, 0700) == 0, "mkdir %s", sub);
+    write_text_in(sub, "kernel.csv", KERNELS_BY_DURATION);
+    write_text_in(sub, "user_annotation.csv", ANNOTATIONS_BY_END);
+    hta_builder_options how = {0};
+    hta_trace t;
+    hta_error notes, err;
+    CHECK(hta_read_cupti_csv(sub, &how, &t, &notes, &err) == 0, "%s", err.text);
+    CHECK(t.n_events == 3 && t.skipped_events == 7, "%zu kept, %llu skipped", t.n_events,
+          (unsigned long long)t.skipped_events);
+    for (size_t i = 0; i < t.n_events; i++) {
+        const char *name = hta_event_name(&t, &t.events[i]);
+        int in = strcmp(name, "in") == 0;
+        CHECK(in || strcmp(name, "on-the-bounds") == 0, "kept %s", name);
+        CHECK(in || (t.events[i].ts_ns == 4000000000000000000LL &&
+                     t.events[i].dur_ns == 1000000000000000LL),
+              "%s: %lld + %lld", name, (long long)t.events[i].ts_ns,
+              (long long)t.events[i].dur_ns);
+    }
     hta_trace_free(&t);
 }
 
@@ -247,6 +293,33 @@ static void test_export(const char *path)
     hta_trace_free(&t);
 }
 
+/* Rows whose end minus start leaves int64, ends before starts, and one call
+ * stored twice whose outer record spans all of int64: each is skipped and
+ * counted, and no difference of their times is formed. */
+static void test_export_times_out_of_bounds(const char *path)
+{
+    make_export(path);
+    sqlite3 *db;
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        exit(1);
+    exec_sql(db,
+             "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+             "(-9223372036854775807, 9223372036854775807, 0, 7, 500, 0, 0), "
+             "(9000, 8999, 0, 7, 501, 0, 0), "
+             "(4000000000000000001, 4000000000000000002, 0, 7, 502, 0, 0);"
+             "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES "
+             "(-9223372036854775807, 9223372036854775807, 503, 1), "
+             "(4000000000, 4000000010, 503, 1);");
+    sqlite3_close(db);
+    hta_builder_options how = {0};
+    hta_trace t;
+    hta_error notes, err;
+    CHECK(hta_read_nsys_sqlite(path, &how, &t, &notes, &err) == 0, "%s", err.text);
+    CHECK(t.n_events == 801 && t.skipped_events == 4, "%zu kept, %llu skipped", t.n_events,
+          (unsigned long long)t.skipped_events);
+    hta_trace_free(&t);
+}
+
 static void test_damaged_export(const char *path)
 {
     make_export(path);
@@ -291,7 +364,9 @@ int main(void)
     snprintf(db, sizeof db, "%s/rank-0.sqlite", dir);
     test_csv_folder(dir);
     test_damaged_csv(dir);
+    test_csv_times_out_of_bounds(dir);
     test_export(db);
+    test_export_times_out_of_bounds(db);
     test_damaged_export(db);
     char cleanup[700];
     snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", dir);

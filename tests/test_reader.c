@@ -221,6 +221,37 @@ static void test_nonfinite_literals(void)
     expect_error("[{\"ts\":Nan}]", "invalid literal");
 }
 
+/* Times out of the model's bounds (a start past 4e15 us or before 0, a
+ * duration past 1e12 us or below 0, a start plus duration past int64
+ * nanoseconds) are skipped and counted; the bounds themselves are kept. */
+static void test_times_out_of_bounds(void)
+{
+    const char *json =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"ts\":8126725898082287,"
+        "\"dur\":1682725898082297},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"ts\":4000000000000000.001,"
+        "\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\",\"ts\":-0.001,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"d\",\"ts\":5,\"dur\":-0.001},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"e\",\"ts\":5,"
+        "\"dur\":1000000000000.001},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"f\",\"ts\":4000000000000000,"
+        "\"dur\":1000000000000},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"g\",\"ts\":0,\"dur\":0}]}";
+    hta_trace t;
+    hta_error err = {{0}};
+    CHECK(parse(json, &t, &err) == 0, "%s", err.text);
+    CHECK(t.n_events == 2 && t.skipped_events == 5, "%zu kept, %llu skipped", t.n_events,
+          (unsigned long long)t.skipped_events);
+    if (t.n_events == 2)
+        CHECK(t.events[0].ts_ns == 4000000000000000000LL &&
+                  t.events[0].dur_ns == 1000000000000000LL && t.events[1].ts_ns == 0 &&
+                  t.events[1].dur_ns == 0,
+              "the events on the bounds are kept as written");
+    hta_trace_free(&t);
+}
+
 /* The context key (model/trace.h) of event i: pid, tid, Input Dims and
  * Input type as written, joined by HTA_CONTEXT_SEPARATOR, shown with '|'. */
 static const char *context_key(const hta_trace *t, size_t i, char *out, size_t cap)
@@ -625,6 +656,7 @@ int main(int argc, char **argv)
     test_malformed_inputs_fail_with_offsets();
     test_indentation_and_skipped_arrays();
     test_nonfinite_literals();
+    test_times_out_of_bounds();
     test_op_arguments_kept_as_written();
     test_concrete_inputs_and_device();
     test_deep_nesting_costs_no_stack();

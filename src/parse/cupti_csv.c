@@ -14,6 +14,7 @@
 
 #include "util/buf.h"
 #include "util/clock.h"
+#include "model/event_bounds.h"
 #include "parse/trace_builder.h"
 
 #define MAX_FIELDS 256
@@ -241,7 +242,7 @@ static int decode_record(csv_file *c, const csv_source *src, const columns *col,
         return hta_fail(c->err, "%s: line %lu: column dur: not a time in us '%.40s'", c->path,
                         c->rec.line, value(c, col->dur));
     } else {
-        rec->end_ns = rec->ts_ns + dur;
+        rec->end_ns = hta_span_end(rec->ts_ns, dur);
     }
     const char *corr = value(c, col->correlation);
     if (*corr && parse_integer(corr, &rec->correlation))

@@ -7,6 +7,7 @@
  * waits) are read on the way.  Everything else is skipped unread. */
 #include "parse/kineto_events.h"
 
+#include "model/event_bounds.h"
 #include "model/op_flops.h"
 
 #include <math.h>
@@ -739,17 +740,12 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
 }
 
 /* The rule for complete events (docs/robustness.md): one is analysed when
- * it has cat and numeric ts and dur within plausible bounds; any other is
- * skipped and counted, never an error, so one odd event does not cost the
- * rank.  The bounds keep every difference and sum of event times that the
- * analyses form far inside int64 nanoseconds. */
-#define MAX_TS_NS 4000000000000000000LL /* 4e15 us: the year 2096 */
-#define MAX_DUR_NS 1000000000000000LL   /* 1e12 us: 11.6 days */
-
+ * it has cat and numeric ts and dur within the bounds (model/event_bounds.h);
+ * any other is skipped and counted, never an error, so one odd event does
+ * not cost the rank. */
 static int is_analysable(const event_fields *f)
 {
-    return f->has_cat && f->has_ts && f->has_dur && f->ts_ns >= 0 && f->ts_ns <= MAX_TS_NS &&
-           f->dur_ns >= 0 && f->dur_ns <= MAX_DUR_NS;
+    return f->has_cat && f->has_ts && f->has_dur && hta_span_is_analysable(f->ts_ns, f->dur_ns);
 }
 
 static int is_memory_event(const lexer *lx, const event_fields *f)
@@ -761,7 +757,7 @@ static int is_memory_event(const lexer *lx, const event_fields *f)
 /* Keeps a [memory] event with a usable time (docs/robustness.md's bounds). */
 static int store_memory_sample(lexer *lx, hta_trace *t, event_fields *f)
 {
-    if (!f->has_ts || f->ts_ns < 0 || f->ts_ns > MAX_TS_NS)
+    if (!f->has_ts || !hta_span_is_analysable(f->ts_ns, 0))
         return 0;
     f->memory.ts_ns = f->ts_ns;
     return hta_memory_samples_push(&t->memory, f->memory) ? lx_error(lx, "out of memory") : 0;

@@ -561,6 +561,14 @@ static int same_call(const hta_record *a, const hta_record *b)
             (b->ts_ns <= a->ts_ns && a->end_ns <= b->end_ns));
 }
 
+/* Whether a holds b and is longer; no difference of times is formed, which
+ * a corrupt export's could overflow. */
+static int holds_longer(const hta_record *a, const hta_record *b)
+{
+    return a->ts_ns <= b->ts_ns && b->end_ns <= a->end_ns &&
+           (a->ts_ns < b->ts_ns || b->end_ns < a->end_ns);
+}
+
 /* Each row waits in r->call until the next one shows whether both are one
  * call; the outer record is kept. */
 static int api_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
@@ -574,7 +582,7 @@ static int api_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
     if (next.name == UINT32_MAX)
         return -1;
     if (r->has_call && same_call(&r->call.rec, &next.rec)) {
-        if (next.rec.end_ns - next.rec.ts_ns > r->call.rec.end_ns - r->call.rec.ts_ns)
+        if (holds_longer(&next.rec, &r->call.rec))
             r->call = next;
         return 0;
     }

@@ -3,16 +3,12 @@
 #include "parse/trace_builder.h"
 
 #include "model/classify.h"
+#include "model/event_bounds.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The Kineto reader's bounds (kineto_events.c): every sum and difference of
- * event times the analyses form stays far inside int64 nanoseconds. */
-#define MAX_TS_NS 4000000000000000000LL
-#define MAX_DUR_NS 1000000000000000LL
 
 int hta_trace_builder_init(hta_trace_builder *b, hta_trace *t, const char *step_regex)
 {
@@ -80,16 +76,10 @@ static int kernel_type_of(hta_trace_builder *b, uint32_t name)
     return b->kernel_types[name] - 1;
 }
 
-static int is_analysable(const hta_record *r)
-{
-    int64_t dur = r->end_ns - r->ts_ns;
-    return r->ts_ns >= 0 && r->ts_ns <= MAX_TS_NS && r->end_ns >= r->ts_ns && dur <= MAX_DUR_NS;
-}
-
 int hta_trace_builder_add(hta_trace_builder *b, uint32_t name, uint32_t cat, const hta_record *r)
 {
     hta_trace *t = b->trace;
-    if (!is_analysable(r)) {
+    if (!hta_span_ends_analysable(r->ts_ns, r->end_ns)) {
         t->skipped_events++;
         return 0;
     }

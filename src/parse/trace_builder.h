@@ -40,7 +40,7 @@ typedef struct hta_builder_options {
 
 /* One record in the model's terms. */
 typedef struct hta_record {
-    int64_t ts_ns, end_ns;
+    int64_t ts_ns, end_ns;     /* as read; an input giving a duration: hta_span_end */
     int64_t correlation;       /* HTA_NO_CORRELATION when absent */
     int is_gpu;                /* has a stream: a GPU event */
     int64_t stream;
@@ -63,7 +63,8 @@ uint32_t hta_trace_builder_category(hta_trace_builder *b, const char *cat);
 uint32_t hta_trace_builder_annotation(hta_trace_builder *b, const char *s, size_t len);
 
 /* Appends the record, or counts it in skipped_events when its times are
- * out of the analysable bounds.  -1 when out of memory. */
+ * out of the analysable bounds (model/event_bounds.h), whatever they are.
+ * -1 when out of memory. */
 int hta_trace_builder_add(hta_trace_builder *b, uint32_t name, uint32_t cat,
                           const hta_record *r);
 
