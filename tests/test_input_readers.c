@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "parse/cupti_csv.h"
+#include "parse/input_reader.h"
 #include "parse/nsys_sqlite.h"
 #include "unit.h"
 
@@ -353,8 +354,48 @@ static void test_damaged_export(const char *path)
     free(good);
 }
 
+/* 1 when the file at path holds text. */
+static int file_mentions(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "rb");
+    char buf[16384];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    return strstr(buf, text) != NULL;
+}
+
+/* Every format has one reader, and every reader its libFuzzer harness,
+ * built by fuzz/CMakeLists.txt and run by fuzz/run.sh. */
+static void test_reader_table(void)
+{
+    for (int f = HTA_INPUT_AUTO + 1; f < HTA_INPUT_N_FORMATS; f++) {
+        int rows = 0;
+        for (size_t i = 0; i < hta_n_input_readers; i++)
+            rows += (int)hta_input_readers[i].format == f;
+        CHECK(rows == 1, "%s: %d readers", hta_input_format_name((hta_input_format)f), rows);
+    }
+    int fallbacks = 0;
+    for (size_t i = 0; i < hta_n_input_readers; i++) {
+        const hta_input_reader *r = &hta_input_readers[i];
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, FUZZ_DIR "/fuzz_%s.c", r->fuzz_harness);
+        CHECK(stat(path, &st) == 0, "%s: no harness %s", hta_input_format_name(r->format), path);
+        CHECK(file_mentions(FUZZ_DIR "/run.sh", r->fuzz_harness) &&
+                  file_mentions(FUZZ_DIR "/CMakeLists.txt", r->fuzz_harness),
+              "%s: fuzz/run.sh or fuzz/CMakeLists.txt leaves out %s",
+              hta_input_format_name(r->format), r->fuzz_harness);
+        CHECK(r->suffixes[0] && r->read, "%s: suffixes and read", hta_input_format_name(r->format));
+        fallbacks += r->sniff == NULL;
+    }
+    CHECK(fallbacks == 1, "%d readers take what no other claims", fallbacks);
+}
+
 int main(void)
 {
+    test_reader_table();
     char dir[] = "/tmp/hta-input-readers.XXXXXX";
     if (!mkdtemp(dir)) {
         printf("FAIL mkdtemp\n");

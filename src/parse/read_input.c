@@ -1,8 +1,7 @@
-/* read_input.c: the reader for each input format (see parse/read_input.h). */
+/* read_input.c: an input through its reader (see parse/read_input.h). */
 #include "parse/read_input.h"
 
-#include "parse/cupti_csv.h"
-#include "parse/nsys_sqlite.h"
+#include "parse/device_entry.h"
 #include "parse/split_parse.h"
 
 int hta_read_trace_file(const char *path, const hta_read_options *options, hta_trace *out,
@@ -21,19 +20,18 @@ int hta_read_input(const char *path, hta_input_format format, const hta_read_opt
                    const char *step_regex, hta_trace *out, hta_input_format *used,
                    hta_error *notes, hta_error *err)
 {
-    *used = format == HTA_INPUT_AUTO ? hta_input_format_of(path) : format;
+    const hta_input_reader *reader = format == HTA_INPUT_AUTO ? hta_input_reader_of(path)
+                                                              : hta_input_reader_get(format);
+    *used = reader->format;
     notes->text[0] = '\0';
-    hta_builder_options how = {.timeout_seconds = options ? options->timeout_seconds : 0,
-                               .step_regex = step_regex};
-    char export_path[4096];
-    if (*used == HTA_INPUT_NSYS_SQLITE &&
-        hta_device_entry_parse(path, export_path, sizeof export_path, &how.device)) {
-        how.one_device = 1;
-        path = export_path;    /* errors name the export; /ranks names the entry */
+    hta_input_call call = {.options = options,
+                           .how = {.timeout_seconds = options ? options->timeout_seconds : 0,
+                                   .step_regex = step_regex}};
+    char file_path[4096];
+    if (reader->devices &&
+        hta_device_entry_parse(path, file_path, sizeof file_path, &call.how.device)) {
+        call.how.one_device = 1;
+        path = file_path;    /* errors name the file; /ranks names the entry */
     }
-    switch (*used) {
-    case HTA_INPUT_NSYS_SQLITE: return hta_read_nsys_sqlite(path, &how, out, notes, err);
-    case HTA_INPUT_CUPTI_CSV: return hta_read_cupti_csv(path, &how, out, notes, err);
-    default: return hta_read_trace_file(path, options, out, err);
-    }
+    return reader->read(path, &call, out, notes, err);
 }

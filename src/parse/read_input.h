@@ -1,14 +1,13 @@
 /* parse/read_input.h: one trace input through the reader its format needs.
  *
- * The run's only entry to the readers: parse/input_format.h decides the
- * format (or --input-format forces it), then the Kineto JSON reader,
- * the Nsight Systems SQLite reader or the CUPTI CSV reader fills the same
- * trace model. */
+ * The run's only entry to the readers: the input's content decides its
+ * reader (or --input-format forces it), from the table of
+ * parse/input_reader.h, and that reader fills the trace model. */
 #ifndef HTA_READ_INPUT_H
 #define HTA_READ_INPUT_H
 
 #include "util/error.h"
-#include "parse/input_format.h"
+#include "parse/input_reader.h"
 #include "parse/reader.h"
 #include "model/trace.h"
 

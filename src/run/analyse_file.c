@@ -11,7 +11,7 @@
 #include "model/step_filter.h"
 #include "written_trace/trace_writer.h"
 #include "parse/rank_name.h"
-#include "parse/input_format.h"
+#include "parse/device_entry.h"
 #include "parse/read_input.h"
 #include "run/run_analyses.h"
 #include "util/clock.h"

@@ -4,8 +4,8 @@
 
 #include "run/discover.h"
 
-#include "parse/input_format.h"
-#include "parse/nsys_sqlite.h"
+#include "parse/device_entry.h"
+#include "parse/input_reader.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,23 +22,14 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static int is_kineto_name(const char *name)
-{
-    return has_suffix(name, ".json") || has_suffix(name, ".json.gz");
-}
-
-/* A file the run reads: Kineto JSON or an Nsight Systems export, unless
- * --input-format names the other. */
+/* A file the run reads: a name a file reader lists (parse/input_reader.h),
+ * of the reader --input-format names if it names one. */
 static int is_trace_name(const char *name, int format)
 {
-    if (name[0] == '.')
-        return 0;
-    if (has_suffix(name, ".sqlite"))
-        return format == HTA_INPUT_AUTO || format == HTA_INPUT_NSYS_SQLITE;
-    return is_kineto_name(name) && (format == HTA_INPUT_AUTO || format == HTA_INPUT_KINETO);
+    return name[0] != '.' && hta_input_reader_listing(name, (hta_input_format)format) != NULL;
 }
 
-/* The bytes of a CUPTI CSV folder's files (its size for assignment). */
+/* The bytes of a trace folder's files (its size for assignment). */
 static uint64_t folder_bytes(const char *dir)
 {
     uint64_t total = 0;
@@ -56,10 +47,9 @@ static uint64_t folder_bytes(const char *dir)
     return total;
 }
 
-static int is_csv_trace_dir(const char *dir, int format)
+static int is_trace_folder(const char *dir, int format)
 {
-    return (format == HTA_INPUT_AUTO || format == HTA_INPUT_CUPTI_CSV) &&
-           hta_is_cupti_csv_dir(dir);
+    return hta_input_folder_reader(dir, (hta_input_format)format) != NULL;
 }
 
 static int add_file(hta_file_list *list, const char *path, uint64_t bytes)
@@ -100,8 +90,8 @@ static int scan_directory(const char *dir, int recursive, int format, hta_file_l
          * listed: opening it fails, and /ranks records why. */
         struct stat st;
         int found = stat(path, &st) == 0;
-        /* A CUPTI CSV folder is one rank's trace, found at any depth. */
-        if (found && S_ISDIR(st.st_mode) && is_csv_trace_dir(path, format)) {
+        /* A trace folder (CUPTI CSV) is one rank's trace, found at any depth. */
+        if (found && S_ISDIR(st.st_mode) && is_trace_folder(path, format)) {
             if (add_file(list, path, folder_bytes(path)))
                 rc = hta_fail(err, "out of memory while listing %s", dir);
         } else if (found && S_ISDIR(st.st_mode) && recursive)
@@ -128,18 +118,20 @@ static int holds_trace_files(const char *dir)
     return found;
 }
 
-/* An input directory: a CUPTI CSV folder is one trace, any other is
- * scanned.  A CSV folder that also holds trace files is ambiguous unless
- * --input-format says which. */
+/* An input directory: a trace folder (CUPTI CSV) is one trace, any other
+ * is scanned.  A trace folder that also holds trace files is ambiguous
+ * unless --input-format says which. */
 static int add_directory(const char *dir, const hta_settings *opt, hta_file_list *list,
                          hta_error *err)
 {
-    if (!is_csv_trace_dir(dir, opt->read.input_format))
+    const hta_input_reader *folder = hta_input_folder_reader(dir, opt->read.input_format);
+    if (!folder)
         return scan_directory(dir, opt->read.recursive, opt->read.input_format, list, err);
     if (opt->read.input_format == HTA_INPUT_AUTO && holds_trace_files(dir))
-        return hta_fail(err, "%s: holds both CUPTI CSV files and trace files; say which with "
-                             "--input-format cupti-csv (the folder is one trace) or kineto / "
-                             "nsys-sqlite (its trace files)", dir);
+        return hta_fail(err, "%s: holds both %s files and trace files; say which with "
+                             "--input-format %s (the folder is one trace) or the format of "
+                             "its trace files", dir, hta_input_format_name(folder->format),
+                        hta_input_format_name(folder->format));
     /* Without trailing slashes, so that the folder's name gives its rank. */
     char *name = strdup(dir);
     if (!name)
@@ -153,14 +145,15 @@ static int add_directory(const char *dir, const hta_settings *opt, hta_file_list
 
 #define MAX_DEVICES 256
 
-/* Adds path to list, or, for an Nsight Systems export holding several
- * devices, one entry per device (each with its share of the bytes, for
- * the assignment). */
-static int add_export_devices(hta_file_list *list, const char *path, uint64_t bytes)
+/* Adds path to list, or, for a file holding several devices (an Nsight
+ * Systems export of a node), one entry per device (each with its share of
+ * the bytes, for the assignment). */
+static int add_file_devices(hta_file_list *list, const hta_input_reader *reader,
+                            const char *path, uint64_t bytes)
 {
     long long devices[MAX_DEVICES];
     size_t n;
-    if (hta_nsys_devices(path, devices, MAX_DEVICES, &n) || n < 2)
+    if (reader->devices(path, devices, MAX_DEVICES, &n) || n < 2)
         return add_file(list, path, bytes);
     for (size_t i = 0; i < n; i++) {
         char entry[4096 + 32];
@@ -171,23 +164,32 @@ static int add_export_devices(hta_file_list *list, const char *path, uint64_t by
     return 0;
 }
 
-/* One trace per device of every export that holds several, unless
+/* The reader of a listed path when it can hold several devices, else
+ * NULL.  The names of readers that cannot are not opened: the root lists
+ * thousands of Kineto files. */
+static const hta_input_reader *device_reader(const char *path, hta_input_format format)
+{
+    const hta_input_reader *r = format != HTA_INPUT_AUTO ? hta_input_reader_get(format)
+                                                         : hta_input_reader_listing(path, format);
+    if (!r || (format == HTA_INPUT_AUTO && r->devices))
+        r = hta_input_reader_of(path);
+    return r->devices ? r : NULL;
+}
+
+/* One trace per device of every file that holds several, unless
  * --merge-devices. */
 static int split_devices(hta_file_list *list, const hta_settings *opt, hta_error *err)
 {
-    int wanted = !opt->read.merge_devices && (opt->read.input_format == HTA_INPUT_AUTO ||
-                                          opt->read.input_format == HTA_INPUT_NSYS_SQLITE);
-    if (!wanted)
+    hta_input_format format = (hta_input_format)opt->read.input_format;
+    if (opt->read.merge_devices ||
+        (format != HTA_INPUT_AUTO && !hta_input_reader_get(format)->devices))
         return 0;
     hta_file_list split = {0};
     for (size_t i = 0; i < list->count; i++) {
-        /* Kineto names are not opened here: the root lists thousands. */
         const char *path = list->paths[i];
-        int is_export = opt->read.input_format == HTA_INPUT_NSYS_SQLITE ||
-                        (!is_kineto_name(path) &&
-                         hta_input_format_of(path) == HTA_INPUT_NSYS_SQLITE);
-        if (is_export ? add_export_devices(&split, path, list->bytes[i])
-                      : add_file(&split, path, list->bytes[i])) {
+        const hta_input_reader *reader = device_reader(path, format);
+        if (reader ? add_file_devices(&split, reader, path, list->bytes[i])
+                   : add_file(&split, path, list->bytes[i])) {
             hta_file_list_free(&split);
             return hta_fail(err, "out of memory while listing the traces");
         }
@@ -195,6 +197,21 @@ static int split_devices(hta_file_list *list, const hta_settings *opt, hta_error
     hta_file_list_free(list);
     *list = split;
     return 0;
+}
+
+/* The error of an input without traces, naming what discovery lists. */
+static int no_trace_files(hta_error *err)
+{
+    char names[512] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < hta_n_input_readers && n < sizeof names; i++) {
+        const hta_input_reader *r = &hta_input_readers[i];
+        for (size_t k = 0; r->suffixes[k] && n < sizeof names; k++)
+            if (!r->is_folder || k == 0)
+                n += (size_t)snprintf(names + n, sizeof names - n, "%s%s%s", n ? ", " : "",
+                                      r->is_folder ? "folders with " : "*", r->suffixes[k]);
+    }
+    return hta_fail(err, "no trace files (%s) found in the given input", names);
 }
 
 typedef struct sized_path {
@@ -226,8 +243,7 @@ int hta_discover(const hta_settings *opt, hta_file_list *out, hta_error *err)
         }
     }
     if (out->count == 0)
-        return hta_fail(err, "no trace files (*.json, *.json.gz, *.sqlite, folders with "
-                             "kernel.csv) found in the given input");
+        return no_trace_files(err);
     if (split_devices(out, opt, err)) {
         hta_file_list_free(out);
         return -1;

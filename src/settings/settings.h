@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "hta/settings.h"
+#include "settings/input_formats.h"
 #include "util/error.h"
 
 /* One entry: STAGE(field, kind, "long-option", short, default, min, words,
@@ -48,11 +49,10 @@
            "overwrite an existing results file", NULL, 0)                                        \
     READ(recursive, flag, "recursive", 0, 0, 0, NULL, NULL,                                      \
          "descend into subdirectories", NULL, 0)                                                 \
-    READ(input_format, choice, "input-format", 0, 0, 0,                                          \
-         HTA_WORDS("auto", "kineto", "nsys-sqlite", "cupti-csv"), "F",                           \
-         "auto, kineto, nsys-sqlite or cupti-csv: how\n"                                         \
-         "to read the inputs (default auto: by content;\n"                                       \
-         "a directory holding kernel.csv is one trace)", "input_format", 18)                     \
+    READ(input_format, choice, "input-format", 0, 0, 0, HTA_INPUT_FORMAT_WORDS, "F",             \
+         "how to read the inputs (default auto: by\n"                                            \
+         "content; a directory holding kernel.csv is one\n"                                      \
+         "trace), or one of:" HTA_INPUT_FORMAT_LIST, "input_format", 18)                         \
     READ(merge_devices, flag, "merge-devices", 0, 0, 0, NULL, NULL,                              \
          "an Nsight export holding several GPUs is one\n"                                        \
          "rank (default: one rank per GPU)", "merge_devices", 0)                                 \
