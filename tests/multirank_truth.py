@@ -40,9 +40,9 @@ def _is_p2p_launch(launch, ops_by_thread):
     return False
 
 
-def rank_kernels(path, shift_us=0):
+def rank_kernels(path):
     """(rank, world size, [(stream, start_us, end_us)] of the rank's
-    collective kernels in start order), timestamps shifted by shift_us."""
+    collective kernels in start order)."""
     trace, events = _events(path)
     steps = sorted(e["ts"] for e in events if e["name"].startswith("ProfilerStep#"))
     cutoff = steps[-1] if len(steps) >= 2 else math.inf
@@ -59,7 +59,7 @@ def rank_kernels(path, shift_us=0):
         launch = launches.get(e["args"].get("correlation"))
         if launch is None or launch["ts"] >= cutoff or _is_p2p_launch(launch, ops):
             continue
-        kernels.append((e["args"]["stream"], e["ts"] + shift_us, e["ts"] + e["dur"] + shift_us))
+        kernels.append((e["args"]["stream"], e["ts"], e["ts"] + e["dur"]))
     kernels.sort(key=lambda k: k[1])
     info = trace["distributedInfo"]
     return info["rank"], info["world_size"], kernels
@@ -126,11 +126,13 @@ def flagged_stragglers(figures):
     return out
 
 
-def folder_truth(folder):
-    """match() of every trace of a folder, by rank."""
+def folder_truth(folder, shift_us=None):
+    """match() of every trace of a folder, by rank; shift_us(rank), when
+    given, is subtracted from each rank's times (a clock offset)."""
     kernels = {}
     for name in sorted(os.listdir(folder)):
         if ".pt.trace.json" in name or name.endswith(".json.gz"):
             rank, _, k = rank_kernels(os.path.join(folder, name))
-            kernels[rank] = k
+            shift = shift_us(rank) if shift_us else 0
+            kernels[rank] = [(s, start - shift, end - shift) for s, start, end in k]
     return match(kernels)

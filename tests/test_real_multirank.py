@@ -7,17 +7,39 @@ ncclKernel_SendRecv kernel launched by c10d::alltoall_base_ inside
 nccl:all_to_all.  Those are collectives, matched by stream order with the
 all-reduces: nothing is unpaired point-to-point, every rank's wait, last
 arrivals and caused wait are the matcher's, and the straggler is its
-verdict, on 1, 2 and 3 processes."""
+verdict, on 1, 2 and 3 processes.
+
+Its file names (worker<N>_step_12.<ts>) read as one host per rank, so the
+default run measures each rank's clock on the all-reduces (stream-order
+instances) and takes out the few microseconds it finds: the matcher then
+gets the same shifts from /clock_offsets; without alignment the tables
+equal the raw matcher's exactly.
+
+The same job split over two hosts by file name (nodea_<pid>.<ts> for
+ranks 0-3, nodeb_... for 4-7), nodeb's timestamps shifted by +300 us: the
+offset is found within 10 us, and the waits equal the unshifted split's
+within 10 us."""
+import gzip
+import json
 import os
 
-from common import analyse, assert_close, main, table, trace_dir
+from common import analyse, assert_close, main, table, tmpdir, trace_dir
 from multirank_truth import flagged_stragglers, folder_truth
 
 US = 1e-6
+SHIFT_US = 300.0
 
 
 def dlrm_folder():
     return trace_dir(os.path.join("..", "real_multirank", "param_dlrm_8rank"))
+
+
+def applied_shifts(out):
+    """rank -> the clock offset (us) hta-mpi took out of its host."""
+    offsets = table(out, "/clock_offsets")
+    applied = {h: o for h, o, a in zip(offsets.host, offsets.offset_us, offsets.applied) if a}
+    ranks = table(out, "/ranks")
+    return {r: applied.get(h, 0.0) for r, h in zip(ranks["rank"], ranks.host)}
 
 
 def assert_waits(out, figures, what, abs_tol=US):
@@ -33,21 +55,72 @@ def assert_waits(out, figures, what, abs_tol=US):
                      abs_tol=abs_tol)
 
 
+def assert_straggler(out, p, figures, what):
+    want = flagged_stragglers(figures)
+    assert want, figures  # the job has a straggler to find
+    st = table(out, "/stragglers")
+    assert set(st[st.flagged == 1]["rank"]) == want, (what, st)
+    assert st.iloc[0]["rank"] in want, (what, st)
+    assert "Stragglers: none" not in p.stdout, (what, p.stdout)
+
+
 def test_dlrm_all_to_alls_are_collectives():
     folder = dlrm_folder()
-    figures, instances = folder_truth(folder)
+    raw, instances = folder_truth(folder)
     assert len(instances) == 8 and all(len(i) == 8 for i in instances), instances
-    want_flagged = flagged_stragglers(figures)
-    assert want_flagged, figures  # the job has a straggler to find
     for n in (1, 2, 3):
-        out, p = analyse(folder, processes=n)
         what = f"param_dlrm_8rank on {n} processes"
-        assert_waits(out, figures, what)
+        out, p = analyse(folder, processes=n)
         assert "no known peer" not in p.stdout, (what, p.stdout)
-        st = table(out, "/stragglers")
-        assert set(st[st.flagged == 1]["rank"]) == want_flagged, (what, st)
-        assert st.iloc[0]["rank"] in want_flagged, (what, st)
-        assert "Stragglers: none" not in p.stdout, (what, p.stdout)
+        shifts = applied_shifts(out)
+        assert all(abs(s) < 10 for s in shifts.values()), (what, shifts)
+        figures, _ = folder_truth(folder, shifts.get)
+        assert_waits(out, figures, what)
+        assert_straggler(out, p, figures, what)
+        out, p = analyse(folder, processes=n, extra=["--align-clocks", "off"])
+        assert_waits(out, raw, what + ", clocks not aligned")
+        assert_straggler(out, p, raw, what + ", clocks not aligned")
+
+
+def split_over_two_hosts(shift_us):
+    """param_dlrm_8rank as written by two hosts, nodeb's times shifted."""
+    src, dst = dlrm_folder(), tmpdir()
+    for name in sorted(os.listdir(src)):
+        with gzip.open(os.path.join(src, name), "rt") as f:
+            trace = json.load(f)
+        rank = trace["distributedInfo"]["rank"]
+        host = "nodea" if rank < 4 else "nodeb"
+        if host == "nodeb":
+            for e in trace["traceEvents"]:
+                if "ts" in e:
+                    e["ts"] += shift_us
+        stamp = name.split(".")[1]
+        with gzip.open(os.path.join(dst, f"{host}_{1000 + rank}.{stamp}.pt.trace.json.gz"),
+                       "wt") as f:
+            json.dump(trace, f)
+    return dst
+
+
+def test_two_hosts_offset_found_on_stream_order_instances():
+    base_out, _ = analyse(split_over_two_hosts(0.0), processes=2)
+    for n in (1, 3):
+        out, p = analyse(split_over_two_hosts(SHIFT_US), processes=n)
+        what = f"two hosts, +{SHIFT_US} us, {n} processes"
+        offsets = table(out, "/clock_offsets").set_index("host")
+        base = table(base_out, "/clock_offsets").set_index("host")
+        assert sorted(offsets.index) == ["nodea", "nodeb"], (what, offsets)
+        assert (offsets.applied == 1).all() and (offsets.instances == 3).all(), (what, offsets)
+        found = offsets.offset_us["nodeb"] - offsets.offset_us["nodea"]
+        unshifted = base.offset_us["nodeb"] - base.offset_us["nodea"]
+        assert_close(found - unshifted, SHIFT_US, what + ": offset", abs_tol=10)
+        assert offsets.violations_before.sum() > 0 and offsets.violations_after.sum() == 0, offsets
+        cw = table(out, "/collective_wait").set_index("rank")
+        want = table(base_out, "/collective_wait").set_index("rank")
+        for r in want.index:
+            assert_close(cw.total_wait_us[r], want.total_wait_us[r], f"{what}: rank {r} wait",
+                         abs_tol=10)
+        assert (cw.clock_violations == 0).all(), (what, cw)
+        assert "offsets taken out before the waits" in p.stdout, (what, p.stdout)
 
 
 if __name__ == "__main__":

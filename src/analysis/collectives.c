@@ -22,9 +22,13 @@
  * The process keeps these until its last trace is analysed and then sends
  * them to the root, so they are packed: one row of the process-local table
  * "_collectives" per (rank, stream) with the kernel count, the first start,
- * and two series (table/packed_ints.h): each start's gap since the previous
- * start, and each duration (signed: --round-like-hta makes sub-microsecond
- * kernels negative).  The ordinal is the position in the series.  A few
+ * and three series (table/packed_ints.h): each start's gap since the
+ * previous start, each duration (signed: --round-like-hta makes
+ * sub-microsecond kernels negative), and whether the kernel ends on every
+ * rank at once (1: its name says NCCL ran an all-reduce, all-gather or
+ * reduce-scatter), which makes it a clock reference
+ * (crossrank/exchange/clock_offsets.c).  The ordinal is the position in
+ * the series.  A few
  * bytes per kernel instead of a 40-byte row.  It is scratch (never in the
  * results file) and gathered to the root (its spec's flags). */
 #include "analysis/collectives.h"
@@ -44,6 +48,7 @@ static const hta_column COLUMNS[HTA_COLLECTIVE_KERNELS_N_COLUMNS] = {
     [HTA_COLLECTIVE_KERNELS_FIRST_START_NS] = {"first_start_ns", HTA_COL_I64},
     [HTA_COLLECTIVE_KERNELS_START_GAPS] = {"start_gaps", HTA_COL_STR},
     [HTA_COLLECTIVE_KERNELS_DURATIONS] = {"durations", HTA_COL_STR},
+    [HTA_COLLECTIVE_KERNELS_ENDS_TOGETHER] = {"ends_together", HTA_COL_STR},
 };
 const hta_table_spec hta_collective_kernels_table = {
     "_collectives", COLUMNS, HTA_COLLECTIVE_KERNELS_N_COLUMNS,
@@ -62,46 +67,63 @@ static int compare_stream_then_start(const void *a, const void *b)
 typedef struct stream_scratch {
     uint64_t *gaps;            /* owned */
     int64_t *durations;        /* owned */
-    hta_buf gaps_packed, durations_packed;
+    uint64_t *ends_together;   /* owned */
+    hta_buf gaps_packed, durations_packed, ends_together_packed;
 } stream_scratch;
 
+/* Whether NCCL/RCCL ran the kernel as a collective whose data reaches
+ * every rank at once, as its name says (ncclDevKernel_AllReduce_...). */
+static int ends_together(const hta_trace *t, const hta_event *e)
+{
+    const char *name = hta_event_name(t, e);
+    return strstr(name, "AllReduce") || strstr(name, "AllGather") ||
+           strstr(name, "ReduceScatter");
+}
+
 /* One row for the kernels comm[0..n) of one stream, in start order. */
-static int put_stream(hta_table *t, int64_t rank_key, const hta_event *const *comm, size_t n,
-                      stream_scratch *s)
+static int put_stream(hta_table *t, const hta_rank_view *v, const hta_event *const *comm,
+                      size_t n, stream_scratch *s)
 {
     for (size_t k = 0; k < n; k++) {
         s->gaps[k] = k ? (uint64_t)(comm[k]->ts_ns - comm[k - 1]->ts_ns) : 0;
         s->durations[k] = hta_event_end(comm[k]) - comm[k]->ts_ns;
+        s->ends_together[k] = (uint64_t)ends_together(v->trace, comm[k]);
     }
-    /* n >= 1, so both strings are non-empty and NUL-terminated. */
-    s->gaps_packed.len = s->durations_packed.len = 0;
+    /* n >= 1, so the strings are non-empty and NUL-terminated. */
+    s->gaps_packed.len = s->durations_packed.len = s->ends_together_packed.len = 0;
     if (hta_pack_series(&s->gaps_packed, s->gaps, n) ||
-        hta_pack_signed_series(&s->durations_packed, s->durations, n))
+        hta_pack_signed_series(&s->durations_packed, s->durations, n) ||
+        hta_pack_series(&s->ends_together_packed, s->ends_together, n))
         return -1;
     hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_i64(&row, rank_key);
+    hta_row_put_i64(&row, v->rank_key);
     hta_row_put_i64(&row, comm[0]->stream);
     hta_row_put_i64(&row, (int64_t)n);
     hta_row_put_i64(&row, comm[0]->ts_ns);
     hta_row_put_str(&row, s->gaps_packed.data);
     hta_row_put_str(&row, s->durations_packed.data);
+    hta_row_put_str(&row, s->ends_together_packed.data);
     return hta_row_done(&row);
 }
 
-static int put_streams(hta_table *t, int64_t rank_key, const hta_event *const *comm, size_t n)
+static int put_streams(hta_table *t, const hta_rank_view *v, const hta_event *const *comm,
+                       size_t n)
 {
     stream_scratch s = {.gaps = hta_large_malloc(n * sizeof *s.gaps),
-                        .durations = hta_large_malloc(n * sizeof *s.durations)};
-    int rc = s.gaps && s.durations ? 0 : -1;
+                        .durations = hta_large_malloc(n * sizeof *s.durations),
+                        .ends_together = hta_large_malloc(n * sizeof *s.ends_together)};
+    int rc = s.gaps && s.durations && s.ends_together ? 0 : -1;
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && comm[end]->stream == comm[i]->stream;)
             end++;
-        rc = put_stream(t, rank_key, &comm[i], end - i, &s);
+        rc = put_stream(t, v, &comm[i], end - i, &s);
     }
     hta_buf_free(&s.gaps_packed);
     hta_buf_free(&s.durations_packed);
+    hta_buf_free(&s.ends_together_packed);
     free(s.gaps);
     free(s.durations);
+    free(s.ends_together);
     return rc;
 }
 
@@ -170,7 +192,7 @@ int hta_collectives(const hta_rank_view *v, hta_tableset *out, hta_error *err)
             comm[k++] = v->gpu[v->comm_at[c]];
     if (rc == 0 && n) {
         qsort(comm, n, sizeof *comm, compare_stream_then_start);
-        rc = put_streams(t, v->rank_key, comm, n);
+        rc = put_streams(t, v, comm, n);
     }
     free(comm);
     hta_comm_launchers_free(&l);

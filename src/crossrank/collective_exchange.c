@@ -218,8 +218,8 @@ static int pack_by_owner(const hta_rank_ops *r, const placement *pl, exchange *x
  * returns every result to the rank's process (x->returned, by slot). */
 static int exchange_and_match(const hta_comm_catalog *c, const hta_rank_ops *r,
                               const placement *pl, const int64_t *valid,
-                              const int64_t *valid_node, size_t n_valid, int align_clocks,
-                              exchange *x, hta_tableset *out)
+                              const int64_t *valid_node, size_t n_valid,
+                              const hta_clock_alignment *clocks, exchange *x, hta_tableset *out)
 {
     const hta_processes *pr = x->pr;
     int n = pr->n;
@@ -243,8 +243,8 @@ static int exchange_and_match(const hta_comm_catalog *c, const hta_rank_ops *r,
                             x->recv_counts, x->recv_displs, sizeof *x->sent);
     free(x->sent);
     x->sent = NULL;
-    if (hta_align_clocks(pr, c, x->received, x->n_received, valid, valid_node, n_valid,
-                         align_clocks, out))
+    if (hta_align_clocks(pr, c, x->received, x->n_received, valid, valid_node, n_valid, clocks,
+                         out))
         return -1;
     failed = hta_match_group_ops(c, x->received, x->n_received, valid, valid_node, n_valid,
                                  x->results, out);
@@ -340,7 +340,8 @@ static int summarize_by_kind(const hta_processes *pr, hta_tableset *out)
 
 int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
                                    const hta_tableset *path, const int64_t *valid,
-                                   const int64_t *valid_node, size_t n_valid, int align_clocks,
+                                   const int64_t *valid_node, size_t n_valid,
+                                   const hta_clock_alignment *clocks,
                                    int keep_kernel_waits, hta_tableset *out, hta_error *err)
 {
     hta_comm_catalog c = {0};
@@ -364,7 +365,7 @@ int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *com
     hta_op_result *mine = NULL;
     if (!rc && total > 0) {
         rc = share_members(pr, &c, &r) || place_segments(pr, &r, c.n_groups, &pl) ||
-             exchange_and_match(&c, &r, &pl, valid, valid_node, n_valid, align_clocks, &x, out);
+             exchange_and_match(&c, &r, &pl, valid, valid_node, n_valid, clocks, &x, out);
         mine = rc ? NULL : malloc((r.n ? r.n : 1) * sizeof *mine);
         for (size_t i = 0; mine && i < r.n; i++)
             mine[i] = x.returned[x.slot[i]];
@@ -377,7 +378,8 @@ int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *com
             rc = summarize_by_kind(pr, out);
         if (rc)
             hta_fail(err, "out of memory matching collectives by process group");
-    }
+    } else if (!rc && hta_align_clocks(pr, &c, NULL, 0, valid, valid_node, n_valid, clocks, out))
+        rc = hta_fail(err, "out of memory aligning the hosts' clocks");
     if (!rc && hta_global_path_walk(pr, path, &r, mine, out))
         rc = hta_fail(err, "out of memory walking the job's critical path");
     free(mine);

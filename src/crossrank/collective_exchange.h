@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "crossrank/exchange/processes.h"
+#include "crossrank/exchange/clock_offsets.h"
 #include "table/table.h"
 #include "util/error.h"
 
@@ -16,8 +17,8 @@
  * --critical-path), walked once the ops are matched
  * (crossrank/job_path/global_path.h), valid the ranks analysed without failure
  * (sorted, the same everywhere), valid_node the node of each
- * (crossrank/exchange/hosts.h; NULL when unknown); align_clocks the --align-clocks
- * choice (crossrank/exchange/clock_offsets.h) for the nodes' clocks.  out receives
+ * (crossrank/exchange/hosts.h; NULL when unknown); clocks what the
+ * alignment of the nodes' clocks needs (crossrank/exchange/clock_offsets.h).  out receives
  * this process's share of the tables crossrank/exchange/collective_groups.h
  * describes: the instances it owns, the figures of its ranks (and with
  * keep_kernel_waits, each of its ranks' kernels' wait, "_kernel_waits");
@@ -26,7 +27,8 @@
  * every process when any failed, err set where it did. */
 int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
                                    const hta_tableset *path, const int64_t *valid,
-                                   const int64_t *valid_node, size_t n_valid, int align_clocks,
+                                   const int64_t *valid_node, size_t n_valid,
+                                   const hta_clock_alignment *clocks,
                                    int keep_kernel_waits, hta_tableset *out, hta_error *err);
 
 #endif

@@ -53,9 +53,10 @@ static int match_collectives(const hta_processes *pr, hta_crossrank_tables *t,
 {
     hta_tableset matched = {0};
     const hta_table *comm_ops = hta_tableset_find(t->exchanged, hta_comm_ops_table.name);
+    hta_clock_alignment clocks = {opt->align_clocks, pr->me == HTA_ROOT ? t->all : NULL};
     int failed = hta_exchange_collective_groups(pr, comm_ops, t->exchanged, t->valid, t->valid_node,
-                                                t->n_valid, opt->align_clocks,
-                                                t->kept != NULL, &matched, err) != 0;
+                                                t->n_valid, &clocks, t->kept != NULL, &matched,
+                                                err) != 0;
     hta_tableset_free(t->exchanged);
     int not_taken = !failed && (hta_tableset_take(&matched, HTA_TABLE_IN_PLACE, t->in_place) ||
                                 (t->kept && hta_tableset_take_others(&matched, HTA_TABLE_GATHERED,

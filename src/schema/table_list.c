@@ -126,6 +126,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_node_metrics_table,
     &hta_clock_offsets_table,
     &hta_node_clocks_table,
+    &hta_clock_shifts_table,
     &hta_timeline_table,
     &hta_detail_launches_table,
     &hta_detail_queue_length_table,

@@ -41,8 +41,9 @@
 #include "analysis/ranks_table.h"
 #include "crossrank/exchange/collective_groups.h"
 #include "crossrank/compare/spread.h"
+#include "crossrank/exchange/clock_offsets.h"
+#include "crossrank/exchange/stream_kernels.h"
 #include "model/trace.h"
-#include "table/packed_ints.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -68,37 +69,6 @@ static const hta_column COLUMNS[HTA_COLLECTIVE_WAIT_N_COLUMNS] = {
 };
 const hta_table_spec hta_collective_wait_table = {
     "collective_wait", COLUMNS, HTA_COLLECTIVE_WAIT_N_COLUMNS, HTA_TABLE_GATHERED};
-
-typedef struct collective {
-    size_t rank;               /* its rank's slot: the row in /ranks */
-    int64_t stream, start_ns, end_ns;
-} collective;
-
-
-/* One stream's kernels grouped by rank: participant j's k-th kernel is
- * first[j][k]. */
-typedef struct stream_block {
-    const collective **first;
-    size_t *count;
-    size_t n;                  /* participants */
-    size_t common;             /* matched instances */
-} stream_block;
-
-/* A row of "_collectives" with its rank's slot, to order the rows. */
-typedef struct stream_row {
-    const hta_cell *cells;
-    size_t slot;
-} stream_row;
-
-static int compare_stream_then_rank(const void *a, const void *b)
-{
-    const stream_row *x = a, *y = b;
-    int64_t sx = x->cells[HTA_COLLECTIVE_KERNELS_STREAM].i;
-    int64_t sy = y->cells[HTA_COLLECTIVE_KERNELS_STREAM].i;
-    if (sx != sy)
-        return sx < sy ? -1 : 1;
-    return (x->slot > y->slot) - (x->slot < y->slot);
-}
 
 static double binomial_upper_tail(int64_t k, int64_t n, double p)
 {
@@ -143,89 +113,20 @@ static rank_waits *list_ranks(const hta_table *ranks)
     return w;
 }
 
-static size_t count_collectives(const hta_table *t)
-{
-    size_t n = 0;
-    for (size_t r = 0; r < t->n_rows; r++)
-        n += (size_t)hta_table_row(t, r)[HTA_COLLECTIVE_KERNELS_KERNELS].i;
-    return n;
-}
-
-/* Appends the row's kernels to out; -1 when its series are shorter than
- * its kernel count. */
-static int unpack_stream(const hta_cell *row, size_t slot, collective *out)
-{
-    hta_series gaps, durations;
-    hta_series_open(&gaps, row[HTA_COLLECTIVE_KERNELS_START_GAPS].s);
-    hta_series_open(&durations, row[HTA_COLLECTIVE_KERNELS_DURATIONS].s);
-    int64_t start = row[HTA_COLLECTIVE_KERNELS_FIRST_START_NS].i;
-    for (int64_t k = 0; k < row[HTA_COLLECTIVE_KERNELS_KERNELS].i; k++) {
-        uint64_t gap;
-        int64_t duration;
-        if (!hta_series_next(&gaps, &gap) || !hta_series_next_signed(&durations, &duration))
-            return -1;
-        start += (int64_t)gap;
-        out[k] = (collective){slot, row[HTA_COLLECTIVE_KERNELS_STREAM].i, start, start + duration};
-    }
-    return 0;
-}
-
-/* Unpacks the table's n kernels, with rank slots, sorted by (stream,
- * rank, ordinal): a row holds one (rank, stream) with its kernels in
- * order, so ordering the rows orders the kernels.  -1 when a row's rank is
- * not a rank analysed without failure, or its series are corrupt. */
-static int load_collectives(const hta_table *t, const hta_table *ranks, rank_waits *w,
-                            collective *out)
-{
-    stream_row *rows = malloc((t->n_rows ? t->n_rows : 1) * sizeof *rows);
-    int rc = rows ? 0 : -1;
-    for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
-        const hta_cell *row = hta_table_row(t, r);
-        long k = hta_table_find_sorted(ranks, row[HTA_COLLECTIVE_KERNELS_RANK].i);
-        rc = k < 0 || w[k].failed ? -1 : 0;
-        rows[r] = (stream_row){row, (size_t)k};
-    }
-    if (rc == 0)
-        qsort(rows, t->n_rows, sizeof *rows, compare_stream_then_rank);
-    for (size_t r = 0, at = 0; rc == 0 && r < t->n_rows; r++) {
-        rc = unpack_stream(rows[r].cells, rows[r].slot, &out[at]);
-        at += (size_t)rows[r].cells[HTA_COLLECTIVE_KERNELS_KERNELS].i;
-        w[rows[r].slot].collectives += rows[r].cells[HTA_COLLECTIVE_KERNELS_KERNELS].i;
-    }
-    free(rows);
-    return rc;
-}
-
-/* Splits rows [0, n) of one stream into per-rank runs. */
-static void split_by_rank(const collective *c, size_t n, stream_block *b)
-{
-    b->n = 0;
-    b->common = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || c[i].rank != c[i - 1].rank) {
-            b->first[b->n] = &c[i];
-            b->count[b->n++] = 0;
-        }
-        b->count[b->n - 1]++;
-    }
-    for (size_t j = 0; j < b->n; j++)
-        b->common = b->count[j] < b->common ? b->count[j] : b->common;
-}
-
-static void match_instance(const stream_block *b, size_t k, rank_waits *w)
+static void match_instance(const hta_stream_block *b, size_t k, rank_waits *w)
 {
     int64_t latest = INT64_MIN, earliest_end = INT64_MAX;
     size_t n_last = 0;
     for (size_t j = 0; j < b->n; j++) {
-        const collective *c = &b->first[j][k];
+        const hta_stream_kernel *c = &b->first[j][k];
         n_last = c->start_ns > latest ? 1 : n_last + (c->start_ns == latest);
         latest = c->start_ns > latest ? c->start_ns : latest;
         earliest_end = c->end_ns < earliest_end ? c->end_ns : earliest_end;
     }
     int contested = n_last < b->n;
     for (size_t j = 0; j < b->n; j++) {
-        const collective *c = &b->first[j][k];
-        rank_waits *r = &w[c->rank];
+        const hta_stream_kernel *c = &b->first[j][k];
+        rank_waits *r = &w[c->slot];
         r->matched++;
         r->wait_ns += latest - c->start_ns;
         r->clock_violations += c->end_ns < latest;
@@ -241,38 +142,50 @@ static void match_instance(const stream_block *b, size_t k, rank_waits *w)
         waited += latest - b->first[j][k].start_ns;
     for (size_t j = 0; contested && j < b->n; j++)
         if (b->first[j][k].start_ns == latest)
-            w[b->first[j][k].rank].caused_wait_ns += waited / (int64_t)n_last;
+            w[b->first[j][k].slot].caused_wait_ns += waited / (int64_t)n_last;
 }
 
-static void match_stream(const stream_block *b, rank_waits *w, size_t n_ranks)
+static void match_stream(const hta_stream_block *b, rank_waits *w, size_t n_ranks)
 {
     for (size_t k = 0; k < b->common; k++)
         match_instance(b, k, w);
     for (size_t j = 0; j < b->n; j++)
-        w[b->first[j]->rank].unmatched += (int64_t)(b->count[j] - b->common);
+        w[b->first[j]->slot].unmatched += (int64_t)(b->count[j] - b->common);
     /* Ranks without a kernel on this stream: every instance is missing. */
     size_t j = 0;
     for (size_t r = 0; r < n_ranks; r++) {
-        if (j < b->n && b->first[j]->rank == r)
+        if (j < b->n && b->first[j]->slot == r)
             j++;
         else if (!w[r].failed)
             w[r].missing += (int64_t)b->common;
     }
 }
 
-static int match_all(const collective *c, size_t n, rank_waits *w, size_t n_ranks)
+static int match_all(const hta_stream_kernel *c, size_t n, rank_waits *w, size_t n_ranks)
 {
-    stream_block b = {malloc(n_ranks * sizeof *b.first), malloc(n_ranks * sizeof *b.count), 0, 0};
-    int rc = b.first && b.count ? 0 : -1;
-    for (size_t i = 0, end; rc == 0 && i < n; i = end) {
-        for (end = i + 1; end < n && c[end].stream == c[i].stream;)
-            end++;
-        split_by_rank(&c[i], end - i, &b);
+    hta_stream_block b;
+    if (hta_stream_block_init(&b, n_ranks))
+        return -1;
+    for (size_t i = 0; i < n;) {
+        i += hta_stream_block_split(&c[i], n - i, &b);
         match_stream(&b, w, n_ranks);
     }
-    free(b.first);
-    free(b.count);
-    return rc;
+    hta_stream_block_free(&b);
+    return 0;
+}
+
+/* Every rank's kernels counted, shifted by its host's clock offset where
+ * one was taken out (crossrank/exchange/clock_offsets.c). */
+static void count_and_shift(hta_stream_kernel *c, size_t n, const hta_table *shifts,
+                            rank_waits *w)
+{
+    for (size_t i = 0; i < n; i++) {
+        w[c[i].slot].collectives++;
+        long k = shifts ? hta_table_find_sorted(shifts, c[i].rank) : -1;
+        int64_t shift = k >= 0 ? hta_table_row(shifts, (size_t)k)[HTA_CLOCK_SHIFTS_NS].i : 0;
+        c[i].start_ns -= shift;
+        c[i].end_ns -= shift;
+    }
 }
 
 static double share_of(const rank_waits *r)
@@ -343,19 +256,27 @@ int hta_collective_wait(hta_tableset *set, hta_error *err)
     const hta_table *in = hta_tableset_find(set, hta_collective_kernels_table.name);
     const hta_table *grouped = hta_tableset_find(set, hta_group_waits_table.name);
     const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
-    size_t n = in ? count_collectives(in) : 0;
+    hta_stream_kernel *c = NULL;
+    size_t n = 0;
+    int corrupt = 0;
+    if (hta_stream_kernels_load(in, ranks, &c, &n, &corrupt))
+        return corrupt ? hta_fail(err, "collectives of a rank missing from /ranks, or corrupt")
+                       : hta_fail(err, "out of memory in the collective wait analysis");
     if (n == 0 && (!grouped || grouped->n_rows == 0))
         return 0;
     rank_waits *w = list_ranks(ranks);
-    collective *c = malloc((n ? n : 1) * sizeof *c);
-    int rc = w && c ? 0 : -1;
-    if (rc == 0 && n && load_collectives(in, ranks, w, c)) {
+    int rc = w ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = w[c[i].slot].failed ? -1 : 0;
+    if (rc && w) {
         free(w);
         free(c);
         return hta_fail(err, "collectives of a rank missing from /ranks, or corrupt");
     }
-    if (rc == 0)
+    if (rc == 0) {
+        count_and_shift(c, n, hta_tableset_find(set, hta_clock_shifts_table.name), w);
         rc = match_all(c, n, w, ranks->n_rows);
+    }
     free(c);
     if (rc == 0 && hta_add_collective_groups(set, w, ranks->n_rows, err)) {
         free(w);

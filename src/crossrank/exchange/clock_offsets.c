@@ -16,7 +16,12 @@
  * The owners of the instances (crossrank/collective_exchange.c) hold
  * whole instances, so each measures its own and every process receives
  * every (node, deviation) sample (one allgather); all compute the same
- * offsets and shift the ops they own before matching them.  The ranks'
+ * offsets and shift the ops they own before matching them.  The kernels
+ * without metadata, matched by stream and order on the root
+ * (crossrank/compare/collective_wait.c), are as good a reference: the
+ * root measures their instances too, adds their samples to its own, and
+ * lists the shift of every rank whose host's offset is applied in
+ * "_clock_shifts", which the stream matching takes out.  The ranks'
  * own figures (communication time, overlap, steps) do not depend on the
  * shift, so only the owners' copies move.  --align-clocks auto applies an
  * offset above its noise, 3 x 1.4826 x MAD (three robust standard
@@ -26,8 +31,11 @@
  * before and after. */
 #include "crossrank/exchange/clock_offsets.h"
 
+#include "analysis/collectives.h"
+#include "analysis/ranks_table.h"
 #include "crossrank/exchange/collective_groups.h"
 #include "crossrank/exchange/hosts.h"
+#include "crossrank/exchange/stream_kernels.h"
 #include "model/trace.h"
 #include "util/ranked.h"
 
@@ -60,6 +68,14 @@ static const hta_column CLOCK_COLUMNS[HTA_CLOCK_OFFSETS_N_COLUMNS] = {
     [HTA_CLOCK_OFFSETS_VIOLATIONS_BEFORE] = {"violations_before", HTA_COL_I64},
     [HTA_CLOCK_OFFSETS_VIOLATIONS_AFTER] = {"violations_after", HTA_COL_I64},
 };
+static const hta_column CLOCK_SHIFT_COLUMNS[HTA_CLOCK_SHIFTS_N_COLUMNS] = {
+    [HTA_CLOCK_SHIFTS_RANK] = {"rank", HTA_COL_I64},
+    [HTA_CLOCK_SHIFTS_NS] = {"shift_ns", HTA_COL_I64},
+};
+const hta_table_spec hta_clock_shifts_table = {
+    "_clock_shifts", CLOCK_SHIFT_COLUMNS, HTA_CLOCK_SHIFTS_N_COLUMNS,
+    HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+
 const hta_table_spec hta_clock_offsets_table = {
     "clock_offsets", CLOCK_COLUMNS, HTA_CLOCK_OFFSETS_N_COLUMNS, HTA_TABLE_GATHERED};
 
@@ -80,6 +96,10 @@ typedef struct aligner {
     size_t n;
     const int64_t *valid, *valid_node;
     size_t n_valid;
+    /* The root's kernels matched by stream (sorted by stream, rank,
+     * ordinal; shifted here), and /ranks' row count. */
+    hta_stream_kernel *streams;
+    size_t n_streams, n_ranks;
 } aligner;
 
 static int64_t node_of(const aligner *a, int64_t rank)
@@ -102,22 +122,17 @@ static int compare_sample(const void *a, const void *b)
     return c ? c : (x->deviation_ns > y->deviation_ns) - (x->deviation_ns < y->deviation_ns);
 }
 
-/* The instance o[0..k): one sample per node when its collective ends on
- * every rank at once and its ranks span several known nodes.  scratch
- * holds k entries of each kind. */
-static size_t instance_samples(const aligner *a, const size_t *o, size_t k, sample *out,
-                               int64_t *ends, sample *by_node)
+/* One instance ending on every rank at once, by_node[j] the node and end
+ * of its j-th rank: one sample per node when its ranks span several known
+ * nodes.  ends has k entries of scratch. */
+static size_t node_deviations(sample *by_node, size_t k, int64_t *ends, sample *out)
 {
-    const hta_kind_info *kind = &a->c->kinds[a->ops[o[0]].kind];
-    if (a->ops[o[0]].by_seq == HTA_BY_PAIR || !hta_collective_ends_together(kind->collective))
-        return 0;
     int several = 0;
     for (size_t j = 0; j < k; j++) {
-        by_node[j] = (sample){node_of(a, a->ops[o[j]].rank), a->ops[o[j]].end};
         if (by_node[j].node < 0)
             return 0;
         several |= by_node[j].node != by_node[0].node;
-        ends[j] = a->ops[o[j]].end;
+        ends[j] = by_node[j].deviation_ns;
     }
     if (!several)
         return 0;
@@ -132,22 +147,88 @@ static size_t instance_samples(const aligner *a, const size_t *o, size_t k, samp
     return n;
 }
 
-/* This process's samples, at most one per op. */
+/* The instance o[0..k) of group ops.  scratch holds k entries of each
+ * kind. */
+static size_t instance_samples(const aligner *a, const size_t *o, size_t k, sample *out,
+                               int64_t *ends, sample *by_node)
+{
+    const hta_kind_info *kind = &a->c->kinds[a->ops[o[0]].kind];
+    if (a->ops[o[0]].by_seq == HTA_BY_PAIR || !hta_collective_ends_together(kind->collective))
+        return 0;
+    for (size_t j = 0; j < k; j++)
+        by_node[j] = (sample){node_of(a, a->ops[o[j]].rank), a->ops[o[j]].end};
+    return node_deviations(by_node, k, ends, out);
+}
+
+/* The k-th instance of a stream block, when every kernel of it ends
+ * together. */
+static size_t stream_samples(const aligner *a, const hta_stream_block *b, size_t k,
+                             sample *out, int64_t *ends, sample *by_node)
+{
+    for (size_t j = 0; j < b->n; j++) {
+        const hta_stream_kernel *c = &b->first[j][k];
+        if (!c->ends_together)
+            return 0;
+        by_node[j] = (sample){node_of(a, c->rank), c->end_ns};
+    }
+    return node_deviations(by_node, b->n, ends, out);
+}
+
+/* Calls visit on each instance of the root's stream kernels. */
+static int each_stream_instance(const aligner *a,
+                                void (*visit)(const aligner *, const hta_stream_block *, size_t,
+                                              void *),
+                                void *ctx)
+{
+    hta_stream_block b;
+    if (a->n_streams && hta_stream_block_init(&b, a->n_ranks))
+        return -1;
+    for (size_t i = 0; i < a->n_streams;) {
+        i += hta_stream_block_split(&a->streams[i], a->n_streams - i, &b);
+        for (size_t k = 0; k < b.common; k++)
+            visit(a, &b, k, ctx);
+    }
+    if (a->n_streams)
+        hta_stream_block_free(&b);
+    return 0;
+}
+
+typedef struct sampling {
+    sample *out, *by_node;
+    int64_t *ends;
+    size_t n;
+} sampling;
+
+static void sample_stream_instance(const aligner *a, const hta_stream_block *b, size_t k,
+                                   void *ctx)
+{
+    sampling *s = ctx;
+    s->n += stream_samples(a, b, k, s->out + s->n, s->ends, s->by_node);
+}
+
+/* This process's samples, at most one per op or stream kernel; NULL
+ * when out of memory. */
 static sample *measure(const aligner *a, size_t *n_samples)
 {
-    sample *out = malloc((a->n ? a->n : 1) * sizeof *out);
-    sample *by_node = malloc((a->n ? a->n : 1) * sizeof *by_node);
-    int64_t *ends = malloc((a->n ? a->n : 1) * sizeof *ends);
-    *n_samples = 0;
-    for (size_t i = 0, end; out && by_node && ends && i < a->n; i = end) {
+    size_t room = (a->n > a->n_streams ? a->n : a->n_streams) + 1;
+    sampling s = {malloc((a->n + a->n_streams + 1) * sizeof *s.out),
+                  malloc(room * sizeof *s.by_node), malloc(room * sizeof *s.ends), 0};
+    int ok = s.out && s.by_node && s.ends;
+    for (size_t i = 0, end; ok && i < a->n; i = end) {
         for (end = i + 1; end < a->n && hta_group_ops_same_instance(&a->ops[a->order[end]],
                                                                     &a->ops[a->order[i]]);)
             end++;
-        *n_samples += instance_samples(a, &a->order[i], end - i, out + *n_samples, ends, by_node);
+        s.n += instance_samples(a, &a->order[i], end - i, s.out + s.n, s.ends, s.by_node);
     }
-    free(by_node);
-    free(ends);
-    return out;
+    ok = ok && each_stream_instance(a, sample_stream_instance, &s) == 0;
+    free(s.by_node);
+    free(s.ends);
+    if (!ok) {
+        free(s.out);
+        s.out = NULL;
+    }
+    *n_samples = s.n;
+    return s.out;
 }
 
 /* Every process's samples, on every process; NULL on all when one
@@ -204,9 +285,22 @@ static void offsets_of(sample *all, size_t n, int mode, node_clock *nodes)
     free(dev);
 }
 
-/* Per node, the ops that end before another rank started their instance
- * (a pair's two sides included). */
-static void count_violations(const aligner *a, int64_t *per_node)
+static void count_stream_violations(const aligner *a, const hta_stream_block *b, size_t k,
+                                    void *per_node)
+{
+    int64_t latest = INT64_MIN;
+    for (size_t j = 0; j < b->n; j++)
+        latest = b->first[j][k].start_ns > latest ? b->first[j][k].start_ns : latest;
+    for (size_t j = 0; j < b->n; j++) {
+        int64_t node = node_of(a, b->first[j][k].rank);
+        if (node >= 0 && b->first[j][k].end_ns < latest)
+            ((int64_t *)per_node)[node]++;
+    }
+}
+
+/* Per node, the ops and stream kernels that end before another rank
+ * started their instance (a pair's two sides included). */
+static int count_violations(const aligner *a, int64_t *per_node)
 {
     for (size_t i = 0, end; i < a->n; i = end) {
         int64_t latest = INT64_MIN;
@@ -221,6 +315,7 @@ static void count_violations(const aligner *a, int64_t *per_node)
                 per_node[node]++;
         }
     }
+    return each_stream_instance(a, count_stream_violations, per_node);
 }
 
 static void shift_ops(const aligner *a, const node_clock *nodes)
@@ -232,6 +327,31 @@ static void shift_ops(const aligner *a, const node_clock *nodes)
             a->ops[i].end -= nodes[node].offset_ns;
         }
     }
+    for (size_t i = 0; i < a->n_streams; i++) {
+        int64_t node = node_of(a, a->streams[i].rank);
+        if (node >= 0 && nodes[node].applied) {
+            a->streams[i].start_ns -= nodes[node].offset_ns;
+            a->streams[i].end_ns -= nodes[node].offset_ns;
+        }
+    }
+}
+
+/* Root: "_clock_shifts", the shift of every rank whose host's offset is
+ * applied, in rank order. */
+static int put_rank_shifts(hta_tableset *out, const aligner *a, const node_clock *nodes)
+{
+    hta_table *t = hta_tableset_table(out, &hta_clock_shifts_table);
+    int rc = t ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < a->n_valid; i++) {
+        int64_t node = a->valid_node[i];
+        if (node < 0 || !nodes[node].applied)
+            continue;
+        hta_row_builder row = hta_table_add_row(t);
+        hta_row_put_i64(&row, a->valid[i]);
+        hta_row_put_i64(&row, nodes[node].offset_ns);
+        rc = hta_row_done(&row);
+    }
+    return rc;
 }
 
 static int put_node_rows(hta_tableset *out, const node_clock *nodes, int64_t n_nodes)
@@ -262,9 +382,22 @@ static int64_t count_nodes(const int64_t *valid_node, size_t n_valid)
     return n;
 }
 
+/* The root's kernels matched by stream, into a; 0 elsewhere or without
+ * any.  -1 when out of memory or corrupt (the stream matching reports
+ * which). */
+static int load_streams(aligner *a, const hta_tableset *gathered)
+{
+    const hta_table *ranks = gathered ? hta_tableset_find(gathered, hta_ranks_table.name) : NULL;
+    const hta_table *in =
+        ranks ? hta_tableset_find(gathered, hta_collective_kernels_table.name) : NULL;
+    int corrupt;
+    a->n_ranks = ranks ? ranks->n_rows : 0;
+    return in ? hta_stream_kernels_load(in, ranks, &a->streams, &a->n_streams, &corrupt) : 0;
+}
+
 int hta_align_clocks(const hta_processes *pr, const hta_comm_catalog *c, hta_group_op *ops,
                      size_t n, const int64_t *valid, const int64_t *valid_node, size_t n_valid,
-                     int mode, hta_tableset *out)
+                     const hta_clock_alignment *clocks, hta_tableset *out)
 {
     int64_t n_nodes = count_nodes(valid_node, n_valid);
     if (n_nodes < 2)
@@ -272,29 +405,34 @@ int hta_align_clocks(const hta_processes *pr, const hta_comm_catalog *c, hta_gro
     size_t *order = hta_group_ops_in_instance_order(ops, n);
     node_clock *nodes = calloc((size_t)n_nodes, sizeof *nodes);
     int64_t *before = calloc((size_t)n_nodes * 2, sizeof *before);
-    aligner a = {c, ops, order, n, valid, valid_node, n_valid};
+    aligner a = {c, ops, order, n, valid, valid_node, n_valid, NULL, 0, 0};
     size_t n_mine = 0, n_all = 0;
-    int ok = order && nodes && before;
+    int ok = (order || n == 0) && nodes && before && load_streams(&a, clocks->gathered) == 0;
     sample *mine = ok ? measure(&a, &n_mine) : NULL;
     sample *all = share_samples(pr, mine, n_mine, &n_all);
     ok = all != NULL;
     if (ok) {
-        offsets_of(all, n_all, mode, nodes);
-        count_violations(&a, before);
+        offsets_of(all, n_all, clocks->mode, nodes);
+        ok = count_violations(&a, before) == 0;
         shift_ops(&a, nodes);
-        count_violations(&a, before + n_nodes);
+        ok = ok && count_violations(&a, before + n_nodes) == 0;
+    }
+    if (!hta_processes_any(pr, !ok)) {
         hta_processes_sum(pr, before, (size_t)n_nodes * 2);
         for (int64_t k = 0; k < n_nodes; k++) {
             nodes[k].before = before[k];
             nodes[k].after = before[n_nodes + k];
         }
-    }
-    int failed = !ok || (pr->me == HTA_ROOT && put_node_rows(out, nodes, n_nodes));
+    } else
+        ok = 0;
+    int failed = !ok || (pr->me == HTA_ROOT && (put_node_rows(out, nodes, n_nodes) ||
+                                                put_rank_shifts(out, &a, nodes)));
     free(order);
     free(nodes);
     free(before);
     free(mine);
     free(all);
+    free(a.streams);
     return hta_processes_any(pr, failed) ? -1 : 0;
 }
 
