@@ -31,6 +31,9 @@ import re
 import sqlite3
 import sys
 
+# The session start written (Kineto's traces do not give it; any start
+# serves, the times being already absolute).
+SESSION_START_NS = 1
 SCHEMA_VERSION = "hta-mpi-converter-1"   # what the files say in META_DATA_EXPORT
 
 # The ENUM tables as real exports write them (nsys 2024.5 and 2024.6, see
@@ -135,6 +138,7 @@ def memset_kind(db, name):
 NSYS_SCHEMA = """
 CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
 CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER PRIMARY KEY, name TEXT, label TEXT);
 CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT, label TEXT);
 CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER PRIMARY KEY, name TEXT, label TEXT);
@@ -210,6 +214,13 @@ def create_nsys_database(path, version=SCHEMA_VERSION):
     db = sqlite3.connect(path)
     db.executescript(NSYS_SCHEMA)
     db.execute("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', ?)", (version,))
+    # Kineto's times are UTC epoch times, as `nsys export --ts-normalize=true`
+    # stores them: the total shift applied is the session's start.
+    db.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (?, '', '')",
+               (SESSION_START_NS,))
+    db.executemany("INSERT INTO META_DATA_EXPORT VALUES (?, ?)",
+                   [("EXPORT_PARAM_TIME_NORMALIZE", "true"),
+                    ("EXPORT_CONFIG_TIME_SHIFT", str(SESSION_START_NS))])
     db.executemany("INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (?,?,?)",
                    enum_rows("CUDA_MEMCPY_KIND_", COPY_KINDS, COPY_LABELS))
     db.executemany("INSERT INTO ENUM_CUDA_MEM_KIND VALUES (?,?,?)",

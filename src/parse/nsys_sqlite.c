@@ -18,6 +18,8 @@
  * cache by id), so a row costs a step of the statement and an array
  * lookup.  Enumerations (copy and memory kinds) come from the export's
  * ENUM_* tables when present and from Nsight's numbering otherwise.
+ * Times are put on the UTC epoch clock the export's metadata gives
+ * (parse/nsys_time_base.h), so that ranks exported apart compare.
  *
  * CUDA graphs.  CUPTI gives each GPU record of a graph replay the
  * correlation id of the call that launched the graph (CUPTI API reference,
@@ -68,6 +70,7 @@
 #include "util/grow.h"
 #include "util/ranked.h"
 #include "numerics/bounds.h"
+#include "parse/nsys_time_base.h"
 #include "parse/trace_builder.h"
 
 #define KERNEL_TABLE "CUPTI_ACTIVITY_KIND_KERNEL"
@@ -133,6 +136,7 @@ typedef struct nsys_reader {
     long long active_pids[MAX_PROCESSES]; /* the processes of its GPU records */
     size_t n_active_pids;
     graph_records graphs;
+    hta_nsys_time_base time_base; /* added to every time read */
     pending_call call;         /* the runtime table's last row (api_row) */
     int has_call;
     hta_error *err;
@@ -217,24 +221,26 @@ static int build_select(nsys_reader *r, const char *table, const char *const *co
 /* The schema version from whichever metadata table the export has. */
 static void read_version(nsys_reader *r)
 {
-    static const char *const TABLES[] = {"META_DATA_EXPORT", "EXPORT_META_DATA"};
-    strcpy(r->version, "unknown");
-    for (size_t i = 0; i < sizeof TABLES / sizeof *TABLES; i++) {
-        char sql[128];
-        sqlite3_stmt *s;
-        snprintf(sql, sizeof sql, "SELECT value FROM %s WHERE name = 'EXPORT_SCHEMA_VERSION'",
-                 TABLES[i]);
-        if (table_exists(r, TABLES[i]) != 1 ||
-            sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
-            continue;
-        int found = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0);
-        if (found)
-            snprintf(r->version, sizeof r->version, "%s",
-                     (const char *)sqlite3_column_text(s, 0));
+    if (!hta_nsys_metadata(r->db, "EXPORT_SCHEMA_VERSION", r->version, sizeof r->version))
+        strcpy(r->version, "unknown");
+}
+
+/* The shift onto the UTC epoch clock (parse/nsys_time_base.h), told the
+ * first kernel's stored start for exports that do not say. */
+static void read_time_base(nsys_reader *r, hta_error *notes)
+{
+    int64_t first = 0;
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(r->db, "SELECT start FROM " KERNEL_TABLE " LIMIT 1", -1, &s, NULL) ==
+        SQLITE_OK) {
+        if (sqlite3_step(s) == SQLITE_ROW)
+            first = sqlite3_column_int64(s, 0);
         sqlite3_finalize(s);
-        if (found)
-            return;
     }
+    r->time_base = hta_nsys_time_base_of(r->db, first);
+    if (!r->time_base.known)
+        hta_notes_add(notes, "no TARGET_INFO_SESSION_START_TIME: times stay relative to the "
+                             "export's session start, not comparable with other ranks'");
 }
 
 /* ---- names --------------------------------------------------------------- */
@@ -481,12 +487,18 @@ static int64_t correlation_of(sqlite3_stmt *s, int column)
     return c > 0 ? c : HTA_NO_CORRELATION;
 }
 
+/* A start or end column's time on the UTC epoch clock. */
+static int64_t time_at(const nsys_reader *r, sqlite3_stmt *s, int column)
+{
+    return hta_nsys_shifted(&r->time_base, sqlite3_column_int64(s, column));
+}
+
 /* A GPU record from the GPU_COLUMNS. */
 static hta_record gpu_record(nsys_reader *r, sqlite3_stmt *s)
 {
     note_process(r, s);
-    return (hta_record){.ts_ns = sqlite3_column_int64(s, 0),
-                        .end_ns = sqlite3_column_int64(s, 1),
+    return (hta_record){.ts_ns = time_at(r, s, 0),
+                        .end_ns = time_at(r, s, 1),
                         .is_gpu = 1,
                         .stream = sqlite3_column_int64(s, 2),
                         .correlation = correlation_of(s, 3)};
@@ -574,7 +586,7 @@ static int holds_longer(const hta_record *a, const hta_record *b)
 static int api_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 {
     pending_call next = {
-        .rec = {.ts_ns = sqlite3_column_int64(s, 0), .end_ns = sqlite3_column_int64(s, 1),
+        .rec = {.ts_ns = time_at(r, s, 0), .end_ns = time_at(r, s, 1),
                 .correlation = correlation_of(s, 2)},
         .cat = cat};
     next.name = string_name(r, &r->api_names, sqlite3_column_int64(s, 3), NAME_API,
@@ -694,7 +706,7 @@ static int read_graph_trace(nsys_reader *r)
  * exports; marks and unfinished ranges have no duration and are left. */
 static int nvtx_row(nsys_reader *r, sqlite3_stmt *s, uint32_t cat)
 {
-    hta_record rec = {.ts_ns = sqlite3_column_int64(s, 0), .end_ns = sqlite3_column_int64(s, 1),
+    hta_record rec = {.ts_ns = time_at(r, s, 0), .end_ns = time_at(r, s, 1),
                       .correlation = HTA_NO_CORRELATION};
     uint32_t name;
     if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
@@ -1083,6 +1095,7 @@ int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_t
                  : open_database(&r);
     if (rc == 0) {
         read_version(&r);
+        read_time_base(&r, notes);
         rc = r.one_device ? load_context_processes(&r) : 0;
     }
     if (rc == 0)
