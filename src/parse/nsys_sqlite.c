@@ -813,27 +813,53 @@ static void rank_of_environment(nsys_reader *r, sqlite3_stmt *s)
     free(env);
 }
 
-/* The rank and world size from the environment Nsight Systems records for
- * the profiled process (TARGET_INFO_SYSTEM_ENV, property
- * DeviceEnvironment; name and value inline, or as StringIds in other
- * versions), and the host (HOSTNAME, for the nodes and their clocks).
- * Only the launcher's variables and the host name are looked at: the
- * environment may hold secrets, and nothing else of it is kept. */
-static void read_environment(nsys_reader *r)
+/* A statement over the values of one TARGET_INFO_SYSTEM_ENV property
+ * (name and value inline, or as StringIds in other versions); 0 when the
+ * export has none to read. */
+static int system_env_values(nsys_reader *r, const char *property, sqlite3_stmt **s)
 {
     static const char *const BY_TEXT =
-        "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'";
+        "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = ?";
     static const char *const BY_ID =
         "SELECT v.value FROM TARGET_INFO_SYSTEM_ENV e JOIN StringIds n ON n.id = e.nameId "
-        "JOIN StringIds v ON v.id = e.valueId WHERE n.value = 'DeviceEnvironment'";
+        "JOIN StringIds v ON v.id = e.valueId WHERE n.value = ?";
     if (table_exists(r, "TARGET_INFO_SYSTEM_ENV") != 1)
-        return;
-    sqlite3_stmt *s;
+        return 0;
     const char *sql = has_column(r, "TARGET_INFO_SYSTEM_ENV", "value") == 1 ? BY_TEXT : BY_ID;
-    if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(r->db, sql, -1, s, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(*s, 1, property, -1, SQLITE_STATIC);
+    return 1;
+}
+
+/* The rank and world size from the environment Nsight Systems records for
+ * the profiled process (property DeviceEnvironment), and the host
+ * (HOSTNAME, for the nodes and their clocks).  Only the launcher's
+ * variables and the host name are looked at: the environment may hold
+ * secrets, and nothing else of it is kept. */
+static void read_environment(nsys_reader *r)
+{
+    sqlite3_stmt *s;
+    if (!system_env_values(r, "DeviceEnvironment", &s))
         return;
     while (r->builder.trace->rank < 0 && sqlite3_step(s) == SQLITE_ROW)
         rank_of_environment(r, s);
+    sqlite3_finalize(s);
+}
+
+/* The host Nsight ran the process on (the Hostname property), over the
+ * environment's HOSTNAME: a launcher such as srun passes the launching
+ * node's HOSTNAME on to every rank, so it cannot tell the nodes apart. */
+static void read_host(nsys_reader *r)
+{
+    sqlite3_stmt *s;
+    if (!system_env_values(r, "Hostname", &s))
+        return;
+    hta_trace *t = r->builder.trace;
+    const char *host = sqlite3_step(s) == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0)
+                                                     : NULL;
+    if (host && *host && strlen(host) < sizeof t->host)
+        snprintf(t->host, sizeof t->host, "%s", host);
     sqlite3_finalize(s);
 }
 
@@ -1103,6 +1129,8 @@ int hta_read_nsys_sqlite(const char *path, const hta_builder_options *how, hta_t
     /* The recorded environment is one process's: no rank of a device's. */
     if (rc == 0 && !r.one_device && r.builder.trace->rank < 0)
         read_environment(&r);
+    if (rc == 0)
+        read_host(&r);
     if (rc == 0)
         hta_trace_builder_device_note(&r.builder, notes);
     sqlite3_finalize(r.string_lookup);
