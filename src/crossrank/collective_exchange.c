@@ -24,15 +24,15 @@
  *    through crossrank/exchange/processes.h as the other tables). */
 #include "crossrank/collective_exchange.h"
 
+#include "analysis/comm_ops.h"
 #include "crossrank/exchange/clock_offsets.h"
+#include "crossrank/exchange/collective_groups.h"
+#include "crossrank/job_path/delay_costs.h"
+#include "crossrank/job_path/global_path.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "crossrank/exchange/collective_groups.h"
-#include "crossrank/job_path/delay_costs.h"
-#include "crossrank/job_path/global_path.h"
 
 /* Step 1: every process's catalog part to every process. */
 static int share_catalog(const hta_processes *pr, const hta_table *comm_ops, hta_comm_catalog *c)
@@ -389,3 +389,26 @@ int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *com
     hta_comm_catalog_free(&c);
     return rc ? -1 : 0;
 }
+
+int hta_match_collectives(const hta_processes *pr, hta_crossrank_tables *t,
+                          const hta_crossrank_settings *opt, hta_error *err)
+{
+    hta_tableset matched = {0};
+    const hta_table *comm_ops = hta_tableset_find(t->exchanged, hta_comm_ops_table.name);
+    hta_clock_alignment clocks = {opt->align_clocks, pr->me == HTA_ROOT ? t->all : NULL};
+    int failed = hta_exchange_collective_groups(pr, comm_ops, t->exchanged, t->valid, t->valid_node,
+                                                t->n_valid, &clocks, t->kept != NULL, &matched,
+                                                err) != 0;
+    hta_tableset_free(t->exchanged);
+    int not_taken = !failed && (hta_tableset_take(&matched, HTA_TABLE_IN_PLACE, t->in_place) ||
+                                (t->kept && hta_tableset_take_others(&matched, HTA_TABLE_GATHERED,
+                                                                     t->kept)));
+    hta_tableset_keep(&matched, HTA_TABLE_GATHERED);
+    if (!failed && hta_processes_gather_tables(pr, &matched, t->all, err))
+        failed = 1;
+    if (not_taken && !failed)
+        hta_fail(err, "out of memory while matching the collectives");
+    hta_tableset_free(&matched);
+    return hta_processes_any(pr, failed || not_taken) ? -1 : 0;
+}
+

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crossrank/crossrank.h"
 #include "crossrank/exchange/processes.h"
 #include "crossrank/exchange/clock_offsets.h"
 #include "table/table.h"
@@ -30,5 +31,13 @@ int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *com
                                    const int64_t *valid_node, size_t n_valid,
                                    const hta_clock_alignment *clocks,
                                    int keep_kernel_waits, hta_tableset *out, hta_error *err);
+
+/* The cross-rank stage's first step, on every process: the collectives
+ * of t->exchanged (emptied) matched among the processes, the rows
+ * written in place into t->in_place, what stays on the process into
+ * t->kept, and what the root needs gathered to it into t->all.  -1 on
+ * every process when any failed. */
+int hta_match_collectives(const hta_processes *pr, hta_crossrank_tables *t,
+                          const hta_crossrank_settings *opt, hta_error *err);
 
 #endif

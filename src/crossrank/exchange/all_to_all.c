@@ -316,7 +316,7 @@ static int compare_matrix_rows(const void *a, const void *b, void *ctx)
     return c ? c : (x[2].i > y[2].i) - (x[2].i < y[2].i);
 }
 
-int hta_a2a_results(hta_tableset *set)
+int hta_a2a_results(hta_tableset *set, hta_error *err)
 {
     hta_table *m = hta_tableset_find(set, hta_a2a_matrix_table.name);
     if (m && m->n_rows > 1)
@@ -336,5 +336,7 @@ int hta_a2a_results(hta_tableset *set)
             rc = hta_row_done(&row);
         }
     }
-    return rc ? -1 : hta_table_sort_by_first_column(metrics);
+    if (rc || hta_table_sort_by_first_column(metrics))
+        return hta_fail(err, "out of memory summing the all-to-all traffic");
+    return 0;
 }

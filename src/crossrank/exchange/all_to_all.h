@@ -33,8 +33,8 @@ int hta_a2a_put_instance(hta_tableset *out, const hta_comm_catalog *c, const hta
 int hta_rank_a2a_figures(const hta_comm_catalog *c, const hta_rank_ops *r, hta_tableset *out);
 
 /* Root: "a2a_matrix" in (group, src, dst) order, each rank's bytes sent
- * and received into "rank_metrics".  -1 when out of memory. */
-int hta_a2a_results(hta_tableset *set);
+ * and received into "rank_metrics".  -1 with err when out of memory. */
+int hta_a2a_results(hta_tableset *set, hta_error *err);
 
 /* The columns of /a2a (docs/results-format.md). */
 enum {
