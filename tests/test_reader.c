@@ -47,6 +47,58 @@ static void test_numbers_are_exact_nanoseconds(void)
     hta_trace_free(&t);
 }
 
+/* Times in the short forms the word-at-a-time path reads (up to sixteen
+ * integer digits, up to seven after a point) and just outside them (the
+ * general path): the nanoseconds are the text's digits shifted by three
+ * places, rounded half up on the fourth fraction digit, whichever path
+ * reads them, also when every number crosses a refill (1-byte pieces);
+ * a malformed one is a parse error either way. */
+static void test_times_in_every_digit_count(void)
+{
+    static const struct {
+        const char *text;
+        long long ns;          /* -1: the event is not analysable, -2: malformed */
+    } cases[] = {
+        {"0", 0}, {"7", 7000}, {"12", 12000}, {"1234567", 1234567000LL},
+        {"12345678", 12345678000LL}, {"123456789", 123456789000LL},
+        {"1683564901225140", 1683564901225140000LL},
+        {"4000000000000000", 4000000000000000000LL}, {"4000000000000001", -1},
+        {"39999999999999999", -1}, {"9223372036854775", -1},
+        {"1.5", 1500}, {"1.25", 1250}, {"0.125", 125}, {"2.1234", 2123}, {"2.1235", 2124},
+        {"63.8135", 63814}, {"1712195495519689.047", 1712195495519689047LL},
+        {"1712195495519689.0474999", 1712195495519689047LL},
+        {"1712195495519689.04750001", 1712195495519689048LL},
+        {"4.99999999", 5000}, {"10.0", 10000}, {"1e3", 1000000}, {"1.5E1", 15000},
+        {"-1", -1}, {"012", -2}, {"00", -2}, {"1.", -2}, {"1.5.", -2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char json[160];
+        snprintf(json, sizeof json,
+                 "[{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"n\",\"ts\":%s,\"dur\":1}]",
+                 cases[i].text);
+        for (size_t chunk = 0; chunk <= 1; chunk++) {
+            hta_trace t;
+            hta_error err;
+            int rc = hta_read_trace_memory(json, strlen(json), chunk, "mem", &t, &err);
+            if (cases[i].ns == -2) {
+                CHECK(rc != 0 && strstr(err.text, "malformed number"), "%s (pieces of %zu)",
+                      cases[i].text, chunk);
+                continue;
+            }
+            CHECK(rc == 0, "%s: %s", cases[i].text, err.text);
+            if (rc)
+                continue;
+            if (cases[i].ns >= 0)
+                CHECK(t.n_events == 1 && t.events[0].ts_ns == cases[i].ns,
+                      "%s (pieces of %zu): %lld", cases[i].text, chunk,
+                      t.n_events ? (long long)t.events[0].ts_ns : -1LL);
+            else
+                CHECK(t.n_events == 0, "%s (pieces of %zu): kept", cases[i].text, chunk);
+            hta_trace_free(&t);
+        }
+    }
+}
+
 /* Correlations beyond 32 bits and copy payloads live in the trace's
  * extras: they read back exactly, match launches, and stay with their
  * events when the step filter compacts the trace ahead of them. */
@@ -649,6 +701,7 @@ int main(int argc, char **argv)
     test_prescan_classifiers_agree();
     test_prescan_skips_only_what_nothing_reads();
     test_numbers_are_exact_nanoseconds();
+    test_times_in_every_digit_count();
     test_dense_events_outgrow_the_reservation();
     test_extras_follow_their_events();
     test_event_selection_and_metadata();

@@ -602,6 +602,10 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
 
 static int read_time_field(lexer *lx, int64_t *out, int *has, int *fractional)
 {
+    if (is_digit((char)lx_peek_token(lx)) && lx_read_fixed_point(lx, out, fractional)) {
+        *has = 1;
+        return 0;
+    }
     number v;
     int numeric;
     if (read_numeric(lx, &v, &numeric, 0))
