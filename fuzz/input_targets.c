@@ -19,6 +19,7 @@
 
 #include "parse/cupti_csv.h"
 #include "parse/nsys_sqlite.h"
+#include "parse/rocprof_json.h"
 #include "checks.h"
 
 #define MAX_DEVICES 4
@@ -92,6 +93,16 @@ static void read_twice(input_reader read, const char *path, const hta_builder_op
     hta_trace_free(&second);
 }
 
+/* The input after its options byte, written to this process's scratch
+ * file `name` (path, room for 64). */
+static void write_scratch(char *path, const char *name, const uint8_t *data, size_t size)
+{
+    snprintf(path, 64, "/tmp/hta-fuzz-%d-%s", (int)getpid(), name);
+    FILE *f = fopen(path, "wb");
+    hta_fuzz_require(f && fwrite(data + 1, 1, size - 1, f) == size - 1 && fclose(f) == 0,
+            "write the input");
+}
+
 /* Byte 0: bit 0 reads with --step-regex "^step", bit 1 reads each device
  * the export lists alone too. */
 int hta_fuzz_nsys_sqlite(const uint8_t *data, size_t size)
@@ -99,10 +110,7 @@ int hta_fuzz_nsys_sqlite(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     char path[64];
-    snprintf(path, sizeof path, "/tmp/hta-fuzz-export-%d.sqlite", (int)getpid());
-    FILE *f = fopen(path, "wb");
-    hta_fuzz_require(f && fwrite(data + 1, 1, size - 1, f) == size - 1 && fclose(f) == 0,
-            "write the export");
+    write_scratch(path, "export.sqlite", data, size);
     hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
     read_twice(hta_read_nsys_sqlite, path, &how, SAME_ERROR_UP_TO_TABLE);
     long long devices[MAX_DEVICES];
@@ -162,5 +170,23 @@ int hta_fuzz_cupti_csv(const uint8_t *data, size_t size)
     }
     hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
     read_twice(hta_read_cupti_csv, dir, &how, SAME_WHOLE_ERROR);
+    return 0;
+}
+
+static int read_rocprof_json(const char *path, const hta_builder_options *how, hta_trace *out,
+                             hta_error *notes, hta_error *err)
+{
+    return hta_read_rocprof_json(path, HTA_INFLATER_AUTO, how, out, notes, err);
+}
+
+int hta_fuzz_rocprof_json(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    char path[64];
+    write_scratch(path, "results.json", data, size);
+    hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
+    read_twice(read_rocprof_json, path, &how, SAME_WHOLE_ERROR);
+    unlink(path);
     return 0;
 }

@@ -16,6 +16,11 @@ enters the repository:
                CUPTI CSV folders (tests/kineto_convert.py writes them), and
                hand-written odd folders (quotes, CRLF, a BOM, dur instead of
                end, missing columns).
+  rocprof_json the real rocprofv3 results of TRACES/rocprofv3/ cut down to
+               small documents of the same layout (metadata, the GPU
+               agents, the first dispatches and the symbols they name, the
+               strings the records name), with HIP calls, copies and
+               marker ranges added around the dispatches.
 
 Each input gets the harness's leading options byte (fuzz/targets.h).
 usage: make_input_corpus.py TRACES_DIR OUT_DIR"""
@@ -218,19 +223,73 @@ def csv_seeds(traces, out, scratch):
         save(out, "cupti_csv", i % 4, data)
 
 
+def small_rocprof(doc, rows):
+    """The first rows dispatches of a rocprofv3 results document, with what
+    they name, and a HIP call, a copy and a marker range for each."""
+    dispatches = doc["buffer_records"]["kernel_dispatch"][:rows]
+    used = {d["dispatch_info"]["kernel_id"] for d in dispatches}
+    names = ("kernel_id", "formatted_kernel_name", "demangled_kernel_name", "kernel_name")
+    symbols = [{k: s[k] for k in names} for s in doc["kernel_symbols"] if s["kernel_id"] in used]
+    kinds = [{"kind": k["kind"], "operations": k["operations"][:8]}
+             for k in doc["strings"]["buffer_records"][:11]]
+    kinds[5]["operations"] = ["hipNone", "hipLaunchKernel", "hipMemcpyAsync"]
+    kinds[7]["kind"], kinds[7]["operations"] = "MARKER_CORE_RANGE_API", ["none", "roctxRange"]
+    kinds[10]["operations"] = ["NONE", "MEMORY_COPY_HOST_TO_HOST", "MEMORY_COPY_HOST_TO_DEVICE",
+                               "MEMORY_COPY_DEVICE_TO_HOST", "MEMORY_COPY_DEVICE_TO_DEVICE"]
+    calls, copies, markers = [], [], []
+    for i, d in enumerate(dispatches):
+        c, s = d["correlation_id"]["internal"], d["start_timestamp"]
+        calls.append({"kind": 5, "operation": 1, "correlation_id": {"internal": c},
+                      "start_timestamp": s - 900, "end_timestamp": s - 400})
+        copies.append({"kind": 10, "operation": 1 + i % 4, "correlation_id": {"internal": c},
+                       "start_timestamp": s - 300, "end_timestamp": s - 100, "bytes": 4096,
+                       "dst_agent_id": d["dispatch_info"]["agent_id"],
+                       "stream_id": d["stream_id"]})
+        markers.append({"kind": 7, "operation": 1, "correlation_id": {"internal": 10**6 + i},
+                        "start_timestamp": s - 1000, "end_timestamp": d["end_timestamp"] + 10})
+    gpus = [{k: a[k] for k in ("id", "type", "logical_node_type_id", "product_name")}
+            for a in doc["agents"]]
+    return {"rocprofiler-sdk-tool": [{
+        "metadata": {k: doc["metadata"][k] for k in ("pid", "node", "command", "config")},
+        "agents": gpus, "kernel_symbols": symbols,
+        "strings": {"buffer_records": kinds,
+                    "marker_api": [{"key": 10**6 + i, "value": f"step {i}"}
+                                   for i in range(len(markers))]},
+        "buffer_records": {"kernel_dispatch": dispatches, "hip_api": calls,
+                           "memory_copy": copies, "marker_api": markers}}]}
+
+
+def rocprof_seeds(traces, out):
+    import gzip
+    import json
+    folder = os.path.join(traces, "rocprofv3")
+    for root, _, files in os.walk(folder):
+        for name in sorted(f for f in files if f.endswith((".json", ".json.gz"))):
+            path = os.path.join(root, name)
+            opener = gzip.open if name.endswith(".gz") else open
+            with opener(path, "rb") as f:
+                doc = json.load(f)["rocprofiler-sdk-tool"][0]
+            for rows in (1, 3, 10, 30, 60):
+                data = json.dumps(small_rocprof(doc, rows)).encode()
+                if len(data) <= LIMIT:
+                    save(out, "rocprof_json", rows % 2, data)
+
+
 def main():
     traces, out = sys.argv[1:3]
-    for kind in ("nsys_sqlite", "cupti_csv"):
+    for kind in ("nsys_sqlite", "cupti_csv", "rocprof_json"):
         shutil.rmtree(os.path.join(out, kind), ignore_errors=True)
         os.makedirs(os.path.join(out, kind))
     scratch = tempfile.mkdtemp(prefix="hta-fuzz-seeds-")
     try:
         nsys_seeds(traces, out, scratch)
         csv_seeds(traces, out, scratch)
+        rocprof_seeds(traces, out)
     finally:
         shutil.rmtree(scratch)
     print(f"corpus: {len(os.listdir(os.path.join(out, 'nsys_sqlite')))} nsys_sqlite inputs, "
-          f"{len(os.listdir(os.path.join(out, 'cupti_csv')))} cupti_csv inputs in {out}")
+          f"{len(os.listdir(os.path.join(out, 'cupti_csv')))} cupti_csv inputs, "
+          f"{len(os.listdir(os.path.join(out, 'rocprof_json')))} rocprof_json inputs in {out}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 # the libFuzzer harnesses with clang (HTA_FUZZ=ON), replays every saved
 # reproducer in fuzz/regressions/, makes the seed corpus from the real
 # traces (fuzz/make_corpus.sh for the Kineto reader and the analyses,
-# fuzz/make_input_corpus.py for the Nsight SQLite and CUPTI CSV readers)
+# fuzz/make_input_corpus.py for the Nsight SQLite, CUPTI CSV and rocprofv3
+# readers)
 # and runs each harness for SECONDS (default 60).  Fails on any crash, leak, slow input (> 10 s), out-of-memory or
 # sanitizer report; the offending input is saved under $WORK/artifacts.
 #
@@ -18,7 +19,7 @@ work="${HTA_FUZZ_WORK:-build-fuzz/work}"
 traces="${HTA_TRACES:-$(pwd)/../shared/traces}"
 
 CC=clang cmake -S . -B "$build" -DHTA_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
-targets="reader analyses nsys_sqlite cupti_csv"
+targets="reader analyses nsys_sqlite cupti_csv rocprof_json"
 cmake --build "$build" -j "$(nproc)" $(for t in $targets; do echo --target fuzz_$t; done) >/dev/null
 fuzz/make_corpus.sh "$traces/hta" "$work/seeds"
 /usr/bin/python3 fuzz/make_input_corpus.py "$traces" "$work/seeds"

@@ -35,4 +35,8 @@ int hta_fuzz_nsys_sqlite(const uint8_t *data, size_t size);
 #define HTA_FUZZ_CSV_SEPARATOR "\n=====\n"
 int hta_fuzz_cupti_csv(const uint8_t *data, size_t size);
 
+/* Byte 0 selects options (bit 0 --step-regex), the rest is rocprofv3's
+ * JSON results (fuzz/input_targets.c). */
+int hta_fuzz_rocprof_json(const uint8_t *data, size_t size);
+
 #endif

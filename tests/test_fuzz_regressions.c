@@ -67,7 +67,8 @@ int main(void)
     int analyses = replay(FUZZ_DIR "/regressions/analyses", hta_fuzz_analyses);
     int sqlite = replay(FUZZ_DIR "/regressions/nsys_sqlite", hta_fuzz_nsys_sqlite);
     int csv = replay(FUZZ_DIR "/regressions/cupti_csv", hta_fuzz_cupti_csv);
-    fprintf(stderr, "%d reader, %d analyses, %d nsys_sqlite and %d cupti_csv reproducers "
-            "replayed\n", reader, analyses, sqlite, csv);
-    return reader > 0 && analyses > 0 && sqlite > 0 && csv >= 0 ? 0 : 1;
+    int rocprof_json = replay(FUZZ_DIR "/regressions/rocprof_json", hta_fuzz_rocprof_json);
+    fprintf(stderr, "%d reader, %d analyses, %d nsys_sqlite, %d cupti_csv and %d rocprof_json "
+            "reproducers replayed\n", reader, analyses, sqlite, csv, rocprof_json);
+    return reader > 0 && analyses > 0 && sqlite > 0 && csv >= 0 && rocprof_json >= 0 ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 #include "parse/device_entry.h"
 #include "parse/nsys_sqlite.h"
 #include "parse/read_input.h"
+#include "parse/rocprof_json.h"
 
 static const char *const FORMAT_NAMES[] = {"auto", HTA_INPUT_FORMATS(HTA_INPUT_FORMAT_WORD)};
 
@@ -67,6 +68,13 @@ static int read_cupti_csv(const char *path, const hta_input_call *call, hta_trac
     return hta_read_cupti_csv(path, &call->how, out, notes, err);
 }
 
+static int read_rocprof_json(const char *path, const hta_input_call *call, hta_trace *out,
+                             hta_error *notes, hta_error *err)
+{
+    return hta_read_rocprof_json(path, call->options ? call->options->inflater : HTA_INFLATER_AUTO,
+                                 &call->how, out, notes, err);
+}
+
 #define SUFFIXES(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 /* In the order content tests are tried: the more particular first. */
@@ -78,6 +86,8 @@ const hta_input_reader hta_input_readers[] = {
     {.format = HTA_INPUT_CUPTI_CSV, .suffixes = SUFFIXES("kernel.csv", "conc_kernel.csv"),
      .is_folder = 1, .sniff = is_directory, .read = read_cupti_csv,
      .fuzz_harness = "cupti_csv"},
+    {.format = HTA_INPUT_ROCPROF_JSON, .suffixes = SUFFIXES(".json", ".json.gz"),
+     .sniff = hta_is_rocprof_json, .read = read_rocprof_json, .fuzz_harness = "rocprof_json"},
 };
 const size_t hta_n_input_readers = sizeof hta_input_readers / sizeof *hta_input_readers;
 

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "parse/json_lexer.h"
+#include "parse/json_walk.h"
 #include "parse/kineto_events.h"
 #include "parse/source.h"
 #include "util/buf.h"
@@ -119,13 +120,8 @@ static int read_recorded_member(lexer *lx, hta_trace *t,
                                 void (*apply)(hta_trace *, const hta_buf *))
 {
     hta_buf json = {0};
-    lx_peek_token(lx);
-    lx->record = &json;
-    lx->record_from = lx->p;
-    int rc = lx_skip_value(lx);
-    lx_flush_record(lx);
-    int complete = lx->record != NULL;
-    lx->record = NULL;
+    int complete;
+    int rc = hta_json_capture_value(lx, &json, &complete);
     if (rc == 0 && complete && json.data)
         apply(t, &json);
     hta_buf_free(&json);

@@ -207,7 +207,7 @@ static int no_trace_files(hta_error *err)
     for (size_t i = 0; i < hta_n_input_readers && n < sizeof names; i++) {
         const hta_input_reader *r = &hta_input_readers[i];
         for (size_t k = 0; r->suffixes[k] && n < sizeof names; k++)
-            if (!r->is_folder || k == 0)
+            if ((!r->is_folder || k == 0) && !strstr(names, r->suffixes[k]))
                 n += (size_t)snprintf(names + n, sizeof names - n, "%s%s%s", n ? ", " : "",
                                       r->is_folder ? "folders with " : "*", r->suffixes[k]);
     }

@@ -13,7 +13,8 @@
 #define HTA_INPUT_FORMATS(X)                                                                     \
     X(KINETO, "kineto")                                                                          \
     X(NSYS_SQLITE, "nsys-sqlite")                                                                \
-    X(CUPTI_CSV, "cupti-csv")
+    X(CUPTI_CSV, "cupti-csv")                                                                    \
+    X(ROCPROF_JSON, "rocprof-json")
 
 #define HTA_INPUT_FORMAT_ID(id, name) HTA_INPUT_##id,
 typedef enum hta_input_format {

@@ -1,0 +1,198 @@
+"""rocprofv3's output (docs/definitions.md, "Inputs: rocprofv3").
+
+The real JSON results (../shared/traces/rocprofv3/, one process of an 8 x
+MI350X training job, kernel dispatches only) are analysed and checked
+against values computed here from the raw file with Python's json: the
+dispatch count, each kernel's count and total time, the RCCL total, the
+span, the idle time and the exclusive time of each kernel-type
+combination.  Bad files fail alone, with one line naming the file."""
+import collections
+import gzip
+import json
+import os
+import shutil
+
+from common import analyse, main, require_traces, table, tmpdir, TRACES
+
+REAL_JSON = "rocprofv3/tl_mi350x_pid908/908_results.json.gz"
+REL_TOL = 1e-9
+
+
+def real_json():
+    require_traces()
+    return os.path.join(TRACES, REAL_JSON)
+
+
+def kernel_name(symbol):
+    """The name the reader documents: formatted, else demangled, else as is."""
+    return (symbol["formatted_kernel_name"] or symbol["demangled_kernel_name"]
+            or symbol["kernel_name"])
+
+
+def kernel_type(name):
+    """HTA's name rules (docs/definitions.md, "Kernel type")."""
+    if name.startswith(("nccl", "hip", "hccl")) or "ncclKernel" in name:
+        return "COMMUNICATION"
+    if name.startswith(("Memcpy", "Memset", "hipMemcpy", "hipMemset", "dma")):
+        return "MEMORY"
+    return "COMPUTATION"
+
+
+def union_ns(intervals):
+    total, end = 0, None
+    for s, e in sorted(intervals):
+        if end is None or s > end:
+            total += e - s
+            end = e
+        elif e > end:
+            total += e - end
+            end = e
+    return total
+
+
+def exclusive_by_combination(typed):
+    """ns during which exactly each set of kernel types is active."""
+    points = []
+    for t, s, e in typed:
+        points.append((s, 1, t))
+        points.append((e, -1, t))
+    points.sort(key=lambda p: (p[0], p[1]))
+    active = collections.Counter()
+    out = collections.Counter()
+    last = None
+    for at, step, t in points:
+        kinds = frozenset(k for k, n in active.items() if n > 0)
+        if last is not None and kinds and at > last:
+            out[kinds] += at - last
+        active[t] += step
+        last = at
+    return out
+
+
+def combination_name(kinds):
+    order = ["COMPUTATION", "COMMUNICATION", "MEMORY"]
+    return " overlapping ".join(k for k in order if k in kinds)
+
+
+def test_real_json():
+    path = real_json()
+    with gzip.open(path) as f:
+        doc = json.load(f)["rocprofiler-sdk-tool"][0]
+    symbols = {s["kernel_id"]: kernel_name(s) for s in doc["kernel_symbols"]}
+    dispatches = doc["buffer_records"]["kernel_dispatch"]
+    by_name = collections.defaultdict(list)
+    typed = []
+    for d in dispatches:
+        name = symbols[d["dispatch_info"]["kernel_id"]]
+        s, e = d["start_timestamp"], d["end_timestamp"]
+        by_name[name].append(e - s)
+        typed.append((kernel_type(name), s, e))
+    span = max(e for _, _, e in typed) - min(s for _, s, _ in typed)
+    idle = span - union_ns([(s, e) for _, s, e in typed])
+    rccl = sum(sum(v) for n, v in by_name.items() if n.startswith("ncclDevKernel"))
+
+    out, _ = analyse(path)
+    ranks = table(out, "ranks")
+    assert list(ranks["status"]) == ["ok"] and list(ranks["input_format"]) == ["rocprof-json"]
+    assert ranks["gpu_events"][0] == len(dispatches) == 43915, ranks["gpu_events"][0]
+    assert ranks["host"][0] == doc["metadata"]["node"]["hostname"], ranks["host"][0]
+    assert "no HIP runtime calls" in ranks["input_notes"][0], ranks["input_notes"][0]
+
+    kernels = table(out, "kernels").set_index("name")
+    assert len(kernels) == len(by_name) == 80, len(kernels)
+    for name, durations in by_name.items():
+        row = kernels.loc[name]
+        assert row["count"] == len(durations), (name, row["count"], len(durations))
+        assert abs(row["sum_us"] - sum(durations) / 1e3) <= REL_TOL * sum(durations), name
+    comm = kernels[kernels["kernel_type"] == "COMMUNICATION"]
+    assert comm["count"].sum() == 1310, comm["count"].sum()
+    assert abs(comm["sum_us"].sum() - rccl / 1e3) <= REL_TOL * rccl, (comm["sum_us"].sum(), rccl)
+
+    tb = table(out, "temporal_breakdown")
+    assert abs(tb["kernel_time_us"][0] - span / 1e3) < 1e-3, (tb["kernel_time_us"][0], span)
+    assert abs(tb["idle_time_us"][0] - idle / 1e3) < 1e-3, (tb["idle_time_us"][0], idle)
+
+    by_rank = table(out, "kernel_type_by_rank").set_index("kernel_type")["sum_us"]
+    want = {combination_name(k): v / 1e3 for k, v in exclusive_by_combination(typed).items()}
+    assert sorted(by_rank.index) == sorted(want), (list(by_rank.index), want)
+    for k, v in want.items():
+        assert abs(by_rank[k] - v) < 1e-3, (k, by_rank[k], v)
+
+
+def tiny_results(command, raw_file, output_file):
+    """A results document of one dispatch, with the given command line and
+    output path (as configured, and as rocprofv3 expanded it)."""
+    return {"rocprofiler-sdk-tool": [{
+        "metadata": {"pid": 1, "node": {"hostname": "node-a"}, "command": command,
+                     "config": {"raw_output_path": "/out", "raw_output_file": raw_file,
+                                "output_path": "/out", "output_file": output_file}},
+        "agents": [{"id": {"handle": 9}, "type": 2, "logical_node_type_id": 0}],
+        "kernel_symbols": [{"kernel_id": 1, "formatted_kernel_name": "gemm"}],
+        "buffer_records": {"kernel_dispatch": [{
+            "correlation_id": {"internal": 1}, "start_timestamp": 1000,
+            "end_timestamp": 3000, "dispatch_info": {"agent_id": {"handle": 9},
+                                                    "queue_id": {"handle": 2},
+                                                    "kernel_id": 1}}]}}]}
+
+
+def test_rank():
+    """The rank: a launcher's variable in the command line, else the output
+    path's placeholder, else the file name."""
+    d = tmpdir()
+    docs = {
+        "a_results.json": tiny_results(["env", "OMPI_COMM_WORLD_RANK=5", "python", "t.py"],
+                                       "%hostname%/%pid%", "node-a/1"),
+        "b_results.json": tiny_results(["python", "t.py"], "r%env{OMPI_COMM_WORLD_RANK}%/%pid%",
+                                       "r3/1"),
+        "c_results.json": tiny_results(["python", "t.py"], "rank%rank%_%pid%", "rank2_1"),
+        "rank-7_results.json": tiny_results(["python", "t.py"], "%hostname%/%pid%",
+                                            "node-a/1"),
+    }
+    for name, doc in docs.items():
+        with open(os.path.join(d, name), "w") as f:
+            json.dump(doc, f)
+    out, _ = analyse(d)
+    ranks = table(out, "ranks")
+    got = {os.path.basename(f): (r, src) for f, r, src in
+           zip(ranks["file"], ranks["rank"], ranks["rank_source"])}
+    assert got == {"a_results.json": (5, "recorded"), "b_results.json": (3, "recorded"),
+                   "c_results.json": (2, "recorded"),
+                   "rank-7_results.json": (7, "file_name")}, got
+    assert set(ranks["input_format"]) == {"rocprof-json"}, set(ranks["input_format"])
+
+
+def run_bad(write, expected, name="bad_results.json"):
+    """A bad file beside the real one: it fails alone, with one line."""
+    d = tmpdir()
+    shutil.copy(real_json(), os.path.join(d, "good_results.json.gz"))
+    bad = os.path.join(d, name)
+    write(bad)
+    out, _ = analyse(d, extra=["--input-format", "rocprof-json"], expect=1)
+    ranks = table(out, "ranks").set_index("file")
+    assert ranks.loc[os.path.join(d, "good_results.json.gz"), "status"] == "ok"
+    error = ranks.loc[bad, "error"]
+    assert ranks.loc[bad, "status"] == "failed" and "\n" not in error, error
+    assert error.startswith(bad) and expected in error, error
+
+
+def test_truncated_json():
+    with gzip.open(real_json()) as f:
+        head = f.read(300000)
+    run_bad(lambda p: open(p, "wb").write(head), "parse error at byte")
+
+
+def test_not_rocprof_json():
+    run_bad(lambda p: open(p, "w").write('{"traceEvents": []}'),
+            'no "rocprofiler-sdk-tool" member')
+
+
+def test_dispatch_without_symbol():
+    doc = {"rocprofiler-sdk-tool": [{"kernel_symbols": [], "buffer_records": {
+        "kernel_dispatch": [{"correlation_id": {"internal": 1}, "start_timestamp": 10,
+                             "end_timestamp": 20, "dispatch_info": {"kernel_id": 7}}]}}]}
+    run_bad(lambda p: open(p, "w").write(json.dumps(doc)), "names no kernel symbol")
+
+
+if __name__ == "__main__":
+    main([test_real_json, test_rank, test_truncated_json, test_not_rocprof_json,
+          test_dispatch_without_symbol])
