@@ -43,7 +43,11 @@
  *  collective depends on it in the critical path's graph.  Each step ends
  *  with the CPU waiting for the GPU (cudaDeviceSynchronize and its Context
  *  Sync, until the step's last collective ends), which is why the step
- *  ends when its last collective does.
+ *  ends when its last collective does.  With --cpu-ahead the CPU does not
+ *  follow the GPU: it launches each kernel as soon as it is done with the
+ *  calls before (unless it delays it), so that the GPU's own dependencies
+ *  (the stream waits, the step's synchronisation) are all that orders the
+ *  kernels, as when the CPU is far ahead.
  *
  *  Metadata on the kernels' args (default) or only on the launching
  *  record_param_comms op, joined by External id (--meta-on-cpu); Seq, the
@@ -101,6 +105,7 @@ typedef enum { CAUSE_COMPUTE, CAUSE_LAUNCH, CAUSE_DATA } slow_cause;
 
 typedef struct gen {
     int tp, dp, world, steps, layers, no_seq, meta_on_cpu, profiler_steps;
+    int cpu_ahead;             /* launches as early as the CPU can, not 50 us ahead */
     slow_cause cause;
     int slow_rank;
     double slow_factor;
@@ -383,7 +388,9 @@ static void run_instance(gen *g, int step, int i, const int *m, int n, int gid)
         /* The CPU runs ahead: a kernel is launched while the collective
          * before it still runs, unless the CPU is what delays it. */
         int64_t start = g->clock[m[j]] + idle, previous = g->compute_end[m[j]];
-        int64_t launch = idle || !previous ? start - LAUNCH_LEAD_NS : previous - CPU_AHEAD_NS;
+        int64_t launch = idle || !previous ? start - LAUNCH_LEAD_NS
+                         : g->cpu_ahead    ? g->calls_end[m[j]] + 1000
+                                           : previous - CPU_AHEAD_NS;
         put_compute(g, m[j], launch, start, c);
         g->compute_end[m[j]] = start + c;
         g->compute_launch[m[j]] = launch;
@@ -475,9 +482,11 @@ static void usage(void)
     fputs("usage: hta-tracegen --tp T --dp D -o DIR [--steps N] [--layers L]\n"
           "                    [--slow RANK:FACTOR] [--slow-cause compute|launch|data]\n"
           "                    [--no-seq] [--meta-on-cpu] [--profiler-steps] [--seed N]\n"
+          "                    [--cpu-ahead]\n"
           "Tensor x data parallel job: T x D ranks (at most 4096), TP groups of T ranks and DP\n"
           "groups of D ranks, NCCL collective metadata, DIR.truth.json (beside DIR, so that DIR holds only traces).\n"
-          "--profiler-steps writes each step as ProfilerStep#N.\n",
+          "--profiler-steps writes each step as ProfilerStep#N; --cpu-ahead launches\n"
+          "each kernel as soon as the CPU is done with the one before.\n",
           stderr);
     exit(2);
 }
@@ -503,6 +512,8 @@ static void parse(gen *g, int argc, char **argv)
             g->meta_on_cpu = 1;
         else if (!strcmp(a, "--profiler-steps"))
             g->profiler_steps = 1;
+        else if (!strcmp(a, "--cpu-ahead"))
+            g->cpu_ahead = 1;
         else if (!v)
             usage();
         else if (!strcmp(a, "--tp"))

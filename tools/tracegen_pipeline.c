@@ -30,6 +30,15 @@
  *  (the step's time without computation) is (P - 1)(F + B) of
  *  (M + P - 1)(F + B), 1F1B's closed form.
  *
+ *  Each kernel is launched 10 us before it starts, the CPU following
+ *  the GPU; with --cpu-ahead the CPU launches a step's kernels as soon as
+ *  it can, in program order, and the GPU orders them by stream waits
+ *  (cudaEventRecord, cudaStreamWaitEvent and the "Stream Wait Event"
+ *  record) as PyTorch does: a recv waits for the computation before it, a
+ *  computation for its recv, a send for its computation; each rank's step
+ *  then ends with its CPU waiting for its GPU (cudaDeviceSynchronize and
+ *  its Context Sync record), 10 us after its own last kernel.
+ *
  *  --coalesced: in the steady state a send and the next item's receive
  *  from the same peer go out as one batch (Megatron's
  *  send_forward_recv_backward, send_backward_recv_forward), posted
@@ -72,6 +81,9 @@
 #define PL_STREAM_COMPUTE 7
 #define PL_UNKNOWN INT64_MIN
 #define PL_BATCH_OP_IDS INT64_C(1000000000) /* External ids of batched ops: no kernel's */
+#define PL_WAIT_IDS INT64_C(2000000000) /* correlations of stream waits: no kernel's */
+#define PL_CALL_NS INT64_C(1000)
+#define PL_SYNC_TAIL_NS INT64_C(10000) /* --cpu-ahead: the step's end after its last kernel's */
 
 /* Streams: send to the next stage, receive from the previous, send to the
  * previous, receive from the next; batches with the next, with the
@@ -112,6 +124,7 @@ typedef struct item {
 
 typedef struct pipeline_gen {
     int pp, dp, world, microbatches, steps, no_seq, meta_on_cpu, slow_stage, coalesced;
+    int cpu_ahead;             /* launches ahead, ordered on the GPU by stream waits */
     double slow_factor;
     int64_t transfer_ns;
     const char *dir;
@@ -388,11 +401,8 @@ static void put_comms_op(FILE *f, bool *first, const pipeline_gen *g, int rank, 
  * per op, both ended before the one kernel's launch, which carries no
  * metadata of its own. */
 static void put_kernel(FILE *f, bool *first, const pipeline_gen *g, int rank, const kernel *k,
-                       int64_t id)
+                       int64_t id, int64_t launch)
 {
-    int64_t launch = k->start - PL_LAUNCH_LEAD_NS;
-    if (launch < g->step_start[k->step])
-        launch = g->step_start[k->step];
     bool comm = k->kind == K_SEND || k->kind == K_RECV;
     const kernel *partner = k->batch_with ? &g->kernels[rank].k[k->batch_with - 1] : NULL;
     if (partner && partner < k)
@@ -426,6 +436,121 @@ static void put_kernel(FILE *f, bool *first, const pipeline_gen *g, int rank, co
     fputs("}}", f);
 }
 
+/* A CPU call of the rank's thread. */
+static void put_call(FILE *f, bool *first, const char *name, int64_t ts, int64_t correlation)
+{
+    tg_json_event(f, first, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", "
+                            "\"pid\": 100, \"tid\": 100, \"ts\": ", name);
+    put_ns(f, ts);
+    fprintf(f, ", \"dur\": 1.000, \"args\": {\"correlation\": %" PRId64 "}}", correlation);
+}
+
+/* Stream to waiting for the last kernel launched on from, as PyTorch asks
+ * for it at ts: cudaEventRecord on from, cudaStreamWaitEvent on to and
+ * the GPU's "Stream Wait Event" record (Kineto's cuda_sync shape); the
+ * time the calls end. */
+static int64_t put_stream_wait(FILE *f, bool *first, int from, int to, int64_t ts, int64_t *id)
+{
+    int64_t record = (*id)++, wait = (*id)++;
+    put_call(f, first, "cudaEventRecord", ts, record);
+    put_call(f, first, "cudaStreamWaitEvent", ts + PL_CALL_NS, wait);
+    tg_json_event(f, first, "{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": "
+                            "\"Stream Wait Event\", \"pid\": 0, \"tid\": %d, \"ts\": ", to);
+    put_ns(f, ts + PL_CALL_NS);
+    fprintf(f, ", \"dur\": 1.000, \"args\": {\"cuda_sync_kind\": \"Stream Wait Event\", "
+               "\"wait_on_stream\": %d, \"wait_on_cuda_event_record_corr_id\": %" PRId64
+               ", \"stream\": %d, \"correlation\": %" PRId64 ", \"device\": 0, "
+               "\"context\": 1}}",
+            from, record, to, wait);
+    return ts + 2 * PL_CALL_NS;
+}
+
+/* With --cpu-ahead, the stream kernel i waits for before it starts: a
+ * recv for the computation before it, a computation for its recv, a send
+ * for its computation (the kernel before it of the same step); -1 none. */
+static int awaited_stream(const rank_kernels *r, size_t i)
+{
+    const kernel *k = &r->k[i], *prev = i > 0 ? &r->k[i - 1] : NULL;
+    bool compute = k->kind == K_FORWARD || k->kind == K_BACKWARD;
+    if (!prev || prev->step != k->step)
+        return -1;
+    if (k->kind == K_RECV) {
+        for (size_t j = i; j-- > 0 && r->k[j].step == k->step;)
+            if (r->k[j].kind == K_FORWARD || r->k[j].kind == K_BACKWARD)
+                return r->k[j].stream;
+        return -1;
+    }
+    if (compute)
+        return prev->kind == K_RECV ? prev->stream : -1;
+    return prev->stream;
+}
+
+/* The end of the rank's step n: the job's (every rank's ProfilerStep
+ * ends with the step's last kernel), or with --cpu-ahead when the rank's
+ * CPU is done waiting for its own last kernel. */
+static int64_t rank_step_end(const pipeline_gen *g, int rank, int n)
+{
+    if (!g->cpu_ahead)
+        return g->step_end[n];
+    int64_t end = g->step_start[n];
+    const rank_kernels *r = &g->kernels[rank];
+    for (size_t i = 0; i < r->n; i++)
+        if (r->k[i].step == n && r->k[i].end > end)
+            end = r->k[i].end;
+    return end + PL_SYNC_TAIL_NS;
+}
+
+/* The CPU waiting for the GPU at the end of the rank's step n from cpu
+ * (--cpu-ahead): cudaDeviceSynchronize and its Context Sync record. */
+static void put_step_sync(FILE *f, bool *first, const pipeline_gen *g, int rank, int n,
+                          int64_t cpu, int64_t *id)
+{
+    int64_t until = rank_step_end(g, rank, n) - PL_SYNC_TAIL_NS / 2, corr = (*id)++;
+    tg_json_event(f, first, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+                            "\"cudaDeviceSynchronize\", \"pid\": 100, \"tid\": 100, \"ts\": ");
+    put_ns(f, cpu);
+    fputs(", \"dur\": ", f);
+    put_ns(f, until - cpu);
+    fprintf(f, ", \"args\": {\"correlation\": %" PRId64 "}}", corr);
+    tg_json_event(f, first, "{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Context Sync\", "
+                            "\"pid\": 0, \"tid\": -1, \"ts\": ");
+    put_ns(f, cpu + PL_CALL_NS);
+    fputs(", \"dur\": ", f);
+    put_ns(f, until - cpu - PL_CALL_NS);
+    fprintf(f, ", \"args\": {\"cuda_sync_kind\": \"Context Sync\", \"stream\": -1, "
+               "\"correlation\": %" PRId64 ", \"device\": 0, \"context\": 1}}", corr);
+}
+
+/* The rank's kernels, each launched 10 us before it starts (the CPU
+ * following the GPU), or with --cpu-ahead as soon as the CPU is done
+ * with the calls before, after the stream waits its dependencies take,
+ * each step ending with the CPU waiting for the GPU. */
+static void put_kernels(FILE *f, bool *first, const pipeline_gen *g, int rank)
+{
+    const rank_kernels *r = &g->kernels[rank];
+    int64_t cpu = 0, wait_id = PL_WAIT_IDS;
+    for (size_t i = 0; i < r->n; i++) {
+        const kernel *k = &r->k[i];
+        int64_t launch = k->start - PL_LAUNCH_LEAD_NS;
+        if (g->cpu_ahead) {
+            if (i > 0 && r->k[i - 1].step != k->step)
+                put_step_sync(f, first, g, rank, r->k[i - 1].step, cpu, &wait_id);
+            if (i == 0 || r->k[i - 1].step != k->step)
+                cpu = g->step_start[k->step];
+            int from = awaited_stream(r, i);
+            if (from >= 0)
+                cpu = put_stream_wait(f, first, from, k->stream, cpu, &wait_id);
+            launch = cpu < k->start ? cpu : k->start;
+            cpu = launch + 2 * PL_CALL_NS;
+        }
+        if (launch < g->step_start[k->step])
+            launch = g->step_start[k->step];
+        put_kernel(f, first, g, rank, k, 1000 + (int64_t)i, launch);
+    }
+    if (g->cpu_ahead && r->n)
+        put_step_sync(f, first, g, rank, r->k[r->n - 1].step, cpu, &wait_id);
+}
+
 static void write_rank(const pipeline_gen *g, int rank)
 {
     char path[4096], ranks[65536];
@@ -449,12 +574,10 @@ static void write_rank(const pipeline_gen *g, int rank)
                                  "\"ProfilerStep#%d\", \"pid\": 100, \"tid\": 100, \"ts\": ", n);
         put_ns(f, g->step_start[n]);
         fputs(", \"dur\": ", f);
-        put_ns(f, g->step_end[n] - g->step_start[n]);
+        put_ns(f, rank_step_end(g, rank, n) - g->step_start[n]);
         fputs("}", f);
     }
-    const rank_kernels *r = &g->kernels[rank];
-    for (size_t i = 0; i < r->n; i++)
-        put_kernel(f, &first, g, rank, &r->k[i], 1000 + (int64_t)i);
+    put_kernels(f, &first, g, rank);
     fputs("\n]}\n", f);
     if (fclose(f))
         tg_fail("cannot write ", path);
@@ -563,7 +686,7 @@ static void write_steps(const pipeline_gen *g, FILE *t)
             s->receives += k->kind == K_RECV;
         }
         for (int n = 0; n < g->steps; n++) {
-            int64_t time = g->step_end[n] - g->step_start[n];
+            int64_t time = rank_step_end(g, rank, n) - g->step_start[n];
             tg_json_event(t, &first,
                           "{\"rank\": %d, \"stage\": %d, \"step\": %d, \"step_time_ns\": %" PRId64
                           ", \"compute_ns\": %" PRId64 ", \"bubble_ns\": %" PRId64
@@ -611,7 +734,7 @@ static void usage(void)
 {
     fputs("usage: hta-tracegen --pp P -o DIR [--dp D] [--microbatches M] [--steps N]\n"
           "                    [--slow-stage STAGE:FACTOR] [--transfer-us T] [--no-seq]\n"
-          "                    [--meta-on-cpu] [--coalesced]\n"
+          "                    [--meta-on-cpu] [--coalesced] [--cpu-ahead]\n"
           "Pipeline-parallel job: P x D ranks, D pipelines of P stages running 1F1B over M\n"
           "microbatches with NCCL send/recv, DIR.truth.json beside DIR.\n",
           stderr);
@@ -630,6 +753,8 @@ static void parse(pipeline_gen *g, int argc, char **argv)
             g->meta_on_cpu = 1;
         else if (!strcmp(a, "--coalesced"))
             g->coalesced = 1;
+        else if (!strcmp(a, "--cpu-ahead"))
+            g->cpu_ahead = 1;
         else if (!v)
             usage();
         else if (!strcmp(a, "--pp"))
@@ -656,7 +781,8 @@ static void parse(pipeline_gen *g, int argc, char **argv)
         } else
             usage();
     }
-    if (g->pp < 2 || !g->dir || g->slow_stage >= g->pp || (int64_t)g->pp * g->dp > 65536)
+    if (g->pp < 2 || !g->dir || g->slow_stage >= g->pp || (int64_t)g->pp * g->dp > 65536 ||
+        (g->cpu_ahead && g->coalesced))
         usage();
     g->world = g->pp * g->dp;
     if (g->transfer_ns < 0)

@@ -71,7 +71,8 @@ static int run_step(rank_state *r, size_t s, path *p, hta_tableset *out)
     int rc = cp_build_graph(r, s) || cp_longest_path(r, p) ||
              (r->path_fn ? cp_hand_path(r, &r->steps[s], p)
                          : cp_put_intervals(r, s, p, out) ||
-                               cp_emit_step(r, &r->steps[s], p, out));
+                               cp_emit_step(r, &r->steps[s], p, out) ||
+                               (r->replay && cp_put_replay_graph(r, s, out)));
     return rc ? -1 : 0;
 }
 
@@ -98,6 +99,8 @@ static void rank_state_free(rank_state *r)
     free(r->name_time);
     free(r->place_step);
     free(r->place_next);
+    free(r->replay_name_step);
+    free(r->replay_name_next);
     for (int i = 0; i < S_N; i++)
         free(r->scratch[i]);
 }
@@ -126,9 +129,9 @@ int hta_critical_path_each(const hta_rank_view *view, hta_cp_path_fn fn, void *c
 int hta_critical_path(const hta_rank_view *view, const hta_analysis_settings *opt,
                       hta_tableset *out, hta_error *err)
 {
-    if (!opt->critical_path)
+    if (!opt->critical_path && !opt->replay)
         return 0;
-    rank_state r = {.v = view, .t = view->trace};
+    rank_state r = {.v = view, .t = view->trace, .replay = opt->replay};
     int rc = -1;
     if (run_steps(&r, out) || cp_put_name_times(&r, out))
         goto done;

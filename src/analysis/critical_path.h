@@ -176,4 +176,37 @@ enum {
 };
 extern const hta_table_spec hta_path_name_times_table;
 
+/* What the replay of the job (crossrank/job_path/replay.h) needs of each
+ * step of a rank, kept on the process that analysed it (--replay): the
+ * step's graph as built here.  "_replay_nodes": per step a header row
+ * (info HTA_REPLAY_STEP_HEAD | edges << 2, ts_ns the step's start, aux its
+ * length), then its nodes in the graph's order (ts_ns; info the kind:
+ * plain, the start or the end of a communication kernel, | 4 for a CPU
+ * node; aux the start's place for an end, else -1).  "_replay_edges": the step's edges in the
+ * same order, ends packing src << 32 | dst (places among the step's
+ * nodes), weight_ns the measured one (0 for dependencies and syncs), what
+ * packing the edge's hta_cp_bound (HTA_CP_NONE for none) and, for a
+ * kernel, 1 + its "_path_names" id << 8 and its place (the k-th launch of
+ * its name in the step, as in "_kernel_runs") << 32.  A communication kernel's own
+ * duration is no edge: the replay puts its end at the instance's. */
+enum { HTA_REPLAY_PLAIN, HTA_REPLAY_COMM_START, HTA_REPLAY_COMM_END, HTA_REPLAY_STEP_HEAD };
+enum {
+    HTA_REPLAY_NODES_RANK,
+    HTA_REPLAY_NODES_STEP,
+    HTA_REPLAY_NODES_TS_NS,
+    HTA_REPLAY_NODES_INFO,
+    HTA_REPLAY_NODES_AUX,
+    HTA_REPLAY_NODES_N_COLUMNS
+};
+extern const hta_table_spec hta_replay_nodes_table;
+
+enum {
+    HTA_REPLAY_EDGES_RANK,
+    HTA_REPLAY_EDGES_ENDS,
+    HTA_REPLAY_EDGES_WEIGHT_NS,
+    HTA_REPLAY_EDGES_WHAT,
+    HTA_REPLAY_EDGES_N_COLUMNS
+};
+extern const hta_table_spec hta_replay_edges_table;
+
 #endif

@@ -81,7 +81,8 @@ enum scratch_slot {
     S_ITEMS, S_ITEMS_TMP, S_SWEEP, S_THREAD_INDEX, S_THREAD_FIRST,
     S_ROWS, S_LAST, S_SYNC_DEST, S_SYNC_SRC, S_IN_FIRST, S_IN_LAST, S_OUT_FIRST,
     S_OUT_LIST, S_ORDER, S_INDEG, S_DIST, S_VIA, S_OPEN, S_SEGMENTS,
-    S_STACK, S_GPU_STACK, S_KIND, S_LOCKS, S_PIECES, S_RUNS, S_DURATIONS, S_N
+    S_STACK, S_GPU_STACK, S_KIND, S_LOCKS, S_PIECES, S_RUNS, S_DURATIONS, S_REPLAY_WAIT,
+    S_REPLAY_TIED, S_REPLAY_PLACE, S_N
 };
 
 typedef struct rank_state {
@@ -119,6 +120,10 @@ typedef struct rank_state {
     int n_durations_row;       /* not yet in a row */
     hta_table *job_tables[5];  /* the job's path's tables, each found once
                                 * (critical_path_intervals.c) */
+    int replay;                /* --replay: each step's graph kept for the job's replay */
+    hta_table *replay_tables[2]; /* "_replay_nodes", "_replay_edges", found once */
+    uint32_t *replay_name_step; /* by name: 1 + the step replay_name_next counts in */
+    int64_t *replay_name_next; /* by name: its launches so far in that step */
     hta_cp_path_fn path_fn;    /* set: paths go to it, not to tables */
     void *path_ctx;
     int path_rc;
@@ -242,5 +247,15 @@ int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out);
 /* "_path_name_times" from name_time, and the last row of
  * "_kernel_durations", once every step is done. */
 int cp_put_name_times(rank_state *r, hta_tableset *out);
+
+/* The name's "_path_names" id, listed on its first use (negative ids
+ * pass through); -3 when out of memory. */
+int64_t cp_path_name_id(rank_state *r, int64_t name, hta_tableset *out);
+
+/* ---- critical_path_replay.c ------------------------------------------ */
+
+/* The step's graph into "_replay_nodes" and "_replay_edges" (after
+ * cp_put_intervals, whose name ids it shares). */
+int cp_put_replay_graph(rank_state *r, size_t s, hta_tableset *out);
 
 #endif

@@ -227,9 +227,7 @@ static size_t keep_top_pieces(piece *s, size_t n)
     return n;
 }
 
-/* The name's "_path_names" id, listed on its first use; -2 when out of
- * memory. */
-static int64_t path_name_id(rank_state *r, int64_t name, hta_tableset *out)
+int64_t cp_path_name_id(rank_state *r, int64_t name, hta_tableset *out)
 {
     if (name < 0)
         return name;
@@ -283,7 +281,7 @@ static int put_interval(rank_state *r, const step_window *w, uint32_t v, int kin
         u = e->src;
     }
     n = keep_top_pieces(s, n);
-    int64_t stop_name = stop ? path_name_id(r, r->t->events[stop->attr].name, out) : -1;
+    int64_t stop_name = stop ? cp_path_name_id(r, r->t->events[stop->attr].name, out) : -1;
     if (stop_name < -2)
         return -1;
     int64_t head[HTA_PATH_INTERVALS_N_COLUMNS] = {
@@ -293,7 +291,7 @@ static int put_interval(rank_state *r, const step_window *w, uint32_t v, int kin
     if (put_row(tab, head, HTA_PATH_INTERVALS_N_COLUMNS))
         return -1;
     for (size_t i = 0; i < n; i++) {
-        int64_t name = path_name_id(r, s[i].name, out);
+        int64_t name = cp_path_name_id(r, s[i].name, out);
         int64_t row[HTA_PATH_PIECES_N_COLUMNS] = {r->v->rank_key, s[i].time, name, s[i].bound};
         if (name < -2 || put_row(pieces, row, HTA_PATH_PIECES_N_COLUMNS))
             return -1;
@@ -386,7 +384,7 @@ static int put_kernel_places(rank_state *r, size_t s, hta_tableset *out)
     for (size_t i = 0; i < k; i++) {
         uint32_t name = r->t->events[m[rows[i].index].ev].name;
         if (r->place_step[name] != s + 1) {
-            int64_t id = path_name_id(r, name, out);
+            int64_t id = cp_path_name_id(r, name, out);
             if (id < 0)
                 return -1;
             r->place_step[name] = (uint32_t)(s + 1);

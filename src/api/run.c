@@ -9,6 +9,7 @@
 #include "diff/diff_command.h"
 #include "hta/version.h"
 #include "crossrank/exchange/hosts.h"
+#include "crossrank/job_path/scenarios.h"
 #include "model/gpu_peaks.h"
 #include "run/head_start.h"
 #include "run/pipeline.h"
@@ -35,13 +36,29 @@ static int hostfile_readable(const hta_settings *s, hta_error *err)
     return 1;
 }
 
+/* So is a --what-if scenario that cannot be read, or one without
+ * --replay. */
+static int scenarios_readable(const hta_settings *s, hta_error *err)
+{
+    hta_scenario *sc = NULL;
+    size_t n = 0;
+    const char *what_if = s->crossrank.what_if;
+    int ok = !what_if || hta_scenarios_parse(what_if, &sc, &n, err) == 0;
+    hta_scenarios_free(sc, n);
+    if (ok && what_if && !s->analysis.replay)
+        ok = !hta_fail(err, "--what-if needs --replay");
+    return ok;
+}
+
 hta_command_action hta_command_parse(hta_settings *s, int argc, char **argv, hta_error *err)
 {
     hta_settings_free(s);
     switch (hta_parse_options(argc, argv, s, err)) {
     case HTA_CLI_RUN:
-        return gpu_spec_readable(s, err) && hostfile_readable(s, err) ? HTA_COMMAND_RUN
-                                                                      : HTA_COMMAND_USAGE_ERROR;
+        return gpu_spec_readable(s, err) && hostfile_readable(s, err) &&
+                       scenarios_readable(s, err)
+                   ? HTA_COMMAND_RUN
+                   : HTA_COMMAND_USAGE_ERROR;
     case HTA_CLI_HELP: return HTA_COMMAND_HELP;
     case HTA_CLI_VERSION: return HTA_COMMAND_VERSION;
     default: return HTA_COMMAND_USAGE_ERROR;

@@ -24,13 +24,15 @@
  * describes: the instances it owns, the figures of its ranks (and with
  * keep_kernel_waits, each of its ranks' kernels' wait, "_kernel_waits");
  * gathered to the root in process order, "collectives" is in instance
- * order.  Every process makes the same MPI calls whatever fails; -1 on
+ * order.  With --replay, the steps are then replayed under the what_if
+ * scenarios (crossrank/job_path/replay.h).  Every process makes the same MPI calls whatever fails; -1 on
  * every process when any failed, err set where it did. */
 int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *comm_ops,
                                    const hta_tableset *path, const int64_t *valid,
                                    const int64_t *valid_node, size_t n_valid,
                                    const hta_clock_alignment *clocks,
-                                   int keep_kernel_waits, hta_tableset *out, hta_error *err);
+                                   int keep_kernel_waits, const char *what_if, hta_tableset *out,
+                                   hta_error *err);
 
 /* The cross-rank stage's first step, on every process: the collectives
  * of t->exchanged (emptied) matched among the processes, the rows

@@ -9,7 +9,8 @@
  * comparison and jitter read them; the stragglers, which read
  * "collective_wait"; the delay costs, which read "stragglers"; the job's
  * critical path, then the what-if on it, which reads the delay costs and
- * the step comparison; and the nodes last, because they read every flag
+ * the step comparison; the replay's rows, which read the step comparison;
+ * and the nodes last, because they read every flag
  * in "outliers".  The order is checked against the declarations by
  * tests/test_crossrank_steps.c. */
 #include "crossrank/steps.h"
@@ -44,6 +45,7 @@
 #include "crossrank/exchange/p2p_pairs.h"
 #include "crossrank/job_path/delay_costs.h"
 #include "crossrank/job_path/global_path.h"
+#include "crossrank/job_path/replay.h"
 #include "crossrank/job_path/what_if.h"
 
 /* A list of tables: whole (T) or one column (COLUMN). */
@@ -57,6 +59,7 @@ const hta_crossrank_step hta_crossrank_steps[] = {
      .reads = TABLES(T(hta_comm_ops_table), T(hta_path_intervals_table),
                      T(hta_path_pieces_table), T(hta_path_names_table),
                      T(hta_kernel_runs_table), T(hta_kernel_durations_table),
+                     T(hta_replay_nodes_table), T(hta_replay_edges_table),
                      T(hta_ranks_table), T(hta_collective_kernels_table)),
      .writes = TABLES(T(hta_collectives_table), T(hta_process_groups_table),
                       T(hta_collective_summary_table), T(hta_comm_by_group_table),
@@ -67,10 +70,11 @@ const hta_crossrank_step hta_crossrank_steps[] = {
                       T(hta_node_clocks_table), T(hta_clock_shifts_table),
                       T(hta_delay_parts_table),
                       T(hta_path_walk_table), T(hta_path_ends_table),
-                      T(hta_path_walk_names_table)),
+                      T(hta_path_walk_names_table), T(hta_replay_spans_table)),
      .frees = TABLES(T(hta_comm_ops_table), T(hta_path_intervals_table),
                      T(hta_path_pieces_table), T(hta_path_names_table),
-                     T(hta_kernel_runs_table), T(hta_kernel_durations_table))},
+                     T(hta_kernel_runs_table), T(hta_kernel_durations_table),
+                     T(hta_replay_nodes_table), T(hta_replay_edges_table))},
     {"clock offsets", HTA_CROSSRANK_ROOT, .root = hta_clock_offsets_results,
      .reads = TABLES(T(hta_node_clocks_table)), .writes = TABLES(T(hta_clock_offsets_table)),
      .frees = TABLES(T(hta_node_clocks_table))},
@@ -145,6 +149,9 @@ const hta_crossrank_step hta_crossrank_steps[] = {
                      T(hta_cross_steps_table)),
      .writes = TABLES(T(hta_what_if_table)),
      .frees = TABLES(T(hta_path_walk_table), T(hta_path_ends_table))},
+    {"replay", HTA_CROSSRANK_ROOT, .root = hta_replay_results,
+     .reads = TABLES(T(hta_replay_spans_table), T(hta_cross_steps_table)),
+     .writes = TABLES(T(hta_replay_table)), .frees = TABLES(T(hta_replay_spans_table))},
     {"node statistics", HTA_CROSSRANK_ROOT, .root = hta_node_statistics,
      .reads = TABLES(T(hta_rank_metrics_table), T(hta_outliers_table)),
      .writes = TABLES(T(hta_nodes_table), T(hta_node_metrics_table)), .frees = NONE},

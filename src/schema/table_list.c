@@ -54,6 +54,7 @@
 #include "crossrank/job_path/global_path.h"
 #include "crossrank/compare/stragglers.h"
 #include "crossrank/job_path/what_if.h"
+#include "crossrank/job_path/replay.h"
 #include "diff/collective_diff.h"
 #include "diff/kernel_diff.h"
 #include "diff/rank_metric_diff.h"
@@ -121,6 +122,7 @@ static const hta_table_spec *const SPECS[] = {
     &hta_global_path_ranks_table,
     &hta_global_path_imbalance_table,
     &hta_what_if_table,
+    &hta_replay_table,
     &hta_stragglers_table,
     &hta_nodes_table,
     &hta_node_metrics_table,
@@ -163,6 +165,9 @@ static const hta_table_spec *const SPECS[] = {
     &hta_path_ends_table,
     &hta_kernel_runs_table,
     &hta_kernel_durations_table,
+    &hta_replay_nodes_table,
+    &hta_replay_edges_table,
+    &hta_replay_spans_table,
 };
 
 size_t hta_table_spec_count(void)

@@ -123,6 +123,15 @@
     ANALYSIS(critical_path, flag, "critical-path", 0, 0, 0, NULL, NULL,                          \
              "also write /critical_path: HTA's critical\n"                                       \
              "path of every step (see README for its cost)", NULL, 0)                            \
+    ANALYSIS(replay, flag, "replay", 0, 0, 0, NULL, NULL,                                        \
+             "replay the job's dependency graph for /replay:\n"                                  \
+             "each step as measured and under --what-if\n"                                        \
+             "(implies --critical-path)", "replay_steps", 0)                                            \
+    CROSSRANK(what_if, text, "what-if", 0, NULL, 0, NULL, "SPECS",                              \
+              "scenarios to replay, separated by ';':\n"                                          \
+              "median:RANKS, compute:RANKS:F, network:F,\n"                                       \
+              "no-data-loading:RANKS, no-launch-delay:RANKS\n"                                    \
+              "(RANKS e.g. 4,5 or 4-7 or all; with --replay)", "what_if_specs", 0)                     \
     OUTPUT(write_traces, text, "write-traces", 0, NULL, 0, NULL, "DIR",                          \
            "write each analysed trace into DIR with its\n"                                       \
            "critical path and counter tracks added\n"                                            \

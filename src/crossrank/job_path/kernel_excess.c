@@ -409,18 +409,87 @@ static hta_kernel_excess *sum_excess(const medians *m, size_t *n_out)
     return e;
 }
 
-int hta_kernel_excess_exchange(const hta_processes *pr, const hta_table *runs,
-                               const hta_table *durations, const hta_table *names,
-                               hta_kernel_excess **out, size_t *n)
+
+
+/* Each local launch's place and the median there. */
+static hta_kernel_median *list_medians(const medians *m, size_t *n_out)
+{
+    int np = m->pr->n;
+    hta_kernel_median *e = malloc((m->n_durations + 1) * sizeof *e);
+    int *next = calloc((size_t)np, sizeof *next);
+    size_t k = 0;
+    for (size_t i = 0; e && next && i < m->n_runs; i++) {
+        const hta_cell *row = hta_table_row(m->runs, i);
+        int p = run_owner(m, i);
+        const double *med = &m->returned[m->samples[np + p] + next[p]];
+        int64_t launches = run_launches(row);
+        for (int64_t j = 0; j < launches && k < m->n_durations; j++)
+            e[k++] = (hta_kernel_median){row[HTA_KERNEL_RUNS_RANK].i, row[HTA_KERNEL_RUNS_STEP].i,
+                                         run_name_id(row), j, med[j]};
+        next[p] += (int)launches;
+    }
+    free(next);
+    if (!e)
+        return NULL;
+    qsort(e, k, sizeof *e, hta_kernel_median_compare);
+    *n_out = k;
+    return e;
+}
+
+int hta_kernel_median_compare(const void *a, const void *b)
+{
+    const hta_kernel_median *x = a, *y = b;
+    int c = hta_cmp_i64(x->rank, y->rank);
+    c = c ? c : hta_cmp_i64(x->step, y->step);
+    c = c ? c : hta_cmp_i64(x->name_id, y->name_id);
+    return c ? c : hta_cmp_i64(x->place, y->place);
+}
+
+/* The medians found among the processes, then what summarize makes of
+ * this process's launches and them into *out, *n of them; -1 on every
+ * process when one failed. */
+static int find_medians(const hta_processes *pr, const hta_table *runs, const hta_table *durations,
+                        const hta_table *names, void *(*summarize)(const medians *, size_t *),
+                        void **out, size_t *n)
 {
     medians m = {.pr = pr, .runs = runs, .durations = durations, .names = names};
     *out = NULL;
     *n = 0;
     int failed = hta_processes_any(pr, pack(&m) != 0) || exchange(&m) != 0;
     if (!failed)
-        *out = sum_excess(&m, n);
+        *out = summarize(&m, n);
     medians_free(&m);
     return failed || hta_processes_any(pr, !*out) ? -1 : 0;
+}
+
+static void *summed_excess(const medians *m, size_t *n)
+{
+    return sum_excess(m, n);
+}
+
+int hta_kernel_excess_exchange(const hta_processes *pr, const hta_table *runs,
+                               const hta_table *durations, const hta_table *names,
+                               hta_kernel_excess **out, size_t *n)
+{
+    void *got;
+    int rc = find_medians(pr, runs, durations, names, summed_excess, &got, n);
+    *out = got;
+    return rc;
+}
+
+static void *listed_medians(const medians *m, size_t *n)
+{
+    return list_medians(m, n);
+}
+
+int hta_kernel_medians_exchange(const hta_processes *pr, const hta_table *runs,
+                                const hta_table *durations, const hta_table *names,
+                                hta_kernel_median **out, size_t *n)
+{
+    void *got;
+    int rc = find_medians(pr, runs, durations, names, listed_medians, &got, n);
+    *out = got;
+    return rc;
 }
 
 double hta_kernel_excess_share(const hta_kernel_excess *ex, size_t n, int64_t rank,

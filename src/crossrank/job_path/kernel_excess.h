@@ -33,4 +33,20 @@ int hta_kernel_excess_exchange(const hta_processes *pr, const hta_table *runs,
 double hta_kernel_excess_share(const hta_kernel_excess *ex, size_t n, int64_t rank,
                                int64_t step, int64_t name_id);
 
+/* A launch's place (step, name_id, the place-th launch of the name in
+ * the step) on a rank, and the median over the ranks there. */
+typedef struct hta_kernel_median {
+    int64_t rank, step, name_id, place;
+    double median;
+} hta_kernel_median;
+
+/* As hta_kernel_excess_exchange, but this process's ranks' launches with
+ * their places' medians into *out (sorted by hta_kernel_median_compare;
+ * the caller frees), *n of them. */
+int hta_kernel_medians_exchange(const hta_processes *pr, const hta_table *runs,
+                                const hta_table *durations, const hta_table *names,
+                                hta_kernel_median **out, size_t *n);
+/* qsort's order of hta_kernel_median: rank, step, name_id, place. */
+int hta_kernel_median_compare(const void *a, const void *b);
+
 #endif

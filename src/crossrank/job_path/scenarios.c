@@ -1,0 +1,175 @@
+/* scenarios.c: the what-if scenarios of --what-if (see
+ * crossrank/job_path/scenarios.h; docs/definitions.md, Replay).
+ *
+ * A spec is KIND[:RANKS][:F]: median:RANKS, compute:RANKS:F, network:F,
+ * no-data-loading:RANKS, no-launch-delay:RANKS; RANKS is "all" or a
+ * list of ranks and ranges (4,5 or 4-7).  The text is kept verbatim, for
+ * the rows of /replay. */
+#define _POSIX_C_SOURCE 200809L
+#include "crossrank/job_path/scenarios.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    hta_scenario_kind kind;
+    int takes_ranks, takes_factor;
+} KINDS[] = {
+    {"median", HTA_SCENARIO_MEDIAN, 1, 0},
+    {"compute", HTA_SCENARIO_COMPUTE, 1, 1},
+    {"network", HTA_SCENARIO_NETWORK, 0, 1},
+    {"no-data-loading", HTA_SCENARIO_NO_DATA_LOADING, 1, 0},
+    {"no-launch-delay", HTA_SCENARIO_NO_LAUNCH_DELAY, 1, 0},
+};
+
+void hta_scenarios_free(hta_scenario *s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++) {
+        free(s[i].first);
+        free(s[i].last);
+        free(s[i].text);
+        free(s[i].ranks);
+    }
+    free(s);
+}
+
+static int parse_rank(const char *p, char **end, int64_t *v)
+{
+    errno = 0;
+    long long x = strtoll(p, end, 10);
+    if (*end == p || errno || x < 0)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+/* RANKS ("all", or ranks and ranges separated by ','); -1 when bad or
+ * out of memory. */
+static int parse_ranks(const char *text, hta_scenario *s)
+{
+    if (strcmp(text, "all") == 0)
+        return 0;
+    size_t cap = 1;
+    for (const char *p = text; *p; p++)
+        cap += *p == ',';
+    s->first = malloc(cap * sizeof *s->first);
+    s->last = malloc(cap * sizeof *s->last);
+    if (!s->first || !s->last)
+        return -1;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        int64_t a, b;
+        if (parse_rank(p, &end, &a))
+            return -1;
+        b = a;
+        if (*end == '-' && parse_rank(end + 1, &end, &b))
+            return -1;
+        if (b < a)
+            return -1;
+        s->first[s->n_ranges] = a;
+        s->last[s->n_ranges++] = b;
+        if (*end == 0)
+            return 0;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+}
+
+static int parse_factor(const char *text, double *f)
+{
+    char *end;
+    errno = 0;
+    *f = strtod(text, &end);
+    return end == text || *end || errno || !(*f > 0) ? -1 : 0;
+}
+
+/* One spec (len bytes of text) into s; -1 when bad or out of memory. */
+static int parse_spec(const char *text, size_t len, hta_scenario *s)
+{
+    *s = (hta_scenario){.factor = 1, .text = strndup(text, len)};
+    if (!s->text)
+        return -1;
+    char *colon = strchr(s->text, ':');
+    size_t name_len = colon ? (size_t)(colon - s->text) : strlen(s->text);
+    for (size_t k = 0; k < sizeof KINDS / sizeof *KINDS; k++) {
+        if (strlen(KINDS[k].name) != name_len || strncmp(KINDS[k].name, s->text, name_len))
+            continue;
+        s->kind = KINDS[k].kind;
+        char *rest = colon ? colon + 1 : NULL;
+        if (!rest)
+            return -1;
+        char *factor = KINDS[k].takes_ranks && KINDS[k].takes_factor ? strrchr(rest, ':')
+                       : KINDS[k].takes_factor                       ? rest
+                                                                     : NULL;
+        if (factor && factor != rest)
+            *factor++ = 0;
+        if (KINDS[k].takes_factor && (!factor || parse_factor(factor, &s->factor)))
+            return -1;
+        s->ranks = strdup(KINDS[k].takes_ranks ? rest : "");
+        if (!s->ranks || (KINDS[k].takes_ranks && parse_ranks(rest, s)))
+            return -1;
+        /* rest was cut at the factor: the text is the user's again. */
+        free(s->text);
+        s->text = strndup(text, len);
+        return s->text ? 0 : -1;
+    }
+    return -1;
+}
+
+static int add_spec(const char *text, size_t len, hta_scenario *all, size_t *n, hta_error *err)
+{
+    hta_scenario *s = &all[(*n)++];
+    if (parse_spec(text, len, s) == 0)
+        return 0;
+    return hta_fail(err, "--what-if: cannot read \"%.*s\" (median:RANKS, compute:RANKS:F, "
+                         "network:F, no-data-loading:RANKS, no-launch-delay:RANKS)",
+                    (int)len, text);
+}
+
+int hta_scenarios_parse(const char *specs, hta_scenario **out, size_t *n, hta_error *err)
+{
+    const char *text = specs && *specs ? specs : "median:all";
+    size_t cap = 2;
+    for (const char *p = text; *p; p++)
+        cap += *p == ';';
+    hta_scenario *all = calloc(cap, sizeof *all);
+    *n = 0;
+    *out = all;
+    if (!all)
+        return hta_fail(err, "out of memory reading --what-if");
+    all[(*n)++] = (hta_scenario){.kind = HTA_SCENARIO_AS_MEASURED, .factor = 1,
+                                 .text = strdup("as measured"), .ranks = strdup("")};
+    if (!all[0].text || !all[0].ranks)
+        return hta_fail(err, "out of memory reading --what-if");
+    for (const char *p = text;;) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len && add_spec(p, len, all, n, err))
+            return -1;
+        if (!end)
+            return 0;
+        p = end + 1;
+    }
+}
+
+int hta_scenario_covers(const hta_scenario *s, int64_t rank)
+{
+    if (s->n_ranges == 0)
+        return 1;
+    for (size_t i = 0; i < s->n_ranges; i++)
+        if (rank >= s->first[i] && rank <= s->last[i])
+            return 1;
+    return 0;
+}
+
+int hta_scenarios_need_medians(const hta_scenario *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i].kind == HTA_SCENARIO_MEDIAN)
+            return 1;
+    return 0;
+}
