@@ -149,7 +149,7 @@ const hta_crossrank_step hta_crossrank_steps[] = {
                      T(hta_cross_steps_table)),
      .writes = TABLES(T(hta_what_if_table)),
      .frees = TABLES(T(hta_path_walk_table), T(hta_path_ends_table))},
-    {"replay", HTA_CROSSRANK_ROOT, .root = hta_replay_results,
+    {"what-if replay", HTA_CROSSRANK_ROOT, .root = hta_replay_results,
      .reads = TABLES(T(hta_replay_spans_table), T(hta_cross_steps_table)),
      .writes = TABLES(T(hta_replay_table)), .frees = TABLES(T(hta_replay_spans_table))},
     {"node statistics", HTA_CROSSRANK_ROOT, .root = hta_node_statistics,
