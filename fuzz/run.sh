@@ -4,7 +4,7 @@
 # reproducer in fuzz/regressions/, makes the seed corpus from the real
 # traces (fuzz/make_corpus.sh for the Kineto reader and the analyses,
 # fuzz/make_input_corpus.py for the Nsight SQLite, CUPTI CSV and rocprofv3
-# readers)
+# readers, hta-tracegen --flight-recorder's dumps in every encoding for fr_dump)
 # and runs each harness for SECONDS (default 60).  Fails on any crash, leak, slow input (> 10 s), out-of-memory or
 # sanitizer report; the offending input is saved under $WORK/artifacts.
 #
@@ -19,10 +19,16 @@ work="${HTA_FUZZ_WORK:-build-fuzz/work}"
 traces="${HTA_TRACES:-$(pwd)/../shared/traces}"
 
 CC=clang cmake -S . -B "$build" -DHTA_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
-targets="reader analyses nsys_sqlite cupti_csv rocprof_json"
-cmake --build "$build" -j "$(nproc)" $(for t in $targets; do echo --target fuzz_$t; done) >/dev/null
+targets="reader analyses nsys_sqlite cupti_csv rocprof_json fr_dump"
+cmake --build "$build" -j "$(nproc)" --target hta-tracegen \
+  $(for t in $targets; do echo --target fuzz_$t; done) >/dev/null
 fuzz/make_corpus.sh "$traces/hta" "$work/seeds"
 /usr/bin/python3 fuzz/make_input_corpus.py "$traces" "$work/seeds"
+mkdir -p "$work/seeds/fr_dump"
+for encoding in torch pickle2 pickle4 pickle5 json; do
+  "$build/hta-tracegen" --flight-recorder --ring 10 --encoding $encoding -o "$work/fr_$encoding"
+  cp "$work/fr_$encoding/nccl_trace_rank_0" "$work/seeds/fr_dump/$encoding"
+done
 
 status=0
 for target in $targets; do

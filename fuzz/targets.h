@@ -39,4 +39,8 @@ int hta_fuzz_cupti_csv(const uint8_t *data, size_t size);
  * JSON results (fuzz/input_targets.c). */
 int hta_fuzz_rocprof_json(const uint8_t *data, size_t size);
 
+/* The bytes are a Flight Recorder dump, pickle or JSON
+ * (fuzz/fr_dump_target.c). */
+int hta_fuzz_fr_dump(const uint8_t *data, size_t size);
+
 #endif

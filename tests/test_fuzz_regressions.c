@@ -68,7 +68,9 @@ int main(void)
     int sqlite = replay(FUZZ_DIR "/regressions/nsys_sqlite", hta_fuzz_nsys_sqlite);
     int csv = replay(FUZZ_DIR "/regressions/cupti_csv", hta_fuzz_cupti_csv);
     int rocprof_json = replay(FUZZ_DIR "/regressions/rocprof_json", hta_fuzz_rocprof_json);
-    fprintf(stderr, "%d reader, %d analyses, %d nsys_sqlite, %d cupti_csv and %d rocprof_json "
-            "reproducers replayed\n", reader, analyses, sqlite, csv, rocprof_json);
-    return reader > 0 && analyses > 0 && sqlite > 0 && csv >= 0 && rocprof_json >= 0 ? 0 : 1;
+    int fr = replay(FUZZ_DIR "/regressions/fr_dump", hta_fuzz_fr_dump);
+    fprintf(stderr, "%d reader, %d analyses, %d nsys_sqlite, %d cupti_csv, %d rocprof_json and "
+            "%d fr_dump reproducers replayed\n", reader, analyses, sqlite, csv, rocprof_json, fr);
+    return reader > 0 && analyses > 0 && sqlite > 0 && csv >= 0 && rocprof_json >= 0 && fr >= 0
+               ? 0 : 1;
 }

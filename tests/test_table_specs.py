@@ -138,7 +138,7 @@ def strip_comments(text):
 # a key of the trace's JSON, or a value put into a cell.
 NOT_A_TABLE = re.compile(r'"\s*,\s*(?:HTA_COL_|hta_\w+\s*\}|\.run\w*\s*=|\w+_argument)')
 OPTION_ENTRY = re.compile(r'\b[A-Z]+\(\w+,\s*\w+,\s*$')  # settings/settings.h
-JSON_KEY = re.compile(r'cJSON_\w+\([^,()]+,\s*$')
+JSON_KEY = re.compile(r'(?:cJSON_\w+|hta_pdict_get)\([^,()]+,\s*$')  # a key of an input
 
 
 def table_name_uses(text, table_names):

@@ -24,6 +24,7 @@
 #include "tracegen_common.h"
 #include "tracegen_ddp.h"
 #include "tracegen_delay.h"
+#include "tracegen_fr.h"
 #include "tracegen_flops.h"
 #include "tracegen_graphs.h"
 #include "tracegen_groups.h"
@@ -96,6 +97,11 @@ static const char USAGE[] =
     "                           --graph-sync: a device synchronize ends each\n"
     "                           step's launches),\n"
     "                           the answer in DIR.graphs_truth.json\n"
+    "  --flight-recorder        instead: the NCCL Flight Recorder dumps of a hung\n"
+    "                           job of 8 ranks, one fault per process group (only\n"
+    "                           -o, --encoding torch|pickle2..pickle5|json, --ring N:\n"
+    "                           each rank keeps its last N entries, --missing R: no\n"
+    "                           dump of rank R), the answer in DIR.fr_truth.json\n"
     "  -h, --help               show this help and exit\n"
     "\n"
     "Each step runs 3 compute phases, each followed by an NCCL all-reduce; a rank\n"
@@ -336,6 +342,7 @@ static const struct {
     {"--graphs", tracegen_graphs_main},
     {"--jitter-data-loading-truth", tracegen_jitter_main},
     {"--delay-truth", tracegen_delay_main},
+    {"--flight-recorder", tracegen_fr_main},
     {"--jitter-compute-truth", tracegen_jitter_main},
 };
 

@@ -13,7 +13,9 @@ wait per process group and kind, send/recv waits per group, the wait per
 rank and step, the all-to-all matrix and the bubble per pipeline stage.
 The roofline plots each GEMM, convolution and attention op shape of
 /op_perf at its arithmetic intensity and median TFLOPS over the ranks,
-under the roofs of the GPU's peaks (one per element type present)."""
+under the roofs of the GPU's peaks (one per element type present).  When
+the run read NCCL Flight Recorder dumps, their hang diagnosis comes right
+after the ranks."""
 import argparse
 import math
 import os
@@ -73,6 +75,27 @@ def stragglers_html(path):
     rows = [[(esc(s.rank), False), (number(s.score), False), (esc(s.reasons), True)]
             for s in st.itertuples(index=False)]
     return table_html(["rank", "score", "reasons"], rows)
+
+
+def hang_html(path):
+    """The findings of /fr_findings, group by group (the NCCL Flight Recorder
+    dumps' hang diagnosis); nothing when the run read no dump."""
+    if "fr_ranks" not in results.tables(path):
+        return ""
+    if "fr_findings" not in results.tables(path):
+        return "<p>No finding: every group's members agree and none is stuck.</p>"
+    fs = results.load(path, "fr_findings")
+    if fs.empty:
+        return "<p>No finding: every group's members agree and none is stuck.</p>"
+    rows = [[(esc(f"{f.group} ({f.desc})"), True), (esc(f.kind), True),
+             (esc(f.seq if f.seq >= 0 else ""), False), (esc(f.op), True),
+             (esc(f.culprit_ranks or "cannot tell"), True), (esc(f.waiting_ranks), True),
+             (esc(f.detail), True), (esc(f.culprit_frames), True)]
+            for f in fs.itertuples(index=False)]
+    return (table_html(["group", "finding", "seq", "op", "culprit ranks", "waiting ranks",
+                        "detail", "what to look at: the culprit's entry and stack"], rows) +
+            '<p class="note">culprits: the members outside the majority of the group, or '
+            "behind the seq the others enqueued; /fr_collectives has every collective.</p>")
 
 
 def grid_svg(rows, columns, values, unit, what):
@@ -373,6 +396,7 @@ def render(path):
          '<p class="note">compute, idle, non-compute: HTA\'s temporal breakdown; '
          "communication: share of the GPU span with a communication kernel running "
          "(alone or overlapping compute); red rank: flagged below.</p>"),
+        ("Hang diagnosis (NCCL Flight Recorder)", hang_html(path)),
         ("Outliers", outliers_html(results.load(path, "outliers"))),
         ("Stragglers", stragglers_html(path)),
     ]

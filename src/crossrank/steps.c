@@ -10,8 +10,9 @@
  * "collective_wait"; the delay costs, which read "stragglers"; the job's
  * critical path, then the what-if on it, which reads the delay costs and
  * the step comparison; the replay's rows, which read the step comparison;
- * and the nodes last, because they read every flag
- * in "outliers".  The order is checked against the declarations by
+ * the nodes, because they read every flag in "outliers"; and the hang
+ * diagnosis of Flight Recorder dumps, which reads only the dumps' tables.
+ * The order is checked against the declarations by
  * tests/test_crossrank_steps.c. */
 #include "crossrank/steps.h"
 
@@ -19,6 +20,7 @@
 #include "analysis/collectives.h"
 #include "analysis/comm_ops.h"
 #include "analysis/critical_path.h"
+#include "analysis/fr_rows.h"
 #include "analysis/kernel_breakdown.h"
 #include "analysis/kernel_sequences.h"
 #include "analysis/op_perf.h"
@@ -28,6 +30,7 @@
 #include "analysis/steps.h"
 #include "crossrank/collective_exchange.h"
 #include "crossrank/compare/collective_wait.h"
+#include "crossrank/compare/hang_diagnosis.h"
 #include "crossrank/compare/kernel_comparison.h"
 #include "crossrank/compare/kernel_type_totals.h"
 #include "crossrank/compare/name_comparison.h"
@@ -155,6 +158,11 @@ const hta_crossrank_step hta_crossrank_steps[] = {
     {"node statistics", HTA_CROSSRANK_ROOT, .root = hta_node_statistics,
      .reads = TABLES(T(hta_rank_metrics_table), T(hta_outliers_table)),
      .writes = TABLES(T(hta_nodes_table), T(hta_node_metrics_table)), .frees = NONE},
+    {"hang diagnosis", HTA_CROSSRANK_ROOT, .root_fixed = hta_hang_diagnosis,
+     .reads = TABLES(T(hta_fr_entries_table), T(hta_fr_members_table), T(hta_fr_ranks_table)),
+     .writes = TABLES(T(hta_fr_groups_table), T(hta_fr_collectives_table),
+                      T(hta_fr_findings_table)),
+     .frees = NONE},
 };
 const size_t hta_n_crossrank_steps = sizeof hta_crossrank_steps / sizeof *hta_crossrank_steps;
 

@@ -22,6 +22,7 @@
 #include "output/p2p_report.h"
 #include "output/summary.h"
 #include "output/critical_path_summary.h"
+#include "output/hang_report.h"
 #include "output/job_path_summary.h"
 #include "output/summary_ops.h"
 
@@ -398,5 +399,6 @@ void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
     hta_print_ops_summary(set);
     hta_print_critical_path_summary(set);
     hta_print_job_path_summary(set);
+    hta_print_hang_report(set);
     printf("\nResults: %s\n", opt->path);
 }

@@ -4,6 +4,7 @@
  * abort, so every other rank's results survive. */
 #include "run/analyse_file.h"
 
+#include "analysis/fr_rows.h"
 #include "analysis/graph_launches.h"
 #include "analysis/ranks_table.h"
 #include "model/hta_rounding.h"
@@ -63,9 +64,43 @@ static int trace_threads(const hta_trace *t, const hta_settings *opt)
     return t->n_events >= min_events ? opt->run.threads : 1;
 }
 
+/* A Flight Recorder dump: its rows for the hang diagnosis
+ * (analysis/fr_rows.h) and its row of /ranks, whose events are its
+ * entries. */
+static int analyse_dump(const char *path, uint64_t bytes, int64_t file_index, int process,
+                        const hta_settings *opt, hta_tableset *out)
+{
+    hta_trace_report r = {.bytes = bytes, .claimed_rank = -1, .rank_source = "fallback",
+                          .status = "failed", .error = "", .world_size = -1,
+                          .first_ts_us = NAN, .last_ts_us = NAN, .input_notes = "",
+                          .host = "", .input_format = HTA_FR_INPUT_FORMAT};
+    hta_error err = {{0}};
+    double t0 = hta_monotonic_seconds();
+    hta_fr_dump dump;
+    int parsed = hta_fr_dump_read(path, &dump, &err) == 0;
+    r.claimed_rank = hta_fr_claimed_rank(parsed ? &dump : NULL, path);
+    if (r.claimed_rank >= 0)
+        r.rank_source = parsed && dump.rank >= 0 ? "recorded" : "file_name";
+    r.parse_seconds = hta_monotonic_seconds() - t0;
+    if (parsed) {
+        r.events = dump.n_entries;
+        r.status = "ok";
+        if (hta_fr_put_rows(&dump, path, file_index, r.claimed_rank, out)) {
+            r.status = "failed";
+            r.error = "out of memory keeping the dump's entries";
+        }
+        hta_fr_dump_free(&dump);
+    } else
+        r.error = err.text;
+    return hta_put_ranks_row(out, file_index, process, opt->run.threads, path, &r);
+}
+
 int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
                      int process, const hta_settings *opt, hta_tableset *out)
 {
+    if (opt->read.input_format == HTA_INPUT_AUTO && hta_fr_dump_file_sniff(path))
+        return analyse_dump(path, bytes, file_index, process, opt, out);
+
     hta_trace_report r = {.bytes = bytes, .claimed_rank = -1, .rank_source = "fallback",
                      .status = "failed", .error = "", .world_size = -1,
                      .first_ts_us = NAN, .last_ts_us = NAN};

@@ -5,6 +5,7 @@
 #include "run/discover.h"
 
 #include "parse/device_entry.h"
+#include "parse/fr_dump.h"
 #include "parse/input_reader.h"
 
 #include <dirent.h>
@@ -27,6 +28,16 @@ static int has_suffix(const char *s, const char *suffix)
 static int is_trace_name(const char *name, int format)
 {
     return name[0] != '.' && hta_input_reader_listing(name, (hta_input_format)format) != NULL;
+}
+
+/* A Flight Recorder dump (parse/fr_dump.h), recognised by content when
+ * --input-format leaves it to content: torch names it <prefix><rank>, so
+ * only a name ending in a digit is opened to look. */
+static int is_fr_dump(const char *path, const char *name, int format)
+{
+    size_t n = strlen(name);
+    return format == HTA_INPUT_AUTO && name[0] != '.' && n && name[n - 1] >= '0' &&
+           name[n - 1] <= '9' && hta_fr_dump_file_sniff(path);
 }
 
 /* The bytes of a trace folder's files (its size for assignment). */
@@ -96,7 +107,9 @@ static int scan_directory(const char *dir, int recursive, int format, hta_file_l
                 rc = hta_fail(err, "out of memory while listing %s", dir);
         } else if (found && S_ISDIR(st.st_mode) && recursive)
             rc = scan_directory(path, recursive, format, list, err);
-        else if ((!found || !S_ISDIR(st.st_mode)) && is_trace_name(entry->d_name, format) &&
+        else if ((!found || !S_ISDIR(st.st_mode)) &&
+                 (is_trace_name(entry->d_name, format) ||
+                  (found && is_fr_dump(path, entry->d_name, format))) &&
                  add_file(list, path, found ? (uint64_t)st.st_size : 0))
             rc = hta_fail(err, "out of memory while listing %s", dir);
         free(path);

@@ -18,18 +18,26 @@
 #include "analysis/ranks_table.h"
 #include "crossrank/exchange/hosts.h"
 #include "numerics/bounds.h"
+#include "parse/fr_dump.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 
+/* A Flight Recorder dump holds the same rank as that rank's trace beside
+ * it: dumps and traces claim ranks apart. */
+static int is_dump_row(const hta_cell *row)
+{
+    return strcmp(row[HTA_RANKS_INPUT_FORMAT].s, HTA_FR_INPUT_FORMAT) == 0;
+}
+
 static int claimed_before(const hta_table *ranks, size_t upto, long claimed_col,
-                          int64_t rank, size_t *holder)
+                          int64_t rank, int dump, size_t *holder)
 {
     for (size_t j = 0; j < upto; j++) {
         const hta_cell *row = hta_table_row(ranks, j);
-        if (row[claimed_col].i == rank) {
+        if (row[claimed_col].i == rank && is_dump_row(row) == dump) {
             *holder = j;
             return 1;
         }
@@ -37,10 +45,10 @@ static int claimed_before(const hta_table *ranks, size_t upto, long claimed_col,
     return 0;
 }
 
-static int rank_is_claimed(const hta_table *ranks, long claimed_col, int64_t rank)
+static int rank_is_claimed(const hta_table *ranks, long claimed_col, int64_t rank, int dump)
 {
     size_t unused;
-    return claimed_before(ranks, ranks->n_rows, claimed_col, rank, &unused);
+    return claimed_before(ranks, ranks->n_rows, claimed_col, rank, dump, &unused);
 }
 
 static void set_failed(hta_cell *row, long status_col, long error_col, const char *error)
@@ -62,7 +70,9 @@ static int assign_ranks(hta_table *ranks, hta_rank_map *map)
         hta_cell *row = hta_table_row(ranks, i);
         int64_t file_index = row[0].i;
         size_t holder;
-        if (row[claimed].i >= 0 && claimed_before(ranks, i, claimed, row[claimed].i, &holder)) {
+        int dump = is_dump_row(row);
+        if (row[claimed].i >= 0 &&
+            claimed_before(ranks, i, claimed, row[claimed].i, dump, &holder)) {
             char msg[1024];
             snprintf(msg, sizeof msg, "%s: rank %lld is also claimed by %s",
                      row[file].s, (long long)row[claimed].i,
@@ -73,7 +83,7 @@ static int assign_ranks(hta_table *ranks, hta_rank_map *map)
             continue;
         }
         if (row[claimed].i < 0) {
-            while (rank_is_claimed(ranks, claimed, next_free))
+            while (rank_is_claimed(ranks, claimed, next_free, dump))
                 next_free++;
             row[0].i = next_free++;
             free(row[source].s);
@@ -124,6 +134,11 @@ int64_t *hta_rank_map_kept_ranks(const hta_rank_map *map, size_t *n)
         if (map->rank_of_file[f] >= 0)
             kept[(*n)++] = map->rank_of_file[f];
     qsort(kept, *n, sizeof *kept, compare_rank);
+    size_t unique = 0;   /* a rank's trace and its Flight Recorder dump */
+    for (size_t i = 0; i < *n; i++)
+        if (unique == 0 || kept[unique - 1] != kept[i])
+            kept[unique++] = kept[i];
+    *n = unique;
     return kept;
 }
 

@@ -17,6 +17,7 @@
 #include "analysis/critical_path.h"
 #include "analysis/cupti_counters.h"
 #include "analysis/detail_tables.h"
+#include "analysis/fr_rows.h"
 #include "analysis/gpu_gaps.h"
 #include "analysis/graph_launches.h"
 #include "analysis/idle_time.h"
@@ -38,6 +39,7 @@
 #include "crossrank/exchange/all_to_all.h"
 #include "crossrank/exchange/collective_groups.h"
 #include "crossrank/compare/collective_wait.h"
+#include "crossrank/compare/hang_diagnosis.h"
 #include "crossrank/exchange/comm_catalog.h"
 #include "crossrank/compare/kernel_comparison.h"
 #include "crossrank/compare/kernel_type_totals.h"
@@ -130,6 +132,10 @@ static const hta_table_spec *const SPECS[] = {
     &hta_node_clocks_table,
     &hta_clock_shifts_table,
     &hta_timeline_table,
+    &hta_fr_ranks_table,
+    &hta_fr_groups_table,
+    &hta_fr_collectives_table,
+    &hta_fr_findings_table,
     &hta_detail_launches_table,
     &hta_detail_queue_length_table,
     &hta_detail_memory_bw_table,
@@ -144,6 +150,8 @@ static const hta_table_spec *const SPECS[] = {
     &hta_catalog_kinds_table,
     &hta_collective_kernels_table,
     &hta_comm_ops_table,
+    &hta_fr_entries_table,
+    &hta_fr_members_table,
     &hta_group_missing_table,
     &hta_group_waits_table,
     &hta_instance_stats_table,
