@@ -71,6 +71,8 @@ def small_export(src, dst, rows):
     db = sqlite3.connect(f"file:{src}?mode=ro&immutable=1", uri=True)
     db.text_factory = bytes
     schema = tables_of(db)
+    if os.path.exists(dst):
+        os.remove(dst)                      # an earlier, larger cut or another export
     out = sqlite3.connect(dst)
     out.execute("PRAGMA page_size = 512")
     strings = set()

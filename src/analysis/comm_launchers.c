@@ -138,7 +138,8 @@ static int collect_labels(hta_comm_launchers *l, uint8_t *by_name)
         l->labels[l->n++] = (hta_comm_label){key_of(l, e, gpu_annotation), e->ts_ns,
                                              hta_event_end(e), kind};
     }
-    qsort(l->labels, l->n, sizeof *l->labels, compare_labels);
+    if (l->n) /* labels is NULL without any; qsort wants non-NULL */
+        qsort(l->labels, l->n, sizeof *l->labels, compare_labels);
     return 0;
 }
 
