@@ -4,8 +4,10 @@ vs kernel_breakdown.csv (and vs kernel_breakdown_all.csv with HTA's
 untruncated options), /kernel_type_breakdown vs kernel_type_breakdown.csv;
 HTA's own fold (its pandas code, run here) for other options; hand-built
 traces for what the CSVs do not show (counts, OTHER kernels, three-way
-overlaps, ties at the top-k cut)."""
+overlaps, ties at the top-k cut, combinations HTA lists at 0)."""
 import math
+
+import numpy as np
 
 import pandas as pd
 
@@ -246,7 +248,75 @@ def test_top_view_ties_beyond_16_names_like_pandas():
     compare_rows(table(out, "/kernels_top"), want, "40 tied names", EXACT)
 
 
+def memcpy(ts, dur, stream=8):
+    e = gpu_kernel("Memcpy HtoD (Pageable -> Device)", ts, dur, stream)
+    e["cat"] = "gpu_memcpy"
+    return e
+
+
+def hta_kernel_type_time(events):
+    """HTA 0.6.1's _get_gpu_kernel_type_time (breakdown_analysis.py) with
+    its merge_kernel_intervals, run here on the events with pandas: per
+    type the merged intervals' starts, then ends, appended and the whole
+    list re-sorted (pandas' unstable sort); every running combination is
+    a row, with the time to the next point, 0 for one passed at a tie."""
+    kernels = pd.DataFrame({"ts": [e["ts"] for e in events], "dur": [e["dur"] for e in events],
+                            "kernel_type": ["MEMORY" if e["cat"] == "gpu_memcpy" else
+                                            "COMMUNICATION" if "nccl" in e["name"] else
+                                            "COMPUTATION" for e in events]})
+    sweep = pd.DataFrame({"status": pd.Series(dtype="str"), "time": pd.Series(dtype="int")})
+    names = {}
+    for idx, kernel_type in enumerate(["COMPUTATION", "COMMUNICATION", "MEMORY"]):
+        names[1 << idx] = kernel_type
+        k = kernels[kernels.kernel_type.eq(kernel_type)].copy()
+        k.sort_values(by="ts", inplace=True)
+        k["end"] = k["ts"] + k["dur"]
+        k["group"] = (k["ts"] > k["end"].shift().cummax()).cumsum()
+        merged = k.groupby("group", as_index=False).agg({"ts": "min", "end": "max"}).drop(
+            ["group"], axis=1).sort_values(by="ts")
+        sweep = pd.concat([sweep, merged.melt(var_name="status", value_name="time").replace(
+            {"ts": 1 << idx, "end": -(1 << idx)})]).sort_values(by="time").reset_index(drop=True)
+    sweep["running"] = sweep["status"].cumsum()
+    sweep["next_time"] = sweep["time"].shift(-1)
+    sweep = sweep[sweep["running"] > 0]
+    label = {r: " overlapping ".join(n for b, n in names.items() if r & b)
+             for r in sweep["running"].unique()}
+    dur = sweep["next_time"] - sweep["time"]
+    return dur.groupby(sweep["running"].map(label)).sum().to_dict()
+
+
+def test_combinations_at_zero_like_hta():
+    """A combination the sweep passes through only at a tie is HTA's row at
+    0: a copy ending as a kernel starts makes "COMPUTATION overlapping
+    MEMORY" for no time (HTA's stable order below 17 points puts the
+    kernel's start first), a kernel ending as a copy starts does not; with
+    many ties (numpy's quicksort then decides) every row and sum is HTA's."""
+    rng = np.random.default_rng(7)
+    many = []
+    for i in range(60):
+        ts = int(rng.integers(0, 40)) * 10
+        many.append(memcpy(ts, int(rng.integers(0, 3)) * 10) if i % 3 else
+                    gpu_kernel("gemm" if i % 2 else "ncclKernel_AllReduce", ts,
+                               int(rng.integers(1, 4)) * 10, stream=7 + i % 2))
+    cases = {"copy then kernel": [memcpy(0, 10), gpu_kernel("gemm", 10, 10)],
+             "kernel then copy": [gpu_kernel("gemm", 0, 10), memcpy(10, 10)],
+             "many ties": many}
+    zero_rows = 0
+    for what, events in cases.items():
+        out, _ = analyse(write_ranks({0: events}))
+        got = {r.kernel_type: r.sum_us for r in table(out, "/kernel_type_by_rank").itertuples()}
+        want = hta_kernel_type_time(events)
+        assert got == as_floats(want), (what, got, want)
+        zero_rows += sum(v == 0 for v in want.values())
+    assert "COMPUTATION overlapping MEMORY" in hta_kernel_type_time(cases["copy then kernel"])
+    assert zero_rows >= 2, "no case has a row at 0: the test would not tell"
+
+
+def as_floats(d):
+    return {k: float(v) for k, v in d.items()}
+
+
 if __name__ == "__main__":
     main([make_folder_test(f) for f in FOLDERS] + [make_untruncated_test(f) for f in FOLDERS] +
          [test_other_options_fold_like_hta, test_known_answers, test_top_view_fold,
-          test_top_view_ties_beyond_16_names_like_pandas])
+          test_top_view_ties_beyond_16_names_like_pandas, test_combinations_at_zero_like_hta])

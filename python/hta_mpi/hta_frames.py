@@ -133,12 +133,15 @@ def idle_time(idle, ranks, streams):
     """get_idle_time_breakdown's two frames for the given ranks: the
     breakdown (index 0.. per rank, as HTA concatenates them) and the
     interval statistics (indexed by idle_category), both rounded to 2
-    decimals like HTA's."""
+    decimals like HTA's.  Streams come in the table's order (HTA's: that
+    of their first event in the trace), or in the order given."""
     parts, stats = [], []
     for rank in ranks:
         g = idle[idle["rank"] == rank]
         if streams:
+            # HTA walks the streams in the order given.
             g = g[g.stream.isin(streams)]
+            g = g.iloc[np.argsort([list(streams).index(s) for s in g.stream], kind="stable")]
         parts.append(pd.DataFrame({"rank": g["rank"], "stream": g.stream,
                                    "idle_category": g.idle_category,
                                    "idle_time": g.idle_time_us,

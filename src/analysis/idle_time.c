@@ -12,8 +12,10 @@
  * Per (stream, category): the total, its share of the stream's idle time,
  * and count / mean / std / quartiles of the gaps.  The rows are HTA's:
  * "other" always (HTA files the first event, which has no gap, there),
- * host_wait and kernel_wait only when they occur.  Ratios stay unrounded;
- * HTA rounds them to 2 decimals. */
+ * host_wait and kernel_wait only when they occur.  Streams come in HTA's
+ * order, that of their first event in the trace (HTA lists the stream
+ * column's unique values).  Ratios stay unrounded; HTA rounds them to 2
+ * decimals. */
 #include "analysis/idle_time.h"
 
 #include "model/stream_work.h"
@@ -113,6 +115,37 @@ static int emit_metrics(hta_tableset *out, int64_t rank_key, const int64_t *tota
            hta_emit_metric(out, rank_key, "idle_other_us", hta_ns_to_us(total_ns[OTHER]));
 }
 
+/* A stream and its first event in trace order (trace->events is in trace
+ * order, so the lowest address). */
+typedef struct first_event {
+    const hta_event *first;
+    size_t stream;
+} first_event;
+
+static int by_first_event(const void *a, const void *b)
+{
+    const hta_event *x = ((const first_event *)a)->first, *y = ((const first_event *)b)->first;
+    return (x > y) - (x < y);
+}
+
+/* The streams of work in the order their first events come in the trace;
+ * NULL when out of memory. */
+static first_event *in_trace_order(const hta_stream_work_set *work)
+{
+    first_event *order = malloc((work->n_streams + 1) * sizeof *order);
+    if (!order)
+        return NULL;
+    for (size_t s = 0; s < work->n_streams; s++) {
+        const hta_stream_work *w = &work->streams[s];
+        order[s] = (first_event){w->n ? w->events[0] : NULL, s};
+        for (size_t i = 1; i < w->n; i++)
+            if (w->events[i] < order[s].first)
+                order[s].first = w->events[i];
+    }
+    qsort(order, work->n_streams, sizeof *order, by_first_event);
+    return order;
+}
+
 static int breakdown(const hta_rank_view *v, const hta_analysis_settings *opt,
                      const hta_stream_work_set *work, hta_tableset *out)
 {
@@ -124,13 +157,17 @@ static int breakdown(const hta_rank_view *v, const hta_analysis_settings *opt,
     int rc = t ? 0 : -1;
     for (int c = 0; c < N_CATEGORIES && rc == 0; c++)
         rc = (g.us[c] = hta_large_malloc(longest * sizeof *g.us[c])) ? 0 : -1;
+    first_event *order = rc == 0 ? in_trace_order(work) : NULL;
+    rc = order ? rc : -1;
     int64_t rank_total[N_CATEGORIES] = {0};
-    for (size_t s = 0; s < work->n_streams && rc == 0; s++) {
-        collect_gaps(v, &work->streams[s], opt->consecutive_kernel_delay_us * 1000.0, &g);
+    for (size_t k = 0; k < work->n_streams && rc == 0; k++) {
+        const hta_stream_work *w = &work->streams[order[k].stream];
+        collect_gaps(v, w, opt->consecutive_kernel_delay_us * 1000.0, &g);
         for (int c = 0; c < N_CATEGORIES; c++)
             rank_total[c] = hta_add_saturating(rank_total[c], g.total_ns[c]);
-        rc = add_stream_rows(t, v->rank_key, work->streams[s].stream, &g);
+        rc = add_stream_rows(t, v->rank_key, w->stream, &g);
     }
+    free(order);
     for (int c = 0; c < N_CATEGORIES; c++)
         free(g.us[c]);
     return rc ? rc : emit_metrics(out, v->rank_key, rank_total);

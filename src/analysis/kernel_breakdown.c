@@ -18,11 +18,13 @@
  * - "kernel_type_by_rank": exclusive time of each non-empty combination of
  *   COMPUTATION, COMMUNICATION and MEMORY being active, named as HTA names
  *   them ("COMPUTATION overlapping COMMUNICATION"); OTHER kernels take no
- *   part, as in HTA.  The root sums it over ranks (crossrank/
- *   kernel_type_totals.c).
+ *   part, as in HTA.  Combinations HTA's sweep passes through without
+ *   time are rows at 0, as in HTA (analysis/kernel_type_masks.h).  The
+ *   root sums it over ranks (crossrank/compare/kernel_type_totals.c).
  * Rows come in HTA's order within a rank: by kernel type name, then name. */
 #include "analysis/kernel_breakdown.h"
 
+#include "analysis/kernel_type_masks.h"
 #include "numerics/argsort.h"
 #include "numerics/stats.h"
 #include "util/large_alloc.h"
@@ -316,18 +318,24 @@ static int put_type_rows(hta_tableset *out, const hta_rank_view *v)
 {
     int64_t by_mask[1u << N_ANALYSED_TYPES];
     hta_intervals_exclusive(v->unions.of, v->unions.n, N_ANALYSED_TYPES, by_mask);
+    uint32_t timed = 0, seen;
+    for (unsigned mask = 1; mask < (1u << N_ANALYSED_TYPES); mask++)
+        timed |= by_mask[mask] > 0 ? 1u << mask : 0;
+    if (hta_kernel_type_masks_like_hta(v->unions.of, v->unions.n, N_ANALYSED_TYPES, timed,
+                                       &seen))
+        return -1;
     hta_table *t = hta_tableset_table(out, &hta_kernel_type_by_rank_table);
     if (!t)
         return -1;
     for (unsigned mask = 1; mask < (1u << N_ANALYSED_TYPES); mask++) {
-        if (by_mask[mask] <= 0)
+        if (!(seen & (1u << mask)))
             continue;
         char name[128];
         combination_name(mask, name, sizeof name);
         hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, v->rank_key);
         hta_row_put_str(&row, name);
-        hta_row_put_f64(&row, hta_ns_to_us(by_mask[mask]));
+        hta_row_put_f64(&row, hta_ns_to_us(by_mask[mask] > 0 ? by_mask[mask] : 0));
         if (hta_row_done(&row))
             return -1;
     }
