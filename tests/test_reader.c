@@ -500,6 +500,91 @@ static void check_chunking_never_changes_events(const char *path, char *data, si
     hta_trace_free(&whole);
 }
 
+/* Kineto's own layout, whose separators, keys and braces the reader
+ * takes in one compare each, and layouts just off it (indentation one
+ * space longer or shorter, a tab, no space, members swapped, one left
+ * out): every event reads to the values it was written with, in every
+ * chunk size, so that a buffer boundary falls at each byte. */
+static void test_kineto_layout_and_near_misses(void)
+{
+    enum { MEMBERS = 8 };
+    static const char *const kineto_sep[MEMBERS + 1] = {
+        "{\n    ", ", ", ", ", ", ", ", ", ",\n    ", ", ", ",\n    ", "\n  }"};
+    static const char *const other_sep[] = {",\n     ", ",\n   ", ",\t", ",", ", \n    "};
+    static const char *const other_open[] = {"{\n     ", "{\n   ", "{ ", "{"};
+    static const char *const other_close[] = {"\n   }", "\n     }", "}", " \n  }"};
+    hta_buf json = {0};
+    CHECK(hta_buf_append(&json, "[\n  ", 4) == 0, "append");
+    int events = 0;
+    /* variant 0: Kineto's; then each separator changed, each neighbour
+     * pair swapped, pid or tid left out, the args opened or closed
+     * otherwise */
+    for (int variant = 0; variant < 1 + MEMBERS * 5 + MEMBERS + 2 + 8; variant++, events++) {
+        char member[MEMBERS][128];
+        int i = events;
+        snprintf(member[0], 128, "\"ph\": \"X\"");
+        snprintf(member[1], 128, "\"cat\": \"kernel\"");
+        snprintf(member[2], 128, "\"name\": \"k%d\"", i);
+        snprintf(member[3], 128, "\"pid\": 0");
+        snprintf(member[4], 128, "\"tid\": 7");
+        snprintf(member[5], 128, "\"ts\": %d", 1000 + i);
+        snprintf(member[6], 128, "\"dur\": 5");
+        const char *args_open = "{\n      ", *args_close = "\n    }";
+        int v = variant - 1;
+        if (v >= MEMBERS * 5 + MEMBERS + 2 && v < MEMBERS * 5 + MEMBERS + 6)
+            args_open = other_open[v - (MEMBERS * 5 + MEMBERS + 2)];
+        else if (v >= MEMBERS * 5 + MEMBERS + 6)
+            args_close = other_close[v - (MEMBERS * 5 + MEMBERS + 6)];
+        snprintf(member[7], 128, "\"args\": %s\"stream\": 7, \"correlation\": %d%s", args_open,
+                 100 + i, args_close);
+        const char *sep[MEMBERS + 1];
+        memcpy(sep, kineto_sep, sizeof sep);
+        int order[MEMBERS] = {0, 1, 2, 3, 4, 5, 6, 7}, skip = -1;
+        if (v >= 0 && v < MEMBERS * 5) {
+            int k = v / 5;
+            sep[k] = k == 0 ? other_open[v % 4] : other_sep[v % 5];
+        } else if (v >= MEMBERS * 5 && v < MEMBERS * 5 + MEMBERS - 1) {
+            int k = v - MEMBERS * 5;
+            order[k] = k + 1;
+            order[k + 1] = k;
+        } else if (v >= MEMBERS * 5 + MEMBERS - 1 && v < MEMBERS * 5 + MEMBERS + 2) {
+            skip = 3 + (v - (MEMBERS * 5 + MEMBERS - 1)) % 2;
+        }
+        if (events)
+            CHECK(hta_buf_append(&json, ",\n  ", 4) == 0, "append");
+        for (int k = 0; k < MEMBERS; k++) {
+            if (order[k] == skip)
+                continue;
+            const char *s = sep[k];
+            CHECK(hta_buf_append(&json, s, strlen(s)) == 0 &&
+                      hta_buf_append(&json, member[order[k]], strlen(member[order[k]])) == 0,
+                  "append");
+        }
+        CHECK(hta_buf_append(&json, sep[MEMBERS], strlen(sep[MEMBERS])) == 0, "append");
+    }
+    CHECK(hta_buf_append(&json, "\n]\n", 3) == 0, "append");
+    for (size_t chunk = 0; chunk <= 80; chunk += chunk < 24 ? 1 : 19) {
+        hta_trace t;
+        hta_error err = {{0}};
+        int rc = hta_read_trace_memory(json.data, json.len, chunk, "layout", &t, &err);
+        CHECK(rc == 0 && t.n_events == (size_t)events, "chunk %zu: %zu events: %s", chunk,
+              rc ? 0 : t.n_events, err.text);
+        for (size_t i = 0; rc == 0 && i < t.n_events; i++) {
+            const hta_event *e = &t.events[i];
+            char name[32];
+            snprintf(name, sizeof name, "k%zu", i);
+            CHECK(e->ts_ns == (int64_t)(1000 + i) * 1000 && e->dur_ns == 5000 &&
+                      hta_event_is_gpu(e) && e->stream == 7 &&
+                      hta_event_correlation(&t, e) == (int64_t)(100 + i) &&
+                      strcmp(hta_event_name(&t, e), name) == 0,
+                  "chunk %zu: event %zu", chunk, i);
+        }
+        if (rc == 0)
+            hta_trace_free(&t);
+    }
+    hta_buf_free(&json);
+}
+
 /* The lexer's shortcuts give what the general paths give: a line break
  * with 0 to 20 spaces of indentation before each member (the shortcut
  * reads 16 of them in one block), any other whitespace,
@@ -708,6 +793,7 @@ int main(int argc, char **argv)
     test_escapes_are_decoded();
     test_malformed_inputs_fail_with_offsets();
     test_indentation_and_skipped_arrays();
+    test_kineto_layout_and_near_misses();
     test_nonfinite_literals();
     test_times_out_of_bounds();
     test_op_arguments_kept_as_written();

@@ -508,6 +508,33 @@ static inline long lx_plain_key_length(const lexer *lx)
     return q && lx->end - q >= 2 && q[1] == ':' ? q - start : -1;
 }
 
+/* Whether the n bytes (n <= 16) at the current position are those of
+ * lit, which is readable for 16 bytes and holds no NUL.  One 16-byte
+ * compare: the padding keeps the load in bounds, and as the byte at
+ * lx->end is a NUL, a match ends inside the buffer.  A reader that knows
+ * how its writer lays out members takes a separator, whitespace and the
+ * next key at once. */
+static inline int lx_is_at(const lexer *lx, const char *lit, unsigned n)
+{
+#ifdef __SSE2__
+    unsigned same = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)lx->p), _mm_loadu_si128((const __m128i *)lit)));
+    unsigned want = (1u << n) - 1;
+    return (same & want) == want;
+#else
+    return memcmp(lx->p, lit, n) == 0;
+#endif
+}
+
+/* lx_is_at, and the bytes consumed when so. */
+static inline int lx_take_literal(lexer *lx, const char *lit, unsigned n)
+{
+    if (!lx_is_at(lx, lit, n))
+        return 0;
+    lx->p += n;
+    return 1;
+}
+
 /* Enters an object or array: 1 when it has members, 0 when empty, -1 on
  * error.  Inline: every event opens one or two. */
 static inline int lx_open(lexer *lx, char open, char close, const char *what)

@@ -521,11 +521,23 @@ static inline args_key read_args_key(lexer *lx, int *string)
     return lx_read_key(lx) ? ARGS_ERROR : args_key_of(lx, string);
 }
 
+/* How Kineto opens an event's args, up to the first key's quote, and
+ * closes them (its line breaks and indentation): each taken in one
+ * compare; any other layout token by token, to the same result. */
+static const char kineto_args_open[16] = "{\n      \"";
+#define KINETO_ARGS_OPEN_LEN 9
+static const char kineto_args_close[16] = "\n    }";
+#define KINETO_ARGS_CLOSE_LEN 6
+
 static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
 {
     if (lx_peek_token(lx) != '{')
         return lx_skip_value(lx);
-    int more = lx_open(lx, '{', '}', "expected '{'");
+    int more = 1;
+    if (lx_is_at(lx, kineto_args_open, KINETO_ARGS_OPEN_LEN))
+        lx->p += KINETO_ARGS_OPEN_LEN - 1; /* to the key's opening quote */
+    else
+        more = lx_open(lx, '{', '}', "expected '{'");
     int range = is_profiler_range(lx, f);
     while (more > 0) {
         int numeric, string = 0, rc = 0;
@@ -595,6 +607,8 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
         }
         if (rc)
             return -1;
+        if (*lx->p == '\n' && lx_take_literal(lx, kineto_args_close, KINETO_ARGS_CLOSE_LEN))
+            return 0;
         more = lx_next_member(lx, '}');
     }
     return more;
@@ -769,7 +783,7 @@ static int store_memory_sample(lexer *lx, hta_trace *t, event_fields *f)
 
 typedef enum event_key {
     EVENT_ERROR, EVENT_OTHER, EVENT_PH, EVENT_CAT, EVENT_NAME, EVENT_TS, EVENT_DUR, EVENT_ARGS,
-    EVENT_PID, EVENT_TID
+    EVENT_PID, EVENT_TID, EVENT_KEYS
 } event_key;
 
 /* The event member lx->key names: its length leaves one or two candidates. */
@@ -831,6 +845,45 @@ static inline event_key read_event_key(lexer *lx)
     return lx_read_key(lx) ? EVENT_ERROR : event_key_of(lx);
 }
 
+/* What Kineto writes between an event's members (their order, its line
+ * breaks and indentation): each separator with the next key, taken in
+ * one compare instead of token by token.  Any other layout goes token by
+ * token, to the same result. */
+typedef struct written_head {
+    char text[16];             /* whitespace, separator and `"key":` */
+    unsigned len;              /* 0: no guess */
+    unsigned key_at;           /* where the key's name starts in text */
+    event_key key;             /* EVENT_KEYS: the event's closing brace */
+} written_head;
+
+static const written_head kineto_first_head = {"{\n    \"ph\":", 11, 7, EVENT_PH};
+
+/* By the member just read, the one Kineto writes next. */
+static const written_head kineto_next_head[EVENT_KEYS] = {
+    [EVENT_PH] = {", \"cat\":", 8, 3, EVENT_CAT},
+    [EVENT_CAT] = {", \"name\":", 9, 3, EVENT_NAME},
+    [EVENT_NAME] = {", \"pid\":", 8, 3, EVENT_PID},
+    [EVENT_PID] = {", \"tid\":", 8, 3, EVENT_TID},
+    [EVENT_TID] = {",\n    \"ts\":", 11, 7, EVENT_TS},
+    [EVENT_TS] = {", \"dur\":", 8, 3, EVENT_DUR},
+    [EVENT_DUR] = {",\n    \"args\":", 13, 7, EVENT_ARGS},
+    [EVENT_ARGS] = {"\n  }", 4, 0, EVENT_KEYS},
+};
+
+/* 1 when head follows as written, consumed up to the next value (or past
+ * the closing brace), with *key what it names; else 0, nothing consumed. */
+static inline int takes_written_head(lexer *lx, const written_head *head, event_key *key)
+{
+    if (!head->len || !lx_take_literal(lx, head->text, head->len))
+        return 0;
+    if (head->key != EVENT_KEYS) {
+        lx->key = lx->p - head->len + head->key_at;
+        lx->key_len = head->len - head->key_at - 2;
+    }
+    *key = head->key;
+    return 1;
+}
+
 /* Whether the event's other members can matter: ph "X" (a complete
  * event) or "i" (perhaps a [memory] sample). */
 static inline int ph_is_read(const lx_text *ph)
@@ -863,9 +916,12 @@ int kineto_read_event(lexer *lx, hta_trace *t)
     lx->comm.strings = lx->comm.numbers = 0;
     size_t first_counter = t->n_range_counters;
     int has_ph = 0;
-    int more = lx_open(lx, '{', '}', "expected '{'");
+    event_key key = EVENT_OTHER;
+    int key_taken = takes_written_head(lx, &kineto_first_head, &key);
+    int more = key_taken ? 1 : lx_open(lx, '{', '}', "expected '{'");
     while (more > 0) {
-        event_key key = read_event_key(lx);
+        if (!key_taken)
+            key = read_event_key(lx);
         if (key == EVENT_ERROR)
             return -1;
         int rc;
@@ -886,7 +942,8 @@ int kineto_read_event(lexer *lx, hta_trace *t)
         }
         if (rc)
             return -1;
-        more = lx_next_member(lx, '}');
+        key_taken = takes_written_head(lx, &kineto_next_head[key], &key);
+        more = key_taken ? key != EVENT_KEYS : lx_next_member(lx, '}');
     }
     if (more < 0)
         return -1;
