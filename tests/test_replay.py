@@ -24,6 +24,7 @@ import glob
 import gzip
 import json
 import subprocess
+import sys
 
 from common import *
 
@@ -117,6 +118,33 @@ def test_tp_x_dp_with_a_slowed_rank():
 def test_a_2x_slower_network():
     job = ["--pp", "4", "--microbatches", "6", "--steps", "3", "--cpu-ahead"]
     check_fix(job + ["--transfer-us", "400"], job + ["--transfer-us", "200"], ["network:2"])
+
+
+def test_the_summary_and_the_report_say_what_fixing_it_buys():
+    """The summary names the scenario that saves the most per step and the
+    replay's error; the HTML report lists every row of /replay."""
+    d = generate(["--tp", "4", "--dp", "2", "--steps", "3", "--profiler-steps", "--cpu-ahead",
+                  "--seed", "3", "--slow", "5:1.5"])
+    specs = ["median:5", "network:2", "no-data-loading:all"]
+    out, p = analyse(d, extra=["--replay", "--what-if", ";".join(specs)])
+    rows = table(out, "/replay")
+    mine = rows[rows.scenario == "as measured"]
+    error = (100 * (mine.replayed_step_time_us - mine.measured_step_time_us).abs()
+             / mine.measured_step_time_us).max()
+    means = rows[rows.scenario != "as measured"].groupby("scenario").saving_us.mean()
+    line = [l for l in p.stdout.splitlines() if l.startswith("Replay (see /replay):")]
+    assert len(line) == 1, p.stdout
+    assert f"{len(mine)} steps replayed as measured within {error:.2f}%" in line[0], line
+    best = [l for l in p.stdout.splitlines() if "what fixing it buys:" in l]
+    assert len(best) == 1 and f"{means.idxmax()} saves {means.max():.1f} us per step" in best[0], \
+        (best, means)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    from hta_mpi import report
+    page = report.render(out)
+    section = page[page.index("What fixing it buys"):]
+    for r in rows.itertuples(index=False):
+        assert f'<td class="text">{r.scenario}</td>' in section, r
+        assert f"{r.predicted_step_time_us:.2f}" in section, r
 
 
 def test_the_same_on_any_number_of_processes():

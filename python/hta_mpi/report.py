@@ -15,7 +15,8 @@ The roofline plots each GEMM, convolution and attention op shape of
 /op_perf at its arithmetic intensity and median TFLOPS over the ranks,
 under the roofs of the GPU's peaks (one per element type present).  When
 the run read NCCL Flight Recorder dumps, their hang diagnosis comes right
-after the ranks."""
+after the ranks.  With --replay, "What fixing it buys" lists per step and
+scenario the measured, replayed and predicted step time."""
 import argparse
 import math
 import os
@@ -96,6 +97,24 @@ def hang_html(path):
                         "detail", "what to look at: the culprit's entry and stack"], rows) +
             '<p class="note">culprits: the members outside the majority of the group, or '
             "behind the seq the others enqueued; /fr_collectives has every collective.</p>")
+
+
+def what_if_html(path):
+    """Per step and scenario of /replay (--replay): the measured step time,
+    the replay's as measured and the scenario's prediction."""
+    if "replay" not in results.tables(path):
+        return ""
+    rp = results.load(path, "replay")
+    rows = [[(esc(r.step), False), (esc(r.scenario), True), (number(r.measured_step_time_us),
+                                                              False),
+             (number(r.replayed_step_time_us), False), (number(r.predicted_step_time_us), False),
+             (number(r.saving_us), False), (number(r.saving_pct), False), (esc(r.note), True)]
+            for r in rp.itertuples(index=False)]
+    return (table_html(["step", "scenario", "measured us", "replayed us", "predicted us",
+                        "saving us", "saving %", "note"], rows) +
+            '<p class="note">the job replayed from its dependency graph (docs/definitions.md, '
+            "Replay): as measured, to show how far it can be trusted, and under each scenario; "
+            "a saving compares two replays of the same graph.</p>")
 
 
 def grid_svg(rows, columns, values, unit, what):
@@ -399,6 +418,7 @@ def render(path):
         ("Hang diagnosis (NCCL Flight Recorder)", hang_html(path)),
         ("Outliers", outliers_html(results.load(path, "outliers"))),
         ("Stragglers", stragglers_html(path)),
+        ("What fixing it buys", what_if_html(path)),
     ]
     for kind in ("seconds", "ratios"):
         hm = views.heatmap(path, kind)

@@ -77,17 +77,17 @@ typedef struct rp_op {
     int64_t wait, transfer;
 } rp_op;
 
-/* An instance as every process names it, and its M. */
+/* An instance as every process names it. */
 typedef struct rp_key {
     uint32_t group;
     int32_t by_seq;
-    int64_t key, value;
+    int64_t key;
 } rp_key;
 
 typedef struct replay {
     const hta_processes *pr;
     size_t n;                  /* nodes */
-    int64_t *ts, *t, *slack;
+    int64_t *ts, *slack;
     uint8_t *kind;
     size_t *partner, *step_of;
     rp_step *steps;
@@ -98,21 +98,22 @@ typedef struct replay {
     size_t n_ops;
     size_t *end_first, *end_ops; /* n + 1: the ops of each communication kernel's end */
     size_t n_inst;
-    rp_key *keys;              /* by instance: its name, value the others' M */
+    rp_key *keys;              /* by instance: its name */
     size_t *inst_first, *inst_ops; /* n_inst + 1: each instance's local ops */
     uint8_t *shared;           /* by instance: members on other processes */
-    int64_t *m;
     size_t *order, n_order;    /* nodes (< n) and instances (n + i) */
     hta_kernel_median *medians; /* its ranks' launches by place */
     size_t n_medians;
+    /* The scenario replayed now (rp_state): its nodes' times, its
+     * instances' M, the other processes' M, the steps it changes. */
     const hta_scenario *sc;
-    uint8_t *covered;          /* by step: the scenario changes its rank */
+    int64_t *t, *m, *remote;
+    uint8_t *covered;
 } replay;
 
 static void replay_free(replay *x)
 {
     free(x->ts);
-    free(x->t);
     free(x->slack);
     free(x->kind);
     free(x->partner);
@@ -127,10 +128,8 @@ static void replay_free(replay *x)
     free(x->inst_first);
     free(x->inst_ops);
     free(x->shared);
-    free(x->m);
     free(x->order);
     free(x->medians);
-    free(x->covered);
 }
 
 static void *alloc_n(size_t n, size_t size)
@@ -146,13 +145,12 @@ static int load_nodes(replay *x, const hta_table *t, size_t *n_edges)
         steps += hta_table_row(t, i)[HTA_REPLAY_NODES_INFO].i % 4 == HTA_REPLAY_STEP_HEAD;
     size_t n = rows - steps;
     x->ts = alloc_n(n, sizeof *x->ts);
-    x->t = alloc_n(n, sizeof *x->t);
     x->slack = calloc(n ? n : 1, sizeof *x->slack);
     x->kind = alloc_n(n, 1);
     x->partner = alloc_n(n, sizeof *x->partner);
     x->step_of = alloc_n(n, sizeof *x->step_of);
     x->steps = alloc_n(steps, sizeof *x->steps);
-    if (!x->ts || !x->t || !x->slack || !x->kind || !x->partner || !x->step_of || !x->steps)
+    if (!x->ts || !x->slack || !x->kind || !x->partner || !x->step_of || !x->steps)
         return -1;
     *n_edges = 0;
     for (size_t i = 0; i < rows; i++) {
@@ -358,8 +356,7 @@ static int find_instances(replay *x, const hta_rank_ops *r, const hta_op_result 
     size_t *by = alloc_n(r->n, sizeof *by);
     x->keys = alloc_n(r->n, sizeof *x->keys);
     x->shared = alloc_n(r->n, 1);
-    x->m = alloc_n(r->n, sizeof *x->m);
-    if (!by || !x->keys || !x->shared || !x->m) {
+    if (!by || !x->keys || !x->shared) {
         free(by);
         return -1;
     }
@@ -369,7 +366,7 @@ static int find_instances(replay *x, const hta_rank_ops *r, const hta_op_result 
     for (size_t k = 0, local = 0; k < r->n; k++) {
         const hta_group_op *o = &r->ops[by[k]];
         if (k == 0 || compare_op_instance(&by[k - 1], &by[k], r->ops)) {
-            x->keys[x->n_inst] = (rp_key){o->group, o->by_seq, o->key, INT64_MIN};
+            x->keys[x->n_inst] = (rp_key){o->group, o->by_seq, o->key};
             x->shared[x->n_inst++] = 0;
             local = 0;
         }
@@ -514,7 +511,7 @@ static int64_t comm_end(const replay *x, size_t v, int64_t best)
 /* The instance's M from its local members and the others' last value. */
 static int64_t instance_m(const replay *x, size_t i)
 {
-    int64_t m = x->keys[i].value;
+    int64_t m = x->remote[i];
     for (size_t k = x->inst_first[i]; k < x->inst_first[i + 1]; k++) {
         const rp_op *o = &x->ops[x->inst_ops[k]];
         int64_t late = o->start != NONE ? x->t[o->start] - x->ts[o->start] : 0;
@@ -561,110 +558,182 @@ static int compare_key(const void *a, const void *b, void *ctx)
     return c ? c : hta_cmp_i64(x->key, y->key);
 }
 
-/* Owner: each received key's value set to the largest of its name's. */
-static int take_largest(rp_key *got, size_t n)
+/* Where each shared instance's M goes, the same every round: the
+ * counts and displacements per process (in elements of n_sc values), each
+ * shared instance's element in the send buffer, and on the owner the
+ * elements received by instance (by) with each's run end (run_end). */
+typedef struct rp_plan {
+    int *counts, *displs, *recv_counts, *recv_displs;
+    size_t n_shared, n_got, n_sc;
+    size_t *slot, *by, *run_end;
+    int64_t *sent, *got;
+} rp_plan;
+
+static void plan_free(rp_plan *p)
 {
-    size_t *by = alloc_n(n, sizeof *by);
-    if (!by)
+    free(p->counts);
+    free(p->slot);
+    free(p->by);
+    free(p->run_end);
+    free(p->sent);
+    free(p->got);
+}
+
+/* Owner: the received names in order, each's run of equal names. */
+static int group_names(rp_plan *p, const rp_key *got)
+{
+    p->by = alloc_n(p->n_got, sizeof *p->by);
+    p->run_end = alloc_n(p->n_got, sizeof *p->run_end);
+    if (!p->by || !p->run_end)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        by[i] = i;
-    qsort_r(by, n, sizeof *by, compare_key, got);
-    for (size_t i = 0, end; i < n; i = end) {
-        int64_t m = INT64_MIN;
-        for (end = i; end < n && compare_key(&by[i], &by[end], got) == 0; end++)
-            m = max_i64(m, got[by[end]].value);
+    for (size_t i = 0; i < p->n_got; i++)
+        p->by[i] = i;
+    qsort_r(p->by, p->n_got, sizeof *p->by, compare_key, (void *)got);
+    for (size_t i = 0, end; i < p->n_got; i = end) {
+        for (end = i; end < p->n_got && compare_key(&p->by[i], &p->by[end], (void *)got) == 0;)
+            end++;
         for (size_t k = i; k < end; k++)
-            got[by[k]].value = m;
+            p->run_end[k] = end;
     }
-    free(by);
     return 0;
 }
 
-/* The shared instances' M to their owners and the largest back; whether
- * any changed (on every process), -1 everywhere when out of memory. */
-static int exchange_m(replay *x)
+/* Sends each shared instance's name to its owner once; -1 everywhere
+ * when one process lacks memory. */
+static int plan_exchange(const replay *x, size_t n_sc, rp_plan *p)
 {
     int np = x->pr->n;
-    int *counts = calloc(4 * (size_t)np, sizeof *counts);
-    size_t n_shared = 0;
+    *p = (rp_plan){.n_sc = n_sc};
     for (size_t i = 0; i < x->n_inst; i++)
-        n_shared += x->shared[i];
-    rp_key *sent = alloc_n(n_shared, sizeof *sent);
-    size_t *slot = alloc_n(n_shared, sizeof *slot);
-    int failed = !counts || !sent || !slot;
-    int *displs = counts ? counts + np : NULL, *recv_counts = counts ? counts + 2 * np : NULL,
-        *recv_displs = counts ? counts + 3 * np : NULL;
-    for (size_t i = 0; !failed && i < x->n_inst; i++)
-        if (x->shared[i])
-            counts[owner_of(&x->keys[i], np)]++;
-    failed = failed || hta_processes_displacements(counts, displs, np) != 0;
-    if (hta_processes_any(x->pr, failed)) {
-        free(counts);
-        free(sent);
-        free(slot);
-        return -1;
-    }
-    int *next = recv_counts; /* free until the counts come back */
-    memcpy(next, displs, (size_t)np * sizeof *next);
-    for (size_t i = 0, k = 0; i < x->n_inst; i++)
-        if (x->shared[i]) {
-            int p = owner_of(&x->keys[i], np);
-            slot[k] = (size_t)next[p]++;
-            sent[slot[k++]] = (rp_key){x->keys[i].group, x->keys[i].by_seq, x->keys[i].key,
-                                       x->m[i]};
-        }
-    hta_processes_alltoall_int(x->pr, counts, recv_counts);
-    failed = hta_processes_displacements(recv_counts, recv_displs, np) != 0;
-    size_t n_got = failed ? 0 : (size_t)recv_displs[np - 1] + (size_t)recv_counts[np - 1];
-    rp_key *got = failed ? NULL : alloc_n(n_got, sizeof *got);
-    failed = hta_processes_any(x->pr, failed || !got);
-    int changed = 0;
+        p->n_shared += x->shared[i];
+    p->counts = calloc(4 * (size_t)np, sizeof *p->counts);
+    p->slot = alloc_n(p->n_shared, sizeof *p->slot);
+    rp_key *names = alloc_n(p->n_shared, sizeof *names), *got = NULL;
+    int failed = !p->counts || !p->slot || !names;
     if (!failed) {
-        hta_processes_alltoallv(x->pr, sent, counts, displs, got, recv_counts, recv_displs,
-                                sizeof *got);
-        failed = hta_processes_any(x->pr, take_largest(got, n_got) != 0);
+        p->displs = p->counts + np;
+        p->recv_counts = p->counts + 2 * np;
+        p->recv_displs = p->counts + 3 * np;
+        for (size_t i = 0; i < x->n_inst; i++)
+            if (x->shared[i])
+                p->counts[owner_of(&x->keys[i], np)]++;
+        failed = hta_processes_displacements(p->counts, p->displs, np) != 0;
     }
-    if (!failed) {
-        hta_processes_alltoallv(x->pr, got, recv_counts, recv_displs, sent, counts, displs,
-                                sizeof *got);
+    if (!hta_processes_any(x->pr, failed)) {
+        int *next = p->recv_counts; /* free until the counts come back */
+        memcpy(next, p->displs, (size_t)np * sizeof *next);
         for (size_t i = 0, k = 0; i < x->n_inst; i++)
             if (x->shared[i]) {
-                int64_t v = sent[slot[k++]].value;
-                changed |= v != x->keys[i].value;
-                x->keys[i].value = v;
+                p->slot[k] = (size_t)next[owner_of(&x->keys[i], np)]++;
+                names[p->slot[k++]] = x->keys[i];
             }
-        changed = hta_processes_any(x->pr, changed);
+        hta_processes_alltoall_int(x->pr, p->counts, p->recv_counts);
+        failed = hta_processes_displacements(p->recv_counts, p->recv_displs, np) != 0;
+        p->n_got = failed ? 0 : (size_t)p->recv_displs[np - 1] + (size_t)p->recv_counts[np - 1];
+        got = failed ? NULL : alloc_n(p->n_got, sizeof *got);
+        failed = hta_processes_any(x->pr, failed || !got);
+        if (!failed) {
+            hta_processes_alltoallv(x->pr, names, p->counts, p->displs, got, p->recv_counts,
+                                    p->recv_displs, sizeof *got);
+            p->sent = alloc_n(p->n_shared * n_sc, sizeof *p->sent);
+            p->got = alloc_n(p->n_got * n_sc, sizeof *p->got);
+            failed = hta_processes_any(x->pr,
+                                       !p->sent || !p->got || group_names(p, got) != 0);
+        }
+    } else {
+        failed = 1;
     }
-    free(counts);
-    free(sent);
-    free(slot);
+    free(names);
     free(got);
-    return failed ? -1 : changed;
+    return failed ? -1 : 0;
 }
 
-/* The scenario replayed to its fixed point; the rounds, -1 when out of
- * memory (everywhere). */
-static long replay_scenario(replay *x, const hta_scenario *sc, long limit)
+/* One scenario's times: its nodes', its instances' M, the others' M
+ * from the round before, the steps it changes. */
+typedef struct rp_state {
+    const hta_scenario *sc;
+    int64_t *t, *m, *remote;
+    uint8_t *covered;
+    long rounds;               /* 0 while its times still move */
+} rp_state;
+
+static void use_state(replay *x, const rp_state *st)
 {
-    x->sc = sc;
-    for (size_t s = 0; s < x->n_steps; s++)
-        x->covered[s] = (uint8_t)hta_scenario_covers(sc, x->steps[s].rank);
-    /* Where the graphs and instances make a cycle (instances matched
-     * wrongly), a vertex read before it is computed reads its measured
-     * time. */
-    memcpy(x->t, x->ts, x->n * sizeof *x->t);
+    x->sc = st->sc;
+    x->t = st->t;
+    x->m = st->m;
+    x->remote = st->remote;
+    x->covered = st->covered;
+}
+
+/* Every scenario's shared instances' M to their owners, the largest of
+ * each back; changed[s] whether scenario s's moved (on any process). */
+static void exchange_m(replay *x, rp_plan *p, rp_state *st, int64_t *changed)
+{
+    size_t n_sc = p->n_sc;
+    for (size_t i = 0, k = 0; i < x->n_inst; i++)
+        if (x->shared[i]) {
+            for (size_t s = 0; s < n_sc; s++)
+                p->sent[p->slot[k] * n_sc + s] = st[s].m[i];
+            k++;
+        }
+    hta_processes_alltoallv(x->pr, p->sent, p->counts, p->displs, p->got, p->recv_counts,
+                            p->recv_displs, n_sc * sizeof *p->sent);
+    for (size_t i = 0; i < p->n_got; i = p->run_end[i])
+        for (size_t s = 0; s < n_sc; s++) {
+            int64_t m = INT64_MIN;
+            for (size_t k = i; k < p->run_end[i]; k++)
+                m = max_i64(m, p->got[p->by[k] * n_sc + s]);
+            for (size_t k = i; k < p->run_end[i]; k++)
+                p->got[p->by[k] * n_sc + s] = m;
+        }
+    hta_processes_alltoallv(x->pr, p->got, p->recv_counts, p->recv_displs, p->sent, p->counts,
+                            p->displs, n_sc * sizeof *p->sent);
+    memset(changed, 0, n_sc * sizeof *changed);
+    for (size_t i = 0, k = 0; i < x->n_inst; i++)
+        if (x->shared[i]) {
+            for (size_t s = 0; s < n_sc; s++) {
+                int64_t v = p->sent[p->slot[k] * n_sc + s];
+                changed[s] |= v != st[s].remote[i];
+                st[s].remote[i] = v;
+            }
+            k++;
+        }
+    hta_processes_sum(x->pr, changed, n_sc);
+}
+
+/* Scenario s's state at its start.  Where the graphs and instances make
+ * a cycle (instances matched wrongly), a vertex read before it is
+ * computed reads its measured time. */
+static void start_state(const replay *x, rp_state *st)
+{
+    memcpy(st->t, x->ts, x->n * sizeof *st->t);
     for (size_t i = 0; i < x->n_inst; i++) {
-        x->keys[i].value = INT64_MIN;
-        x->m[i] = 0;
+        st->m[i] = 0;
+        st->remote[i] = INT64_MIN;
     }
-    for (long round = 1;; round++) {
-        replay_pass(x);
-        int changed = exchange_m(x);
-        if (changed < 0)
-            return -1;
-        if (!changed || round >= limit)
-            return round;
+    for (size_t s = 0; s < x->n_steps; s++)
+        st->covered[s] = (uint8_t)hta_scenario_covers(st->sc, x->steps[s].rank);
+}
+
+/* Every scenario replayed to its fixed point, all at once: a round
+ * passes over each scenario still moving, then one exchange carries
+ * every scenario's M. */
+static void replay_scenarios(replay *x, rp_plan *p, rp_state *st, int64_t *changed, long limit)
+{
+    size_t n_sc = p->n_sc, moving = n_sc;
+    for (long round = 1; moving; round++) {
+        for (size_t s = 0; s < n_sc; s++)
+            if (!st[s].rounds) {
+                use_state(x, &st[s]);
+                replay_pass(x);
+            }
+        exchange_m(x, p, st, changed);
+        for (size_t s = 0; s < n_sc; s++)
+            if (!st[s].rounds && (!changed[s] || round >= limit)) {
+                st[s].rounds = round;
+                moving--;
+            }
     }
 }
 
@@ -714,26 +783,68 @@ static int build(replay *x, const hta_tableset *path, const hta_rank_ops *r,
         load_edges(x, hta_tableset_find(path, hta_replay_edges_table.name), n_edges, nodes))
         return -1;
     measure_slack(x);
-    x->covered = alloc_n(x->n_steps, 1);
-    return !x->covered || attach_ops(x, r, res) ||
+    return attach_ops(x, r, res) ||
                    list_by(x->n, x->ops, x->n_ops, 0, &x->end_first, &x->end_ops) ||
                    find_instances(x, r, res) || order_vertices(x)
                ? -1
                : 0;
 }
 
+static void states_free(rp_state *st, size_t n_sc)
+{
+    for (size_t s = 0; st && s < n_sc; s++) {
+        free(st[s].t);
+        free(st[s].m);
+        free(st[s].remote);
+        free(st[s].covered);
+    }
+    free(st);
+}
+
+/* The scenarios' states at their start; NULL when out of memory. */
+static rp_state *states_new(const replay *x, const hta_scenario *sc, size_t n_sc)
+{
+    rp_state *st = calloc(n_sc ? n_sc : 1, sizeof *st);
+    int failed = !st;
+    for (size_t s = 0; !failed && s < n_sc; s++) {
+        st[s] = (rp_state){&sc[s], alloc_n(x->n, sizeof *st[s].t),
+                           alloc_n(x->n_inst, sizeof *st[s].m),
+                           alloc_n(x->n_inst, sizeof *st[s].remote), alloc_n(x->n_steps, 1), 0};
+        failed = !st[s].t || !st[s].m || !st[s].remote || !st[s].covered;
+        if (!failed)
+            start_state(x, &st[s]);
+    }
+    if (failed) {
+        states_free(st, n_sc);
+        return NULL;
+    }
+    return st;
+}
+
 static int run_scenarios(replay *x, const hta_scenario *sc, size_t n_sc, hta_tableset *out)
 {
     span *sp = alloc_n(x->n_steps, sizeof *sp);
+    int64_t *changed = alloc_n(n_sc, sizeof *changed);
     hta_table *t = hta_tableset_table(out, &hta_replay_spans_table);
-    int failed = hta_processes_any(x->pr, !sp || !t);
-    int64_t limit = (int64_t)x->n_inst;
-    hta_processes_sum(x->pr, &limit, 1);
-    for (size_t i = 0; !failed && i < n_sc; i++) {
-        long rounds = replay_scenario(x, &sc[i], (long)limit + 2);
-        failed = rounds < 0 ||
-                 hta_processes_any(x->pr, put_spans(x, (long)i, rounds, sp, t) != 0);
+    rp_state *st = states_new(x, sc, n_sc);
+    rp_plan plan = {0};
+    int failed = hta_processes_any(x->pr, !sp || !changed || !t || !st) ||
+                 plan_exchange(x, n_sc, &plan) != 0;
+    if (!failed) {
+        int64_t limit = (int64_t)x->n_inst;
+        hta_processes_sum(x->pr, &limit, 1);
+        replay_scenarios(x, &plan, st, changed, (long)limit + 2);
+        for (size_t s = 0; !failed && s < n_sc; s++) {
+            use_state(x, &st[s]);
+            failed = put_spans(x, (long)s, st[s].rounds, sp, t) != 0;
+        }
+        failed = hta_processes_any(x->pr, failed);
     }
+    x->t = x->m = x->remote = NULL;
+    x->covered = NULL;
+    plan_free(&plan);
+    states_free(st, n_sc);
+    free(changed);
     free(sp);
     return failed ? -1 : 0;
 }
