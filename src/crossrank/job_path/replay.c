@@ -32,7 +32,8 @@
  * round to round, and a round makes exact every time whose chain of
  * dependencies changes process once more, so the rounds stop, when no M
  * changes, after at most the most changes of process along a chain plus
- * one; only instances' M values ever leave a process. */
+ * one; only instances' M values ever leave a process.  After the first
+ * round a pass computes again only what the others' new values move. */
 #define _GNU_SOURCE /* qsort_r */
 #include "crossrank/job_path/replay.h"
 
@@ -102,13 +103,14 @@ typedef struct replay {
     size_t *inst_first, *inst_ops; /* n_inst + 1: each instance's local ops */
     uint8_t *shared;           /* by instance: members on other processes */
     size_t *order, n_order;    /* nodes (< n) and instances (n + i) */
+    size_t *out_first, *out_list; /* n + n_inst + 1: what each vertex holds up */
     hta_kernel_median *medians; /* its ranks' launches by place */
     size_t n_medians;
     /* The scenario replayed now (rp_state): its nodes' times, its
      * instances' M, the other processes' M, the steps it changes. */
     const hta_scenario *sc;
     int64_t *t, *m, *remote;
-    uint8_t *covered;
+    uint8_t *covered, *dirty;
 } replay;
 
 static void replay_free(replay *x)
@@ -129,6 +131,8 @@ static void replay_free(replay *x)
     free(x->inst_ops);
     free(x->shared);
     free(x->order);
+    free(x->out_first);
+    free(x->out_list);
     free(x->medians);
 }
 
@@ -443,8 +447,8 @@ static int order_vertices(replay *x)
         if (!done[v])
             x->order[tail++] = v;
     x->n_order = tail;
-    free(first);
-    free(list);
+    x->out_first = first;
+    x->out_list = list;
     free(indeg);
     free(done);
     return rc;
@@ -520,22 +524,33 @@ static int64_t instance_m(const replay *x, size_t i)
     return m;
 }
 
-/* One pass over every node and instance here. */
+/* One pass over the nodes and instances here whose predecessors moved
+ * (dirty), marking what they hold up when they move in turn. */
 static void replay_pass(replay *x)
 {
     for (size_t k = 0; k < x->n_order; k++) {
         size_t v = x->order[k];
-        if (v >= x->n) {
-            x->m[v - x->n] = instance_m(x, v - x->n);
+        if (!x->dirty[v])
             continue;
+        x->dirty[v] = 0;
+        int64_t before, now;
+        if (v >= x->n) {
+            before = x->m[v - x->n];
+            now = x->m[v - x->n] = instance_m(x, v - x->n);
+        } else {
+            int64_t best = INT64_MIN;
+            for (size_t j = x->in_first[v]; j < x->in_first[v + 1]; j++)
+                best = max_i64(best,
+                               x->t[x->in[j].src] + weight_of(x, &x->in[j], x->step_of[v]));
+            before = x->t[v];
+            if (x->kind[v] == HTA_REPLAY_COMM_END)
+                now = comm_end(x, v, best);
+            else
+                now = best == INT64_MIN ? x->ts[v] : best + x->slack[v];
+            x->t[v] = now;
         }
-        int64_t best = INT64_MIN;
-        for (size_t j = x->in_first[v]; j < x->in_first[v + 1]; j++)
-            best = max_i64(best, x->t[x->in[j].src] + weight_of(x, &x->in[j], x->step_of[v]));
-        if (x->kind[v] == HTA_REPLAY_COMM_END)
-            x->t[v] = comm_end(x, v, best);
-        else
-            x->t[v] = best == INT64_MIN ? x->ts[v] : best + x->slack[v];
+        for (size_t j = x->out_first[v]; now != before && j < x->out_first[v + 1]; j++)
+            x->dirty[x->out_list[j]] = 1;
     }
 }
 
@@ -653,7 +668,7 @@ static int plan_exchange(const replay *x, size_t n_sc, rp_plan *p)
 typedef struct rp_state {
     const hta_scenario *sc;
     int64_t *t, *m, *remote;
-    uint8_t *covered;
+    uint8_t *covered, *dirty;  /* dirty: by vertex, to be computed again */
     long rounds;               /* 0 while its times still move */
 } rp_state;
 
@@ -664,6 +679,7 @@ static void use_state(replay *x, const rp_state *st)
     x->m = st->m;
     x->remote = st->remote;
     x->covered = st->covered;
+    x->dirty = st->dirty;
 }
 
 /* Every scenario's shared instances' M to their owners, the largest of
@@ -694,7 +710,8 @@ static void exchange_m(replay *x, rp_plan *p, rp_state *st, int64_t *changed)
         if (x->shared[i]) {
             for (size_t s = 0; s < n_sc; s++) {
                 int64_t v = p->sent[p->slot[k] * n_sc + s];
-                changed[s] |= v != st[s].remote[i];
+                if (v != st[s].remote[i])
+                    changed[s] = st[s].dirty[x->n + i] = 1;
                 st[s].remote[i] = v;
             }
             k++;
@@ -714,6 +731,7 @@ static void start_state(const replay *x, rp_state *st)
     }
     for (size_t s = 0; s < x->n_steps; s++)
         st->covered[s] = (uint8_t)hta_scenario_covers(st->sc, x->steps[s].rank);
+    memset(st->dirty, 1, x->n + x->n_inst);
 }
 
 /* Every scenario replayed to its fixed point, all at once: a round
@@ -797,6 +815,7 @@ static void states_free(rp_state *st, size_t n_sc)
         free(st[s].m);
         free(st[s].remote);
         free(st[s].covered);
+        free(st[s].dirty);
     }
     free(st);
 }
@@ -809,8 +828,9 @@ static rp_state *states_new(const replay *x, const hta_scenario *sc, size_t n_sc
     for (size_t s = 0; !failed && s < n_sc; s++) {
         st[s] = (rp_state){&sc[s], alloc_n(x->n, sizeof *st[s].t),
                            alloc_n(x->n_inst, sizeof *st[s].m),
-                           alloc_n(x->n_inst, sizeof *st[s].remote), alloc_n(x->n_steps, 1), 0};
-        failed = !st[s].t || !st[s].m || !st[s].remote || !st[s].covered;
+                           alloc_n(x->n_inst, sizeof *st[s].remote), alloc_n(x->n_steps, 1),
+                           alloc_n(x->n + x->n_inst, 1), 0};
+        failed = !st[s].t || !st[s].m || !st[s].remote || !st[s].covered || !st[s].dirty;
         if (!failed)
             start_state(x, &st[s]);
     }
@@ -841,7 +861,7 @@ static int run_scenarios(replay *x, const hta_scenario *sc, size_t n_sc, hta_tab
         failed = hta_processes_any(x->pr, failed);
     }
     x->t = x->m = x->remote = NULL;
-    x->covered = NULL;
+    x->covered = x->dirty = NULL;
     plan_free(&plan);
     states_free(st, n_sc);
     free(changed);
