@@ -41,7 +41,7 @@ static const hta_column FR_ENTRY_COLUMNS[HTA_FR_ENTRY_N_COLUMNS] = {
 };
 const hta_table_spec hta_fr_entries_table = {
     "_fr_entries", FR_ENTRY_COLUMNS, HTA_FR_ENTRY_N_COLUMNS,
-    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+    HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
 
 static const hta_column FR_MEMBER_COLUMNS[HTA_FR_MEMBER_N_COLUMNS] = {
     [HTA_FR_MEMBER_RANK] = {"rank", HTA_COL_I64},
@@ -51,10 +51,22 @@ static const hta_column FR_MEMBER_COLUMNS[HTA_FR_MEMBER_N_COLUMNS] = {
     [HTA_FR_MEMBER_LAST_ENQUEUED] = {"last_enqueued", HTA_COL_I64},
     [HTA_FR_MEMBER_LAST_STARTED] = {"last_started", HTA_COL_I64},
     [HTA_FR_MEMBER_LAST_COMPLETED] = {"last_completed", HTA_COL_I64},
+    [HTA_FR_MEMBER_LAST_ENTRY] = {"last_entry", HTA_COL_STR},
 };
 const hta_table_spec hta_fr_members_table = {
     "_fr_members", FR_MEMBER_COLUMNS, HTA_FR_MEMBER_N_COLUMNS,
-    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+    HTA_TABLE_PER_RANK | HTA_TABLE_EXCHANGED | HTA_TABLE_SCRATCH};
+
+int hta_fr_describe(hta_buf *b, const char *op, int64_t seq, const char *group, int64_t state,
+                    const char *frames)
+{
+    char head[256];
+    int n = snprintf(head, sizeof head, "%.100s #%" PRId64 " of group %.100s (%s): ", op, seq,
+                     group, hta_fr_state_name((hta_fr_state)state));
+    return hta_buf_append(b, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1) ||
+           hta_buf_append(b, frames[0] ? frames : "no frames recorded",
+                          strlen(frames[0] ? frames : "no frames recorded"));
+}
 
 int64_t hta_fr_claimed_rank(const hta_fr_dump *dump, const char *path)
 {
@@ -114,12 +126,31 @@ static int join_ranks(const hta_fr_group *g, hta_buf *b)
     return rc;
 }
 
+static int frames_text(const hta_fr_entry *e, hta_buf *b);
+
+/* The rank's newest entry in words, what it was doing last. */
+static int last_entry_text(const hta_fr_dump *d, hta_buf *b)
+{
+    if (!d->n_entries)
+        return hta_buf_append(b, "", 0);
+    const hta_fr_entry *e = &d->entries[d->n_entries - 1];
+    hta_buf frames = {0};
+    int rc = frames_text(e, &frames) ||
+             hta_fr_describe(b, e->profiling_name, e->is_p2p ? e->p2p_seq_id : e->collective_seq_id,
+                             e->pg_name, e->state, frames.data);
+    hta_buf_free(&frames);
+    return rc;
+}
+
 static int put_member(hta_table *t, const hta_fr_dump *d, int64_t file_index, const char *name,
                       const char *desc, const hta_fr_group *g)
 {
-    hta_buf ranks = {0};
-    if (join_ranks(g, &ranks))
+    hta_buf ranks = {0}, last = {0};
+    if (join_ranks(g, &ranks) || last_entry_text(d, &last)) {
+        hta_buf_free(&ranks);
+        hta_buf_free(&last);
         return -1;
+    }
     const hta_fr_pg_status *st = status_of(d, name);
     hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, file_index);
@@ -129,7 +160,9 @@ static int put_member(hta_table *t, const hta_fr_dump *d, int64_t file_index, co
     hta_row_put_i64(&row, st ? st->last_enqueued : -1);
     hta_row_put_i64(&row, st ? st->last_started : -1);
     hta_row_put_i64(&row, st ? st->last_completed : -1);
+    hta_row_put_str(&row, last.data);
     hta_buf_free(&ranks);
+    hta_buf_free(&last);
     return hta_row_done(&row);
 }
 

@@ -5,9 +5,10 @@
  * to analyse, so no analysis of the registry runs on it.  Its rows go to
  * three tables, each with the file's index in its rank column until the
  * root resolves ranks: /fr_ranks (what the dump holds), and two scratch
- * tables gathered for the diagnosis: "_fr_entries" (one row per entry)
- * and "_fr_members" (one row per process group the rank is a member of,
- * with pg_status's sequence numbers). */
+ * tables sent to their groups' owners for the diagnosis: "_fr_entries"
+ * (one row per entry) and "_fr_members" (one row per process group the
+ * rank is a member of, with pg_status's sequence numbers and the rank's
+ * newest entry, what it was doing last). */
 #ifndef HTA_FR_ROWS_H
 #define HTA_FR_ROWS_H
 
@@ -15,6 +16,7 @@
 
 #include "parse/fr_dump.h"
 #include "table/table.h"
+#include "util/buf.h"
 
 enum {
     HTA_FR_RANKS_RANK,
@@ -58,9 +60,14 @@ enum {
     HTA_FR_MEMBER_LAST_ENQUEUED, /* pg_status; -1: not written */
     HTA_FR_MEMBER_LAST_STARTED,
     HTA_FR_MEMBER_LAST_COMPLETED,
+    HTA_FR_MEMBER_LAST_ENTRY,    /* the rank's newest entry (hta_fr_describe); "": none */
     HTA_FR_MEMBER_N_COLUMNS
 };
 extern const hta_table_spec hta_fr_members_table;
+
+/* An entry in words: "OP #SEQ of group GROUP (STATE): FRAMES". */
+int hta_fr_describe(hta_buf *b, const char *op, int64_t seq, const char *group, int64_t state,
+                    const char *frames);
 
 /* The rank a dump claims: its "rank" key, else the number ending its file
  * name (torch writes <prefix><rank>); -1 when neither. */

@@ -265,21 +265,6 @@ static int exchange_and_match(const hta_comm_catalog *c, const hta_rank_ops *r,
  * its (description, collective, dtype, size bucket), which turns them
  * into "collective_summary" rows; -1 everywhere when one process lacks
  * memory. */
-static int copy_row(hta_table *into, const hta_table *from, size_t i)
-{
-    const hta_cell *cells = hta_table_row(from, i);
-    hta_row_builder row = hta_table_add_row(into);
-    for (size_t c = 0; c < from->n_columns; c++) {
-        if (from->columns[c].type == HTA_COL_I64)
-            hta_row_put_i64(&row, cells[c].i);
-        else if (from->columns[c].type == HTA_COL_F64)
-            hta_row_put_f64(&row, cells[c].f);
-        else
-            hta_row_put_str(&row, cells[c].s);
-    }
-    return hta_row_done(&row);
-}
-
 static int pack_by_summary_owner(const hta_table *stats, int n_processes, hta_buf *packed,
                                  int *counts)
 {
@@ -288,7 +273,7 @@ static int pack_by_summary_owner(const hta_table *stats, int n_processes, hta_bu
     for (size_t i = 0; !failed && stats && i < stats->n_rows; i++) {
         int p = hta_instance_summary_owner(hta_table_row(stats, i), n_processes);
         hta_table *t = hta_tableset_table(&parts[p], &hta_instance_stats_table);
-        failed = !t || copy_row(t, stats, i) != 0;
+        failed = !t || hta_table_copy_row(t, stats, i) != 0;
     }
     for (int p = 0; p < n_processes; p++) {
         size_t before = packed->len;

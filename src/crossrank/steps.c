@@ -1,8 +1,10 @@
 /* steps.c: the cross-rank steps in the order they run, each with the
  * tables it reads, writes and frees (crossrank/steps.h).
  *
- * The collectives are matched first, on every process, and what the
- * root needs is gathered to it.  On the root: the point-to-point and
+ * The Flight Recorder dumps' groups are diagnosed first, each by the
+ * process that owns it (before the collective matching, which consumes
+ * the exchanged tables); then the collectives are matched, on every
+ * process, and what the root needs is gathered to it.  On the root: the point-to-point and
  * all-to-all figures, which add metrics the outlier search reads; the
  * outliers; the comparisons of per-rank tables; the traced FLOPs and the
  * collective waits, which fill their columns of "steps" before the step
@@ -10,8 +12,7 @@
  * "collective_wait"; the delay costs, which read "stragglers"; the job's
  * critical path, then the what-if on it, which reads the delay costs and
  * the step comparison; the replay's rows, which read the step comparison;
- * the nodes, because they read every flag in "outliers"; and the hang
- * diagnosis of Flight Recorder dumps, which reads only the dumps' tables.
+ * and the nodes last, because they read every flag in "outliers".
  * The order is checked against the declarations by
  * tests/test_crossrank_steps.c. */
 #include "crossrank/steps.h"
@@ -58,6 +59,11 @@
 #define NONE ((const hta_crossrank_io[]){{NULL, NULL}})
 
 const hta_crossrank_step hta_crossrank_steps[] = {
+    {"hang diagnosis", HTA_CROSSRANK_ALL_PROCESSES, .everywhere = hta_hang_diagnosis,
+     .reads = TABLES(T(hta_fr_entries_table), T(hta_fr_members_table)),
+     .writes = TABLES(T(hta_fr_groups_table), T(hta_fr_collectives_table),
+                      T(hta_fr_findings_table)),
+     .frees = TABLES(T(hta_fr_entries_table), T(hta_fr_members_table))},
     {"collective matching", HTA_CROSSRANK_ALL_PROCESSES, .everywhere = hta_match_collectives,
      .reads = TABLES(T(hta_comm_ops_table), T(hta_path_intervals_table),
                      T(hta_path_pieces_table), T(hta_path_names_table),
@@ -158,11 +164,6 @@ const hta_crossrank_step hta_crossrank_steps[] = {
     {"node statistics", HTA_CROSSRANK_ROOT, .root = hta_node_statistics,
      .reads = TABLES(T(hta_rank_metrics_table), T(hta_outliers_table)),
      .writes = TABLES(T(hta_nodes_table), T(hta_node_metrics_table)), .frees = NONE},
-    {"hang diagnosis", HTA_CROSSRANK_ROOT, .root_fixed = hta_hang_diagnosis,
-     .reads = TABLES(T(hta_fr_entries_table), T(hta_fr_members_table), T(hta_fr_ranks_table)),
-     .writes = TABLES(T(hta_fr_groups_table), T(hta_fr_collectives_table),
-                      T(hta_fr_findings_table)),
-     .frees = NONE},
 };
 const size_t hta_n_crossrank_steps = sizeof hta_crossrank_steps / sizeof *hta_crossrank_steps;
 

@@ -286,10 +286,39 @@ static int sorted_by_first_column(const hta_table *table)
     return 1;
 }
 
+int hta_table_copy_row(hta_table *into, const hta_table *from, size_t i)
+{
+    const hta_cell *cells = hta_table_row(from, i);
+    hta_row_builder row = hta_table_add_row(into);
+    for (size_t c = 0; c < from->n_columns; c++) {
+        if (from->columns[c].type == HTA_COL_I64)
+            hta_row_put_i64(&row, cells[c].i);
+        else if (from->columns[c].type == HTA_COL_F64)
+            hta_row_put_f64(&row, cells[c].f);
+        else
+            hta_row_put_str(&row, cells[c].s);
+    }
+    return hta_row_done(&row);
+}
+
+static int64_t first_column(const hta_cell *row, void *ctx)
+{
+    (void)ctx;
+    return row[0].i;
+}
+
 int hta_table_sort_by_first_column(hta_table *table)
 {
+    if (sorted_by_first_column(table))
+        return 0;
+    return hta_table_sort_by_key(table, first_column, NULL);
+}
+
+int hta_table_sort_by_key(hta_table *table, int64_t (*key)(const hta_cell *row, void *ctx),
+                          void *ctx)
+{
     size_t n = table->n_rows, w = table->n_columns;
-    if (n < 2 || w == 0 || sorted_by_first_column(table))
+    if (n < 2 || w == 0)
         return 0;
     hta_ranked_i64 *keys = malloc(n * sizeof *keys);
     hta_cell *sorted = malloc(n * w * sizeof *sorted);
@@ -299,7 +328,7 @@ int hta_table_sort_by_first_column(hta_table *table)
         return -1;
     }
     for (size_t r = 0; r < n; r++)
-        keys[r] = (hta_ranked_i64){hta_table_row(table, r)[0].i, r};
+        keys[r] = (hta_ranked_i64){key(hta_table_row(table, r), ctx), r};
     hta_rank_ascending_i64(keys, n);
     for (size_t r = 0; r < n; r++)
         memcpy(&sorted[r * w], hta_table_row(table, keys[r].row), w * sizeof *sorted);

@@ -124,8 +124,16 @@ int hta_row_done(hta_row_builder *row);
 hta_cell *hta_table_row(const hta_table *table, size_t i);
 long hta_table_column(const hta_table *table, const char *name);
 
+/* Appends a copy of from's row i to into (of the same columns); -1 when
+ * out of memory or the columns differ. */
+int hta_table_copy_row(hta_table *into, const hta_table *from, size_t i);
+
 /* Stable sort of rows by the int64 first column. */
 int hta_table_sort_by_first_column(hta_table *table);
+/* Stable sort of rows by key(row, ctx), smallest first. */
+int hta_table_sort_by_key(hta_table *table, int64_t (*key)(const hta_cell *row, void *ctx),
+                          void *ctx);
+
 /* Index of the row whose int64 first column is key in a table sorted by
  * that column (the first such row), or -1. */
 long hta_table_find_sorted(const hta_table *table, int64_t key);

@@ -1,9 +1,13 @@
 /* hang_diagnosis.c: the hang findings from Flight Recorder dumps (see
  * crossrank/compare/hang_diagnosis.h).
  *
- * The collective entries are sorted once by (group, rank, seq); a group's
- * members then each see their own entries as one sorted run, and a seq is
- * found by bisection.  A finding's culprits are the members outside a
+ * Each group is diagnosed by the process that owns it
+ * (crossrank/exchange/group_owners.h), which receives every member's
+ * entries and pg_status rows of the group; the findings are then gathered
+ * to the root and put in group order.  On the owner the collective
+ * entries are sorted once by (group, rank, seq); a group's members then
+ * each see their own entries as one sorted run, and a seq is found by
+ * bisection.  A finding's culprits are the members outside a
  * strict majority of those that recorded the seq, so the answer is the
  * same whatever order the dumps were read in. */
 #include "crossrank/compare/hang_diagnosis.h"
@@ -16,6 +20,7 @@
 
 #include "analysis/fr_rows.h"
 #include "crossrank/exchange/comm_catalog.h"
+#include "crossrank/exchange/group_owners.h"
 #include "util/buf.h"
 
 static const hta_column GROUP_COLUMNS[HTA_FR_GROUPS_N_COLUMNS] = {
@@ -79,11 +84,12 @@ typedef struct group {
     int64_t max_seq;
 } group;
 
-/* What the diagnosis reads, sorted for it. */
+/* What the diagnosis reads (the rows of the groups this process owns),
+ * sorted for it. */
 typedef struct inputs {
     const hta_cell **coll;     /* collective entries by (group, rank, seq) */
     size_t n_coll;
-    const hta_table *entries, *members, *ranks;
+    const hta_table *entries, *members;
     hta_table *findings;
 } inputs;
 
@@ -138,12 +144,16 @@ static const hta_cell *entry_at(const member *m, int64_t seq)
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-static int has_dump(const inputs *in, int64_t rank)
+/* The rank's row of the group in "_fr_members": a member with a dump has
+ * one (its pg_config lists it); NULL for a member without. */
+static const hta_cell *member_row(const inputs *in, const char *name, int64_t rank)
 {
-    for (size_t i = 0; i < in->ranks->n_rows; i++)
-        if (hta_table_row(in->ranks, i)[HTA_FR_RANKS_RANK].i == rank)
-            return 1;
-    return 0;
+    for (size_t i = 0; i < in->members->n_rows; i++) {
+        const hta_cell *row = hta_table_row(in->members, i);
+        if (row[HTA_FR_MEMBER_RANK].i == rank && !strcmp(row[HTA_FR_MEMBER_GROUP].s, name))
+            return row;
+    }
+    return NULL;
 }
 
 /* The member's sequence numbers from its entries and its pg_status. */
@@ -160,10 +170,8 @@ static void describe_member(const inputs *in, const group *g, member *m)
         if (state == HTA_FR_COMPLETED)
             m->last_completed = max64(m->last_completed, seq);
     }
-    for (size_t i = 0; i < in->members->n_rows; i++) {
-        const hta_cell *row = hta_table_row(in->members, i);
-        if (row[HTA_FR_MEMBER_RANK].i != m->rank || strcmp(row[HTA_FR_MEMBER_GROUP].s, g->name))
-            continue;
+    const hta_cell *row = member_row(in, g->name, m->rank);
+    if (row) {
         m->last_enqueued = max64(m->last_enqueued, row[HTA_FR_MEMBER_LAST_ENQUEUED].i);
         m->last_started = max64(m->last_started, row[HTA_FR_MEMBER_LAST_STARTED].i);
         m->last_completed = max64(m->last_completed, row[HTA_FR_MEMBER_LAST_COMPLETED].i);
@@ -224,7 +232,7 @@ static int build_group(const inputs *in, const char *name, group *g)
     for (size_t i = 0; i < n; i++) {
         member *m = &g->m[i];
         m->rank = ranks[i];
-        m->present = has_dump(in, m->rank);
+        m->present = member_row(in, name, m->rank) != NULL;
         describe_member(in, g, m);
         g->max_seq = max64(g->max_seq, m->last_enqueued);
     }
@@ -370,27 +378,25 @@ static int list_missing(const group *g, hta_buf *b)
     return rc;
 }
 
-/* The rank's newest entry over all its groups: what it was doing last. */
-static const hta_cell *last_entry_of(const inputs *in, int64_t rank)
-{
-    const hta_cell *best = NULL;
-    for (size_t i = 0; i < in->entries->n_rows; i++) {
-        const hta_cell *row = hta_table_row(in->entries, i);
-        if (row[HTA_FR_ENTRY_RANK].i == rank &&
-            (!best || row[HTA_FR_ENTRY_RECORD_ID].i > best[HTA_FR_ENTRY_RECORD_ID].i))
-            best = row;
-    }
-    return best;
-}
-
+/* "rank R: " and the culprit's entry e in words. */
 static int describe_frames(hta_buf *b, int64_t rank, const hta_cell *e)
 {
-    if (!e)
+    return appendf(b, "%srank %" PRId64 ": ", b->len ? "; " : "", rank) ||
+           hta_fr_describe(b, e[HTA_FR_ENTRY_OP].s, e[HTA_FR_ENTRY_SEQ].i,
+                           e[HTA_FR_ENTRY_GROUP].s, e[HTA_FR_ENTRY_STATE].i,
+                           e[HTA_FR_ENTRY_FRAMES].s);
+}
+
+/* "rank R: " and its newest entry over all its groups, what it was doing
+ * last (as its dump's "_fr_members" rows carry it). */
+static int describe_last_entry(const inputs *in, const group *g, int64_t rank, hta_buf *b)
+{
+    const hta_cell *row = member_row(in, g->name, rank);
+    if (!row || !row[HTA_FR_MEMBER_LAST_ENTRY].s[0])
         return 0;
-    return appendf(b, "%srank %" PRId64 ": %s #%" PRId64 " of group %s (%s): %s",
-                   b->len ? "; " : "", rank, e[HTA_FR_ENTRY_OP].s, e[HTA_FR_ENTRY_SEQ].i,
-                   e[HTA_FR_ENTRY_GROUP].s, hta_fr_state_name((hta_fr_state)e[HTA_FR_ENTRY_STATE].i),
-                   e[HTA_FR_ENTRY_FRAMES].s[0] ? e[HTA_FR_ENTRY_FRAMES].s : "no frames recorded");
+    return appendf(b, "%srank %" PRId64 ": ", b->len ? "; " : "", rank) ||
+           hta_buf_append(b, row[HTA_FR_MEMBER_LAST_ENTRY].s,
+                          strlen(row[HTA_FR_MEMBER_LAST_ENTRY].s));
 }
 
 /* One kind of disagreement at seq (an op, the sizes, the dtypes): the
@@ -544,8 +550,7 @@ static int not_joined(const inputs *in, const group *g, int64_t seq, int *culpri
         if (!m->present || m->desynced || max64(m->last_enqueued, 0) + 1 != seq)
             continue;
         any = culprit[i] = 1;
-        rc = list_rank(&f.culprits, m->rank) ||
-             describe_frames(&f.frames, m->rank, last_entry_of(in, m->rank));
+        rc = list_rank(&f.culprits, m->rank) || describe_last_entry(in, g, m->rank, &f.frames);
     }
     if (!any || rc)
         return rc ? -1 : 0;
@@ -712,24 +717,21 @@ static int group_names(const hta_table *members, const char ***names, size_t *n)
     return 0;
 }
 
-int hta_hang_diagnosis(hta_tableset *set, hta_error *err)
+/* The groups whose rows this process holds (owned), into out. */
+static int diagnose_owned(const hta_tableset *owned, hta_tableset *out)
 {
-    inputs in = {.entries = hta_tableset_find(set, hta_fr_entries_table.name),
-                 .members = hta_tableset_find(set, hta_fr_members_table.name),
-                 .ranks = hta_tableset_find(set, hta_fr_ranks_table.name)};
-    if (!in.ranks || !in.members)
+    inputs in = {.entries = hta_tableset_find(owned, hta_fr_entries_table.name),
+                 .members = hta_tableset_find(owned, hta_fr_members_table.name)};
+    if (!in.members)
         return 0;
-    hta_table *groups = hta_tableset_table(set, &hta_fr_groups_table);
-    hta_table *collectives = hta_tableset_table(set, &hta_fr_collectives_table);
-    in.findings = hta_tableset_table(set, &hta_fr_findings_table);
+    hta_table *groups = hta_tableset_table(out, &hta_fr_groups_table);
+    hta_table *collectives = hta_tableset_table(out, &hta_fr_collectives_table);
+    in.findings = hta_tableset_table(out, &hta_fr_findings_table);
     size_t n_rows = in.entries ? in.entries->n_rows : 0;
     in.coll = calloc(n_rows ? n_rows : 1, sizeof *in.coll);
     const char **names = NULL;
     size_t n_names = 0;
     int rc = groups && collectives && in.findings && in.coll ? 0 : -1;
-    static const hta_table no_entries = {0};
-    if (!in.entries)
-        in.entries = &no_entries;
     for (size_t i = 0; rc == 0 && i < n_rows; i++) {
         const hta_cell *row = hta_table_row(in.entries, i);
         if (!row[HTA_FR_ENTRY_IS_P2P].i)
@@ -747,5 +749,72 @@ int hta_hang_diagnosis(hta_tableset *set, hta_error *err)
     }
     free(names);
     free(in.coll);
-    return rc ? hta_fail(err, "out of memory diagnosing the Flight Recorder dumps") : 0;
+    return rc;
+}
+
+/* A row's place in group order: its group's among the names sorted. */
+typedef struct group_order {
+    const char **names;
+    size_t n, column;
+} group_order;
+
+static int64_t group_position(const hta_cell *row, void *ctx)
+{
+    const group_order *o = ctx;
+    const char *name = row[o->column].s;
+    size_t lo = 0, hi = o->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (compare_names(&o->names[mid], &name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (int64_t)lo;
+}
+
+/* t's rows in group order, each group's rows as its owner wrote them: the
+ * same whatever process diagnosed which group. */
+static int sort_by_group(hta_table *t, size_t column)
+{
+    if (!t || t->n_rows < 2)
+        return 0;
+    group_order o = {.names = malloc(t->n_rows * sizeof *o.names), .column = column};
+    if (!o.names)
+        return -1;
+    for (size_t r = 0; r < t->n_rows; r++)
+        o.names[o.n++] = hta_table_row(t, r)[column].s;
+    qsort(o.names, o.n, sizeof *o.names, compare_names);
+    int rc = hta_table_sort_by_key(t, group_position, &o);
+    free(o.names);
+    return rc;
+}
+
+int hta_hang_diagnosis(const hta_processes *pr, hta_crossrank_tables *t,
+                       const hta_crossrank_settings *opt, hta_error *err)
+{
+    (void)opt;
+    static const hta_group_keyed keyed[] = {{&hta_fr_entries_table, HTA_FR_ENTRY_GROUP},
+                                            {&hta_fr_members_table, HTA_FR_MEMBER_GROUP}};
+    int mine = hta_tableset_find(t->exchanged, hta_fr_members_table.name) != NULL;
+    if (!hta_processes_any(pr, mine))
+        return 0;                  /* no process read a dump */
+    hta_tableset owned = {0}, results = {0};
+    int failed = hta_send_to_group_owners(pr, t->exchanged, keyed, 2, &owned, err) != 0;
+    hta_tableset_remove(t->exchanged, hta_fr_entries_table.name);
+    hta_tableset_remove(t->exchanged, hta_fr_members_table.name);
+    if (!failed && diagnose_owned(&owned, &results))
+        failed = hta_fail(err, "out of memory diagnosing the Flight Recorder dumps") != 0;
+    hta_tableset_free(&owned);
+    failed = hta_processes_any(pr, failed);
+    if (!failed && hta_processes_gather_tables(pr, &results, t->all, err))
+        failed = 1;
+    hta_tableset_free(&results);
+    if (!failed && pr->me == HTA_ROOT &&
+        (sort_by_group(hta_tableset_find(t->all, hta_fr_groups_table.name), HTA_FR_GROUPS_GROUP) ||
+         sort_by_group(hta_tableset_find(t->all, hta_fr_collectives_table.name), HTA_FR_COLL_GROUP) ||
+         sort_by_group(hta_tableset_find(t->all, hta_fr_findings_table.name),
+                       HTA_FR_FINDINGS_GROUP)))
+        failed = hta_fail(err, "out of memory ordering the hang diagnosis") != 0;
+    return hta_processes_any(pr, failed) ? -1 : 0;
 }

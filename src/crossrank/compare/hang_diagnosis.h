@@ -18,18 +18,23 @@
  *    it, with no finding above to explain it: the network or NCCL;
  *    undecided instead when a member's dump is absent;
  *  - dump_missing: a member of the group has no dump.
- * The majority never depends on which dump was read first.  Point-to-point
+ * The majority never depends on which dump was read first, nor the
+ * findings on the number of processes.  Point-to-point
  * entries (is_p2p) are kept out of the collective sequence. */
 #ifndef HTA_HANG_DIAGNOSIS_H
 #define HTA_HANG_DIAGNOSIS_H
 
+#include "crossrank/crossrank.h"
 #include "table/table.h"
 #include "util/error.h"
 
-/* "fr_groups", "fr_collectives" and "fr_findings" from "_fr_entries",
- * "_fr_members" and "fr_ranks" (rank-resolved), on the root; nothing when
- * the run read no dump. */
-int hta_hang_diagnosis(hta_tableset *set, hta_error *err);
+/* Every process: "_fr_entries" and "_fr_members" (rank-resolved, among
+ * its exchanged tables, which it removes) sent to their groups' owners,
+ * each group diagnosed there, and "fr_groups", "fr_collectives" and
+ * "fr_findings" gathered to the root in group order; nothing when no
+ * process read a dump.  -1 on every process when any failed. */
+int hta_hang_diagnosis(const hta_processes *pr, hta_crossrank_tables *t,
+                       const hta_crossrank_settings *opt, hta_error *err);
 
 /* The columns of /fr_groups: one row per (group, member). */
 enum {

@@ -157,3 +157,41 @@ int hta_processes_gather_tables(const hta_processes *p, hta_tableset *mine, hta_
     free(data);
     return rc;
 }
+
+int hta_processes_exchange_tables(const hta_processes *p, hta_tableset *parts,
+                                  hta_tableset *into, hta_error *err)
+{
+    size_t np = (size_t)p->n;
+    int *counts = calloc(4 * np, sizeof *counts);
+    hta_buf packed = {0};
+    int failed = !counts;
+    for (size_t q = 0; q < np; q++) {
+        size_t before = packed.len;
+        failed = failed || hta_tableset_pack(&parts[q], &packed) != 0 ||
+                 packed.len - before > INT_MAX || packed.len > INT_MAX;
+        if (!failed)
+            counts[q] = (int)(packed.len - before);
+        hta_tableset_free(&parts[q]);
+    }
+    failed = hta_processes_any(p, failed);
+    int *displs = counts + np, *recv_counts = counts + 2 * np, *recv_displs = counts + 3 * np;
+    if (!failed)
+        hta_processes_alltoall_int(p, counts, recv_counts);
+    failed = failed || hta_processes_displacements(counts, displs, p->n) ||
+             hta_processes_displacements(recv_counts, recv_displs, p->n);
+    long long received = 0;
+    for (size_t q = 0; !failed && q < np; q++)
+        received += recv_counts[q];
+    char *data = failed ? NULL : malloc(received > 0 ? (size_t)received : 1);
+    failed = hta_processes_any(p, failed || !data);
+    if (!failed)
+        hta_processes_alltoallv(p, packed.data, counts, displs, data, recv_counts, recv_displs, 1);
+    for (size_t q = 0; !failed && q < np; q++)
+        failed = hta_tableset_merge(into, data + recv_displs[q], (size_t)recv_counts[q], err) != 0;
+    free(data);
+    free(counts);
+    hta_buf_free(&packed);
+    if (hta_processes_any(p, failed))
+        return err->text[0] ? -1 : hta_fail(err, "out of memory exchanging tables");
+    return 0;
+}

@@ -50,6 +50,12 @@ void hta_processes_alltoallv(const hta_processes *p, const void *send, const int
 void hta_processes_reduce(const hta_processes *p, void *v, size_t n, size_t size,
                           MPI_User_function *fn);
 
+/* parts[q] (one tableset per process, freed) packed and sent to process
+ * q; what this process receives merged into into, in process order.
+ * -1 on every process when any failed (err set where it did). */
+int hta_processes_exchange_tables(const hta_processes *p, hta_tableset *parts,
+                                  hta_tableset *into, hta_error *err);
+
 /* Every process's tables into into on the root (HTA_ROOT), the root's own
  * moved rather than packed (mine is emptied there), the others' packed
  * and merged in process order.  -1 with err on the root when they do not
