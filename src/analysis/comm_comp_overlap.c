@@ -7,6 +7,7 @@
  * there (issue 247), and 0% would claim a measured absence of overlap. */
 #include "analysis/comm_comp_overlap.h"
 
+#include "analysis/metrics.h"
 #include "numerics/stats.h"
 
 #include <math.h>
@@ -37,7 +38,7 @@ int hta_comm_comp_overlap(const hta_rank_view *v, hta_tableset *out, hta_error *
     hta_row_put_f64(&row, hta_round_decimals(pctg, 2));
     /* Unrounded for the outlier search; NaN is skipped there. */
     if (hta_row_done(&row) ||
-        hta_emit_metric(out, v->rank_key, "comp_comm_overlap_pctg", pctg))
+        hta_emit_metric(out, v->rank_key, HTA_METRIC_COMP_COMM_OVERLAP_PCTG, NULL, pctg))
         return hta_fail(err, "out of memory in the comm/comp overlap");
     return 0;
 }

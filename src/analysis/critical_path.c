@@ -15,6 +15,8 @@
  * edge, is counted over the whole trace as HTA does. */
 #include "analysis/critical_path_internal.h"
 
+#include "analysis/metrics.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,9 +141,9 @@ int hta_critical_path(const hta_rank_view *view, const hta_analysis_settings *op
     for (int b = 0; b < HTA_CP_N_BOUNDS; b++)
         all += r.total[b];
     if (r.n_steps && all > 0 &&
-        (hta_emit_metric(out, view->rank_key, "critical_path_cpu_bound_pct",
+        (hta_emit_metric(out, view->rank_key, HTA_METRIC_CRITICAL_PATH_CPU_BOUND_PCT, NULL,
                          100.0 * r.total[HTA_CP_CPU] / all) ||
-         hta_emit_metric(out, view->rank_key, "critical_path_comm_bound_pct",
+         hta_emit_metric(out, view->rank_key, HTA_METRIC_CRITICAL_PATH_COMM_BOUND_PCT, NULL,
                          100.0 * r.total[HTA_CP_GPU_COMMUNICATION] / all)))
         goto done;
     rc = 0;

@@ -9,6 +9,8 @@
  * each, not once per event. */
 #include "analysis/data_loading.h"
 
+#include "analysis/metrics.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +42,8 @@ int hta_data_loading(const hta_rank_view *v, hta_tableset *out, hta_error *err)
             total += e->dur_ns;
     }
     free(is_loader);
-    if (found && hta_emit_metric(out, v->rank_key, "data_loading_us", hta_ns_to_us(total)))
+    if (found &&
+        hta_emit_metric(out, v->rank_key, HTA_METRIC_DATA_LOADING_US, NULL, hta_ns_to_us(total)))
         return hta_fail(err, "out of memory measuring data loading");
     return 0;
 }

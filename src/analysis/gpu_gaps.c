@@ -22,6 +22,8 @@
  * and the GPU idle time within the calls.  The idle time in gaps at or
  * above and below the threshold goes to /rank_metrics. */
 #include "analysis/gpu_gaps.h"
+
+#include "analysis/metrics.h"
 #include "model/cpu_context.h"
 #include "numerics/bounds.h"
 #include "util/grow.h"
@@ -332,11 +334,11 @@ static int put_sync_calls(run *r, hta_table *t)
 static int emit_metrics(const run *r, hta_tableset *out)
 {
     int64_t key = r->view->rank_key;
-    return hta_emit_metric(out, key, "gpu_gap_idle_above_threshold_us",
+    return hta_emit_metric(out, key, HTA_METRIC_GPU_GAP_IDLE_ABOVE_THRESHOLD_US, NULL,
                            hta_ns_to_us(r->idle_above_ns)) |
-           hta_emit_metric(out, key, "gpu_gap_idle_below_threshold_us",
+           hta_emit_metric(out, key, HTA_METRIC_GPU_GAP_IDLE_BELOW_THRESHOLD_US, NULL,
                            hta_ns_to_us(r->idle_below_ns)) |
-           hta_emit_metric(out, key, "gpu_gaps_above_threshold", (double)r->n_gaps);
+           hta_emit_metric(out, key, HTA_METRIC_GPU_GAPS_ABOVE_THRESHOLD, NULL, (double)r->n_gaps);
 }
 
 int hta_gpu_gaps(const hta_rank_view *v, const hta_analysis_settings *opt, hta_tableset *out,

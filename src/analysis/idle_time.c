@@ -18,6 +18,7 @@
  * decimals. */
 #include "analysis/idle_time.h"
 
+#include "analysis/metrics.h"
 #include "model/stream_work.h"
 #include "numerics/stats.h"
 #include "util/large_alloc.h"
@@ -109,10 +110,12 @@ static int add_stream_rows(hta_table *t, int64_t rank_key, uint32_t stream, gaps
 /* Idle time per category summed over streams, for the cross-rank search. */
 static int emit_metrics(hta_tableset *out, int64_t rank_key, const int64_t *total_ns)
 {
-    return hta_emit_metric(out, rank_key, "idle_host_wait_us", hta_ns_to_us(total_ns[HOST_WAIT])) |
-           hta_emit_metric(out, rank_key, "idle_kernel_wait_us",
+    return hta_emit_metric(out, rank_key, HTA_METRIC_IDLE_HOST_WAIT_US, NULL,
+                           hta_ns_to_us(total_ns[HOST_WAIT])) |
+           hta_emit_metric(out, rank_key, HTA_METRIC_IDLE_KERNEL_WAIT_US, NULL,
                            hta_ns_to_us(total_ns[KERNEL_WAIT])) |
-           hta_emit_metric(out, rank_key, "idle_other_us", hta_ns_to_us(total_ns[OTHER]));
+           hta_emit_metric(out, rank_key, HTA_METRIC_IDLE_OTHER_US, NULL,
+                           hta_ns_to_us(total_ns[OTHER]));
 }
 
 /* A stream and its first event in trace order (trace->events is in trace

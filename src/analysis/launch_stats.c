@@ -18,6 +18,7 @@
  * /graph_launches has the replays' own times. */
 #include "analysis/launch_stats.h"
 
+#include "analysis/metrics.h"
 #include "model/launch_apis.h"
 #include "numerics/stats.h"
 #include "util/large_alloc.h"
@@ -138,9 +139,9 @@ static int emit_metrics(hta_tableset *out, int64_t rank_key, const launches *l)
 {
     if (l->n == 0)
         return 0;
-    return hta_emit_metric(out, rank_key, "launch_delay_p50_us",
+    return hta_emit_metric(out, rank_key, HTA_METRIC_LAUNCH_DELAY_P50_US, NULL,
                            hta_quantile_sorted(l->delay_us, l->n, 0.50)) |
-           hta_emit_metric(out, rank_key, "launch_delay_p99_us",
+           hta_emit_metric(out, rank_key, HTA_METRIC_LAUNCH_DELAY_P99_US, NULL,
                            hta_quantile_sorted(l->delay_us, l->n, 0.99));
 }
 

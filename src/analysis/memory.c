@@ -11,6 +11,8 @@
  * step filter: a peak is a peak wherever it happens. */
 #include "analysis/memory.h"
 
+#include "analysis/metrics.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -108,9 +110,11 @@ int hta_memory(const hta_rank_view *v, hta_tableset *out, hta_error *err)
         }
     }
     if (rc == 0 && allocated >= 0)
-        rc = hta_emit_metric(out, v->rank_key, "memory_peak_allocated_bytes", (double)allocated);
+        rc = hta_emit_metric(out, v->rank_key, HTA_METRIC_MEMORY_PEAK_ALLOCATED_BYTES, NULL,
+                             (double)allocated);
     if (rc == 0 && reserved >= 0)
-        rc = hta_emit_metric(out, v->rank_key, "memory_peak_reserved_bytes", (double)reserved);
+        rc = hta_emit_metric(out, v->rank_key, HTA_METRIC_MEMORY_PEAK_RESERVED_BYTES, NULL,
+                             (double)reserved);
     free(d);
     return rc ? hta_fail(err, "out of memory in the memory peaks") : 0;
 }

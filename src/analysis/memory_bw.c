@@ -10,12 +10,11 @@
  * busy time; HTA shows no row for it. */
 #include "analysis/memory_bw.h"
 
+#include "analysis/metrics.h"
 #include "analysis/step_series.h"
 #include "numerics/stats.h"
 #include "util/large_alloc.h"
 
-#include <ctype.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 static const hta_column COLUMNS[HTA_MEMORY_BW_N_COLUMNS] = {
@@ -101,16 +100,6 @@ static size_t positive_points(const hta_step_series *s, double *out)
     return n;
 }
 
-/* "memory_bw_memcpy_dtod_mean_gbps" for "Memcpy DtoD". */
-static int emit_mean(hta_tableset *out, int64_t rank_key, const char *kind, double mean)
-{
-    char metric[64];
-    int len = snprintf(metric, sizeof metric, "memory_bw_%s_mean_gbps", kind);
-    for (int i = 0; i < len; i++)
-        metric[i] = metric[i] == ' ' ? '_' : (char)tolower((unsigned char)metric[i]);
-    return hta_emit_metric(out, rank_key, metric, mean);
-}
-
 static int add_row(hta_table *t, int64_t rank_key, const char *kind, const hta_summary *sum,
                    kind_totals totals)
 {
@@ -139,7 +128,8 @@ static int summarize_kinds(const hta_rank_view *v, const hta_step_series_set *se
         hta_summarize(values, positive_points(s, values), &sum);
         rc = add_row(t, v->rank_key, s->kind, &sum, totals[k]);
         if (rc == 0 && sum.count > 0)
-            rc = emit_mean(out, v->rank_key, s->kind, sum.mean);
+            rc = hta_emit_metric(out, v->rank_key, HTA_METRIC_MEMORY_BW_MEAN_GBPS, s->kind,
+                                 sum.mean);
     }
     free(values);
     free(totals);

@@ -20,6 +20,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "analysis/op_perf.h"
 
+#include "analysis/metrics.h"
 #include "model/gpu_peaks.h"
 #include "model/op_flops.h"
 #include "model/profiler_steps.h"
@@ -264,11 +265,12 @@ static int emit_metrics(const hta_op_perf *p, hta_tableset *out)
     double pct_peak = 100 * gemm_at_peak_s / seconds[HTA_OP_GEMM];
     int rc = 0;
     if (seconds[HTA_OP_GEMM] > 0)
-        rc = hta_emit_metric(out, rank, "gemm_tflops",
+        rc = hta_emit_metric(out, rank, HTA_METRIC_GEMM_TFLOPS, NULL,
                              flops[HTA_OP_GEMM] / seconds[HTA_OP_GEMM] / 1e12) ||
-             (isfinite(pct_peak) && hta_emit_metric(out, rank, "gemm_pct_peak", pct_peak));
+             (isfinite(pct_peak) &&
+              hta_emit_metric(out, rank, HTA_METRIC_GEMM_PCT_PEAK, NULL, pct_peak));
     if (rc == 0 && seconds[HTA_OP_ATTENTION] > 0)
-        rc = hta_emit_metric(out, rank, "attention_tflops",
+        rc = hta_emit_metric(out, rank, HTA_METRIC_ATTENTION_TFLOPS, NULL,
                              flops[HTA_OP_ATTENTION] / seconds[HTA_OP_ATTENTION] / 1e12);
     return rc ? -1 : 0;
 }

@@ -10,6 +10,8 @@
 
 #include "analysis/overlap_breakdown.h"
 
+#include "analysis/metrics.h"
+
 #include <math.h>
 
 
@@ -29,8 +31,13 @@ const hta_table_spec hta_overlap_breakdown_table = {
     HTA_TABLE_PER_RANK | HTA_TABLE_IN_PLACE};
 
 /* The parts in column order: COLUMNS[1 + p] is part p in us and
- * COLUMNS[1 + N_PARTS + p] its ratio; metrics reuse the column names. */
+ * COLUMNS[1 + N_PARTS + p] its ratio; so are their metrics. */
 enum { COMPUTE, COMMUNICATE, OVERLAP, EMPTY, N_PARTS };
+static const hta_metric_id PART_US[N_PARTS] = {HTA_METRIC_COMPUTE_US, HTA_METRIC_COMMUNICATE_US,
+                                               HTA_METRIC_OVERLAP_US, HTA_METRIC_EMPTY_US};
+static const hta_metric_id PART_RATIO[N_PARTS] = {HTA_METRIC_COMPUTE_RATIO,
+                                                  HTA_METRIC_COMMUNICATE_RATIO,
+                                                  HTA_METRIC_OVERLAP_RATIO, HTA_METRIC_EMPTY_RATIO};
 
 /* The four parts in nanoseconds over the span from the first start of GPU
  * work to its latest end (host waits, cuda_sync records, are not work;
@@ -70,7 +77,7 @@ int hta_overlap_breakdown(const hta_rank_view *v, hta_tableset *out, hta_error *
         hta_row_put_f64(&row, ratio[p]);
     int rc = hta_row_done(&row);
     for (int p = 0; p < N_PARTS && rc == 0; p++)
-        rc = hta_emit_metric(out, v->rank_key, COLUMNS[1 + p].name, hta_ns_to_us(part[p])) ||
-             hta_emit_metric(out, v->rank_key, COLUMNS[1 + N_PARTS + p].name, ratio[p]);
+        rc = hta_emit_metric(out, v->rank_key, PART_US[p], NULL, hta_ns_to_us(part[p])) ||
+             hta_emit_metric(out, v->rank_key, PART_RATIO[p], NULL, ratio[p]);
     return rc ? hta_fail(err, "out of memory in the overlap breakdown") : 0;
 }

@@ -19,6 +19,7 @@
  * describe()'s over the values. */
 #include "analysis/queue_length.h"
 
+#include "analysis/metrics.h"
 #include "analysis/step_series.h"
 #include "numerics/stats.h"
 #include "numerics/value_counts.h"
@@ -123,7 +124,8 @@ static int summarize_streams(const hta_rank_view *v, const hta_step_series_set *
         rc = add_row(t, v->rank_key, set->series[s].stream, &streams[s], duration);
     }
     if (rc == 0)
-        rc = hta_emit_metric(out, v->rank_key, "queue_time_at_max_us", hta_ns_to_us(rank_at_max));
+        rc = hta_emit_metric(out, v->rank_key, HTA_METRIC_QUEUE_TIME_AT_MAX_US, NULL,
+                             hta_ns_to_us(rank_at_max));
     return rc;
 }
 

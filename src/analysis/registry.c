@@ -65,36 +65,25 @@ int hta_analysis_run(const hta_analysis *a, const hta_rank_view *view,
  * after it, and the op walk and the launch statistics are three apart. */
 const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES] = {
     HTA_ANALYSIS_CRITICAL_PATH,
-    HTA_ANALYSIS_QUEUE_LENGTH,       HTA_ANALYSIS_MEMORY_BW,
-    HTA_ANALYSIS_COLLECTIVES,        HTA_ANALYSIS_STEPS,
-    HTA_ANALYSIS_IDLE_TIME,          HTA_ANALYSIS_OPS,
-    HTA_ANALYSIS_KERNEL_BREAKDOWN,   HTA_ANALYSIS_LAUNCH_PIPELINING,
-    HTA_ANALYSIS_TIMELINE,           HTA_ANALYSIS_LAUNCH_STATS,
-    HTA_ANALYSIS_ACTIVITY_CATEGORIES, HTA_ANALYSIS_GPU_GAPS,
-    HTA_ANALYSIS_OVERLAP_BREAKDOWN,  HTA_ANALYSIS_ANNOTATIONS,
-    HTA_ANALYSIS_DATA_LOADING,       HTA_ANALYSIS_COMM_COMP_OVERLAP,
-    HTA_ANALYSIS_TEMPORAL_BREAKDOWN, HTA_ANALYSIS_MEMORY,
-    HTA_ANALYSIS_CUPTI_COUNTERS,     HTA_ANALYSIS_DETAIL_TABLES,
+    HTA_ANALYSIS_QUEUE_LENGTH,
+    HTA_ANALYSIS_MEMORY_BW,
+    HTA_ANALYSIS_COLLECTIVES,
+    HTA_ANALYSIS_STEPS,
+    HTA_ANALYSIS_IDLE_TIME,
+    HTA_ANALYSIS_OPS,
+    HTA_ANALYSIS_KERNEL_BREAKDOWN,
+    HTA_ANALYSIS_LAUNCH_PIPELINING,
+    HTA_ANALYSIS_TIMELINE,
+    HTA_ANALYSIS_LAUNCH_STATS,
+    HTA_ANALYSIS_ACTIVITY_CATEGORIES,
+    HTA_ANALYSIS_GPU_GAPS,
+    HTA_ANALYSIS_OVERLAP_BREAKDOWN,
+    HTA_ANALYSIS_ANNOTATIONS,
+    HTA_ANALYSIS_DATA_LOADING,
+    HTA_ANALYSIS_COMM_COMP_OVERLAP,
+    HTA_ANALYSIS_TEMPORAL_BREAKDOWN,
+    HTA_ANALYSIS_MEMORY,
+    HTA_ANALYSIS_CUPTI_COUNTERS,
+    HTA_ANALYSIS_DETAIL_TABLES,
     HTA_ANALYSIS_GRAPH_LAUNCHES,
 };
-
-static const hta_column METRIC_COLUMNS[HTA_RANK_METRICS_N_COLUMNS] = {
-    [HTA_RANK_METRICS_RANK] = {"rank", HTA_COL_I64},
-    [HTA_RANK_METRICS_METRIC] = {"metric", HTA_COL_STR},
-    [HTA_RANK_METRICS_VALUE] = {"value", HTA_COL_F64},
-};
-const hta_table_spec hta_rank_metrics_table = {
-    "rank_metrics", METRIC_COLUMNS, HTA_RANK_METRICS_N_COLUMNS,
-    HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
-
-int hta_emit_metric(hta_tableset *out, int64_t rank_key, const char *metric, double value)
-{
-    hta_table *t = hta_tableset_table(out, &hta_rank_metrics_table);
-    if (!t)
-        return -1;
-    hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_i64(&row, rank_key);
-    hta_row_put_str(&row, metric);
-    hta_row_put_f64(&row, value);
-    return hta_row_done(&row);
-}

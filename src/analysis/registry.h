@@ -67,17 +67,4 @@ extern const size_t hta_n_analyses;
  * (run_analyses.c); results keep the registry's order. */
 extern const hta_analysis_id hta_analysis_schedule[HTA_N_ANALYSES];
 
-/* Records a per-rank scalar for the cross-rank outlier search
- * (table "rank_metrics": rank, metric, value). */
-int hta_emit_metric(hta_tableset *out, int64_t rank_key, const char *metric, double value);
-
-/* The columns of /rank_metrics (docs/results-format.md). */
-enum {
-    HTA_RANK_METRICS_RANK,
-    HTA_RANK_METRICS_METRIC,
-    HTA_RANK_METRICS_VALUE,
-    HTA_RANK_METRICS_N_COLUMNS
-};
-extern const hta_table_spec hta_rank_metrics_table;
-
 #endif

@@ -23,6 +23,7 @@
 #include "analysis/steps.h"
 
 #include "analysis/data_loading.h"
+#include "analysis/metrics.h"
 #include "model/interval.h"
 #include "model/profiler_steps.h"
 #include "numerics/stats.h"
@@ -118,8 +119,9 @@ static int emit_step_metrics(hta_tableset *out, int64_t rank_key, const hta_prof
         d[i] = hta_ns_to_us(st->steps[i].end_ns - st->steps[i].start_ns);
     double mean = hta_mean(d, st->n), std = hta_sample_std(d, st->n, mean);
     free(d);
-    return hta_emit_metric(out, rank_key, "step_time_mean_us", mean) ||
-                   hta_emit_metric(out, rank_key, "step_time_cv", mean > 0 ? std / mean : NAN)
+    return hta_emit_metric(out, rank_key, HTA_METRIC_STEP_TIME_MEAN_US, NULL, mean) ||
+                   hta_emit_metric(out, rank_key, HTA_METRIC_STEP_TIME_CV, NULL,
+                                   mean > 0 ? std / mean : NAN)
                ? -1
                : 0;
 }

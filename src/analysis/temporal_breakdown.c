@@ -7,6 +7,8 @@
 
 #include "analysis/temporal_breakdown.h"
 
+#include "analysis/metrics.h"
+
 #include <math.h>
 
 
@@ -58,12 +60,18 @@ int hta_temporal_breakdown(const hta_rank_view *v, hta_tableset *out, hta_error 
     /* Unrounded shares for the outlier search: rounding would hide small
      * but consistent differences between ranks. */
     double span = (double)kernel_time;
-    int rc = hta_emit_metric(out, v->rank_key, "idle_time_us", hta_ns_to_us(idle)) |
-             hta_emit_metric(out, v->rank_key, "compute_time_us", hta_ns_to_us(compute)) |
-             hta_emit_metric(out, v->rank_key, "non_compute_time_us", hta_ns_to_us(non_compute)) |
-             hta_emit_metric(out, v->rank_key, "kernel_time_us", hta_ns_to_us(kernel_time)) |
-             hta_emit_metric(out, v->rank_key, "idle_time_pctg", span > 0 ? 100.0 * idle / span : NAN) |
-             hta_emit_metric(out, v->rank_key, "compute_time_pctg", span > 0 ? 100.0 * compute / span : NAN) |
-             hta_emit_metric(out, v->rank_key, "non_compute_time_pctg", span > 0 ? 100.0 * non_compute / span : NAN);
+    int rc =
+        hta_emit_metric(out, v->rank_key, HTA_METRIC_IDLE_TIME_US, NULL, hta_ns_to_us(idle)) |
+        hta_emit_metric(out, v->rank_key, HTA_METRIC_COMPUTE_TIME_US, NULL, hta_ns_to_us(compute)) |
+        hta_emit_metric(out, v->rank_key, HTA_METRIC_NON_COMPUTE_TIME_US, NULL,
+                        hta_ns_to_us(non_compute)) |
+        hta_emit_metric(out, v->rank_key, HTA_METRIC_KERNEL_TIME_US, NULL,
+                        hta_ns_to_us(kernel_time)) |
+        hta_emit_metric(out, v->rank_key, HTA_METRIC_IDLE_TIME_PCTG, NULL,
+                        span > 0 ? 100.0 * idle / span : NAN) |
+        hta_emit_metric(out, v->rank_key, HTA_METRIC_COMPUTE_TIME_PCTG, NULL,
+                        span > 0 ? 100.0 * compute / span : NAN) |
+        hta_emit_metric(out, v->rank_key, HTA_METRIC_NON_COMPUTE_TIME_PCTG, NULL,
+                        span > 0 ? 100.0 * non_compute / span : NAN);
     return rc ? hta_fail(err, "out of memory in the temporal breakdown") : 0;
 }

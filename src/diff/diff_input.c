@@ -3,9 +3,9 @@
 
 #include "analysis/activity_categories.h"
 #include "analysis/kernel_breakdown.h"
+#include "analysis/metrics.h"
 #include "analysis/overlap_breakdown.h"
 #include "analysis/ranks_table.h"
-#include "analysis/registry.h"
 #include "analysis/temporal_breakdown.h"
 #include "crossrank/exchange/collective_groups.h"
 #include "util/ranked.h"

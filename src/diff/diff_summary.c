@@ -6,6 +6,7 @@
  * cut to NAME_WIDTH, whole in the file. */
 #include "diff/diff_summary.h"
 
+#include "analysis/metrics.h"
 #include "crossrank/exchange/collective_groups.h"
 #include "diff/collective_diff.h"
 #include "diff/kernel_diff.h"
@@ -114,8 +115,8 @@ static int by_compute_change(const void *x, const void *y)
  * temporal breakdown (sorted by rank, so a rank's rows are adjacent). */
 static size_t collect_rank_changes(const hta_table *m, rank_change *out)
 {
-    static const char *const metrics[3] = {"compute_time_us", "non_compute_time_us",
-                                           "idle_time_us"};
+    static const hta_metric_id metrics[3] = {
+        HTA_METRIC_COMPUTE_TIME_US, HTA_METRIC_NON_COMPUTE_TIME_US, HTA_METRIC_IDLE_TIME_US};
     const long c_metric = HTA_DIFF_RANK_METRICS_METRIC;
     const long c_status = HTA_DIFF_RANK_METRICS_STATUS;
     const long c_rel = HTA_DIFF_RANK_METRICS_REL_CHANGE;
@@ -127,7 +128,7 @@ static size_t collect_rank_changes(const hta_table *m, rank_change *out)
         if (strcmp(row[c_status].s, "both") != 0)
             continue;
         for (int k = 0; k < 3; k++) {
-            if (strcmp(row[c_metric].s, metrics[k]) != 0)
+            if (!hta_metric_is(row[c_metric].s, metrics[k]))
                 continue;
             if (!n || out[n - 1].rank != row[0].i)
                 out[n++] = (rank_change){row[0].i, {NAN, NAN, NAN}, NAN, NAN};

@@ -6,8 +6,8 @@
  * metric added to either breakdown is grouped with no change here. */
 #include "diff/rank_metric_diff.h"
 
+#include "analysis/metrics.h"
 #include "analysis/overlap_breakdown.h"
-#include "analysis/registry.h"
 #include "analysis/temporal_breakdown.h"
 
 #include "diff/row_join.h"

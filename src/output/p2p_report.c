@@ -6,9 +6,9 @@
  * ("_p2p_ranks"), which were given no wait. */
 #include "output/p2p_report.h"
 
-#include "analysis/registry.h"
-#include "crossrank/exchange/p2p_pairs.h"
+#include "analysis/metrics.h"
 #include "crossrank/compare/p2p_results.h"
+#include "crossrank/exchange/p2p_pairs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -42,7 +42,8 @@ static int64_t worst_sender(const hta_table *metrics, double *caused)
     *caused = 0;
     for (size_t r = 0; metrics && r < metrics->n_rows; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        if (strcmp(row[HTA_RANK_METRICS_METRIC].s, "p2p_caused_wait_us") == 0 && row[HTA_RANK_METRICS_VALUE].f > *caused) {
+        if (hta_metric_is(row[HTA_RANK_METRICS_METRIC].s, HTA_METRIC_P2P_CAUSED_WAIT_US) &&
+            row[HTA_RANK_METRICS_VALUE].f > *caused) {
             *caused = row[HTA_RANK_METRICS_VALUE].f;
             worst = row[HTA_RANK_METRICS_RANK].i;
         }

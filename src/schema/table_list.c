@@ -7,6 +7,8 @@
  * and the include graph stays downward. */
 #include "schema/table_list.h"
 
+#include "analysis/metrics.h"
+
 #include <string.h>
 
 #include "analysis/activity_categories.h"
@@ -32,7 +34,6 @@
 #include "analysis/overlap_breakdown.h"
 #include "analysis/queue_length.h"
 #include "analysis/ranks_table.h"
-#include "analysis/registry.h"
 #include "analysis/steps.h"
 #include "analysis/temporal_breakdown.h"
 #include "analysis/timeline.h"

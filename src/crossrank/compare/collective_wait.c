@@ -38,10 +38,11 @@
 #include "crossrank/compare/collective_wait.h"
 
 #include "analysis/collectives.h"
+#include "analysis/metrics.h"
 #include "analysis/ranks_table.h"
-#include "crossrank/exchange/collective_groups.h"
 #include "crossrank/compare/spread.h"
 #include "crossrank/exchange/clock_offsets.h"
+#include "crossrank/exchange/collective_groups.h"
 #include "crossrank/exchange/stream_kernels.h"
 #include "model/trace.h"
 
@@ -242,8 +243,8 @@ static int flag_late_arrivers(hta_tableset *set, const rank_waits *w, size_t n)
     int rc = shares && outliers && hta_spread_of(shares, k, &s) == 0 ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (hta_is_late_arriver(w[i].arrived_last, w[i].matched, fair_share_of(&w[i]), k))
-            rc = hta_add_outlier(outliers, "arrived_last_share", w[i].rank, share_of(&w[i]), &s,
-                                 "straggler");
+            rc = hta_add_outlier(outliers, hta_metrics[HTA_METRIC_ARRIVED_LAST_SHARE].name,
+                                 w[i].rank, share_of(&w[i]), &s, "straggler");
     free(shares);
     return rc;
 }

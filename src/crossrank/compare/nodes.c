@@ -19,9 +19,9 @@
  * "nodes" keeps the metric whose |robust z| is largest and material. */
 #include "crossrank/compare/nodes.h"
 
-#include "analysis/registry.h"
-#include "crossrank/exchange/hosts.h"
+#include "analysis/metrics.h"
 #include "crossrank/compare/spread.h"
+#include "crossrank/exchange/hosts.h"
 #include "numerics/bounds.h"
 #include "numerics/stats.h"
 

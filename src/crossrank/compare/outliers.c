@@ -9,7 +9,7 @@
 #include "crossrank/compare/outliers.h"
 
 #include "analysis/graph_launches.h"
-#include "analysis/registry.h"
+#include "analysis/metrics.h"
 #include "crossrank/compare/spread.h"
 #include "util/strtab.h"
 
@@ -54,12 +54,13 @@ static int compare_rank(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Whether the search leaves the rank's value of the metric out: an idle
- * metric of a rank whose graph replays were not all recorded is an upper
- * bound, not a measurement (analysis/graph_launches.c). */
-static int left_out(const char *metric, int64_t rank, const int64_t *under, size_t n_under)
+/* Whether the search leaves the rank's value of the metric out: a
+ * metric declared an idle bound, on a rank whose graph replays were not
+ * all recorded, is an upper bound, not a measurement
+ * (analysis/graph_launches.c). */
+static int left_out(const hta_metric_info *m, int64_t rank, const int64_t *under, size_t n_under)
 {
-    return n_under && strstr(metric, "idle") &&
+    return n_under && m && m->reliability == HTA_METRIC_IDLE_BOUND &&
            bsearch(&rank, under, n_under, sizeof *under, compare_rank);
 }
 
@@ -91,10 +92,11 @@ int hta_find_outliers(hta_tableset *set, const hta_crossrank_settings *opt, hta_
     for (uint32_t m = 0; m < names.count && rc == 0; m++) {
         size_t k = 0;
         const char *name = hta_strtab_get(&names, m);
+        const hta_metric_info *info = hta_metric_named(name);
         for (size_t r = 0; r < n; r++) {
             const hta_cell *row = hta_table_row(metrics, r);
             if (metric_of[r] == m && isfinite(row[HTA_RANK_METRICS_VALUE].f) &&
-                !left_out(name, row[HTA_RANK_METRICS_RANK].i, under, n_under)) {
+                !left_out(info, row[HTA_RANK_METRICS_RANK].i, under, n_under)) {
                 ranks[k] = row[HTA_RANK_METRICS_RANK].i;
                 values[k++] = row[HTA_RANK_METRICS_VALUE].f;
             }

@@ -18,7 +18,7 @@
 #include "crossrank/compare/p2p_results.h"
 
 #include "analysis/collectives.h"
-#include "analysis/registry.h"
+#include "analysis/metrics.h"
 #include "analysis/steps.h"
 #include "crossrank/exchange/collective_groups.h"
 #include "crossrank/exchange/p2p_pairs.h"
@@ -58,15 +58,6 @@ static void sort_summary(hta_table *t)
 {
     if (t && t->n_rows > 1)
         qsort_r(t->cells, t->n_rows, t->n_columns * sizeof *t->cells, compare_pair_rows, NULL);
-}
-
-static int put_metric(hta_table *t, int64_t rank, const char *metric, double value)
-{
-    hta_row_builder row = hta_table_add_row(t);
-    hta_row_put_i64(&row, rank);
-    hta_row_put_str(&row, metric);
-    hta_row_put_f64(&row, value);
-    return hta_row_done(&row);
 }
 
 /* Sums the per-rank rows of every process (a rank's ops may have been
@@ -120,9 +111,9 @@ static int add_rank_metrics(hta_tableset *set, const hta_table *ranks)
         int64_t rank = r[HTA_P2P_RANKS_RANK].i;
         int64_t waited = r[HTA_P2P_RANKS_LATE_SENDER_WAIT_NS].i +
                          r[HTA_P2P_RANKS_LATE_RECEIVER_WAIT_NS].i;
-        rc = put_metric(metrics, rank, "p2p_wait_us", hta_ns_to_us(waited)) ||
-             put_metric(metrics, rank, "p2p_caused_wait_us",
-                        hta_ns_to_us(r[HTA_P2P_RANKS_CAUSED_LATE_SENDER_NS].i));
+        rc = hta_put_metric(metrics, rank, HTA_METRIC_P2P_WAIT_US, NULL, hta_ns_to_us(waited)) ||
+             hta_put_metric(metrics, rank, HTA_METRIC_P2P_CAUSED_WAIT_US, NULL,
+                            hta_ns_to_us(r[HTA_P2P_RANKS_CAUSED_LATE_SENDER_NS].i));
     }
     return rc ? -1 : hta_table_sort_by_first_column(metrics);
 }

@@ -42,8 +42,8 @@
  * time / this rank's) and compute time z-scores are kept as columns. */
 #include "crossrank/compare/stragglers.h"
 
+#include "analysis/metrics.h"
 #include "analysis/ranks_table.h"
-#include "analysis/registry.h"
 #include "crossrank/compare/causes.h"
 #include "crossrank/compare/collective_wait.h"
 #include "crossrank/compare/spread.h"
@@ -75,8 +75,8 @@ const hta_table_spec hta_stragglers_table = {
  * that measures each, and its name in the list of causes. */
 enum { CAUSE_DATA, CAUSE_LAUNCH, CAUSE_COMPUTE, N_CAUSES };
 
-static const char *const CAUSE_METRIC[N_CAUSES] = {
-    "data_loading_us", "idle_host_wait_us", "compute_time_us"};
+static const hta_metric_id CAUSE_METRIC[N_CAUSES] = {
+    HTA_METRIC_DATA_LOADING_US, HTA_METRIC_IDLE_HOST_WAIT_US, HTA_METRIC_COMPUTE_TIME_US};
 static const hta_cause CAUSE[N_CAUSES] = {HTA_CAUSE_DATA_LOADING, HTA_CAUSE_CPU_LAUNCH,
                                           HTA_CAUSE_COMPUTE};
 
@@ -136,12 +136,15 @@ static void read_metrics(const hta_table *metrics, suspect *s, size_t n)
     }
     for (size_t r = 0; metrics && r < metrics->n_rows; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        suspect *g = strcmp(row[HTA_RANK_METRICS_METRIC].s, "gemm_tflops") == 0 ? find_suspect(s, n, row[HTA_RANK_METRICS_RANK].i) : NULL;
+        suspect *g = hta_metric_is(row[HTA_RANK_METRICS_METRIC].s, HTA_METRIC_GEMM_TFLOPS)
+                         ? find_suspect(s, n, row[HTA_RANK_METRICS_RANK].i)
+                         : NULL;
         if (g)
             g->gemm_tflops = row[HTA_RANK_METRICS_VALUE].f;
         for (int k = 0; k < N_CAUSES; k++) {
-            suspect *x = strcmp(row[HTA_RANK_METRICS_METRIC].s, CAUSE_METRIC[k]) == 0 ? find_suspect(s, n, row[HTA_RANK_METRICS_RANK].i)
-                                                              : NULL;
+            suspect *x = hta_metric_is(row[HTA_RANK_METRICS_METRIC].s, CAUSE_METRIC[k])
+                             ? find_suspect(s, n, row[HTA_RANK_METRICS_RANK].i)
+                             : NULL;
             if (x)
                 x->value[k] = row[HTA_RANK_METRICS_VALUE].f;
         }
@@ -155,8 +158,9 @@ static void add_p2p_caused(const hta_table *metrics, suspect *s, size_t n)
 {
     for (size_t r = 0; metrics && r < metrics->n_rows; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        suspect *x = strcmp(row[HTA_RANK_METRICS_METRIC].s, "p2p_caused_wait_us") == 0 ? find_suspect(s, n, row[HTA_RANK_METRICS_RANK].i)
-                                                                : NULL;
+        suspect *x = hta_metric_is(row[HTA_RANK_METRICS_METRIC].s, HTA_METRIC_P2P_CAUSED_WAIT_US)
+                         ? find_suspect(s, n, row[HTA_RANK_METRICS_RANK].i)
+                         : NULL;
         if (x && isfinite(row[HTA_RANK_METRICS_VALUE].f))
             x->caused_us += row[HTA_RANK_METRICS_VALUE].f;
     }

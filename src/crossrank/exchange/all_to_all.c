@@ -27,7 +27,7 @@
 #define _GNU_SOURCE /* qsort_r, strndup */
 #include "crossrank/exchange/all_to_all.h"
 
-#include "analysis/registry.h"
+#include "analysis/metrics.h"
 #include "model/comm_meta.h"
 #include "model/trace.h"
 #include "util/grow.h"
@@ -328,13 +328,10 @@ int hta_a2a_results(hta_tableset *set, hta_error *err)
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < ranks->n_rows; i++) {
         const hta_cell *r = hta_table_row(ranks, i);
-        for (int k = 0; rc == 0 && k < 2; k++) {
-            hta_row_builder row = hta_table_add_row(metrics);
-            hta_row_put_i64(&row, r[0].i);
-            hta_row_put_str(&row, k ? "a2a_bytes_received" : "a2a_bytes_sent");
-            hta_row_put_f64(&row, (double)r[1 + k].i);
-            rc = hta_row_done(&row);
-        }
+        for (int k = 0; rc == 0 && k < 2; k++)
+            rc = hta_put_metric(metrics, r[0].i,
+                                k ? HTA_METRIC_A2A_BYTES_RECEIVED : HTA_METRIC_A2A_BYTES_SENT, NULL,
+                                (double)r[1 + k].i);
     }
     if (rc || hta_table_sort_by_first_column(metrics))
         return hta_fail(err, "out of memory summing the all-to-all traffic");
