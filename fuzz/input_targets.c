@@ -19,6 +19,7 @@
 
 #include "parse/cupti_csv.h"
 #include "parse/nsys_sqlite.h"
+#include "parse/rocpd_sqlite.h"
 #include "parse/rocprof_json.h"
 #include "checks.h"
 
@@ -93,6 +94,25 @@ static void read_twice(input_reader read, const char *path, const hta_builder_op
     hta_trace_free(&second);
 }
 
+typedef int (*device_lister)(const char *path, long long *devices, size_t cap, size_t *n);
+
+/* Reads path whole, then (each_device) every device it lists alone, the
+ * way discovery splits a node's file. */
+static void read_devices(input_reader read, device_lister list, const char *path,
+                         hta_builder_options *how, int each_device)
+{
+    read_twice(read, path, how, SAME_ERROR_UP_TO_TABLE);
+    long long devices[MAX_DEVICES];
+    size_t n = 0;
+    if (each_device && list(path, devices, MAX_DEVICES, &n) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            how->one_device = 1;
+            how->device = devices[i];
+            read_twice(read, path, how, SAME_ERROR_UP_TO_TABLE);
+        }
+    }
+}
+
 /* The input after its options byte, written to this process's scratch
  * file `name` (path, room for 64). */
 static void write_scratch(char *path, const char *name, const uint8_t *data, size_t size)
@@ -112,16 +132,21 @@ int hta_fuzz_nsys_sqlite(const uint8_t *data, size_t size)
     char path[64];
     write_scratch(path, "export.sqlite", data, size);
     hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
-    read_twice(hta_read_nsys_sqlite, path, &how, SAME_ERROR_UP_TO_TABLE);
-    long long devices[MAX_DEVICES];
-    size_t n = 0;
-    if (data[0] & 2 && hta_nsys_devices(path, devices, MAX_DEVICES, &n) == 0) {
-        for (size_t i = 0; i < n; i++) {
-            how.one_device = 1;
-            how.device = devices[i];
-            read_twice(hta_read_nsys_sqlite, path, &how, SAME_ERROR_UP_TO_TABLE);
-        }
-    }
+    read_devices(hta_read_nsys_sqlite, hta_nsys_devices, path, &how, data[0] & 2);
+    unlink(path);
+    return 0;
+}
+
+/* Byte 0: bit 0 reads with --step-regex "^step", bit 1 reads each agent
+ * the database lists alone too. */
+int hta_fuzz_rocpd(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    char path[64];
+    write_scratch(path, "results.db", data, size);
+    hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
+    read_devices(hta_read_rocpd, hta_rocpd_devices, path, &how, data[0] & 2);
     unlink(path);
     return 0;
 }

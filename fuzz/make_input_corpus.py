@@ -21,9 +21,15 @@ enters the repository:
                agents, the first dispatches and the symbols they name, the
                strings the records name), with HIP calls, copies and
                marker ranges added around the dispatches.
+  rocpd        small windows of the real Kineto traces of TRACES/hta/ as
+               rocpd databases (tests/rocprof_convert.py writes them, on
+               512-byte pages), and corrupt copies of each as for
+               nsys_sqlite.
 
 Each input gets the harness's leading options byte (fuzz/targets.h).
 usage: make_input_corpus.py TRACES_DIR OUT_DIR"""
+import gzip
+import json
 import os
 import random
 import shutil
@@ -35,6 +41,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 import kineto_convert as kc  # noqa: E402
+import rocprof_convert as rc  # noqa: E402
 
 LIMIT = 60 * 1024
 SEPARATOR = b"\n=====\n"     # HTA_FUZZ_CSV_SEPARATOR
@@ -262,8 +269,6 @@ def small_rocprof(doc, rows):
 
 
 def rocprof_seeds(traces, out):
-    import gzip
-    import json
     folder = os.path.join(traces, "rocprofv3")
     for root, _, files in os.walk(folder):
         for name in sorted(f for f in files if f.endswith((".json", ".json.gz"))):
@@ -277,9 +282,43 @@ def rocprof_seeds(traces, out):
                     save(out, "rocprof_json", rows % 2, data)
 
 
+def window(src, dst, events):
+    """The first `events` events of a Kineto trace, as a trace."""
+    doc = rc.load(src)
+    kept = [e for e in doc["traceEvents"] if e.get("ph") == "X"][:events]
+    with open(dst, "w") as f:
+        json.dump({"traceEvents": kept}, f, default=str)
+
+
+def rocpd_seeds(traces, out, scratch):
+    folder = os.path.join(traces, "hta")
+    for name in ("trace_filter", "nccl_data", "amd_mi250"):
+        path = os.path.join(folder, name)
+        if not os.path.isdir(path):
+            continue
+        trace = os.path.join(path, sorted(os.listdir(path))[0])
+        for events in (10, 40, 120):
+            part, cut, db = (os.path.join(scratch, f"{name}{events}{x}")
+                             for x in (".json", "-rocm.json", ".db"))
+            window(trace, part, events)
+            rc.rocm_like(part, cut)
+            rc.to_rocpd(cut, db)
+            small = sqlite3.connect(db)
+            small.execute("PRAGMA page_size = 512")
+            small.execute("VACUUM")
+            small.close()
+            if os.path.getsize(db) > LIMIT:
+                continue
+            with open(db, "rb") as f:
+                data = f.read()
+            save(out, "rocpd", events % 4, data)
+            for i, bad in enumerate(corruptions(db)):
+                save(out, "rocpd", i % 4, bad)
+
+
 def main():
     traces, out = sys.argv[1:3]
-    for kind in ("nsys_sqlite", "cupti_csv", "rocprof_json"):
+    for kind in ("nsys_sqlite", "cupti_csv", "rocprof_json", "rocpd"):
         shutil.rmtree(os.path.join(out, kind), ignore_errors=True)
         os.makedirs(os.path.join(out, kind))
     scratch = tempfile.mkdtemp(prefix="hta-fuzz-seeds-")
@@ -287,11 +326,13 @@ def main():
         nsys_seeds(traces, out, scratch)
         csv_seeds(traces, out, scratch)
         rocprof_seeds(traces, out)
+        rocpd_seeds(traces, out, scratch)
     finally:
         shutil.rmtree(scratch)
     print(f"corpus: {len(os.listdir(os.path.join(out, 'nsys_sqlite')))} nsys_sqlite inputs, "
           f"{len(os.listdir(os.path.join(out, 'cupti_csv')))} cupti_csv inputs, "
-          f"{len(os.listdir(os.path.join(out, 'rocprof_json')))} rocprof_json inputs in {out}")
+          f"{len(os.listdir(os.path.join(out, 'rocprof_json')))} rocprof_json, "
+          f"{len(os.listdir(os.path.join(out, 'rocpd')))} rocpd inputs in {out}")
 
 
 if __name__ == "__main__":

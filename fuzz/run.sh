@@ -19,7 +19,7 @@ work="${HTA_FUZZ_WORK:-build-fuzz/work}"
 traces="${HTA_TRACES:-$(pwd)/../shared/traces}"
 
 CC=clang cmake -S . -B "$build" -DHTA_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
-targets="reader analyses nsys_sqlite cupti_csv rocprof_json fr_dump"
+targets="reader analyses nsys_sqlite cupti_csv rocprof_json fr_dump rocpd"
 cmake --build "$build" -j "$(nproc)" --target hta-tracegen \
   $(for t in $targets; do echo --target fuzz_$t; done) >/dev/null
 fuzz/make_corpus.sh "$traces/hta" "$work/seeds"

@@ -43,4 +43,8 @@ int hta_fuzz_rocprof_json(const uint8_t *data, size_t size);
  * (fuzz/fr_dump_target.c). */
 int hta_fuzz_fr_dump(const uint8_t *data, size_t size);
 
+/* Byte 0 selects options (bit 0 --step-regex, bit 1 each agent alone),
+ * the rest is a rocpd SQLite database (fuzz/input_targets.c). */
+int hta_fuzz_rocpd(const uint8_t *data, size_t size);
+
 #endif

@@ -69,8 +69,10 @@ int main(void)
     int csv = replay(FUZZ_DIR "/regressions/cupti_csv", hta_fuzz_cupti_csv);
     int rocprof_json = replay(FUZZ_DIR "/regressions/rocprof_json", hta_fuzz_rocprof_json);
     int fr = replay(FUZZ_DIR "/regressions/fr_dump", hta_fuzz_fr_dump);
-    fprintf(stderr, "%d reader, %d analyses, %d nsys_sqlite, %d cupti_csv, %d rocprof_json and "
-            "%d fr_dump reproducers replayed\n", reader, analyses, sqlite, csv, rocprof_json, fr);
-    return reader > 0 && analyses > 0 && sqlite > 0 && csv >= 0 && rocprof_json >= 0 && fr >= 0
-               ? 0 : 1;
+    int rocpd = replay(FUZZ_DIR "/regressions/rocpd", hta_fuzz_rocpd);
+    fprintf(stderr, "%d reader, %d analyses, %d nsys_sqlite, %d cupti_csv, %d rocprof_json, "
+            "%d fr_dump and %d rocpd reproducers replayed\n", reader, analyses, sqlite, csv,
+            rocprof_json, fr, rocpd);
+    return reader > 0 && analyses > 0 && sqlite > 0 && csv >= 0 && rocprof_json >= 0 && fr >= 0 &&
+                   rocpd >= 0 ? 0 : 1;
 }

@@ -1,5 +1,10 @@
 """rocprofv3's output (docs/definitions.md, "Inputs: rocprofv3").
 
+Generated forms: a generated Kineto trace, cut to what rocprofv3 records,
+is written as a rocpd database (and, by tests/rocprof_convert.py, in the
+other forms); every form sits in one directory, is analysed in one run on
+two processes, and every per-rank table must be the same for each.
+
 The real JSON results (../shared/traces/rocprofv3/, one process of an 8 x
 MI350X training job, kernel dispatches only) are analysed and checked
 against values computed here from the raw file with Python's json: the
@@ -7,12 +12,18 @@ dispatch count, each kernel's count and total time, the RCCL total, the
 span, the idle time and the exclusive time of each kernel-type
 combination.  Bad files fail alone, with one line naming the file."""
 import collections
+import glob
 import gzip
 import json
 import os
 import shutil
+import sqlite3
 
-from common import analyse, main, require_traces, table, tmpdir, TRACES
+import numpy as np
+
+import rocprof_convert as rc
+from common import all_tables, analyse, generated, main, require_traces, table, tmpdir, TRACES
+from test_inputs import CROSS_RANK, KINETO_ONLY, READ_COLUMNS, assert_same_rows, rows_of
 
 REAL_JSON = "rocprofv3/tl_mi350x_pid908/908_results.json.gz"
 REL_TOL = 1e-9
@@ -161,18 +172,114 @@ def test_rank():
     assert set(ranks["input_format"]) == {"rocprof-json"}, set(ranks["input_format"])
 
 
-def run_bad(write, expected, name="bad_results.json"):
+def generated_forms():
+    """A directory with a generated trace cut to what rocprofv3 records,
+    and the same records as each rocprofv3 form; returns (dir, {form: file
+    name})."""
+    src = glob.glob(os.path.join(generated(ranks=1, size_mb=0.3), "*"))[0]
+    d = tmpdir()
+    kineto = os.path.join(d, "rank-0.json")
+    rc.rocm_like(src, kineto)
+    rc.to_rocpd(kineto, os.path.join(d, "rank-1_results.db"))
+    return d, {"kineto": "rank-0.json", "rocpd": "rank-1_results.db"}
+
+
+def test_generated_forms_agree():
+    d, forms = generated_forms()
+    out, _ = analyse(d, processes=2)
+    ranks = table(out, "ranks")
+    rank_of = {os.path.basename(f): r for f, r in zip(ranks["file"], ranks["rank"])}
+    fmt = {os.path.basename(f): x for f, x in zip(ranks["file"], ranks["input_format"])}
+    assert {fmt[f] for f in forms.values()} == set(forms), fmt
+    assert list(ranks["status"]) == ["ok"] * len(forms), list(ranks["error"])
+    tables = all_tables(out)
+    base = rank_of[forms["kineto"]]
+    for form, name in forms.items():
+        if form == "kineto":
+            continue
+        r = rank_of[name]
+        for t, data in tables.items():
+            if t in CROSS_RANK or t in KINETO_ONLY:
+                continue
+            if t == "timeline":
+                order = list(tables["timeline_ranks"])
+                assert np.array_equal(data[order.index(base)], data[order.index(r)]), form
+                continue
+            skip = {"rank"} | (READ_COLUMNS if t == "ranks" else set())
+            assert_same_rows(t, rows_of(data, base), rows_of(data, r), skip, form)
+    kernels = table(out, "kernels")
+    assert len(kernels[kernels["rank"] == base]) > 5, "the generated trace has kernels"
+
+
+def test_rocpd_one_rank_per_agent():
+    """A database of two GPUs is two ranks, each with its own dispatches
+    (one process drove both: its recorded rank is neither's); merged, one
+    rank, its rank the launcher's variable in the recorded environment."""
+    d = tmpdir()
+    kineto = os.path.join(d, "k.json")
+    rc.rocm_like(glob.glob(os.path.join(generated(ranks=1, size_mb=0.3), "*"))[0], kineto)
+    db_path = os.path.join(tmpdir(), "node_results.db")
+    rc.to_rocpd(kineto, db_path, environment={"OMPI_COMM_WORLD_RANK": "6", "PATH": "/bin"})
+    os.remove(kineto)
+    with sqlite3.connect(db_path) as db:
+        db.execute('INSERT INTO "rocpd_info_agent_0f1e2d3c" (id, nid, pid, type, type_index) '
+                   'VALUES (2, 1, 1, "GPU", 1)')
+        db.execute('UPDATE "rocpd_kernel_dispatch_0f1e2d3c" SET agent_id = 2 WHERE id % 2 = 0')
+        per_agent = dict(db.execute('SELECT agent_id, count(*) FROM '
+                                    '"rocpd_kernel_dispatch_0f1e2d3c" GROUP BY agent_id'))
+        # Every copy is agent 1's (tests/rocprof_convert.py).
+        per_agent[1] += db.execute('SELECT count(*) FROM "rocpd_memory_copy_0f1e2d3c"').fetchone()[0]
+    out, _ = analyse(db_path)
+    ranks = table(out, "ranks").set_index("file")
+    assert sorted(ranks.index) == [f"{db_path}@device=1", f"{db_path}@device=2"], ranks.index
+    for agent, n in per_agent.items():
+        got = ranks.loc[f"{db_path}@device={agent}", "gpu_events"]
+        assert got == n, (agent, got, n)
+    merged, _ = analyse(db_path, extra=["--merge-devices"])
+    ranks = table(merged, "ranks")
+    assert list(ranks["rank"]) == [6] and list(ranks["rank_source"]) == ["recorded"], ranks
+    assert "devices" in ranks["input_notes"][0] or "device" in ranks["input_notes"][0], ranks
+
+
+def test_mixed_directory():
+    """rocprofv3 JSON, a rocpd database and a Kineto trace in one directory
+    of one run: three ranks, each read by its own reader."""
+    d, forms = generated_forms()
+    shutil.copy(real_json(), os.path.join(d, "rank-5_results.json.gz"))
+    out, _ = analyse(d, processes=3)
+    ranks = table(out, "ranks")
+    got = {os.path.basename(f): (fmt, status) for f, fmt, status in
+           zip(ranks["file"], ranks["input_format"], ranks["status"])}
+    assert got == {"rank-0.json": ("kineto", "ok"), "rank-1_results.db": ("rocpd", "ok"),
+                   "rank-5_results.json.gz": ("rocprof-json", "ok")}, got
+    assert sorted(ranks["rank"]) == [0, 1, 5], list(ranks["rank"])
+    kernels = table(out, "kernels")
+    assert kernels[kernels["rank"] == 5]["count"].sum() == 43915
+
+
+def run_bad(write, expected, name="bad_results.json", extra=()):
     """A bad file beside the real one: it fails alone, with one line."""
     d = tmpdir()
     shutil.copy(real_json(), os.path.join(d, "good_results.json.gz"))
     bad = os.path.join(d, name)
     write(bad)
-    out, _ = analyse(d, extra=["--input-format", "rocprof-json"], expect=1)
+    out, _ = analyse(d, expect=1, extra=extra)
     ranks = table(out, "ranks").set_index("file")
     assert ranks.loc[os.path.join(d, "good_results.json.gz"), "status"] == "ok"
     error = ranks.loc[bad, "error"]
     assert ranks.loc[bad, "status"] == "failed" and "\n" not in error, error
     assert error.startswith(bad) and expected in error, error
+
+
+def test_rocpd_without_dispatches():
+    def write(path):
+        db = sqlite3.connect(path)
+        db.execute('CREATE TABLE "rocpd_string_ab" (id INTEGER PRIMARY KEY, string TEXT)')
+        db.execute('CREATE TABLE "rocpd_kernel_dispatch_ab" (id INTEGER PRIMARY KEY, '
+                   'start BIGINT, end BIGINT)')
+        db.commit()
+        db.close()
+    run_bad(write, "rocpd_event_ab: no such table", name="bad_results.db")
 
 
 def test_truncated_json():
@@ -183,7 +290,7 @@ def test_truncated_json():
 
 def test_not_rocprof_json():
     run_bad(lambda p: open(p, "w").write('{"traceEvents": []}'),
-            'no "rocprofiler-sdk-tool" member')
+            'no "rocprofiler-sdk-tool" member', extra=["--input-format", "rocprof-json"])
 
 
 def test_dispatch_without_symbol():
@@ -194,5 +301,6 @@ def test_dispatch_without_symbol():
 
 
 if __name__ == "__main__":
-    main([test_real_json, test_rank, test_truncated_json, test_not_rocprof_json,
+    main([test_real_json, test_rank, test_generated_forms_agree, test_rocpd_one_rank_per_agent,
+          test_mixed_directory, test_rocpd_without_dispatches, test_truncated_json, test_not_rocprof_json,
           test_dispatch_without_symbol])

@@ -9,6 +9,7 @@
 #include "parse/device_entry.h"
 #include "parse/nsys_sqlite.h"
 #include "parse/read_input.h"
+#include "parse/rocpd_sqlite.h"
 #include "parse/rocprof_json.h"
 
 static const char *const FORMAT_NAMES[] = {"auto", HTA_INPUT_FORMATS(HTA_INPUT_FORMAT_WORD)};
@@ -43,6 +44,12 @@ static int read_kineto(const char *path, const hta_input_call *call, hta_trace *
 {
     (void)notes;
     return hta_read_trace_file(path, call->options, out, err);
+}
+
+static int read_rocpd(const char *path, const hta_input_call *call, hta_trace *out,
+                      hta_error *notes, hta_error *err)
+{
+    return hta_read_rocpd(path, &call->how, out, notes, err);
 }
 
 static int is_nsys_sqlite(const char *path)
@@ -81,6 +88,8 @@ static int read_rocprof_json(const char *path, const hta_input_call *call, hta_t
 const hta_input_reader hta_input_readers[] = {
     {.format = HTA_INPUT_KINETO, .suffixes = SUFFIXES(".json", ".json.gz"),
      .read = read_kineto, .fuzz_harness = "reader"},
+    {.format = HTA_INPUT_ROCPD, .suffixes = SUFFIXES(".db"), .sniff = hta_is_rocpd,
+     .read = read_rocpd, .devices = hta_rocpd_devices, .fuzz_harness = "rocpd"},
     {.format = HTA_INPUT_NSYS_SQLITE, .suffixes = SUFFIXES(".sqlite"), .sniff = is_nsys_sqlite,
      .read = read_nsys_sqlite, .devices = hta_nsys_devices, .fuzz_harness = "nsys_sqlite"},
     {.format = HTA_INPUT_CUPTI_CSV, .suffixes = SUFFIXES("kernel.csv", "conc_kernel.csv"),

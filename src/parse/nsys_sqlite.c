@@ -70,6 +70,7 @@
 #include "util/grow.h"
 #include "util/ranked.h"
 #include "parse/launcher_env.h"
+#include "parse/sqlite_open.h"
 #include "numerics/bounds.h"
 #include "parse/nsys_time_base.h"
 #include "parse/trace_builder.h"
@@ -168,14 +169,7 @@ static int out_of_time(nsys_reader *r, const char *table)
 
 static int table_exists(nsys_reader *r, const char *table)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(r->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') "
-                                  "AND name = ?", -1, &s, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(s);
-    sqlite3_finalize(s);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    return hta_sqlite_table_exists(r->db, table);
 }
 
 /* 1 when table has column, 0 when not, -1 on a database error. */
@@ -942,34 +936,10 @@ static void note_graphs(nsys_reader *r, int with_calls, hta_error *notes)
 
 static int open_database(nsys_reader *r)
 {
-    /* Immutable when this process cannot write the file: then no writer it
-     * could race with is expected, and SQLite skips locking. */
-    int immutable = access(r->path, W_OK) != 0;
-    /* A path holding URI syntax is opened plainly (no immutable flag)
-     * rather than escaped. */
-    int plain = strpbrk(r->path, "?#%") != NULL;
-    char *uri = plain ? NULL
-                      : sqlite3_mprintf("file:%s?mode=ro%s", r->path,
-                                        immutable ? "&immutable=1" : "");
-    if (!plain && !uri)
-        return fail(r, NULL, "out of memory");
-    int rc = sqlite3_open_v2(plain ? r->path : uri, &r->db,
-                             SQLITE_OPEN_READONLY | (plain ? 0 : SQLITE_OPEN_URI), NULL);
-    sqlite3_free(uri);
-    if (rc != SQLITE_OK)
-        return fail(r, NULL, r->db ? sqlite3_errmsg(r->db) : "cannot open");
-    sqlite3_busy_timeout(r->db, 0);
-    /* One read transaction for every table: a locked database fails here. */
-    if (sqlite3_exec(r->db, "BEGIN; SELECT count(*) FROM sqlite_master;", NULL, NULL, NULL) !=
-        SQLITE_OK) {
-        int code = sqlite3_errcode(r->db);
-        int locked = code == SQLITE_BUSY || code == SQLITE_LOCKED;
-        /* A corrupt file fails here when the schema table, read first, is
-         * what is damaged. */
-        int corrupt = sqlite3_errcode(r->db) == SQLITE_CORRUPT;
-        return fail(r, corrupt ? "sqlite_master" : NULL,
-                    locked ? "database is locked by another process" : sqlite3_errmsg(r->db));
-    }
+    char why[256];
+    int corrupt;
+    if (hta_sqlite_open_read(r->path, &r->db, why, sizeof why, &corrupt))
+        return fail(r, corrupt ? "sqlite_master" : NULL, why);
     return 0;
 }
 

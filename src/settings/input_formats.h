@@ -14,7 +14,8 @@
     X(KINETO, "kineto")                                                                          \
     X(NSYS_SQLITE, "nsys-sqlite")                                                                \
     X(CUPTI_CSV, "cupti-csv")                                                                    \
-    X(ROCPROF_JSON, "rocprof-json")
+    X(ROCPROF_JSON, "rocprof-json")                                                              \
+    X(ROCPD, "rocpd")
 
 #define HTA_INPUT_FORMAT_ID(id, name) HTA_INPUT_##id,
 typedef enum hta_input_format {
