@@ -13,4 +13,12 @@ typedef struct hta_error {
     char text[HTA_ERROR_MAX];
 } hta_error;
 
+/* How a run ended, as the command's exit code (README, "Exit codes"). */
+typedef enum hta_exit_code {
+    HTA_EXIT_OK = 0,
+    HTA_EXIT_SOME_FAILED = 1,
+    HTA_EXIT_USAGE = 2,
+    HTA_EXIT_INTERNAL = 3,
+} hta_exit_code;
+
 #endif

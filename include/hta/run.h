@@ -14,14 +14,6 @@
 #include "hta/error.h"
 #include "hta/settings.h"
 
-/* Exit codes (README, "Exit codes"). */
-typedef enum hta_exit_code {
-    HTA_EXIT_OK = 0,
-    HTA_EXIT_SOME_FAILED = 1,
-    HTA_EXIT_USAGE = 2,
-    HTA_EXIT_INTERNAL = 3,
-} hta_exit_code;
-
 typedef enum hta_command_action {
     HTA_COMMAND_RUN,
     HTA_COMMAND_HELP,

@@ -5,7 +5,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "cli/options.h"
+#include "settings/command_line.h"
 #include "diff/diff_command.h"
 #include "hta/version.h"
 #include "crossrank/exchange/hosts.h"

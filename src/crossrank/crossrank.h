@@ -18,26 +18,10 @@
 #include <stdint.h>
 
 #include "crossrank/exchange/processes.h"
+#include "crossrank/exchange/stage_tables.h"
 #include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
-
-/* What a process brings to the stage and what it receives. */
-typedef struct hta_crossrank_tables {
-    hta_tableset *all;         /* root: the gathered tables, ranks resolved;
-                                  the cross-rank tables are added */
-    hta_tableset *exchanged;   /* its HTA_TABLE_EXCHANGED tables, rank-mapped;
-                                  emptied */
-    const int64_t *valid;      /* the ranks analysed without failure, sorted,
-                                  the same on every process */
-    const int64_t *valid_node; /* the node of each (crossrank/exchange/hosts.h), which
-                                  splits /collective_summary; NULL: unknown */
-    size_t n_valid;
-    hta_tableset *in_place;    /* receives the rows it writes in place */
-    hta_tableset *kept;        /* receives what stays on it (each of its ranks'
-                                  kernel waits, for --write-traces); NULL:
-                                  nothing kept */
-} hta_crossrank_tables;
 
 /* Every process of pr: -1 with err on every process when the matching or
  * the gather failed anywhere, on the root alone when a statistic did (err

@@ -12,7 +12,7 @@
 #include "diff/options_check.h"
 #include "diff/rank_metric_diff.h"
 #include "diff/tail_diff.h"
-#include "hta/run.h" /* the exit codes */
+#include "hta/error.h" /* the exit codes */
 
 #include <errno.h>
 #include <getopt.h>

@@ -26,7 +26,7 @@
 #include "analysis/ranks_table.h"
 #include "crossrank/exchange/collective_groups.h"
 #include "crossrank/crossrank.h"
-#include "hta/run.h" /* the exit codes */
+#include "hta/error.h" /* the exit codes */
 #include "output/hdf5_in_place.h"
 #include "output/hdf5_writer.h"
 #include "output/results_file.h"

@@ -24,7 +24,9 @@
 #ifndef HTA_HANG_DIAGNOSIS_H
 #define HTA_HANG_DIAGNOSIS_H
 
-#include "crossrank/crossrank.h"
+#include "crossrank/exchange/processes.h"
+#include "crossrank/exchange/stage_tables.h"
+#include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
 

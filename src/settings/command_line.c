@@ -1,11 +1,13 @@
-/* options.c: the command line into settings (docs/hta-mpi.1).
+/* command_line.c: the command line into settings (docs/hta-mpi.1).
  *
  * getopt_long's table is built from the settings list, so an option
  * declared there is parsed here without more; only --help and --version,
  * which are answers rather than settings, are the command line's own.
  * Parsing never touches MPI or the file system, so --help, --version and
  * usage errors answer at once on every process. */
-#include "cli/options.h"
+#include "settings/command_line.h"
+
+#include "hta/error.h" /* the exit codes */
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -27,8 +29,9 @@ void hta_print_usage(FILE *out)
         "  -h, --help                      this help\n"
         "      --version                   print the version\n"
         "\n"
-        "Exit status: 0 all traces analysed, 1 some traces failed (results written),\n"
-        "2 usage error or nothing to do, 3 internal or MPI failure.\n");
+        "Exit status: %d all traces analysed, %d some traces failed (results written),\n"
+        "%d usage error or nothing to do, %d internal or MPI failure.\n",
+        HTA_EXIT_OK, HTA_EXIT_SOME_FAILED, HTA_EXIT_USAGE, HTA_EXIT_INTERNAL);
 }
 
 /* getopt_long's options and short-option string from the settings list;

@@ -1,7 +1,8 @@
-/* cli/options.h: the command line into settings (settings/settings.h
- * declares every option; docs/hta-mpi.1 documents them). */
-#ifndef HTA_OPTIONS_H
-#define HTA_OPTIONS_H
+/* settings/command_line.h: the command line into settings
+ * (settings/settings.h declares every option; docs/hta-mpi.1 documents
+ * them).  Library code: libhta's hta_command_parse is this. */
+#ifndef HTA_COMMAND_LINE_H
+#define HTA_COMMAND_LINE_H
 
 #include <stdio.h>
 
