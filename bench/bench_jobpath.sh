@@ -1,5 +1,5 @@
 #!/bin/bash
-# The job-level analyses at scale (issue 31's bench, not a test): a
+# The job-level analyses at scale (a bench, not a test): a
 # generated tensor x data parallel job (hta-tracegen --tp 8 --dp RANKS/8
 # --layers 16 --profiler-steps: 19 collectives per rank and step, STEPS
 # steps, rank 5's compute 1.3x before its TP collectives, seeded jitter on

@@ -4,7 +4,7 @@
  * The share is |U_comp intersect U_comm| / |U_comm| over the merged
  * COMPUTATION and COMMUNICATION kernels, as a percentage rounded like
  * HTA's.  A rank without communication time gets NaN: HTA divides by zero
- * there (issue 247), and 0% would claim a measured absence of overlap. */
+ * there, and 0% would claim a measured absence of overlap. */
 #include "analysis/comm_comp_overlap.h"
 
 #include "analysis/metrics.h"
