@@ -193,9 +193,10 @@ static int find_gaps(run *r, int64_t threshold_ns)
         const hta_event *e = v->gpu[i];
         if (hta_rank_view_is_wait(v, e))
             continue;
+        int64_t end = hta_rank_view_work_end(v, i);
         if (!last) {
             last = e;
-            covered = hta_event_end(e);
+            covered = end;
             continue;
         }
         if (e->ts_ns > covered) {
@@ -209,8 +210,8 @@ static int find_gaps(run *r, int64_t threshold_ns)
                 r->idle_below_ns += length;
             }
         }
-        if (hta_event_end(e) >= covered) {
-            covered = hta_event_end(e);
+        if (end >= covered) {
+            covered = end;
             last = e;
         }
     }

@@ -44,9 +44,10 @@ static const hta_metric_id PART_RATIO[N_PARTS] = {HTA_METRIC_COMPUTE_RATIO,
  * being OTHER kernels they are in neither union). */
 static void split_span(const hta_rank_view *v, int64_t part[N_PARTS], int64_t *span)
 {
-    const hta_type_unions *u = &v->unions;
-    const hta_interval *lists[2] = {u->of[HTA_KT_COMPUTATION], u->of[HTA_KT_COMMUNICATION]};
-    size_t counts[2] = {u->n[HTA_KT_COMPUTATION], u->n[HTA_KT_COMMUNICATION]};
+    size_t counts[2];
+    const hta_interval *lists[2] = {
+        hta_rank_view_work_union(v, HTA_KT_COMPUTATION, &counts[0]),
+        hta_rank_view_work_union(v, HTA_KT_COMMUNICATION, &counts[1])};
     int64_t by_mask[4];
     hta_intervals_exclusive(lists, counts, 2, by_mask);
     *span = v->work_end - v->work_start;

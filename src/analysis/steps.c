@@ -49,10 +49,11 @@ static const hta_column COLUMNS[HTA_STEPS_N_COLUMNS] = {
 const hta_table_spec hta_steps_table = {
     "steps", COLUMNS, HTA_STEPS_N_COLUMNS, HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 
-/* Appends e to the merged list iv[0..*n) (events come in start order). */
-static void add_interval(hta_interval *iv, size_t *n, const hta_event *e)
+/* Appends [start, end) to the merged list iv[0..*n) (events come in start
+ * order). */
+static void add_interval(hta_interval *iv, size_t *n, int64_t start, int64_t end)
 {
-    hta_interval next = {e->ts_ns, hta_event_end(e)};
+    hta_interval next = {start, end};
     if (*n == 0 || hta_interval_merge(&iv[*n - 1], next))
         iv[(*n)++] = next;
 }
@@ -77,16 +78,17 @@ static int put_step(hta_table *t, const hta_rank_view *v, const hta_profiler_ste
     int64_t first = n ? v->gpu[at[0]]->ts_ns : 0, last = first, launch_bound = 0;
     for (size_t i = 0; i < n; i++) {
         const hta_event *e = v->gpu[at[i]];
+        int64_t end = hta_rank_view_work_end(v, at[i]);
         size_t before = n_all;
         int64_t idle_from = n_all ? s->all[n_all - 1].end : 0;
-        add_interval(s->all, &n_all, e);
+        add_interval(s->all, &n_all, e->ts_ns, end);
         if (before && n_all > before)
             launch_bound += launch_gap(v, e, idle_from);
         if (e->kernel_type == HTA_KT_COMPUTATION)
-            add_interval(s->comp, &n_comp, e);
+            add_interval(s->comp, &n_comp, e->ts_ns, end);
         else if (e->kernel_type == HTA_KT_COMMUNICATION)
-            add_interval(s->comm, &n_comm, e);
-        last = hta_event_end(e) > last ? hta_event_end(e) : last;
+            add_interval(s->comm, &n_comm, e->ts_ns, end);
+        last = end > last ? end : last;
     }
     int64_t busy = hta_intervals_length(s->all, n_all);
     int64_t comm = hta_intervals_length(s->comm, n_comm);

@@ -102,9 +102,9 @@ int hta_timeline_segments(const hta_rank_view *v, hta_tableset *out, hta_error *
 {
     if (v->n_work == 0)
         return 0;
-    const hta_type_unions *u = &v->unions;
-    const hta_interval *comp = u->of[HTA_KT_COMPUTATION], *comm = u->of[HTA_KT_COMMUNICATION];
-    size_t n_comp = u->n[HTA_KT_COMPUTATION], n_comm = u->n[HTA_KT_COMMUNICATION];
+    size_t n_comp, n_comm;
+    const hta_interval *comp = hta_rank_view_work_union(v, HTA_KT_COMPUTATION, &n_comp);
+    const hta_interval *comm = hta_rank_view_work_union(v, HTA_KT_COMMUNICATION, &n_comm);
     /* The extent layer marks the span of the rank's GPU work even when it
      * holds only MEMORY or OTHER kernels; host waits (cuda_sync records,
      * OTHER kernels) are not work and extend it no further. */

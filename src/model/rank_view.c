@@ -107,17 +107,55 @@ static int is_communication(const hta_event *e)
 }
 
 /* The GPU events that are work, and their span. */
-static void find_work(hta_rank_view *view, const hta_trace *trace)
+static void find_work(hta_rank_view *view)
 {
-    view->wait_cat = hta_strtab_find(&trace->categories, "cuda_sync", strlen("cuda_sync"));
     for (size_t i = 0; i < view->n_gpu; i++) {
         const hta_event *e = view->gpu[i];
         if (hta_rank_view_is_wait(view, e))
             continue;
+        int64_t end = hta_rank_view_work_end(view, i);
         if (view->n_work++ == 0)
             view->work_start = view->work_end = e->ts_ns;
-        view->work_end = hta_event_end(e) > view->work_end ? hta_event_end(e) : view->work_end;
+        view->work_end = end > view->work_end ? end : view->work_end;
     }
+}
+
+/* The clipped work's COMPUTATION and COMMUNICATION unions, when some
+ * record was clipped.  -1 when out of memory. */
+static int build_clipped_unions(hta_rank_view *view)
+{
+    static const hta_kernel_type TYPES[2] = {HTA_KT_COMPUTATION, HTA_KT_COMMUNICATION};
+    if (view->clips.n == 0)
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        hta_interval *iv = hta_large_malloc((view->unions.n[TYPES[k]] + view->clips.n + 1) *
+                                            sizeof *iv);
+        if (!iv)
+            return -1;
+        size_t n = 0;
+        for (size_t i = 0; i < view->n_gpu; i++) {
+            if (view->gpu[i]->kernel_type != TYPES[k])
+                continue;
+            hta_interval next = {view->gpu[i]->ts_ns, hta_rank_view_work_end(view, i)};
+            if (n == 0 || hta_interval_merge(&iv[n - 1], next))
+                iv[n++] = next;
+        }
+        view->clipped_of[k] = iv;
+        view->clipped_n[k] = n;
+    }
+    return 0;
+}
+
+const hta_interval *hta_rank_view_work_union(const hta_rank_view *view, hta_kernel_type type,
+                                             size_t *n)
+{
+    int k = type == HTA_KT_COMMUNICATION;
+    if (!view->clipped_of[k]) {
+        *n = view->unions.n[type];
+        return view->unions.of[type];
+    }
+    *n = view->clipped_n[k];
+    return view->clipped_of[k];
 }
 
 /* The GPU events sorted, their communication kernels and their type
@@ -138,8 +176,12 @@ static int build_sorted_gpu(hta_rank_view *view, const hta_trace *trace)
             view->gpu[view->n_gpu++] = &trace->events[i];
     if (sort_gpu_events(view->gpu, view->n_gpu, trace, view->comm_at, &view->n_comm))
         return -1;
-    find_work(view, trace);
-    return hta_type_unions_build(&view->unions, view->gpu, view->n_gpu);
+    view->wait_cat = hta_strtab_find(&trace->categories, "cuda_sync", strlen("cuda_sync"));
+    if (hta_stream_clips_build(&view->clips, view->gpu, view->n_gpu, view->wait_cat))
+        return -1;
+    find_work(view);
+    return hta_type_unions_build(&view->unions, view->gpu, view->n_gpu) ||
+           build_clipped_unions(view);
 }
 
 /* Each correlation's first CPU-side event. */
@@ -205,6 +247,9 @@ void hta_rank_view_free(hta_rank_view *view)
     hta_corrmap_free(&view->cpu_by_correlation);
     hta_type_unions_free(&view->unions);
     hta_stream_work_free(&view->stream_work);
+    hta_stream_clips_free(&view->clips);
+    free(view->clipped_of[0]);
+    free(view->clipped_of[1]);
     memset(view, 0, sizeof *view);
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/stream_clips.h"
 #include "model/stream_work.h"
 #include "model/trace.h"
 #include "model/type_unions.h"
@@ -38,7 +39,14 @@ typedef struct hta_rank_view {
      * "Host waits").  wait_cat is their category (UINT32_MAX when none). */
     uint32_t wait_cat;
     size_t n_work;             /* GPU events that are work */
-    int64_t work_start, work_end; /* their first start and latest end */
+    int64_t work_start, work_end; /* their first start and latest (clipped) end */
+    /* Work running past the next record on its stream, clipped there for
+     * the tables hta-mpi defines (model/stream_clips.h). */
+    hta_stream_clips clips;
+    /* With clips, the COMPUTATION and COMMUNICATION unions of the clipped
+     * work (hta_rank_view_work_union); NULL without. */
+    hta_interval *clipped_of[2];
+    size_t clipped_n[2];
 } hta_rank_view;
 
 /* Whether a GPU event of the view is a host wait rather than GPU work. */
@@ -46,6 +54,18 @@ static inline int hta_rank_view_is_wait(const hta_rank_view *view, const hta_eve
 {
     return e->cat == view->wait_cat;
 }
+
+/* The end of the view's GPU event gpu[pos] in the tables hta-mpi defines:
+ * clipped at the next record's start on its stream when it runs past it. */
+static inline int64_t hta_rank_view_work_end(const hta_rank_view *view, size_t pos)
+{
+    return hta_stream_clips_end(&view->clips, pos, view->gpu[pos]);
+}
+
+/* The union of the COMPUTATION or COMMUNICATION work as the tables
+ * hta-mpi defines read it: clipped (above), else the type's union. */
+const hta_interval *hta_rank_view_work_union(const hta_rank_view *view, hta_kernel_type type,
+                                             size_t *n);
 
 /* Builds the view of a filtered trace, with a second thread when threads
  * > 1; -1 when out of memory. */

@@ -167,6 +167,7 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
         ok = hta_run_analyses(&view, opt, threads, path, deadline, out, &err) == 0;
         if (ok)
             hta_graph_launches_note(out, view.rank_key, &notes);
+        hta_stream_clips_note(&view.clips, &notes);
         if (ok && opt->output.write_traces)
             ok = hta_write_trace(path, &view, opt->output.write_traces, &err) == 0;
         hta_rank_view_free(&view);
