@@ -6,7 +6,7 @@
  * (DIR.fr_truth.json).
  *
  * DESIGN
- *  Five process groups (pg id g, named "g" as torch names them), one
+ *  Six process groups (pg id g, named "g" as torch names them), one
  *  fault each at its end, so that each finding is known by construction:
  *   - 0 default_pg, ranks 0..7, all-reduce [[4096]] x 6: rank 0 never
  *     enqueues the 6th (the culprit is the first rank: a reader biased to
@@ -18,7 +18,10 @@
  *     rank 6 runs a reduce-scatter at 4, rank 4 BFloat16 at 5 (both
  *     complete), and rank 2 never enqueues the 6th;
  *   - 4 dp_odd, ranks 1,3,5,7, all-reduce [[512]] x 3: every member
- *     started the 3rd and none completed it (the network, not a rank).
+ *     started the 3rd and none completed it (the network, not a rank);
+ *   - 5 pp, ranks 1 and 5, point to point in the last round: rank 1 sends
+ *     to rank 5 twice (p2p_seq_id 1, 2) and rank 5 posts the first
+ *     receive only, so the second send waits for one that never comes.
  *  Collectives before a group's last complete; at the last, the members
  *  that enqueued it started it; after a skip the rest stay scheduled.
  *  Each rank records in rounds: round s enqueues seq s of each of its
@@ -49,7 +52,8 @@
 #include "tracegen_pickle.h"
 
 #define WORLD 8
-#define N_GROUPS 5
+#define N_GROUPS 6
+#define P2P_GROUP 5
 #define MAX_ENTRIES 64
 #define BASE_NS INT64_C(1700000000000000000)
 
@@ -65,12 +69,14 @@ static const fr_group GROUPS[N_GROUPS] = {
     {"tp1", {4, 5, 6, 7}, 4, 5},
     {"dp_even", {0, 2, 4, 6}, 4, 6},
     {"dp_odd", {1, 3, 5, 7}, 4, 3},
+    {"pp", {1, 5}, 2, 0},
 };
 
 enum { SCHEDULED, STARTED, COMPLETED };
 
 typedef struct {
-    int pg, seq, round, state;
+    int pg, seq, round, state;   /* seq: the p2p_seq_id of a point-to-point entry */
+    int is_p2p;
     const char *op, *dtype;
     int64_t in_elems, out_elems;
     int64_t record_id;
@@ -146,6 +152,15 @@ static void build_rank(fr_rank *k, int r, int ring)
             if (e.state == COMPLETED)
                 k->last_completed[g] = s;
         }
+    /* The pipeline pair: rank 1 sends to rank 5 twice; rank 5 posts the
+     * first receive only, so the second send waits for it. */
+    for (int s = 1; s <= 2 && (r == 1 || (r == 5 && s == 1)); s++) {
+        fr_entry e = {.pg = P2P_GROUP, .seq = s, .round = 6, .is_p2p = 1,
+                      .op = r == 1 ? "nccl:send 0->1" : "nccl:recv 1<-0", .dtype = "Float",
+                      .in_elems = 1024, .out_elems = 1024,
+                      .state = s == 1 ? COMPLETED : STARTED, .record_id = k->n};
+        k->e[k->n++] = e;
+    }
     k->first = ring > 0 && k->n > ring ? k->n - ring : 0;
 }
 
@@ -205,9 +220,15 @@ static void pk_frames(tg_pickle *p, frame_memo *m, const fr_entry *e)
     int gather = !strcmp(e->op, "nccl:all_gather");
     int scatter = !strcmp(e->op, "nccl:reduce_scatter");
     tg_pk_list_begin(p, 2);
-    pk_frame(p, m, gather ? 0 : scatter ? 1 : 2,
-             gather ? "all_gather_into_tensor" : scatter ? "reduce_scatter_tensor" : "all_reduce",
-             "torch/distributed/distributed_c10d.py", gather ? 3838 : scatter ? 4290 : 2696);
+    if (e->is_p2p) {
+        int recv = !strncmp(e->op, "nccl:recv", 9);
+        pk_frame(p, m, 3 + N_GROUPS + recv, recv ? "recv" : "send",
+                 "torch/distributed/distributed_c10d.py", recv ? 2410 : 2364);
+    } else
+        pk_frame(p, m, gather ? 0 : scatter ? 1 : 2,
+                 gather ? "all_gather_into_tensor" : scatter ? "reduce_scatter_tensor"
+                        : "all_reduce",
+                 "torch/distributed/distributed_c10d.py", gather ? 3838 : scatter ? 4290 : 2696);
     pk_frame(p, m, 3 + e->pg, "train_step", "train.py", 40 + 10 * e->pg);
     tg_pk_list_end(p);
 }
@@ -240,8 +261,8 @@ static void pk_entry(tg_pickle *p, frame_memo *m, const fr_entry *e, int r)
     tg_pk_tuple2(p);
     pk_key_str(p, "thread_name", "pt_main_thread");
     pk_key_str(p, "thread_id", "140213560456000");
-    pk_key_int(p, "collective_seq_id", e->seq);
-    pk_key_int(p, "p2p_seq_id", 0);
+    pk_key_int(p, "collective_seq_id", e->is_p2p ? 0 : e->seq);
+    pk_key_int(p, "p2p_seq_id", e->is_p2p ? e->seq : 0);
     pk_key_int(p, "op_id", e->seq);
     pk_key_str(p, "profiling_name", e->op);
     pk_key_int(p, "time_created_ns", t);
@@ -272,7 +293,7 @@ static void pk_entry(tg_pickle *p, frame_memo *m, const fr_entry *e, int r)
     tg_pk_bool(p, e->state == COMPLETED);
     pk_key_int(p, "timeout_ms", 600000);
     tg_pk_str(p, "is_p2p");
-    tg_pk_bool(p, 0);
+    tg_pk_bool(p, e->is_p2p);
     tg_pk_dict_end(p);
 }
 
@@ -345,19 +366,20 @@ static void write_pickle(const fr_rank *k, int r, int style, const char *path)
 static void json_entry(FILE *f, const fr_entry *e, int r)
 {
     int64_t t = created_ns(e, r);
-    fprintf(f, "{\"collective_seq_id\":%d,", e->seq);
+    fprintf(f, "{\"collective_seq_id\":%d,", e->is_p2p ? 0 : e->seq);
     if (e->state == COMPLETED)
         fprintf(f, "\"duration_ms\":%.17g,", 0.25 + 0.125 * e->pg);
     fprintf(f,
-            "\"input_dtypes\":[\"%s\"],\"input_sizes\":[[%" PRId64 "]],\"is_p2p\":false,"
+            "\"input_dtypes\":[\"%s\"],\"input_sizes\":[[%" PRId64 "]],\"is_p2p\":%s,"
             "\"op_id\":%d,\"output_dtypes\":[\"%s\"],\"output_sizes\":[[%" PRId64 "]],"
-            "\"p2p_seq_id\":0,\"pg_id\":%d,\"process_group\":[\"%d\",\"%s\"],"
+            "\"p2p_seq_id\":%d,\"pg_id\":%d,\"process_group\":[\"%d\",\"%s\"],"
             "\"profiling_name\":\"%s\",\"record_id\":%" PRId64 ",\"retired\":%s,"
             "\"state\":\"%s\",\"thread_id\":\"140213560456000\","
             "\"thread_name\":\"pt_main_thread\",\"time_created_ns\":%" PRId64 ","
             "\"time_discovered_completed_ns\":%" PRId64 ","
             "\"time_discovered_started_ns\":%" PRId64 ",\"timeout_ms\":600000}",
-            e->dtype, e->in_elems, e->seq, e->dtype, e->out_elems, e->pg, e->pg,
+            e->dtype, e->in_elems, e->is_p2p ? "true" : "false", e->seq, e->dtype, e->out_elems,
+            e->is_p2p ? e->seq : 0, e->pg, e->pg,
             GROUPS[e->pg].desc, e->op, e->record_id, e->state == COMPLETED ? "true" : "false",
             STATES[e->state], t, e->state == COMPLETED ? t + 600000 : 0,
             e->state >= STARTED ? t + 100000 : 0);
@@ -412,6 +434,7 @@ static const fr_finding FINDINGS[] = {
     {"dtype_mismatch", 3, 5, "nccl:all_reduce", {4}, 1},
     {"not_joined", 3, 6, "nccl:all_reduce", {2}, 1},
     {"stuck", 4, 3, "nccl:all_reduce", {0}, 0},
+    {"p2p_not_joined", P2P_GROUP, 2, "nccl:send 0->1", {5}, 1},
 };
 
 /* The members blocked in the finding's collective: those whose entry at

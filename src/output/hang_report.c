@@ -30,6 +30,8 @@ static const char *next_step(const char *kind)
                       "file system"},
         {"dump_missing", "why the rank wrote no dump (it crashed, or its file system is "
                          "not the others')"},
+        {"p2p_not_joined", "what the peer was doing instead (its last entry below): a "
+                           "pipeline schedule whose sends and receives do not pair up"},
     };
     for (size_t i = 0; i < sizeof STEPS / sizeof STEPS[0]; i++)
         if (!strcmp(STEPS[i].kind, kind))

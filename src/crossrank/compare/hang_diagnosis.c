@@ -73,6 +73,8 @@ typedef struct member {
     int present;               /* its dump was read */
     const hta_cell **e;        /* its collective entries in the group, by seq */
     size_t n;
+    const hta_cell **p2p;      /* its point-to-point entries, in record order */
+    size_t n_p2p;
     int64_t first_seq, last_enqueued, last_started, last_completed;
     int desynced;              /* skipped a collective: left out from there on */
 } member;
@@ -82,6 +84,8 @@ typedef struct group {
     member *m;
     size_t n;
     int64_t max_seq;
+    int64_t *ranks;            /* the group's ranks by group rank, as pg_config lists them */
+    long n_ranks;
 } group;
 
 /* What the diagnosis reads (the rows of the groups this process owns),
@@ -89,31 +93,49 @@ typedef struct group {
 typedef struct inputs {
     const hta_cell **coll;     /* collective entries by (group, rank, seq) */
     size_t n_coll;
+    const hta_cell **p2p;      /* point-to-point entries by (group, rank, record) */
+    size_t n_p2p;
     const hta_table *entries, *members;
     hta_table *findings;
 } inputs;
 
+static int compare_i64_cells(int64_t a, int64_t b)
+{
+    return (a > b) - (a < b);
+}
+
+/* Entries by (group, rank), then by column (-1: none), then record. */
+static int compare_entry_rows(const hta_cell *a, const hta_cell *b, int column)
+{
+    int c = strcmp(a[HTA_FR_ENTRY_GROUP].s, b[HTA_FR_ENTRY_GROUP].s);
+    if (!c)
+        c = compare_i64_cells(a[HTA_FR_ENTRY_RANK].i, b[HTA_FR_ENTRY_RANK].i);
+    if (!c && column >= 0)
+        c = compare_i64_cells(a[column].i, b[column].i);
+    return c ? c : compare_i64_cells(a[HTA_FR_ENTRY_RECORD_ID].i, b[HTA_FR_ENTRY_RECORD_ID].i);
+}
+
+/* Collective entries by (group, rank, seq). */
 static int compare_entries(const void *pa, const void *pb)
 {
-    const hta_cell *a = *(const hta_cell *const *)pa, *b = *(const hta_cell *const *)pb;
-    int c = strcmp(a[HTA_FR_ENTRY_GROUP].s, b[HTA_FR_ENTRY_GROUP].s);
-    if (c)
-        return c;
-    if (a[HTA_FR_ENTRY_RANK].i != b[HTA_FR_ENTRY_RANK].i)
-        return a[HTA_FR_ENTRY_RANK].i < b[HTA_FR_ENTRY_RANK].i ? -1 : 1;
-    if (a[HTA_FR_ENTRY_SEQ].i != b[HTA_FR_ENTRY_SEQ].i)
-        return a[HTA_FR_ENTRY_SEQ].i < b[HTA_FR_ENTRY_SEQ].i ? -1 : 1;
-    return (a[HTA_FR_ENTRY_RECORD_ID].i > b[HTA_FR_ENTRY_RECORD_ID].i) -
-           (a[HTA_FR_ENTRY_RECORD_ID].i < b[HTA_FR_ENTRY_RECORD_ID].i);
+    return compare_entry_rows(*(const hta_cell *const *)pa, *(const hta_cell *const *)pb,
+                              HTA_FR_ENTRY_SEQ);
+}
+
+/* Point-to-point entries by (group, rank), in the order recorded. */
+static int compare_by_record(const void *pa, const void *pb)
+{
+    return compare_entry_rows(*(const hta_cell *const *)pa, *(const hta_cell *const *)pb, -1);
 }
 
 /* The member's run of entries among the sorted ones. */
-static void find_run(const inputs *in, const char *g, int64_t rank, member *m)
+static void find_run(const hta_cell **rows, size_t n, const char *g, int64_t rank,
+                     const hta_cell ***run, size_t *n_run)
 {
-    size_t lo = 0, hi = in->n_coll;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const hta_cell *row = in->coll[mid];
+        const hta_cell *row = rows[mid];
         int c = strcmp(row[HTA_FR_ENTRY_GROUP].s, g);
         if (c < 0 || (c == 0 && row[HTA_FR_ENTRY_RANK].i < rank))
             lo = mid + 1;
@@ -121,11 +143,11 @@ static void find_run(const inputs *in, const char *g, int64_t rank, member *m)
             hi = mid;
     }
     size_t end = lo;
-    while (end < in->n_coll && !strcmp(in->coll[end][HTA_FR_ENTRY_GROUP].s, g) &&
-           in->coll[end][HTA_FR_ENTRY_RANK].i == rank)
+    while (end < n && !strcmp(rows[end][HTA_FR_ENTRY_GROUP].s, g) &&
+           rows[end][HTA_FR_ENTRY_RANK].i == rank)
         end++;
-    m->e = in->coll + lo;
-    m->n = end - lo;
+    *run = rows + lo;
+    *n_run = end - lo;
 }
 
 /* The member's entry at seq (the first of a coalesced seq), NULL when none. */
@@ -159,7 +181,8 @@ static const hta_cell *member_row(const inputs *in, const char *name, int64_t ra
 /* The member's sequence numbers from its entries and its pg_status. */
 static void describe_member(const inputs *in, const group *g, member *m)
 {
-    find_run(in, g->name, m->rank, m);
+    find_run(in->coll, in->n_coll, g->name, m->rank, &m->e, &m->n);
+    find_run(in->p2p, in->n_p2p, g->name, m->rank, &m->p2p, &m->n_p2p);
     m->first_seq = m->n ? m->e[0][HTA_FR_ENTRY_SEQ].i : -1;
     m->last_enqueued = m->last_started = m->last_completed = -1;
     for (size_t i = 0; i < m->n; i++) {
@@ -215,6 +238,12 @@ static int build_group(const inputs *in, const char *name, group *g)
         int rc = k < 0 || add_rank(&ranks, &n, row[HTA_FR_MEMBER_RANK].i);
         for (long j = 0; rc == 0 && j < k; j++)
             rc = add_rank(&ranks, &n, listed[j]);
+        if (rc == 0 && k > g->n_ranks) {
+            free(g->ranks);            /* the group ranks' global ones, in order */
+            g->ranks = listed;
+            g->n_ranks = k;
+            listed = NULL;
+        }
         free(listed);
         if (rc) {
             free(ranks);
@@ -717,6 +746,78 @@ static int group_names(const hta_table *members, const char ***names, size_t *n)
     return 0;
 }
 
+/* A point-to-point entry's op: "PREFIXsend A->B" or "PREFIXrecv A<-B" (A
+ * this rank, B its peer, group ranks); the op the peer posts for it into
+ * peer_op.  0 when the name is neither. */
+static int p2p_pair(const char *op, int64_t *me, int64_t *peer, char *peer_op, size_t cap)
+{
+    const char *send = strstr(op, "send "), *recv = strstr(op, "recv ");
+    const char *at = send ? send : recv;
+    long long a, b;
+    char arrow[3] = {0};
+    if (!at || sscanf(at + 5, "%lld%2[-<>]%lld", &a, arrow, &b) != 3 ||
+        strcmp(arrow, send ? "->" : "<-"))
+        return 0;
+    *me = a;
+    *peer = b;
+    int n = snprintf(peer_op, cap, "%.*s%s %lld%s%lld", (int)(at - op), op,
+                     send ? "recv" : "send", b, send ? "<-" : "->", a);
+    return n > 0 && (size_t)n < cap;
+}
+
+static const member *member_of(const group *g, int64_t group_rank)
+{
+    int64_t rank = group_rank >= 0 && group_rank < g->n_ranks ? g->ranks[group_rank] : group_rank;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->m[i].rank == rank)
+            return &g->m[i];
+    return NULL;
+}
+
+static int posted_unfinished(const member *m, const char *op)
+{
+    for (size_t k = 0; k < m->n_p2p; k++)
+        if (m->p2p[k][HTA_FR_ENTRY_STATE].i != HTA_FR_COMPLETED &&
+            !strcmp(m->p2p[k][HTA_FR_ENTRY_OP].s, op))
+            return 1;
+    return 0;
+}
+
+/* A send or receive that has not completed while its peer has no
+ * unfinished receive or send to match it: the peer never posted it
+ * (matched by the peer and the direction; the p2p_seq_id counts each
+ * rank's own point-to-point ops, so it cannot pair them across ranks). */
+static int p2p_not_joined(const inputs *in, const group *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        const member *m = &g->m[i];
+        for (size_t k = 0; m->present && k < m->n_p2p; k++) {
+            const hta_cell *e = m->p2p[k];
+            int64_t me, peer_rank;
+            char peer_op[256];
+            if (e[HTA_FR_ENTRY_STATE].i == HTA_FR_COMPLETED ||
+                !p2p_pair(e[HTA_FR_ENTRY_OP].s, &me, &peer_rank, peer_op, sizeof peer_op))
+                continue;
+            const member *peer = member_of(g, peer_rank);
+            if (!peer || !peer->present || posted_unfinished(peer, peer_op))
+                continue;
+            finding f = {.kind = "p2p_not_joined", .seq = e[HTA_FR_ENTRY_P2P_SEQ].i,
+                         .op = e[HTA_FR_ENTRY_OP].s};
+            int rc = list_rank(&f.culprits, peer->rank) || list_rank(&f.waiting, m->rank) ||
+                     appendf(&f.detail, "rank %" PRId64 " posted %s (p2p #%" PRId64 ", %s) and "
+                             "rank %" PRId64 " never posted the matching %s", m->rank,
+                             e[HTA_FR_ENTRY_OP].s, e[HTA_FR_ENTRY_P2P_SEQ].i,
+                             hta_fr_state_name((hta_fr_state)e[HTA_FR_ENTRY_STATE].i),
+                             peer->rank, peer_op) ||
+                     describe_last_entry(in, g, peer->rank, &f.frames) || put_finding(in, g, &f);
+            finding_free(&f);
+            if (rc)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* The groups whose rows this process holds (owned), into out. */
 static int diagnose_owned(const hta_tableset *owned, hta_tableset *out)
 {
@@ -729,26 +830,32 @@ static int diagnose_owned(const hta_tableset *owned, hta_tableset *out)
     in.findings = hta_tableset_table(out, &hta_fr_findings_table);
     size_t n_rows = in.entries ? in.entries->n_rows : 0;
     in.coll = calloc(n_rows ? n_rows : 1, sizeof *in.coll);
+    in.p2p = calloc(n_rows ? n_rows : 1, sizeof *in.p2p);
     const char **names = NULL;
     size_t n_names = 0;
-    int rc = groups && collectives && in.findings && in.coll ? 0 : -1;
+    int rc = groups && collectives && in.findings && in.coll && in.p2p ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n_rows; i++) {
         const hta_cell *row = hta_table_row(in.entries, i);
-        if (!row[HTA_FR_ENTRY_IS_P2P].i)
+        if (row[HTA_FR_ENTRY_IS_P2P].i)
+            in.p2p[in.n_p2p++] = row;
+        else
             in.coll[in.n_coll++] = row;
     }
     if (rc == 0) {
         qsort(in.coll, in.n_coll, sizeof *in.coll, compare_entries);
+        qsort(in.p2p, in.n_p2p, sizeof *in.p2p, compare_by_record);
         rc = group_names(in.members, &names, &n_names);
     }
     for (size_t i = 0; rc == 0 && i < n_names; i++) {
         group g = {0};
         rc = build_group(&in, names[i], &g) || put_members(groups, &g) ||
-             diagnose_group(&in, &g, collectives);
+             diagnose_group(&in, &g, collectives) || p2p_not_joined(&in, &g);
         free(g.m);
+        free(g.ranks);
     }
     free(names);
     free(in.coll);
+    free(in.p2p);
     return rc;
 }
 

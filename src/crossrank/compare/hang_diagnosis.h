@@ -17,7 +17,10 @@
  *  - stuck: every member started the group's last seq and none completed
  *    it, with no finding above to explain it: the network or NCCL;
  *    undecided instead when a member's dump is absent;
- *  - dump_missing: a member of the group has no dump.
+ *  - dump_missing: a member of the group has no dump;
+ *  - p2p_not_joined: a send or receive not completed whose peer (by the
+ *    group ranks in its profiling_name) has no unfinished receive or send
+ *    to match it: the peer never posted it.
  * The majority never depends on which dump was read first, nor the
  * findings on the number of processes.  Point-to-point
  * entries (is_p2p) are kept out of the collective sequence. */
