@@ -128,6 +128,52 @@ def test_pairs_summary_and_bubble_equal_the_truth():
                  "late sender", abs_tol=NS * len(truth["pairs"]))
 
 
+def test_all_to_alls_run_as_sendrecv_are_collectives_beside_the_pairs():
+    """--a2a-sendrecv: each step closes with an all-to-all over the world,
+    a SendRecv kernel without metadata launched by c10d::alltoall_base_
+    inside nccl:all_to_all, as NCCL runs one.  Those are collectives,
+    matched by stream order: every rank's wait, last arrivals and caused
+    wait are the generator's, while the sends and recvs still pair as
+    point-to-point exactly as in the same job without the all-to-alls."""
+    args = ["--dp", "2", "--slow-stage", "1:1.4"]
+    d, truth = pipeline(4, 6, args + ["--a2a-sendrecv"])
+    plain_dir, plain = pipeline(4, 6, args)
+    # The all-to-alls lengthen each step, so later steps start later: the
+    # pairs differ only in their absolute times.
+    relative = lambda pairs: [{k: v for k, v in w.items() if not k.endswith(("start_ns", "end_ns"))}
+                              for w in pairs]
+    assert relative(truth["pairs"]) == relative(plain["pairs"]) and not plain["all_to_alls"]
+    plain_out, _ = analyse(plain_dir, processes=2, extra=["--include-last-step"])
+    for n in (1, 3):
+        out, p = analyse(d, processes=n, extra=["--include-last-step"])
+        assert_pairs(out, truth)
+        assert_summary(out, truth)
+        assert_pipeline_steps(out, truth)
+        times = ["send_start_us", "recv_start_us"]
+        pd.testing.assert_frame_equal(table(out, "/p2p").drop(columns=times),
+                                      table(plain_out, "/p2p").drop(columns=times))
+        assert "no known peer" not in p.stdout, p.stdout
+        cw = table(out, "/collective_wait").set_index("rank")
+        by_step = {}
+        for w in truth["all_to_alls"]:
+            by_step.setdefault(w["step"], []).append(w)
+        caused = {r: 0.0 for r in cw.index}
+        for step in by_step.values():
+            last = [w["rank"] for w in step if w["last"]]
+            assert 0 < len(last) < len(step), step  # contested
+            for r in last:
+                caused[r] += sum(w["wait_ns"] for w in step) / len(last) / 1000
+        for r, row in cw.iterrows():
+            mine = [w for w in truth["all_to_alls"] if w["rank"] == r]
+            what = f"rank {r} on {n} processes"
+            assert row.matched == len(by_step) and row.unmatched == 0 and row.missing == 0, (
+                what, row)
+            assert ns(row.total_wait_us) == sum(w["wait_ns"] for w in mine), (what, row, mine)
+            assert row.arrived_last == sum(w["last"] for w in mine), (what, row)
+            assert row.clock_violations == 0, (what, row)
+            assert_close(row.caused_wait_us, caused[r], f"{what} caused", abs_tol=NS)
+
+
 def test_without_seq_metadata_on_the_cpu_op_two_pipelines():
     """No Seq, metadata only on record_param_comms, two pipelines (DP 2):
     the pairs are still the k-th send with the k-th recv per peer pair."""

@@ -45,6 +45,15 @@
  *  together, one kernel ending when both transfers have; each op is a
  *  record_param_comms with its metadata ended before the kernel's launch.
  *
+ *  --a2a-sendrecv: each step ends with an all-to-all over the world, as
+ *  NCCL runs one: a SendRecv kernel (the name its sends and receives have)
+ *  without metadata, launched by c10d::alltoall_base_ around a
+ *  record_param_comms and an nccl:all_to_all annotation, on its own
+ *  stream.  Each rank posts it 20 us after its last kernel of the step
+ *  ends; all its kernels end A2A = 120 us after the last post, and the
+ *  step's end with them.  Its truth: per rank and step, the wait (last
+ *  post - own post) and whether the rank posted last.
+ *
  *  Metadata on the kernels (default) or on record_param_comms joined by
  *  External id (--meta-on-cpu): Collective name send / recv, In and Out
  *  msg nelems, dtype BFloat16, the group's name, description and ranks,
@@ -55,7 +64,8 @@
  *  index k = the k-th send from src to dst) with both kernels' times,
  *  late sender, late receiver and transfer; per rank and step the step
  *  time, computation, bubble and point-to-point wait (and the part of it
- *  computation does not overlap); per rank the late-sender wait it caused.
+ *  computation does not overlap); per rank the late-sender wait it caused;
+ *  with --a2a-sendrecv every rank's all-to-all of every step.
  *  Times in integer nanoseconds.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -84,21 +94,24 @@
 #define PL_WAIT_IDS INT64_C(2000000000) /* correlations of stream waits: no kernel's */
 #define PL_CALL_NS INT64_C(1000)
 #define PL_SYNC_TAIL_NS INT64_C(10000) /* --cpu-ahead: the step's end after its last kernel's */
+#define PL_A2A_POST_NS INT64_C(20000)
+#define PL_A2A_NS INT64_C(120000)
 
 /* Streams: send to the next stage, receive from the previous, send to the
  * previous, receive from the next; batches with the next, with the
  * previous. */
 enum { ST_SEND_NEXT = 21, ST_RECV_PREV = 22, ST_SEND_PREV = 23, ST_RECV_NEXT = 24,
-       ST_BATCH_NEXT = 25, ST_BATCH_PREV = 26 };
+       ST_BATCH_NEXT = 25, ST_BATCH_PREV = 26, ST_A2A = 27 };
 
-typedef enum { K_FORWARD, K_BACKWARD, K_SEND, K_RECV } kernel_kind;
+typedef enum { K_FORWARD, K_BACKWARD, K_SEND, K_RECV, K_A2A } kernel_kind;
 
 /* A kernel of a rank, times filled in as the sweep finds them. */
 typedef struct kernel {
     int64_t start, end;
     kernel_kind kind;
     int peer, stream, step;
-    int64_t seq, wait;         /* wait: late sender on a receive, late receiver on a send */
+    int64_t seq, wait;         /* wait: late sender on a receive, late receiver on a send,
+                                  the last post's lateness at an all-to-all */
     size_t batch_with;         /* 1 + the other op's kernel in its batch, 0 alone */
 } kernel;
 
@@ -123,7 +136,7 @@ typedef struct item {
 } item;
 
 typedef struct pipeline_gen {
-    int pp, dp, world, microbatches, steps, no_seq, meta_on_cpu, slow_stage, coalesced;
+    int pp, dp, world, microbatches, steps, no_seq, meta_on_cpu, slow_stage, coalesced, a2a;
     int cpu_ahead;             /* launches ahead, ordered on the GPU by stream waits */
     double slow_factor;
     int64_t transfer_ns;
@@ -318,6 +331,26 @@ static bool resolve_channel(pipeline_gen *g, channel *c)
     return moved;
 }
 
+/* The step's closing all-to-all (--a2a-sendrecv); returns its end. */
+static int64_t all_to_all(pipeline_gen *g, int step)
+{
+    int64_t *post = tg_calloc((size_t)g->world, sizeof *post), last = INT64_MIN;
+    for (int r = 0; r < g->world; r++) {
+        int64_t own_end = g->step_start[step];
+        for (size_t i = 0; i < g->kernels[r].n; i++)
+            if (g->kernels[r].k[i].step == step && g->kernels[r].k[i].end > own_end)
+                own_end = g->kernels[r].k[i].end;
+        post[r] = own_end + PL_A2A_POST_NS;
+        last = post[r] > last ? post[r] : last;
+    }
+    for (int r = 0; r < g->world; r++)
+        add_kernel(g, r, (kernel){.start = post[r], .end = last + PL_A2A_NS, .kind = K_A2A,
+                                  .peer = -1, .stream = ST_A2A, .step = step,
+                                  .wait = last - post[r]});
+    free(post);
+    return last + PL_A2A_NS;
+}
+
 static void simulate_step(pipeline_gen *g, int step, int64_t start)
 {
     reset_channels(g);
@@ -348,6 +381,8 @@ static void simulate_step(pipeline_gen *g, int step, int64_t start)
                 end = g->kernels[r].k[i].end;
     g->step_start[step] = start;
     g->step_end[step] = end;
+    if (g->a2a)
+        g->step_end[step] = all_to_all(g, step);
 }
 
 /* ---- writing ---------------------------------------------------------- */
@@ -396,6 +431,18 @@ static void put_comms_op(FILE *f, bool *first, const pipeline_gen *g, int rank, 
     fputs("}}", f);
 }
 
+/* A CPU op or annotation on the launching thread, without metadata. */
+static void put_launcher(FILE *f, bool *first, const char *cat, const char *name, int64_t ts,
+                         int64_t dur)
+{
+    tg_json_event(f, first, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", "
+                            "\"pid\": 100, \"tid\": 100, \"ts\": ", cat, name);
+    put_ns(f, ts);
+    fputs(", \"dur\": ", f);
+    put_ns(f, dur);
+    fputs("}", f);
+}
+
 /* One kernel and its launch; a batch's two ops (--coalesced) are
  * recorded as PyTorch records a batch_isend_irecv: one record_param_comms
  * per op, both ended before the one kernel's launch, which carries no
@@ -403,11 +450,15 @@ static void put_comms_op(FILE *f, bool *first, const pipeline_gen *g, int rank, 
 static void put_kernel(FILE *f, bool *first, const pipeline_gen *g, int rank, const kernel *k,
                        int64_t id, int64_t launch)
 {
-    bool comm = k->kind == K_SEND || k->kind == K_RECV;
+    bool comm = k->kind == K_SEND || k->kind == K_RECV, a2a = k->kind == K_A2A;
     const kernel *partner = k->batch_with ? &g->kernels[rank].k[k->batch_with - 1] : NULL;
     if (partner && partner < k)
         return; /* written with the batch's first op */
-    if (partner) {
+    if (k->kind == K_A2A) {
+        put_launcher(f, first, "cpu_op", "c10d::alltoall_base_", launch - 3000, 5000);
+        put_launcher(f, first, "cpu_op", "record_param_comms", launch - 2000, 3500);
+        put_launcher(f, first, "user_annotation", "nccl:all_to_all", launch - 1000, 2200);
+    } else if (partner) {
         put_comms_op(f, first, g, rank, k, launch - 3000, PL_BATCH_OP_IDS + 2 * id);
         put_comms_op(f, first, g, rank, partner, launch - 2000, PL_BATCH_OP_IDS + 2 * id + 1);
     } else if (comm && g->meta_on_cpu) {
@@ -417,9 +468,9 @@ static void put_kernel(FILE *f, bool *first, const pipeline_gen *g, int rank, co
                             "\"cudaLaunchKernel\", \"pid\": 100, \"tid\": 100, \"ts\": ");
     put_ns(f, launch);
     fprintf(f, ", \"dur\": 1.000, \"args\": {\"correlation\": %" PRId64 "}}", id);
-    const char *name = !comm ? (k->kind == K_FORWARD ? "ampere_bf16_s16816gemm_fwd"
-                                                     : "ampere_bf16_s16816gemm_bwd")
-                             : "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
+    const char *name = !comm && !a2a ? (k->kind == K_FORWARD ? "ampere_bf16_s16816gemm_fwd"
+                                                             : "ampere_bf16_s16816gemm_bwd")
+                                     : "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
     tg_json_event(f, first, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, "
                             "\"tid\": %d, \"ts\": ", name, k->stream);
     put_ns(f, k->start);
@@ -680,6 +731,8 @@ static void write_steps(const pipeline_gen *g, FILE *t)
                 s->compute += k->end - k->start;
                 continue;
             }
+            if (k->kind == K_A2A)
+                continue;
             int64_t covered = compute_overlap(&c, k->start, k->end);
             s->wait += k->wait;
             s->exposed += k->wait > covered ? k->wait - covered : 0;
@@ -701,6 +754,21 @@ static void write_steps(const pipeline_gen *g, FILE *t)
     free(sum);
 }
 
+static void write_all_to_alls(const pipeline_gen *g, FILE *t)
+{
+    bool first = true;
+    for (int rank = 0; rank < g->world; rank++)
+        for (size_t i = 0; i < g->kernels[rank].n; i++) {
+            const kernel *k = &g->kernels[rank].k[i];
+            if (k->kind == K_A2A)
+                tg_json_event(t, &first,
+                              "{\"rank\": %d, \"step\": %d, \"start_ns\": %" PRId64
+                              ", \"end_ns\": %" PRId64 ", \"wait_ns\": %" PRId64
+                              ", \"last\": %d}",
+                              rank, k->step, k->start, k->end, k->wait, k->wait == 0);
+        }
+}
+
 static void write_truth(const pipeline_gen *g)
 {
     char path[4096];
@@ -717,6 +785,8 @@ static void write_truth(const pipeline_gen *g)
     write_pairs(g, t, caused);
     fputs("\n],\n\"steps\": [", t);
     write_steps(g, t);
+    fputs("\n],\n\"all_to_alls\": [", t);
+    write_all_to_alls(g, t);
     fputs("\n],\n\"ranks\": [", t);
     bool first = true;
     for (int r = 0; r < g->world; r++)
@@ -734,9 +804,10 @@ static void usage(void)
 {
     fputs("usage: hta-tracegen --pp P -o DIR [--dp D] [--microbatches M] [--steps N]\n"
           "                    [--slow-stage STAGE:FACTOR] [--transfer-us T] [--no-seq]\n"
-          "                    [--meta-on-cpu] [--coalesced] [--cpu-ahead]\n"
+          "                    [--meta-on-cpu] [--coalesced] [--cpu-ahead] [--a2a-sendrecv]\n"
           "Pipeline-parallel job: P x D ranks, D pipelines of P stages running 1F1B over M\n"
-          "microbatches with NCCL send/recv, DIR.truth.json beside DIR.\n",
+          "microbatches with NCCL send/recv (each step closed by an all-to-all run as a\n"
+          "SendRecv kernel with --a2a-sendrecv), DIR.truth.json beside DIR.\n",
           stderr);
     exit(2);
 }
@@ -755,6 +826,8 @@ static void parse(pipeline_gen *g, int argc, char **argv)
             g->coalesced = 1;
         else if (!strcmp(a, "--cpu-ahead"))
             g->cpu_ahead = 1;
+        else if (!strcmp(a, "--a2a-sendrecv"))
+            g->a2a = 1;
         else if (!v)
             usage();
         else if (!strcmp(a, "--pp"))
