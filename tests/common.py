@@ -132,6 +132,13 @@ def locked_database(path):
         locker.wait()
 
 
+def trace_rows(path):
+    """The rows of /ranks that are traces: without those of the ranks of
+    the recorded world size that no trace holds (status "missing")."""
+    ranks = table(path, "/ranks")
+    return ranks[ranks.status != "missing"].reset_index(drop=True)
+
+
 def table(path, name):
     """A dataset of the results file as a DataFrame with str columns."""
     with h5py.File(path, "r") as f:

@@ -13,7 +13,7 @@ import h5py
 
 from common import (
     HTA_MPI, MPI_ENV, TRACEGEN, all_tables, analyse, assert_close, assert_same_tables,
-    expected, generated, main, run, table, tmpdir, trace_dir)
+    expected, generated, main, run, table, tmpdir, trace_dir, trace_rows)
 from handbuilt import gpu_kernel, write_ranks
 
 GOOD = REAL_JSON = None  # two real traces and the first one's JSON, set by setup()
@@ -38,7 +38,7 @@ def run_with_bad(name, data, processes=2):
     with open(os.path.join(d, name), "wb") as f:
         f.write(data)
     out, p = analyse(d, processes=processes, expect=1)
-    ranks = table(out, "/ranks")
+    ranks = trace_rows(out)
     bad = ranks[ranks.file.str.endswith(name)]
     assert len(bad) == 1 and bad.iloc[0].status == "failed", ranks
     ok = ranks[ranks.status == "ok"]
@@ -102,7 +102,7 @@ def test_duplicate_rank_fails_the_later_file():
     d = dir_with_good_ranks()
     os.symlink(GOOD[0], os.path.join(d, "z_copy_of_rank0.json.gz"))
     out, p = analyse(d, processes=3, expect=1)
-    ranks = table(out, "/ranks")
+    ranks = trace_rows(out)
     dup = ranks[ranks.file.str.endswith("z_copy_of_rank0.json.gz")].iloc[0]
     assert dup.status == "failed" and "also claimed by" in dup.error and "sampled_rank-0" in dup.error, dup.error
     assert sorted(table(out, "/temporal_breakdown")["rank"]) == [0, 1]
@@ -147,7 +147,7 @@ def test_help_and_version_need_no_mpi():
 def test_cpu_only_and_cupti_traces_are_not_failures():
     for folder, status in (("cpu_only", "no_gpu_events"), ("cupti_profiler", "no_gpu_events")):
         out, _ = analyse(trace_dir(folder), expect=0)
-        assert table(out, "/ranks").iloc[0].status == status, folder
+        assert trace_rows(out).iloc[0].status == status, folder
 
 
 def test_rank_fallback_and_file_name():
@@ -155,7 +155,7 @@ def test_rank_fallback_and_file_name():
     os.symlink(os.path.join(trace_dir("rank_unavailable"), "rank_not_found.json.gz"), os.path.join(d, "a.json.gz"))
     os.symlink(os.path.join(trace_dir("amd_mi250"), "mi250_minitoy_train_ROCm6_2_kineto.json.gz"), os.path.join(d, "b_rank-0.json.gz"))
     out, _ = analyse(d, processes=2)
-    ranks = table(out, "/ranks").set_index("file")
+    ranks = trace_rows(out).set_index("file")
     a = ranks.loc[os.path.join(d, "a.json.gz")]
     b = ranks.loc[os.path.join(d, "b_rank-0.json.gz")]
     assert b["rank"] == 0 and b.rank_source == "file_name", b
@@ -208,7 +208,7 @@ def run_with_odd_rank7(events):
     with open(os.path.join(d, "rank-7.json"), "w") as f:
         json.dump({"distributedInfo": {"rank": 7, "world_size": 8}, "traceEvents": events}, f)
     out, _ = analyse(d, processes=2)
-    ranks = table(out, "/ranks").set_index("rank")
+    ranks = trace_rows(out).set_index("rank")
     assert list(ranks.status) == ["ok", "ok", "ok"] and list(ranks.index) == [0, 1, 7], ranks
     want = expected("trace_filter", "temporal_breakdown.csv").set_index("rank")
     tb = table(out, "/temporal_breakdown").set_index("rank")
@@ -261,7 +261,7 @@ def test_deeply_nested_args_100000_levels():
     with open(os.path.join(d, "rank-7.json"), "wb") as f:
         f.write(nested_args_trace(100000))
     out, _ = analyse(d, processes=2)
-    row = table(out, "/ranks").set_index("rank").loc[7]
+    row = trace_rows(out).set_index("rank").loc[7]
     assert row.status == "ok" and row.events == 1, row
 
 
@@ -277,7 +277,7 @@ def test_100_mb_string_value_is_read_through():
         out, _ = analyse(d, processes=2)   # no wall-clock bound: ctest's timeout
     finally:
         shutil.rmtree(d)                   # 100 MB
-    row = table(out, "/ranks").set_index("rank").loc[7]
+    row = trace_rows(out).set_index("rank").loc[7]
     assert row.status == "ok" and row.events == 1 and row.json_bytes > 100e6, row
 
 
@@ -295,7 +295,7 @@ def test_invalid_utf8_is_replaced_in_the_results_file():
     want = name.decode("utf-8", errors="replace")
     assert want.count("\ufffd") == 13 and want.endswith(" \u00e9\u20ac\U0001f600 \ufffd"), want
     assert list(rank7_kernels(out).index) == [want]                    # strict decode in table()
-    ranks = table(out, "/ranks").set_index("rank")
+    ranks = trace_rows(out).set_index("rank")
     assert ranks.loc[7, "file"] == path.decode("utf-8", errors="replace"), ranks.loc[7, "file"]
     with h5py.File(out, "r") as f:
         paths = list(f.attrs["trace_paths"])   # unrepaired bytes would come back as lone surrogates
@@ -318,7 +318,7 @@ def test_trace_directory_that_is_a_file_is_analysed_as_a_file():
     path = os.path.join(d, "traces")                   # no .json suffix: named explicitly
     shutil.copy(GOOD[1], path)
     out, _ = analyse(path)
-    ranks = table(out, "/ranks")
+    ranks = trace_rows(out)
     assert list(ranks.file) == [path] and list(ranks.status) == ["ok"], ranks
     want = expected("trace_filter", "temporal_breakdown.csv").set_index("rank")
     assert_close(table(out, "/temporal_breakdown").iloc[0].idle_time_us, want.loc[1, "idle_time(us)"],
@@ -329,7 +329,7 @@ def test_dangling_trace_link_is_a_failed_rank_not_a_silent_drop():
     d = dir_with_good_ranks()
     os.symlink(os.path.join(d, "gone.json"), os.path.join(d, "rank-7.json"))
     out, p = analyse(d, processes=2, expect=1)
-    ranks = table(out, "/ranks")
+    ranks = trace_rows(out)
     bad = ranks[ranks.file.str.endswith("rank-7.json")].iloc[0]
     assert bad.status == "failed" and bad.error == f"{d}/rank-7.json: cannot open: No such file or directory", bad.error
 
@@ -460,7 +460,7 @@ def test_timeout_per_trace_fails_the_slow_trace_only():
 def check_timeout_per_trace(d):
     for processes in (1, 2):    # the slow trace beside the good ones, and on its own process
         out, p = analyse(d, processes=processes, extra=["--timeout-per-trace", "0.05"], expect=1)
-        ranks = table(out, "/ranks")
+        ranks = trace_rows(out)
         bad = ranks[ranks.file.str.endswith("rank-7.json")].iloc[0]
         assert bad.status == "failed" and re.fullmatch(
             re.escape(f"{d}/rank-7.json: timed out after 0.05 s (--timeout-per-trace) at byte ") + r"\d+",
@@ -471,7 +471,7 @@ def check_timeout_per_trace(d):
         assert list(kernels.sum_us) == [30.0, 31.0], kernels
     # Without the limit the same trace is analysed.
     out, _ = analyse(d, processes=2)
-    assert list(table(out, "/ranks").status) == ["ok", "ok", "ok"]
+    assert list(trace_rows(out).status) == ["ok", "ok", "ok"]
 
 
 def test_bad_trace_on_the_root_or_another_process_loses_no_other_rank():
@@ -483,7 +483,7 @@ def test_bad_trace_on_the_root_or_another_process_loses_no_other_rank():
         with open(os.path.join(d, "rank-7.json"), "wb") as f:
             f.write(data)
         out, _ = analyse(d, processes=3, expect=1)
-        ranks = table(out, "/ranks").set_index("rank")
+        ranks = trace_rows(out).set_index("rank")
         assert ranks.loc[7, "process"] == process and ranks.loc[7, "status"] == "failed", ranks
         assert list(ranks.loc[[0, 1], "status"]) == ["ok", "ok"], ranks
         assert sorted(table(out, "/temporal_breakdown")["rank"]) == [0, 1]

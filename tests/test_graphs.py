@@ -240,7 +240,7 @@ def test_gpu_events_without_a_launch_are_counted():
                and e["args"]["correlation"] not in cpu)
     assert want > 0
     out, _ = analyse(trace_dir("negative_queue"))
-    assert table(out, "/ranks").unlaunched_gpu_events.tolist() == [want]
+    assert trace_rows(out).unlaunched_gpu_events.tolist() == [want]
     launch = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
               "ts": 0, "dur": 5, "args": {"correlation": 1}}
     d = write_ranks({0: [launch, gpu_kernel("a", 10, 5, corr=1), gpu_kernel("b", 20, 5, corr=2),

@@ -33,7 +33,7 @@ import numpy as np
 import kineto_convert as kc
 from common import (
     FRACTIONAL_FOLDERS, all_tables, analyse, locked_database, main, require_traces, table, tmpdir,
-    trace_dir)
+    trace_dir, trace_rows)
 from common import run as run_hta
 
 # Every real trace with GPU events but three, whose numbers rest on records
@@ -382,7 +382,10 @@ def test_rank_from_environment():
           (1001, "HOME=/root\nOMPI_COMM_WORLD_RANK=2\nOMPI_COMM_WORLD_SIZE=8")),
          (insert, (1000, 1001))])
     out, _ = analyse(d)
-    ranks = table(out, "ranks").set_index("file")
+    everyone = table(out, "ranks")
+    missing = everyone[everyone.status == "missing"]
+    assert list(missing["rank"]) == [0, 1, 3, 4, 6, 7], everyone  # of the world size 8
+    ranks = trace_rows(out).set_index("file")
     assert ranks.loc[inline, "rank"] == 5 and ranks.loc[by_id, "rank"] == 2, ranks
     assert set(ranks["rank_source"]) == {"recorded"}, ranks
     assert set(ranks["world_size"]) == {8}, ranks

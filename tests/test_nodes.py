@@ -82,8 +82,9 @@ def test_hosts_recorded_in_the_traces():
     assert list(table(out, "/ranks").host) == ["e9ce1d13d1dc"], table(out, "/ranks")
     out, _ = analyse(node_job())
     assert list(table(out, "/ranks").host) == [f"node{r // PER_NODE}" for r in range(RANKS)]
-    out, _ = analyse(trace_dir("negative_queue"))
-    assert list(table(out, "/ranks").host) == [""]
+    out, _ = analyse(trace_dir("negative_queue"))  # rank 0 of 16: the others missing
+    ranks = table(out, "/ranks")
+    assert list(ranks.host) == [""] * 16 and list(ranks.status[1:]) == ["missing"] * 15, ranks
 
 
 def test_a_hostfile_that_cannot_be_read_is_a_usage_error():

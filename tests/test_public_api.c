@@ -20,11 +20,20 @@
 
 #include "unit.h"
 
+/* A column of the one /ranks row that is a trace (the job's other ranks
+ * are listed as missing). */
 static int64_t ranks_i64(const hta_tableset *set, const char *column)
 {
     const hta_table *ranks = hta_tableset_get(set, "ranks");
     long c = ranks ? hta_table_column_index(ranks, column) : -1;
-    return c >= 0 && hta_table_row_count(ranks) == 1 ? hta_table_i64(ranks, 0, (size_t)c) : -2;
+    long status = ranks ? hta_table_column_index(ranks, "status") : -1;
+    size_t traces = 0, row = 0;
+    for (size_t r = 0; c >= 0 && status >= 0 && r < hta_table_row_count(ranks); r++)
+        if (strcmp(hta_table_str(ranks, r, (size_t)status), "missing") != 0) {
+            traces++;
+            row = r;
+        }
+    return traces == 1 ? hta_table_i64(ranks, row, (size_t)c) : -2;
 }
 
 static void check_trace_counts(const char *path, const hta_tableset *analysed)

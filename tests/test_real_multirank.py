@@ -18,12 +18,21 @@ equal the raw matcher's exactly.
 The same job split over two hosts by file name (nodea_<pid>.<ts> for
 ranks 0-3, nodeb_... for 4-7), nodeb's timestamps shifted by +300 us: the
 offset is found within 10 us, and the waits equal the unshifted split's
-within 10 us."""
+within 10 us.
+
+Missing ranks: the job without rank 3's trace, and the real 9-rank Nsight
+job whose rank 1 export is absent (nsys_multinode), whose world size and
+ranks the test reads from the recorded environment with sqlite3: the
+rank is named in the summary and /ranks (status missing), and every
+instance it should have joined counts in its /collective_wait.missing."""
+import collections
 import gzip
 import json
 import os
+import re
+import sqlite3
 
-from common import analyse, assert_close, main, table, tmpdir, trace_dir
+from common import TRACES, analyse, assert_close, main, table, tmpdir, trace_dir
 from multirank_truth import flagged_stragglers, folder_truth
 
 US = 1e-6
@@ -121,6 +130,86 @@ def test_two_hosts_offset_found_on_stream_order_instances():
                          abs_tol=10)
         assert (cw.clock_violations == 0).all(), (what, cw)
         assert "offsets taken out before the waits" in p.stdout, (what, p.stdout)
+
+
+def assert_missing(out, p, missing, world, instances):
+    """missing (ranks) listed in /ranks and the summary, each missing
+    `instances` collectives in /collective_wait."""
+    ranks = table(out, "/ranks").set_index("rank")
+    assert sorted(ranks.index) == list(range(world)), ranks
+    listed = sorted(ranks.index[ranks.status == "missing"])
+    assert listed == sorted(missing), ranks
+    assert (ranks.loc[listed, "file"] == "").all() and (ranks.world_size == world).all(), ranks
+    cw = table(out, "/collective_wait").set_index("rank")
+    for r in missing:
+        assert cw.matched[r] == 0 and cw.missing[r] == instances, (r, cw)
+    names = ", ".join(str(r) for r in missing)
+    line = (f"Missing ranks: {len(missing)} of the recorded world size {world} "
+            f"{'has' if len(missing) == 1 else 'have'} no trace: {names} ")
+    assert line in p.stdout, (line, p.stdout)
+    assert f"{len(ranks) - len(missing)} traces, " in p.stdout, p.stdout
+
+
+def test_dlrm_without_rank_3():
+    src, d = dlrm_folder(), tmpdir()
+    for name in os.listdir(src):
+        if not name.startswith("worker3_"):
+            os.symlink(os.path.join(src, name), os.path.join(d, name))
+    figures, instances = folder_truth(d)
+    for n in (1, 3):
+        out, p = analyse(d, processes=n, extra=["--align-clocks", "off"])
+        assert_missing(out, p, [3], 8, len(instances))
+        assert_waits_of_present(table(out, "/collective_wait"), figures,
+                                f"without rank 3, {n} processes")
+
+
+def assert_waits_of_present(cw, figures, what):
+    cw = cw.set_index("rank")
+    for r, f in figures.items():
+        assert cw.matched[r] == f["matched"] and cw.missing[r] == 0, (what, r, cw)
+        assert_close(cw.total_wait_us[r], f["wait"], f"{what}: rank {r} wait", abs_tol=US)
+        assert_close(cw.caused_wait_us[r], f["caused"], f"{what}: rank {r} caused", abs_tol=US)
+
+
+RANK_VARIABLES = ["RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"]
+SIZE_VARIABLES = ["WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+
+
+def recorded(env, names):
+    for name in names:
+        m = re.search(r"(?:^|[;\0\s])" + name + r"=(\d+)", env)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def nsys_job(folder):
+    """Per export: (rank, world size, {stream: NCCL kernels}) from SQLite."""
+    out = []
+    for name in sorted(os.listdir(folder)):
+        db = sqlite3.connect(f"file:{os.path.join(folder, name)}?mode=ro", uri=True)
+        env = " ".join(str(v) for (v,) in db.execute("SELECT value FROM TARGET_INFO_SYSTEM_ENV"))
+        streams = collections.Counter(dict(db.execute(
+            "SELECT k.streamId, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+            "JOIN StringIds s ON s.id = k.shortName WHERE s.value LIKE '%nccl%' "
+            "GROUP BY k.streamId")))
+        db.close()
+        out.append((recorded(env, RANK_VARIABLES), recorded(env, SIZE_VARIABLES), streams))
+    return out
+
+
+def test_nsys_job_without_rank_1():
+    folder = os.path.join(TRACES, "nsys_multinode", "fs24_nccl_tree_9rank_missing_rank1",
+                          "traces")
+    job = nsys_job(folder)
+    world = max(w for _, w, _ in job)
+    missing = sorted(set(range(world)) - {r for r, _, _ in job})
+    assert world == 9 and missing == [1], job
+    instances = sum(min(s[stream] for _, _, s in job) for stream in job[0][2])
+    assert instances > 0, job
+    for n in (1, 2):
+        out, p = analyse(folder, processes=n)
+        assert_missing(out, p, missing, world, instances)
 
 
 if __name__ == "__main__":

@@ -484,7 +484,7 @@ class TraceAnalysis:
                                      self.base_options + rounding, self.processes)
             written = {}
             for _, r in results.load(path, "ranks").iterrows():
-                if r["rank"] in ranks and r.status != "failed":
+                if r["rank"] in ranks and r.status not in ("failed", "missing"):
                     written[int(r["rank"])] = shutil.move(
                         os.path.join(out_dir, os.path.basename(r.file)), target_of(r.file))
             return written

@@ -162,6 +162,7 @@ def rank_summary(path):
     non-compute and idle percentages with the share of the GPU span in which
     communication runs (communication only + overlap, in percent)."""
     ranks = results.load(path, "ranks")[["rank", "status", "error", "file"]]
+    ranks = ranks[ranks.status != "missing"]  # ranks of the world size without a trace
     tb = results.load(path, "temporal_breakdown")[
         ["rank", "compute_time_pctg", "non_compute_time_pctg", "idle_time_pctg"]]
     ob = results.load(path, "overlap_breakdown")

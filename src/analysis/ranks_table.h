@@ -8,8 +8,14 @@
 #define HTA_RANKS_TABLE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "table/table.h"
+
+/* The status of a rank of the recorded world size (distributedInfo's
+ * world_size, an Nsight export's MPI_RANKS or launcher environment) that
+ * no trace was found for: its /ranks row has no file. */
+#define HTA_RANKS_MISSING "missing"
 
 typedef struct hta_trace_report {
     int64_t claimed_rank;
@@ -31,6 +37,33 @@ typedef struct hta_trace_report {
  * memory. */
 int hta_put_ranks_row(hta_tableset *out, int64_t file_index, int process, int threads,
                       const char *path, const hta_trace_report *r);
+
+/* Whether a /ranks row's status is that of a trace analysed: neither
+ * failed nor missing. */
+static inline int hta_ranks_status_analysed(const char *status)
+{
+    return strcmp(status, "failed") != 0 && strcmp(status, HTA_RANKS_MISSING) != 0;
+}
+
+/* Root, once the ranks are resolved: "_missing_ranks", the ranks below
+ * the largest world size the traces record that no row of /ranks holds
+ * and wanted keeps (wanted(ctx, rank); NULL keeps every rank).  -1 when
+ * out of memory. */
+int hta_ranks_find_missing(hta_tableset *set, int (*wanted)(const void *ctx, int64_t rank),
+                           const void *ctx);
+
+/* Root, after the cross-rank statistics, which count what the missing
+ * ranks lacked: a /ranks row with status "missing" per row of
+ * "_missing_ranks", /ranks kept in rank order.  -1 when out of memory. */
+int hta_ranks_add_missing(hta_tableset *set);
+
+/* The columns of "_missing_ranks" (scratch on the root, never written). */
+enum {
+    HTA_MISSING_RANKS_RANK,
+    HTA_MISSING_RANKS_WORLD_SIZE,
+    HTA_MISSING_RANKS_N_COLUMNS
+};
+extern const hta_table_spec hta_missing_ranks_table;
 
 /* The columns of /ranks (docs/results-format.md). */
 enum {

@@ -1,7 +1,10 @@
 /* crossrank.c: the cross-rank stage (see crossrank/crossrank.h): the
- * steps of crossrank/steps.c, in their order, each where it runs. */
+ * steps of crossrank/steps.c, in their order, each where it runs; then,
+ * on the root, the /ranks rows of the ranks without a trace, which no
+ * step is to take for a trace analysed. */
 #include "crossrank/crossrank.h"
 
+#include "analysis/ranks_table.h"
 #include "crossrank/steps.h"
 
 int hta_crossrank(const hta_processes *pr, hta_crossrank_tables *t,
@@ -10,5 +13,7 @@ int hta_crossrank(const hta_processes *pr, hta_crossrank_tables *t,
     for (size_t i = 0; i < hta_n_crossrank_steps; i++)
         if (hta_crossrank_step_run(&hta_crossrank_steps[i], pr, t, opt, err))
             return -1;
+    if (pr->me == HTA_ROOT && hta_ranks_add_missing(t->all))
+        return hta_fail(err, "out of memory listing the ranks without a trace");
     return 0;
 }

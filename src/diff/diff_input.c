@@ -84,7 +84,7 @@ static int list_ranks(hta_diff_input *in, hta_error *err)
         return hta_fail(err, "out of memory");
     for (size_t r = 0; r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
-        if (strcmp(row[status].s, "failed") != 0)
+        if (hta_ranks_status_analysed(row[status].s))
             in->ranks[in->n_ranks++] = row[rank].i;
     }
     qsort(in->ranks, in->n_ranks, sizeof *in->ranks, hta_compare_i64);

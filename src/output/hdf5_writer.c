@@ -263,10 +263,9 @@ static void count_ranks(const hta_tableset *set, int64_t *n_ok, int64_t *n_faile
     *n_ok = *n_failed = 0;
     const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
     for (size_t r = 0; ranks && r < ranks->n_rows; r++) {
-        if (strcmp(hta_table_row(ranks, r)[HTA_RANKS_STATUS].s, "failed") == 0)
-            (*n_failed)++;
-        else
-            (*n_ok)++;
+        const char *status = hta_table_row(ranks, r)[HTA_RANKS_STATUS].s;
+        *n_failed += strcmp(status, "failed") == 0;
+        *n_ok += hta_ranks_status_analysed(status);
     }
 }
 

@@ -369,23 +369,70 @@ static void print_failures(const hta_table *ranks)
     }
 }
 
+/* Prints the missing ranks of ranks[from..) as ranges ("1, 4-7"), the
+ * first MOST_RANGES only. */
+static void print_missing_ranges(const hta_table *ranks, size_t from)
+{
+    enum { MOST_RANGES = 12 };
+    size_t ranges = 0;
+    for (size_t r = from; r < ranks->n_rows; r++) {
+        if (strcmp(hta_table_row(ranks, r)[HTA_RANKS_STATUS].s, HTA_RANKS_MISSING) != 0)
+            continue;
+        size_t end = r;
+        while (end + 1 < ranks->n_rows &&
+               strcmp(hta_table_row(ranks, end + 1)[HTA_RANKS_STATUS].s, HTA_RANKS_MISSING) == 0 &&
+               hta_table_row(ranks, end + 1)[HTA_RANKS_RANK].i ==
+                   hta_table_row(ranks, end)[HTA_RANKS_RANK].i + 1)
+            end++;
+        if (ranges < MOST_RANGES)
+            printf(end > r ? "%s%lld-%lld" : "%s%lld", ranges ? ", " : "",
+                   (long long)hta_table_row(ranks, r)[HTA_RANKS_RANK].i,
+                   (long long)hta_table_row(ranks, end)[HTA_RANKS_RANK].i);
+        else if (ranges == MOST_RANGES)
+            printf(", ...");
+        ranges++;
+        r = end;
+    }
+}
+
+/* The ranks of the recorded world size without a trace. */
+static void print_missing(const hta_table *ranks, size_t n_missing)
+{
+    size_t first = 0;
+    while (first < ranks->n_rows &&
+           strcmp(hta_table_row(ranks, first)[HTA_RANKS_STATUS].s, HTA_RANKS_MISSING) != 0)
+        first++;
+    if (!n_missing || first == ranks->n_rows)
+        return;
+    printf("\nMissing ranks: %zu of the recorded world size %lld %s no trace: ", n_missing,
+           (long long)hta_table_row(ranks, first)[HTA_RANKS_WORLD_SIZE].i,
+           n_missing == 1 ? "has" : "have");
+    print_missing_ranges(ranks, first);
+    printf(" (every collective %s should have joined counts as missing in "
+           "/collective_wait)\n",
+           n_missing == 1 ? "it" : "they");
+}
+
 void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
                        const hta_run_info *info)
 {
     const hta_table *ranks = hta_tableset_find(set, hta_ranks_table.name);
-    size_t n_failed = 0, n_no_gpu = 0;
+    size_t n_failed = 0, n_no_gpu = 0, n_missing = 0;
     for (size_t r = 0; ranks && r < ranks->n_rows; r++) {
         const char *s = hta_table_row(ranks, r)[HTA_RANKS_STATUS].s;
         n_failed += strcmp(s, "failed") == 0;
         n_no_gpu += strcmp(s, "no_gpu_events") == 0;
+        n_missing += strcmp(s, HTA_RANKS_MISSING) == 0;
     }
-    size_t n = ranks ? ranks->n_rows : 0;
+    size_t n = (ranks ? ranks->n_rows : 0) - n_missing;
     printf("hta-mpi %s: %zu traces, %zu analysed, %zu failed, %zu without GPU events; "
            "%d processes, %.2f s\n",
            info->tool_version, n, n - n_failed, n_failed, n_no_gpu, info->n_processes,
            info->wall_seconds);
-    if (ranks)
+    if (ranks) {
         print_failures(ranks);
+        print_missing(ranks, n_missing);
+    }
     print_breakdown(set);
     print_graph_coverage(set);
     print_outliers(set, opt);

@@ -104,6 +104,11 @@ static int keep_mapped(const hta_cell *row, void *ctx)
            map->rank_of_file[row[0].i] >= 0;
 }
 
+static int is_wanted(const void *ctx, int64_t rank)
+{
+    return hta_rank_list_has(ctx, rank);
+}
+
 static int keep_wanted(const hta_cell *row, void *ctx)
 {
     return hta_rank_list_has(ctx, row[0].i);
@@ -199,7 +204,8 @@ int hta_resolve_ranks(hta_tableset *set, const hta_rank_list *wanted, hta_rank_m
     drop_unwanted(map, wanted);
     if (wanted->ranges)
         hta_table_filter(ranks, keep_wanted, (void *)wanted);
-    if (hta_table_sort_by_first_column(ranks))
+    if (hta_table_sort_by_first_column(ranks) ||
+        hta_ranks_find_missing(set, is_wanted, wanted))
         return hta_fail(err, "out of memory");
     return hta_apply_rank_map(set, map, err);
 }

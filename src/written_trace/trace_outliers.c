@@ -61,7 +61,7 @@ int hta_add_outliers_to_written_traces(const hta_tableset *all, const char *dir,
         return 0;
     for (size_t i = 0; i < ranks->n_rows; i++) {
         const hta_cell *row = hta_table_row(ranks, i);
-        if (strcmp(row[status].s, "failed") == 0)
+        if (!hta_ranks_status_analysed(row[status].s))
             continue;
         const char *base = strrchr(row[file].s, '/');
         base = base ? base + 1 : row[file].s;

@@ -43,6 +43,7 @@
 #include "crossrank/compare/spread.h"
 #include "crossrank/exchange/clock_offsets.h"
 #include "crossrank/exchange/collective_groups.h"
+#include "crossrank/exchange/comm_catalog.h"
 #include "crossrank/exchange/stream_kernels.h"
 #include "model/trace.h"
 
@@ -99,19 +100,71 @@ int hta_is_late_arriver(int64_t arrived_last, int64_t matched, double fair_share
 }
 
 /* One slot per row of "ranks" (rank order), so that a rank's slot is its
- * row; failed ranks have no collectives and get no output row, the others
- * all do, those without any collective too (their "missing" count says
- * what they lacked). */
-static rank_waits *list_ranks(const hta_table *ranks)
+ * row, then one per rank of the recorded world size without a trace
+ * ("_missing_ranks"); failed ranks have no collectives and get no output
+ * row, the others all do, those without any collective too (their
+ * "missing" count says what they lacked). */
+static rank_waits *list_ranks(const hta_table *ranks, const hta_table *missing)
 {
     long status = HTA_RANKS_STATUS;
-    rank_waits *w = calloc(ranks->n_rows ? ranks->n_rows : 1, sizeof *w);
+    size_t n_missing = missing ? missing->n_rows : 0;
+    rank_waits *w = calloc(ranks->n_rows + n_missing + 1, sizeof *w);
     for (size_t r = 0; w && r < ranks->n_rows; r++) {
         const hta_cell *row = hta_table_row(ranks, r);
         w[r].rank = row[0].i;
         w[r].failed = strcmp(row[status].s, "failed") == 0;
     }
+    for (size_t r = 0; w && r < n_missing; r++)
+        w[ranks->n_rows + r].rank = hta_table_row(missing, r)[HTA_MISSING_RANKS_RANK].i;
     return w;
+}
+
+/* Whether the member list text names rank. */
+static int lists_rank(const char *members, int64_t rank, int *failed)
+{
+    int64_t *v = NULL;
+    long n = hta_parse_int_list(members, &v);
+    int found = 0;
+    for (long i = 0; i < n && !found; i++)
+        found = v[i] == rank;
+    *failed |= n < 0;
+    free(v);
+    return found;
+}
+
+/* The instances of a process group: the most any rank took part in. */
+static int64_t group_instances(const hta_table *by_group, const hta_cell *group)
+{
+    int64_t most = 0;
+    for (size_t i = 0; i < by_group->n_rows; i++) {
+        const hta_cell *row = hta_table_row(by_group, i);
+        if (strcmp(row[HTA_COMM_BY_GROUP_GROUP].s, group[HTA_PROCESS_GROUPS_GROUP].s) == 0 &&
+            strcmp(row[HTA_COMM_BY_GROUP_GROUP_DESC].s,
+                   group[HTA_PROCESS_GROUPS_GROUP_DESC].s) == 0 &&
+            row[HTA_COMM_BY_GROUP_INSTANCES].i > most)
+            most = row[HTA_COMM_BY_GROUP_INSTANCES].i;
+    }
+    return most;
+}
+
+/* A rank without a trace misses every instance of each process group
+ * whose members list it.  -1 when out of memory. */
+static int add_missing_in_groups(const hta_tableset *set, rank_waits *w, size_t n)
+{
+    const hta_table *groups = hta_tableset_find(set, hta_process_groups_table.name);
+    const hta_table *by_group = hta_tableset_find(set, hta_comm_by_group_table.name);
+    int failed = 0;
+    for (size_t g = 0; groups && by_group && g < groups->n_rows; g++) {
+        const hta_cell *group = hta_table_row(groups, g);
+        int64_t instances = -1;
+        for (size_t i = 0; i < n; i++) {
+            if (!lists_rank(group[HTA_PROCESS_GROUPS_RANKS].s, w[i].rank, &failed))
+                continue;
+            instances = instances < 0 ? group_instances(by_group, group) : instances;
+            w[i].missing += instances;
+        }
+    }
+    return failed ? -1 : 0;
 }
 
 static void match_instance(const hta_stream_block *b, size_t k, rank_waits *w)
@@ -265,7 +318,9 @@ int hta_collective_wait(hta_tableset *set, hta_error *err)
                        : hta_fail(err, "out of memory in the collective wait analysis");
     if (n == 0 && (!grouped || grouped->n_rows == 0))
         return 0;
-    rank_waits *w = list_ranks(ranks);
+    const hta_table *missing = hta_tableset_find(set, hta_missing_ranks_table.name);
+    size_t n_missing = missing ? missing->n_rows : 0, n_slots = ranks->n_rows + n_missing;
+    rank_waits *w = list_ranks(ranks, missing);
     int rc = w ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = w[c[i].slot].failed ? -1 : 0;
@@ -276,7 +331,7 @@ int hta_collective_wait(hta_tableset *set, hta_error *err)
     }
     if (rc == 0) {
         count_and_shift(c, n, hta_tableset_find(set, hta_clock_shifts_table.name), w);
-        rc = match_all(c, n, w, ranks->n_rows);
+        rc = match_all(c, n, w, n_slots);
     }
     free(c);
     if (rc == 0 && hta_add_collective_groups(set, w, ranks->n_rows, err)) {
@@ -284,9 +339,11 @@ int hta_collective_wait(hta_tableset *set, hta_error *err)
         return -1;
     }
     if (rc == 0)
-        rc = put_rows(t, w, ranks->n_rows);
+        rc = add_missing_in_groups(set, w + ranks->n_rows, n_missing);
     if (rc == 0)
-        rc = flag_late_arrivers(set, w, ranks->n_rows);
+        rc = put_rows(t, w, n_slots) || hta_table_sort_by_first_column(t);
+    if (rc == 0)
+        rc = flag_late_arrivers(set, w, n_slots);
     free(w);
     return rc ? hta_fail(err, "out of memory in the collective wait analysis") : 0;
 }
