@@ -14,7 +14,7 @@
  * data_loading_us (the DataLoader batch fetches, data_loading.c, that
  * start in the step's CPU range), and wait_us: the wait for peers at its
  * collectives matched by process group, added on the root
- * (crossrank/exchange/collective_groups.c), as are traced_flops and
+ * (crossrank/exchange/group_results.c), as are traced_flops and
  * traced_mfu_pct, the FLOPs of its sized GEMM, convolution and attention
  * calls and their time at the GPU's peak over the step time
  * (analysis/op_perf.c, crossrank/compare/op_perf_comparison.c).

@@ -1,5 +1,7 @@
-/* crossrank/exchange/collective_groups.h: collective instances matched by process
- * group (crossrank/exchange/collective_groups.c), in three parts that can run on
+/* crossrank/exchange/collective_groups.h: collective instances matched
+ * by process group (the tables: collective_groups.c; the parts:
+ * group_instances.c, group_rank_figures.c, group_results.c), in three
+ * parts that can run on
  * different processes (crossrank/collective_exchange.c moves the data
  * between them): each rank's kernels as ops, the matching of an
  * instance's ops on the process that owns it, and each rank's figures
@@ -56,6 +58,8 @@ typedef struct hta_op_result {
  * caller frees; NULL when out of memory), and whether two ops are of one
  * instance. */
 size_t *hta_group_ops_in_instance_order(const hta_group_op *ops, size_t n);
+/* The instance order of two ops: group, by_seq, key. */
+int hta_group_op_compare_instance(const hta_group_op *a, const hta_group_op *b);
 int hta_group_ops_same_instance(const hta_group_op *a, const hta_group_op *b);
 
 /* Whether every rank ends an instance of the collective at once (the
@@ -153,6 +157,8 @@ enum {
     HTA_INSTANCE_STATS_N_COLUMNS
 };
 extern const hta_table_spec hta_instance_stats_table;
+/* Where an instance's ranks ran (HTA_INSTANCE_STATS_SCOPE). */
+enum { HTA_SCOPE_UNKNOWN = -1, HTA_SCOPE_ACROSS_NODES = 0, HTA_SCOPE_WITHIN_NODE = 1 };
 
 /* The columns of /collective_summary (docs/results-format.md). */
 enum {
