@@ -1,59 +1,58 @@
 #!/bin/sh
-# Bounded fuzzing (docs/robustness.md, CI runs it after the tests): builds
-# the libFuzzer harnesses with clang (HTA_FUZZ=ON), replays every saved
-# reproducer in fuzz/regressions/, makes the seed corpus from the real
-# traces (fuzz/make_corpus.sh for the Kineto reader and the analyses,
-# fuzz/make_input_corpus.py for the Nsight SQLite, CUPTI CSV and rocprofv3
-# readers, hta-tracegen --flight-recorder's dumps in every encoding for fr_dump)
-# and runs each harness for SECONDS (default 60).  Fails on any crash, leak, slow input (> 10 s), out-of-memory or
-# sanitizer report; the offending input is saved under $WORK/artifacts.
+# The fuzz step of the README's test command and CI (docs/robustness.md):
+# the same verdict for the same commit, whatever the machine's speed or
+# history.  Builds the libFuzzer harnesses listed in fuzz/harnesses, makes
+# the seed corpus from the real traces (fuzz/common.sh), then per harness:
+#   1. replays every saved reproducer (fuzz/regressions/NAME/) and every
+#      seed once;
+#   2. fuzzes from those with a fixed -seed for the harness's fixed number
+#      of executions (RUNS in fuzz/harnesses), into a corpus folder emptied
+#      first, so that nothing carries over from an earlier run and nothing
+#      is written into the checkout.
+# Fails on any crash, leak, out-of-memory, sanitizer report, violated
+# invariant, or input slower than 30 s (a budget by executions, not time;
+# the limit is loose so that a loaded machine's pauses are not findings);
+# the offending input is saved under $WORK/artifacts/NAME.  Open-ended
+# fuzzing, with random seeds and a corpus that grows, is fuzz/explore.sh.
 #
-# usage: fuzz/run.sh [SECONDS]
-# env:   HTA_FUZZ_BUILD (build-fuzz), HTA_FUZZ_WORK (build-fuzz/work),
-#        HTA_TRACES (../shared/traces beside the checkout)
+# usage: fuzz/run.sh   (env: see fuzz/common.sh)
 set -eu
 cd "$(dirname "$0")/.."
-seconds="${1:-60}"
-build="${HTA_FUZZ_BUILD:-build-fuzz}"
-work="${HTA_FUZZ_WORK:-build-fuzz/work}"
-traces="${HTA_TRACES:-$(pwd)/../shared/traces}"
+. fuzz/common.sh
+seed=1
 
-CC=clang cmake -S . -B "$build" -DHTA_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
-targets="reader analyses nsys_sqlite cupti_csv rocprof_json fr_dump rocpd"
-cmake --build "$build" -j "$(nproc)" --target hta-tracegen \
-  $(for t in $targets; do echo --target fuzz_$t; done) >/dev/null
-fuzz/make_corpus.sh "$traces/hta" "$work/seeds"
-/usr/bin/python3 fuzz/make_input_corpus.py "$traces" "$work/seeds"
-mkdir -p "$work/seeds/fr_dump"
-for encoding in torch pickle2 pickle4 pickle5 json; do
-  "$build/hta-tracegen" --flight-recorder --ring 10 --encoding $encoding -o "$work/fr_$encoding"
-  cp "$work/fr_$encoding/nccl_trace_rank_0" "$work/seeds/fr_dump/$encoding"
-done
+fuzz_build
+fuzz_seeds
 
 status=0
-for target in $targets; do
-  fuzzer="$build/fuzz/fuzz_$target"
-  corpus="$work/corpus/$target"     # grows from run to run; new inputs land here
-  artifacts="$work/artifacts/$target"
-  log="$work/$target.log"
-  mkdir -p "$corpus" "$artifacts"
-  mkdir -p fuzz/regressions/$target
-  regressions=$(find fuzz/regressions/$target -type f | sort)
-  dict=""
-  case $target in reader|analyses) dict=-dict=fuzz/kineto.dict ;; esac
-  if [ -n "$regressions" ] && ! "$fuzzer" $regressions >"$work/$target-regressions.log" 2>&1; then
-    echo "fuzz_$target: a saved reproducer fails again, see $work/$target-regressions.log"
+while read -r name runs dictionary; do
+  fuzzer="$build/fuzz/fuzz_$name"
+  corpus="$work/fixed/$name"
+  artifacts="$work/artifacts/$name"
+  rm -rf "$corpus"
+  mkdir -p "$corpus" "$artifacts" "$work/seeds/$name"
+  inputs=$(find "fuzz/regressions/$name" "$work/seeds/$name" -type f 2>/dev/null | sort)
+  log="$work/$name-replay.log"
+  if [ -n "$inputs" ] && ! "$fuzzer" $inputs >"$log" 2>&1; then
+    echo "fuzz_$name: a saved reproducer or seed fails, see $log:"
+    fuzz_finding "$log"
     status=1
+    continue
   fi
-  if "$fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-       $dict -print_final_stats=1 -artifact_prefix="$artifacts/" \
-       "$corpus" "$work/seeds/$target" fuzz/regressions/$target >"$log" 2>&1; then
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-    echo "fuzz_$target: $runs executions in $seconds s, no finding"
+  log="$work/$name.log"
+  regressions=""
+  if [ -d "fuzz/regressions/$name" ]; then regressions="fuzz/regressions/$name"; fi
+  if "$fuzzer" -seed=$seed -runs="$runs" -max_len=65536 -rss_limit_mb=2048 -timeout=30 \
+       $(fuzz_dict_option "$dictionary") -print_final_stats=1 -artifact_prefix="$artifacts/" \
+       "$corpus" "$work/seeds/$name" $regressions >"$log" 2>&1; then
+    echo "fuzz_$name: $(echo "$inputs" | grep -c .) inputs replayed, $runs executions" \
+         "from seed $seed, no finding ($(grep -o 'cov: [0-9]* ft: [0-9]* corp: [0-9]*' "$log" | tail -n 1))"
   else
-    echo "fuzz_$target: FINDING (input saved in $artifacts/):"
-    grep -E 'ERROR|runtime error|SUMMARY|invariant|Test unit written' "$log" | head -n 8
+    echo "fuzz_$name: FINDING (input saved in $artifacts/):"
+    fuzz_finding "$log"
     status=1
   fi
-done
+done <<HARNESSES
+$(fuzz_harnesses)
+HARNESSES
 exit $status

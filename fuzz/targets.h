@@ -1,6 +1,6 @@
 /* targets.h: the fuzz targets as plain functions.
  *
- * The libFuzzer entry points (fuzz_reader.c, fuzz_analyses.c) and the
+ * The libFuzzer entry points (generated, fuzz/harnesses) and the
  * regression replay in the normal test suite (tests/test_fuzz_regressions.c)
  * call the same functions, so a saved reproducer runs through exactly the
  * code that once failed on it.  Each returns 0; a violated invariant aborts. */

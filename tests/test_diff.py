@@ -502,7 +502,7 @@ def test_comparison_page_renders():
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if not browser:
         raise Skip("Chromium is not installed (Debian package chromium; "
-                   "scripts/install-deps.sh installs it)")
+                   "scripts/install-deps.sh --test installs it)")
     page = os.path.join(tmpdir(), "diff.html")
     with open(page, "w", encoding="utf-8") as f:
         f.write(report(["--diff", DIFF]))

@@ -1,5 +1,6 @@
 /* test_fuzz_regressions.c: replays every input the fuzzers ever failed on
- * (fuzz/regressions/<target>/, one file each, named for the fixed defect)
+ * (fuzz/regressions/<harness>/ of each harness in fuzz/harnesses, one file
+ * each, named for the fixed defect)
  * through the fuzz targets themselves (fuzz/targets.c), in the normal
  * build: a fixed crash stays fixed where libFuzzer is not built, and the
  * sanitized suite (scripts/test-sanitized.sh) replays them under ASan and
@@ -61,18 +62,30 @@ static int replay(const char *dir, fuzz_target target)
     return count;
 }
 
+typedef struct harness {
+    const char *name;
+    fuzz_target target;
+} harness;
+
+static const harness HARNESSES[] = {
+#define HTA_FUZZ_HARNESS(name) {#name, hta_fuzz_##name},
+#include "fuzz_harnesses.h"
+#undef HTA_FUZZ_HARNESS
+};
+
 int main(void)
 {
-    int reader = replay(FUZZ_DIR "/regressions/reader", hta_fuzz_reader);
-    int analyses = replay(FUZZ_DIR "/regressions/analyses", hta_fuzz_analyses);
-    int sqlite = replay(FUZZ_DIR "/regressions/nsys_sqlite", hta_fuzz_nsys_sqlite);
-    int csv = replay(FUZZ_DIR "/regressions/cupti_csv", hta_fuzz_cupti_csv);
-    int rocprof_json = replay(FUZZ_DIR "/regressions/rocprof_json", hta_fuzz_rocprof_json);
-    int fr = replay(FUZZ_DIR "/regressions/fr_dump", hta_fuzz_fr_dump);
-    int rocpd = replay(FUZZ_DIR "/regressions/rocpd", hta_fuzz_rocpd);
-    fprintf(stderr, "%d reader, %d analyses, %d nsys_sqlite, %d cupti_csv, %d rocprof_json, "
-            "%d fr_dump and %d rocpd reproducers replayed\n", reader, analyses, sqlite, csv,
-            rocprof_json, fr, rocpd);
-    return reader > 0 && analyses > 0 && sqlite > 0 && csv >= 0 && rocprof_json >= 0 && fr >= 0 &&
-                   rocpd >= 0 ? 0 : 1;
+    int total = 0, unreadable = 0;
+    for (size_t i = 0; i < sizeof HARNESSES / sizeof *HARNESSES; i++) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/regressions/%s", FUZZ_DIR, HARNESSES[i].name);
+        int n = replay(dir, HARNESSES[i].target);
+        fprintf(stderr, "%d %s reproducers replayed\n", n, HARNESSES[i].name);
+        if (n < 0)
+            unreadable = 1;
+        else
+            total += n;
+    }
+    /* None at all: the folder was not found, and nothing was checked. */
+    return !unreadable && total > 0 ? 0 : 1;
 }

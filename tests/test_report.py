@@ -3,7 +3,7 @@ computing 30% slower) is self-contained (no script, no external resource),
 carries the summary, outlier list, heatmaps and timeline with the HDF5's
 numbers, handles failed ranks, and renders: headless Chromium's screenshot
 has the window's size and many colours (skipped, with the reason, when
-Chromium is not installed: scripts/install-deps.sh installs it)."""
+Chromium is not installed: scripts/install-deps.sh --test installs it)."""
 import html.parser
 import os
 import shutil
@@ -140,7 +140,7 @@ def chromium():
         if shutil.which(name):
             return shutil.which(name)
     raise Skip("Chromium is not installed (Debian package chromium; "
-               "scripts/install-deps.sh installs it)")
+               "scripts/install-deps.sh --test installs it)")
 
 
 def test_chromium_renders_the_page():

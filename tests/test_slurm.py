@@ -93,7 +93,7 @@ class Cluster:
                    and not os.path.exists(f"/usr/sbin/{p}")]
         if missing:
             raise Skip(f"not installed: {', '.join(missing)} "
-                       "(scripts/install-deps.sh installs slurm-wlm and munge)")
+                       "(scripts/install-deps.sh --test installs slurm-wlm and munge)")
         self.root = tmpdir()
         self.procs = {}
         # munged insists that everyone can traverse the socket's directory

@@ -48,7 +48,7 @@ typedef struct hta_input_reader {
     /* The GPUs a file holds, ascending, up to cap (*n = 0 when it does not
      * say); -1 when it cannot be opened.  NULL: a file is one trace. */
     int (*devices)(const char *path, long long *devices, size_t cap, size_t *n);
-    const char *fuzz_harness;          /* fuzz/fuzz_NAME.c */
+    const char *fuzz_harness;          /* its line in fuzz/harnesses */
 } hta_input_reader;
 
 extern const hta_input_reader hta_input_readers[];
