@@ -401,7 +401,9 @@ static int compare_symbols(const void *a, const void *b)
 static const char *symbol_name(const json_reader *r, int64_t id)
 {
     symbol key = {.id = id};
-    const symbol *s = bsearch(&key, r->symbols, r->n_symbols, sizeof key, compare_symbols);
+    const symbol *s = r->n_symbols ? bsearch(&key, r->symbols, r->n_symbols, sizeof key,
+                                             compare_symbols)
+                                   : NULL; /* symbols is NULL without any */
     return s ? hta_strtab_get(&r->symbol_names, s->name) : NULL;
 }
 
@@ -488,7 +490,8 @@ static int carried(const json_reader *r, const raw_record *rec)
 
 static int to_records(json_reader *r, rp_records *all)
 {
-    qsort(r->symbols, r->n_symbols, sizeof *r->symbols, compare_symbols);
+    if (r->n_symbols) /* symbols is NULL without any; qsort wants non-NULL */
+        qsort(r->symbols, r->n_symbols, sizeof *r->symbols, compare_symbols);
     for (size_t i = 0; i < r->n_records; i++) {
         const raw_record *rec = &r->records[i];
         if (!carried(r, rec))
