@@ -131,7 +131,8 @@
               "scenarios to replay, separated by ';':\n"                                          \
               "median:RANKS, compute:RANKS:F, network:F,\n"                                       \
               "no-data-loading:RANKS, no-launch-delay:RANKS\n"                                    \
-              "(RANKS e.g. 4,5 or 4-7 or all; with --replay)", "what_if_specs", 0)                     \
+              "(RANKS e.g. 4,5 or 4-7 or all), with --replay\n"                                   \
+              "(default median:all)", "what_if_specs", 0)                     \
     OUTPUT(write_traces, text, "write-traces", 0, NULL, 0, NULL, "DIR",                          \
            "write each analysed trace into DIR with its\n"                                       \
            "critical path and counter tracks added\n"                                            \
