@@ -54,7 +54,6 @@ static const hta_column SPAN_COLUMNS[HTA_REPLAY_SPANS_N_COLUMNS] = {
     [HTA_REPLAY_SPANS_SCENARIO] = {"scenario", HTA_COL_I64},
     [HTA_REPLAY_SPANS_REPLAYED_NS] = {"replayed_ns", HTA_COL_I64},
     [HTA_REPLAY_SPANS_MEASURED_NS] = {"measured_ns", HTA_COL_I64},
-    [HTA_REPLAY_SPANS_ROUNDS] = {"rounds", HTA_COL_I64},
 };
 const hta_table_spec hta_replay_spans_table = {"_replay_spans", SPAN_COLUMNS,
                                                HTA_REPLAY_SPANS_N_COLUMNS,
@@ -765,7 +764,7 @@ static int compare_span(const void *a, const void *b)
     return hta_cmp_i64(((const span *)a)->step, ((const span *)b)->step);
 }
 
-static int put_spans(const replay *x, long scenario, long rounds, span *sp, hta_table *t)
+static int put_spans(const replay *x, long scenario, span *sp, hta_table *t)
 {
     for (size_t s = 0; s < x->n_steps; s++) {
         const rp_step *st = &x->steps[s];
@@ -786,7 +785,6 @@ static int put_spans(const replay *x, long scenario, long rounds, span *sp, hta_
         hta_row_put_i64(&row, scenario);
         hta_row_put_i64(&row, m.replayed);
         hta_row_put_i64(&row, m.measured);
-        hta_row_put_i64(&row, rounds);
         rc = hta_row_done(&row);
     }
     return rc;
@@ -856,7 +854,7 @@ static int run_scenarios(replay *x, const hta_scenario *sc, size_t n_sc, hta_tab
         replay_scenarios(x, &plan, st, changed, (long)limit + 2);
         for (size_t s = 0; !failed && s < n_sc; s++) {
             use_state(x, &st[s]);
-            failed = put_spans(x, (long)s, st[s].rounds, sp, t) != 0;
+            failed = put_spans(x, (long)s, sp, t) != 0;
         }
         failed = hta_processes_any(x->pr, failed);
     }

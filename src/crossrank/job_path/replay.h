@@ -33,7 +33,6 @@ enum {
     HTA_REPLAY_SPANS_SCENARIO,
     HTA_REPLAY_SPANS_REPLAYED_NS,
     HTA_REPLAY_SPANS_MEASURED_NS,
-    HTA_REPLAY_SPANS_ROUNDS,
     HTA_REPLAY_SPANS_N_COLUMNS
 };
 extern const hta_table_spec hta_replay_spans_table;
