@@ -33,10 +33,9 @@ static void print_class_counts(FILE *out, const hta_table *k, double min_change)
 {
     static const char *const classes[] = {"slower", "faster", "added", "removed", "unchanged"};
     size_t counts[5] = {0};
-    const long cls = HTA_DIFF_KERNELS_CLASS;
     for (size_t r = 0; r < k->n_rows && hta_table_row(k, r)[0].i == HTA_DIFF_ALL_RANKS; r++)
         for (int c = 0; c < 5; c++)
-            counts[c] += strcmp(hta_table_row(k, r)[cls].s, classes[c]) == 0;
+            counts[c] += strcmp(hta_table_row(k, r)[HTA_DIFF_KERNELS_CLASS].s, classes[c]) == 0;
     fprintf(out, "Kernels over all ranks: %zu slower, %zu faster, %zu added, %zu removed, "
                  "%zu unchanged (within %g%%)\n",
             counts[0], counts[1], counts[2], counts[3], counts[4], 100 * min_change);
@@ -46,24 +45,19 @@ static void print_class_counts(FILE *out, const hta_table *k, double min_change)
 static void print_changed(FILE *out, const hta_table *k, const char *cls, const char *title,
                           int top)
 {
-    const long c_cls = HTA_DIFF_KERNELS_CLASS;
-    const long c_b = HTA_DIFF_KERNELS_BASE_TOTAL_US;
-    const long c_n = HTA_DIFF_KERNELS_NEW_TOTAL_US;
-    const long c_ch = HTA_DIFF_KERNELS_CHANGE_US;
-    const long c_rel = HTA_DIFF_KERNELS_REL_CHANGE;
-    const long c_name = HTA_DIFF_KERNELS_NAME;
     fprintf(out, "\n%s (all ranks, total time):\n", title);
     int shown = 0;
     for (size_t r = 0; r < k->n_rows && shown < top; r++) {
         const hta_cell *row = hta_table_row(k, r);
-        if (row[0].i != HTA_DIFF_ALL_RANKS || strcmp(row[c_cls].s, cls) != 0)
+        if (row[0].i != HTA_DIFF_ALL_RANKS || strcmp(row[HTA_DIFF_KERNELS_CLASS].s, cls) != 0)
             continue;
         if (!shown++)
             fprintf(out, "  %12s %8s %12s %12s  %s\n", "change_us", "change", "base_us",
                     "new_us", "kernel");
-        fprintf(out, "  %+12.1f %+7.1f%% %12.1f %12.1f  ", row[c_ch].f, 100 * row[c_rel].f,
-                row[c_b].f, row[c_n].f);
-        print_name(out, row[c_name].s);
+        fprintf(out, "  %+12.1f %+7.1f%% %12.1f %12.1f  ", row[HTA_DIFF_KERNELS_CHANGE_US].f,
+                100 * row[HTA_DIFF_KERNELS_REL_CHANGE].f, row[HTA_DIFF_KERNELS_BASE_TOTAL_US].f,
+                row[HTA_DIFF_KERNELS_NEW_TOTAL_US].f);
+        print_name(out, row[HTA_DIFF_KERNELS_NAME].s);
     }
     if (!shown)
         fprintf(out, "  none\n");
@@ -72,25 +66,22 @@ static void print_changed(FILE *out, const hta_table *k, const char *cls, const 
 static void print_set(FILE *out, const hta_table *set, const char *run, const char *title,
                       int top)
 {
-    const long c_run = HTA_DIFF_KERNEL_SET_RUN;
-    const long c_count = HTA_DIFF_KERNEL_SET_COUNT;
-    const long c_total = HTA_DIFF_KERNEL_SET_TOTAL_US;
-    const long c_name = HTA_DIFF_KERNEL_SET_NAME;
     size_t n = 0;
     for (size_t r = 0; r < set->n_rows; r++) {
         const hta_cell *row = hta_table_row(set, r);
-        n += row[0].i == HTA_DIFF_ALL_RANKS && strcmp(row[c_run].s, run) == 0;
+        n += row[0].i == HTA_DIFF_ALL_RANKS && strcmp(row[HTA_DIFF_KERNEL_SET_RUN].s, run) == 0;
     }
     fprintf(out, "\n%s: %zu\n", title, n);
     int shown = 0;
     for (size_t r = 0; r < set->n_rows && shown < top; r++) {
         const hta_cell *row = hta_table_row(set, r);
-        if (row[0].i != HTA_DIFF_ALL_RANKS || strcmp(row[c_run].s, run) != 0)
+        if (row[0].i != HTA_DIFF_ALL_RANKS || strcmp(row[HTA_DIFF_KERNEL_SET_RUN].s, run) != 0)
             continue;
         if (!shown++)
             fprintf(out, "  %8s %12s  %s\n", "count", "total_us", "kernel");
-        fprintf(out, "  %8lld %12.1f  ", (long long)row[c_count].i, row[c_total].f);
-        print_name(out, row[c_name].s);
+        fprintf(out, "  %8lld %12.1f  ", (long long)row[HTA_DIFF_KERNEL_SET_COUNT].i,
+                row[HTA_DIFF_KERNEL_SET_TOTAL_US].f);
+        print_name(out, row[HTA_DIFF_KERNEL_SET_NAME].s);
     }
     if (n > (size_t)shown)
         fprintf(out, "  ... and %zu more in /diff/kernel_set\n", n - (size_t)shown);
@@ -117,25 +108,20 @@ static size_t collect_rank_changes(const hta_table *m, rank_change *out)
 {
     static const hta_metric_id metrics[3] = {
         HTA_METRIC_COMPUTE_TIME_US, HTA_METRIC_NON_COMPUTE_TIME_US, HTA_METRIC_IDLE_TIME_US};
-    const long c_metric = HTA_DIFF_RANK_METRICS_METRIC;
-    const long c_status = HTA_DIFF_RANK_METRICS_STATUS;
-    const long c_rel = HTA_DIFF_RANK_METRICS_REL_CHANGE;
-    const long c_b = HTA_DIFF_RANK_METRICS_BASE;
-    const long c_n = HTA_DIFF_RANK_METRICS_NEW;
     size_t n = 0;
     for (size_t r = 0; r < m->n_rows; r++) {
         const hta_cell *row = hta_table_row(m, r);
-        if (strcmp(row[c_status].s, "both") != 0)
+        if (strcmp(row[HTA_DIFF_RANK_METRICS_STATUS].s, "both") != 0)
             continue;
         for (int k = 0; k < 3; k++) {
-            if (!hta_metric_is(row[c_metric].s, metrics[k]))
+            if (!hta_metric_is(row[HTA_DIFF_RANK_METRICS_METRIC].s, metrics[k]))
                 continue;
             if (!n || out[n - 1].rank != row[0].i)
                 out[n++] = (rank_change){row[0].i, {NAN, NAN, NAN}, NAN, NAN};
-            out[n - 1].rel[k] = row[c_rel].f;
+            out[n - 1].rel[k] = row[HTA_DIFF_RANK_METRICS_REL_CHANGE].f;
             if (k == 0) {
-                out[n - 1].base_compute = row[c_b].f;
-                out[n - 1].new_compute = row[c_n].f;
+                out[n - 1].base_compute = row[HTA_DIFF_RANK_METRICS_BASE].f;
+                out[n - 1].new_compute = row[HTA_DIFF_RANK_METRICS_NEW].f;
             }
         }
     }
@@ -173,7 +159,6 @@ static void print_collectives(FILE *out, const hta_table *c, int top, double min
 {
     long transfer = hta_diff_collectives_ratio(c, HTA_COLLECTIVE_SUMMARY_TRANSFER_P50_US);
     long busbw = hta_diff_collectives_ratio(c, HTA_COLLECTIVE_SUMMARY_BUSBW_P50_GBPS);
-    const long status = HTA_DIFF_COLLECTIVES_STATUS;
     hta_ranked *order = malloc((c->n_rows ? c->n_rows : 1) * sizeof *order);
     if (!order || transfer < 0) {
         free(order);
@@ -183,7 +168,7 @@ static void print_collectives(FILE *out, const hta_table *c, int top, double min
     for (size_t r = 0; r < c->n_rows; r++) {
         const hta_cell *row = hta_table_row(c, r);
         double ratio = row[transfer].f;
-        if (strcmp(row[status].s, "both") == 0 && fabs(ratio - 1) > min_change)
+        if (strcmp(row[HTA_DIFF_COLLECTIVES_STATUS].s, "both") == 0 && fabs(ratio - 1) > min_change)
             order[n++] = (hta_ranked){fabs(log(ratio)), r};
     }
     hta_rank_descending(order, n);

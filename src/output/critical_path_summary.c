@@ -80,15 +80,15 @@ void hta_print_critical_path_summary(const hta_tableset *set)
     const hta_table *t = hta_tableset_find(set, hta_critical_path_table.name);
     if (!t || t->n_rows == 0)
         return;
-    long rank = HTA_CRITICAL_PATH_RANK, step = HTA_CRITICAL_PATH_STEP,
-         bound = HTA_CRITICAL_PATH_BOUND_BY;
     vote *v = malloc(t->n_rows * sizeof *v);
-    if (!v || rank < 0 || step < 0 || bound < 0) {
+    if (!v || HTA_CRITICAL_PATH_RANK < 0 || HTA_CRITICAL_PATH_STEP < 0 ||
+        HTA_CRITICAL_PATH_BOUND_BY < 0) {
         free(v);
         return;
     }
     for (size_t r = 0; r < t->n_rows; r++)
-        v[r] = (vote){hta_table_row(t, r)[step].i, hta_table_row(t, r)[bound].s, r};
+        v[r] = (vote){hta_table_row(t, r)[HTA_CRITICAL_PATH_STEP].i,
+                      hta_table_row(t, r)[HTA_CRITICAL_PATH_BOUND_BY].s, r};
     qsort(v, t->n_rows, sizeof *v, compare_votes);
     size_t n_steps = 0, n_split = 0;
     for (size_t i = 0, j; i < t->n_rows; i = j) {
@@ -104,7 +104,7 @@ void hta_print_critical_path_summary(const hta_tableset *set)
         for (j = i; j < t->n_rows && v[j].step == v[i].step; j++)
             ;
         if (is_split(v + i, j - i) && shown++ < SHOWN_STEPS)
-            print_step(t, rank, v + i, j - i);
+            print_step(t, HTA_CRITICAL_PATH_RANK, v + i, j - i);
     }
     if (shown > SHOWN_STEPS)
         printf("  ... %zu more steps\n", shown - SHOWN_STEPS);

@@ -16,16 +16,14 @@
 
 static void print_totals(const hta_table *s)
 {
-    long n = HTA_P2P_SUMMARY_COUNT, ls = HTA_P2P_SUMMARY_LATE_SENDER_US;
-    long lr = HTA_P2P_SUMMARY_LATE_RECEIVER_US, v = HTA_P2P_SUMMARY_CLOCK_VIOLATIONS;
     int64_t pairs = 0, violations = 0;
     double late_sender = 0, late_receiver = 0;
     for (size_t r = 0; r < s->n_rows; r++) {
         const hta_cell *row = hta_table_row(s, r);
-        pairs += row[n].i;
-        late_sender += row[ls].f;
-        late_receiver += row[lr].f;
-        violations += row[v].i;
+        pairs += row[HTA_P2P_SUMMARY_COUNT].i;
+        late_sender += row[HTA_P2P_SUMMARY_LATE_SENDER_US].f;
+        late_receiver += row[HTA_P2P_SUMMARY_LATE_RECEIVER_US].f;
+        violations += row[HTA_P2P_SUMMARY_CLOCK_VIOLATIONS].i;
     }
     printf("  %lld send/recv pairs between %zu (src, dst): late sender %.1f us, late receiver "
            "%.1f us in all (see /p2p_summary, /p2p)\n",
@@ -58,20 +56,17 @@ static void print_worst_stage(const hta_tableset *set)
     const hta_table *steps = hta_tableset_find(set, hta_pipeline_steps_table.name);
     if (rank < 0 || !steps)
         return;
-    long stage = HTA_PIPELINE_STEPS_STAGE, stages = HTA_PIPELINE_STEPS_STAGES;
-    long bubble = HTA_PIPELINE_STEPS_BUBBLE_FRACTION;
-    long expected = HTA_PIPELINE_STEPS_EXPECTED_BUBBLE_FRACTION;
     double sum = 0, sum_expected = 0;
     size_t n = 0;
     int64_t at = -1, of = -1;
     for (size_t r = 0; r < steps->n_rows; r++) {
         const hta_cell *row = hta_table_row(steps, r);
-        if (row[0].i != rank || isnan(row[bubble].f))
+        if (row[0].i != rank || isnan(row[HTA_PIPELINE_STEPS_BUBBLE_FRACTION].f))
             continue;
-        sum += row[bubble].f;
-        sum_expected += row[expected].f;
-        at = row[stage].i;
-        of = row[stages].i;
+        sum += row[HTA_PIPELINE_STEPS_BUBBLE_FRACTION].f;
+        sum_expected += row[HTA_PIPELINE_STEPS_EXPECTED_BUBBLE_FRACTION].f;
+        at = row[HTA_PIPELINE_STEPS_STAGE].i;
+        of = row[HTA_PIPELINE_STEPS_STAGES].i;
         n++;
     }
     if (n == 0)
@@ -84,11 +79,10 @@ static void print_worst_stage(const hta_tableset *set)
 
 static void print_unpaired(const hta_table *ranks)
 {
-    long unpaired = HTA_P2P_RANKS_UNPAIRED;
     int64_t n = 0;
     size_t on = 0;
     for (size_t r = 0; r < ranks->n_rows; r++) {
-        int64_t u = hta_table_row(ranks, r)[unpaired].i;
+        int64_t u = hta_table_row(ranks, r)[HTA_P2P_RANKS_UNPAIRED].i;
         n += u;
         on += u > 0;
     }

@@ -41,12 +41,11 @@
 static void print_breakdown_row(const hta_table *tb, size_t r)
 {
     const hta_cell *row = hta_table_row(tb, r);
-    long comp = HTA_TEMPORAL_BREAKDOWN_COMPUTE_TIME_PCTG;
-    long non = HTA_TEMPORAL_BREAKDOWN_NON_COMPUTE_TIME_PCTG;
-    long idle = HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_PCTG;
-    long span = HTA_TEMPORAL_BREAKDOWN_KERNEL_TIME_US;
-    printf("  %6lld %9.2f %13.2f %7.2f %14.1f\n", (long long)row[0].i, row[comp].f,
-           row[non].f, row[idle].f, row[span].f);
+    printf("  %6lld %9.2f %13.2f %7.2f %14.1f\n", (long long)row[0].i,
+           row[HTA_TEMPORAL_BREAKDOWN_COMPUTE_TIME_PCTG].f,
+           row[HTA_TEMPORAL_BREAKDOWN_NON_COMPUTE_TIME_PCTG].f,
+           row[HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_PCTG].f,
+           row[HTA_TEMPORAL_BREAKDOWN_KERNEL_TIME_US].f);
 }
 
 static void print_breakdown(const hta_tableset *set)
@@ -56,12 +55,11 @@ static void print_breakdown(const hta_tableset *set)
         printf("No rank has GPU events: no temporal breakdown.\n");
         return;
     }
-    long idle = HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_PCTG;
     hta_ranked *order = malloc(tb->n_rows * sizeof *order);
     if (!order)
         return;
     for (size_t r = 0; r < tb->n_rows; r++)
-        order[r] = (hta_ranked){hta_table_row(tb, r)[idle].f, r};
+        order[r] = (hta_ranked){hta_table_row(tb, r)[HTA_TEMPORAL_BREAKDOWN_IDLE_TIME_PCTG].f, r};
     hta_rank_descending(order, tb->n_rows);
     int all = tb->n_rows <= 2 * SUMMARY_EXTREME_RANKS;
     printf("\nGPU time per rank (%s, most idle first):\n",
@@ -105,13 +103,11 @@ static int compare_worst_first(const void *a, const void *b)
  * ranks, or 0 when out of memory. */
 static size_t group_outliers(const hta_table *t, rank_outliers *ranks)
 {
-    long rank = HTA_OUTLIERS_RANK, z = HTA_OUTLIERS_Z;
-    long robust_z = HTA_OUTLIERS_ROBUST_Z;
     hta_ranked_i64 *order = malloc(t->n_rows * sizeof *order);
     if (!order)
         return 0;
     for (size_t r = 0; r < t->n_rows; r++)
-        order[r] = (hta_ranked_i64){hta_table_row(t, r)[rank].i, r};
+        order[r] = (hta_ranked_i64){hta_table_row(t, r)[HTA_OUTLIERS_RANK].i, r};
     hta_rank_ascending_i64(order, t->n_rows);
     size_t n = 0;
     for (size_t i = 0; i < t->n_rows; i++) {
@@ -119,7 +115,8 @@ static size_t group_outliers(const hta_table *t, rank_outliers *ranks)
             ranks[n++] = (rank_outliers){order[i].key, 0, order[i].row, -1.0};
         rank_outliers *ro = &ranks[n - 1];
         ro->count++;
-        double sev = severity(hta_table_row(t, order[i].row), z, robust_z);
+        double sev =
+            severity(hta_table_row(t, order[i].row), HTA_OUTLIERS_Z, HTA_OUTLIERS_ROBUST_Z);
         if (sev > ro->worst) {
             ro->worst = sev;
             ro->worst_row = order[i].row;
@@ -168,10 +165,9 @@ static void print_outliers(const hta_tableset *set, const hta_output_settings *o
 static void print_stragglers(const hta_tableset *set)
 {
     const hta_table *t = hta_tableset_find(set, hta_stragglers_table.name);
-    const long flagged = HTA_STRAGGLERS_FLAGGED;
     size_t shown = 0, n_flagged = 0;
     for (size_t r = 0; t && r < t->n_rows; r++)
-        n_flagged += hta_table_row(t, r)[flagged].i != 0;
+        n_flagged += hta_table_row(t, r)[HTA_STRAGGLERS_FLAGGED].i != 0;
     if (n_flagged == 0) {
         printf("\nStragglers: none.\n");
         return;
@@ -180,7 +176,7 @@ static void print_stragglers(const hta_tableset *set)
            n_flagged);
     for (size_t r = 0; r < t->n_rows && shown < SUMMARY_STRAGGLERS; r++) {
         const hta_cell *row = hta_table_row(t, r);
-        if (!row[flagged].i)
+        if (!row[HTA_STRAGGLERS_FLAGGED].i)
             continue;
         printf("  rank %lld, score %.2f: %s\n", (long long)row[0].i,
                row[HTA_STRAGGLERS_SCORE].f, row[HTA_STRAGGLERS_REASONS].s);
@@ -311,21 +307,17 @@ static void print_nodes(const hta_tableset *set)
     const hta_table *t = hta_tableset_find(set, hta_nodes_table.name);
     if (!t)
         return;
-    long named = HTA_NODES_NAMED, host = HTA_NODES_HOST;
-    long ranks = HTA_NODES_RANKS, flagged = HTA_NODES_FLAGGED_RANKS;
-    long p = HTA_NODES_P_BONFERRONI, worst = HTA_NODES_WORST_METRIC;
-    long worst_z = HTA_NODES_WORST_ROBUST_Z;
     for (size_t r = 0; r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
-        if (!row[named].i)
+        if (!row[HTA_NODES_NAMED].i)
             continue;
         printf("\nNode %s: %lld of its %lld ranks flagged (P = %.2g after Bonferroni over %zu "
                "nodes); check or drain it",
-               row[host].s, (long long)row[flagged].i, (long long)row[ranks].i, row[p].f,
-               t->n_rows);
-        if (row[worst].s[0])
-            printf("; across nodes it stands out most in %s (robust z %.1f)", row[worst].s,
-                   row[worst_z].f);
+               row[HTA_NODES_HOST].s, (long long)row[HTA_NODES_FLAGGED_RANKS].i,
+               (long long)row[HTA_NODES_RANKS].i, row[HTA_NODES_P_BONFERRONI].f, t->n_rows);
+        if (row[HTA_NODES_WORST_METRIC].s[0])
+            printf("; across nodes it stands out most in %s (robust z %.1f)",
+                   row[HTA_NODES_WORST_METRIC].s, row[HTA_NODES_WORST_ROBUST_Z].f);
         printf(" (see /nodes, /node_metrics)\n");
     }
 }
@@ -337,15 +329,14 @@ static void print_collective_issues(const hta_tableset *set)
     const hta_table *t = hta_tableset_find(set, hta_collective_wait_table.name);
     if (!t || t->n_rows == 0)
         return;
-    long violations = HTA_COLLECTIVE_WAIT_CLOCK_VIOLATIONS;
-    long unmatched = HTA_COLLECTIVE_WAIT_UNMATCHED, missing = HTA_COLLECTIVE_WAIT_MISSING;
     int64_t n_violations = 0;
     size_t violating_ranks = 0, mismatched_ranks = 0;
     for (size_t r = 0; r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
-        n_violations += row[violations].i;
-        violating_ranks += row[violations].i > 0;
-        mismatched_ranks += row[unmatched].i > 0 || row[missing].i > 0;
+        n_violations += row[HTA_COLLECTIVE_WAIT_CLOCK_VIOLATIONS].i;
+        violating_ranks += row[HTA_COLLECTIVE_WAIT_CLOCK_VIOLATIONS].i > 0;
+        mismatched_ranks +=
+            row[HTA_COLLECTIVE_WAIT_UNMATCHED].i > 0 || row[HTA_COLLECTIVE_WAIT_MISSING].i > 0;
     }
     if (n_violations)
         printf("\nCollectives: %lld clock-condition violations on %zu of %zu ranks (a collective "
@@ -360,12 +351,10 @@ static void print_collective_issues(const hta_tableset *set)
 
 static void print_failures(const hta_table *ranks)
 {
-    long status = HTA_RANKS_STATUS;
-    long error = HTA_RANKS_ERROR;
     for (size_t r = 0; r < ranks->n_rows; r++) {
         const hta_cell *row = hta_table_row(ranks, r);
-        if (strcmp(row[status].s, "failed") == 0)
-            printf("  failed: %s\n", row[error].s);
+        if (strcmp(row[HTA_RANKS_STATUS].s, "failed") == 0)
+            printf("  failed: %s\n", row[HTA_RANKS_ERROR].s);
     }
 }
 

@@ -54,16 +54,15 @@ static void print_top_ops(const hta_table *t)
     hta_ranked *order = rank_rows(t, op_total);
     if (!order)
         return;
-    long name = HTA_CROSS_NAMES_NAME, n_ranks = HTA_CROSS_NAMES_N_RANKS;
-    long max = HTA_CROSS_NAMES_MAX_US, max_rank = HTA_CROSS_NAMES_MAX_RANK;
     printf("\nCPU ops with the most GPU time (/ops, /cross_rank/ops):\n");
     printf("  %-*s    ranks %12s %12s %8s\n", NAME_WIDTH, "op", "total ms", "max ms",
            "max rank");
     for (size_t i = 0; i < t->n_rows && i < SUMMARY_TOP_OPS; i++) {
         const hta_cell *row = hta_table_row(t, order[i].row);
-        printf("  %-*.*s %8lld %12.2f %12.2f %8lld\n", NAME_WIDTH, NAME_WIDTH, row[name].s,
-               (long long)row[n_ranks].i, order[i].key / 1000.0, row[max].f / 1000.0,
-               (long long)row[max_rank].i);
+        printf("  %-*.*s %8lld %12.2f %12.2f %8lld\n", NAME_WIDTH, NAME_WIDTH,
+               row[HTA_CROSS_NAMES_NAME].s, (long long)row[HTA_CROSS_NAMES_N_RANKS].i,
+               order[i].key / 1000.0, row[HTA_CROSS_NAMES_MAX_US].f / 1000.0,
+               (long long)row[HTA_CROSS_NAMES_MAX_RANK].i);
     }
     free(order);
 }
@@ -73,19 +72,17 @@ static void print_top_shapes(const hta_table *t)
     hta_ranked *order = rank_rows(t, shape_time);
     if (!order)
         return;
-    long name = HTA_CROSS_OP_PERF_NAME, dims = HTA_CROSS_OP_PERF_INPUT_DIMS;
-    long n_ranks = HTA_CROSS_OP_PERF_N_RANKS;
-    long tflops = HTA_CROSS_OP_PERF_TFLOPS_MEDIAN;
-    long pct = HTA_CROSS_OP_PERF_PCT_ROOFLINE;
     printf("\nGEMM, convolution and attention ops with the most GPU time (/op_perf):\n");
     printf("  %-*s    ranks %12s %10s %10s\n", NAME_WIDTH, "op input dims", "total ms",
            "TFLOPS", "% roofline");
     for (size_t i = 0; i < t->n_rows && i < SUMMARY_TOP_OPS; i++) {
         const hta_cell *row = hta_table_row(t, order[i].row);
         char label[256];
-        snprintf(label, sizeof label, "%s %s", row[name].s, row[dims].s);
+        snprintf(label, sizeof label, "%s %s", row[HTA_CROSS_OP_PERF_NAME].s,
+                 row[HTA_CROSS_OP_PERF_INPUT_DIMS].s);
         printf("  %-*.*s %8lld %12.2f %10.1f %10.1f\n", NAME_WIDTH, NAME_WIDTH, label,
-               (long long)row[n_ranks].i, order[i].key / 1000.0, row[tflops].f, row[pct].f);
+               (long long)row[HTA_CROSS_OP_PERF_N_RANKS].i, order[i].key / 1000.0,
+               row[HTA_CROSS_OP_PERF_TFLOPS_MEDIAN].f, row[HTA_CROSS_OP_PERF_PCT_ROOFLINE].f);
     }
     free(order);
 }
@@ -110,12 +107,12 @@ static void print_top_gaps(const hta_table *t)
     if (!order)
         return;
     long rank = 0, step = HTA_GPU_GAPS_STEP, cause = HTA_GPU_GAPS_CAUSE;
-    long sync = HTA_GPU_GAPS_SYNC_CALL, cpu = HTA_GPU_GAPS_CPU_EVENT;
     printf("\nLongest GPU idle gaps (/gpu_gaps, %zu in all):\n", t->n_rows);
     printf("  %6s %6s %10s %-12s %s\n", "rank", "step", "ms", "cause", "sync call / CPU event");
     for (size_t i = 0; i < t->n_rows && i < SUMMARY_TOP_GAPS; i++) {
         const hta_cell *row = hta_table_row(t, order[i].row);
-        const char *what = row[sync].s[0] ? row[sync].s : row[cpu].s;
+        const char *what = row[HTA_GPU_GAPS_SYNC_CALL].s[0] ? row[HTA_GPU_GAPS_SYNC_CALL].s
+                                                            : row[HTA_GPU_GAPS_CPU_EVENT].s;
         printf("  %6lld %6lld %10.2f %-12s %.*s\n", (long long)row[rank].i,
                (long long)row[step].i, order[i].key / 1000.0, row[cause].s, NAME_WIDTH, what);
     }

@@ -63,35 +63,34 @@ static void set_failed(hta_cell *row, long status_col, long error_col, const cha
  * which stays well under a second for the thousands of ranks of real jobs. */
 static int assign_ranks(hta_table *ranks, hta_rank_map *map)
 {
-    const long claimed = HTA_RANKS_CLAIMED_RANK, source = HTA_RANKS_RANK_SOURCE,
-               file = HTA_RANKS_FILE, status = HTA_RANKS_STATUS, error = HTA_RANKS_ERROR;
     int64_t next_free = 0;
     for (size_t i = 0; i < ranks->n_rows; i++) {
         hta_cell *row = hta_table_row(ranks, i);
         int64_t file_index = row[0].i;
         size_t holder;
         int dump = is_dump_row(row);
-        if (row[claimed].i >= 0 &&
-            claimed_before(ranks, i, claimed, row[claimed].i, dump, &holder)) {
+        if (row[HTA_RANKS_CLAIMED_RANK].i >= 0 &&
+            claimed_before(ranks, i, HTA_RANKS_CLAIMED_RANK, row[HTA_RANKS_CLAIMED_RANK].i, dump,
+                           &holder)) {
             char msg[1024];
-            snprintf(msg, sizeof msg, "%s: rank %lld is also claimed by %s",
-                     row[file].s, (long long)row[claimed].i,
-                     hta_table_row(ranks, holder)[file].s);
-            set_failed(row, status, error, msg);
-            row[0].i = row[claimed].i;
+            snprintf(msg, sizeof msg, "%s: rank %lld is also claimed by %s", row[HTA_RANKS_FILE].s,
+                     (long long)row[HTA_RANKS_CLAIMED_RANK].i,
+                     hta_table_row(ranks, holder)[HTA_RANKS_FILE].s);
+            set_failed(row, HTA_RANKS_STATUS, HTA_RANKS_ERROR, msg);
+            row[0].i = row[HTA_RANKS_CLAIMED_RANK].i;
             map->rank_of_file[file_index] = -1;
             continue;
         }
-        if (row[claimed].i < 0) {
-            while (rank_is_claimed(ranks, claimed, next_free, dump))
+        if (row[HTA_RANKS_CLAIMED_RANK].i < 0) {
+            while (rank_is_claimed(ranks, HTA_RANKS_CLAIMED_RANK, next_free, dump))
                 next_free++;
             row[0].i = next_free++;
-            free(row[source].s);
-            row[source].s = strdup("fallback");
+            free(row[HTA_RANKS_RANK_SOURCE].s);
+            row[HTA_RANKS_RANK_SOURCE].s = strdup("fallback");
         } else {
-            row[0].i = row[claimed].i;
+            row[0].i = row[HTA_RANKS_CLAIMED_RANK].i;
         }
-        int ok = strcmp(row[status].s, "failed") != 0;
+        int ok = strcmp(row[HTA_RANKS_STATUS].s, "failed") != 0;
         map->rank_of_file[file_index] = ok ? row[0].i : -1;
     }
     return 0;

@@ -56,21 +56,20 @@ int hta_add_outliers_to_written_traces(const hta_tableset *all, const char *dir,
 {
     const hta_table *ranks = hta_tableset_find(all, hta_ranks_table.name);
     const hta_table *outliers = hta_tableset_find(all, hta_outliers_table.name);
-    const long rank = HTA_RANKS_RANK, file = HTA_RANKS_FILE, status = HTA_RANKS_STATUS;
     if (!ranks)
         return 0;
     for (size_t i = 0; i < ranks->n_rows; i++) {
         const hta_cell *row = hta_table_row(ranks, i);
-        if (!hta_ranks_status_analysed(row[status].s))
+        if (!hta_ranks_status_analysed(row[HTA_RANKS_STATUS].s))
             continue;
-        const char *base = strrchr(row[file].s, '/');
-        base = base ? base + 1 : row[file].s;
+        const char *base = strrchr(row[HTA_RANKS_FILE].s, '/');
+        base = base ? base + 1 : row[HTA_RANKS_FILE].s;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, base);
         size_t n = strlen(path);
         int gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
         hta_buf doc = {0}, meta = {0};
-        metadata_of(outliers, row[rank].i, &meta);
+        metadata_of(outliers, row[HTA_RANKS_RANK].i, &meta);
         int rc = hta_read_trace_text(path, &doc) || !meta.data || rewrite(path, gz, &doc, &meta);
         hta_buf_free(&doc);
         hta_buf_free(&meta);

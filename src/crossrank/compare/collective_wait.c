@@ -106,13 +106,12 @@ int hta_is_late_arriver(int64_t arrived_last, int64_t matched, double fair_share
  * "missing" count says what they lacked). */
 static rank_waits *list_ranks(const hta_table *ranks, const hta_table *missing)
 {
-    long status = HTA_RANKS_STATUS;
     size_t n_missing = missing ? missing->n_rows : 0;
     rank_waits *w = calloc(ranks->n_rows + n_missing + 1, sizeof *w);
     for (size_t r = 0; w && r < ranks->n_rows; r++) {
         const hta_cell *row = hta_table_row(ranks, r);
         w[r].rank = row[0].i;
-        w[r].failed = strcmp(row[status].s, "failed") == 0;
+        w[r].failed = strcmp(row[HTA_RANKS_STATUS].s, "failed") == 0;
     }
     for (size_t r = 0; w && r < n_missing; r++)
         w[ranks->n_rows + r].rank = hta_table_row(missing, r)[HTA_MISSING_RANKS_RANK].i;

@@ -40,17 +40,16 @@ static int compare_sum_descending(const void *a, const void *b)
  * the number of distinct types. */
 static size_t sum_by_type(const hta_table *by_rank, type_total *totals)
 {
-    long type_col = HTA_KERNEL_TYPE_BY_RANK_KERNEL_TYPE;
-    long sum_col = HTA_KERNEL_TYPE_BY_RANK_SUM_US;
     size_t n = 0;
     for (size_t r = 0; r < by_rank->n_rows; r++) {
         const hta_cell *row = hta_table_row(by_rank, r);
         size_t i = 0;
-        while (i < n && strcmp(totals[i].kernel_type, row[type_col].s) != 0)
+        while (i < n &&
+               strcmp(totals[i].kernel_type, row[HTA_KERNEL_TYPE_BY_RANK_KERNEL_TYPE].s) != 0)
             i++;
         if (i == n)
-            totals[n++] = (type_total){row[type_col].s, 0.0};
-        totals[i].sum_us += row[sum_col].f;
+            totals[n++] = (type_total){row[HTA_KERNEL_TYPE_BY_RANK_KERNEL_TYPE].s, 0.0};
+        totals[i].sum_us += row[HTA_KERNEL_TYPE_BY_RANK_SUM_US].f;
     }
     return n;
 }

@@ -100,13 +100,12 @@ static int64_t count_flagged(const hta_tableset *set, const hta_rank_hosts *h,
                              node_figures *nodes)
 {
     const hta_table *outliers = hta_tableset_find(set, hta_outliers_table.name);
-    const long rank_col = HTA_OUTLIERS_RANK, class_col = HTA_OUTLIERS_CLASSIFICATION;
-    const long robust_col = HTA_OUTLIERS_ROBUST_Z;
     int64_t total = 0;
     for (size_t r = 0; outliers && r < outliers->n_rows; r++) {
         const hta_cell *row = hta_table_row(outliers, r);
-        long i = rank_index(h, row[rank_col].i);
-        if (i < 0 || flagged[i] || !flags_rank(row, class_col, robust_col, opt))
+        long i = rank_index(h, row[HTA_OUTLIERS_RANK].i);
+        if (i < 0 || flagged[i] ||
+            !flags_rank(row, HTA_OUTLIERS_CLASSIFICATION, HTA_OUTLIERS_ROBUST_Z, opt))
             continue;
         flagged[i] = 1;
         nodes[h->node[i]].flagged++;
@@ -134,8 +133,9 @@ static int group_by_node(const hta_table *metrics, uint32_t metric, const uint32
     int rc = rank_of_row && fill && g->values && g->start ? 0 : -1;
     for (size_t r = 0; r < n && rc == 0; r++) {
         const hta_cell *row = hta_table_row(metrics, r);
-        rank_of_row[r] = metric_of[r] == metric && isfinite(row[HTA_RANK_METRICS_VALUE].f) ? rank_index(h, row[HTA_RANK_METRICS_RANK].i)
-                                                                       : -1;
+        rank_of_row[r] = metric_of[r] == metric && isfinite(row[HTA_RANK_METRICS_VALUE].f)
+                             ? rank_index(h, row[HTA_RANK_METRICS_RANK].i)
+                             : -1;
         if (rank_of_row[r] >= 0)
             g->start[h->node[rank_of_row[r]] + 1]++;
     }
@@ -144,7 +144,8 @@ static int group_by_node(const hta_table *metrics, uint32_t metric, const uint32
     for (size_t r = 0; r < n && rc == 0; r++)
         if (rank_of_row[r] >= 0) {
             uint32_t node = h->node[rank_of_row[r]];
-            g->values[g->start[node] + fill[node]++] = hta_table_row(metrics, r)[HTA_RANK_METRICS_VALUE].f;
+            g->values[g->start[node] + fill[node]++] =
+                hta_table_row(metrics, r)[HTA_RANK_METRICS_VALUE].f;
         }
     free(rank_of_row);
     free(fill);

@@ -106,9 +106,6 @@ int hta_op_perf_steps(hta_tableset *set, hta_error *err)
     const hta_table *traced = hta_tableset_find(set, hta_step_flops_table.name);
     if (!steps || !traced || steps->n_rows == 0)
         return 0;
-    long time = HTA_STEPS_STEP_TIME_US;
-    long flops = HTA_STEPS_TRACED_FLOPS;
-    long mfu = HTA_STEPS_TRACED_MFU_PCT;
     hta_step_rows *index = hta_step_rows_index(steps);
     if (!index)
         return hta_fail(err, "out of memory adding the traced FLOPs to the steps");
@@ -118,9 +115,11 @@ int hta_op_perf_steps(hta_tableset *set, hta_error *err)
             hta_step_rows_find(index, f[HTA_STEP_FLOPS_RANK].i, f[HTA_STEP_FLOPS_STEP].i);
         if (!row)
             continue;
-        row[flops].f = f[HTA_STEP_FLOPS_FLOPS].f;
-        row[mfu].f = row[time].f > 0 ? 100 * f[HTA_STEP_FLOPS_TIME_AT_PEAK_US].f / row[time].f
-                                     : NAN;
+        row[HTA_STEPS_TRACED_FLOPS].f = f[HTA_STEP_FLOPS_FLOPS].f;
+        row[HTA_STEPS_TRACED_MFU_PCT].f =
+            row[HTA_STEPS_STEP_TIME_US].f > 0
+                ? 100 * f[HTA_STEP_FLOPS_TIME_AT_PEAK_US].f / row[HTA_STEPS_STEP_TIME_US].f
+                : NAN;
     }
     hta_step_rows_free(index);
     return 0;

@@ -171,8 +171,6 @@ static int put_pipeline_steps(hta_tableset *set, int64_t microbatches)
     if (!in || in->n_rows == 0)
         return 0;
     const hta_table *steps = hta_tableset_find(set, hta_steps_table.name);
-    const long step_col = HTA_STEPS_STEP, time_col = HTA_STEPS_STEP_TIME_US;
-    const long compute_col = HTA_STEPS_COMPUTE_US;
     int have_steps = steps != NULL;
     hta_table *t = hta_tableset_table(set, &hta_pipeline_steps_table);
     const hta_cell **rows = malloc(in->n_rows * sizeof *rows);
@@ -183,8 +181,9 @@ static int put_pipeline_steps(hta_tableset *set, int64_t microbatches)
         qsort(rows, in->n_rows, sizeof *rows, compare_rank_step);
     for (size_t i = 0; rc == 0 && i < in->n_rows; i++) {
         int64_t rank = rows[i][HTA_P2P_STEPS_RANK].i, step = rows[i][HTA_P2P_STEPS_STEP].i;
-        const hta_cell *s = have_steps ? step_row(steps, step_col, rank, step) : NULL;
-        rc = put_pipeline_step(t, rows[i], s, time_col, compute_col, microbatches);
+        const hta_cell *s = have_steps ? step_row(steps, HTA_STEPS_STEP, rank, step) : NULL;
+        rc = put_pipeline_step(t, rows[i], s, HTA_STEPS_STEP_TIME_US, HTA_STEPS_COMPUTE_US,
+                               microbatches);
     }
     free(rows);
     hta_tableset_remove(set, hta_p2p_steps_table.name);

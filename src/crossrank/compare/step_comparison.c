@@ -57,7 +57,6 @@ int hta_step_comparison(hta_tableset *set, hta_error *err)
     const hta_table *steps = hta_tableset_find(set, hta_steps_table.name);
     if (!steps || steps->n_rows == 0)
         return 0;
-    long step = HTA_STEPS_STEP, time = HTA_STEPS_STEP_TIME_US;
     size_t n = steps->n_rows;
     step_time *s = malloc(n * sizeof *s);
     double *scratch = malloc(n * sizeof *scratch);
@@ -65,7 +64,7 @@ int hta_step_comparison(hta_tableset *set, hta_error *err)
     int rc = s && scratch && t ? 0 : -1;
     for (size_t r = 0; rc == 0 && r < n; r++) {
         const hta_cell *row = hta_table_row(steps, r);
-        s[r] = (step_time){row[step].i, row[0].i, row[time].f};
+        s[r] = (step_time){row[HTA_STEPS_STEP].i, row[0].i, row[HTA_STEPS_STEP_TIME_US].f};
     }
     if (rc == 0)
         qsort(s, n, sizeof *s, compare_step_then_rank);

@@ -319,9 +319,11 @@ static void write_reasons(const suspect *s, char *out, size_t size)
         int k = j < 0 ? s->cause : j;
         if (k == N_CAUSES || !s->stands_out[k] || (j >= 0 && k == s->cause))
             continue;
-        len += (size_t)snprintf(out + len, size - len, "; %s: %.1f us against a median of %.1f "
-                                "(robust z %.1f)", hta_cause_text(CAUSE[k]), s->value[k], s->median[k],
-                                s->excess_z[k]);
+        len +=
+            (size_t)snprintf(out + len, size - len,
+                             "; %s: %.1f us against a median of %.1f "
+                             "(robust z %.1f)",
+                             hta_cause_text(CAUSE[k]), s->value[k], s->median[k], s->excess_z[k]);
     }
     if (s->slow_gpu && len < size)
         snprintf(out + len, size - len, "; slower GPU: its GEMMs run at %.1f TFLOPS against a "
@@ -361,12 +363,11 @@ static int put_suspects(hta_table *t, const suspect *s, size_t n)
 /* The ranks analysed without failure, in rank order. */
 static suspect *list_suspects(const hta_table *ranks, size_t *n)
 {
-    long status = HTA_RANKS_STATUS;
     suspect *s = calloc(ranks->n_rows ? ranks->n_rows : 1, sizeof *s);
     *n = 0;
     for (size_t r = 0; s && r < ranks->n_rows; r++) {
         const hta_cell *row = hta_table_row(ranks, r);
-        if (strcmp(row[status].s, "failed") != 0)
+        if (strcmp(row[HTA_RANKS_STATUS].s, "failed") != 0)
             s[(*n)++].rank = row[0].i;
     }
     return s;

@@ -166,7 +166,8 @@ int hta_comm_catalog_part(const hta_table *comm_ops, hta_tableset *parts)
         rank = row[HTA_COMM_OPS_RANK].i;
         uint32_t before = seen.count, id = UINT32_MAX;
         key.len = 0;
-        if (variant_key(&key, row[HTA_COMM_OPS_GROUP].s, row[HTA_COMM_OPS_GROUP_DESC].s, row[HTA_COMM_OPS_GROUP_RANKS].s) == 0)
+        if (variant_key(&key, row[HTA_COMM_OPS_GROUP].s, row[HTA_COMM_OPS_GROUP_DESC].s,
+                        row[HTA_COMM_OPS_GROUP_RANKS].s) == 0)
             id = hta_strtab_intern(&seen, key.data, key.len);
         if (id == UINT32_MAX) {
             hta_buf_free(&key);
@@ -212,10 +213,11 @@ int hta_comm_catalog_part(const hta_table *comm_ops, hta_tableset *parts)
 static int compare_first_appearance(const void *a, const void *b)
 {
     const hta_cell *x = *(const hta_cell *const *)a, *y = *(const hta_cell *const *)b;
-    const long rank = HTA_CATALOG_GROUPS_RANK, row = HTA_CATALOG_GROUPS_ROW;
-    if (x[rank].i != y[rank].i)
-        return (x[rank].i > y[rank].i) - (x[rank].i < y[rank].i);
-    return (x[row].i > y[row].i) - (x[row].i < y[row].i);
+    if (x[HTA_CATALOG_GROUPS_RANK].i != y[HTA_CATALOG_GROUPS_RANK].i)
+        return (x[HTA_CATALOG_GROUPS_RANK].i > y[HTA_CATALOG_GROUPS_RANK].i) -
+               (x[HTA_CATALOG_GROUPS_RANK].i < y[HTA_CATALOG_GROUPS_RANK].i);
+    return (x[HTA_CATALOG_GROUPS_ROW].i > y[HTA_CATALOG_GROUPS_ROW].i) -
+           (x[HTA_CATALOG_GROUPS_ROW].i < y[HTA_CATALOG_GROUPS_ROW].i);
 }
 
 static int compare_variant(const void *a, const void *b)
@@ -318,9 +320,13 @@ static int build_kinds(hta_comm_catalog *c, const hta_table *k)
         return -1;
     for (size_t r = 0; r < n; r++) {
         const hta_cell *row = hta_table_row(k, r);
-        c->kinds[r] = (hta_kind_info){
-            row[HTA_CATALOG_KINDS_COLLECTIVE].s, row[HTA_CATALOG_KINDS_DTYPE].s, row[HTA_CATALOG_KINDS_IN].i,   row[HTA_CATALOG_KINDS_OUT].i,
-            row[HTA_CATALOG_KINDS_SIZE].i,       row[HTA_CATALOG_KINDS_PEER].i,  role_of(row[HTA_CATALOG_KINDS_COLLECTIVE].s)};
+        c->kinds[r] = (hta_kind_info){row[HTA_CATALOG_KINDS_COLLECTIVE].s,
+                                      row[HTA_CATALOG_KINDS_DTYPE].s,
+                                      row[HTA_CATALOG_KINDS_IN].i,
+                                      row[HTA_CATALOG_KINDS_OUT].i,
+                                      row[HTA_CATALOG_KINDS_SIZE].i,
+                                      row[HTA_CATALOG_KINDS_PEER].i,
+                                      role_of(row[HTA_CATALOG_KINDS_COLLECTIVE].s)};
     }
     qsort(c->kinds, n, sizeof *c->kinds, compare_kind);
     for (size_t r = 0; r < n; r++)

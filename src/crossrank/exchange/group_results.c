@@ -156,8 +156,11 @@ static int compare_summary_rows(const void *a, const void *b, void *ctx)
         c = strcmp(x[HTA_COLLECTIVE_SUMMARY_COLLECTIVE].s, y[HTA_COLLECTIVE_SUMMARY_COLLECTIVE].s);
     if (!c)
         c = strcmp(x[HTA_COLLECTIVE_SUMMARY_DTYPE].s, y[HTA_COLLECTIVE_SUMMARY_DTYPE].s);
-    const long k = HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES;
-    return c ? c : (x[k].i > y[k].i) - (x[k].i < y[k].i);
+    return c ? c
+             : (x[HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES].i >
+                y[HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES].i) -
+                   (x[HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES].i <
+                    y[HTA_COLLECTIVE_SUMMARY_BUCKET_MAX_BYTES].i);
 }
 
 static void sort_summary(hta_table *t)
@@ -172,7 +175,6 @@ static void sort_summary(hta_table *t)
 static int add_step_waits(hta_tableset *set, const hta_table *waits)
 {
     hta_table *t = hta_tableset_find(set, hta_steps_table.name);
-    const long wait = HTA_STEPS_WAIT_US;
     if (!waits || !t || t->n_rows == 0)
         return 0;
     hta_step_rows *index = hta_step_rows_index(t);
@@ -183,7 +185,7 @@ static int add_step_waits(hta_tableset *set, const hta_table *waits)
         hta_cell *row = hta_step_rows_find(index, w[HTA_STEP_WAITS_RANK].i,
                                            w[HTA_STEP_WAITS_STEP].i);
         if (row)
-            row[wait].f += w[HTA_STEP_WAITS_WAIT_US].f;
+            row[HTA_STEPS_WAIT_US].f += w[HTA_STEP_WAITS_WAIT_US].f;
     }
     hta_step_rows_free(index);
     return 0;

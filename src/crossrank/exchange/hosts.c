@@ -121,7 +121,6 @@ static int64_t node_of(const hta_cell *row, int gpus_per_node, const hta_hostfil
 static int place_ranks(const hta_table *ranks, int gpus_per_node, const hta_hostfile *hf,
                        hta_rank_hosts *out)
 {
-    const long status = HTA_RANKS_STATUS;
     out->rank = malloc(ranks->n_rows * sizeof *out->rank);
     out->node = malloc(ranks->n_rows * sizeof *out->node);
     if (!out->rank || !out->node)
@@ -129,7 +128,7 @@ static int place_ranks(const hta_table *ranks, int gpus_per_node, const hta_host
     size_t n = 0;
     for (size_t r = 0; r < ranks->n_rows; r++) {
         const hta_cell *row = hta_table_row(ranks, r);
-        if (strcmp(row[status].s, "failed") == 0)
+        if (strcmp(row[HTA_RANKS_STATUS].s, "failed") == 0)
             continue;
         int64_t node = node_of(row, gpus_per_node, hf, &out->names);
         if (node == -2)

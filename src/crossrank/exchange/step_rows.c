@@ -28,7 +28,6 @@ static int compare_step_row(const void *a, const void *b)
 
 hta_step_rows *hta_step_rows_index(hta_table *t)
 {
-    const long step = HTA_STEPS_STEP;
     hta_step_rows *ix = malloc(sizeof *ix);
     step_row *rows = malloc((t->n_rows ? t->n_rows : 1) * sizeof *rows);
     if (!ix || !rows) {
@@ -38,7 +37,7 @@ hta_step_rows *hta_step_rows_index(hta_table *t)
     }
     for (size_t r = 0; r < t->n_rows; r++) {
         const hta_cell *row = hta_table_row(t, r);
-        rows[r] = (step_row){row[0].i, row[step].i, r};
+        rows[r] = (step_row){row[0].i, row[HTA_STEPS_STEP].i, r};
     }
     qsort(rows, t->n_rows, sizeof *rows, compare_step_row);
     *ix = (hta_step_rows){t, rows};
