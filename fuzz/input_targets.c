@@ -20,6 +20,7 @@
 #include "parse/cupti_csv.h"
 #include "parse/nsys_sqlite.h"
 #include "parse/rocpd_sqlite.h"
+#include "parse/rocprof_csv.h"
 #include "parse/rocprof_json.h"
 #include "checks.h"
 
@@ -172,20 +173,18 @@ static void csv_scratch(char *dir)
     unlink(path);
 }
 
-int hta_fuzz_cupti_csv(const uint8_t *data, size_t size)
+/* Cuts the input after its options byte into the files `files` (n of
+ * them, each under dir with prefix), at HTA_FUZZ_CSV_SEPARATOR. */
+static void write_parts(const uint8_t *data, size_t size, const char *dir, const char *prefix,
+                        const char *const *files, size_t n)
 {
-    if (size == 0)
-        return 0;
-    char dir[64];
-    csv_scratch(dir);
     const char *p = (const char *)data + 1, *end = (const char *)data + size;
-    for (size_t i = 0; i < N_CSV_FILES && p <= end; i++) {
+    for (size_t i = 0; i < n && p <= end; i++) {
         const char *cut = memmem(p, (size_t)(end - p), HTA_FUZZ_CSV_SEPARATOR,
                                  strlen(HTA_FUZZ_CSV_SEPARATOR));
         const char *stop = cut ? cut : end;
-        char path[128];
-        snprintf(path, sizeof path, "%s/%s", dir,
-                 i == 0 && data[0] & 2 ? "conc_kernel.csv" : CSV_FILES[i]);
+        char path[160];
+        snprintf(path, sizeof path, "%s/%s%s", dir, prefix, files[i]);
         FILE *f = fopen(path, "wb");
         hta_fuzz_require(f && fwrite(p, 1, (size_t)(stop - p), f) == (size_t)(stop - p) && fclose(f) == 0,
                 "write a CSV file");
@@ -193,8 +192,44 @@ int hta_fuzz_cupti_csv(const uint8_t *data, size_t size)
             break;
         p = cut + strlen(HTA_FUZZ_CSV_SEPARATOR);
     }
+}
+
+int hta_fuzz_cupti_csv(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    char dir[64];
+    csv_scratch(dir);
+    const char *files[N_CSV_FILES];
+    memcpy(files, CSV_FILES, sizeof files);
+    if (data[0] & 2)
+        files[0] = "conc_kernel.csv";
+    write_parts(data, size, dir, "", files, N_CSV_FILES);
     hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
     read_twice(hta_read_cupti_csv, dir, &how, SAME_WHOLE_ERROR);
+    return 0;
+}
+
+/* rocprofv3's CSV files, in the order the input's parts fill them. */
+static const char *const ROCPROF_CSV_FILES[] = {"kernel_trace.csv", "hip_api_trace.csv",
+                                                "memory_copy_trace.csv",
+                                                "marker_api_trace.csv", "rccl_api_trace.csv"};
+#define N_ROCPROF_CSV_FILES (sizeof ROCPROF_CSV_FILES / sizeof *ROCPROF_CSV_FILES)
+
+int hta_fuzz_rocprof_csv(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    char dir[64], path[160];
+    csv_scratch(dir);
+    for (size_t i = 0; i < N_ROCPROF_CSV_FILES; i++) {
+        snprintf(path, sizeof path, "%s/9_%s", dir, ROCPROF_CSV_FILES[i]);
+        unlink(path);
+    }
+    write_parts(data, size, dir, "9_", ROCPROF_CSV_FILES, N_ROCPROF_CSV_FILES);
+    snprintf(path, sizeof path, "%s/9_%s", dir, ROCPROF_CSV_FILES[0]);
+    hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
+    read_twice(hta_read_rocprof_csv, path, &how, SAME_WHOLE_ERROR);
     return 0;
 }
 

@@ -21,6 +21,9 @@ enters the repository:
                agents, the first dispatches and the symbols they name, the
                strings the records name), with HIP calls, copies and
                marker ranges added around the dispatches.
+  rocprof_csv  the same windows as rocprofv3's CSV files (kernel_trace.csv,
+               hip_api_trace.csv, memory_copy_trace.csv, marker_api_trace.csv,
+               rccl_api_trace.csv, separated as for cupti_csv).
   rocpd        small windows of the real Kineto traces of TRACES/hta/ as
                rocpd databases (tests/rocprof_convert.py writes them, on
                512-byte pages), and corrupt copies of each as for
@@ -287,7 +290,7 @@ def window(src, dst, events):
     doc = rc.load(src)
     kept = [e for e in doc["traceEvents"] if e.get("ph") == "X"][:events]
     with open(dst, "w") as f:
-        json.dump({"traceEvents": kept}, f, default=str)
+        json.dump({"traceEvents": kept}, f, default=rc.number)
 
 
 def rocpd_seeds(traces, out, scratch):
@@ -302,6 +305,14 @@ def rocpd_seeds(traces, out, scratch):
                              for x in (".json", "-rocm.json", ".db"))
             window(trace, part, events)
             rc.rocm_like(part, cut)
+            rc.to_rocprof_csv(cut, os.path.join(scratch, "csv_"))
+            parts = []
+            for ending in ("kernel_trace.csv", "hip_api_trace.csv", "memory_copy_trace.csv",
+                           "marker_api_trace.csv", "rccl_api_trace.csv"):
+                p = os.path.join(scratch, "csv_" + ending)
+                parts.append(open(p, "rb").read() if os.path.exists(p) else b"")
+            if len(SEPARATOR.join(parts)) <= LIMIT:
+                save(out, "rocprof_csv", events % 2, SEPARATOR.join(parts))
             rc.to_rocpd(cut, db)
             small = sqlite3.connect(db)
             small.execute("PRAGMA page_size = 512")
@@ -318,7 +329,7 @@ def rocpd_seeds(traces, out, scratch):
 
 def main():
     traces, out = sys.argv[1:3]
-    for kind in ("nsys_sqlite", "cupti_csv", "rocprof_json", "rocpd"):
+    for kind in ("nsys_sqlite", "cupti_csv", "rocprof_json", "rocpd", "rocprof_csv"):
         shutil.rmtree(os.path.join(out, kind), ignore_errors=True)
         os.makedirs(os.path.join(out, kind))
     scratch = tempfile.mkdtemp(prefix="hta-fuzz-seeds-")
@@ -332,7 +343,8 @@ def main():
     print(f"corpus: {len(os.listdir(os.path.join(out, 'nsys_sqlite')))} nsys_sqlite inputs, "
           f"{len(os.listdir(os.path.join(out, 'cupti_csv')))} cupti_csv inputs, "
           f"{len(os.listdir(os.path.join(out, 'rocprof_json')))} rocprof_json, "
-          f"{len(os.listdir(os.path.join(out, 'rocpd')))} rocpd inputs in {out}")
+          f"{len(os.listdir(os.path.join(out, 'rocpd')))} rocpd, "
+          f"{len(os.listdir(os.path.join(out, 'rocprof_csv')))} rocprof_csv inputs in {out}")
 
 
 if __name__ == "__main__":

@@ -47,4 +47,10 @@ int hta_fuzz_fr_dump(const uint8_t *data, size_t size);
  * the rest is a rocpd SQLite database (fuzz/input_targets.c). */
 int hta_fuzz_rocpd(const uint8_t *data, size_t size);
 
+/* Byte 0 selects options (bit 0 --step-regex), the rest is rocprofv3's
+ * CSV files: kernel_trace.csv, hip_api_trace.csv, memory_copy_trace.csv,
+ * marker_api_trace.csv, rccl_api_trace.csv, separated by
+ * HTA_FUZZ_CSV_SEPARATOR (fuzz/input_targets.c). */
+int hta_fuzz_rocprof_csv(const uint8_t *data, size_t size);
+
 #endif

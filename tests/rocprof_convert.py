@@ -11,7 +11,8 @@ rocprofv3 records less than Kineto, so the trace is first cut to what it
 can hold (rocm_like): kernels, copies, runtime calls and user annotations,
 HIP's call names (cudaLaunchKernel -> hipLaunchKernel), copies named by
 direction as the readers name them ("Memcpy HtoD (Host -> Device)") with
-the bandwidth bytes / duration, and no distributedInfo.  The three forms
+the bandwidth bytes / duration, no distributedInfo, and times on a boot
+clock as rocprofv3's are (whole seconds taken off).  The three forms
 then hold exactly the cut trace's records."""
 import csv
 import decimal
@@ -26,6 +27,7 @@ COPY_DIRECTIONS = {"HtoD": ("MEMORY_COPY_HOST_TO_DEVICE", "Memcpy HtoD (Host -> 
                    "DtoD": ("MEMORY_COPY_DEVICE_TO_DEVICE", "Memcpy DtoD (Device -> Device)"),
                    "HtoH": ("MEMORY_COPY_HOST_TO_HOST", "Memcpy HtoH (Host -> Host)")}
 MARKER_CORRELATION = 10**9
+BOOT_SECONDS = 63855
 GPU_AGENT = 1
 
 
@@ -35,15 +37,26 @@ def load(path):
         return json.loads(f.read(), parse_float=decimal.Decimal)
 
 
+def number(d):
+    """A Decimal as JSON writes it: whole, or the float whose repr is its
+    text (times of at most 15 significant digits)."""
+    return int(d) if d == d.to_integral_value() else float(d)
+
+
 def rocm_like(src, dst):
     """Writes src cut to what rocprofv3 records (see above) to dst."""
     doc = load(src)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     kept = []
+    # rocprofv3's clock is the boot clock (tens of hours of nanoseconds, as
+    # in the real result), not the epoch: whole seconds are taken off.
+    first = min(decimal.Decimal(str(e["ts"])) for e in events if e.get("ph") == "X")
+    shift = (first // 1000000 - BOOT_SECONDS) * 1000000
     for e in events:
         if e.get("ph") != "X" or e.get("cat") not in CARRIED:
             continue
         e = dict(e)
+        e["ts"] = decimal.Decimal(str(e["ts"])) - shift
         if e["cat"] == "cuda_runtime" and e["name"].startswith("cuda"):
             e["name"] = "hip" + e["name"][4:]
         if e["cat"] == "gpu_memcpy":
@@ -55,7 +68,7 @@ def rocm_like(src, dst):
             e["args"] = args
         kept.append(e)
     with open(dst, "w") as f:
-        json.dump({"traceEvents": kept}, f, default=str)
+        json.dump({"traceEvents": kept}, f, default=number)
 
 
 def records(path):
@@ -178,3 +191,88 @@ def to_rocpd(trace, path, uuid="0f1e2d3c", environment=None):
                        (start, end, string(name), event))
     db.commit()
     db.close()
+
+
+# ---- CSV -------------------------------------------------------------------
+
+KERNEL_HEADER = ["Kind", "Agent_Id", "Queue_Id", "Stream_Id", "Thread_Id", "Dispatch_Id",
+                 "Kernel_Id", "Kernel_Name", "Correlation_Id", "Start_Timestamp",
+                 "End_Timestamp", "Workgroup_Size_X", "Grid_Size_X"]
+COPY_HEADER = ["Kind", "Direction", "Stream_Id", "Source_Agent_Id", "Destination_Agent_Id",
+               "Correlation_Id", "Start_Timestamp", "End_Timestamp"]
+API_HEADER = ["Domain", "Function", "Process_Id", "Thread_Id", "Correlation_Id",
+              "Start_Timestamp", "End_Timestamp"]
+
+
+def to_rocprof_csv(trace, prefix):
+    """rocprofv3's CSV files of trace's records: PREFIXkernel_trace.csv,
+    PREFIXmemory_copy_trace.csv (no bytes column, as rocprofv3 writes it),
+    PREFIXhip_api_trace.csv, PREFIXmarker_api_trace.csv."""
+    rows = {"kernel": [], "copy": [], "call": [], "marker": []}
+    for i, (kind, name, start, end, corr, stream, _) in enumerate(records(trace)):
+        if kind == "kernel":
+            rows[kind].append(["KERNEL_DISPATCH", GPU_AGENT, 1, stream, 1, i, 0, name, corr,
+                               start, end, 64, 4096])
+        elif kind == "copy":
+            to_gpu = direction_of(name).endswith("TO_DEVICE")
+            rows[kind].append(["MEMORY_COPY", direction_of(name), stream,
+                               0 if to_gpu else GPU_AGENT, GPU_AGENT if to_gpu else 0, corr,
+                               start, end])
+        else:
+            domain = "HIP_RUNTIME_API" if kind == "call" else "MARKER_CORE_RANGE_API"
+            rows[kind].append([domain, name, 4242, 1, corr, start, end])
+    for kind, ending, header in (("kernel", "kernel_trace.csv", KERNEL_HEADER),
+                                 ("copy", "memory_copy_trace.csv", COPY_HEADER),
+                                 ("call", "hip_api_trace.csv", API_HEADER),
+                                 ("marker", "marker_api_trace.csv", API_HEADER)):
+        with open(prefix + ending, "w", newline="") as f:
+            w = csv.writer(f, quoting=csv.QUOTE_ALL)
+            w.writerow(header)
+            w.writerows(rows[kind])
+
+
+# ---- JSON ------------------------------------------------------------------
+
+def to_rocprof_json(trace, path):
+    """rocprofv3's JSON results of trace's records."""
+    calls, symbols, kinds = ["hipNone"], {}, ["NONE", "HIP_RUNTIME_API", "MARKER_CORE_RANGE_API",
+                                               "MEMORY_COPY", "KERNEL_DISPATCH"]
+    copies_ops = ["MEMORY_COPY_NONE"] + [v[0] for v in COPY_DIRECTIONS.values()]
+    buffers = {"kernel_dispatch": [], "hip_api": [], "marker_api": [], "memory_copy": []}
+    messages = []
+    for kind, name, start, end, corr, stream, size in records(trace):
+        base = {"correlation_id": {"internal": corr, "external": 0},
+                "start_timestamp": start, "end_timestamp": end}
+        if kind == "kernel":
+            symbols.setdefault(name, len(symbols) + 1)
+            buffers["kernel_dispatch"].append(dict(base, kind=4, operation=2, dispatch_info={
+                "agent_id": {"handle": 100}, "queue_id": {"handle": 1},
+                "kernel_id": symbols[name]}, stream_id={"handle": stream}))
+        elif kind == "copy":
+            buffers["memory_copy"].append(dict(base, kind=3,
+                                               operation=copies_ops.index(direction_of(name)),
+                                               bytes=size, dst_agent_id={"handle": 100},
+                                               src_agent_id={"handle": 100},
+                                               stream_id={"handle": stream}))
+        elif kind == "call":
+            if name not in calls:
+                calls.append(name)
+            buffers["hip_api"].append(dict(base, kind=1, operation=calls.index(name)))
+        else:
+            messages.append({"key": corr, "value": name})
+            buffers["marker_api"].append(dict(base, kind=2, operation=0))
+    ops = {"HIP_RUNTIME_API": calls, "MARKER_CORE_RANGE_API": ["roctxRangePushA"],
+           "MEMORY_COPY": copies_ops}
+    doc = {"rocprofiler-sdk-tool": [{
+        "metadata": {"pid": 4242, "node": {"hostname": "node-a"}, "command": ["python"],
+                     "config": {}},
+        "agents": [{"id": {"handle": 99}, "type": 1},
+                   {"id": {"handle": 100}, "type": 2, "logical_node_type_id": GPU_AGENT,
+                    "product_name": ""}],
+        "strings": {"buffer_records": [{"kind": k, "operations": ops.get(k, [])} for k in kinds],
+                    "marker_api": messages},
+        "kernel_symbols": [{"kernel_id": i, "formatted_kernel_name": n, "kernel_name": n + ".kd"}
+                           for n, i in symbols.items()],
+        "buffer_records": buffers}]}
+    with open(path, "w") as f:
+        json.dump(doc, f)

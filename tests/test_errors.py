@@ -309,7 +309,8 @@ def test_directory_without_traces_exits_2():
     out = os.path.join(tmpdir(), "r.h5")
     p = run(["-o", out, d], expect=2)
     assert hta_lines(p) == ["hta-mpi: no trace files (*.json, *.json.gz, *.db, *.sqlite, "
-                            "folders with kernel.csv) found in the given input"], p.stderr
+                            "folders with kernel.csv, *kernel_trace.csv) found in the given "
+                            "input"], p.stderr
     assert not os.path.exists(out)
 
 

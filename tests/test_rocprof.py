@@ -23,7 +23,8 @@ import numpy as np
 
 import rocprof_convert as rc
 from common import all_tables, analyse, generated, main, require_traces, table, tmpdir, TRACES
-from test_inputs import CROSS_RANK, KINETO_ONLY, READ_COLUMNS, assert_same_rows, rows_of
+from test_inputs import (BANDWIDTH_COLUMNS, CROSS_RANK, KINETO_ONLY, READ_COLUMNS,
+                         assert_same_rows, rows_of, without_bandwidth)
 
 REAL_JSON = "rocprofv3/tl_mi350x_pid908/908_results.json.gz"
 REL_TOL = 1e-9
@@ -181,7 +182,10 @@ def generated_forms():
     kineto = os.path.join(d, "rank-0.json")
     rc.rocm_like(src, kineto)
     rc.to_rocpd(kineto, os.path.join(d, "rank-1_results.db"))
-    return d, {"kineto": "rank-0.json", "rocpd": "rank-1_results.db"}
+    rc.to_rocprof_csv(kineto, os.path.join(d, "rank-2_"))
+    rc.to_rocprof_json(kineto, os.path.join(d, "rank-3_results.json"))
+    return d, {"kineto": "rank-0.json", "rocpd": "rank-1_results.db",
+               "rocprof-csv": "rank-2_kernel_trace.csv", "rocprof-json": "rank-3_results.json"}
 
 
 def test_generated_forms_agree():
@@ -206,7 +210,12 @@ def test_generated_forms_agree():
                 assert np.array_equal(data[order.index(base)], data[order.index(r)]), form
                 continue
             skip = {"rank"} | (READ_COLUMNS if t == "ranks" else set())
-            assert_same_rows(t, rows_of(data, base), rows_of(data, r), skip, form)
+            a, b = rows_of(data, base), rows_of(data, r)
+            if form == "rocprof-csv" and t == "memory_bw":  # rocprofv3's CSV has no bytes
+                skip |= BANDWIDTH_COLUMNS | {"bytes", "count"}
+            if form == "rocprof-csv" and t == "rank_metrics":
+                a, b = without_bandwidth(a), without_bandwidth(b)
+            assert_same_rows(t, a, b, skip, form)
     kernels = table(out, "kernels")
     assert len(kernels[kernels["rank"] == base]) > 5, "the generated trace has kernels"
 
@@ -242,8 +251,9 @@ def test_rocpd_one_rank_per_agent():
 
 
 def test_mixed_directory():
-    """rocprofv3 JSON, a rocpd database and a Kineto trace in one directory
-    of one run: three ranks, each read by its own reader."""
+    """rocprofv3 JSON (the real one and a generated one), CSV files, a rocpd
+    database and a Kineto trace in one directory of one run: a rank each,
+    each read by its own reader."""
     d, forms = generated_forms()
     shutil.copy(real_json(), os.path.join(d, "rank-5_results.json.gz"))
     out, _ = analyse(d, processes=3)
@@ -251,8 +261,10 @@ def test_mixed_directory():
     got = {os.path.basename(f): (fmt, status) for f, fmt, status in
            zip(ranks["file"], ranks["input_format"], ranks["status"])}
     assert got == {"rank-0.json": ("kineto", "ok"), "rank-1_results.db": ("rocpd", "ok"),
+                   "rank-2_kernel_trace.csv": ("rocprof-csv", "ok"),
+                   "rank-3_results.json": ("rocprof-json", "ok"),
                    "rank-5_results.json.gz": ("rocprof-json", "ok")}, got
-    assert sorted(ranks["rank"]) == [0, 1, 5], list(ranks["rank"])
+    assert sorted(ranks["rank"]) == [0, 1, 2, 3, 5], list(ranks["rank"])
     kernels = table(out, "kernels")
     assert kernels[kernels["rank"] == 5]["count"].sum() == 43915
 
@@ -282,6 +294,15 @@ def test_rocpd_without_dispatches():
     run_bad(write, "rocpd_event_ab: no such table", name="bad_results.db")
 
 
+def test_csv_missing_column():
+    def write(path):
+        with open(path, "w") as f:
+            f.write('"Kind","Kernel_Name","Correlation_Id","Start_Timestamp"\n'
+                    '"KERNEL_DISPATCH","gemm","1","10"\n')
+    run_bad(write, "line 1: no column 'End_Timestamp' in the header",
+            name="9_kernel_trace.csv")
+
+
 def test_truncated_json():
     with gzip.open(real_json()) as f:
         head = f.read(300000)
@@ -302,5 +323,5 @@ def test_dispatch_without_symbol():
 
 if __name__ == "__main__":
     main([test_real_json, test_rank, test_generated_forms_agree, test_rocpd_one_rank_per_agent,
-          test_mixed_directory, test_rocpd_without_dispatches, test_truncated_json, test_not_rocprof_json,
+          test_mixed_directory, test_rocpd_without_dispatches, test_csv_missing_column, test_truncated_json, test_not_rocprof_json,
           test_dispatch_without_symbol])

@@ -82,8 +82,8 @@ static void test_errors_name_the_option(void)
     set_fails("bins", "0", "--bins: expected an integer >= 1, got '0'");
     set_fails("min-effect", "-1", "--min-effect: expected a number >= 0, got '-1'");
     set_fails("input-format", "json",
-              "--input-format: expected auto, kineto, nsys-sqlite, cupti-csv, rocprof-json or "
-              "rocpd, got 'json'");
+              "--input-format: expected auto, kineto, nsys-sqlite, cupti-csv, rocprof-json, rocpd "
+              "or rocprof-csv, got 'json'");
     set_fails("inflater", "gzip", "--inflater: expected auto, zlib or isal, got 'gzip'");
     set_fails("ranks", "3-1", "--ranks: bad range in '3-1'");
     set_fails("force", "yes", "--force takes no value, got 'yes'");

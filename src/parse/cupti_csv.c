@@ -1,9 +1,7 @@
 /* cupti_csv.c: CUPTI activity CSV folder reader (see parse/cupti_csv.h).
  *
- * A small RFC 4180 record reader (quoted fields, doubled quotes, CRLF,
- * newlines inside quotes: kernel names hold commas) feeds one record at a
- * time to the file's row decoder.  Line numbers in errors are those of
- * the record's first line, as an editor shows them. */
+ * The records (parse/csv_records.h) go one at a time to the file's row
+ * decoder. */
 #include "parse/cupti_csv.h"
 
 #include <errno.h>
@@ -15,108 +13,10 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "model/event_bounds.h"
+#include "parse/csv_records.h"
 #include "parse/trace_builder.h"
 
-#define MAX_FIELDS 256
 #define RECORDS_PER_CLOCK_CHECK 65536
-
-typedef struct csv_record {
-    hta_buf text;              /* the fields, each NUL-terminated */
-    size_t starts[MAX_FIELDS];
-    size_t n;
-    unsigned long line;        /* first line of the record */
-} csv_record;
-
-typedef struct csv_file {
-    FILE *f;
-    const char *path;
-    unsigned long line;        /* lines read so far */
-    csv_record rec;
-    hta_error *err;
-} csv_file;
-
-static const char *field(const csv_record *r, size_t i)
-{
-    return r->text.data + r->starts[i];
-}
-
-static int end_field(csv_file *c)
-{
-    csv_record *r = &c->rec;
-    if (r->n == MAX_FIELDS)
-        return hta_fail(c->err, "%s: line %lu: more than %d columns", c->path, r->line,
-                        MAX_FIELDS);
-    if (hta_buf_putc(&r->text, '\0'))
-        return hta_fail(c->err, "%s: out of memory", c->path);
-    r->n++;
-    r->starts[r->n] = r->text.len;
-    return 0;
-}
-
-/* Reads the next record: 1, 0 at the end of the file, -1 on error. */
-static int next_record(csv_file *c)
-{
-    csv_record *r = &c->rec;
-    r->text.len = 0;
-    r->n = 0;
-    r->starts[0] = 0;
-    r->line = c->line + 1;
-    int ch = getc_unlocked(c->f), quoted = 0, any = 0;
-    for (;; ch = getc_unlocked(c->f)) {
-        if (ch == EOF) {
-            if (ferror(c->f))
-                return hta_fail(c->err, "%s: line %lu: %s", c->path, r->line, strerror(errno));
-            if (quoted)
-                return hta_fail(c->err, "%s: line %lu: unterminated quoted field", c->path,
-                                r->line);
-            if (!any)
-                return 0;
-            c->line++;
-            return end_field(c) ? -1 : 1;
-        }
-        any = 1;
-        if (quoted) {
-            if (ch == '"') {
-                int next = getc_unlocked(c->f);
-                if (next == '"') {
-                    if (hta_buf_putc(&r->text, '"'))
-                        return hta_fail(c->err, "%s: out of memory", c->path);
-                    continue;
-                }
-                quoted = 0;
-                ungetc(next, c->f);
-                continue;
-            }
-            if (ch == '\n')
-                c->line++;
-            if (hta_buf_putc(&r->text, (char)ch))
-                return hta_fail(c->err, "%s: out of memory", c->path);
-            continue;
-        }
-        if (ch == '"' && r->text.len == r->starts[r->n]) {
-            quoted = 1;
-        } else if (ch == ',') {
-            if (end_field(c))
-                return -1;
-        } else if (ch == '\n') {
-            c->line++;
-            if (r->text.len > r->starts[r->n] && r->text.data[r->text.len - 1] == '\r')
-                r->text.len--;
-            if (end_field(c))
-                return -1;
-            if (r->n == 1 && field(r, 0)[0] == '\0') { /* a blank line */
-                r->n = 0;
-                r->text.len = 0;
-                r->line = c->line + 1;
-                any = 0;
-                continue;
-            }
-            return 1;
-        } else if (hta_buf_putc(&r->text, (char)ch)) {
-            return hta_fail(c->err, "%s: out of memory", c->path);
-        }
-    }
-}
 
 /* ---- values ------------------------------------------------------------- */
 
@@ -194,20 +94,13 @@ typedef struct columns {
     long start, end, dur, name, correlation, stream, bytes, device;
 } columns;
 
-static long column_of(const csv_record *header, const char *name)
+static int find_columns(hta_csv_file *c, const csv_source *src, columns *col)
 {
-    for (size_t i = 0; i < header->n; i++)
-        if (strcasecmp(field(header, i), name) == 0)
-            return (long)i;
-    return -1;
-}
-
-static int find_columns(csv_file *c, const csv_source *src, columns *col)
-{
-    const csv_record *h = &c->rec;
-    *col = (columns){column_of(h, "start"), column_of(h, "end"), column_of(h, "dur"),
-                     column_of(h, "name"), column_of(h, "correlation"), column_of(h, "stream"),
-                     column_of(h, "bytes"), column_of(h, "device")};
+    const hta_csv_record *h = &c->rec;
+    *col = (columns){hta_csv_column(h, "start"), hta_csv_column(h, "end"),
+                     hta_csv_column(h, "dur"), hta_csv_column(h, "name"),
+                     hta_csv_column(h, "correlation"), hta_csv_column(h, "stream"),
+                     hta_csv_column(h, "bytes"), hta_csv_column(h, "device")};
     const char *absent = col->start < 0 ? "start"
                          : col->end < 0 && col->dur < 0 ? "end (or dur)"
                          : col->name < 0 ? "name"
@@ -220,41 +113,35 @@ static int find_columns(csv_file *c, const csv_source *src, columns *col)
     return 0;
 }
 
-/* The value of column k of the current record, "" when the record is short. */
-static const char *value(const csv_file *c, long k)
-{
-    return k >= 0 && (size_t)k < c->rec.n ? field(&c->rec, (size_t)k) : "";
-}
-
-static int decode_record(csv_file *c, const csv_source *src, const columns *col,
+static int decode_record(hta_csv_file *c, const csv_source *src, const columns *col,
                          hta_record *rec)
 {
     *rec = (hta_record){.correlation = HTA_NO_CORRELATION};
     int64_t dur;
-    if (parse_us(value(c, col->start), &rec->ts_ns))
+    if (parse_us(hta_csv_value(c, col->start), &rec->ts_ns))
         return hta_fail(c->err, "%s: line %lu: column start: not a time in us '%.40s'", c->path,
-                        c->rec.line, value(c, col->start));
+                        c->rec.line, hta_csv_value(c, col->start));
     if (col->end >= 0) {
-        if (parse_us(value(c, col->end), &rec->end_ns))
+        if (parse_us(hta_csv_value(c, col->end), &rec->end_ns))
             return hta_fail(c->err, "%s: line %lu: column end: not a time in us '%.40s'",
-                            c->path, c->rec.line, value(c, col->end));
-    } else if (parse_us(value(c, col->dur), &dur)) {
+                            c->path, c->rec.line, hta_csv_value(c, col->end));
+    } else if (parse_us(hta_csv_value(c, col->dur), &dur)) {
         return hta_fail(c->err, "%s: line %lu: column dur: not a time in us '%.40s'", c->path,
-                        c->rec.line, value(c, col->dur));
+                        c->rec.line, hta_csv_value(c, col->dur));
     } else {
         rec->end_ns = hta_span_end(rec->ts_ns, dur);
     }
-    const char *corr = value(c, col->correlation);
+    const char *corr = hta_csv_value(c, col->correlation);
     if (*corr && parse_integer(corr, &rec->correlation))
         return hta_fail(c->err, "%s: line %lu: column correlation: not an integer '%.40s'",
                         c->path, c->rec.line, corr);
     if (src->kind == KIND_GPU) {
         rec->is_gpu = 1;
-        if (parse_integer(value(c, col->stream), &rec->stream))
+        if (parse_integer(hta_csv_value(c, col->stream), &rec->stream))
             return hta_fail(c->err, "%s: line %lu: column stream: not an integer '%.40s'",
-                            c->path, c->rec.line, value(c, col->stream));
+                            c->path, c->rec.line, hta_csv_value(c, col->stream));
     }
-    const char *bytes = value(c, col->bytes);
+    const char *bytes = hta_csv_value(c, col->bytes);
     if (col->bytes >= 0 && *bytes) {
         if (parse_integer(bytes, &rec->bytes))
             return hta_fail(c->err, "%s: line %lu: column bytes: not an integer '%.40s'",
@@ -272,7 +159,7 @@ typedef struct csv_reader {
     hta_error *notes, *err;
 } csv_reader;
 
-static int out_of_time(csv_reader *r, const csv_file *c)
+static int out_of_time(csv_reader *r, const hta_csv_file *c)
 {
     if (++r->records % RECORDS_PER_CLOCK_CHECK || r->timeout_seconds <= 0 ||
         hta_monotonic_seconds() <= r->deadline)
@@ -281,9 +168,9 @@ static int out_of_time(csv_reader *r, const csv_file *c)
                     c->path, r->timeout_seconds, c->rec.line);
 }
 
-static int read_records(csv_reader *r, csv_file *c, const csv_source *src)
+static int read_records(csv_reader *r, hta_csv_file *c, const csv_source *src)
 {
-    int got = next_record(c);
+    int got = hta_csv_next(c);
     if (got <= 0)
         return got < 0 ? -1 : hta_fail(r->err, "%s: empty file (no header row)", c->path);
     columns col;
@@ -293,14 +180,14 @@ static int read_records(csv_reader *r, csv_file *c, const csv_source *src)
         hta_notes_add(r->notes, "gpu_memcpy.csv has no bytes column: /memory_bw has no "
                                   "bandwidth or bytes");
     uint32_t cat = hta_trace_builder_category(&r->builder, src->category);
-    while ((got = next_record(c)) > 0) {
+    while ((got = hta_csv_next(c)) > 0) {
         hta_record rec;
         if (out_of_time(r, c) || decode_record(c, src, &col, &rec))
             return -1;
         int64_t device;
-        if (src->kind == KIND_GPU && !parse_integer(value(c, col.device), &device))
+        if (src->kind == KIND_GPU && !parse_integer(hta_csv_value(c, col.device), &device))
             hta_trace_builder_device(&r->builder, device);
-        const char *name = value(c, col.name);
+        const char *name = hta_csv_value(c, col.name);
         uint32_t id = src->kind == KIND_ANNOTATION
                           ? hta_trace_builder_annotation(&r->builder, name, strlen(name))
                           : hta_trace_builder_name(&r->builder, name, strlen(name));
@@ -322,7 +209,7 @@ static int read_source(csv_reader *r, const csv_source *src, int *found)
         return hta_fail(r->err, "%s: %s", path, strerror(errno));
     }
     *found = 1;
-    csv_file c = {.f = f, .path = path, .err = r->err};
+    hta_csv_file c = {.f = f, .path = path, .err = r->err};
     int rc = read_records(r, &c, src);
     hta_buf_free(&c.rec.text);
     fclose(f);

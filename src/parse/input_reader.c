@@ -10,6 +10,7 @@
 #include "parse/nsys_sqlite.h"
 #include "parse/read_input.h"
 #include "parse/rocpd_sqlite.h"
+#include "parse/rocprof_csv.h"
 #include "parse/rocprof_json.h"
 
 static const char *const FORMAT_NAMES[] = {"auto", HTA_INPUT_FORMATS(HTA_INPUT_FORMAT_WORD)};
@@ -50,6 +51,12 @@ static int read_rocpd(const char *path, const hta_input_call *call, hta_trace *o
                       hta_error *notes, hta_error *err)
 {
     return hta_read_rocpd(path, &call->how, out, notes, err);
+}
+
+static int read_rocprof_csv(const char *path, const hta_input_call *call, hta_trace *out,
+                            hta_error *notes, hta_error *err)
+{
+    return hta_read_rocprof_csv(path, &call->how, out, notes, err);
 }
 
 static int is_nsys_sqlite(const char *path)
@@ -97,6 +104,8 @@ const hta_input_reader hta_input_readers[] = {
      .fuzz_harness = "cupti_csv"},
     {.format = HTA_INPUT_ROCPROF_JSON, .suffixes = SUFFIXES(".json", ".json.gz"),
      .sniff = hta_is_rocprof_json, .read = read_rocprof_json, .fuzz_harness = "rocprof_json"},
+    {.format = HTA_INPUT_ROCPROF_CSV, .suffixes = SUFFIXES(HTA_ROCPROF_KERNEL_CSV),
+     .sniff = hta_is_rocprof_csv, .read = read_rocprof_csv, .fuzz_harness = "rocprof_csv"},
 };
 const size_t hta_n_input_readers = sizeof hta_input_readers / sizeof *hta_input_readers;
 

@@ -15,7 +15,8 @@
     X(NSYS_SQLITE, "nsys-sqlite")                                                                \
     X(CUPTI_CSV, "cupti-csv")                                                                    \
     X(ROCPROF_JSON, "rocprof-json")                                                              \
-    X(ROCPD, "rocpd")
+    X(ROCPD, "rocpd")                                                                            \
+    X(ROCPROF_CSV, "rocprof-csv")
 
 #define HTA_INPUT_FORMAT_ID(id, name) HTA_INPUT_##id,
 typedef enum hta_input_format {
