@@ -55,6 +55,12 @@ static int is_comm_kernel_node(const rank_state *r, const node *v)
            e->kernel_type == HTA_KT_COMMUNICATION;
 }
 
+/* An edge's two node ids in one cell: source above, destination below. */
+static int64_t node_pair(uint32_t src, uint32_t dst)
+{
+    return (int64_t)((uint64_t)src << 32 | dst);
+}
+
 /* The edge's cause, its kernel's name id and place, packed as "what";
  * -1 when out of memory.  place: by step member. */
 static int64_t what_of(rank_state *r, const edge *e, const int64_t *place, hta_tableset *out)
@@ -197,15 +203,17 @@ int cp_put_replay_graph(rank_state *r, size_t s, hta_tableset *out)
             continue;
         int64_t what = what_of(r, e, place, out);
         int64_t weight = e->weight > 0 ? e->weight : 0;
-        int64_t cells[HTA_REPLAY_EDGES_N_COLUMNS] = {rank, (int64_t)e->src << 32 | e->dst,
-                                                     weight, what};
+        int64_t cells[HTA_REPLAY_EDGES_N_COLUMNS] = {rank, node_pair(e->src, e->dst), weight,
+                                                     what};
         if (what < 0 || put_cells(edges, cells, HTA_REPLAY_EDGES_N_COLUMNS))
             return -1;
     }
     for (size_t v = 0; v < g->n_nodes; v++) {
-        int64_t cells[HTA_REPLAY_EDGES_N_COLUMNS] = {rank, (int64_t)wait_for[v] << 32 | (int64_t)v,
-                                                     0, HTA_CP_NONE};
-        if (wait_for[v] != UINT32_MAX && put_cells(edges, cells, HTA_REPLAY_EDGES_N_COLUMNS))
+        if (wait_for[v] == UINT32_MAX)
+            continue;
+        int64_t cells[HTA_REPLAY_EDGES_N_COLUMNS] = {rank, node_pair(wait_for[v], (uint32_t)v), 0,
+                                                     HTA_CP_NONE};
+        if (put_cells(edges, cells, HTA_REPLAY_EDGES_N_COLUMNS))
             return -1;
     }
     return 0;
