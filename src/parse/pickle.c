@@ -128,6 +128,18 @@ static uint64_t le(const unsigned char *b, size_t n)
     return v;
 }
 
+/* A length of len_bytes little-endian bytes, then that many bytes (NULL,
+ * with the error, when the file ends first). */
+static const unsigned char *take_counted(reader *r, size_t len_bytes, uint64_t *n)
+{
+    const unsigned char *b = take(r, len_bytes);
+    if (!b)
+        return NULL;
+    *n = le(b, len_bytes);
+    return take(r, *n);
+}
+
+
 static int push(reader *r, hta_pvalue *v)
 {
     if (r->depth == r->stack_cap) {
@@ -150,6 +162,15 @@ static int push_new(reader *r, hta_pvalue_kind kind, hta_pvalue **out)
     if (out)
         *out = v;
     return push(r, v);
+}
+
+static int simple_value(reader *r, hta_pvalue_kind kind, int64_t i)
+{
+    hta_pvalue *v = NULL;
+    if (push_new(r, kind, &v))
+        return -1;
+    v->i = i;
+    return 0;
 }
 
 static hta_pvalue *top(reader *r)
@@ -177,22 +198,17 @@ static int read_int(reader *r, size_t n, int is_signed)
     if (!b)
         return -1;
     uint64_t u = le(b, n);
-    hta_pvalue *v = NULL;
-    if (push_new(r, HTA_PV_INT, &v))
-        return -1;
-    v->i = is_signed && n == 4 ? (int64_t)(int32_t)(uint32_t)u : (int64_t)u;
-    return 0;
+    return simple_value(r, HTA_PV_INT,
+                        is_signed && n == 4 ? (int64_t)(int32_t)(uint32_t)u : (int64_t)u);
 }
 
 /* LONG1/LONG4: n bytes of two's complement, little-endian; more than 8
  * significant bytes do not fit an int64. */
 static int read_long(reader *r, size_t len_bytes)
 {
-    const unsigned char *b = take(r, len_bytes);
+    uint64_t n = 0;
+    const unsigned char *b = take_counted(r, len_bytes, &n);
     if (!b)
-        return -1;
-    uint64_t n = le(b, len_bytes);
-    if (!(b = take(r, n)))
         return -1;
     int negative = n > 0 && (b[n - 1] & 0x80);
     size_t keep = n;
@@ -203,20 +219,14 @@ static int read_long(reader *r, size_t len_bytes)
     uint64_t u = keep ? le(b, keep) : 0;
     if (negative && keep < 8)
         u |= ~UINT64_C(0) << (8 * keep);
-    hta_pvalue *v = NULL;
-    if (push_new(r, HTA_PV_INT, &v))
-        return -1;
-    v->i = (int64_t)u;
-    return 0;
+    return simple_value(r, HTA_PV_INT, (int64_t)u);
 }
 
 static int read_str(reader *r, size_t len_bytes)
 {
-    const unsigned char *b = take(r, len_bytes);
+    uint64_t n = 0;
+    const unsigned char *b = take_counted(r, len_bytes, &n);
     if (!b)
-        return -1;
-    uint64_t n = le(b, len_bytes);
-    if (!(b = take(r, n)))
         return -1;
     hta_pvalue *v = NULL;
     if (push_new(r, HTA_PV_STR, &v))
@@ -377,15 +387,6 @@ static int read_proto(reader *r)
         return -1;
     if (b[0] < 2 || b[0] > 5)
         return fail_at(r, "pickle protocol outside 2..5");
-    return 0;
-}
-
-static int simple_value(reader *r, hta_pvalue_kind kind, int64_t i)
-{
-    hta_pvalue *v = NULL;
-    if (push_new(r, kind, &v))
-        return -1;
-    v->i = i;
     return 0;
 }
 
