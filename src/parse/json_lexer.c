@@ -66,12 +66,11 @@ int lx_refill(lexer *lx)
     if (lx->at_eof || lx->failed || lx_out_of_time(lx))
         return LX_EOF;
     lx_flush_record(lx);
-    if (lx_keep_text(&lx->name) || lx_keep_text(&lx->cat) || lx_keep_text(&lx->ph) ||
-        lx_keep_text(&lx->pid) || lx_keep_text(&lx->tid) || lx_keep_text(&lx->input_dims) ||
-        lx_keep_text(&lx->input_type) || lx_keep_text(&lx->concrete_inputs)) {
-        lx_error(lx, "out of memory");
-        return LX_EOF;
-    }
+    for (unsigned k = 0; k < lx->n_kept; k++)
+        if (lx_keep_text(lx->kept[k])) {
+            lx_error(lx, "out of memory");
+            return LX_EOF;
+        }
     lx->base += (uint64_t)(lx->end - lx->buf);
     long n = lx->pull(lx->pull_ctx, lx->buf, LX_BUFFER_BYTES, lx->err);
     lx->p = lx->record_from = lx->buf;
@@ -563,19 +562,9 @@ int lx_read_long_key(lexer *lx)
     return lx_expect(lx, ':', "expected ':'");
 }
 
-/* Enters an object: 1 when it has members, 0 when empty, -1 on error. */
-
 void lx_free(lexer *lx)
 {
     free(lx->buf);
     hta_buf_free(&lx->skip_stack);
     hta_buf_free(&lx->long_key);
-    hta_buf_free(&lx->name.own);
-    hta_buf_free(&lx->cat.own);
-    hta_buf_free(&lx->ph.own);
-    hta_buf_free(&lx->pid.own);
-    hta_buf_free(&lx->tid.own);
-    hta_buf_free(&lx->input_dims.own);
-    hta_buf_free(&lx->input_type.own);
-    hta_buf_free(&lx->concrete_inputs.own);
 }

@@ -13,9 +13,10 @@
  * json_lexer.c.  Skipping validates and keeps its nesting stack on the
  * heap, so depth is bounded by memory only.
  *
- * The lexer also carries the Kineto decoder's per-file state
- * (parse/kineto_events.c): the texts an event keeps must be copied by
- * each refill, and one pointer then reaches all of it. */
+ * The lexer knows JSON only: what a reader builds from it is the reader's
+ * (parse/kineto_events.h, parse/json_walk.h).  A reader that borrows
+ * texts from the buffer beyond the next refill registers them (kept),
+ * and the refill copies them out first. */
 #ifndef HTA_JSON_LEXER_H
 #define HTA_JSON_LEXER_H
 
@@ -30,7 +31,6 @@
 #include "parse/json_scan.h"
 #include "util/buf.h"
 #include "util/error.h"
-#include "util/strtab.h"
 
 #define LX_BUFFER_BYTES (256u << 10)
 /* The data in the buffer is followed by this many zero bytes: the NUL at
@@ -46,34 +46,16 @@ _Static_assert(LX_PADDING_BYTES >= JS_READ_PAST_BYTES,
 
 typedef long (*lx_pull_fn)(void *ctx, char *buf, size_t cap, hta_error *err);
 
-/* A string value the decoder keeps until the end of its event.  A string
- * without escapes that lies wholly in the buffer is borrowed from it (no
- * copy); a refill copies borrowed text into `own` before it is overwritten. */
+/* A string value a reader keeps for a while (the Kineto decoder: until
+ * the end of its event).  A string without escapes that lies wholly in the
+ * buffer is borrowed from it (no copy); a refill copies borrowed text of
+ * the texts registered in lexer.kept into `own` before it is overwritten. */
 typedef struct lx_text {
     const char *data;
     size_t len;
     int borrowed;
     hta_buf own;
 } lx_text;
-
-/* The collective metadata among an event's args (model/comm_meta.h): the
- * strings, in the lexer's comm_text buffers, by index. */
-enum {
-    COMM_COLLECTIVE, COMM_DTYPE, COMM_PG_NAME, COMM_PG_DESC, COMM_PG_RANKS, COMM_IN_SPLIT,
-    COMM_OUT_SPLIT, COMM_N_STRINGS
-};
-/* ... and its numbers, in the lexer's comm_fields. */
-enum { COMM_EXTERNAL_ID, COMM_IN_NELEMS, COMM_OUT_NELEMS, COMM_GROUP_SIZE, COMM_SEQ, COMM_PEER,
-       COMM_N_NUMBERS };
-
-/* What of the collective metadata the current event had: in the lexer,
- * not the per-event scratch, so that an event without any costs one
- * store. */
-typedef struct comm_fields {
-    int64_t number[COMM_N_NUMBERS];
-    unsigned strings;          /* bit k: comm_text[k] was read for this event */
-    unsigned numbers;          /* bit k: number[k] was read */
-} comm_fields;
 
 typedef struct lexer {
     const char *p, *end;
@@ -95,19 +77,11 @@ typedef struct lexer {
     const char *record_from;
     hta_buf skip_stack;        /* container kinds while skipping */
     js_skip_fn skip_members;   /* the pre-scan's (parse/json_scan.h); NULL: none */
-    lx_text name, cat, ph;
-    lx_text pid, tid;          /* as written: a number's text or a string's */
-    lx_text input_dims, input_type, concrete_inputs; /* JSON text as written */
-    hta_buf context_key, last_context_key; /* see cpu_context_of */
-    uint32_t last_context;
-    hta_buf op_contexts;       /* per name id: an op_context, see cpu_context_of */
+    lx_text *const *kept;      /* a reader's texts a refill copies out; not owned */
+    unsigned n_kept;
     hta_buf long_key;          /* keys that need decoding land here */
     const char *key;           /* the member name just read: in the buffer or */
     size_t key_len;            /* long_key, valid until the next lexer call */
-    hta_buf kernel_types;      /* per name id: hta_kernel_type + 1, 0 = not yet known */
-    hta_strtab_memo names, categories; /* recent ids of the trace's names, categories */
-    hta_buf comm_text[COMM_N_STRINGS];      /* collective metadata strings (COMM_*) */
-    comm_fields comm;
 } lexer;
 
 /* A JSON number in every form the analyses want. */
@@ -167,7 +141,7 @@ const char *lx_plain_array_end(const char *p);
 int lx_skip_container(lexer *lx, int c);
 /* Slow path of lx_read_key: a key with escapes, or near the buffer's end. */
 int lx_read_long_key(lexer *lx);
-/* Frees what the lexer owns (the buffer, its stacks, the kept texts). */
+/* Frees what the lexer owns (the buffer, its stacks); not the kept texts. */
 void lx_free(lexer *lx);
 
 /* ---- hot paths -------------------------------------------------------- */

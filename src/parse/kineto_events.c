@@ -21,7 +21,7 @@ typedef struct event_fields {
     int64_t stream, correlation, bytes;
     double bandwidth_gbps;
     int has_copy;
-    int has_pid, has_tid, has_input_dims, has_input_type, has_concrete_inputs; /* lexer texts */
+    int has_pid, has_tid, has_input_dims, has_input_type, has_concrete_inputs; /* decoder texts */
     int64_t wait_on_stream, wait_record_correlation; /* -1 when absent */
     hta_memory_sample memory;  /* the args of a [memory] event */
 } event_fields;
@@ -181,15 +181,15 @@ static inline int same_bytes(const char *a, const char *b, size_t n)
 
 /* Whether the event has no arguments in its context and the same pid and
  * tid text as the last such event. */
-static int repeats_last_thread(const lexer *lx, const event_fields *f)
+static int repeats_last_thread(const kineto_decoder *d, const event_fields *f)
 {
-    const hta_buf *last = &lx->last_context_key;
-    size_t pid = f->has_pid ? lx->pid.len : 0, tid = f->has_tid ? lx->tid.len : 0;
+    const hta_buf *last = &d->last_context_key;
+    size_t pid = f->has_pid ? d->pid.len : 0, tid = f->has_tid ? d->tid.len : 0;
     return !f->has_input_dims && !f->has_input_type && !f->has_concrete_inputs && last->data &&
            last->len == pid + tid + CONTEXT_FIELDS - 1 &&
-           same_bytes(last->data, lx->pid.data, pid) &&
+           same_bytes(last->data, d->pid.data, pid) &&
            last->data[pid] == HTA_CONTEXT_SEPARATOR &&
-           same_bytes(last->data + pid + 1, lx->tid.data, tid);
+           same_bytes(last->data + pid + 1, d->tid.data, tid);
 }
 
 static size_t text_len(const lx_text *t, int present)
@@ -199,10 +199,11 @@ static size_t text_len(const lx_text *t, int present)
 
 /* Whether key is the context key of the event's texts (compared piece by
  * piece where they lie, without building the event's key). */
-static int is_key_of(const hta_buf *key, const lexer *lx, const event_fields *f, int concrete)
+static int is_key_of(const hta_buf *key, const kineto_decoder *d, const event_fields *f,
+                     int concrete)
 {
-    const lx_text *piece[CONTEXT_FIELDS] = {&lx->pid, &lx->tid, &lx->input_dims, &lx->input_type,
-                                            &lx->concrete_inputs};
+    const lx_text *piece[CONTEXT_FIELDS] = {&d->pid, &d->tid, &d->input_dims, &d->input_type,
+                                            &d->concrete_inputs};
     const int present[CONTEXT_FIELDS] = {f->has_pid, f->has_tid, f->has_input_dims,
                                          f->has_input_type, concrete};
     size_t total = CONTEXT_FIELDS - 1;
@@ -240,9 +241,9 @@ static int keeps_concrete_inputs(op_context *c, const hta_trace *t, uint32_t nam
 }
 
 /* The op_context of name id, zeroed when new; NULL when out of memory. */
-static op_context *op_context_of(lexer *lx, uint32_t name)
+static op_context *op_context_of(kineto_decoder *d, uint32_t name)
 {
-    hta_buf *all = &lx->op_contexts;
+    hta_buf *all = &d->op_contexts;
     size_t need = ((size_t)name + 1) * sizeof(op_context);
     if (need > all->len) {
         if (hta_buf_reserve(all, need - all->len))
@@ -258,36 +259,37 @@ static op_context *op_context_of(lexer *lx, uint32_t name)
  * thread, whose id is reused without building the key; an op usually has
  * the arguments its name had last time, and a comparison with that key
  * is much cheaper than hashing it.  UINT32_MAX when out of memory. */
-static uint32_t cpu_context_of(lexer *lx, hta_trace *t, uint32_t name, const event_fields *f)
+static uint32_t cpu_context_of(kineto_decoder *d, uint32_t name, const event_fields *f)
 {
-    if (repeats_last_thread(lx, f))
-        return lx->last_context;
+    hta_trace *t = d->trace;
+    if (repeats_last_thread(d, f))
+        return d->last_context;
     op_context *last = NULL;
     int concrete = 0;          /* the Concrete Inputs are kept */
     if (f->has_input_dims || f->has_input_type || f->has_concrete_inputs) {
-        if (!(last = op_context_of(lx, name)))
+        if (!(last = op_context_of(d, name)))
             return UINT32_MAX;
         concrete = f->has_concrete_inputs && keeps_concrete_inputs(last, t, name);
-        if (is_key_of(&last->key, lx, f, concrete))
+        if (is_key_of(&last->key, d, f, concrete))
             return last->id;
     }
-    hta_buf *key = &lx->context_key;
+    hta_buf *key = &d->context_key;
     key->len = 0;
     const char sep = HTA_CONTEXT_SEPARATOR;
-    if (append_text(key, lx->pid.data, lx->pid.len, f->has_pid) || hta_buf_putc(key, sep) ||
-        append_text(key, lx->tid.data, lx->tid.len, f->has_tid) || hta_buf_putc(key, sep) ||
-        append_text(key, lx->input_dims.data, lx->input_dims.len, f->has_input_dims) ||
+    if (append_text(key, d->pid.data, d->pid.len, f->has_pid) || hta_buf_putc(key, sep) ||
+        append_text(key, d->tid.data, d->tid.len, f->has_tid) || hta_buf_putc(key, sep) ||
+        append_text(key, d->input_dims.data, d->input_dims.len, f->has_input_dims) ||
         hta_buf_putc(key, sep) ||
-        append_text(key, lx->input_type.data, lx->input_type.len, f->has_input_type) ||
+        append_text(key, d->input_type.data, d->input_type.len, f->has_input_type) ||
         hta_buf_putc(key, sep) ||
-        append_text(key, lx->concrete_inputs.data, lx->concrete_inputs.len, concrete))
+        append_text(key, d->concrete_inputs.data, d->concrete_inputs.len, concrete))
         return UINT32_MAX;
     if (!last) {
         uint32_t id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
-        hta_buf swap = lx->last_context_key;
-        lx->last_context_key = *key;
+        hta_buf swap = d->last_context_key;
+        d->last_context_key = *key;
         *key = swap;
-        lx->last_context = id;
+        d->last_context = id;
         return id;
     }
     last->id = hta_strtab_intern(&t->cpu_contexts, key->data, key->len);
@@ -396,15 +398,15 @@ static inline args_key args_key_of(const lexer *lx, int *string)
 }
 
 /* Number k of the collective metadata, when an integer. */
-static int read_comm_number(lexer *lx, int k)
+static int read_comm_number(lexer *lx, comm_fields *comm, int k)
 {
     number v;
     int numeric;
     if (read_numeric(lx, &v, &numeric, 0))
         return -1;
     if (numeric && v.integer_ok) {
-        lx->comm.number[k] = v.integer;
-        lx->comm.numbers |= 1u << k;
+        comm->number[k] = v.integer;
+        comm->numbers |= 1u << k;
     }
     return 0;
 }
@@ -412,7 +414,7 @@ static int read_comm_number(lexer *lx, int k)
 /* An id (External id: on most events, needed on few) as number k: a run
  * of digits in the buffer costs no more than skipping it; any other form
  * goes the general way. */
-static inline int read_id_field(lexer *lx, int k)
+static inline int read_id_field(lexer *lx, comm_fields *comm, int k)
 {
     lx_peek_token(lx);
     const char *p = lx->p, *q = p;
@@ -421,30 +423,30 @@ static inline int read_id_field(lexer *lx, int k)
         while (is_digit(*q) && q - p < 18)
             v = v * 10 + (uint64_t)(*q++ - '0');
         if (q > p && !is_number_char(*q) && (*p != '0' || q - p == 1)) {
-            lx->comm.number[k] = (int64_t)v;
-            lx->comm.numbers |= 1u << k;
+            comm->number[k] = (int64_t)v;
+            comm->numbers |= 1u << k;
             lx->p = q;
             return 0;
         }
     }
-    return read_comm_number(lx, k);
+    return read_comm_number(lx, comm, k);
 }
 
 /* A string of the collective metadata, copied: it must outlive refills
  * until the event is stored, and only communication events carry one. */
-static int read_comm_string(lexer *lx, int k)
+static int read_comm_string(lexer *lx, kineto_decoder *d, int k)
 {
     if (lx_peek_token(lx) != '"')
         return lx_skip_value(lx);
-    lx->comm.strings |= 1u << k;
-    return lx_read_string(lx, &lx->comm_text[k]);
+    d->comm.strings |= 1u << k;
+    return lx_read_string(lx, &d->comm_text[k]);
 }
 
 /* A CUPTI range-profiler event: every numeric arg is a counter. */
-static int is_profiler_range(const lexer *lx, const event_fields *f)
+static int is_profiler_range(const kineto_decoder *d, const event_fields *f)
 {
     static const char CAT[] = "cuda_profiler_range";
-    return f->has_cat && lx->cat.len == sizeof CAT - 1 && memcmp(lx->cat.data, CAT, sizeof CAT - 1) == 0;
+    return f->has_cat && d->cat.len == sizeof CAT - 1 && memcmp(d->cat.data, CAT, sizeof CAT - 1) == 0;
 }
 
 static int read_range_counter(lexer *lx, hta_trace *t)
@@ -529,7 +531,7 @@ static const char kineto_args_open[16] = "{\n      \"";
 static const char kineto_args_close[16] = "\n    }";
 #define KINETO_ARGS_CLOSE_LEN 6
 
-static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
+static int read_event_args(lexer *lx, kineto_decoder *d, event_fields *f)
 {
     if (lx_peek_token(lx) != '{')
         return lx_skip_value(lx);
@@ -538,7 +540,7 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
         lx->p += KINETO_ARGS_OPEN_LEN - 1; /* to the key's opening quote */
     else
         more = lx_open(lx, '{', '}', "expected '{'");
-    int range = is_profiler_range(lx, f);
+    int range = is_profiler_range(d, f);
     while (more > 0) {
         int numeric, string = 0, rc = 0;
         args_key key = read_args_key(lx, &string);
@@ -546,7 +548,7 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
             return -1;
         number v;
         switch (range ? ARGS_RANGE_COUNTER : key) {
-        case ARGS_RANGE_COUNTER: rc = read_range_counter(lx, t); break;
+        case ARGS_RANGE_COUNTER: rc = read_range_counter(lx, d->trace); break;
         case ARGS_STREAM:
             if (read_numeric(lx, &v, &numeric, 0))
                 return -1;
@@ -577,17 +579,17 @@ static int read_event_args(lexer *lx, hta_trace *t, event_fields *f)
                 f->has_copy = 1;
             }
             break;
-        case ARGS_EXTERNAL_ID: rc = read_id_field(lx, COMM_EXTERNAL_ID); break;
-        case ARGS_IN_NELEMS: rc = read_comm_number(lx, COMM_IN_NELEMS); break;
-        case ARGS_OUT_NELEMS: rc = read_comm_number(lx, COMM_OUT_NELEMS); break;
-        case ARGS_GROUP_SIZE: rc = read_comm_number(lx, COMM_GROUP_SIZE); break;
-        case ARGS_SEQ: rc = read_comm_number(lx, COMM_SEQ); break;
-        case ARGS_PEER: rc = read_comm_number(lx, COMM_PEER); break;
-        case ARGS_COMM_STRING: rc = read_comm_string(lx, string); break;
-        case ARGS_INPUT_DIMS: rc = read_json_text(lx, &lx->input_dims, &f->has_input_dims); break;
-        case ARGS_INPUT_TYPE: rc = read_json_text(lx, &lx->input_type, &f->has_input_type); break;
+        case ARGS_EXTERNAL_ID: rc = read_id_field(lx, &d->comm, COMM_EXTERNAL_ID); break;
+        case ARGS_IN_NELEMS: rc = read_comm_number(lx, &d->comm, COMM_IN_NELEMS); break;
+        case ARGS_OUT_NELEMS: rc = read_comm_number(lx, &d->comm, COMM_OUT_NELEMS); break;
+        case ARGS_GROUP_SIZE: rc = read_comm_number(lx, &d->comm, COMM_GROUP_SIZE); break;
+        case ARGS_SEQ: rc = read_comm_number(lx, &d->comm, COMM_SEQ); break;
+        case ARGS_PEER: rc = read_comm_number(lx, &d->comm, COMM_PEER); break;
+        case ARGS_COMM_STRING: rc = read_comm_string(lx, d, string); break;
+        case ARGS_INPUT_DIMS: rc = read_json_text(lx, &d->input_dims, &f->has_input_dims); break;
+        case ARGS_INPUT_TYPE: rc = read_json_text(lx, &d->input_type, &f->has_input_type); break;
         case ARGS_CONCRETE_INPUTS:
-            rc = read_json_text(lx, &lx->concrete_inputs, &f->has_concrete_inputs);
+            rc = read_json_text(lx, &d->concrete_inputs, &f->has_concrete_inputs);
             break;
         case ARGS_MEMORY_BYTES: rc = read_whole(lx, &f->memory.bytes); break;
         case ARGS_DEVICE_ID: rc = read_memory_number(lx, &f->memory.device); break;
@@ -642,9 +644,10 @@ static int read_string_field(lexer *lx, lx_text *out, int *has)
 
 /* The kernel type of a GPU event's name, classified once per name: kernel
  * names are long and classifying scans them for several substrings. */
-static int kernel_type_of(lexer *lx, const hta_trace *t, uint32_t name)
+static int kernel_type_of(kineto_decoder *d, uint32_t name)
 {
-    hta_buf *known = &lx->kernel_types;
+    const hta_trace *t = d->trace;
+    hta_buf *known = &d->kernel_types;
     if (name >= known->len) {
         size_t more = name + 1 - known->len;
         if (hta_buf_reserve(known, more))
@@ -666,53 +669,55 @@ static int is_narrow_correlation(int64_t correlation)
 
 /* The interned id of comm string k of the event, or HTA_COMM_NO_STRING;
  * *failed when out of memory. */
-static uint32_t comm_string_id(lexer *lx, hta_trace *t, int k, int *failed)
+static uint32_t comm_string_id(kineto_decoder *d, int k, int *failed)
 {
-    if (!(lx->comm.strings & 1u << k))
+    if (!(d->comm.strings & 1u << k))
         return HTA_COMM_NO_STRING;
-    const hta_buf *b = &lx->comm_text[k];
-    uint32_t id = hta_strtab_intern(&t->comm.strings, b->len ? b->data : "", b->len);
+    const hta_buf *b = &d->comm_text[k];
+    uint32_t id = hta_strtab_intern(&d->trace->comm.strings, b->len ? b->data : "", b->len);
     *failed |= id == UINT32_MAX;
     return id;
 }
 
-static int64_t comm_number(const lexer *lx, int k)
+static int64_t comm_number(const kineto_decoder *d, int k)
 {
-    return lx->comm.numbers & 1u << k ? lx->comm.number[k] : -1;
+    return d->comm.numbers & 1u << k ? d->comm.number[k] : -1;
 }
 
 /* The last stored event's entry in the collective metadata: every
  * communication kernel has one (its External id joins it to its launching
  * op when it carries no metadata), a CPU op only when it names a
  * collective (record_param_comms). */
-static int store_comm_meta(lexer *lx, hta_trace *t, const hta_event *e)
+static int store_comm_meta(lexer *lx, kineto_decoder *d, const hta_event *e)
 {
+    hta_trace *t = d->trace;
     int gpu_comm = hta_event_is_gpu(e) && e->kernel_type == HTA_KT_COMMUNICATION;
-    if (!gpu_comm && !(lx->comm.strings & 1u << COMM_COLLECTIVE))
+    if (!gpu_comm && !(d->comm.strings & 1u << COMM_COLLECTIVE))
         return 0;
     int failed = 0;
     hta_comm_meta m = {
-        .event = t->n_events - 1, .external_id = comm_number(lx, COMM_EXTERNAL_ID),
-        .in_nelems = comm_number(lx, COMM_IN_NELEMS),
-        .out_nelems = comm_number(lx, COMM_OUT_NELEMS),
-        .group_size = comm_number(lx, COMM_GROUP_SIZE), .seq = comm_number(lx, COMM_SEQ),
-        .peer = comm_number(lx, COMM_PEER),
-        .collective = comm_string_id(lx, t, COMM_COLLECTIVE, &failed),
-        .dtype = comm_string_id(lx, t, COMM_DTYPE, &failed),
-        .pg_name = comm_string_id(lx, t, COMM_PG_NAME, &failed),
-        .pg_desc = comm_string_id(lx, t, COMM_PG_DESC, &failed),
-        .pg_ranks = comm_string_id(lx, t, COMM_PG_RANKS, &failed),
-        .in_split = comm_string_id(lx, t, COMM_IN_SPLIT, &failed),
-        .out_split = comm_string_id(lx, t, COMM_OUT_SPLIT, &failed)};
+        .event = t->n_events - 1, .external_id = comm_number(d, COMM_EXTERNAL_ID),
+        .in_nelems = comm_number(d, COMM_IN_NELEMS),
+        .out_nelems = comm_number(d, COMM_OUT_NELEMS),
+        .group_size = comm_number(d, COMM_GROUP_SIZE), .seq = comm_number(d, COMM_SEQ),
+        .peer = comm_number(d, COMM_PEER),
+        .collective = comm_string_id(d, COMM_COLLECTIVE, &failed),
+        .dtype = comm_string_id(d, COMM_DTYPE, &failed),
+        .pg_name = comm_string_id(d, COMM_PG_NAME, &failed),
+        .pg_desc = comm_string_id(d, COMM_PG_DESC, &failed),
+        .pg_ranks = comm_string_id(d, COMM_PG_RANKS, &failed),
+        .in_split = comm_string_id(d, COMM_IN_SPLIT, &failed),
+        .out_split = comm_string_id(d, COMM_OUT_SPLIT, &failed)};
     return failed || hta_comm_set_push(&t->comm, &m) ? lx_error(lx, "out of memory") : 0;
 }
 
-static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
+static int store_event(lexer *lx, kineto_decoder *d, const event_fields *f)
 {
+    hta_trace *t = d->trace;
     hta_event *e = hta_trace_push_event(t);
-    uint32_t name = hta_strtab_intern_memo(&t->names, &lx->names, lx->name.data, lx->name.len);
+    uint32_t name = hta_strtab_intern_memo(&t->names, &d->names, d->name.data, d->name.len);
     uint32_t cat =
-        hta_strtab_intern_memo(&t->categories, &lx->categories, lx->cat.data, lx->cat.len);
+        hta_strtab_intern_memo(&t->categories, &d->categories, d->cat.data, d->cat.len);
     if (!e || name == UINT32_MAX || cat > UINT16_MAX)
         return lx_error(lx, "out of memory");
     e->ts_ns = f->ts_ns;
@@ -722,19 +727,19 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
     if (f->has_stream) {
         e->flags |= HTA_EVENT_GPU;
         e->stream = (uint32_t)f->stream;
-        int kernel_type = kernel_type_of(lx, t, name);
+        int kernel_type = kernel_type_of(d, name);
         if (kernel_type < 0)
             return lx_error(lx, "out of memory");
         e->kernel_type = (uint8_t)kernel_type;
     } else {
-        uint32_t context = cpu_context_of(lx, t, name, f);
+        uint32_t context = cpu_context_of(d, name, f);
         if (context == UINT32_MAX)
             return lx_error(lx, "out of memory");
         e->stream = context;
     }
     int narrow = is_narrow_correlation(f->correlation);
     e->correlation = narrow ? (int32_t)f->correlation : HTA_NO_CORRELATION;
-    int64_t external_id = comm_number(lx, COMM_EXTERNAL_ID);
+    int64_t external_id = comm_number(d, COMM_EXTERNAL_ID);
     if (!f->has_stream && keeps_external_id(f, external_id)) {
         e->flags |= HTA_EVENT_EXTERNAL_ID;
         e->correlation = (int32_t)external_id;
@@ -754,7 +759,7 @@ static int store_event(lexer *lx, hta_trace *t, const event_fields *f)
                                                       f->wait_record_correlation},
                                  extra_flags))
         return lx_error(lx, "out of memory");
-    return store_comm_meta(lx, t, e);
+    return store_comm_meta(lx, d, e);
 }
 
 /* The rule for complete events (docs/robustness.md): one is analysed when
@@ -766,10 +771,10 @@ static int is_analysable(const event_fields *f)
     return f->has_cat && f->has_ts && f->has_dur && hta_span_is_analysable(f->ts_ns, f->dur_ns);
 }
 
-static int is_memory_event(const lexer *lx, const event_fields *f)
+static int is_memory_event(const kineto_decoder *d, const event_fields *f)
 {
-    return lx->ph.len == 1 && lx->ph.data[0] == 'i' && f->has_name && lx->name.len == 8 &&
-           memcmp(lx->name.data, "[memory]", 8) == 0;
+    return d->ph.len == 1 && d->ph.data[0] == 'i' && f->has_name && d->name.len == 8 &&
+           memcmp(d->name.data, "[memory]", 8) == 0;
 }
 
 /* Keeps a [memory] event with a usable time (docs/robustness.md's bounds). */
@@ -904,7 +909,7 @@ static inline void skip_unread_members(lexer *lx)
 }
 
 /* Decodes one event object and keeps it when it is a complete event. */
-int kineto_read_event(lexer *lx, hta_trace *t)
+int kineto_read_event(lexer *lx, kineto_decoder *d)
 {
     if (lx_peek_token(lx) != '{')
         return lx_error_eof(lx, "expected an event object");
@@ -913,8 +918,8 @@ int kineto_read_event(lexer *lx, hta_trace *t)
                       .bandwidth_gbps = NAN,
                       .memory = {.total_allocated = -1, .total_reserved = -1, .device = -1,
                                  .device_type = -1}};
-    lx->comm.strings = lx->comm.numbers = 0;
-    size_t first_counter = t->n_range_counters;
+    d->comm.strings = d->comm.numbers = 0;
+    size_t first_counter = d->trace->n_range_counters;
     int has_ph = 0;
     event_key key = EVENT_OTHER;
     int key_taken = takes_written_head(lx, &kineto_first_head, &key);
@@ -927,17 +932,17 @@ int kineto_read_event(lexer *lx, hta_trace *t)
         int rc;
         switch (key) {
         case EVENT_PH:
-            rc = read_string_field(lx, &lx->ph, &has_ph);
-            if (rc == 0 && has_ph && !ph_is_read(&lx->ph))
+            rc = read_string_field(lx, &d->ph, &has_ph);
+            if (rc == 0 && has_ph && !ph_is_read(&d->ph))
                 skip_unread_members(lx);
             break;
-        case EVENT_CAT: rc = read_string_field(lx, &lx->cat, &f.has_cat); break;
-        case EVENT_NAME: rc = read_string_field(lx, &lx->name, &f.has_name); break;
+        case EVENT_CAT: rc = read_string_field(lx, &d->cat, &f.has_cat); break;
+        case EVENT_NAME: rc = read_string_field(lx, &d->name, &f.has_name); break;
         case EVENT_TS: rc = read_time_field(lx, &f.ts_ns, &f.has_ts, &f.fractional_ts); break;
         case EVENT_DUR: rc = read_time_field(lx, &f.dur_ns, &f.has_dur, &f.fractional_dur); break;
-        case EVENT_ARGS: rc = read_event_args(lx, t, &f); break;
-        case EVENT_PID: rc = read_id_text(lx, &lx->pid, &f.has_pid); break;
-        case EVENT_TID: rc = read_id_text(lx, &lx->tid, &f.has_tid); break;
+        case EVENT_ARGS: rc = read_event_args(lx, d, &f); break;
+        case EVENT_PID: rc = read_id_text(lx, &d->pid, &f.has_pid); break;
+        case EVENT_TID: rc = read_id_text(lx, &d->tid, &f.has_tid); break;
         default: rc = lx_skip_value(lx); break;
         }
         if (rc)
@@ -947,10 +952,11 @@ int kineto_read_event(lexer *lx, hta_trace *t)
     }
     if (more < 0)
         return -1;
-    int complete = has_ph && lx->ph.len == 1 && lx->ph.data[0] == 'X';
+    hta_trace *t = d->trace;
+    int complete = has_ph && d->ph.len == 1 && d->ph.data[0] == 'X';
     if (!complete) {
         t->n_range_counters = first_counter; /* an event not kept keeps no counters */
-        return has_ph && is_memory_event(lx, &f) ? store_memory_sample(lx, t, &f) : 0;
+        return has_ph && is_memory_event(d, &f) ? store_memory_sample(lx, t, &f) : 0;
     }
     if (!is_analysable(&f)) {
         t->skipped_events++;
@@ -959,21 +965,21 @@ int kineto_read_event(lexer *lx, hta_trace *t)
     }
     t->fractional_ts |= f.fractional_ts;
     if (!f.has_name)
-        lx->name = (lx_text){.data = "", .own = lx->name.own};
-    if (store_event(lx, t, &f))
+        d->name = (lx_text){.data = "", .own = d->name.own};
+    if (store_event(lx, d, &f))
         return -1;
-    if (is_profiler_range(lx, &f) && hta_trace_push_range(t, first_counter))
+    if (is_profiler_range(d, &f) && hta_trace_push_range(t, first_counter))
         return lx_error(lx, "out of memory");
     return 0;
 }
 
-int kineto_read_event_array(lexer *lx, hta_trace *t)
+int kineto_read_event_array(lexer *lx, kineto_decoder *d)
 {
     int more = lx_open(lx, '[', ']', "traceEvents is not an array");
     while (more > 0) {
         if (lx_stops_here(lx))
             return 0;
-        if (kineto_read_event(lx, t))
+        if (kineto_read_event(lx, d))
             return -1;
         more = lx_next_member(lx, ']');
     }
@@ -981,15 +987,26 @@ int kineto_read_event_array(lexer *lx, hta_trace *t)
     return more;
 }
 
-
-void kineto_events_free(lexer *lx)
+void kineto_decoder_init(kineto_decoder *d, lexer *lx, hta_trace *t)
 {
-    hta_buf_free(&lx->context_key);
-    hta_buf_free(&lx->last_context_key);
-    for (size_t i = 0; i < lx->op_contexts.len / sizeof(op_context); i++)
-        hta_buf_free(&((op_context *)lx->op_contexts.data)[i].key);
-    hta_buf_free(&lx->op_contexts);
-    hta_buf_free(&lx->kernel_types);
+    *d = (kineto_decoder){.trace = t};
+    lx_text *kept[KINETO_KEPT_TEXTS] = {&d->name, &d->cat, &d->ph, &d->pid, &d->tid,
+                                        &d->input_dims, &d->input_type, &d->concrete_inputs};
+    memcpy(d->kept, kept, sizeof kept);
+    lx->kept = d->kept;
+    lx->n_kept = KINETO_KEPT_TEXTS;
+}
+
+void kineto_decoder_free(kineto_decoder *d)
+{
+    for (int k = 0; k < KINETO_KEPT_TEXTS; k++)
+        hta_buf_free(&d->kept[k]->own);
+    hta_buf_free(&d->context_key);
+    hta_buf_free(&d->last_context_key);
+    for (size_t i = 0; i < d->op_contexts.len / sizeof(op_context); i++)
+        hta_buf_free(&((op_context *)d->op_contexts.data)[i].key);
+    hta_buf_free(&d->op_contexts);
+    hta_buf_free(&d->kernel_types);
     for (int k = 0; k < COMM_N_STRINGS; k++)
-        hta_buf_free(&lx->comm_text[k]);
+        hta_buf_free(&d->comm_text[k]);
 }

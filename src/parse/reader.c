@@ -130,8 +130,9 @@ static int read_recorded_member(lexer *lx, hta_trace *t,
 
 /* The members of the top-level object from the current one on; `more` is
  * what lx_open or lx_next_member said about it. */
-static int read_top_members(lexer *lx, hta_trace *t, int more, int saw_events)
+static int read_top_members(lexer *lx, kineto_decoder *d, int more, int saw_events)
 {
+    hta_trace *t = d->trace;
     while (more > 0) {
         if (lx_read_key(lx))
             return -1;
@@ -140,7 +141,7 @@ static int read_top_members(lexer *lx, hta_trace *t, int more, int saw_events)
             if (lx_peek_token(lx) != '[')
                 return lx_error_eof(lx, "traceEvents is not an array");
             saw_events = 1;
-            rc = kineto_read_event_array(lx, t);
+            rc = kineto_read_event_array(lx, d);
         } else if (key_is(lx, "distributedInfo")) {
             rc = read_recorded_member(lx, t, apply_distributed_info);
         } else if (key_is(lx, "deviceProperties")) {
@@ -161,9 +162,9 @@ static int read_top_members(lexer *lx, hta_trace *t, int more, int saw_events)
     return 0;
 }
 
-static int read_top_object(lexer *lx, hta_trace *t)
+static int read_top_object(lexer *lx, kineto_decoder *d)
 {
-    return read_top_members(lx, t, lx_open(lx, '{', '}', "expected '{'"), 0);
+    return read_top_members(lx, d, lx_open(lx, '{', '}', "expected '{'"), 0);
 }
 
 static int read_document_end(lexer *lx)
@@ -173,7 +174,7 @@ static int read_document_end(lexer *lx)
     return lx->failed ? -1 : 0;
 }
 
-static int read_document(lexer *lx, hta_trace *t)
+static int read_document(lexer *lx, kineto_decoder *d)
 {
     int c = lx_peek_token(lx);
     int rc;
@@ -181,9 +182,9 @@ static int read_document(lexer *lx, hta_trace *t)
         return lx->failed ? -1 : lx_error(lx, "empty file");
     lx->bare_array = c == '[';
     if (c == '{')
-        rc = read_top_object(lx, t);
+        rc = read_top_object(lx, d);
     else if (c == '[')
-        rc = kineto_read_event_array(lx, t);
+        rc = kineto_read_event_array(lx, d);
     else
         return lx_error(lx, "not a JSON trace (expected '{' or '[')");
     if (rc)
@@ -217,7 +218,7 @@ static int lx_seek_event_start(lexer *lx, uint64_t from)
 
 /* Events from the boundary at or past part->from until one starts at or
  * past part->stop_at or the array closes. */
-static int read_span(lexer *lx, hta_trace *t, hta_part *part)
+static int read_span(lexer *lx, kineto_decoder *d, hta_part *part)
 {
     int found = lx_seek_event_start(lx, part->from);
     if (found <= 0) {
@@ -229,7 +230,7 @@ static int read_span(lexer *lx, hta_trace *t, hta_part *part)
     while (more > 0) {
         if (lx_stops_here(lx))
             break;
-        if (kineto_read_event(lx, t))
+        if (kineto_read_event(lx, d))
             return -1;
         more = lx_next_member(lx, ']');
     }
@@ -241,27 +242,27 @@ static int read_span(lexer *lx, hta_trace *t, hta_part *part)
 }
 
 /* The document after the event array's ']', as read_document would go on. */
-static int read_tail(lexer *lx, hta_trace *t, const hta_part *part)
+static int read_tail(lexer *lx, kineto_decoder *d, const hta_part *part)
 {
-    if (!part->bare_array && read_top_members(lx, t, lx_next_member(lx, '}'), 1))
+    if (!part->bare_array && read_top_members(lx, d, lx_next_member(lx, '}'), 1))
         return -1;
     return read_document_end(lx);
 }
 
-static int read_part(lexer *lx, hta_trace *t, hta_part *part)
+static int read_part(lexer *lx, kineto_decoder *d, hta_part *part)
 {
     switch (part->kind) {
     case HTA_PART_HEAD: {
-        int rc = read_document(lx, t);
+        int rc = read_document(lx, d);
         part->bare_array = lx->bare_array;
         part->end = lx->stopped ? HTA_PART_STOPPED : HTA_PART_DOCUMENT_END;
         part->end_offset = lx_offset(lx);
         return rc;
     }
     case HTA_PART_SPAN:
-        return read_span(lx, t, part);
+        return read_span(lx, d, part);
     case HTA_PART_TAIL:
-        return read_tail(lx, t, part);
+        return read_tail(lx, d, part);
     }
     return lx_error(lx, "unknown part");
 }
@@ -309,11 +310,13 @@ static int parse_stream(const lx_input *in, const char *label, const hta_deadlin
     lx.p = lx.end = lx.record_from = lx.buf;
     lx_pad(&lx);
     lx.skip_members = js_skipper(in->scan);
-    int rc = part ? read_part(&lx, out, part) : read_document(&lx, out);
+    kineto_decoder decoder;
+    kineto_decoder_init(&decoder, &lx, out);
+    int rc = part ? read_part(&lx, &decoder, part) : read_document(&lx, &decoder);
     if (part && lx.timed_out)
         part->end = HTA_PART_TIMED_OUT;
     out->json_bytes = lx_offset(&lx);
-    kineto_events_free(&lx);
+    kineto_decoder_free(&decoder);
     lx_free(&lx);
     if (rc)
         hta_trace_free(out);
