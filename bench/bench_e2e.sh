@@ -3,6 +3,8 @@
 # by a single hta-mpi process, next to the baselines that bound it, measured
 # in the same run on the same files:
 #   gzip -dc FILE.json.gz > /dev/null   (inflating is the floor for .gz)
+#   igzip -dc FILE.json.gz > /dev/null  (ISA-L's, which hta-mpi inflates
+#                                        with; when on PATH: Debian's isal)
 #   cat FILE.json > /dev/null           (reading is the floor for .json)
 # The plain trace is analysed twice: with the automatic thread count (one
 # process alone on the machine splits the parse over every core) and with
@@ -41,6 +43,10 @@ row() {
 }
 
 read -r t_gzip m_gzip < <(measure sh -c "gzip -dc '$GZ'")
+t_igzip=""
+if command -v igzip >/dev/null; then
+  read -r t_igzip m_igzip < <(measure sh -c "igzip -dc '$GZ'")
+fi
 read -r t_cat m_cat < <(measure sh -c "cat '$JSON'")
 read -r t_hgz m_hgz < <(measure "$BUILD/hta-mpi" -q --force -o "$WORK/gz.h5" "$GZ")
 read -r t_hjs m_hjs < <(measure "$BUILD/hta-mpi" -q --force -o "$WORK/json.h5" "$JSON")
@@ -51,9 +57,12 @@ echo
 echo "| command | seconds | MB/s (uncompressed) | peak RSS MB | RSS / uncompressed |"
 echo "|---|---|---|---|---|"
 row "gzip -dc FILE.json.gz > /dev/null" "$t_gzip" "$m_gzip"
+[ -n "$t_igzip" ] && row "igzip -dc FILE.json.gz > /dev/null" "$t_igzip" "$m_igzip"
 row "hta-mpi FILE.json.gz (1 process)" "$t_hgz" "$m_hgz"
 row "cat FILE.json > /dev/null" "$t_cat" "$m_cat"
 row "hta-mpi FILE.json (1 process, $(nproc) parse threads)" "$t_hjs" "$m_hjs"
 row "hta-mpi --threads 1 FILE.json (1 process)" "$t_hj1" "$m_hj1"
 echo
 awk -v a="$t_hgz" -v b="$t_gzip" 'BEGIN{printf "hta-mpi .gz / gzip -dc = %.2fx\n", a/b}'
+[ -n "$t_igzip" ] && awk -v a="$t_hgz" -v b="$t_igzip" 'BEGIN{printf "hta-mpi .gz / igzip -dc = %.2fx\n", a/b}'
+awk -v a="$t_hgz" -v b="$t_hjs" 'BEGIN{printf "hta-mpi .gz / hta-mpi .json = %.2fx\n", a/b}'

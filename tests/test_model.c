@@ -5,6 +5,7 @@
 
 #include "model/classify.h"
 #include "model/interval.h"
+#include "util/corrmap.h"
 #include "unit.h"
 
 static void test_interval_union_and_overlap(void)
@@ -31,10 +32,43 @@ static void test_kernel_types(void)
     CHECK(hta_classify_kernel("void copyMemcpyKernel") == HTA_KT_OTHER, "contains Memcpy");
 }
 
+/* Both layouts of the correlation map: the first value stays, a later
+ * put replaces it, and a removed value reads as absent while the other
+ * keys (and, hashed, the probe chains through the removed slot) stay. */
+static void test_corrmap_layouts(void)
+{
+    /* Dense keys take the direct array; keys 2^33 apart the hash. */
+    const int64_t spacing[2] = {1, 1LL << 33};
+    for (int k = 0; k < 2; k++) {
+        hta_corrmap m;
+        CHECK(hta_corrmap_init(&m, 100, 0, 99 * spacing[k]) == 0, "init %d", k);
+        CHECK((m.direct != NULL) == (k == 0), "layout %d", k);
+        for (int64_t i = 0; i < 100; i++)
+            CHECK(hta_corrmap_put_first(&m, i * spacing[k], (uint32_t)(i % 3)), "put %d", k);
+        CHECK(!hta_corrmap_put_first(&m, 5 * spacing[k], 9), "first value kept %d", k);
+        hta_corrmap_put(&m, 4 * spacing[k], 7);
+        hta_corrmap_remove_value(&m, 1);
+        int right = 1;
+        for (int64_t i = 0; i < 100; i++) {
+            uint32_t v = UINT32_MAX;
+            int present = hta_corrmap_get(&m, i * spacing[k], &v);
+            uint32_t want = i == 4 ? 7 : (uint32_t)(i % 3);
+            right &= want == 1 ? !present : present && v == want;
+        }
+        CHECK(right, "values after put and removal %d", k);
+        CHECK(hta_corrmap_put_first(&m, 1 * spacing[k], 5), "a removed key goes in again %d", k);
+        uint32_t v = 0;
+        CHECK(hta_corrmap_get(&m, 1 * spacing[k], &v) && v == 5, "re-added value %d", k);
+        CHECK(!hta_corrmap_get(&m, 100 * spacing[k] + 1, &v), "absent key %d", k);
+        hta_corrmap_free(&m);
+    }
+}
+
 int main(int argc, char **argv)
 {
     test_interval_union_and_overlap();
     test_kernel_types();
+    test_corrmap_layouts();
     (void)argc;
     (void)argv;
     return unit_finish();

@@ -128,10 +128,12 @@ static void test_extras_follow_their_events(void)
         return;
     CHECK(t.n_extras == 5, "extras %zu", t.n_extras);
     hta_step_filter_stats stats;
-    CHECK(hta_step_filter(&t, 0, &stats, &err) == 0 && stats.applied, "step filter");
+    hta_corrmap launches;
+    CHECK(hta_step_filter(&t, 0, &stats, &launches, &err) == 0 && stats.applied, "step filter");
     CHECK(t.n_events == 6 && stats.dropped_gpu_events == 1, "kept %zu", t.n_events);
     CHECK(t.n_extras == 4, "extras after the filter %zu", t.n_extras);
     if (t.n_events != 6 || t.n_extras != 4) {
+        hta_corrmap_free(&launches);
         hta_trace_free(&t);
         return;
     }
@@ -143,9 +145,12 @@ static void test_extras_follow_their_events(void)
     CHECK(copy->bytes == 64 && copy->bandwidth_gbps == 1.5, "copy payload %lld %g",
           (long long)copy->bytes, copy->bandwidth_gbps);
     hta_rank_view view;
-    CHECK(hta_rank_view_build(&view, &t, 0, 1) == 0, "view");
+    CHECK(hta_rank_view_build(&view, &t, &launches, 0, 1) == 0, "view");
     CHECK(hta_rank_view_launch(&view, &t.events[2]) == &t.events[1], "launch by wide correlation");
     CHECK(hta_rank_view_launch(&view, &t.events[4]) == &t.events[3], "launch by narrow correlation");
+    uint32_t index;
+    CHECK(!hta_corrmap_get(&view.cpu_by_correlation, 7, &index),
+          "a launch the filter dropped is not in the index");
     hta_rank_view_free(&view);
     hta_trace_free(&t);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "model/rank_view.h"
+#include "model/step_filter.h"
 #include "parse/read_input.h"
 #include "unit.h"
 #include "util/buf.h"
@@ -129,8 +130,11 @@ int main(void)
     hta_trace t;
     hta_error err = {0};
     hta_rank_view view;
+    hta_step_filter_stats filtered;
+    hta_corrmap launches;
     CHECK(hta_read_trace_file(in, NULL, &t, &err) == 0, "read: %s", err.text);
-    CHECK(hta_rank_view_build(&view, &t, 0, 1) == 0, "view");
+    CHECK(hta_step_filter(&t, 0, &filtered, &launches, &err) == 0, "filter: %s", err.text);
+    CHECK(hta_rank_view_build(&view, &t, &launches, 0, 1) == 0, "view");
     CHECK(hta_write_trace(in, &view, out_dir, &err) == 0, "write: %s", err.text);
     hta_buf doc = {0};
     CHECK(read_text(out, &doc) == 0, "written trace read back");

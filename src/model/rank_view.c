@@ -1,7 +1,8 @@
 /* rank_view.c: the sorted GPU events, correlation index, per-type
  * interval unions and per-stream work order every analysis shares (see
  * model/rank_view.h).  Built once per rank so that no analysis sorts, indexes
- * or merges the same events again.  The sorted events are pointers into
+ * or merges the same events again; the correlation index comes built from
+ * the step filter, whose passes over the events make it anyway.  The sorted events are pointers into
  * the trace rather than copies: 8 bytes an event instead of 32, at the
  * price of one indirection where an analysis reads one. */
 #define _GNU_SOURCE /* qsort_r */
@@ -184,31 +185,6 @@ static int build_sorted_gpu(hta_rank_view *view, const hta_trace *trace)
            build_clipped_unions(view);
 }
 
-/* Each correlation's first CPU-side event. */
-static int index_correlations(hta_corrmap *map, const hta_trace *trace)
-{
-    size_t n_cpu_correlated = 0;
-    int64_t lowest = INT64_MAX, highest = INT64_MIN;
-    for (size_t i = 0; i < trace->n_events; i++) {
-        const hta_event *e = &trace->events[i];
-        int64_t correlation = hta_event_correlation(trace, e);
-        if (!hta_event_is_gpu(e) && correlation >= 0) {
-            n_cpu_correlated++;
-            lowest = correlation < lowest ? correlation : lowest;
-            highest = correlation > highest ? correlation : highest;
-        }
-    }
-    if (hta_corrmap_init(map, n_cpu_correlated, lowest, highest))
-        return -1;
-    for (size_t i = 0; i < trace->n_events; i++) {
-        const hta_event *e = &trace->events[i];
-        int64_t correlation = hta_event_correlation(trace, e);
-        if (!hta_event_is_gpu(e) && correlation >= 0)
-            hta_corrmap_put_first(map, correlation, (uint32_t)i);
-    }
-    return 0;
-}
-
 /* The view in two halves of about equal cost, side by side when the
  * trace is analysed on several threads. */
 typedef struct view_halves {
@@ -221,15 +197,16 @@ static void build_half(void *halves, int k)
     view_halves *h = halves;
     hta_rank_view *v = h->view;
     h->rc[k] = k == 0 ? build_sorted_gpu(v, v->trace)
-                      : hta_stream_work_build(&v->stream_work, v->trace) ||
-                            index_correlations(&v->cpu_by_correlation, v->trace);
+                      : hta_stream_work_build(&v->stream_work, v->trace);
 }
 
-int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key,
-                        int threads)
+int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, hta_corrmap *launches,
+                        int64_t rank_key, int threads)
 {
     memset(view, 0, sizeof *view);
     view->trace = trace;
+    view->cpu_by_correlation = *launches;
+    *launches = (hta_corrmap){0};
     view->rank_key = rank_key;
     view_halves halves = {view, {0, 0}};
     hta_run_tasks(build_half, &halves, 2, threads);

@@ -67,10 +67,11 @@ static inline int64_t hta_rank_view_work_end(const hta_rank_view *view, size_t p
 const hta_interval *hta_rank_view_work_union(const hta_rank_view *view, hta_kernel_type type,
                                              size_t *n);
 
-/* Builds the view of a filtered trace, with a second thread when threads
- * > 1; -1 when out of memory. */
-int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, int64_t rank_key,
-                        int threads);
+/* Builds the view of a trace filtered by hta_step_filter, with a second
+ * thread when threads > 1, taking over the filter's launches (zeroed here,
+ * freed with the view, also on failure); -1 when out of memory. */
+int hta_rank_view_build(hta_rank_view *view, const hta_trace *trace, hta_corrmap *launches,
+                        int64_t rank_key, int threads);
 void hta_rank_view_free(hta_rank_view *view);
 
 /* The launching CPU event of a GPU event, or NULL. */

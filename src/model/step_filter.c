@@ -5,8 +5,11 @@
  * before its end) and only the GPU events launched by a kept CPU event.
  * Applies only when the rank has at least two distinct ProfilerStep#N
  * names; the trace is compacted in place.  The map of correlations holds
- * every CPU-side one, marked kept or not, so that the GPU events whose
- * correlation no CPU event carries are counted as they are dropped. */
+ * every CPU-side one with its first kept event, or marked not kept, so
+ * that the GPU events whose correlation no CPU event carries are counted
+ * as they are dropped; renumbered as the events move, it is then the
+ * view's launch index, which would otherwise take two more passes over
+ * the events. */
 
 #include "model/step_filter.h"
 
@@ -73,33 +76,44 @@ static int scan_events(const hta_trace *t, step_scan *scan)
     return 0;
 }
 
-int hta_step_filter(hta_trace *t, int include_last_step,
-                    hta_step_filter_stats *stats, hta_error *err)
-{
-    memset(stats, 0, sizeof *stats);
-    step_scan scan;
-    if (scan_events(t, &scan))
-        return hta_fail(err, "out of memory in the step filter");
-    if (!scan.last_step)
-        return 0;
-    stats->applied = 1;
-    const hta_event *last_step = scan.last_step;
-    int64_t cutoff = include_last_step ? hta_event_end(last_step) : last_step->ts_ns;
+/* Where the filter cuts: CPU-side events that start before `at` (or, with
+ * include_last_step, at it) are kept.  Without a cut every event is. */
+typedef struct step_cut {
+    int applies, include_last_step;
+    int64_t at;
+} step_cut;
 
-    hta_corrmap kept;
-    if (hta_corrmap_init(&kept, scan.n_correlated, scan.lowest, scan.highest))
-        return hta_fail(err, "out of memory in the step filter");
+static int is_before(const step_cut *cut, const hta_event *e)
+{
+    return !cut->applies || (cut->include_last_step ? e->ts_ns <= cut->at : e->ts_ns < cut->at);
+}
+
+/* The launch of a correlation whose CPU-side events all start after the
+ * cut: its GPU events are dropped. */
+#define NOT_KEPT (UINT32_MAX - 1)
+
+/* Each correlation's first CPU-side event that the cut keeps, else
+ * NOT_KEPT. */
+static void index_launches(const hta_trace *t, const step_cut *cut, hta_corrmap *launches)
+{
     for (size_t i = 0; i < t->n_events; i++) {
         const hta_event *e = &t->events[i];
-        int before = include_last_step ? e->ts_ns <= cutoff : e->ts_ns < cutoff;
         int64_t correlation = hta_event_correlation(t, e);
         if (!is_cpu_side(e, correlation) || correlation < 0)
             continue;
-        if (before)
-            hta_corrmap_put(&kept, correlation, 1);
-        else
-            hta_corrmap_put_first(&kept, correlation, 0);
+        uint32_t first;
+        if (!is_before(cut, e))
+            hta_corrmap_put_first(launches, correlation, NOT_KEPT);
+        else if (!hta_corrmap_get(launches, correlation, &first) || first == NOT_KEPT)
+            hta_corrmap_put(launches, correlation, (uint32_t)i);
     }
+}
+
+/* Compacts the kept events in place; a correlation's first kept CPU-side
+ * event takes its new index in the launches. */
+static void compact(hta_trace *t, const step_cut *cut, hta_corrmap *launches,
+                    hta_step_filter_stats *stats)
+{
     /* The extras are compacted along, so each event's is read in step
      * rather than searched for. */
     size_t out = 0, out_extras = 0, out_comm = 0;
@@ -111,16 +125,17 @@ int hta_step_filter(hta_trace *t, int include_last_step,
         comm += has_comm;
         int64_t correlation =
             e->flags & HTA_EVENT_WIDE_CORRELATION ? x.correlation : e->correlation;
-        uint32_t launched = 0;
+        uint32_t first = NOT_KEPT;
         int cpu_side = is_cpu_side(e, correlation);
-        int known = !cpu_side && hta_corrmap_get(&kept, correlation, &launched);
-        int keep = cpu_side ? (include_last_step ? e->ts_ns <= cutoff : e->ts_ns < cutoff)
-                            : launched == 1;
+        int known = correlation >= 0 && hta_corrmap_get(launches, correlation, &first);
+        int keep = cpu_side ? is_before(cut, e) : first != NOT_KEPT;
         if (!keep) {
             stats->dropped_gpu_events += hta_event_is_gpu(e);
             stats->unlaunched_gpu_events += !cpu_side && !known;
             continue;
         }
+        if (cpu_side && first == i)
+            hta_corrmap_put(launches, correlation, (uint32_t)out);
         if (has_extra) {
             x.event = out;
             t->extras[out_extras++] = x;
@@ -139,6 +154,27 @@ int hta_step_filter(hta_trace *t, int include_last_step,
     t->comm.n = out_comm;
     stats->dropped_events = t->n_events - out;
     t->n_events = out;
-    hta_corrmap_free(&kept);
+    /* Only now: until the last GPU event was judged, they told a dropped
+     * launch from none. */
+    hta_corrmap_remove_value(launches, NOT_KEPT);
+}
+
+int hta_step_filter(hta_trace *t, int include_last_step, hta_step_filter_stats *stats,
+                    hta_corrmap *launches, hta_error *err)
+{
+    memset(stats, 0, sizeof *stats);
+    *launches = (hta_corrmap){0};
+    step_scan scan;
+    if (scan_events(t, &scan) ||
+        hta_corrmap_init(launches, scan.n_correlated, scan.lowest, scan.highest))
+        return hta_fail(err, "out of memory in the step filter");
+    step_cut cut = {.applies = scan.last_step != NULL, .include_last_step = include_last_step};
+    if (cut.applies)
+        cut.at = include_last_step ? hta_event_end(scan.last_step) : scan.last_step->ts_ns;
+    index_launches(t, &cut, launches);
+    if (cut.applies) {
+        stats->applied = 1;
+        compact(t, &cut, launches, stats);
+    }
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "model/trace.h"
+#include "util/corrmap.h"
 #include "util/error.h"
 
 typedef struct hta_step_filter_stats {
@@ -17,7 +18,12 @@ typedef struct hta_step_filter_stats {
     size_t unlaunched_gpu_events;
 } hta_step_filter_stats;
 
-int hta_step_filter(hta_trace *trace, int include_last_step,
-                    hta_step_filter_stats *stats, hta_error *err);
+/* Filters trace in place and fills launches (initialised here) with each
+ * correlation's first CPU-side event in the filtered trace: the view's
+ * launch index (hta_rank_view_build takes it over), built in the passes
+ * the filter makes anyway.  The caller frees launches unless the view
+ * took it. */
+int hta_step_filter(hta_trace *trace, int include_last_step, hta_step_filter_stats *stats,
+                    hta_corrmap *launches, hta_error *err);
 
 #endif

@@ -148,10 +148,12 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
         hta_round_like_hta(&trace);
     hta_step_filter_stats filter;
     hta_rank_view view;
-    int ok = hta_step_filter(&trace, opt->analysis.include_last_step, &filter, &err) == 0;
+    hta_corrmap launches;
+    int ok = hta_step_filter(&trace, opt->analysis.include_last_step, &filter, &launches,
+                             &err) == 0;
     hta_trace_shrink(&trace);
     int threads = trace_threads(&trace, opt);
-    if (ok && hta_rank_view_build(&view, &trace, file_index, threads)) {
+    if (ok && hta_rank_view_build(&view, &trace, &launches, file_index, threads)) {
         hta_fail(&err, "%s: out of memory building the event index", path);
         ok = 0;
     }

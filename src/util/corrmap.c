@@ -10,6 +10,9 @@
 #include <stdlib.h>
 
 #define EMPTY_KEY INT64_MIN
+/* A hashed key's value once removed: the key keeps its slot, so that the
+ * probe sequences through it stay intact. */
+#define REMOVED UINT32_MAX
 
 static size_t slot_of(const hta_corrmap *m, int64_t key)
 {
@@ -101,10 +104,10 @@ int hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value)
 {
     int present = 0;
     uint32_t *slot = m->direct ? direct_slot(m, key) : hashed_slot(m, key, &present);
-    if (!slot || present || (m->direct && *slot != 0))
+    if (!slot || (present && *slot != REMOVED) || (m->direct && *slot != 0))
         return 0;
     *slot = m->direct ? value + 1 : value; /* direct: 0 = empty */
-    m->count++;
+    m->count += !present;
     return 1;
 }
 
@@ -118,22 +121,27 @@ void hta_corrmap_put(hta_corrmap *m, int64_t key, uint32_t value)
     *slot = m->direct ? value + 1 : value;
 }
 
-int hta_corrmap_get(const hta_corrmap *m, int64_t key, uint32_t *value)
+void hta_corrmap_remove_value(hta_corrmap *m, uint32_t value)
 {
-    if (m->direct) {
-        const uint32_t *slot = direct_slot(m, key);
-        if (!slot || *slot == 0)
-            return 0;
-        *value = *slot - 1;
-        return 1;
-    }
+    for (size_t i = 0; m->direct && i < m->n_slots; i++)
+        if (m->direct[i] == value + 1) {
+            m->direct[i] = 0;
+            m->count--;
+        }
+    for (size_t i = 0; m->keys && i < m->n_slots; i++)
+        if (m->keys[i] != EMPTY_KEY && m->values[i] == value)
+            m->values[i] = REMOVED;
+}
+
+int hta_corrmap_get_hashed(const hta_corrmap *m, int64_t key, uint32_t *value)
+{
     if (!m->n_slots || key == EMPTY_KEY)
         return 0;
     size_t mask = m->n_slots - 1;
     for (size_t i = slot_of(m, key);; i = (i + 1) & mask) {
         if (m->keys[i] == key) {
             *value = m->values[i];
-            return 1;
+            return *value != REMOVED;
         }
         if (m->keys[i] == EMPTY_KEY)
             return 0;

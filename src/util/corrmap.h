@@ -30,7 +30,23 @@ void hta_corrmap_free(hta_corrmap *m);
 int hta_corrmap_put_first(hta_corrmap *m, int64_t key, uint32_t value);
 /* Sets key -> value, replacing any value key had; value < UINT32_MAX. */
 void hta_corrmap_put(hta_corrmap *m, int64_t key, uint32_t value);
-/* Returns 1 and sets *value when key is present. */
-int hta_corrmap_get(const hta_corrmap *m, int64_t key, uint32_t *value);
+/* Removes every key that maps to value (one pass over the slots). */
+void hta_corrmap_remove_value(hta_corrmap *m, uint32_t value);
+/* hta_corrmap_get of a hashed map. */
+int hta_corrmap_get_hashed(const hta_corrmap *m, int64_t key, uint32_t *value);
+
+/* Returns 1 and sets *value when key is present.  Inline: the analyses
+ * look launches up once per GPU event, and the direct array, the usual
+ * case, is one load. */
+static inline int hta_corrmap_get(const hta_corrmap *m, int64_t key, uint32_t *value)
+{
+    if (!m->direct)
+        return hta_corrmap_get_hashed(m, key, value);
+    uint64_t offset = (uint64_t)key - (uint64_t)m->lowest;
+    if (key < m->lowest || offset >= m->n_slots || m->direct[offset] == 0)
+        return 0;
+    *value = m->direct[offset] - 1;
+    return 1;
+}
 
 #endif
