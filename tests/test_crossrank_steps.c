@@ -1,11 +1,12 @@
 /* test_crossrank_steps.c: the cross-rank step table (crossrank/steps.h)
  * says what its steps do.
  *
- * Declared: every step has the one function its place calls; what it
- * reads, writes and frees names real specs and columns; every writer of
- * what a step reads runs before it (or is the step), a table filled
- * column by column is read column by column after its fillers, and a
- * freed table is scratch the step reads and no later step reads.
+ * Declared: every step has the one function its place calls (or is a
+ * join); what it reads, writes and frees names real specs and columns;
+ * every writer of what a step reads runs before it (or is the step), a
+ * table filled column by column is read column by column after its
+ * fillers, and a freed table is scratch the step reads and no later step
+ * reads; a join appends a scratch table of its table's columns.
  *
  * Observed: the steps are run one by one, as hta_crossrank runs them on a
  * process alone, on jobs that take every step (generated: collectives
@@ -13,7 +14,8 @@
  * mixture of experts, a delay passed on; real: the multi-rank sets in
  * TRACES), with --critical-path; each table's rows are fingerprinted
  * column by column before and after each step, and every table a step
- * adds, changes or removes must be declared as such. */
+ * adds, changes or removes must be declared as such; only a join adds
+ * rows to a written table that was there before the step. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +97,30 @@ static void check_frees(size_t i)
     }
 }
 
+/* A join's part: scratch, of into's columns, written by one step before
+ * and read by the join alone. */
+static void check_join(size_t i)
+{
+    const hta_crossrank_step *s = &hta_crossrank_steps[i];
+    const hta_table_spec *part = s->part, *into = s->into;
+    CHECK(part && into && (part->flags & HTA_TABLE_SCRATCH) && !(into->flags & HTA_TABLE_SCRATCH),
+          "%s: joins a scratch table to a written one", s->name);
+    if (!part || !into)
+        return;
+    int same = part->n_columns == into->n_columns;
+    for (size_t c = 0; same && c < into->n_columns; c++)
+        same = !strcmp(part->columns[c].name, into->columns[c].name) &&
+               part->columns[c].type == into->columns[c].type;
+    CHECK(same, "%s: %s has the columns of %s", s->name, part->name, into->name);
+    size_t writers = 0, readers = 0;
+    for (size_t j = 0; j < hta_n_crossrank_steps; j++) {
+        writers += lists(hta_crossrank_steps[j].writes, part->name, NULL) && j < i;
+        readers += lists(hta_crossrank_steps[j].reads, part->name, NULL);
+    }
+    CHECK(writers == 1 && readers == 1, "%s: %s written by one step before, read by the join",
+          s->name, part->name);
+}
+
 static void test_declarations(void)
 {
     CHECK(hta_n_crossrank_steps > 1 &&
@@ -102,9 +128,11 @@ static void test_declarations(void)
           "the matching among the processes comes first");
     for (size_t i = 0; i < hta_n_crossrank_steps; i++) {
         const hta_crossrank_step *s = &hta_crossrank_steps[i];
-        int functions = !!s->everywhere + !!s->root + !!s->root_fixed;
+        int functions = !!s->everywhere + !!s->root + !!s->root_fixed + !!s->into;
         CHECK(functions == 1 && (s->where == HTA_CROSSRANK_ALL_PROCESSES) == !!s->everywhere,
               "%s: one function, for where it runs", s->name);
+        if (s->into || s->part)
+            check_join(i);
         for (size_t j = 0; j < i; j++)
             CHECK(strcmp(hta_crossrank_steps[j].name, s->name) != 0, "%s: named twice", s->name);
         check_io_names(s, s->reads);
@@ -122,6 +150,7 @@ static void test_declarations(void)
 /* A table as a step found it: its rows, and one hash per column. */
 typedef struct table_print {
     char name[128];
+    unsigned flags;
     size_t n_rows, n_columns;
     uint64_t column[64];
 } table_print;
@@ -141,7 +170,7 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 
 static table_print print_table(const hta_table *t)
 {
-    table_print p = {.n_rows = t->n_rows, .n_columns = t->n_columns};
+    table_print p = {.flags = t->flags, .n_rows = t->n_rows, .n_columns = t->n_columns};
     snprintf(p.name, sizeof p.name, "%s", t->name);
     for (size_t c = 0; c < t->n_columns && c < 64; c++) {
         uint64_t h = 14695981039346656037u;
@@ -212,6 +241,9 @@ static void compare_prints(const char *job, const hta_crossrank_step *s, const s
                        (b && fills_only_declared(s, spec_named(a->name), b, a));
         CHECK(declared, "%s: step %s %s %s without declaring it", job, s->name,
               b ? "changes" : "adds", a->name);
+        CHECK(!b || s->into || (a->flags & HTA_TABLE_SCRATCH) || a->n_rows <= b->n_rows,
+              "%s: step %s adds rows to %s, which an earlier producer made", job, s->name,
+              a->name);
     }
     for (size_t i = 0; i < before->n; i++)
         CHECK(find_print(after, before->tables[i].name) ||

@@ -13,12 +13,12 @@ const hta_metric_info hta_metrics[HTA_N_METRICS] = {
 #undef HTA_METRIC_INFO
 };
 
-static const hta_column METRIC_COLUMNS[HTA_RANK_METRICS_N_COLUMNS] = {
+const hta_column hta_rank_metrics_columns[HTA_RANK_METRICS_N_COLUMNS] = {
     [HTA_RANK_METRICS_RANK] = {"rank", HTA_COL_I64},
     [HTA_RANK_METRICS_METRIC] = {"metric", HTA_COL_STR},
     [HTA_RANK_METRICS_VALUE] = {"value", HTA_COL_F64},
 };
-const hta_table_spec hta_rank_metrics_table = {"rank_metrics", METRIC_COLUMNS,
+const hta_table_spec hta_rank_metrics_table = {"rank_metrics", hta_rank_metrics_columns,
                                                HTA_RANK_METRICS_N_COLUMNS,
                                                HTA_TABLE_PER_RANK | HTA_TABLE_GATHERED};
 

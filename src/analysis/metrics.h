@@ -139,5 +139,8 @@ enum {
     HTA_RANK_METRICS_N_COLUMNS
 };
 extern const hta_table_spec hta_rank_metrics_table;
+/* Its columns, which a cross-rank step's own table of metrics shares:
+ * that table's rows are joined to "rank_metrics" (crossrank/steps.h). */
+extern const hta_column hta_rank_metrics_columns[HTA_RANK_METRICS_N_COLUMNS];
 
 #endif

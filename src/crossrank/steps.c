@@ -4,15 +4,17 @@
  * The Flight Recorder dumps' groups are diagnosed first, each by the
  * process that owns it (before the collective matching, which consumes
  * the exchanged tables); then the collectives are matched, on every
- * process, and what the root needs is gathered to it.  On the root: the point-to-point and
- * all-to-all figures, which add metrics the outlier search reads; the
- * outliers; the comparisons of per-rank tables; the traced FLOPs and the
- * collective waits, which fill their columns of "steps" before the step
- * comparison and jitter read them; the stragglers, which read
- * "collective_wait"; the delay costs, which read "stragglers"; the job's
- * critical path, then the what-if on it, which reads the delay costs and
- * the step comparison; the replay's rows, which read the step comparison;
- * and the nodes last, because they read every flag in "outliers".
+ * process, and what the root needs is gathered to it.  On the root: the
+ * point-to-point and all-to-all figures, whose metrics are joined to
+ * "rank_metrics" for the outlier search; the outliers; the comparisons
+ * of per-rank tables; the traced FLOPs and the collective waits, which
+ * fill their columns of "steps" before the step comparison and jitter
+ * read them (the late arrivers the waits flag are joined to "outliers");
+ * the stragglers, which read "collective_wait"; the delay costs, which
+ * read "stragglers"; the job's critical path, then the what-if on it,
+ * which reads the delay costs and the step comparison; the replay's
+ * rows, which read the step comparison; and the nodes last, because they
+ * read every flag in "outliers".
  * The order is checked against the declarations by
  * tests/test_crossrank_steps.c. */
 #include "crossrank/steps.h"
@@ -57,6 +59,11 @@
 #define T(spec) {&(spec), NULL}
 #define COLUMN(spec, name) {&(spec), name}
 #define NONE ((const hta_crossrank_io[]){{NULL, NULL}})
+/* The step that appends the rows of the scratch table part to into. */
+#define JOIN(name, part_spec, into_spec)                                                           \
+    {name, HTA_CROSSRANK_ROOT, .part = &(part_spec), .into = &(into_spec),                         \
+     .reads = TABLES(T(part_spec)), .writes = TABLES(T(into_spec)),                               \
+     .frees = TABLES(T(part_spec))}
 
 const hta_crossrank_step hta_crossrank_steps[] = {
     {"hang diagnosis", HTA_CROSSRANK_ALL_PROCESSES, .everywhere = hta_hang_diagnosis,
@@ -93,12 +100,14 @@ const hta_crossrank_step hta_crossrank_steps[] = {
                      T(hta_steps_table)),
      .writes = TABLES(T(hta_p2p_summary_table), T(hta_p2p_ranks_table),
                       T(hta_comm_by_group_table), T(hta_pipeline_steps_table),
-                      T(hta_rank_metrics_table)),
+                      T(hta_p2p_metrics_table)),
      .frees = TABLES(T(hta_p2p_steps_table), T(hta_p2p_unknown_peer_table))},
+    JOIN("point-to-point metrics joined", hta_p2p_metrics_table, hta_rank_metrics_table),
     {"all-to-all", HTA_CROSSRANK_ROOT, .root_fixed = hta_a2a_results,
      .reads = TABLES(T(hta_a2a_matrix_table), T(hta_a2a_ranks_table)),
-     .writes = TABLES(T(hta_a2a_matrix_table), T(hta_rank_metrics_table)),
+     .writes = TABLES(T(hta_a2a_matrix_table), T(hta_a2a_metrics_table)),
      .frees = TABLES(T(hta_a2a_ranks_table))},
+    JOIN("all-to-all metrics joined", hta_a2a_metrics_table, hta_rank_metrics_table),
     {"outlier search", HTA_CROSSRANK_ROOT, .root = hta_find_outliers,
      .reads = TABLES(T(hta_rank_metrics_table)), .writes = TABLES(T(hta_outliers_table)),
      .frees = NONE},
@@ -128,10 +137,11 @@ const hta_crossrank_step hta_crossrank_steps[] = {
                      T(hta_comm_by_group_table), T(hta_step_waits_table), T(hta_steps_table),
                      T(hta_clock_shifts_table), T(hta_missing_ranks_table),
                      T(hta_process_groups_table)),
-     .writes = TABLES(T(hta_collective_wait_table), T(hta_outliers_table),
+     .writes = TABLES(T(hta_collective_wait_table), T(hta_late_arrivers_table),
                       COLUMN(hta_steps_table, "wait_us")),
      .frees = TABLES(T(hta_group_waits_table), T(hta_group_missing_table),
                      T(hta_step_waits_table))},
+    JOIN("late arrivers flagged", hta_late_arrivers_table, hta_outliers_table),
     {"step comparison", HTA_CROSSRANK_ROOT, .root_fixed = hta_step_comparison,
      .reads = TABLES(T(hta_steps_table), COLUMN(hta_steps_table, "wait_us")),
      .writes = TABLES(T(hta_cross_steps_table)), .frees = NONE},
@@ -168,6 +178,23 @@ const hta_crossrank_step hta_crossrank_steps[] = {
 };
 const size_t hta_n_crossrank_steps = sizeof hta_crossrank_steps / sizeof *hta_crossrank_steps;
 
+/* Appends the rows of part to into, when both exist, keeping a per-rank
+ * into in rank order (a stable sort: a rank's rows keep theirs), then
+ * removes part. */
+static int join_rows(hta_tableset *set, const hta_table_spec *part, const hta_table_spec *into,
+                     hta_error *err)
+{
+    const hta_table *from = hta_tableset_find(set, part->name);
+    hta_table *to = hta_tableset_find(set, into->name);
+    int rc = 0;
+    for (size_t i = 0; from && to && rc == 0 && i < from->n_rows; i++)
+        rc = hta_table_copy_row(to, from, i);
+    if (rc == 0 && from && to && (into->flags & HTA_TABLE_PER_RANK))
+        rc = hta_table_sort_by_first_column(to);
+    hta_tableset_remove(set, part->name);
+    return rc ? hta_fail(err, "out of memory joining %s to %s", part->name, into->name) : 0;
+}
+
 int hta_crossrank_step_run(const hta_crossrank_step *s, const hta_processes *pr,
                            hta_crossrank_tables *t, const hta_crossrank_settings *opt,
                            hta_error *err)
@@ -176,5 +203,7 @@ int hta_crossrank_step_run(const hta_crossrank_step *s, const hta_processes *pr,
         return s->everywhere(pr, t, opt, err);
     if (pr->me != HTA_ROOT)
         return 0;
+    if (s->into)
+        return join_rows(t->all, s->part, s->into, err);
     return s->root ? s->root(t->all, opt, err) : s->root_fixed(t->all, err);
 }

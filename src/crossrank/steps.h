@@ -9,7 +9,14 @@
  * declared cells, which nothing else changes).  A step writes nothing
  * else, frees only scratch tables no later step reads, and runs after
  * every writer of what it reads (tests/test_crossrank_steps.c checks
- * these on real runs). */
+ * these on real runs).
+ *
+ * No step adds rows to a table an earlier producer made: what a
+ * statistic adds to such a table (a metric per rank to "rank_metrics",
+ * a flagged rank to "outliers") it puts in a scratch table of its own,
+ * of the same columns, and a join step of the table appends those rows
+ * (in rank order when the table is per rank) where the readers expect
+ * them. */
 #ifndef HTA_CROSSRANK_STEPS_H
 #define HTA_CROSSRANK_STEPS_H
 
@@ -38,14 +45,17 @@ typedef int (*hta_crossrank_root_fn)(hta_tableset *set, const hta_crossrank_sett
 typedef int (*hta_crossrank_fixed_fn)(hta_tableset *set, hta_error *err);
 
 /* where says which one function is set: everywhere on every process,
- * root or root_fixed on the root.  frees: the scratch tables the step
- * reads last and removes.  reads, writes and frees end with {NULL}. */
+ * root or root_fixed on the root; a join step (on the root) has none but
+ * part and into: it appends the rows of part to into, when into exists,
+ * and removes part.  frees: the scratch tables the step reads last and
+ * removes.  reads, writes and frees end with {NULL}. */
 typedef struct hta_crossrank_step {
     const char *name;
     hta_crossrank_where where;
     hta_crossrank_everywhere_fn everywhere;
     hta_crossrank_root_fn root;
     hta_crossrank_fixed_fn root_fixed;
+    const hta_table_spec *part, *into;
     const hta_crossrank_io *reads, *writes, *frees;
 } hta_crossrank_step;
 

@@ -34,7 +34,8 @@
  * implausible: the binomial tail P(X >= arrived_last | matched, fair) is
  * below 0.001 / n_ranks (Bonferroni over the ranks, so a run without a
  * straggler flags anybody with probability under 0.1%).  Flagged ranks get
- * an "outliers" row (metric "arrived_last_share", class "straggler"). */
+ * a row of "_late_arrivers" (metric "arrived_last_share", class
+ * "straggler"), which the step table joins to "outliers". */
 #include "crossrank/compare/collective_wait.h"
 
 #include "analysis/collectives.h"
@@ -71,6 +72,8 @@ static const hta_column COLUMNS[HTA_COLLECTIVE_WAIT_N_COLUMNS] = {
 };
 const hta_table_spec hta_collective_wait_table = {
     "collective_wait", COLUMNS, HTA_COLLECTIVE_WAIT_N_COLUMNS, HTA_TABLE_GATHERED};
+const hta_table_spec hta_late_arrivers_table = {"_late_arrivers", hta_outliers_columns,
+                                                HTA_OUTLIERS_N_COLUMNS, HTA_TABLE_SCRATCH};
 
 static double binomial_upper_tail(int64_t k, int64_t n, double p)
 {
@@ -281,8 +284,8 @@ static int put_rows(hta_table *t, const rank_waits *w, size_t n)
     return 0;
 }
 
-/* "straggler" rows in "outliers", with the spread of the shares over the
- * ranks that took part in any collective. */
+/* "straggler" rows of "_late_arrivers", with the spread of the shares
+ * over the ranks that took part in any collective. */
 static int flag_late_arrivers(hta_tableset *set, const rank_waits *w, size_t n)
 {
     double *shares = malloc((n ? n : 1) * sizeof *shares);
@@ -291,7 +294,7 @@ static int flag_late_arrivers(hta_tableset *set, const rank_waits *w, size_t n)
         if (w[i].matched)
             shares[k++] = share_of(&w[i]);
     hta_spread s;
-    hta_table *outliers = hta_tableset_table(set, &hta_outliers_table);
+    hta_table *outliers = hta_tableset_table(set, &hta_late_arrivers_table);
     int rc = shares && outliers && hta_spread_of(shares, k, &s) == 0 ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (hta_is_late_arriver(w[i].arrived_last, w[i].matched, fair_share_of(&w[i]), k))

@@ -16,8 +16,9 @@ int hta_is_late_arriver(int64_t arrived_last, int64_t matched, double fair_share
                         size_t n_ranks);
 
 /* "collective_wait" from the per-rank "_collectives" (by stream) and
- * "_comm_ops" (by process group: crossrank/exchange/collective_groups.c) tables;
- * flags ranks that arrive last too often in "outliers" as "straggler". */
+ * "_comm_ops" (by process group: crossrank/exchange/collective_groups.c)
+ * tables; flags ranks that arrive last too often as "straggler" in
+ * "_late_arrivers", rows of "outliers" joined to it after this step. */
 int hta_collective_wait(hta_tableset *set, hta_error *err);
 
 /* The columns of /collective_wait (docs/results-format.md). */
@@ -39,5 +40,7 @@ enum {
     HTA_COLLECTIVE_WAIT_N_COLUMNS
 };
 extern const hta_table_spec hta_collective_wait_table;
+/* The columns of "outliers" (crossrank/compare/spread.h). */
+extern const hta_table_spec hta_late_arrivers_table;
 
 #endif

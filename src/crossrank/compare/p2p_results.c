@@ -5,8 +5,9 @@
  * the root receives per rank "_p2p_ranks" (and, from the rank analyses,
  * "_p2p_unknown_peer": SendRecv kernels without metadata), per (src, dst)
  * "p2p_summary", and per (rank, step) "_p2p_steps".  It puts the summary
- * in (src, dst) order, adds each rank's point-to-point wait and the
- * late-sender wait it caused to "rank_metrics", and builds
+ * in (src, dst) order, puts each rank's point-to-point wait and the
+ * late-sender wait it caused in "_p2p_metrics" (joined to "rank_metrics"
+ * after this step), and builds
  * "pipeline_steps": per (rank, step) with point-to-point traffic, the
  * step's time (its ProfilerStep), its computation (union of the
  * COMPUTATION kernels it launched, from "steps"), the bubble = time -
@@ -44,6 +45,8 @@ static const hta_column PIPELINE_COLUMNS[HTA_PIPELINE_STEPS_N_COLUMNS] = {
 };
 const hta_table_spec hta_pipeline_steps_table = {
     "pipeline_steps", PIPELINE_COLUMNS, HTA_PIPELINE_STEPS_N_COLUMNS, HTA_TABLE_GATHERED};
+const hta_table_spec hta_p2p_metrics_table = {"_p2p_metrics", hta_rank_metrics_columns,
+                                              HTA_RANK_METRICS_N_COLUMNS, HTA_TABLE_SCRATCH};
 
 static int compare_pair_rows(const void *a, const void *b, void *ctx)
 {
@@ -100,10 +103,8 @@ static int merge_rank_rows(hta_tableset *set, hta_table *ranks)
 /* The metrics of the ranks whose sends or receives were paired. */
 static int add_rank_metrics(hta_tableset *set, const hta_table *ranks)
 {
-    hta_table *metrics = hta_tableset_find(set, hta_rank_metrics_table.name);
-    if (!metrics)
-        return 0;
-    int rc = 0;
+    hta_table *metrics = hta_tableset_table(set, &hta_p2p_metrics_table);
+    int rc = metrics ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < ranks->n_rows; i++) {
         const hta_cell *r = hta_table_row(ranks, i);
         if (r[HTA_P2P_RANKS_OPS].i == r[HTA_P2P_RANKS_UNPAIRED].i)
@@ -115,7 +116,7 @@ static int add_rank_metrics(hta_tableset *set, const hta_table *ranks)
              hta_put_metric(metrics, rank, HTA_METRIC_P2P_CAUSED_WAIT_US, NULL,
                             hta_ns_to_us(r[HTA_P2P_RANKS_CAUSED_LATE_SENDER_NS].i));
     }
-    return rc ? -1 : hta_table_sort_by_first_column(metrics);
+    return rc;
 }
 
 /* Row of "steps" for (rank, step), or NULL. */

@@ -8,8 +8,8 @@
 #include "util/error.h"
 
 /* Puts "p2p_summary" in (src, dst) order, sums "_p2p_ranks" per rank
- * (counting "_p2p_unknown_peer" kernels as unpaired), adds the ranks'
- * point-to-point metrics to "rank_metrics" and builds "pipeline_steps"
+ * (counting "_p2p_unknown_peer" kernels as unpaired), puts the ranks'
+ * point-to-point metrics in "_p2p_metrics" and builds "pipeline_steps"
  * (m = opt->microbatches when above 0).  -1 with err when out of
  * memory. */
 int hta_p2p_results(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err);
@@ -31,5 +31,8 @@ enum {
     HTA_PIPELINE_STEPS_N_COLUMNS
 };
 extern const hta_table_spec hta_pipeline_steps_table;
+/* The columns of "rank_metrics" (analysis/metrics.h), a row per paired
+ * rank and metric. */
+extern const hta_table_spec hta_p2p_metrics_table;
 
 #endif

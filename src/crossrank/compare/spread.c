@@ -28,7 +28,7 @@
 
 #define NOISE_FLOOR_EFFECTS 2.0
 
-static const hta_column OUTLIER_COLUMNS[HTA_OUTLIERS_N_COLUMNS] = {
+const hta_column hta_outliers_columns[HTA_OUTLIERS_N_COLUMNS] = {
     [HTA_OUTLIERS_METRIC] = {"metric", HTA_COL_STR},
     [HTA_OUTLIERS_RANK] = {"rank", HTA_COL_I64},
     [HTA_OUTLIERS_VALUE] = {"value", HTA_COL_F64},
@@ -41,7 +41,7 @@ static const hta_column OUTLIER_COLUMNS[HTA_OUTLIERS_N_COLUMNS] = {
     [HTA_OUTLIERS_CLASSIFICATION] = {"classification", HTA_COL_STR},
 };
 const hta_table_spec hta_outliers_table = {
-    "outliers", OUTLIER_COLUMNS, HTA_OUTLIERS_N_COLUMNS, HTA_TABLE_GATHERED};
+    "outliers", hta_outliers_columns, HTA_OUTLIERS_N_COLUMNS, HTA_TABLE_GATHERED};
 
 static double median_of(double *values, size_t n)
 {

@@ -64,5 +64,8 @@ enum {
     HTA_OUTLIERS_N_COLUMNS
 };
 extern const hta_table_spec hta_outliers_table;
+/* Its columns, which a step's own table of flagged ranks shares: that
+ * table's rows are joined to "outliers" (crossrank/steps.h). */
+extern const hta_column hta_outliers_columns[HTA_OUTLIERS_N_COLUMNS];
 
 #endif

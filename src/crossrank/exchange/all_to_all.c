@@ -79,6 +79,8 @@ static const hta_column RANK_COLUMNS[HTA_A2A_RANKS_N_COLUMNS] = {
 };
 const hta_table_spec hta_a2a_ranks_table = {
     "_a2a_ranks", RANK_COLUMNS, HTA_A2A_RANKS_N_COLUMNS, HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
+const hta_table_spec hta_a2a_metrics_table = {"_a2a_metrics", hta_rank_metrics_columns,
+                                              HTA_RANK_METRICS_N_COLUMNS, HTA_TABLE_SCRATCH};
 
 /* The weight of (sender position i, receiver position j). */
 static uint64_t weight(int64_t i, int64_t j)
@@ -322,10 +324,10 @@ int hta_a2a_results(hta_tableset *set, hta_error *err)
     if (m && m->n_rows > 1)
         qsort_r(m->cells, m->n_rows, m->n_columns * sizeof *m->cells, compare_matrix_rows, NULL);
     hta_table *ranks = hta_tableset_find(set, hta_a2a_ranks_table.name);
-    hta_table *metrics = hta_tableset_find(set, hta_rank_metrics_table.name);
-    if (!ranks || !metrics)
+    if (!ranks)
         return 0;
-    int rc = 0;
+    hta_table *metrics = hta_tableset_table(set, &hta_a2a_metrics_table);
+    int rc = metrics ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < ranks->n_rows; i++) {
         const hta_cell *r = hta_table_row(ranks, i);
         for (int k = 0; rc == 0 && k < 2; k++)
@@ -333,7 +335,7 @@ int hta_a2a_results(hta_tableset *set, hta_error *err)
                                 k ? HTA_METRIC_A2A_BYTES_RECEIVED : HTA_METRIC_A2A_BYTES_SENT, NULL,
                                 (double)r[1 + k].i);
     }
-    if (rc || hta_table_sort_by_first_column(metrics))
+    if (rc)
         return hta_fail(err, "out of memory summing the all-to-all traffic");
     return 0;
 }

@@ -33,7 +33,8 @@ int hta_a2a_put_instance(hta_tableset *out, const hta_comm_catalog *c, const hta
 int hta_rank_a2a_figures(const hta_comm_catalog *c, const hta_rank_ops *r, hta_tableset *out);
 
 /* Root: "a2a_matrix" in (group, src, dst) order, each rank's bytes sent
- * and received into "rank_metrics".  -1 with err when out of memory. */
+ * and received into "_a2a_metrics" (joined to "rank_metrics" after this
+ * step).  -1 with err when out of memory. */
 int hta_a2a_results(hta_tableset *set, hta_error *err);
 
 /* The columns of /a2a (docs/results-format.md). */
@@ -80,5 +81,7 @@ enum {
     HTA_A2A_RANKS_N_COLUMNS
 };
 extern const hta_table_spec hta_a2a_ranks_table;
+/* The columns of "rank_metrics" (analysis/metrics.h). */
+extern const hta_table_spec hta_a2a_metrics_table;
 
 #endif
