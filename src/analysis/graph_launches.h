@@ -6,10 +6,9 @@
 
 int hta_graph_launches(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 
-/* Appends to notes ("; " after any note already there) what the rank's
- * rows of "graph_launches" in set say about it: graph replays the
- * profiler did not record, or recorded short, which make its idle time
- * an upper bound. */
+/* Its note on a rank (hta_analysis_note_fn): graph replays the profiler
+ * did not record, or recorded short, which make its idle time an upper
+ * bound. */
 void hta_graph_launches_note(const hta_tableset *set, int64_t rank_key, hta_error *notes);
 
 /* The ranks whose rows of "graph_launches" in set (in rank order) show a

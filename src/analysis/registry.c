@@ -47,7 +47,8 @@ const hta_analysis hta_analyses[HTA_N_ANALYSES] = {
     [HTA_ANALYSIS_MEMORY] = {"memory", .run_fixed = hta_memory},
     [HTA_ANALYSIS_CRITICAL_PATH] = {"critical_path", .run = hta_critical_path},
     [HTA_ANALYSIS_CUPTI_COUNTERS] = {"cupti_counters", .run_fixed = hta_cupti_counters},
-    [HTA_ANALYSIS_GRAPH_LAUNCHES] = {"graph_launches", .run_fixed = hta_graph_launches},
+    [HTA_ANALYSIS_GRAPH_LAUNCHES] = {"graph_launches", .run_fixed = hta_graph_launches,
+                                     .note = hta_graph_launches_note},
 };
 
 const size_t hta_n_analyses = HTA_N_ANALYSES;
@@ -56,6 +57,13 @@ int hta_analysis_run(const hta_analysis *a, const hta_rank_view *view,
                      const hta_analysis_settings *opt, hta_tableset *out, hta_error *err)
 {
     return a->run ? a->run(view, opt, out, err) : a->run_fixed(view, out, err);
+}
+
+void hta_analyses_note(const hta_tableset *set, int64_t rank_key, hta_error *notes)
+{
+    for (size_t i = 0; i < HTA_N_ANALYSES; i++)
+        if (hta_analyses[i].note)
+            hta_analyses[i].note(set, rank_key, notes);
 }
 
 /* On a large trace: the longest first, so that what is left at the end is

@@ -21,16 +21,27 @@ typedef int (*hta_analysis_fn)(const hta_rank_view *view, const hta_analysis_set
 typedef int (*hta_fixed_analysis_fn)(const hta_rank_view *view, hta_tableset *out,
                                      hta_error *err);
 
-/* Exactly one of run and run_fixed is set. */
+/* A note on a rank: appends to notes ("; " after any note already there)
+ * what the rank's rows of the analysis's tables in set say about how far
+ * its results can be trusted; nothing when they say nothing. */
+typedef void (*hta_analysis_note_fn)(const hta_tableset *set, int64_t rank_key,
+                                     hta_error *notes);
+
+/* Exactly one of run and run_fixed is set; note, when the analysis has a
+ * note on a rank to give. */
 typedef struct hta_analysis {
     const char *name;
     hta_analysis_fn run;
     hta_fixed_analysis_fn run_fixed;
+    hta_analysis_note_fn note;
 } hta_analysis;
 
 /* Runs a with the settings it takes. */
 int hta_analysis_run(const hta_analysis *a, const hta_rank_view *view,
                      const hta_analysis_settings *opt, hta_tableset *out, hta_error *err);
+/* Every analysis's note on the rank, in the registry's order, after its
+ * analyses ran into set. */
+void hta_analyses_note(const hta_tableset *set, int64_t rank_key, hta_error *notes);
 
 /* The analyses in the order their rows are kept (results never depend on
  * the order they run in: hta_analysis_schedule). */

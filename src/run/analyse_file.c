@@ -5,7 +5,7 @@
 #include "run/analyse_file.h"
 
 #include "analysis/fr_rows.h"
-#include "analysis/graph_launches.h"
+#include "analysis/registry.h"
 #include "analysis/ranks_table.h"
 #include "model/hta_rounding.h"
 #include "model/rank_view.h"
@@ -168,7 +168,7 @@ int hta_analyse_file(const char *path, uint64_t bytes, int64_t file_index,
         double deadline = opt->run.timeout_per_trace > 0 ? t0 + opt->run.timeout_per_trace : 0;
         ok = hta_run_analyses(&view, opt, threads, path, deadline, out, &err) == 0;
         if (ok)
-            hta_graph_launches_note(out, view.rank_key, &notes);
+            hta_analyses_note(out, view.rank_key, &notes);
         hta_stream_clips_note(&view.clips, &notes);
         if (ok && opt->output.write_traces)
             ok = hta_write_trace(path, &view, opt->output.write_traces, &err) == 0;
