@@ -110,16 +110,16 @@ typedef int (*device_lister)(const char *path, long long *devices, size_t cap, s
 /* Reads path whole, then (each_device) every device it lists alone, the
  * way discovery splits a node's file. */
 static void read_devices(input_reader read, device_lister list, const char *path,
-                         hta_builder_options *how, int each_device)
+                         hta_builder_options *how, int each_device, error_agreement agreement)
 {
-    read_twice(read, path, how, SAME_ERROR_UP_TO_TABLE);
+    read_twice(read, path, how, agreement);
     long long devices[MAX_DEVICES];
     size_t n = 0;
     if (each_device && list(path, devices, MAX_DEVICES, &n) == 0) {
         for (size_t i = 0; i < n; i++) {
             how->one_device = 1;
             how->device = devices[i];
-            read_twice(read, path, how, SAME_ERROR_UP_TO_TABLE);
+            read_twice(read, path, how, agreement);
         }
     }
 }
@@ -143,7 +143,8 @@ int hta_fuzz_nsys_sqlite(const uint8_t *data, size_t size)
     char path[64];
     write_scratch(path, "export.sqlite", data, size);
     hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
-    read_devices(hta_read_nsys_sqlite, hta_nsys_devices, path, &how, data[0] & 2);
+    read_devices(hta_read_nsys_sqlite, hta_nsys_devices, path, &how, data[0] & 2,
+                 SAME_ERROR_UP_TO_TABLE);
     unlink(path);
     return 0;
 }
@@ -157,7 +158,8 @@ int hta_fuzz_rocpd(const uint8_t *data, size_t size)
     char path[64];
     write_scratch(path, "results.db", data, size);
     hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
-    read_devices(hta_read_rocpd, hta_rocpd_devices, path, &how, data[0] & 2);
+    read_devices(hta_read_rocpd, hta_rocpd_devices, path, &how, data[0] & 2,
+                 SAME_ERROR_UP_TO_TABLE);
     unlink(path);
     return 0;
 }
@@ -252,6 +254,8 @@ static int read_rocprof_json(const char *path, const hta_builder_options *how, h
     return hta_read_rocprof_json(path, HTA_INFLATER_AUTO, how, out, notes, err);
 }
 
+/* Byte 0: bit 0 reads with --step-regex "^step", bit 1 reads each GPU
+ * the results list alone too. */
 int hta_fuzz_rocprof_json(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -259,7 +263,8 @@ int hta_fuzz_rocprof_json(const uint8_t *data, size_t size)
     char path[64];
     write_scratch(path, "results.json", data, size);
     hta_builder_options how = {.step_regex = data[0] & 1 ? "^step" : NULL};
-    read_twice(read_rocprof_json, path, &how, SAME_WHOLE_ERROR);
+    read_devices(read_rocprof_json, hta_rocprof_json_devices, path, &how, data[0] & 2,
+                 SAME_WHOLE_ERROR);
     unlink(path);
     return 0;
 }

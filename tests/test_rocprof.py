@@ -12,6 +12,7 @@ dispatch count, each kernel's count and total time, the RCCL total, the
 span, the idle time and the exclusive time of each kernel-type
 combination.  Bad files fail alone, with one line naming the file."""
 import collections
+import csv
 import glob
 import gzip
 import json
@@ -19,6 +20,7 @@ import os
 import shutil
 import sqlite3
 
+import h5py
 import numpy as np
 
 import rocprof_convert as rc
@@ -250,6 +252,296 @@ def test_rocpd_one_rank_per_agent():
     assert "devices" in ranks["input_notes"][0] or "device" in ranks["input_notes"][0], ranks
 
 
+def test_json_one_rank_per_agent():
+    """A JSON result of one process that drove two of its node's eight GPUs
+    is two ranks, each with its own dispatches and copies (computed here
+    from the document), none for the GPUs without work; the process's
+    recorded rank is neither's.  Renamed, the file is read as one rank."""
+    d = tmpdir()
+    kineto = os.path.join(d, "k.json")
+    rc.rocm_like(glob.glob(os.path.join(generated(ranks=1, size_mb=0.3), "*"))[0], kineto)
+    path = os.path.join(tmpdir(), "4242_results.json")
+    rc.to_rocprof_json(kineto, path)
+    with open(path) as f:
+        doc = json.load(f)
+    process = doc["rocprofiler-sdk-tool"][0]
+    process["metadata"]["command"] = ["env", "RANK=6", "python"]
+    # Eight GPUs, handles 100.. with indices 0..7: the work goes to 2 and 5.
+    process["agents"] = [{"id": {"handle": 99}, "type": 1}] + [
+        {"id": {"handle": 100 + i}, "type": 2, "logical_node_type_id": i, "product_name": ""}
+        for i in range(8)]
+    records = process["buffer_records"]
+    records["marker_api"] = []  # no steps: every kernel is in /kernels
+    for i, rec in enumerate(records["kernel_dispatch"]):
+        rec["dispatch_info"]["agent_id"]["handle"] = 102 if i % 3 else 105
+    for i, rec in enumerate(records["memory_copy"]):
+        rec["dst_agent_id"]["handle"] = 105 if i % 2 else 102
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    symbols = {s["kernel_id"]: kernel_name(s) for s in process["kernel_symbols"]}
+    want = {}
+    for agent, index in ((102, 2), (105, 5)):
+        kernels = collections.defaultdict(list)
+        for rec in records["kernel_dispatch"]:
+            if rec["dispatch_info"]["agent_id"]["handle"] == agent:
+                kernels[symbols[rec["dispatch_info"]["kernel_id"]]].append(
+                    rec["end_timestamp"] - rec["start_timestamp"])
+        copies = sum(rec["dst_agent_id"]["handle"] == agent for rec in records["memory_copy"])
+        want[f"{path}@device={index}"] = (kernels, sum(map(len, kernels.values())) + copies)
+
+    out, _ = analyse(path, processes=2)
+    ranks = table(out, "ranks")
+    assert sorted(ranks["file"]) == sorted(want), list(ranks["file"])
+    assert list(ranks["status"]) == ["ok", "ok"], list(ranks["error"])
+    assert set(ranks["input_format"]) == {"rocprof-json"}, set(ranks["input_format"])
+    assert 6 not in set(ranks["rank"]), list(ranks["rank"])
+    kernels = table(out, "kernels")
+    for f, r, gpu_events in zip(ranks["file"], ranks["rank"], ranks["gpu_events"]):
+        by_name, events = want[f]
+        assert gpu_events == events, (f, gpu_events, events)
+        mine = kernels[kernels["rank"] == r].set_index("name")
+        mine = mine[~mine.index.str.startswith("Memcpy")]
+        assert sorted(mine.index) == sorted(by_name), (f, sorted(mine.index))
+        for name, durations in by_name.items():
+            assert mine.loc[name, "count"] == len(durations), (f, name)
+            assert abs(mine.loc[name, "sum_us"] - sum(durations) / 1e3) <= 1e-6 * sum(durations)
+
+    renamed = os.path.join(tmpdir(), "4242.json")
+    shutil.copy(path, renamed)
+    out, _ = analyse(renamed)
+    ranks = table(out, "ranks")
+    assert list(ranks["file"]) == [renamed] and list(ranks["rank"]) == [6], ranks
+    assert "2 devices" in ranks["input_notes"][0], ranks["input_notes"][0]
+
+
+# ---- RCCL calls' collective metadata ---------------------------------------
+
+RCCL_RANKS = 3
+# (communicator, call, count argument, count, datatype as RCCL prints it),
+# in the order every rank issues them: two communicators, interleaved.
+RCCL_CALLS = [("A", "ncclAllReduce", "count", 1024, "7"),
+              ("A", "ncclAllReduce", "count", 4096, "7"),
+              ("B", "ncclAllGather", "sendcount", 512, "ncclBfloat16"),
+              ("A", "ncclAllReduce", "count", 2048, "7"),
+              ("B", "ncclAllGather", "sendcount", 512, "ncclBfloat16"),
+              ("A", "ncclAllReduce", "count", 8192, "7")]
+COLLECTIVE = {"ncclAllReduce": "allreduce", "ncclAllGather": "allgather"}
+
+
+def rccl_delay(rank, slot):
+    """When rank's kernel of the slot-th call starts after the slot's
+    time, ns."""
+    return ((rank * 37 + slot * 11) % 5) * 10000
+
+
+def rccl_rank_records(rank):
+    """Rank's records: (slot, call record, launch record, kernel record),
+    each (start, end, correlation); its stream and communicator handles
+    differ from every other rank's, as a process's do."""
+    out = []
+    for slot, _ in enumerate(RCCL_CALLS):
+        base = 10**12 + slot * 10**6
+        start = base + rccl_delay(rank, slot)
+        end = base + 5 * 10000 + 200000   # every rank ends together
+        corr = 2 * slot + 1
+        out.append((slot, (start - 50000, start - 2000, corr + 1),
+                    (start - 40000, start - 30000, corr), (start, end, corr)))
+    return out
+
+
+def rccl_args(rank, slot):
+    comm, call, count_name, count, dtype = RCCL_CALLS[slot]
+    handle = f"0x{0x5500 + rank * 0x100 + (comm == 'B'):x}0000"
+    return [{"pos": 0, "type": "const void*", "name": "sendbuff", "value": "0x7f0000"},
+            {"pos": 2, "type": "unsigned long", "name": count_name, "value": str(count)},
+            {"pos": 3, "type": "ncclDataType_t", "name": "datatype", "value": dtype},
+            {"pos": 4, "type": "ncclComm*", "name": "comm", "value": handle}]
+
+
+def rccl_json(rank, path, with_args=True):
+    """rocprofv3 JSON results of one rank of the RCCL job (documented
+    layout; the RCCL_API_EXT records' args as rocprofiler-sdk writes
+    them)."""
+    calls = sorted({c[1] for c in RCCL_CALLS})
+    buffers = {"kernel_dispatch": [], "hip_api": [], "rccl_api": []}
+    stream = 100 + 7 * rank
+    for slot, call, launch, kernel in rccl_rank_records(rank):
+        buffers["rccl_api"].append(dict(
+            kind=2, operation=calls.index(RCCL_CALLS[slot][1]), thread_id=1,
+            correlation_id={"internal": call[2], "external": 0},
+            start_timestamp=call[0], end_timestamp=call[1],
+            **({"args": rccl_args(rank, slot)} if with_args else {})))
+        buffers["hip_api"].append(dict(kind=1, operation=1, thread_id=1,
+                                       correlation_id={"internal": launch[2], "external": 0},
+                                       start_timestamp=launch[0], end_timestamp=launch[1]))
+        buffers["kernel_dispatch"].append(dict(
+            kind=3, operation=2, correlation_id={"internal": kernel[2], "external": 0},
+            start_timestamp=kernel[0], end_timestamp=kernel[1], stream_id={"handle": stream},
+            dispatch_info={"agent_id": {"handle": 100}, "queue_id": {"handle": 1},
+                           "kernel_id": 1}))
+    doc = {"rocprofiler-sdk-tool": [{
+        "metadata": {"pid": 10 + rank, "node": {"hostname": "node-a"}, "command": ["python"],
+                     "config": {}},
+        "agents": [{"id": {"handle": 100}, "type": 2, "logical_node_type_id": 0}],
+        "strings": {"buffer_records": [
+            {"kind": "NONE", "operations": []},
+            {"kind": "HIP_RUNTIME_API_EXT", "operations": ["hipNone", "hipLaunchKernel"]},
+            {"kind": "RCCL_API_EXT", "operations": calls},
+            {"kind": "KERNEL_DISPATCH", "operations": []}]},
+        "kernel_symbols": [{"kernel_id": 1, "formatted_kernel_name": "ncclDevKernel_Generic_1"}],
+        "buffer_records": buffers}]}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+
+def rccl_rocpd(rank, path):
+    """The same records as a rocpd database: regions of category
+    RCCL_API_EXT with their rocpd_arg rows, the internal correlation as
+    the event's stack_id (rocprofv3 writes the external one as
+    correlation_id)."""
+    empty = os.path.join(tmpdir(), "empty.json")
+    with open(empty, "w") as f:
+        json.dump({"traceEvents": []}, f)
+    rc.to_rocpd(empty, path)
+    s = "_0f1e2d3c"
+    db = sqlite3.connect(path)
+    db.execute(f'CREATE TABLE "rocpd_arg{s}" (id INTEGER PRIMARY KEY, guid TEXT, '
+               'event_id INTEGER NOT NULL, position INTEGER NOT NULL, type TEXT NOT NULL, '
+               'name TEXT NOT NULL, value TEXT, extdata JSONB DEFAULT "{}" NOT NULL)')
+    strings = {}
+
+    def string(text):
+        if text not in strings:
+            strings[text] = db.execute(f'INSERT INTO "rocpd_string{s}" (string) VALUES (?)',
+                                       (text,)).lastrowid
+        return strings[text]
+
+    def event(category, corr):
+        return db.execute(f'INSERT INTO "rocpd_event{s}" (category_id, stack_id, '
+                          'correlation_id) VALUES (?, ?, 0)', (string(category), corr)).lastrowid
+
+    db.execute(f'INSERT INTO "rocpd_info_kernel_symbol{s}" (id, nid, pid, code_object_id, '
+               'kernel_name, display_name) VALUES (1, 1, 1, 1, "k.kd", '
+               '"ncclDevKernel_Generic_1")')
+    for slot, call, launch, kernel in rccl_rank_records(rank):
+        e = event("RCCL_API_EXT", call[2])
+        db.execute(f'INSERT INTO "rocpd_region{s}" (nid, pid, tid, start, end, name_id, '
+                   'event_id) VALUES (1, 1, 1, ?, ?, ?, ?)',
+                   (call[0], call[1], string(RCCL_CALLS[slot][1]), e))
+        for a in rccl_args(rank, slot):
+            db.execute(f'INSERT INTO "rocpd_arg{s}" (event_id, position, type, name, value) '
+                       'VALUES (?, ?, ?, ?, ?)', (e, a["pos"], a["type"], a["name"], a["value"]))
+        e = event("HIP_RUNTIME_API_EXT", launch[2])
+        db.execute(f'INSERT INTO "rocpd_region{s}" (nid, pid, tid, start, end, name_id, '
+                   'event_id) VALUES (1, 1, 1, ?, ?, ?, ?)',
+                   (launch[0], launch[1], string("hipLaunchKernel"), e))
+        e = event("KERNEL_DISPATCH", kernel[2])
+        db.execute(f'INSERT INTO "rocpd_kernel_dispatch{s}" (nid, pid, tid, agent_id, kernel_id, '
+                   'dispatch_id, queue_id, stream_id, start, end, workgroup_size_x, '
+                   'workgroup_size_y, workgroup_size_z, grid_size_x, grid_size_y, grid_size_z, '
+                   'event_id) VALUES (1, 1, 1, ?, 1, ?, 1, ?, ?, ?, 1, 1, 1, 1, 1, 1, ?)',
+                   (rc.GPU_AGENT, slot + 1, 100 + 7 * rank, kernel[0], kernel[1], e))
+    db.commit()
+    db.close()
+
+
+def expected_collectives():
+    """Per communicator ("rccl0" is A, the first one called), its instances
+    in order: (collective, dtype, bytes, arrival skew us, total wait us)."""
+    want = {"rccl0": [], "rccl1": []}
+    for slot, (comm, call, count_name, count, dtype) in enumerate(RCCL_CALLS):
+        delays = [rccl_delay(r, slot) for r in range(RCCL_RANKS)]
+        torch_dtype = "Float" if dtype == "7" else "BFloat16"
+        # An all-gather's sendcount is its input: its output, the message,
+        # is unknown without the communicator's size.
+        size = count * 4 if call == "ncclAllReduce" else -1
+        want["rccl0" if comm == "A" else "rccl1"].append(
+            (COLLECTIVE[call], torch_dtype, size, (max(delays) - min(delays)) / 1e3,
+             sum(max(delays) - d for d in delays) / 1e3))
+    return want
+
+
+def check_collectives(job, form):
+    """The job's directory, analysed on two processes: every rank read in
+    `form`, no note of stream order, the instances expected."""
+    out, _ = analyse(job, processes=2)
+    ranks = table(out, "ranks")
+    assert list(ranks["status"]) == ["ok"] * RCCL_RANKS, list(ranks["error"])
+    assert set(ranks["input_format"]) == {form}, set(ranks["input_format"])
+    assert not any("order on each stream" in n for n in ranks["input_notes"]), \
+        list(ranks["input_notes"])
+    got = table(out, "collectives")
+    want = expected_collectives()
+    assert sorted(set(got["group"])) == sorted(want), sorted(set(got["group"]))
+    for group, instances in want.items():
+        rows = got[got["group"] == group].sort_values("start_us")
+        assert len(rows) == len(instances), (group, len(rows))
+        for (_, row), (collective, dtype, size, skew, wait) in zip(rows.iterrows(), instances):
+            assert row["n_ranks"] == RCCL_RANKS, (group, row["n_ranks"])
+            assert (row["collective"], row["dtype"], row["bytes"]) == (collective, dtype, size), \
+                (group, row["collective"], row["dtype"], row["bytes"])
+            assert abs(row["arrival_skew_us"] - skew) < 1e-6, (group, row["arrival_skew_us"], skew)
+            assert abs(row["total_wait_us"] - wait) < 1e-6, (group, row["total_wait_us"], wait)
+            assert row["mismatched_ranks"] == "", row
+
+
+def test_rccl_metadata_json():
+    """Three ranks' JSON results whose RCCL calls keep their args, each rank
+    on its own stream (as its process numbers them): the collectives are
+    matched by their metadata, per communicator, with the skews and waits
+    of the construction; without the args, the notes say stream order."""
+    d = tmpdir()
+    for r in range(RCCL_RANKS):
+        rccl_json(r, os.path.join(d, f"rank-{r}_results.json"))
+    check_collectives(d, "rocprof-json")
+
+    bare = tmpdir()
+    for r in range(RCCL_RANKS):
+        rccl_json(r, os.path.join(bare, f"rank-{r}_results.json"), with_args=False)
+    out, _ = analyse(bare)
+    notes = list(table(out, "ranks")["input_notes"])
+    assert all("no collective metadata: collectives are matched across ranks by their order "
+               "on each stream" in n for n in notes), notes
+    with h5py.File(out, "r") as f:
+        matched = "collectives" in f and set(table(out, "collectives")["group"])
+    assert not matched or not matched & {"rccl0", "rccl1"}, matched
+
+
+def test_rccl_metadata_rocpd():
+    """The same job as rocpd databases (rocpd_arg rows): the same matches."""
+    d = tmpdir()
+    for r in range(RCCL_RANKS):
+        rccl_rocpd(r, os.path.join(d, f"rank-{r}_results.db"))
+    check_collectives(d, "rocpd")
+
+
+def test_rccl_csv_stream_order():
+    """rocprofv3's CSV keeps no RCCL arguments: its collectives are matched
+    by stream order, and its notes say so."""
+    d = tmpdir()
+    prefix = os.path.join(d, "rank-0_")
+    rows = {"kernel": [], "hip": [], "rccl": []}
+    for slot, call, launch, kernel in rccl_rank_records(0):
+        rows["kernel"].append(["KERNEL_DISPATCH", 1, 1, 100, 1, slot, 1,
+                               "ncclDevKernel_Generic_1", kernel[2], kernel[0], kernel[1]])
+        rows["hip"].append(["HIP_RUNTIME_API_EXT", "hipLaunchKernel", 10, 1, launch[2],
+                            launch[0], launch[1]])
+        rows["rccl"].append(["RCCL_API_EXT", RCCL_CALLS[slot][1], 10, 1, call[2], call[0],
+                             call[1]])
+    for kind, ending, header in (("kernel", "kernel_trace.csv", rc.KERNEL_HEADER[:11]),
+                                 ("hip", "hip_api_trace.csv", rc.API_HEADER),
+                                 ("rccl", "rccl_api_trace.csv", rc.API_HEADER)):
+        with open(prefix + ending, "w", newline="") as f:
+            w = csv.writer(f, quoting=csv.QUOTE_ALL)
+            w.writerow(header)
+            w.writerows(rows[kind])
+    out, _ = analyse(prefix + "kernel_trace.csv")
+    ranks = table(out, "ranks")
+    assert list(ranks["status"]) == ["ok"], list(ranks["error"])
+    assert "no collective metadata: collectives are matched across ranks by their order on " \
+        "each stream" in ranks["input_notes"][0], ranks["input_notes"][0]
+
+
 def test_mixed_directory():
     """rocprofv3 JSON (the real one and a generated one), CSV files, a rocpd
     database and a Kineto trace in one directory of one run: a rank each,
@@ -323,5 +615,7 @@ def test_dispatch_without_symbol():
 
 if __name__ == "__main__":
     main([test_real_json, test_rank, test_generated_forms_agree, test_rocpd_one_rank_per_agent,
+          test_json_one_rank_per_agent, test_rccl_metadata_json, test_rccl_metadata_rocpd,
+          test_rccl_csv_stream_order,
           test_mixed_directory, test_rocpd_without_dispatches, test_csv_missing_column, test_truncated_json, test_not_rocprof_json,
           test_dispatch_without_symbol])

@@ -103,7 +103,9 @@ const hta_input_reader hta_input_readers[] = {
      .is_folder = 1, .sniff = is_directory, .read = read_cupti_csv,
      .fuzz_harness = "cupti_csv"},
     {.format = HTA_INPUT_ROCPROF_JSON, .suffixes = SUFFIXES(".json", ".json.gz"),
-     .sniff = hta_is_rocprof_json, .read = read_rocprof_json, .fuzz_harness = "rocprof_json"},
+     .sniff = hta_is_rocprof_json, .read = read_rocprof_json, .devices = hta_rocprof_json_devices,
+     .device_names = SUFFIXES(HTA_ROCPROF_JSON_NAME, HTA_ROCPROF_JSON_NAME ".gz"),
+     .fuzz_harness = "rocprof_json"},
     {.format = HTA_INPUT_ROCPROF_CSV, .suffixes = SUFFIXES(HTA_ROCPROF_KERNEL_CSV),
      .sniff = hta_is_rocprof_csv, .read = read_rocprof_csv, .fuzz_harness = "rocprof_csv"},
 };
@@ -134,6 +136,17 @@ const hta_input_reader *hta_input_reader_of(const char *path)
             return r;
     }
     return fallback;
+}
+
+int hta_input_may_hold_devices(const char *path)
+{
+    for (size_t i = 0; i < hta_n_input_readers; i++) {
+        const hta_input_reader *r = &hta_input_readers[i];
+        for (size_t k = 0; r->devices && r->device_names && r->device_names[k]; k++)
+            if (has_suffix(path, r->device_names[k]))
+                return 1;
+    }
+    return 0;
 }
 
 static int wanted(const hta_input_reader *r, hta_input_format format)

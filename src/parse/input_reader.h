@@ -48,6 +48,10 @@ typedef struct hta_input_reader {
     /* The GPUs a file holds, ascending, up to cap (*n = 0 when it does not
      * say); -1 when it cannot be opened.  NULL: a file is one trace. */
     int (*devices)(const char *path, long long *devices, size_t cap, size_t *n);
+    /* Names (endings) of files that discovery opens to list their devices
+     * although another reader lists them (NULL: none): listing reads a
+     * file, and the root lists thousands of Kineto ones. */
+    const char *const *device_names;
     const char *fuzz_harness;          /* its line in fuzz/harnesses */
 } hta_input_reader;
 
@@ -71,6 +75,9 @@ const hta_input_reader *hta_input_reader_listing(const char *name, hta_input_for
 /* The folder reader (HTA_INPUT_AUTO: any) for which dir is one trace;
  * NULL when none. */
 const hta_input_reader *hta_input_folder_reader(const char *dir, hta_input_format format);
+
+/* 1 when a reader with devices names path in its device_names. */
+int hta_input_may_hold_devices(const char *path);
 
 /* 1 when path starts with SQLite's file header. */
 int hta_starts_like_sqlite(const char *path);

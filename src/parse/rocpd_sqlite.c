@@ -10,6 +10,7 @@
 #include "parse/launcher_env.h"
 #include "parse/rocprof_records.h"
 #include "parse/sqlite_open.h"
+#include "util/grow.h"
 #include "util/strtab.h"
 
 #define DISPATCH_TABLE "rocpd_kernel_dispatch"
@@ -17,6 +18,12 @@
 #define SUFFIX_MAX 96
 /* A device of the n-th table set: its agent's row id, apart per set. */
 #define SET_STRIDE 1000000LL
+
+/* An RCCL call's arguments (rocpd_arg rows), by its event. */
+typedef struct rccl_args {
+    int64_t event;
+    rp_record args;
+} rccl_args;
 
 typedef struct rocpd_reader {
     const char *path;
@@ -29,6 +36,8 @@ typedef struct rocpd_reader {
     rp_records records;
     int64_t rank, world_size;
     char host[64];
+    rccl_args *args;           /* owned: the set's RCCL calls' arguments, by event */
+    size_t n_args, cap_args;
 } rocpd_reader;
 
 static int fail(rocpd_reader *r, const char *table, const char *what)
@@ -133,7 +142,8 @@ static rp_record record_of(sqlite3_stmt *s, size_t set)
     return (rp_record){.start = integer(s, 0, -1), .end = integer(s, 1, -1),
                        .correlation = correlation > 0 ? correlation : HTA_NO_CORRELATION,
                        .process = process >= 0 ? (int64_t)set * SET_STRIDE + process : -1,
-                       .agent = -1, .stream = 0, .bytes = -1};
+                       .agent = -1, .stream = 0, .bytes = -1, .in_count = -1,
+                       .out_count = -1};
 }
 
 typedef int (*row_fn)(rocpd_reader *r, sqlite3_stmt *s, size_t set);
@@ -183,6 +193,23 @@ static int copy_row(rocpd_reader *r, sqlite3_stmt *s, size_t set)
     return agent_row(r, s, set, RP_COPIES, 7);
 }
 
+static int compare_events(const void *a, const void *b)
+{
+    int64_t x = ((const rccl_args *)a)->event, y = ((const rccl_args *)b)->event;
+    return (x > y) - (x < y);
+}
+
+/* The arguments read for an RCCL call's event (ascending, distinct), or
+ * NULL. */
+static const rp_record *args_of(const rocpd_reader *r, int64_t event)
+{
+    rccl_args key = {.event = event};
+    const rccl_args *found = r->n_args ? bsearch(&key, r->args, r->n_args, sizeof key,
+                                                 compare_events)
+                                       : NULL;
+    return found ? &found->args : NULL;
+}
+
 /* A region is a call or a marker by its event's category; other domains
  * (HSA, ...) are not carried. */
 static int region_row(rocpd_reader *r, sqlite3_stmt *s, size_t set)
@@ -193,12 +220,24 @@ static int region_row(rocpd_reader *r, sqlite3_stmt *s, size_t set)
         return 0;
     rp_record rec = record_of(s, set);
     rec.name = text(r, s, 4);
+    const rp_record *args = kind == RP_RCCL ? args_of(r, integer(s, 6, -1)) : NULL;
+    if (args) {
+        rec.comm = args->comm;
+        rec.dtype = args->dtype;
+        rec.in_count = args->in_count;
+        rec.out_count = args->out_count;
+    }
     if (!rec.name || hta_rp_push(&r->records, (rp_kind)kind, &rec))
         return fail(r, NULL, "out of memory");
     return 0;
 }
 
 /* ---- reading -------------------------------------------------------- */
+
+/* A record's correlation: rocprofv3 writes the internal correlation id
+ * (the one a dispatch shares with its launching call) as its event's
+ * stack_id, the external one as correlation_id. */
+#define CORRELATION "COALESCE(NULLIF(E.stack_id, 0), E.correlation_id)"
 
 #define EXTDATA_NAME                                                                             \
     "CASE WHEN json_valid(S.extdata) THEN json_extract(S.extdata, '$.formatted_kernel_name') END"
@@ -210,7 +249,7 @@ static int read_kernels(rocpd_reader *r, size_t set)
     table_name(r, set, "rocpd_event", e);
     table_name(r, set, "rocpd_info_kernel_symbol", sym);
     snprintf(sql, sizeof sql,
-             "SELECT K.\"start\", K.\"end\", E.correlation_id, K.pid, K.agent_id, K.stream_id, "
+             "SELECT K.\"start\", K.\"end\", " CORRELATION ", K.pid, K.agent_id, K.stream_id, "
              "K.queue_id, COALESCE(NULLIF(" EXTDATA_NAME ", ''), NULLIF(S.display_name, ''), "
              "S.kernel_name) FROM \"%s\" K LEFT JOIN \"%s\" E ON E.id = K.event_id "
              "LEFT JOIN \"%s\" S ON S.id = K.kernel_id ORDER BY K.id", k, e, sym);
@@ -239,19 +278,48 @@ static int read_copies(rocpd_reader *r, size_t set)
 {
     return read_optional(
         r, set, "rocpd_memory_copy",
-        "SELECT M.\"start\", M.\"end\", E.correlation_id, M.pid, CASE WHEN D.type = 'GPU' "
+        "SELECT M.\"start\", M.\"end\", " CORRELATION ", M.pid, CASE WHEN D.type = 'GPU' "
         "THEN M.dst_agent_id ELSE M.src_agent_id END, M.stream_id, M.queue_id, N.string, "
         "M.size FROM \"%1$s\" M LEFT JOIN \"%2$s\" E ON E.id = M.event_id LEFT JOIN \"%3$s\" N "
         "ON N.id = M.name_id LEFT JOIN \"%4$s\" D ON D.id = M.dst_agent_id ORDER BY M.id",
         copy_row);
 }
 
+static int arg_row(rocpd_reader *r, sqlite3_stmt *s, size_t set)
+{
+    (void)set;
+    int64_t event = integer(s, 0, -1);
+    const char *name = (const char *)sqlite3_column_text(s, 1);
+    const char *value = (const char *)sqlite3_column_text(s, 2);
+    if (!r->n_args || r->args[r->n_args - 1].event != event) {
+        if (hta_grow_array((void **)&r->args, &r->cap_args, r->n_args + 1, sizeof *r->args))
+            return fail(r, NULL, "out of memory");
+        r->args[r->n_args++] = (rccl_args){event, {.in_count = -1, .out_count = -1}};
+    }
+    if (name && value && hta_rp_take_arg(&r->args[r->n_args - 1].args, name, value, &r->names))
+        return fail(r, NULL, "out of memory");
+    return 0;
+}
+
+/* The arguments of the set's RCCL calls that describe their collectives. */
+static int read_rccl_args(rocpd_reader *r, size_t set)
+{
+    r->n_args = 0;
+    return read_optional(
+        r, set, "rocpd_arg",
+        "SELECT A.event_id, A.name, A.value FROM \"%1$s\" A JOIN \"%2$s\" E ON E.id = "
+        "A.event_id JOIN \"%3$s\" C ON C.id = E.category_id WHERE C.string LIKE 'RCCL\\_API%%' "
+        "ESCAPE '\\' AND A.name IN ('comm', 'datatype', 'count', 'sendcount', 'recvcount') "
+        "ORDER BY A.event_id",
+        arg_row);
+}
+
 static int read_regions(rocpd_reader *r, size_t set)
 {
     return read_optional(
         r, set, "rocpd_region",
-        "SELECT R.\"start\", R.\"end\", E.correlation_id, R.pid, N.string, C.string "
-        "FROM \"%1$s\" R LEFT JOIN \"%2$s\" E ON E.id = R.event_id LEFT JOIN \"%3$s\" N "
+        "SELECT R.\"start\", R.\"end\", " CORRELATION ", R.pid, N.string, C.string, "
+        "R.event_id FROM \"%1$s\" R LEFT JOIN \"%2$s\" E ON E.id = R.event_id LEFT JOIN \"%3$s\" N "
         "ON N.id = R.name_id LEFT JOIN \"%3$s\" C ON C.id = E.category_id ORDER BY R.id",
         region_row);
 }
@@ -291,23 +359,6 @@ static void read_process(rocpd_reader *r, int64_t process)
     sqlite3_finalize(s);
 }
 
-/* 1 when process drove more than one agent: its recorded rank is no
- * rank of one of them. */
-static int several_agents(const rp_records *all, int64_t process)
-{
-    int64_t first = -1;
-    for (int k = RP_KERNELS; k <= RP_COPIES; k++)
-        for (size_t i = 0; i < all->n[k]; i++) {
-            const rp_record *rec = &all->items[k][i];
-            if (rec->process != process || rec->agent < 0)
-                continue;
-            if (first >= 0 && rec->agent != first)
-                return 1;
-            first = rec->agent;
-        }
-    return 0;
-}
-
 /* The one process the trace's records come from, or -1 (none, several). */
 static int64_t only_process(const rp_records *all, const hta_builder_options *how)
 {
@@ -331,7 +382,7 @@ static int read_sets(rocpd_reader *r)
                                            "rocpd_info_agent", NULL};
     for (size_t set = 0; set < r->n_sets; set++)
         if (require_tables(r, set, required) || read_kernels(r, set) || read_copies(r, set) ||
-            read_regions(r, set))
+            read_rccl_args(r, set) || read_regions(r, set))
             return -1;
     return 0;
 }
@@ -367,7 +418,7 @@ int hta_read_rocpd(const char *path, const hta_builder_options *how, hta_trace *
     int64_t process = rc ? -1 : only_process(&r.records, how);
     if (process >= 0)
         read_process(&r, process);
-    if (how->one_device && process >= 0 && several_agents(&r.records, process))
+    if (how->one_device && process >= 0 && hta_rp_several_agents(&r.records, process))
         r.rank = r.world_size = -1;
     rc = rc ? rc : hta_rocprof_emit(&r.records, path, how, &b, notes, err);
     if (rc == 0) {
@@ -378,6 +429,7 @@ int hta_read_rocpd(const char *path, const hta_builder_options *how, hta_trace *
     hta_trace_builder_free(&b);
     hta_rp_free(&r.records);
     hta_strtab_free(&r.names);
+    free(r.args);
     sqlite3_close(r.db);
     if (rc)
         hta_trace_free(out);

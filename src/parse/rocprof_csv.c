@@ -101,7 +101,7 @@ static const char *keep_name(csv_reader *r, const char *name)
  * left out. */
 static int read_row(csv_reader *r, hta_csv_file *c, file_kind kind, const long *col)
 {
-    rp_record rec = {.agent = -1, .process = -1, .bytes = -1};
+    rp_record rec = {.agent = -1, .process = -1, .bytes = -1, .in_count = -1, .out_count = -1};
     int64_t correlation;
     if (required_integer(c, col[COL_START], "Start_Timestamp", &rec.start) ||
         required_integer(c, col[COL_END], "End_Timestamp", &rec.end) ||

@@ -20,6 +20,7 @@
 typedef struct raw_record {
     int64_t start, end, correlation, kind, operation, kernel_id, agent, queue, stream, bytes;
     rp_kind as;
+    rp_record args;            /* an RCCL call's arguments (comm, dtype, counts) */
 } raw_record;
 
 typedef struct symbol {
@@ -46,6 +47,12 @@ typedef struct json_reader {
     cJSON *strings;            /* owned: the first process's strings member */
     int64_t rank, world_size;
     char host[64];
+    /* Listing the GPUs with work: only the agents and the dispatches'
+     * agent handles (distinct, in handles) are read, and the walk stops
+     * (listed) after the dispatches. */
+    int listing, listed;
+    int64_t handles[MAX_AGENTS];
+    size_t n_handles;
 } json_reader;
 
 /* ---- the sniff ------------------------------------------------------- */
@@ -206,8 +213,40 @@ static int read_integer(lexer *lx, int64_t *out)
     return 0;
 }
 
+/* An RCCL call's args: [{"name": ..., "value": ...}, ...], the values
+ * as RCCL prints them. */
+static int read_args(lexer *lx, json_reader *r, raw_record *rec)
+{
+    int more = lx_open(lx, '[', ']', "expected an array of args");
+    while (more > 0) {
+        hta_buf name = {0}, value = {0};
+        int rc = 0, in = lx_open(lx, '{', '}', "expected an arg object");
+        while (rc == 0 && in > 0) {
+            rc = lx_read_key(lx);
+            hta_buf *text = rc            ? NULL
+                            : key_is(lx, "name")  ? &name
+                            : key_is(lx, "value") ? &value
+                                                  : NULL;
+            if (rc == 0)
+                rc = text && lx_peek_token(lx) == '"' ? lx_read_string(lx, text)
+                                                      : lx_skip_value(lx);
+            in = rc ? -1 : lx_next_member(lx, '}');
+        }
+        if (in == 0 && name.len && value.len && hta_buf_putc(&name, '\0') == 0 &&
+            hta_buf_putc(&value, '\0') == 0 &&
+            hta_rp_take_arg(&rec->args, name.data, value.data, &r->symbol_names))
+            in = hta_fail(r->err, "%s: out of memory", r->path);
+        hta_buf_free(&name);
+        hta_buf_free(&value);
+        if (in < 0)
+            return -1;
+        more = lx_next_member(lx, ']');
+    }
+    return more;
+}
+
 /* The members of a record's object at `where`, recursively. */
-static int read_record_object(lexer *lx, place where, raw_record *rec)
+static int read_record_object(lexer *lx, json_reader *r, place where, raw_record *rec)
 {
     int more = lx_open(lx, '{', '}', "expected a record object");
     while (more > 0) {
@@ -217,9 +256,11 @@ static int read_record_object(lexer *lx, place where, raw_record *rec)
          * value's first byte, which may refill the buffer. */
         place inner = child_place(lx, where);
         int64_t *field = field_of(lx, where, rec);
+        int args = where == IN_RECORD && rec->as == RP_RCCL && key_is(lx, "args");
         int c = lx_peek_token(lx);
-        int rc = c == '{' && inner != IN_OTHER ? read_record_object(lx, inner, rec)
+        int rc = c == '{' && inner != IN_OTHER ? read_record_object(lx, r, inner, rec)
                  : c != '{' && c != '"' && field ? read_integer(lx, field)
+                 : c == '[' && args              ? read_args(lx, r, rec)
                                                  : lx_skip_value(lx);
         if (rc)
             return -1;
@@ -228,19 +269,39 @@ static int read_record_object(lexer *lx, place where, raw_record *rec)
     return more;
 }
 
+static int push_record(json_reader *r, const raw_record *rec)
+{
+    if (hta_grow_array((void **)&r->records, &r->cap_records, r->n_records + 1,
+                       sizeof *r->records))
+        return hta_fail(r->err, "%s: out of memory", r->path);
+    r->records[r->n_records++] = *rec;
+    return 0;
+}
+
+/* Notes a dispatch's agent handle among the distinct ones. */
+static void note_handle(json_reader *r, int64_t handle)
+{
+    for (size_t i = 0; i < r->n_handles; i++)
+        if (r->handles[i] == handle)
+            return;
+    if (r->n_handles < MAX_AGENTS)
+        r->handles[r->n_handles++] = handle;
+}
+
 static int read_records(lexer *lx, json_reader *r, rp_kind as)
 {
     int more = lx_open(lx, '[', ']', "expected an array of records");
     while (more > 0) {
         raw_record rec = {.correlation = HTA_NO_CORRELATION, .kind = -1, .operation = -1,
                           .kernel_id = -1, .agent = -1, .queue = -1, .stream = -1,
-                          .bytes = -1, .start = -1, .end = -1, .as = as};
-        if (read_record_object(lx, IN_RECORD, &rec))
+                          .bytes = -1, .start = -1, .end = -1, .as = as,
+                          .args = {.in_count = -1, .out_count = -1}};
+        if (read_record_object(lx, r, IN_RECORD, &rec))
             return -1;
-        if (hta_grow_array((void **)&r->records, &r->cap_records, r->n_records + 1,
-                           sizeof *r->records))
-            return hta_fail(r->err, "%s: out of memory", r->path);
-        r->records[r->n_records++] = rec;
+        if (r->listing && rec.agent >= 0)
+            note_handle(r, rec.agent);
+        else if (!r->listing && push_record(r, &rec))
+            return -1;
         more = lx_next_member(lx, ']');
     }
     return more;
@@ -264,9 +325,12 @@ static int read_buffer_records(lexer *lx, json_reader *r)
         if (lx_read_key(lx))
             return -1;
         int kind = record_kind(lx);
+        if (r->listing && kind != RP_KERNELS)
+            kind = -1;
         if (kind >= 0 ? read_records(lx, r, (rp_kind)kind) : lx_skip_value(lx))
             return -1;
-        more = lx_next_member(lx, '}');
+        r->listed = r->listing && kind == RP_KERNELS;
+        more = r->listed ? 0 : lx_next_member(lx, '}');
     }
     return more;
 }
@@ -346,7 +410,9 @@ static int read_process(lexer *lx, json_reader *r)
     while (more > 0) {
         if (lx_read_key(lx))
             return -1;
-        int rc = key_is(lx, "metadata")         ? read_whole(lx, r, apply_metadata)
+        int rc = r->listing && !key_is(lx, "agents") && !key_is(lx, "buffer_records")
+                     ? lx_skip_value(lx)
+                 : key_is(lx, "metadata")       ? read_whole(lx, r, apply_metadata)
                  : key_is(lx, "agents")         ? read_whole(lx, r, apply_agents)
                  : key_is(lx, "strings")        ? read_whole(lx, r, NULL)
                  : key_is(lx, "kernel_symbols") ? read_symbols(lx, r)
@@ -354,7 +420,7 @@ static int read_process(lexer *lx, json_reader *r)
                                                 : lx_skip_value(lx);
         if (rc)
             return -1;
-        more = lx_next_member(lx, '}');
+        more = r->listed ? 0 : lx_next_member(lx, '}');
     }
     return more;
 }
@@ -365,7 +431,7 @@ static int read_processes(lexer *lx, json_reader *r)
     while (more > 0) {
         if (read_process(lx, r))
             return -1;
-        more = lx_next_member(lx, ']');
+        more = r->listed ? 0 : lx_next_member(lx, ']');
     }
     return more;
 }
@@ -381,10 +447,12 @@ static int walk_document(lexer *lx, void *ctx)
         r->saw_tool |= tool;
         if (tool ? read_processes(lx, r) : lx_skip_value(lx))
             return -1;
-        more = lx_next_member(lx, '}');
+        more = r->listed ? 0 : lx_next_member(lx, '}');
     }
     if (more < 0)
         return -1;
+    if (r->listed)
+        return 0;
     if (lx_peek_token(lx) != LX_EOF)
         return lx_error_eof(lx, "data after the document");
     return 0;
@@ -395,6 +463,12 @@ static int walk_document(lexer *lx, void *ctx)
 static int compare_symbols(const void *a, const void *b)
 {
     int64_t x = ((const symbol *)a)->id, y = ((const symbol *)b)->id;
+    return (x > y) - (x < y);
+}
+
+static int compare_devices(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
     return (x > y) - (x < y);
 }
 
@@ -449,6 +523,14 @@ static const gpu_agent *agent_of(const json_reader *r, int64_t handle)
     return NULL;
 }
 
+/* A GPU's number: its index among the GPUs (as its device entry names
+ * it), else its handle. */
+static int64_t gpu_index(const json_reader *r, int64_t handle)
+{
+    const gpu_agent *agent = agent_of(r, handle);
+    return agent && agent->index >= 0 ? agent->index : handle;
+}
+
 /* The record's name (stable until the reader is freed), or NULL with err
  * set. */
 static const char *name_of(json_reader *r, const raw_record *rec)
@@ -499,23 +581,27 @@ static int to_records(json_reader *r, rp_records *all)
         const char *name = name_of(r, rec);
         if (!name)
             return -1;
-        const gpu_agent *agent = agent_of(r, rec->agent);
         rp_record out = {.start = rec->start, .end = rec->end, .correlation = rec->correlation,
-                         .agent = agent && agent->index >= 0 ? agent->index : rec->agent,
+                         .agent = gpu_index(r, rec->agent),
                          .process = -1, .stream = rec->stream >= 0 ? rec->stream : rec->queue,
-                         .name = name, .bytes = rec->bytes};
+                         .name = name, .bytes = rec->bytes, .comm = rec->args.comm,
+                         .dtype = rec->args.dtype, .in_count = rec->args.in_count,
+                         .out_count = rec->args.out_count};
         if (hta_rp_push(all, rec->as, &out))
             return hta_fail(r->err, "%s: out of memory", r->path);
     }
     return 0;
 }
 
-/* The product name of the first GPU with work, for the peak tables. */
-static void note_device(const json_reader *r, hta_trace *t)
+/* The product name of the first GPU with work (of how->device, when
+ * one), for the peak tables. */
+static void note_device(const json_reader *r, const hta_builder_options *how, hta_trace *t)
 {
     for (size_t i = 0; i < r->n_records; i++) {
-        const gpu_agent *agent = r->records[i].as == RP_KERNELS
-                                     ? agent_of(r, r->records[i].agent) : NULL;
+        const raw_record *rec = &r->records[i];
+        const gpu_agent *agent = rec->as == RP_KERNELS ? agent_of(r, rec->agent) : NULL;
+        if (how->one_device && gpu_index(r, rec->agent) != how->device)
+            continue;
         if (agent && agent->product[0]) {
             snprintf(t->device_name, sizeof t->device_name, "%s", agent->product);
             return;
@@ -530,14 +616,14 @@ static int build_trace(json_reader *r, const hta_builder_options *how, hta_trace
     if (hta_trace_builder_init(&b, out, how->step_regex))
         return hta_fail(r->err, "%s: --step-regex does not compile", r->path);
     rp_records all = {0};
-    hta_builder_options whole = *how;
-    whole.one_device = 0;      /* a results file is one process: one rank */
-    int rc = to_records(r, &all) ? -1 : hta_rocprof_emit(&all, r->path, &whole, &b, notes, r->err);
+    int rc = to_records(r, &all) ? -1 : hta_rocprof_emit(&all, r->path, how, &b, notes, r->err);
     if (rc == 0) {
-        out->rank = r->rank;
-        out->world_size = r->world_size;
+        /* The process's recorded rank is no rank of one of its GPUs. */
+        int shared = how->one_device && hta_rp_several_agents(&all, -1);
+        out->rank = shared ? -1 : r->rank;
+        out->world_size = shared ? -1 : r->world_size;
         snprintf(out->host, sizeof out->host, "%s", r->host);
-        note_device(r, out);
+        note_device(r, how, out);
     }
     hta_rp_free(&all);
     hta_trace_builder_free(&b);
@@ -563,4 +649,18 @@ int hta_read_rocprof_json(const char *path, hta_inflater inflater, const hta_bui
     if (rc)
         hta_trace_free(out);
     return rc;
+}
+
+int hta_rocprof_json_devices(const char *path, long long *devices, size_t cap, size_t *n)
+{
+    json_reader r = {.path = path, .listing = 1};
+    hta_error ignored;
+    *n = 0;
+    r.err = &ignored;
+    int rc = hta_json_walk_file(path, HTA_INFLATER_AUTO, 0, walk_document, &r, &ignored);
+    for (size_t i = 0; rc == 0 && i < r.n_handles && *n < cap; i++)
+        devices[(*n)++] = gpu_index(&r, r.handles[i]);
+    if (*n > 1)
+        qsort(devices, *n, sizeof *devices, compare_devices);
+    return rc ? -1 : 0;
 }

@@ -16,10 +16,17 @@
  * The rank is the launcher's variable in the recorded command line
  * (RANK=3 ...), else the one rocprofv3's output path placeholders give
  * (%rank%, %env{OMPI_COMM_WORLD_RANK}%, ...), else (the run's rule) the
- * file name.  The file holds one process; its GPU agents with work form
- * one rank, noted when there are several. */
+ * file name.  The file holds one process; each of its GPU agents with
+ * work is a rank, as in a multi-device Nsight export: discovery lists a
+ * file of several as "FILE@device=N", N the GPU's index among the node's
+ * GPUs (parse/device_entry.h), and the process's recorded rank then goes
+ * to none of them.  Listing the GPUs reads the file once more at the
+ * root, so discovery opens only the names rocprofv3 writes
+ * (HTA_ROCPROF_JSON_NAME); a renamed file is read as one rank. */
 #ifndef HTA_ROCPROF_JSON_H
 #define HTA_ROCPROF_JSON_H
+
+#include <stddef.h>
 
 #include "util/error.h"
 #include "model/trace.h"
@@ -33,5 +40,12 @@ int hta_is_rocprof_json(const char *path);
  * freed and err names the file (and the byte, for a parse error). */
 int hta_read_rocprof_json(const char *path, hta_inflater inflater, const hta_builder_options *how,
                           hta_trace *out, hta_error *notes, hta_error *err);
+
+/* The name ending rocprofv3 gives its JSON results. */
+#define HTA_ROCPROF_JSON_NAME "_results.json"
+
+/* The GPU agents with kernel dispatches, by index, ascending, up to cap;
+ * -1 when the file cannot be read. */
+int hta_rocprof_json_devices(const char *path, long long *devices, size_t cap, size_t *n);
 
 #endif

@@ -12,9 +12,21 @@
  *   marker (roctx) range     -> "user_annotation", its message
  *   RCCL API call            -> "cpu_op", the call's name
  * A dispatch or copy is joined to its call by the internal correlation id.
- * RCCL kernels (ncclDevKernel_*) are COMMUNICATION by HTA's name rules;
- * rocprofv3 records no collective metadata, so collectives are matched
- * across ranks by their order on each stream. */
+ * RCCL kernels (ncclDevKernel_*) are COMMUNICATION by HTA's name rules.
+ * An RCCL call whose record keeps its arguments (rocprofv3's RCCL_API_EXT
+ * records: JSON `args`, rocpd's rocpd_arg rows; its CSV has none) carries
+ * the collective's metadata as Kineto's record_param_comms op does
+ * (model/comm_meta.h): the collective from the call's name
+ * (ncclAllReduce -> "allreduce", ...), the dtype (ncclFloat32 or 7 ->
+ * "Float", ...), the element count (count; an all-gather's sendcount is
+ * its input, a reduce-scatter's recvcount its output) and the
+ * communicator.  A communicator's handle is an address in its process,
+ * the same on no two ranks, so the group is named by the order of the
+ * communicators' first calls on the rank ("rccl0", "rccl1", ...): ranks
+ * that build their communicators in the same order (every process group
+ * of PyTorch, JAX) name each alike.  A kernel gets the metadata of the
+ * RCCL call its launch ran in (analysis/comm_ops.h); without any,
+ * collectives are matched across ranks by their order on each stream. */
 #ifndef HTA_ROCPROF_RECORDS_H
 #define HTA_ROCPROF_RECORDS_H
 
@@ -23,6 +35,7 @@
 
 #include "util/error.h"
 #include "parse/trace_builder.h"
+#include "util/strtab.h"
 
 /* One record of any kind; names are texts in the reader's own store. */
 typedef struct rp_record {
@@ -33,6 +46,10 @@ typedef struct rp_record {
     int64_t stream;            /* dispatches and copies */
     const char *name;          /* borrowed from the reader */
     int64_t bytes;             /* copies, -1 when unknown */
+    /* RCCL calls: their arguments as written (borrowed from the reader),
+     * NULL when absent; counts -1 when absent. */
+    const char *comm, *dtype;
+    int64_t in_count, out_count;
 } rp_record;
 
 typedef enum { RP_KERNELS, RP_COPIES, RP_CALLS, RP_MARKERS, RP_RCCL, RP_N_KINDS } rp_kind;
@@ -45,6 +62,11 @@ typedef struct rp_records {
 /* Appends r to its kind's array; -1 when out of memory. */
 int hta_rp_push(rp_records *all, rp_kind kind, const rp_record *r);
 void hta_rp_free(rp_records *all);
+
+/* Takes an RCCL call's argument `name` = value into r (the arguments
+ * that describe its collective; others are ignored), value kept in
+ * store.  -1 when out of memory. */
+int hta_rp_take_arg(rp_record *r, const char *name, const char *value, hta_strtab *store);
 
 /* Kineto's name of a copy from rocprofv3's direction
  * ("MEMORY_COPY_HOST_TO_DEVICE" -> "Memcpy HtoD (Host -> Device)");
@@ -62,6 +84,11 @@ int hta_rocprof_api_kind(const char *domain);
  * the path it became.  -1 when the template holds no rank or does not
  * match. */
 int64_t hta_rocprof_rank_from_path(const char *template_path, const char *expanded);
+
+/* 1 when the dispatches and copies of `process` (-1: of records without
+ * one) ran on more than one agent: the process's recorded rank is then no
+ * rank of one of them. */
+int hta_rp_several_agents(const rp_records *all, int64_t process);
 
 /* Builds the trace from the records (each kind in its array's order);
  * with how->one_device only the dispatches and copies of agent `device`

@@ -178,13 +178,14 @@ static int add_file_devices(hta_file_list *list, const hta_input_reader *reader,
 }
 
 /* The reader of a listed path when it can hold several devices, else
- * NULL.  The names of readers that cannot are not opened: the root lists
+ * NULL.  The names of readers that cannot are not opened, but for the
+ * names a device reader claims (parse/input_reader.h): the root lists
  * thousands of Kineto files. */
 static const hta_input_reader *device_reader(const char *path, hta_input_format format)
 {
     const hta_input_reader *r = format != HTA_INPUT_AUTO ? hta_input_reader_get(format)
                                                          : hta_input_reader_listing(path, format);
-    if (!r || (format == HTA_INPUT_AUTO && r->devices))
+    if (!r || (format == HTA_INPUT_AUTO && (r->devices || hta_input_may_hold_devices(path))))
         r = hta_input_reader_of(path);
     return r->devices ? r : NULL;
 }

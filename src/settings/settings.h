@@ -54,8 +54,9 @@
          "content; a directory holding kernel.csv is one\n"                                      \
          "trace), or one of:" HTA_INPUT_FORMAT_LIST, "input_format", 18)                         \
     READ(merge_devices, flag, "merge-devices", 0, 0, 0, NULL, NULL,                              \
-         "an Nsight export holding several GPUs is one\n"                                        \
-         "rank (default: one rank per GPU)", "merge_devices", 0)                                 \
+         "a file holding several GPUs (Nsight, rocpd,\n"                                         \
+         "rocprofv3 JSON) is one rank (default: one rank\n"                                      \
+         "per GPU)", "merge_devices", 0)                                                         \
     RUN(ranks, ranks, "ranks", 0, {0}, 0, NULL, "LIST",                                          \
         "analyse only these ranks, e.g. 0-7,12 (default all)", NULL, 0)                          \
     ANALYSIS(include_last_step, flag, "include-last-step", 0, 0, 0, NULL, NULL,                  \
