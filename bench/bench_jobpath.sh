@@ -4,8 +4,8 @@
 # --layers 16 --profiler-steps: 19 collectives per rank and step, STEPS
 # steps, rank 5's compute 1.3x before its TP collectives, seeded jitter on
 # every kernel) on PROCESSES MPI processes, analysed by the default run
-# and by --critical-path (the per-rank paths, and the job's path and
-# what-if where the build has them), alternating RUNS times.  Reports for
+# and by --critical-path (the per-rank paths, and the job's path where
+# the build has it), alternating RUNS times.  Reports for
 # each run the whole wall time, what hta-mpi -v prints for the phase after
 # the last trace (gather; cross-rank; HDF5 write), the largest CPU time of
 # one process (which the load of a shared machine moves less than the wall

@@ -6,7 +6,8 @@
 # CPU launching ahead (hta-tracegen --cpu-ahead), on PROCESSES MPI
 # processes.  Each job is analysed with --critical-path (the baseline: the
 # per-rank paths and the job's path the replay builds on) and with
-# --replay and three scenarios, alternating RUNS times.  Reports the whole
+# --replay and three scenarios, and with --replay alone (the default
+# scenarios), alternating RUNS times.  Reports the whole
 # wall time, the cross-rank phase (hta-mpi -v), the largest CPU time of
 # one process, the peak resident size of the root and of the busiest
 # process, and the replay's rounds.
@@ -46,8 +47,8 @@ rounds() {
   /usr/bin/python3 - "$WORK/results.h5" <<'EOS'
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")
-r = f["replay"][()]
-print(f"  /replay: {len(r)} rows")
+r = f["what_if"][()]
+print(f"  /what_if: {len(r)} rows")
 EOS
 }
 
@@ -56,7 +57,8 @@ for _ in $(seq "$RUNS"); do
     traces=${!job}
     row "$(basename "$traces")" --critical-path "$traces" --critical-path
     row "$(basename "$traces")" "--replay, 3 scenarios" "$traces" --replay \
-      --what-if 'median:all;compute:0-7:1.3;network:2'
+      --what-if median:all --what-if compute:0-7:1.3 --what-if network:2
+    row "$(basename "$traces")" "--replay, default scenarios" "$traces" --replay
   done
 done
 rounds

@@ -20,7 +20,7 @@
 #include "crossrank/compare/collective_wait.h"
 #include "crossrank/crossrank.h"
 #include "crossrank/exchange/hosts.h"
-#include "crossrank/job_path/kernel_excess.h"
+#include "crossrank/job_path/kernel_medians.h"
 #include "analysis/critical_path.h"
 #include "parse/rank_name.h"
 #include "crossrank/compare/nodes.h"
@@ -303,9 +303,9 @@ static void test_hypergeometric_tail(void)
 
 /* A kernel's median is taken per place, not per name: "gemm" runs twice
  * a step, 100 us then 500 us on ranks 0 and 1; rank 2's first is 300 us,
- * its second 500.  Per place, rank 2 is 200 us above the medians (100 and
- * 500) of its 800, and rank 0 at them; one median per name (400, over the
- * six launches) would put rank 0's second launch 100 us above it. */
+ * its second 500.  Per place the medians are 100 and 500 us on every
+ * rank; one median per name (400, over the six launches) would put rank
+ * 0's second launch 100 us above it. */
 static void test_kernel_medians_per_place(void)
 {
     hta_tableset set = {0};
@@ -333,15 +333,19 @@ static void test_kernel_medians_per_place(void)
         CHECK(hta_row_done(&row) == 0, "durations row");
     }
     hta_processes alone = {.me = HTA_ROOT, .n = 1, .mpi = 0};
-    hta_kernel_excess *ex = NULL;
+    hta_kernel_median *m = NULL;
     size_t n = 0;
-    CHECK(t && d && hta_kernel_excess_exchange(&alone, t, d, names, &ex, &n) == 0, "exchange");
-    double two = hta_kernel_excess_share(ex, n, 2, 7, 4), zero = hta_kernel_excess_share(ex, n, 0, 7, 4);
-    CHECK(fabs(two - 200.0 / 800.0) < 1e-12, "rank 2's share above the medians: %g", two);
-    CHECK(zero == 0, "rank 0 at the medians: %g", zero);
-    CHECK(hta_kernel_excess_share(ex, n, 2, 7, -2) == two, "the step's share for other names");
-    CHECK(hta_kernel_excess_share(ex, n, 2, 8, 4) == 0, "no such step");
-    free(ex);
+    CHECK(t && d && hta_kernel_medians_exchange(&alone, t, d, names, &m, &n) == 0, "exchange");
+    CHECK(n == 6, "one median per launch: %zu", n);
+    for (size_t i = 0; i < n; i++) {
+        const hta_kernel_median *x = &m[i];
+        CHECK(x->rank == (int64_t)(i / 2) && x->step == 7 && x->name_id == 4 &&
+                  x->place == (int64_t)(i % 2),
+              "launch %zu in (rank, step, name, place) order", i);
+        CHECK(x->median == (x->place ? 500000.0 : 100000.0), "rank %lld place %lld: median %g",
+              (long long)x->rank, (long long)x->place, x->median);
+    }
+    free(m);
     hta_tableset_free(&set);
 }
 

@@ -245,11 +245,11 @@ def test_stdout_summary():
 
 def test_file_attributes_name_both_runs():
     a = results.attributes(DIFF)
-    assert a["file_kind"] == "diff" and a["schema_version"] == 4 and a["min_change"] == 0.05
+    assert a["file_kind"] == "diff" and a["schema_version"] == 5 and a["min_change"] == 0.05
     for side, path in (("base", BASE), ("new", NEW)):
         assert a[f"{side}_path"] == path, a
         assert a[f"{side}_command_line"] == results.attributes(path)["command_line"], a
-        assert a[f"{side}_schema_version"] == 4
+        assert a[f"{side}_schema_version"] == 5
     assert a["command_line"].startswith("hta-mpi diff -o "), a["command_line"]
 
 
@@ -393,7 +393,7 @@ def test_bad_inputs():
     future = copy_of(BASE)
     with h5py.File(future, "r+") as f:
         f.attrs["schema_version"] = 99
-    refused(future, "results schema version 99, this hta-mpi reads versions 3 and 4")
+    refused(future, "results schema version 99, this hta-mpi reads versions 4 and 5")
     other = os.path.join(tmpdir(), "other.h5")
     with h5py.File(other, "w") as f:
         f["data"] = np.arange(3)
@@ -410,20 +410,20 @@ def test_bad_inputs():
             f.create_dataset("kernels", data=np.array(
                 [tuple(row[n] for n in names) for row in k], dtype=dtype))
         refused(broken, f"/kernels has no float column {column} "
-                        "(not a results file of schema 4)")
+                        "(not a results file of schema 5)")
     refused(os.path.join(tmpdir(), "missing.h5"), "cannot open: No such file or directory")
 
 
 def test_previous_schema_version_is_read():
     old = copy_of(BASE, "old.h5")
     with h5py.File(old, "r+") as f:
-        f.attrs["schema_version"] = 3
+        f.attrs["schema_version"] = 4
     out, p = diff(old, NEW)
-    warning = [l for l in p.stderr.splitlines() if "schema version 3 and NEW 4" in l]
+    warning = [l for l in p.stderr.splitlines() if "schema version 4 and NEW 5" in l]
     assert len(warning) == 1 and len(p.stderr.splitlines()) == 1, p.stderr
     assert np.array_equal(table(out, "/diff/kernels")["class"],
                           table(DIFF, "/diff/kernels")["class"])
-    assert results.attributes(out)["base_schema_version"] == 3
+    assert results.attributes(out)["base_schema_version"] == 4
 
 
 def test_different_options_are_named():

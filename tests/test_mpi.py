@@ -131,7 +131,7 @@ def test_hdf5_root_attributes():
     out, _ = analyse(generated(ranks=2), processes=2)
     with h5py.File(out, "r") as f:
         a = f.attrs
-        assert a["schema_version"] == 4 and a["time_unit"] == "us"
+        assert a["schema_version"] == 5 and a["time_unit"] == "us"
         assert a["n_ranks"] == 2 and a["n_failed"] == 0 and a["n_processes"] == 2
         assert len(a["trace_paths"]) == 2 and "hta-mpi" in a["command_line"]
         assert a["bins"] == 30 and abs(a["duration_ratio"] - 0.8) < 1e-12

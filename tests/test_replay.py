@@ -1,5 +1,6 @@
-"""/replay: the job's steps replayed from their dependency graph, as
-measured and under --what-if scenarios (docs/definitions.md, Replay).
+"""/what_if: the job's steps replayed from their dependency graph, as
+measured and under --what-if scenarios, or without it the default ones
+(docs/definitions.md, What-if).
 
 Answers known by construction: each job hta-tracegen simulates is
 simulated again without its slowdown (same seed), and a scenario that
@@ -15,6 +16,11 @@ with a slow stage at DP 1 and DP 2, tensor x data parallel with a slowed
 rank, and a 2x slower network (1F1B).  The pipeline and TP x DP jobs run
 with --cpu-ahead: their CPU launches ahead and the GPU orders the
 kernels by stream waits, as in PyTorch.
+
+The default scenarios (each step's costliest /delay_costs at the
+median, those ranks together, the ranks /stragglers flags), the RANKS
+words stragglers and node:HOST, and --what-if given once per scenario
+are checked the same way.
 
 Real traces: the replay as measured of every real set is within 2% of
 its measured steps, or its row says why there is no number.  The tables
@@ -51,9 +57,13 @@ def raw_step_times(d):
     return {n: t for n, t in times.items() if n != last}
 
 
-def replay(d, specs, processes=1):
-    out, _ = analyse(d, processes=processes, extra=["--replay", "--what-if", ";".join(specs)])
-    return table(out, "/replay")
+def what_if_options(specs):
+    return ["--replay"] + [o for s in specs for o in ("--what-if", s)]
+
+
+def replay(d, specs, processes=1, extra=()):
+    out, _ = analyse(d, processes=processes, extra=what_if_options(specs) + list(extra))
+    return table(out, "/what_if")
 
 
 def check_as_measured(rows, measured, what):
@@ -66,26 +76,85 @@ def check_as_measured(rows, measured, what):
                      rel_tol=1e-9)
 
 
-def check_fix(slow_args, base_args, specs, processes=1):
+def check_predicts(rows, specs, want, what):
+    for spec in specs:
+        mine = rows[rows.scenario == spec]
+        assert sorted(mine.step) == sorted(want), (what, spec, mine)
+        for _, r in mine.iterrows():
+            assert_close(r.predicted_step_time_us, want[r.step],
+                         f"{what}: {spec}: step {r.step} against the job without the slowdown",
+                         rel_tol=0.01)
+
+
+def check_balanced(base, want_base, specs, processes=1):
+    """On the job without the slowdown no scenario saves more than 1%,
+    the defaults' included."""
+    balanced = replay(base, ["median:all"] + [s for s in specs if s.startswith("median")],
+                      processes)
+    check_as_measured(balanced, want_base, "balanced job")
+    out, _ = analyse(base, processes=processes, extra=["--replay"])
+    defaults = table(out, "/what_if")
+    check_as_measured(defaults, want_base, "balanced job, default scenarios")
+    for rows in (balanced, defaults):
+        saving = rows[rows.scenario != "as measured"].saving_pct
+        assert (saving.abs() <= 1.0).all(), rows
+
+
+def check_fix(slow_args, base_args, specs, processes=1, defaults=()):
     """The slowed job replayed as measured, each scenario of specs against
     the job simulated without the slowdown, and that job's scenarios
-    saving nothing."""
+    saving nothing.  defaults: scenarios the run without --what-if must
+    replay, each checked against the job without the slowdown too."""
     slow, base = generate(slow_args), generate(base_args)
     want_slow, want_base = raw_step_times(slow), raw_step_times(base)
     rows = replay(slow, specs, processes)
     check_as_measured(rows, want_slow, "slowed job")
-    for spec in specs:
-        mine = rows[rows.scenario == spec]
-        assert sorted(mine.step) == sorted(want_base), (spec, mine)
-        for _, r in mine.iterrows():
-            assert_close(r.predicted_step_time_us, want_base[r.step],
-                         f"{spec}: step {r.step} against the job without the slowdown",
-                         rel_tol=0.01)
-    balanced = replay(base, ["median:all"] + [s for s in specs if s.startswith("median")])
-    check_as_measured(balanced, want_base, "balanced job")
-    saving = balanced[balanced.scenario != "as measured"].saving_pct
-    assert (saving.abs() <= 1.0).all(), balanced
+    check_predicts(rows, specs, want_base, "slowed job")
+    if defaults:
+        out, _ = analyse(slow, processes=processes, extra=["--replay"])
+        got = table(out, "/what_if")
+        check_as_measured(got, want_slow, "slowed job, default scenarios")
+        check_default_scenarios(out, got)
+        check_predicts(got, defaults, want_base, "slowed job, default scenarios")
+    check_balanced(base, want_base, specs, processes)
     return rows
+
+
+def check_default_scenarios(out, got):
+    """The scenarios a run without --what-if replays, computed here from
+    its /delay_costs and /stragglers: per step the five costliest delays
+    a change takes away, each as its change on the rank, the ranks of the
+    median ones together when several, and median:stragglers when a rank
+    is flagged."""
+    change = {"compute": "median", "slower GPU": "median", "data loading": "no-data-loading",
+              "cpu launch": "no-launch-delay"}
+    costs = table(out, "/delay_costs")
+    costs = costs[costs.cause.isin(list(change)) & (costs.total_us > 0)]
+    top = costs.sort_values(["step", "total_us", "rank"], ascending=[True, False, True]) \
+        .groupby("step").head(5)
+    want = {f"{change[c.cause]}:{c['rank']}" for _, c in top.iterrows()}
+    median = sorted({c["rank"] for _, c in top.iterrows() if change[c.cause] == "median"})
+    if len(median) > 1:
+        want.add("median:" + ranks_text(median))
+    flagged = table(out, "/stragglers").query("flagged == 1")
+    if len(flagged):
+        want.add("median:stragglers")
+    assert set(got.scenario) - {"as measured"} == want, (got, want)
+    steps = set(got.step)
+    assert all(set(got[got.scenario == s].step) == steps for s in want), got
+
+
+def ranks_text(ranks):
+    """Ranks ascending as hta-mpi lists them: runs as ranges (4-7), ','
+    between."""
+    parts, i = [], 0
+    while i < len(ranks):
+        j = i
+        while j + 1 < len(ranks) and ranks[j + 1] == ranks[j] + 1:
+            j += 1
+        parts.append(str(ranks[i]) if i == j else f"{ranks[i]}-{ranks[j]}")
+        i = j + 1
+    return ",".join(parts) or "none"
 
 
 def test_data_parallel_with_a_delayed_rank():
@@ -99,20 +168,23 @@ def test_data_parallel_with_a_delayed_rank():
 
 def test_1f1b_with_a_slow_stage():
     job = ["--pp", "4", "--microbatches", "8", "--steps", "3", "--cpu-ahead"]
-    check_fix(job + ["--slow-stage", "2:1.6"], job, ["median:2", "compute:2:1.6"])
+    check_fix(job + ["--slow-stage", "2:1.6"], job, ["median:2", "compute:2:1.6"],
+              defaults=["median:2"])
 
 
 def test_1f1b_with_a_slow_stage_at_dp_2():
-    """Stage 2 is ranks 4 and 5: fixing the stage is fixing both."""
+    """Stage 2 is ranks 4 and 5: fixing the stage is fixing both, which the
+    default scenarios do (the two ranks' delays at the median together)."""
     job = ["--pp", "4", "--dp", "2", "--microbatches", "8", "--steps", "3", "--cpu-ahead"]
     check_fix(job + ["--slow-stage", "2:1.6"], job, ["median:4-5", "compute:4,5:1.6"],
-              processes=3)
+              processes=3, defaults=["median:4-5"])
 
 
 def test_tp_x_dp_with_a_slowed_rank():
     job = ["--tp", "4", "--dp", "2", "--steps", "3", "--profiler-steps", "--cpu-ahead",
            "--seed", "3"]
-    check_fix(job + ["--slow", "5:1.5"], job, ["median:5", "compute:5:1.5"], processes=2)
+    check_fix(job + ["--slow", "5:1.5"], job, ["median:5", "compute:5:1.5"], processes=2,
+              defaults=["median:5"])
 
 
 def test_a_2x_slower_network():
@@ -122,17 +194,18 @@ def test_a_2x_slower_network():
 
 def test_the_summary_and_the_report_say_what_fixing_it_buys():
     """The summary names the scenario that saves the most per step and the
-    replay's error; the HTML report lists every row of /replay."""
+    replay's error; the HTML report lists every scenario of /what_if with
+    its measured, replayed and predicted step time over the steps."""
     d = generate(["--tp", "4", "--dp", "2", "--steps", "3", "--profiler-steps", "--cpu-ahead",
                   "--seed", "3", "--slow", "5:1.5"])
     specs = ["median:5", "network:2", "no-data-loading:all"]
-    out, p = analyse(d, extra=["--replay", "--what-if", ";".join(specs)])
-    rows = table(out, "/replay")
+    out, p = analyse(d, extra=what_if_options(specs))
+    rows = table(out, "/what_if")
     mine = rows[rows.scenario == "as measured"]
     error = (100 * (mine.replayed_step_time_us - mine.measured_step_time_us).abs()
              / mine.measured_step_time_us).max()
     means = rows[rows.scenario != "as measured"].groupby("scenario").saving_us.mean()
-    line = [l for l in p.stdout.splitlines() if l.startswith("Replay (see /replay):")]
+    line = [l for l in p.stdout.splitlines() if l.startswith("What-if (see /what_if):")]
     assert len(line) == 1, p.stdout
     assert f"{len(mine)} steps replayed as measured within {error:.2f}%" in line[0], line
     best = [l for l in p.stdout.splitlines() if "what fixing it buys:" in l]
@@ -142,20 +215,92 @@ def test_the_summary_and_the_report_say_what_fixing_it_buys():
     from hta_mpi import report
     page = report.render(out)
     section = page[page.index("What fixing it buys"):]
-    for r in rows.itertuples(index=False):
-        assert f'<td class="text">{r.scenario}</td>' in section, r
-        assert f"{r.predicted_step_time_us:.2f}" in section, r
+    for scenario, g in rows.groupby("scenario"):
+        assert f'<td class="text">{scenario}</td>' in section, scenario
+        for column in ("measured_step_time_us", "replayed_step_time_us",
+                       "predicted_step_time_us"):
+            assert f"{g[column].mean():.2f}" in section, (scenario, column)
 
 
 def test_the_same_on_any_number_of_processes():
     d = generate(["--pp", "4", "--dp", "2", "--microbatches", "4", "--steps", "3",
                   "--cpu-ahead", "--slow-stage", "1:1.3"])
     specs = ["median:all", "compute:2-3:1.3", "network:2", "no-launch-delay:all",
-             "no-data-loading:0"]
-    one = replay(d, specs, 1)
+             "no-data-loading:0", "median:stragglers", "median:node:node1"]
+    extra = ["--gpus-per-node", "4"]
+    one = replay(d, specs, 1, extra)
     assert len(one) == 2 * (len(specs) + 1), one
-    three = replay(d, specs, 3)
+    three = replay(d, specs, 3, extra)
     assert one.equals(three), (one, three)
+    out1, _ = analyse(d, processes=1, extra=["--replay"])
+    out3, _ = analyse(d, processes=3, extra=["--replay"])
+    assert table(out1, "/what_if").equals(table(out3, "/what_if"))
+
+
+def test_what_if_given_once_per_scenario():
+    """--what-if A --what-if B replays what --what-if 'A;B' does, in the
+    order given."""
+    d = generate(["--delay-truth", "--ranks", "4", "--steps", "3"])
+    specs = ["median:2", "network:2", "no-launch-delay:all"]
+    once, _ = analyse(d, extra=["--replay", "--what-if", ";".join(specs)])
+    each = replay(d, specs)
+    assert each.equals(table(once, "/what_if")), each
+    assert list(dict.fromkeys(each.scenario)) == ["as measured"] + specs, each
+
+
+def test_the_stragglers_and_a_host_name_their_ranks():
+    """median:stragglers replays the ranks /stragglers flags, median:node:H
+    those of host H (--gpus-per-node 4: node1 holds ranks 4-7, the slowed
+    rank 5 among them): each predicts what the same ranks listed do, and
+    node1's the job without the slowdown.  A host no rank ran on, and the
+    stragglers when none is flagged, say so instead of a number."""
+    job = ["--tp", "4", "--dp", "2", "--steps", "3", "--profiler-steps", "--cpu-ahead",
+           "--seed", "3"]
+    slow, base = generate(job + ["--slow", "5:1.5"]), generate(job)
+    specs = ["median:stragglers", "median:node:node1", "median:4-7", "compute:node:node0:2",
+             "median:node:elsewhere"]
+    out, _ = analyse(slow, processes=2, extra=what_if_options(specs) + ["--gpus-per-node", "4"])
+    rows = table(out, "/what_if")
+    flagged = sorted(table(out, "/stragglers").query("flagged == 1")["rank"])
+    by = {s: rows[rows.scenario == s].set_index("step") for s in specs}
+    assert (by["median:node:node1"].ranks == "4-7").all(), rows
+    assert by["median:node:node1"].predicted_step_time_us.equals(
+        by["median:4-7"].predicted_step_time_us), rows
+    check_predicts(rows, ["median:node:node1"], raw_step_times(base), "slowed job")
+    assert (by["compute:node:node0:2"].ranks == "0-3").all(), rows
+    elsewhere = by["median:node:elsewhere"]
+    assert (elsewhere.ranks == "none").all() and elsewhere.predicted_step_time_us.isna().all() \
+        and (elsewhere.note == "no rank analysed ran on this host").all(), rows
+    stragglers = by["median:stragglers"]
+    assert (stragglers.ranks == ranks_text(flagged)).all(), (rows, flagged)
+    if flagged:
+        listed = replay(slow, ["median:" + ranks_text(flagged)], 2)
+        assert stragglers.predicted_step_time_us.equals(
+            listed[listed.scenario != "as measured"].set_index("step").predicted_step_time_us)
+    else:
+        assert stragglers.predicted_step_time_us.isna().all() and \
+            (stragglers.note == "/stragglers flags no rank").all(), rows
+    # Without --gpus-per-node or a hostfile the generated traces name no host.
+    unknown = replay(slow, ["median:node:node1"])
+    mine = unknown[unknown.scenario == "median:node:node1"]
+    assert mine.predicted_step_time_us.isna().all() and \
+        mine.note.str.startswith("the ranks' hosts are unknown").all(), unknown
+
+
+def test_default_scenarios_on_a_delayed_rank():
+    """Without --what-if: rank 2's delay of 1000 us in step 2, in its
+    compute or its data loading, is among the costliest delays; its
+    change (kernels at the median, no data loading) predicts the same job
+    simulated without the delay."""
+    for delay_in, change in (("compute", "median"), ("data-loading", "no-data-loading")):
+        job = ["--delay-truth", "--ranks", "8", "--steps", "3", "--delay-in", delay_in]
+        slow, base = generate(job), generate(job + ["--delay-us", "0"])
+        out, _ = analyse(slow, processes=2, extra=["--replay"])
+        rows = table(out, "/what_if")
+        check_default_scenarios(out, rows)
+        check_predicts(rows, [f"{change}:2"], raw_step_times(base), delay_in)
+        saving = rows[rows.scenario == f"{change}:2"].set_index("step").saving_us
+        assert_close(saving[2], 1000.0, f"{delay_in}: the delay", abs_tol=1.0)
 
 
 def test_a_bad_spec_names_itself():
@@ -194,7 +339,7 @@ def test_real_traces_replay_their_steps():
         if not os.path.isdir(d):
             continue
         out, _ = analyse(d, processes=2, extra=["--replay"])
-        rows = table(out, "/replay")
+        rows = table(out, "/what_if")
         rows = rows[rows.scenario == "as measured"]
         assert len(rows), name
         raw = raw_real_steps(d)

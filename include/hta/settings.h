@@ -19,7 +19,9 @@ HTA_API hta_settings *hta_settings_new(void);
 HTA_API void hta_settings_destroy(hta_settings *s);
 
 /* Sets one option; -1 with err naming the option when the name is unknown
- * or the value is not one it takes.  The value is copied. */
+ * or the value is not one it takes.  The value is copied.  An option the
+ * command line takes more than once ("what-if") adds the value to those
+ * set before. */
 HTA_API int hta_settings_set(hta_settings *s, const char *name, const char *value,
                              hta_error *err);
 

@@ -15,8 +15,8 @@ The roofline plots each GEMM, convolution and attention op shape of
 /op_perf at its arithmetic intensity and median TFLOPS over the ranks,
 under the roofs of the GPU's peaks (one per element type present).  When
 the run read NCCL Flight Recorder dumps, their hang diagnosis comes right
-after the ranks.  With --replay, "What fixing it buys" lists per step and
-scenario the measured, replayed and predicted step time."""
+after the ranks.  With --replay, "What fixing it buys" lists per scenario
+the measured, replayed and predicted step time (means over the steps)."""
 import argparse
 import math
 import os
@@ -100,21 +100,27 @@ def hang_html(path):
 
 
 def what_if_html(path):
-    """Per step and scenario of /replay (--replay): the measured step time,
-    the replay's as measured and the scenario's prediction."""
-    if "replay" not in results.tables(path):
+    """Per scenario of /what_if (--replay), in its order: the ranks it
+    changes, and over the steps the mean measured step time, the replay's
+    as measured and the scenario's prediction, and the mean saving."""
+    if "what_if" not in results.tables(path):
         return ""
-    rp = results.load(path, "replay")
-    rows = [[(esc(r.step), False), (esc(r.scenario), True), (number(r.measured_step_time_us),
-                                                              False),
-             (number(r.replayed_step_time_us), False), (number(r.predicted_step_time_us), False),
-             (number(r.saving_us), False), (number(r.saving_pct), False), (esc(r.note), True)]
-            for r in rp.itertuples(index=False)]
-    return (table_html(["step", "scenario", "measured us", "replayed us", "predicted us",
-                        "saving us", "saving %", "note"], rows) +
+    w = results.load(path, "what_if")
+    rows = []
+    for scenario, g in w.groupby("scenario", sort=False):
+        notes = sorted(set(n for n in g.note if n))
+        rows.append([(esc(scenario), True), (esc(g.ranks.iloc[0]), True), (esc(len(g)), False),
+                     (number(g.measured_step_time_us.mean()), False),
+                     (number(g.replayed_step_time_us.mean()), False),
+                     (number(g.predicted_step_time_us.mean()), False),
+                     (number(g.saving_us.mean()), False), (number(g.saving_pct.mean()), False),
+                     (esc("; ".join(notes)), True)])
+    return (table_html(["scenario", "ranks", "steps", "measured us", "replayed us",
+                        "predicted us", "saving us", "saving %", "note"], rows) +
             '<p class="note">the job replayed from its dependency graph (docs/definitions.md, '
-            "Replay): as measured, to show how far it can be trusted, and under each scenario; "
-            "a saving compares two replays of the same graph.</p>")
+            "What-if), means over the steps: as measured, to show how far it can be trusted, "
+            "and under each scenario; a saving compares two replays of the same graph; "
+            "/what_if has every step.</p>")
 
 
 def grid_svg(rows, columns, values, unit, what):

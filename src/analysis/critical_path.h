@@ -142,7 +142,7 @@ extern const hta_table_spec hta_path_names_table;
 
 /* Each kernel of a step that is not communication, at its place: the
  * k-th launch of its name in the step (0 first, by start), for the
- * medians over the ranks (crossrank/job_path/kernel_excess.h).  A step's kernels
+ * medians over the ranks (crossrank/job_path/kernel_medians.h).  A step's kernels
  * of one name are a "run": a row of "_kernel_runs" with the name by its
  * "_path_names" id and the number of launches in one cell (id x 2^32 +
  * launches), a rank's runs by step, then name id; their durations, in

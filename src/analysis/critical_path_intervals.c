@@ -428,7 +428,7 @@ int cp_put_intervals(rank_state *r, size_t s, const path *p, hta_tableset *out)
     }
     if (!p->ok || p->n == 0)
         return 0;
-    if (put_kernel_places(r, s, out))
+    if (r->replay && put_kernel_places(r, s, out))
         return -1;
     add_name_times(r);
     hta_table *tab = job_table(r, T_INTERVALS, out);

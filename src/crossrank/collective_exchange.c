@@ -328,7 +328,7 @@ int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *com
                                    const hta_tableset *path, const int64_t *valid,
                                    const int64_t *valid_node, size_t n_valid,
                                    const hta_clock_alignment *clocks,
-                                   int keep_kernel_waits, const char *what_if, hta_tableset *out,
+                                   int keep_kernel_waits, hta_replay **replay, hta_tableset *out,
                                    hta_error *err)
 {
     hta_comm_catalog c = {0};
@@ -369,7 +369,7 @@ int hta_exchange_collective_groups(const hta_processes *pr, const hta_table *com
         rc = hta_fail(err, "out of memory aligning the hosts' clocks");
     if (!rc && hta_global_path_walk(pr, path, &r, mine, out))
         rc = hta_fail(err, "out of memory walking the job's critical path");
-    if (!rc && hta_replay_job(pr, path, &r, mine, what_if, out, err))
+    if (!rc && hta_replay_build(pr, path, &r, mine, replay, err))
         rc = -1;
     free(mine);
     exchange_free(&x);
@@ -386,7 +386,7 @@ int hta_match_collectives(const hta_processes *pr, hta_crossrank_tables *t,
     const hta_table *comm_ops = hta_tableset_find(t->exchanged, hta_comm_ops_table.name);
     hta_clock_alignment clocks = {opt->align_clocks, pr->me == HTA_ROOT ? t->all : NULL};
     int failed = hta_exchange_collective_groups(pr, comm_ops, t->exchanged, t->valid, t->valid_node,
-                                                t->n_valid, &clocks, t->kept != NULL, opt->what_if,
+                                                t->n_valid, &clocks, t->kept != NULL, &t->replay,
                                                 &matched, err) != 0;
     hta_tableset_free(t->exchanged);
     int not_taken = !failed && (hta_tableset_take(&matched, HTA_TABLE_IN_PLACE, t->in_place) ||

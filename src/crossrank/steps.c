@@ -11,10 +11,11 @@
  * fill their columns of "steps" before the step comparison and jitter
  * read them (the late arrivers the waits flag are joined to "outliers");
  * the stragglers, which read "collective_wait"; the delay costs, which
- * read "stragglers"; the job's critical path, then the what-if on it,
- * which reads the delay costs and the step comparison; the replay's
- * rows, which read the step comparison; and the nodes last, because they
- * read every flag in "outliers".
+ * read "stragglers"; the job's critical path; the what-if, on every
+ * process (the job replayed under scenarios the root chooses from the
+ * delay costs and the stragglers; the job's graph was built during the
+ * matching), which reads the step comparison; and the nodes last,
+ * because they read every flag in "outliers".
  * The order is checked against the declarations by
  * tests/test_crossrank_steps.c. */
 #include "crossrank/steps.h"
@@ -85,8 +86,7 @@ const hta_crossrank_step hta_crossrank_steps[] = {
                       T(hta_a2a_table), T(hta_a2a_matrix_table), T(hta_a2a_ranks_table),
                       T(hta_node_clocks_table), T(hta_clock_shifts_table),
                       T(hta_delay_parts_table),
-                      T(hta_path_walk_table), T(hta_path_ends_table),
-                      T(hta_path_walk_names_table), T(hta_replay_spans_table)),
+                      T(hta_path_walk_table), T(hta_path_walk_names_table)),
      .frees = TABLES(T(hta_comm_ops_table), T(hta_path_intervals_table),
                      T(hta_path_pieces_table), T(hta_path_names_table),
                      T(hta_kernel_runs_table), T(hta_kernel_durations_table),
@@ -163,15 +163,12 @@ const hta_crossrank_step hta_crossrank_steps[] = {
      .writes = TABLES(T(hta_global_path_table), T(hta_global_path_steps_table),
                       T(hta_global_path_ranks_table), T(hta_global_path_names_table),
                       T(hta_global_path_imbalance_table)),
-     .frees = TABLES(T(hta_path_walk_names_table), T(hta_path_name_times_table))},
-    {"what-if", HTA_CROSSRANK_ROOT, .root_fixed = hta_what_if,
-     .reads = TABLES(T(hta_path_walk_table), T(hta_path_ends_table), T(hta_delay_costs_table),
+     .frees = TABLES(T(hta_path_walk_table), T(hta_path_walk_names_table),
+                     T(hta_path_name_times_table))},
+    {"what-if", HTA_CROSSRANK_ALL_PROCESSES, .everywhere = hta_what_if,
+     .reads = TABLES(T(hta_delay_costs_table), T(hta_stragglers_table), T(hta_ranks_table),
                      T(hta_cross_steps_table)),
-     .writes = TABLES(T(hta_what_if_table)),
-     .frees = TABLES(T(hta_path_walk_table), T(hta_path_ends_table))},
-    {"what-if replay", HTA_CROSSRANK_ROOT, .root = hta_replay_results,
-     .reads = TABLES(T(hta_replay_spans_table), T(hta_cross_steps_table)),
-     .writes = TABLES(T(hta_replay_table)), .frees = TABLES(T(hta_replay_spans_table))},
+     .writes = TABLES(T(hta_what_if_table)), .frees = NONE},
     {"node statistics", HTA_CROSSRANK_ROOT, .root = hta_node_statistics,
      .reads = TABLES(T(hta_rank_metrics_table), T(hta_outliers_table)),
      .writes = TABLES(T(hta_nodes_table), T(hta_node_metrics_table)), .frees = NONE},

@@ -1,15 +1,13 @@
-/* job_path_summary.c: the job's critical path and its what-if in two
- * lines (see output/job_path_summary.h): the rank that sets the step
- * time most often is the one with the most time on the path over every
- * step, and the change worth making first is the largest saving of
- * /what_if; the tables have every step. */
+/* job_path_summary.c: the job's critical path in one line (see
+ * output/job_path_summary.h): the rank that sets the step time most
+ * often is the one with the most time on the path over every step; the
+ * tables have every step. */
 #include "output/job_path_summary.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "crossrank/job_path/global_path.h"
-#include "crossrank/job_path/what_if.h"
 
 typedef struct rank_time {
     int64_t rank;
@@ -48,26 +46,6 @@ static int64_t most_on_path(const hta_table *t, double *us, double *total)
     return best;
 }
 
-static void print_what_if(const hta_table *w)
-{
-    size_t best = 0;
-    for (size_t i = 1; i < w->n_rows; i++)
-        if (hta_table_row(w, i)[HTA_WHAT_IF_SAVING_US].f >
-            hta_table_row(w, best)[HTA_WHAT_IF_SAVING_US].f)
-            best = i;
-    const hta_cell *row = hta_table_row(w, best);
-    if (row[HTA_WHAT_IF_SAVING_US].f <= 0) {
-        printf("  what-if: no change to the costliest delays shortens a step's path; "
-               "see /what_if\n");
-        return;
-    }
-    printf("  what-if: step %lld, rank %lld's %s (%s) would save %.1f us of %.1f "
-           "(predicted %.1f us); see /what_if\n",
-           (long long)row[HTA_WHAT_IF_STEP].i, (long long)row[HTA_WHAT_IF_RANK].i,
-           row[HTA_WHAT_IF_CAUSE].s, row[HTA_WHAT_IF_CHANGE].s, row[HTA_WHAT_IF_SAVING_US].f,
-           row[HTA_WHAT_IF_STEP_TIME_US].f, row[HTA_WHAT_IF_PREDICTED_STEP_TIME_US].f);
-}
-
 void hta_print_job_path_summary(const hta_tableset *set)
 {
     const hta_table *ranks = hta_tableset_find(set, hta_global_path_ranks_table.name);
@@ -81,7 +59,4 @@ void hta_print_job_path_summary(const hta_tableset *set)
     printf("\nJob's critical path (see /global_critical_path): %zu steps; rank %lld holds "
            "%.1f%% of it\n",
            steps->n_rows, (long long)rank, total > 0 ? 100.0 * us / total : 0.0);
-    const hta_table *w = hta_tableset_find(set, hta_what_if_table.name);
-    if (w && w->n_rows)
-        print_what_if(w);
 }

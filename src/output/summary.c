@@ -24,7 +24,7 @@
 #include "output/critical_path_summary.h"
 #include "output/hang_report.h"
 #include "output/job_path_summary.h"
-#include "output/replay_summary.h"
+#include "output/what_if_summary.h"
 #include "output/summary_ops.h"
 
 #include <math.h>
@@ -436,7 +436,7 @@ void hta_print_summary(const hta_tableset *set, const hta_output_settings *opt,
     hta_print_ops_summary(set);
     hta_print_critical_path_summary(set);
     hta_print_job_path_summary(set);
-    hta_print_replay_summary(set);
+    hta_print_what_if_summary(set);
     hta_print_hang_report(set);
     printf("\nResults: %s\n", opt->path);
 }

@@ -147,6 +147,21 @@ static int parse_text(hta_settings *s, const char *text, const char **out, hta_e
     return 0;
 }
 
+/* Adds text after the values given before, separated by ';'. */
+static int parse_texts(hta_settings *s, const char *text, const char **out, hta_error *err)
+{
+    if (!*out)
+        return parse_text(s, text, out, err);
+    size_t before = strlen(*out), len = before + 1 + strlen(text) + 1;
+    char *joined = malloc(len);
+    if (!joined)
+        return hta_fail(err, "out of memory");
+    snprintf(joined, len, "%s;%s", *out, text);
+    int rc = parse_text(s, joined, out, err);
+    free(joined);
+    return rc;
+}
+
 /* Keeps a POSIX extended regular expression after checking it compiles. */
 static int parse_regex(hta_settings *s, const char *name, const char *text, const char **out,
                        hta_error *err)
@@ -256,6 +271,7 @@ int hta_settings_set_at(hta_settings *s, size_t index, const char *value, hta_er
     case HTA_SETTING_int: return parse_int(e->name, value, e->min, field, err);
     case HTA_SETTING_number: return parse_number(e->name, value, e->min, field, err);
     case HTA_SETTING_text: return parse_text(s, value, field, err);
+    case HTA_SETTING_texts: return parse_texts(s, value, field, err);
     case HTA_SETTING_regex: return parse_regex(s, e->name, value, field, err);
     case HTA_SETTING_choice: return parse_choice(e->name, e->words, value, field, err);
     case HTA_SETTING_ranks: return parse_ranks(value, field, err);
@@ -323,8 +339,8 @@ void hta_settings_print_help(FILE *out)
 
 int hta_setting_records_text(const hta_setting *e)
 {
-    return e->kind == HTA_SETTING_text || e->kind == HTA_SETTING_regex ||
-           e->kind == HTA_SETTING_choice;
+    return e->kind == HTA_SETTING_text || e->kind == HTA_SETTING_texts ||
+           e->kind == HTA_SETTING_regex || e->kind == HTA_SETTING_choice;
 }
 
 hta_setting_value hta_settings_value(const hta_settings *s, size_t index)
@@ -341,6 +357,7 @@ hta_setting_value hta_settings_value(const hta_settings *s, size_t index)
         v = (hta_setting_value){.type = HTA_VALUE_NUMBER, .number = *(const double *)field};
         break;
     case HTA_SETTING_text:
+    case HTA_SETTING_texts:
     case HTA_SETTING_regex:
         if (*(const char *const *)field)
             v.text = *(const char *const *)field;

@@ -33,9 +33,10 @@
  *                  "METAVAR", "help", "attribute", diff)
  *   kind     how the value is parsed and stored (HTA_SETTING_TYPE_kind):
  *            flag (no value), int and number (at least min), text,
- *            regex (POSIX extended, checked), choice (one of words, stored
- *            as its index; NULL for the other kinds) and ranks (a list
- *            such as 0-7,12)
+ *            texts (text given once or more: the values in their order,
+ *            each after a ';'), regex (POSIX extended, checked), choice
+ *            (one of words, stored as its index; NULL for the other
+ *            kinds) and ranks (a list such as 0-7,12)
  *   short    the one-letter option, or 0
  *   help     its --help text after the option, lines split by \n
  *   attribute  the results file's root attribute recording it, or NULL
@@ -125,15 +126,17 @@
              "also write /critical_path: HTA's critical\n"                                       \
              "path of every step (see README for its cost)", NULL, 0)                            \
     ANALYSIS(replay, flag, "replay", 0, 0, 0, NULL, NULL,                                        \
-             "replay the job's dependency graph for /replay:\n"                                  \
-             "each step as measured and under --what-if\n"                                        \
-             "(implies --critical-path)", "replay_steps", 0)                                            \
-    CROSSRANK(what_if, text, "what-if", 0, NULL, 0, NULL, "SPECS",                              \
-              "scenarios to replay, separated by ';':\n"                                          \
+             "replay the job's dependency graph for /what_if:\n"                                 \
+             "each step as measured and under each scenario\n"                                   \
+             "(implies --critical-path; see README for its\n"                                    \
+             "cost)", "replay_steps", 0)                                                         \
+    CROSSRANK(what_if, texts, "what-if", 0, NULL, 0, NULL, "SPEC",                            \
+              "a scenario to replay, once per scenario:\n"                                        \
               "median:RANKS, compute:RANKS:F, network:F,\n"                                       \
               "no-data-loading:RANKS, no-launch-delay:RANKS\n"                                    \
-              "(RANKS e.g. 4,5 or 4-7 or all), with --replay\n"                                   \
-              "(default median:all)", "what_if_specs", 0)                     \
+              "(RANKS e.g. 4,5 or 4-7, all, stragglers or\n"                                      \
+              "node:HOST), with --replay (default: the\n"                                         \
+              "costliest delays' ranks and the stragglers)", "what_if_specs", 0)                 \
     OUTPUT(write_traces, text, "write-traces", 0, NULL, 0, NULL, "DIR",                          \
            "write each analysed trace into DIR with its\n"                                       \
            "critical path and counter tracks added\n"                                            \
@@ -171,6 +174,7 @@ typedef struct hta_rank_list {
 #define HTA_SETTING_TYPE_int int
 #define HTA_SETTING_TYPE_number double
 #define HTA_SETTING_TYPE_text const char *
+#define HTA_SETTING_TYPE_texts const char *
 #define HTA_SETTING_TYPE_regex const char *
 #define HTA_SETTING_TYPE_choice int
 #define HTA_SETTING_TYPE_ranks hta_rank_list
@@ -229,6 +233,7 @@ typedef enum hta_setting_kind {
     HTA_SETTING_int,
     HTA_SETTING_number,
     HTA_SETTING_text,
+    HTA_SETTING_texts,
     HTA_SETTING_regex,
     HTA_SETTING_choice,
     HTA_SETTING_ranks,

@@ -1,6 +1,6 @@
 /* util/name_hash.h: FNV-1a hashes of text, the same on every rank (whose
  * name ids differ): a name's 63-bit key (the what-if's kernel places,
- * crossrank/job_path/kernel_excess.c), and a hash over several texts in turn
+ * crossrank/job_path/kernel_medians.c), and a hash over several texts in turn
  * (a graph replay's kernel names, a collective summary's key). */
 #ifndef HTA_NAME_HASH_H
 #define HTA_NAME_HASH_H

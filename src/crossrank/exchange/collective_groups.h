@@ -30,10 +30,6 @@ typedef struct rank_waits {
     double expected_last;      /* sum of 1 / participants over contested instances */
 } rank_waits;
 
-/* free_lateness_ns of an op whose instance's other ranks all came from
- * the instance its rank came from. */
-#define HTA_NO_OTHERS INT64_MAX
-
 /* What the owner found for one op.  For a point-to-point op (p2p), wait
  * is its own (late sender on a recv, late receiver on a send), caused the
  * peer's, and n_ranks 2 when paired, 1 when not. */
@@ -43,11 +39,6 @@ typedef struct hta_op_result {
      * it, how much later it arrived than the last of the others (0 on a
      * tie): what crossrank/job_path/delay_costs.c splits the caused wait by. */
     int64_t last_rank, lateness_ns;
-    /* On the last arriver: how much later it arrived than the others
-     * that did not come from the instance it came from (its rank's
-     * previous op's), HTA_NO_OTHERS when they all did; 0 when not known
-     * (a tie, a point-to-point op). */
-    int64_t free_lateness_ns;
     int64_t n_ranks;           /* ranks taking part in the instance */
     int64_t transfer_ns;       /* point-to-point: the pair's transfer */
     uint8_t contested, last, clock_violation, mismatch, p2p;

@@ -97,12 +97,6 @@ typedef struct hta_group_op {
     int64_t key, rank, start, end;
     int64_t a2a_bytes;         /* all-to-all: bytes the rank sent, -1 unknown or other */
     uint64_t a2a_check;        /* all-to-all: its split rows' fingerprint (all_to_all.c) */
-    /* The instance of its rank's communication kernel before it (by
-     * start; prev_group UINT32_MAX: none): which ranks come to an
-     * instance from the same one (crossrank/job_path/what_if.c). */
-    uint32_t prev_group;
-    int32_t prev_by_seq;
-    int64_t prev_key;
 } hta_group_op;
 
 /* qsort_r's order of indices into ops (ctx): by rank, then start, then

@@ -239,29 +239,6 @@ static int note_mismatch(matcher *m, const hta_group_op *o, const hta_group_op *
     return hta_buf_append(&m->text, num, (size_t)len);
 }
 
-static int same_previous(const hta_group_op *a, const hta_group_op *b)
-{
-    return a->prev_group != UINT32_MAX && a->prev_group == b->prev_group &&
-           a->prev_by_seq == b->prev_by_seq && a->prev_key == b->prev_key;
-}
-
-/* The lateness of the one op starting at latest over the others that
- * did not come from the instance it came from; HTA_NO_OTHERS when all
- * did. */
-static int64_t free_lateness_of(const matcher *m, const size_t *o, size_t n, int64_t latest)
-{
-    const hta_group_op *last = NULL;
-    for (size_t j = 0; j < n && !last; j++)
-        last = m->ops[o[j]].start == latest ? &m->ops[o[j]] : NULL;
-    int64_t second = INT64_MIN;
-    for (size_t j = 0; j < n; j++) {
-        const hta_group_op *op = &m->ops[o[j]];
-        if (op != last && !same_previous(op, last) && op->start > second)
-            second = op->start;
-    }
-    return second == INT64_MIN ? HTA_NO_OTHERS : latest - second;
-}
-
 /* Matches the ops m->ops[o[0..n)] of one instance (rank order). */
 static int match_instance(matcher *m, const size_t *o, size_t n)
 {
@@ -285,7 +262,6 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
     for (size_t j = 0; j < n; j++)
         if (m->ops[o[j]].start < in.latest && m->ops[o[j]].start > second)
             second = m->ops[o[j]].start;
-    int64_t free_lateness = n_last == 1 ? free_lateness_of(m, o, n, in.latest) : 0;
     const hta_kind_info *kind = &m->c->kinds[first->kind];
     in.bytes = bytes_of(kind);
     int contested = n_last < n;
@@ -303,8 +279,7 @@ static int match_instance(matcher *m, const size_t *o, size_t n)
                              .last_rank = contested ? in.last_rank : -1,
                              .lateness_ns = contested && n_last == 1 && s == in.latest
                                                 ? in.latest - second
-                                                : 0,
-                             .free_lateness_ns = contested && s == in.latest ? free_lateness : 0};
+                                                : 0};
         in.wait_ns += in.latest - s;
         if (note_mismatch(m, op, first, r))
             return -1;

@@ -125,30 +125,6 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
     return rc;
 }
 
-/* Gives each op the instance of its rank's op that started before it. */
-static int link_previous(hta_rank_ops *r)
-{
-    size_t *idx = malloc((r->n ? r->n : 1) * sizeof *idx);
-    if (!idx)
-        return -1;
-    for (size_t i = 0; i < r->n; i++)
-        idx[i] = i;
-    qsort_r(idx, r->n, sizeof *idx, hta_group_op_compare_rank_start, r->ops);
-    const hta_group_op *prev = NULL;
-    for (size_t j = 0; j < r->n; j++) {
-        hta_group_op *o = &r->ops[idx[j]];
-        if (prev && prev->rank != o->rank)
-            prev = NULL;
-        o->prev_group = prev ? prev->group : UINT32_MAX;
-        o->prev_by_seq = prev ? prev->by_seq : 0;
-        o->prev_key = prev ? prev->key : 0;
-        if (j + 1 == r->n || r->ops[idx[j + 1]].start != o->start)
-            prev = o; /* a coalesced kernel's ops all come from the one before it */
-    }
-    free(idx);
-    return 0;
-}
-
 int hta_rank_ops_load(const hta_table *t, const hta_comm_catalog *c, hta_rank_ops *r,
                       hta_error *err)
 {
@@ -181,8 +157,7 @@ int hta_rank_ops_load(const hta_table *t, const hta_comm_catalog *c, hta_rank_op
                             (long long)row[HTA_COMM_OPS_RANK].i);
         at += (size_t)row[HTA_COMM_OPS_KERNELS].i;
     }
-    return link_previous(r) ? hta_fail(err, "out of memory matching collectives by process group")
-                            : 0;
+    return 0;
 }
 
 void hta_rank_ops_free(hta_rank_ops *r)

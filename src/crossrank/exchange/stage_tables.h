@@ -24,6 +24,9 @@ typedef struct hta_crossrank_tables {
     hta_tableset *kept;        /* receives what stays on it (each of its ranks'
                                   kernel waits, for --write-traces); NULL:
                                   nothing kept */
+    struct hta_replay *replay; /* the job's graph, from the matching to the
+                                  what-if (crossrank/job_path/replay.h);
+                                  NULL: no replay */
 } hta_crossrank_tables;
 
 #endif

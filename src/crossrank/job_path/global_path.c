@@ -24,14 +24,7 @@
  * states of the steps that moved.  A round moves every step still
  * walking, so the rounds are the path's changes of process, and nothing
  * but the states and the pieces walked leaves a process.
- *
- * For the what-if (crossrank/job_path/what_if.c) the walk also leaves a mark at
- * each hop with the last arriver's lateness (and its lateness over the
- * others that did not come from the instance the path reached it
- * from), puts on each compute piece
- * its time above its kernels' medians (crossrank/job_path/kernel_excess.c, found
- * before the walk), and the root keeps each step's latest end and latest
- * free ends ("_path_ends"). */
+ */
 #define _GNU_SOURCE /* qsort_r */
 #include "crossrank/job_path/global_path.h"
 
@@ -41,7 +34,6 @@
 #include <string.h>
 
 #include "analysis/critical_path.h"
-#include "crossrank/job_path/kernel_excess.h"
 #include "numerics/bounds.h"
 #include "util/ranked.h"
 
@@ -52,7 +44,6 @@ static const hta_column WALK_COLUMNS[HTA_PATH_WALK_N_COLUMNS] = {
     [HTA_PATH_WALK_NAME_ID] = {"name_id", HTA_COL_I64},
     [HTA_PATH_WALK_BOUND] = {"bound", HTA_COL_I64},
     [HTA_PATH_WALK_TIME_NS] = {"time_ns", HTA_COL_I64},
-    [HTA_PATH_WALK_EXCESS_NS] = {"excess_ns", HTA_COL_I64},
 };
 const hta_table_spec hta_path_walk_table = {"_path_walk", WALK_COLUMNS, HTA_PATH_WALK_N_COLUMNS,
                                             HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
@@ -76,17 +67,16 @@ static int compare_in_time(const void *a, const void *b)
     return (x->seq < y->seq) - (x->seq > y->seq); /* seq counts back from the end */
 }
 
-hta_path_piece *hta_path_pieces_in_time(const hta_table *walk, int with_hops, size_t *n)
+hta_path_piece *hta_path_pieces_in_time(const hta_table *walk, size_t *n)
 {
     hta_path_piece *p = malloc((walk->n_rows + 1) * sizeof *p);
     size_t k = 0;
     for (size_t i = 0; p && i < walk->n_rows; i++) {
         const hta_cell *row = hta_table_row(walk, i);
-        if (with_hops || row[HTA_PATH_WALK_BOUND].i != HTA_PATH_HOP)
-            p[k++] = (hta_path_piece){row[HTA_PATH_WALK_STEP].i, row[HTA_PATH_WALK_SEQ].i,
-                                      row[HTA_PATH_WALK_RANK].i, row[HTA_PATH_WALK_BOUND].i,
-                                      row[HTA_PATH_WALK_TIME_NS].i, row[HTA_PATH_WALK_NAME_ID].i,
-                                      row[HTA_PATH_WALK_EXCESS_NS].i, NULL};
+        p[k++] = (hta_path_piece){row[HTA_PATH_WALK_STEP].i, row[HTA_PATH_WALK_SEQ].i,
+                                  row[HTA_PATH_WALK_RANK].i, row[HTA_PATH_WALK_BOUND].i,
+                                  row[HTA_PATH_WALK_TIME_NS].i, row[HTA_PATH_WALK_NAME_ID].i,
+                                  NULL};
     }
     if (p)
         qsort(p, k, sizeof *p, compare_in_time);
@@ -124,8 +114,6 @@ typedef struct walker {
     int64_t *ranks;            /* the ranks this process holds, sorted */
     size_t n_ranks;
     int64_t limit;             /* hops beyond which a walk is a cycle */
-    hta_kernel_excess *excess; /* its ranks' kernels above the medians */
-    size_t n_excess;
     hta_table *out;
 } walker;
 
@@ -346,11 +334,10 @@ static void walker_free(walker *w)
     free(w->by_start);
     free(w->by_instance);
     free(w->ranks);
-    free(w->excess);
 }
 
 static int put_piece(walker *w, walk_state *st, int64_t rank, int64_t name_id, int64_t bound,
-                     int64_t time, int64_t excess)
+                     int64_t time)
 {
     use_name(w, rank, name_id);
     hta_row_builder row = hta_table_add_row(w->out);
@@ -360,22 +347,16 @@ static int put_piece(walker *w, walk_state *st, int64_t rank, int64_t name_id, i
     hta_row_put_i64(&row, name_id);
     hta_row_put_i64(&row, bound);
     hta_row_put_i64(&row, time);
-    hta_row_put_i64(&row, excess);
     return hta_row_done(&row);
 }
 
 /* The interval's pieces, the last first. */
 static int put_interval_pieces(walker *w, walk_state *st, const interval *h)
 {
-    int64_t step = hta_table_row(w->rows, h->row)[HTA_PATH_INTERVALS_STEP].i;
     for (size_t i = h->n_pieces; i > 0; i--) {
         const hta_cell *row = hta_table_row(w->pieces, h->first_piece + i - 1);
-        int64_t bound = row[HTA_PATH_PIECES_BOUND].i, time = row[HTA_PATH_PIECES_TIME_NS].i;
-        int64_t name = row[HTA_PATH_PIECES_NAME_ID].i;
-        double share = bound == HTA_CP_GPU_COMPUTE && time > 0
-                           ? hta_kernel_excess_share(w->excess, w->n_excess, h->rank, step, name)
-                           : 0;
-        if (put_piece(w, st, h->rank, name, bound, time, llround(share * (double)time)))
+        if (put_piece(w, st, h->rank, row[HTA_PATH_PIECES_NAME_ID].i,
+                      row[HTA_PATH_PIECES_BOUND].i, row[HTA_PATH_PIECES_TIME_NS].i))
             return -1;
     }
     return 0;
@@ -405,44 +386,16 @@ static int cross_kernel(walker *w, walk_state *st, const interval *h)
         const hta_group_op *o = &w->r->ops[op];
         *st = (walk_state){st->step, x->last_rank, TARGET_INSTANCE, o->group, o->by_seq, o->key,
                            st->seq, st->hops, 0};
-        return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, transfer, 0);
+        return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, transfer);
     }
     st->target = from;
-    return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, dur, 0);
-}
-
-/* Whether the rank's stretch before its op of the state's instance
- * starts at the instance its rank came from (op's previous one). */
-static int stretch_from_previous(const walker *w, const walk_state *st, long op)
-{
-    const interval *h = interval_at(w, st);
-    int64_t from = h ? hta_table_row(w->rows, h->row)[HTA_PATH_INTERVALS_FROM_NS].i : -1;
-    long k = from >= 0 ? longest_waiting_op(w, st->rank, from) : -1;
-    const hta_group_op *o = &w->r->ops[op], *p = k >= 0 ? &w->r->ops[k] : NULL;
-    return p && p->group == o->prev_group && p->by_seq == o->prev_by_seq && p->key == o->prev_key;
-}
-
-/* At a hop onto the instance's last arriver: the mark of how much later
- * it arrived than the others, and as its excess, when the path came to
- * the arriver from the instance it came from, how much later than the
- * others that did not (0: none such); crossrank/job_path/what_if.c caps a saving
- * by them. */
-static int put_hop(walker *w, walk_state *st)
-{
-    long op = st->target == TARGET_INSTANCE ? instance_op(w, st) : -1;
-    if (op < 0)
-        return 0;
-    const hta_op_result *x = &w->res[op];
-    int64_t free_late = stretch_from_previous(w, st, op) ? x->free_lateness_ns : 0;
-    return put_piece(w, st, st->rank, -1, HTA_PATH_HOP, x->lateness_ns, free_late);
+    return put_piece(w, st, h->rank, name, HTA_CP_GPU_COMMUNICATION, dur);
 }
 
 /* Walks the step on while its rank is held here. */
 static int advance(walker *w, walk_state *st)
 {
     while (!st->done && holds(w, st->rank)) {
-        if (put_hop(w, st))
-            return -1;
         const interval *h = interval_at(w, st);
         st->hops++;
         if (!h || st->hops > w->limit) {
@@ -470,51 +423,42 @@ static void keep_moved(void *in, void *inout, int *len, MPI_Datatype *type)
             b[i] = a[i];
 }
 
-/* A rank's step end: any (kind 0), or free (kind 1): no communication
- * kernel bounds the stretch before it, so it does not move when another
- * rank's delay does (crossrank/job_path/what_if.c). */
+/* A rank's step end. */
 typedef struct step_end {
-    int64_t step, kind, at, rank;
+    int64_t step, at, rank;
 } step_end;
 
-/* By step and kind, the latest end first, then the lowest rank. */
+/* By step, the latest end first, then the lowest rank. */
 static int compare_step_end(const void *a, const void *b)
 {
     const step_end *x = a, *y = b;
     int c = hta_cmp_i64(x->step, y->step);
-    c = c ? c : hta_cmp_i64(x->kind, y->kind);
     c = c ? c : hta_cmp_i64(y->at, x->at);
     return c ? c : hta_cmp_i64(x->rank, y->rank);
 }
 
-/* Keeps the latest end of each step and its two latest free ends in
- * e[0..n); the count left, in order. */
+/* Keeps the latest end of each step in e[0..n); the count left, in
+ * order. */
 static size_t latest_per_step(step_end *e, size_t n)
 {
     qsort(e, n, sizeof *e, compare_step_end);
-    size_t k = 0, run = 0;
-    for (size_t i = 0; i < n; i++) {
-        int same = k && e[k - 1].step == e[i].step && e[k - 1].kind == e[i].kind;
-        run = same ? run + 1 : 0;
-        if (run < (e[i].kind ? 2u : 1u))
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || e[k - 1].step != e[i].step)
             e[k++] = e[i];
-    }
     return k;
 }
 
 /* This process's ranks' step ends, each step's latest kept. */
 static step_end *local_ends(const walker *w, size_t *n)
 {
-    step_end *e = malloc((2 * w->n_iv + 1) * sizeof *e);
+    step_end *e = malloc((w->n_iv + 1) * sizeof *e);
     size_t k = 0;
     for (size_t i = 0; e && i < w->n_iv; i++) {
         if (w->iv[i].kind != HTA_PATH_INTERVAL_TO_END)
             continue;
         const hta_cell *row = hta_table_row(w->rows, w->iv[i].row);
-        step_end any = {w->iv[i].key, 0, row[HTA_PATH_INTERVALS_AT_NS].i, w->iv[i].rank};
-        e[k++] = any;
-        if (row[HTA_PATH_INTERVALS_FROM_NS].i < 0)
-            e[k++] = (step_end){any.step, 1, any.at, any.rank};
+        e[k++] = (step_end){w->iv[i].key, row[HTA_PATH_INTERVALS_AT_NS].i, w->iv[i].rank};
     }
     *n = e ? latest_per_step(e, k) : 0;
     return e;
@@ -550,44 +494,18 @@ static step_end *job_ends(const hta_processes *pr, const walker *w, size_t *n_en
     return all;
 }
 
-static const hta_column END_COLUMNS[HTA_PATH_ENDS_N_COLUMNS] = {
-    [HTA_PATH_ENDS_STEP] = {"step", HTA_COL_I64},
-    [HTA_PATH_ENDS_KIND] = {"kind", HTA_COL_I64},
-    [HTA_PATH_ENDS_RANK] = {"rank", HTA_COL_I64},
-    [HTA_PATH_ENDS_END_NS] = {"end_ns", HTA_COL_I64},
-};
-const hta_table_spec hta_path_ends_table = {"_path_ends", END_COLUMNS, HTA_PATH_ENDS_N_COLUMNS,
-                                            HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
-
-static int put_ends(const step_end *e, size_t n, hta_tableset *out)
-{
-    hta_table *t = hta_tableset_table(out, &hta_path_ends_table);
-    int rc = t ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        hta_row_builder row = hta_table_add_row(t);
-        hta_row_put_i64(&row, e[i].step);
-        hta_row_put_i64(&row, e[i].kind);
-        hta_row_put_i64(&row, e[i].rank);
-        hta_row_put_i64(&row, e[i].at);
-        rc = hta_row_done(&row);
-    }
-    return rc;
-}
-
 /* Every step's walk at its start, the same on every process: each step
- * from the rank whose step ends last; the root puts the ends into
- * "_path_ends".  NULL (everywhere) when out of memory. */
-static walk_state *first_states(const hta_processes *pr, const walker *w, hta_tableset *out,
-                                size_t *n_steps)
+ * from the rank whose step ends last.  NULL (everywhere) when out of
+ * memory. */
+static walk_state *first_states(const hta_processes *pr, const walker *w, size_t *n_steps)
 {
-    size_t n = 0, k = 0;
+    size_t n = 0;
     step_end *e = job_ends(pr, w, &n);
     walk_state *st = e ? malloc((n + 1) * sizeof *st) : NULL;
     for (size_t i = 0; st && i < n; i++)
-        if (e[i].kind == 0)
-            st[k++] = (walk_state){e[i].step, e[i].rank, TARGET_END, 0, 0, 0, 0, 0, 0};
-    *n_steps = k;
-    if (hta_processes_any(pr, e && (!st || (pr->me == HTA_ROOT && put_ends(e, n, out))))) {
+        st[i] = (walk_state){e[i].step, e[i].rank, TARGET_END, 0, 0, 0, 0, 0, 0};
+    *n_steps = n;
+    if (hta_processes_any(pr, e && !st)) {
         free(st);
         st = NULL;
     }
@@ -648,13 +566,9 @@ int hta_global_path_walk(const hta_processes *pr, const hta_tableset *path,
                          const hta_rank_ops *r, const hta_op_result *res, hta_tableset *out)
 {
     walker w;
-    const hta_table *runs = hta_tableset_find(path, hta_kernel_runs_table.name);
-    const hta_table *durations = hta_tableset_find(path, hta_kernel_durations_table.name);
-    int failed = hta_processes_any(pr, walker_init(&w, path, r, res, out) != 0) ||
-                 hta_kernel_excess_exchange(pr, runs, durations, w.names, &w.excess,
-                                            &w.n_excess) != 0;
+    int failed = hta_processes_any(pr, walker_init(&w, path, r, res, out) != 0);
     size_t n_steps = 0;
-    walk_state *st = failed ? NULL : first_states(pr, &w, out, &n_steps);
+    walk_state *st = failed ? NULL : first_states(pr, &w, &n_steps);
     if (st) {
         int64_t limit = (int64_t)w.n_iv;
         hta_processes_sum(pr, &limit, 1);

@@ -21,15 +21,11 @@ int hta_global_path_walk(const hta_processes *pr, const hta_tableset *path,
 /* Root: "global_critical_path", "global_critical_path_names",
  * "global_critical_path_steps", "global_critical_path_ranks" and
  * "global_critical_path_imbalance" from "_path_walk", "_path_walk_names"
- * and "_path_name_times", which it then drops (all but "_path_walk",
- * which crossrank/job_path/what_if.h reads next). */
+ * and "_path_name_times", which it then drops. */
 int hta_global_path_results(hta_tableset *set, hta_error *err);
 
 /* The columns of _path_walk (scratch between stages, never written):
- * seq counts the pieces back from the step's end (0 = the last); a row
- * whose bound is HTA_PATH_HOP marks a hop onto an instance's last
- * arriver, with time_ns how much later it arrived than the others. */
-#define HTA_PATH_HOP (-1)
+ * seq counts the pieces back from the step's end (0 = the last). */
 enum {
     HTA_PATH_WALK_STEP,
     HTA_PATH_WALK_SEQ,
@@ -37,32 +33,19 @@ enum {
     HTA_PATH_WALK_NAME_ID,     /* the rank's: see _path_walk_names */
     HTA_PATH_WALK_BOUND,
     HTA_PATH_WALK_TIME_NS,
-    HTA_PATH_WALK_EXCESS_NS,   /* a compute piece's time above the kernels' medians */
     HTA_PATH_WALK_N_COLUMNS
 };
 extern const hta_table_spec hta_path_walk_table;
 
-/* The columns of _path_ends (scratch between stages, never written): per
- * step, the end of the rank whose step ends last (kind 0) and the two
- * latest ends that no communication kernel bounds (kind 1). */
-enum {
-    HTA_PATH_ENDS_STEP,
-    HTA_PATH_ENDS_KIND,
-    HTA_PATH_ENDS_RANK,
-    HTA_PATH_ENDS_END_NS,
-    HTA_PATH_ENDS_N_COLUMNS
-};
-extern const hta_table_spec hta_path_ends_table;
-
 /* A row of _path_walk; name: the caller's (NULL from the reader). */
 typedef struct hta_path_piece {
-    int64_t step, seq, rank, bound, time, name_id, excess;
+    int64_t step, seq, rank, bound, time, name_id;
     const char *name;
 } hta_path_piece;
 
-/* The rows of walk in time order, step by step, hop marks among them or
- * not (with_hops); *n of them.  NULL when out of memory. */
-hta_path_piece *hta_path_pieces_in_time(const hta_table *walk, int with_hops, size_t *n);
+/* The rows of walk in time order, step by step; *n of them.  NULL when
+ * out of memory. */
+hta_path_piece *hta_path_pieces_in_time(const hta_table *walk, size_t *n);
 
 /* The rows of names (a table of _path_names' columns; NULL: none) in
  * (rank, name_id) order; NULL when out of memory. */

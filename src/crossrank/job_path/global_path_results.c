@@ -285,7 +285,7 @@ static int put_imbalance(hta_table *t, const piece *p, size_t n, const hta_strta
 static int put_tables(hta_tableset *set, const hta_table *walk)
 {
     size_t n = 0;
-    piece *p = hta_path_pieces_in_time(walk, 0, &n), *by_rank = malloc((n + 1) * sizeof *by_rank);
+    piece *p = hta_path_pieces_in_time(walk, &n), *by_rank = malloc((n + 1) * sizeof *by_rank);
     const hta_table *walk_names = hta_tableset_find(set, hta_path_walk_names_table.name);
     hta_table *names = hta_tableset_table(set, &hta_global_path_names_table);
     hta_table *path = hta_tableset_table(set, &hta_global_path_table);
@@ -316,8 +316,8 @@ int hta_global_path_results(hta_tableset *set, hta_error *err)
 {
     const hta_table *walk = hta_tableset_find(set, hta_path_walk_table.name);
     int rc = walk && walk->n_rows ? put_tables(set, walk) : 0;
-    /* The scratch tables are not written: freed before the file is
-     * ("_path_walk" after the what-if, crossrank/job_path/what_if.c). */
+    /* The scratch tables are not written: freed before the file is. */
+    hta_tableset_remove(set, hta_path_walk_table.name);
     hta_tableset_remove(set, hta_path_walk_names_table.name);
     hta_tableset_remove(set, hta_path_name_times_table.name);
     return rc ? hta_fail(err, "out of memory putting the job's critical path together") : 0;

@@ -1,6 +1,6 @@
 /* replay.c: the job's steps replayed from their dependency graph, spread
  * over the processes (see crossrank/job_path/replay.h; docs/crossrank.md,
- * Replay; docs/definitions.md, Replay).
+ * "/what_if"; docs/definitions.md, What-if).
  *
  * The job's graph is the ranks' step graphs (analysis/critical_path.h,
  * "_replay_nodes") joined at the instances the matching found: each
@@ -33,7 +33,11 @@
  * dependencies changes process once more, so the rounds stop, when no M
  * changes, after at most the most changes of process along a chain plus
  * one; only instances' M values ever leave a process.  After the first
- * round a pass computes again only what the others' new values move. */
+ * round a pass computes again only what the others' new values move.
+ *
+ * The graph and the kernels' medians are built once, during the
+ * matching (hta_replay_build), and replayed later, once the root has
+ * chosen the scenarios (hta_replay_run, crossrank/job_path/what_if.c). */
 #define _GNU_SOURCE /* qsort_r */
 #include "crossrank/job_path/replay.h"
 
@@ -44,7 +48,7 @@
 
 #include "analysis/critical_path.h"
 #include "crossrank/job_path/scenarios.h"
-#include "crossrank/job_path/kernel_excess.h"
+#include "crossrank/job_path/kernel_medians.h"
 #include "util/ranked.h"
 
 #define NONE SIZE_MAX
@@ -84,7 +88,7 @@ typedef struct rp_key {
     int64_t key;
 } rp_key;
 
-typedef struct replay {
+struct hta_replay {
     const hta_processes *pr;
     size_t n;                  /* nodes */
     int64_t *ts, *slack;
@@ -110,7 +114,8 @@ typedef struct replay {
     const hta_scenario *sc;
     int64_t *t, *m, *remote;
     uint8_t *covered, *dirty;
-} replay;
+};
+typedef struct hta_replay replay;
 
 static void replay_free(replay *x)
 {
@@ -867,30 +872,40 @@ static int run_scenarios(replay *x, const hta_scenario *sc, size_t n_sc, hta_tab
     return failed ? -1 : 0;
 }
 
-int hta_replay_job(const hta_processes *pr, const hta_tableset *path, const hta_rank_ops *r,
-                   const hta_op_result *res, const char *what_if, hta_tableset *out,
-                   hta_error *err)
+void hta_replay_free(hta_replay *x)
+{
+    if (x)
+        replay_free(x);
+    free(x);
+}
+
+int hta_replay_build(const hta_processes *pr, const hta_tableset *path, const hta_rank_ops *r,
+                     const hta_op_result *res, hta_replay **out, hta_error *err)
 {
     const hta_table *nodes = hta_tableset_find(path, hta_replay_nodes_table.name);
+    *out = NULL;
     if (!hta_processes_any(pr, nodes && nodes->n_rows))
         return 0;
-    hta_scenario *sc = NULL;
-    size_t n_sc = 0;
-    hta_error ignored = {{0}};
-    if (hta_scenarios_parse(what_if, &sc, &n_sc, &ignored)) {
-        hta_scenarios_free(sc, n_sc);
-        return 0; /* the root reports the spec it cannot read */
+    replay *x = calloc(1, sizeof *x);
+    if (x)
+        x->pr = pr;
+    int failed = hta_processes_any(pr, !x || build(x, path, r, res) != 0);
+    failed = failed || hta_kernel_medians_exchange(
+                           pr, hta_tableset_find(path, hta_kernel_runs_table.name),
+                           hta_tableset_find(path, hta_kernel_durations_table.name),
+                           hta_tableset_find(path, hta_path_names_table.name), &x->medians,
+                           &x->n_medians) != 0;
+    if (failed) {
+        hta_replay_free(x);
+        return hta_fail(err, "out of memory building the job's graph for the replay");
     }
-    replay x = {.pr = pr};
-    int failed = hta_processes_any(pr, build(&x, path, r, res) != 0);
-    if (!failed && hta_scenarios_need_medians(sc, n_sc))
-        failed = hta_kernel_medians_exchange(
-                     pr, hta_tableset_find(path, hta_kernel_runs_table.name),
-                     hta_tableset_find(path, hta_kernel_durations_table.name),
-                     hta_tableset_find(path, hta_path_names_table.name), &x.medians,
-                     &x.n_medians) != 0;
-    failed = failed || run_scenarios(&x, sc, n_sc, out) != 0;
-    replay_free(&x);
-    hta_scenarios_free(sc, n_sc);
-    return failed ? hta_fail(err, "out of memory replaying the job") : 0;
+    *out = x;
+    return 0;
+}
+
+int hta_replay_run(hta_replay *x, const hta_scenario *sc, size_t n_sc, hta_tableset *out,
+                   hta_error *err)
+{
+    return run_scenarios(x, sc, n_sc, out) ? hta_fail(err, "out of memory replaying the job")
+                                           : 0;
 }

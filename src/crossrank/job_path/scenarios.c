@@ -1,16 +1,21 @@
 /* scenarios.c: the what-if scenarios of --what-if (see
- * crossrank/job_path/scenarios.h; docs/definitions.md, Replay).
+ * crossrank/job_path/scenarios.h; docs/definitions.md, What-if).
  *
  * A spec is KIND[:RANKS][:F]: median:RANKS, compute:RANKS:F, network:F,
- * no-data-loading:RANKS, no-launch-delay:RANKS; RANKS is "all" or a
- * list of ranks and ranges (4,5 or 4-7).  The text is kept verbatim, for
- * the rows of /replay. */
+ * no-data-loading:RANKS, no-launch-delay:RANKS; RANKS is "all", a list
+ * of ranks and ranges (4,5 or 4-7), "stragglers" or "node:HOST".  The
+ * last two name ranks only the cross-rank stage knows, which sets them
+ * (hta_scenario_set_ranks) before the replay.  The text is kept
+ * verbatim, for the rows of /what_if. */
 #define _POSIX_C_SOURCE 200809L
 #include "crossrank/job_path/scenarios.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "crossrank/compare/stragglers.h"
 
 static const struct {
     const char *name;
@@ -45,12 +50,14 @@ static int parse_rank(const char *p, char **end, int64_t *v)
     return 0;
 }
 
-/* RANKS ("all", or ranks and ranges separated by ','); -1 when bad or
- * out of memory. */
-static int parse_ranks(const char *text, hta_scenario *s)
+/* A list of ranks and ranges separated by ','; -1 when bad or out of
+ * memory. */
+static int parse_list(const char *text, hta_scenario *s)
 {
-    if (strcmp(text, "all") == 0)
-        return 0;
+    s->by = HTA_RANKS_LISTED;
+    s->n_ranges = 0;
+    free(s->first);
+    free(s->last);
     size_t cap = 1;
     for (const char *p = text; *p; p++)
         cap += *p == ',';
@@ -79,6 +86,49 @@ static int parse_ranks(const char *text, hta_scenario *s)
     }
 }
 
+/* RANKS: a word, or a list; -1 when bad or out of memory. */
+static int parse_ranks(const char *text, hta_scenario *s)
+{
+    if (strcmp(text, "all") == 0)
+        s->by = HTA_RANKS_ALL;
+    else if (strcmp(text, hta_stragglers_table.name) == 0) /* the ranks it flags */
+        s->by = HTA_RANKS_STRAGGLERS;
+    else if (strncmp(text, "node:", 5) == 0 && text[5])
+        s->by = HTA_RANKS_NODE;
+    else
+        return parse_list(text, s);
+    return 0;
+}
+
+int hta_scenario_set_ranks(hta_scenario *s, const char *list)
+{
+    char *copy = strdup(list);
+    if (!copy)
+        return -1;
+    free(s->ranks);
+    s->ranks = copy;
+    if (strcmp(list, "none") == 0) {
+        s->by = HTA_RANKS_NONE;
+        return 0;
+    }
+    return parse_list(list, s);
+}
+
+char *hta_ranks_text(const int64_t *ranks, size_t n)
+{
+    if (n == 0)
+        return strdup("none");
+    char *text = malloc(n * 42 + 1), *at = text;
+    for (size_t i = 0, end; text && i < n; i = end) {
+        for (end = i + 1; end < n && ranks[end] == ranks[end - 1] + 1;)
+            end++;
+        at += sprintf(at, i ? ",%lld" : "%lld", (long long)ranks[i]);
+        if (end - i > 1)
+            at += sprintf(at, "-%lld", (long long)ranks[end - 1]);
+    }
+    return text;
+}
+
 static int parse_factor(const char *text, double *f)
 {
     char *end;
@@ -90,7 +140,7 @@ static int parse_factor(const char *text, double *f)
 /* One spec (len bytes of text) into s; -1 when bad or out of memory. */
 static int parse_spec(const char *text, size_t len, hta_scenario *s)
 {
-    *s = (hta_scenario){.factor = 1, .text = strndup(text, len)};
+    *s = (hta_scenario){.by = HTA_RANKS_ALL, .factor = 1, .text = strndup(text, len)};
     if (!s->text)
         return -1;
     char *colon = strchr(s->text, ':');
@@ -126,13 +176,14 @@ static int add_spec(const char *text, size_t len, hta_scenario *all, size_t *n, 
     if (parse_spec(text, len, s) == 0)
         return 0;
     return hta_fail(err, "--what-if: cannot read \"%.*s\" (median:RANKS, compute:RANKS:F, "
-                         "network:F, no-data-loading:RANKS, no-launch-delay:RANKS)",
+                         "network:F, no-data-loading:RANKS, no-launch-delay:RANKS; RANKS "
+                         "e.g. 4,5 or 4-7, all, stragglers or node:HOST)",
                     (int)len, text);
 }
 
 int hta_scenarios_parse(const char *specs, hta_scenario **out, size_t *n, hta_error *err)
 {
-    const char *text = specs && *specs ? specs : "median:all";
+    const char *text = specs ? specs : "";
     size_t cap = 2;
     for (const char *p = text; *p; p++)
         cap += *p == ';';
@@ -141,8 +192,8 @@ int hta_scenarios_parse(const char *specs, hta_scenario **out, size_t *n, hta_er
     *out = all;
     if (!all)
         return hta_fail(err, "out of memory reading --what-if");
-    all[(*n)++] = (hta_scenario){.kind = HTA_SCENARIO_AS_MEASURED, .factor = 1,
-                                 .text = strdup("as measured"), .ranks = strdup("")};
+    all[(*n)++] = (hta_scenario){.kind = HTA_SCENARIO_AS_MEASURED, .by = HTA_RANKS_NONE,
+                                 .factor = 1, .text = strdup("as measured"), .ranks = strdup("")};
     if (!all[0].text || !all[0].ranks)
         return hta_fail(err, "out of memory reading --what-if");
     for (const char *p = text;;) {
@@ -158,18 +209,10 @@ int hta_scenarios_parse(const char *specs, hta_scenario **out, size_t *n, hta_er
 
 int hta_scenario_covers(const hta_scenario *s, int64_t rank)
 {
-    if (s->n_ranges == 0)
+    if (s->by == HTA_RANKS_ALL)
         return 1;
     for (size_t i = 0; i < s->n_ranges; i++)
         if (rank >= s->first[i] && rank <= s->last[i])
-            return 1;
-    return 0;
-}
-
-int hta_scenarios_need_medians(const hta_scenario *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i].kind == HTA_SCENARIO_MEDIAN)
             return 1;
     return 0;
 }

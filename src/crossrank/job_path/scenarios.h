@@ -17,27 +17,45 @@ typedef enum hta_scenario_kind {
     HTA_SCENARIO_NO_LAUNCH_DELAY,
 } hta_scenario_kind;
 
-/* One scenario: its kind, the ranks it changes (first[i]..last[i]; none
- * listed: every rank), its factor, and its text as the user gave it. */
+/* How a scenario's RANKS names its ranks: listed (and ranges), all,
+ * none, the ranks /stragglers flags, or those of one host. */
+typedef enum hta_scenario_ranks {
+    HTA_RANKS_LISTED,
+    HTA_RANKS_ALL,
+    HTA_RANKS_NONE,
+    HTA_RANKS_STRAGGLERS,
+    HTA_RANKS_NODE,
+} hta_scenario_ranks;
+
+/* One scenario: its kind, the ranks it changes (by; when listed,
+ * first[i]..last[i]), its factor, and its text as the user gave it. */
 typedef struct hta_scenario {
     hta_scenario_kind kind;
+    hta_scenario_ranks by;
     int64_t *first, *last;     /* owned */
     size_t n_ranges;
     double factor;
     char *text;                /* owned */
-    char *ranks;               /* owned: the RANKS part, "" for network */
+    char *ranks;               /* owned: the RANKS part ("" for network),
+                                  node:HOST's host after its 5 bytes */
 } hta_scenario;
 
-/* "as measured", then each spec of specs (separated by ';', NULL or
- * empty: the defaults, median:all) into *out (the caller frees with
- * hta_scenarios_free), *n of them; -1 with err naming the bad spec. */
+/* "as measured", then each spec of specs (separated by ';') into *out
+ * (the caller frees with hta_scenarios_free), *n of them; -1 with err
+ * naming the bad spec. */
 int hta_scenarios_parse(const char *specs, hta_scenario **out, size_t *n, hta_error *err);
 void hta_scenarios_free(hta_scenario *s, size_t n);
 
+/* The ranks of a scenario named by a word (stragglers, node:HOST) once
+ * known: list is RANKS as a list ("4-5,7"), or "none"; -1 when it is
+ * neither or out of memory.  Its ranks text becomes list. */
+int hta_scenario_set_ranks(hta_scenario *s, const char *list);
+
+/* ranks[0..n), ascending, as a list of ranks and ranges ("4-5,7"), or
+ * "none"; NULL when out of memory. */
+char *hta_ranks_text(const int64_t *ranks, size_t n);
+
 /* Whether the scenario changes rank's work. */
 int hta_scenario_covers(const hta_scenario *s, int64_t rank);
-
-/* Whether any scenario puts kernels at the median. */
-int hta_scenarios_need_medians(const hta_scenario *s, size_t n);
 
 #endif

@@ -1,5 +1,6 @@
-/* replay_results.c: the root's /replay rows from the processes' replayed
- * spans (see crossrank/job_path/replay.h; docs/definitions.md, Replay).
+/* what_if_results.c: the root's /what_if rows from the processes'
+ * replayed spans (see crossrank/job_path/what_if.h; docs/definitions.md,
+ * What-if).
  *
  * Per (step, scenario) the processes sent their ranks' longest step
  * time, replayed and measured (crossrank/job_path/replay.c); the step's
@@ -7,32 +8,32 @@
  * the step's slowest rank's (/cross_rank/steps), the replayed one the
  * "as measured" scenario's span, and each scenario's prediction is its
  * span, so a scenario's saving compares two replays of the same graph. */
-#include "crossrank/job_path/replay.h"
+#include "crossrank/job_path/what_if.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "crossrank/job_path/scenarios.h"
 #include "crossrank/compare/step_comparison.h"
+#include "crossrank/job_path/replay.h"
 #include "util/ranked.h"
 
-static const hta_column COLUMNS[HTA_REPLAY_N_COLUMNS] = {
-    [HTA_REPLAY_STEP] = {"step", HTA_COL_I64},
-    [HTA_REPLAY_SCENARIO] = {"scenario", HTA_COL_STR},
-    [HTA_REPLAY_RANKS] = {"ranks", HTA_COL_STR},
-    [HTA_REPLAY_MEASURED_STEP_TIME_US] = {"measured_step_time_us", HTA_COL_F64},
-    [HTA_REPLAY_REPLAYED_STEP_TIME_US] = {"replayed_step_time_us", HTA_COL_F64},
-    [HTA_REPLAY_PREDICTED_STEP_TIME_US] = {"predicted_step_time_us", HTA_COL_F64},
-    [HTA_REPLAY_SAVING_US] = {"saving_us", HTA_COL_F64},
-    [HTA_REPLAY_SAVING_PCT] = {"saving_pct", HTA_COL_F64},
-    [HTA_REPLAY_NOTE] = {"note", HTA_COL_STR},
+static const hta_column COLUMNS[HTA_WHAT_IF_N_COLUMNS] = {
+    [HTA_WHAT_IF_STEP] = {"step", HTA_COL_I64},
+    [HTA_WHAT_IF_SCENARIO] = {"scenario", HTA_COL_STR},
+    [HTA_WHAT_IF_RANKS] = {"ranks", HTA_COL_STR},
+    [HTA_WHAT_IF_MEASURED_STEP_TIME_US] = {"measured_step_time_us", HTA_COL_F64},
+    [HTA_WHAT_IF_REPLAYED_STEP_TIME_US] = {"replayed_step_time_us", HTA_COL_F64},
+    [HTA_WHAT_IF_PREDICTED_STEP_TIME_US] = {"predicted_step_time_us", HTA_COL_F64},
+    [HTA_WHAT_IF_SAVING_US] = {"saving_us", HTA_COL_F64},
+    [HTA_WHAT_IF_SAVING_PCT] = {"saving_pct", HTA_COL_F64},
+    [HTA_WHAT_IF_NOTE] = {"note", HTA_COL_STR},
 };
 
 /* How far the replay's step may be from the measured one before its
  * numbers are withheld. */
 #define MAX_WINDOW_ERROR 0.02
-const hta_table_spec hta_replay_table = {"replay", COLUMNS, HTA_REPLAY_N_COLUMNS,
-                                         HTA_TABLE_GATHERED};
+const hta_table_spec hta_what_if_table = {"what_if", COLUMNS, HTA_WHAT_IF_N_COLUMNS,
+                                          HTA_TABLE_GATHERED};
 
 typedef struct span {
     int64_t step, scenario, replayed, measured;
@@ -80,18 +81,19 @@ static double measured_us(const hta_table *steps, const span *s)
     return (double)s->measured / 1000.0;
 }
 
-static int put_row(hta_table *t, const span *s, const hta_scenario *sc, double measured,
-                   double replayed)
+static int put_row(hta_table *t, const span *s, const hta_scenario *sc, const char *note,
+                   double measured, double replayed)
 {
     double predicted = (double)s->replayed / 1000.0, saving = replayed - predicted;
     double window = (double)s->measured / 1000.0;
-    const char *note = "";
     if (fabs(window - measured) > MAX_WINDOW_ERROR * measured) {
         /* A step recorded twice (a ProfilerStep on the GPU's timeline
          * too) is longer in /steps than the CPU range the graph spans. */
         note = "the step's graph spans its ProfilerStep's CPU range, not the step's time in "
                "/steps (a range recorded on the GPU too)";
         replayed = predicted = saving = NAN;
+    } else if (*note) {
+        predicted = saving = NAN;
     }
     hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, s->step);
@@ -106,38 +108,24 @@ static int put_row(hta_table *t, const span *s, const hta_scenario *sc, double m
     return hta_row_done(&row);
 }
 
-static int put_replay(hta_tableset *set, const hta_table *spans, const hta_scenario *sc,
-                      size_t n_sc)
+int hta_what_if_rows(hta_tableset *set, const hta_table *spans, const hta_what_if_choice *c)
 {
+    if (!spans)
+        return 0;
     size_t n = 0;
     span *s = merged_spans(spans, &n);
-    hta_table *t = s ? hta_tableset_table(set, &hta_replay_table) : NULL;
+    hta_table *t = s ? hta_tableset_table(set, &hta_what_if_table) : NULL;
     const hta_table *steps = hta_tableset_find(set, hta_cross_steps_table.name);
     int rc = t ? 0 : -1;
     double replayed = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (s[i].scenario < 0 || (size_t)s[i].scenario >= n_sc)
+        if (s[i].scenario < 0 || (size_t)s[i].scenario >= c->n)
             continue;
         if (s[i].scenario == 0)
             replayed = (double)s[i].replayed / 1000.0;
-        rc = put_row(t, &s[i], &sc[s[i].scenario], measured_us(steps, &s[i]), replayed);
+        rc = put_row(t, &s[i], &c->sc[s[i].scenario], c->notes[s[i].scenario],
+                     measured_us(steps, &s[i]), replayed);
     }
     free(s);
-    return rc;
-}
-
-int hta_replay_results(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
-{
-    const char *what_if = opt->what_if;
-    const hta_table *spans = hta_tableset_find(set, hta_replay_spans_table.name);
-    if (!spans)
-        return 0;
-    hta_scenario *sc = NULL;
-    size_t n_sc = 0;
-    int rc = hta_scenarios_parse(what_if, &sc, &n_sc, err);
-    if (rc == 0 && put_replay(set, spans, sc, n_sc))
-        rc = hta_fail(err, "out of memory putting the replay's rows");
-    hta_scenarios_free(sc, n_sc);
-    hta_tableset_remove(set, hta_replay_spans_table.name);
     return rc;
 }

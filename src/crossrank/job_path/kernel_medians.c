@@ -1,7 +1,6 @@
-/* kernel_excess.c: each rank's kernel time above the median over the
- * ranks of the same kernel at its place in the step, the medians spread
- * over the processes (see crossrank/job_path/kernel_excess.h; docs/definitions.md,
- * What-if).
+/* kernel_medians.c: the median over the ranks of each kernel at its
+ * place in the step, spread over the processes (see
+ * crossrank/job_path/kernel_medians.h; docs/definitions.md, What-if).
  *
  * A kernel's place is (step, name, k): the k-th launch of that name in
  * the step, since one kernel runs at several places with different
@@ -15,11 +14,11 @@
  * by its hash: one MPI_Alltoallv sends each run's key and another its
  * durations to the owner, which groups the runs of a key in a hash table
  * and puts the median of each place over the place's durations, and a
- * third returns the medians to the process holding the rank, which sums
- * each (rank, step, name)'s time above them.  No process holds more than
+ * third returns the medians to the process holding the rank, which lists
+ * each of its launches with its place's median.  No process holds more than
  * its ranks' durations and its share of the places: 8 bytes a launch
  * each way, beside the keys of the runs. */
-#include "crossrank/job_path/kernel_excess.h"
+#include "crossrank/job_path/kernel_medians.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -341,76 +340,6 @@ static int exchange(medians *m)
     return 0;
 }
 
-static int compare_excess(const void *a, const void *b)
-{
-    const hta_kernel_excess *x = a, *y = b;
-    int c = hta_cmp_i64(x->rank, y->rank);
-    c = c ? c : hta_cmp_i64(x->step, y->step);
-    return c ? c : hta_cmp_i64(x->name_id, y->name_id);
-}
-
-/* Sorted by (rank, step, name_id) unless already, and each key's sums
- * added up (a rank with two steps of one number); the count left.  The
- * sums are of whole and half nanoseconds, exact in any order. */
-static size_t merge_excess(hta_kernel_excess *e, size_t k)
-{
-    for (size_t i = 1; i < k; i++)
-        if (compare_excess(&e[i - 1], &e[i]) >= 0) {
-            qsort(e, k, sizeof *e, compare_excess);
-            break;
-        }
-    size_t n = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (n && compare_excess(&e[n - 1], &e[i]) == 0) {
-            e[n - 1].excess_ns += e[i].excess_ns;
-            e[n - 1].dur_ns += e[i].dur_ns;
-        } else {
-            e[n++] = e[i];
-        }
-    }
-    return n;
-}
-
-/* Each local run's time above its places' medians, and per (rank, step)
- * over its runs (name_id -1, first). */
-static hta_kernel_excess *sum_excess(const medians *m, size_t *n_out)
-{
-    int np = m->pr->n;
-    hta_kernel_excess *e = malloc((2 * m->n_runs + 1) * sizeof *e);
-    int *next = calloc((size_t)np, sizeof *next);
-    size_t k = 0, step_at = 0;
-    duration_cursor c = {m->durations, 0, 0, 0};
-    for (size_t i = 0; e && next && i < m->n_runs; i++) {
-        const hta_cell *row = hta_table_row(m->runs, i);
-        int p = run_owner(m, i);
-        const double *med = &m->returned[m->samples[np + p] + next[p]];
-        int64_t launches = run_launches(row), d = 0;
-        hta_kernel_excess x = {row[HTA_KERNEL_RUNS_RANK].i, row[HTA_KERNEL_RUNS_STEP].i,
-                               run_name_id(row), 0, 0};
-        for (int64_t j = 0; j < launches; j++) {
-            next_duration(&c, x.rank, &d); /* pack read them all */
-            double dur = (double)d;
-            x.excess_ns += dur > med[j] ? dur - med[j] : 0;
-            x.dur_ns += dur;
-        }
-        next[p] += (int)launches;
-        if (k == 0 || e[step_at].rank != x.rank || e[step_at].step != x.step) {
-            step_at = k;
-            e[k++] = (hta_kernel_excess){x.rank, x.step, -1, 0, 0};
-        }
-        e[step_at].excess_ns += x.excess_ns;
-        e[step_at].dur_ns += x.dur_ns;
-        e[k++] = x;
-    }
-    free(next);
-    if (!e)
-        return NULL;
-    *n_out = merge_excess(e, k);
-    return e;
-}
-
-
-
 /* Each local launch's place and the median there. */
 static hta_kernel_median *list_medians(const medians *m, size_t *n_out)
 {
@@ -445,68 +374,16 @@ int hta_kernel_median_compare(const void *a, const void *b)
     return c ? c : hta_cmp_i64(x->place, y->place);
 }
 
-/* The medians found among the processes, then what summarize makes of
- * this process's launches and them into *out, *n of them; -1 on every
- * process when one failed. */
-static int find_medians(const hta_processes *pr, const hta_table *runs, const hta_table *durations,
-                        const hta_table *names, void *(*summarize)(const medians *, size_t *),
-                        void **out, size_t *n)
+int hta_kernel_medians_exchange(const hta_processes *pr, const hta_table *runs,
+                                const hta_table *durations, const hta_table *names,
+                                hta_kernel_median **out, size_t *n)
 {
     medians m = {.pr = pr, .runs = runs, .durations = durations, .names = names};
     *out = NULL;
     *n = 0;
     int failed = hta_processes_any(pr, pack(&m) != 0) || exchange(&m) != 0;
     if (!failed)
-        *out = summarize(&m, n);
+        *out = list_medians(&m, n);
     medians_free(&m);
     return failed || hta_processes_any(pr, !*out) ? -1 : 0;
-}
-
-static void *summed_excess(const medians *m, size_t *n)
-{
-    return sum_excess(m, n);
-}
-
-int hta_kernel_excess_exchange(const hta_processes *pr, const hta_table *runs,
-                               const hta_table *durations, const hta_table *names,
-                               hta_kernel_excess **out, size_t *n)
-{
-    void *got;
-    int rc = find_medians(pr, runs, durations, names, summed_excess, &got, n);
-    *out = got;
-    return rc;
-}
-
-static void *listed_medians(const medians *m, size_t *n)
-{
-    return list_medians(m, n);
-}
-
-int hta_kernel_medians_exchange(const hta_processes *pr, const hta_table *runs,
-                                const hta_table *durations, const hta_table *names,
-                                hta_kernel_median **out, size_t *n)
-{
-    void *got;
-    int rc = find_medians(pr, runs, durations, names, listed_medians, &got, n);
-    *out = got;
-    return rc;
-}
-
-double hta_kernel_excess_share(const hta_kernel_excess *ex, size_t n, int64_t rank,
-                               int64_t step, int64_t name_id)
-{
-    for (int pass = 0; pass < 2; pass++, name_id = -1) {
-        hta_kernel_excess probe = {rank, step, name_id, 0, 0};
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (compare_excess(&ex[mid], &probe) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < n && compare_excess(&ex[lo], &probe) == 0 && ex[lo].dur_ns > 0)
-            return ex[lo].excess_ns / ex[lo].dur_ns;
-    }
-    return 0;
 }
