@@ -1,11 +1,12 @@
 #!/bin/bash
-# Critical-path benchmark (not a test): the cost of --critical-path on one
-# large generated rank trace, against the same run without it, measured in
-# the same run on the same file (best of N wall times each, alternating,
-# so that the machine's load weighs on both sides alike).  Prints a
-# markdown table: seconds, CPU seconds (user + system, best of N: less
-# sensitive to other processes than the wall time), peak RSS, and the
-# share --critical-path adds.
+# Critical-path benchmark (not a test): the cost of --critical-path and
+# of --replay (which implies it, and replays the default scenarios) on one
+# large generated rank trace, against the same run without them, measured
+# in the same run on the same file (best of N wall times each,
+# alternating, so that the machine's load weighs on every side alike).
+# Prints a markdown table: seconds, CPU seconds (user + system, best of
+# N: less sensitive to other processes than the wall time), peak RSS, and
+# the share each adds.
 #
 #   bench/bench_critical_path.sh [BUILD_DIR] [SIZE_MB] [WORK_DIR] [N]
 set -euo pipefail
@@ -19,10 +20,11 @@ mkdir -p "$WORK/plain"
 JSON="$WORK/plain/rank-0.json"
 BYTES=$(stat -c %s "$JSON")
 
-best_without="" best_with="" rss_without="" rss_with="" cpu_without="" cpu_with=""
+best_without="" best_with="" best_replay="" rss_without="" rss_with="" rss_replay=""
+cpu_without="" cpu_with="" cpu_replay=""
 for _ in $(seq "$N"); do
-  for mode in without with; do
-    flag=(); [ "$mode" = with ] && flag=(--critical-path)
+  for mode in without with replay; do
+    flag=(); [ "$mode" = with ] && flag=(--critical-path); [ "$mode" = replay ] && flag=(--replay)
     /usr/bin/time -f "%e %M %U %S" -o "$WORK/time.txt" \
       "$BUILD/hta-mpi" -q --force "${flag[@]}" -o "$WORK/$mode.h5" "$JSON" > /dev/null 2>&1
     read -r t m u s < "$WORK/time.txt"
@@ -40,5 +42,7 @@ echo "| run | seconds | MB/s | CPU seconds | peak RSS MB |"
 echo "|---|---|---|---|---|"
 awk -v t="$best_without" -v b="$BYTES" -v r="$rss_without" -v c="$cpu_without" 'BEGIN{printf "| hta-mpi FILE.json | %.2f | %.0f | %.2f | %.0f |\n", t, b/1e6/t, c, r/1024}'
 awk -v t="$best_with" -v b="$BYTES" -v r="$rss_with" -v c="$cpu_with" 'BEGIN{printf "| hta-mpi --critical-path FILE.json | %.2f | %.0f | %.2f | %.0f |\n", t, b/1e6/t, c, r/1024}'
+awk -v t="$best_replay" -v b="$BYTES" -v r="$rss_replay" -v c="$cpu_replay" 'BEGIN{printf "| hta-mpi --replay FILE.json | %.2f | %.0f | %.2f | %.0f |\n", t, b/1e6/t, c, r/1024}'
 echo
 awk -v a="$best_with" -v b="$best_without" -v x="$cpu_with" -v y="$cpu_without" 'BEGIN{printf "--critical-path adds %.0f%% to the run (%.0f%% to its CPU time)\n", 100*(a/b-1), 100*(x/y-1)}'
+awk -v a="$best_replay" -v b="$best_without" -v x="$cpu_replay" -v y="$cpu_without" 'BEGIN{printf "--replay adds %.0f%% to the run (%.0f%% to its CPU time)\n", 100*(a/b-1), 100*(x/y-1)}'
