@@ -128,7 +128,7 @@ static void test_declarations(void)
           "the matching among the processes comes first");
     for (size_t i = 0; i < hta_n_crossrank_steps; i++) {
         const hta_crossrank_step *s = &hta_crossrank_steps[i];
-        int functions = !!s->everywhere + !!s->root + !!s->root_fixed + !!s->into;
+        int functions = !!s->everywhere + !!s->root + !!s->root_fixed + !!s->root_nodes + !!s->into;
         CHECK(functions == 1 && (s->where == HTA_CROSSRANK_ALL_PROCESSES) == !!s->everywhere,
               "%s: one function, for where it runs", s->name);
         if (s->into || s->part)
@@ -288,7 +288,8 @@ static void watch_steps(const char *job, const char *dir, const hta_settings *s)
     CHECK(rc == 0, "%s: analysed and ranks resolved: %s", job, err.text);
     hta_processes alone = {.me = HTA_ROOT, .n = 1, .mpi = 0};
     hta_crossrank_tables t = {.all = &all, .exchanged = &exchanged, .valid = valid,
-                              .valid_node = nodes, .n_valid = n_valid, .in_place = &in_place,
+                              .valid_node = nodes, .n_valid = n_valid, .hosts = &map.hosts,
+                              .in_place = &in_place,
                               .kept = &kept};
     hta_tableset *sets[] = {&all, &exchanged, &in_place, &kept};
     for (size_t i = 0; rc == 0 && i < hta_n_crossrank_steps; i++) {

@@ -177,6 +177,7 @@ static void test_entry_keeps_what_stays(const char *dir, const hta_settings *s)
     size_t n_valid = 0;
     int64_t *valid = NULL;
     int rc = analyse_job(dir, s, &all) || hta_resolve_ranks(&all, &s->run.ranks, &map, &err) ||
+             hta_rank_map_find_nodes(&map, &all, &s->crossrank, &err) ||
              !(valid = hta_rank_map_kept_ranks(&map, &n_valid)) ||
              hta_tableset_take(&all, HTA_TABLE_EXCHANGED | HTA_TABLE_IN_PLACE, &exchanged);
     CHECK(rc == 0, "analysed and ranks resolved: %s", err.text);
@@ -184,7 +185,8 @@ static void test_entry_keeps_what_stays(const char *dir, const hta_settings *s)
     hta_tableset_keep(&all, HTA_TABLE_GATHERED); /* as the run gathers them */
     hta_processes alone = {.me = HTA_ROOT, .n = 1, .mpi = 0};
     hta_crossrank_tables t = {.all = &all, .exchanged = &exchanged, .valid = valid,
-                              .n_valid = n_valid, .in_place = &in_place, .kept = &kept};
+                              .n_valid = n_valid, .hosts = &map.hosts, .in_place = &in_place,
+                              .kept = &kept};
     CHECK(rc == 0 && hta_crossrank(&alone, &t, &s->crossrank, &err) == 0, "entry: %s", err.text);
     CHECK(exchanged.n_tables == 0, "the exchanged tables consumed");
     for (size_t i = 0; i < all.n_tables; i++)

@@ -91,7 +91,7 @@ const hta_crossrank_step hta_crossrank_steps[] = {
                      T(hta_path_pieces_table), T(hta_path_names_table),
                      T(hta_kernel_runs_table), T(hta_kernel_durations_table),
                      T(hta_replay_nodes_table), T(hta_replay_edges_table))},
-    {"clock offsets", HTA_CROSSRANK_ROOT, .root = hta_clock_offsets_results,
+    {"clock offsets", HTA_CROSSRANK_ROOT, .root_nodes = hta_clock_offsets_results,
      .reads = TABLES(T(hta_node_clocks_table)), .writes = TABLES(T(hta_clock_offsets_table)),
      .frees = TABLES(T(hta_node_clocks_table))},
     {"point-to-point", HTA_CROSSRANK_ROOT, .root = hta_p2p_results,
@@ -169,7 +169,7 @@ const hta_crossrank_step hta_crossrank_steps[] = {
      .reads = TABLES(T(hta_delay_costs_table), T(hta_stragglers_table), T(hta_ranks_table),
                      T(hta_cross_steps_table)),
      .writes = TABLES(T(hta_what_if_table)), .frees = NONE},
-    {"node statistics", HTA_CROSSRANK_ROOT, .root = hta_node_statistics,
+    {"node statistics", HTA_CROSSRANK_ROOT, .root_nodes = hta_node_statistics,
      .reads = TABLES(T(hta_rank_metrics_table), T(hta_outliers_table)),
      .writes = TABLES(T(hta_nodes_table), T(hta_node_metrics_table)), .frees = NONE},
 };
@@ -202,5 +202,7 @@ int hta_crossrank_step_run(const hta_crossrank_step *s, const hta_processes *pr,
         return 0;
     if (s->into)
         return join_rows(t->all, s->part, s->into, err);
+    if (s->root_nodes)
+        return s->root_nodes(t->all, t->hosts, opt, err);
     return s->root ? s->root(t->all, opt, err) : s->root_fixed(t->all, err);
 }

@@ -43,18 +43,22 @@ typedef int (*hta_crossrank_everywhere_fn)(const hta_processes *pr, hta_crossran
 typedef int (*hta_crossrank_root_fn)(hta_tableset *set, const hta_crossrank_settings *opt,
                                      hta_error *err);
 typedef int (*hta_crossrank_fixed_fn)(hta_tableset *set, hta_error *err);
+/* The root, on its tables and the ranks' nodes (NULL: unknown). */
+typedef int (*hta_crossrank_nodes_fn)(hta_tableset *set, const hta_rank_hosts *hosts,
+                                      const hta_crossrank_settings *opt, hta_error *err);
 
 /* where says which one function is set: everywhere on every process,
- * root or root_fixed on the root; a join step (on the root) has none but
- * part and into: it appends the rows of part to into, when into exists,
- * and removes part.  frees: the scratch tables the step reads last and
- * removes.  reads, writes and frees end with {NULL}. */
+ * root, root_fixed or root_nodes on the root; a join step (on the root)
+ * has none but part and into: it appends the rows of part to into, when
+ * into exists, and removes part.  frees: the scratch tables the step
+ * reads last and removes.  reads, writes and frees end with {NULL}. */
 typedef struct hta_crossrank_step {
     const char *name;
     hta_crossrank_where where;
     hta_crossrank_everywhere_fn everywhere;
     hta_crossrank_root_fn root;
     hta_crossrank_fixed_fn root_fixed;
+    hta_crossrank_nodes_fn root_nodes;
     const hta_table_spec *part, *into;
     const hta_crossrank_io *reads, *writes, *frees;
 } hta_crossrank_step;

@@ -211,7 +211,8 @@ int hta_crossrank_alone(hta_tableset *all, const hta_settings *opt, hta_rank_map
     int rc = !valid || hta_rank_map_kept_nodes(map, valid, n_valid, &nodes) ||
              hta_tableset_take(all, HTA_TABLE_EXCHANGED, &exchanged);
     hta_crossrank_tables t = {.all = all, .exchanged = &exchanged, .valid = valid,
-                              .valid_node = nodes, .n_valid = n_valid, .in_place = all};
+                              .valid_node = nodes, .n_valid = n_valid, .hosts = &map->hosts,
+                              .in_place = all};
     rc = rc ? hta_fail(err, "out of memory while matching the collectives")
             : hta_crossrank(&alone, &t, &opt->crossrank, err);
     hta_tableset_free(&exchanged);
@@ -334,7 +335,7 @@ static int cross_ranks(hta_run_context *run)
         report("out of memory while matching the collectives");
     hta_crossrank_tables t = {.all = &run->all, .exchanged = &run->comm, .valid = valid,
                               .valid_node = nodes, .n_valid = n_valid,
-                              .in_place = &run->in_place,
+                              .hosts = &run->map.hosts, .in_place = &run->in_place,
                               .kept = run->opt->output.write_traces ? &kept : NULL};
     if (!failed && hta_crossrank(&pr, &t, &run->opt->crossrank, &err)) {
         if (err.text[0])

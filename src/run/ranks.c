@@ -117,6 +117,7 @@ void hta_rank_map_free(hta_rank_map *map)
 {
     free(map->rank_of_file);
     free(map->node_of_file);
+    hta_rank_hosts_free(&map->hosts);
     map->rank_of_file = NULL;
     map->node_of_file = NULL;
     map->n_files = 0;
@@ -212,19 +213,19 @@ int hta_resolve_ranks(hta_tableset *set, const hta_rank_list *wanted, hta_rank_m
 int hta_rank_map_find_nodes(hta_rank_map *map, const hta_tableset *set,
                             const hta_crossrank_settings *opt, hta_error *err)
 {
-    hta_rank_hosts h;
-    int rc = hta_rank_hosts_find(set, opt, &h, err);
-    if (rc == 0 && h.n_ranks > 0) {
+    hta_rank_hosts_free(&map->hosts);
+    int rc = hta_rank_hosts_find(set, opt, &map->hosts, err);
+    const hta_rank_hosts *h = &map->hosts;
+    if (rc == 0 && h->n_ranks > 0) {
         map->node_of_file = malloc((map->n_files ? map->n_files : 1) * sizeof *map->node_of_file);
         rc = map->node_of_file ? 0 : hta_fail(err, "out of memory finding the ranks' nodes");
     }
-    for (size_t f = 0; rc == 0 && h.n_ranks > 0 && f < map->n_files; f++) {
-        size_t i = hta_lower_bound_i64(h.rank, h.n_ranks, map->rank_of_file[f]);
-        int found = map->rank_of_file[f] >= 0 && i < h.n_ranks &&
-                    h.rank[i] == map->rank_of_file[f];
-        map->node_of_file[f] = found ? (int64_t)h.node[i] : -1;
+    for (size_t f = 0; rc == 0 && h->n_ranks > 0 && f < map->n_files; f++) {
+        size_t i = hta_lower_bound_i64(h->rank, h->n_ranks, map->rank_of_file[f]);
+        int found = map->rank_of_file[f] >= 0 && i < h->n_ranks &&
+                    h->rank[i] == map->rank_of_file[f];
+        map->node_of_file[f] = found ? (int64_t)h->node[i] : -1;
     }
-    hta_rank_hosts_free(&h);
     return rc;
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crossrank/exchange/hosts.h"
 #include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
@@ -18,6 +19,8 @@ typedef struct hta_rank_map {
                                   (crossrank/exchange/hosts.h), -1 for none;
                                   NULL when the nodes are unknown */
     size_t n_files;
+    hta_rank_hosts hosts;      /* root: the node of every kept rank, found
+                                  once (n_ranks 0 when unknown) */
 } hta_rank_map;
 
 void hta_rank_map_free(hta_rank_map *map);
@@ -26,10 +29,11 @@ void hta_rank_map_free(hta_rank_map *map);
  * caller frees; *n receives their number.  NULL when out of memory. */
 int64_t *hta_rank_map_kept_ranks(const hta_rank_map *map, size_t *n);
 
-/* Root, after hta_resolve_ranks: the node of every kept file's rank
- * (crossrank/exchange/hosts.h) into map->node_of_file, left NULL when the hosts
- * are unknown.  -1 with err when out of memory or the hostfile cannot be
- * read. */
+/* Root, after hta_resolve_ranks: the nodes of the kept ranks
+ * (crossrank/exchange/hosts.h) into map->hosts, the one place the run
+ * reads --hostfile for them, and the node of every kept file's rank into
+ * map->node_of_file, left NULL when the hosts are unknown.  -1 with err
+ * when out of memory or the hostfile cannot be read. */
 int hta_rank_map_find_nodes(hta_rank_map *map, const hta_tableset *set,
                             const hta_crossrank_settings *opt, hta_error *err);
 

@@ -257,34 +257,27 @@ static void add_node_rows(hta_table *t, const hta_rank_hosts *h, const node_figu
     }
 }
 
-int hta_node_statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
+int hta_node_statistics(hta_tableset *set, const hta_rank_hosts *h,
+                        const hta_crossrank_settings *opt, hta_error *err)
 {
-    hta_rank_hosts h;
-    if (hta_rank_hosts_find(set, opt, &h, err)) {
-        hta_rank_hosts_free(&h);
-        return -1;
-    }
-    if (h.n_ranks == 0) {
-        hta_rank_hosts_free(&h);
+    if (!h || h->n_ranks == 0)
         return 0;
-    }
     hta_strtab names;
     hta_strtab_init(&names);
-    node_figures *nodes = calloc(h.names.count, sizeof *nodes);
-    unsigned char *flagged = calloc(h.n_ranks, 1);
+    node_figures *nodes = calloc(h->names.count, sizeof *nodes);
+    unsigned char *flagged = calloc(h->n_ranks, 1);
     hta_table *node_table = hta_tableset_table(set, &hta_nodes_table);
     hta_table *metric_table = hta_tableset_table(set, &hta_node_metrics_table);
     int rc = nodes && flagged && node_table && metric_table ? 0 : -1;
-    for (size_t i = 0; i < h.n_ranks && rc == 0; i++)
-        nodes[h.node[i]].ranks++;
-    int64_t total = rc == 0 ? count_flagged(set, &h, opt, flagged, nodes) : 0;
+    for (size_t i = 0; i < h->n_ranks && rc == 0; i++)
+        nodes[h->node[i]].ranks++;
+    int64_t total = rc == 0 ? count_flagged(set, h, opt, flagged, nodes) : 0;
     if (rc == 0)
-        rc = measure_metrics(set, &h, opt, nodes, &names, metric_table);
+        rc = measure_metrics(set, h, opt, nodes, &names, metric_table);
     if (rc == 0)
-        add_node_rows(node_table, &h, nodes, total);
+        add_node_rows(node_table, h, nodes, total);
     free(nodes);
     free(flagged);
     hta_strtab_free(&names);
-    hta_rank_hosts_free(&h);
     return rc ? hta_fail(err, "out of memory measuring the nodes") : 0;
 }

@@ -3,6 +3,7 @@
 #ifndef HTA_NODES_H
 #define HTA_NODES_H
 
+#include "crossrank/exchange/hosts.h"
 #include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
@@ -10,10 +11,11 @@
 /* Bonferroni-corrected probability below which a node is named. */
 #define HTA_NODE_ALPHA 0.001
 
-/* Reads "ranks" (for the hosts), "rank_metrics" and "outliers" (so after
- * the outlier search and the stragglers); adds nothing when the hosts are
- * unknown. */
-int hta_node_statistics(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err);
+/* Reads "rank_metrics" and "outliers" (so after the outlier search and
+ * the stragglers) and the ranks' nodes in hosts; adds nothing when the
+ * hosts are unknown (NULL, or no rank placed). */
+int hta_node_statistics(hta_tableset *set, const hta_rank_hosts *hosts,
+                        const hta_crossrank_settings *opt, hta_error *err);
 
 /* P(X >= k) for X hypergeometric: n draws from N ranks of which K are
  * flagged. */

@@ -436,24 +436,21 @@ int hta_align_clocks(const hta_processes *pr, const hta_comm_catalog *c, hta_gro
     return hta_processes_any(pr, failed) ? -1 : 0;
 }
 
-int hta_clock_offsets_results(hta_tableset *set, const hta_crossrank_settings *opt,
-                              hta_error *err)
+int hta_clock_offsets_results(hta_tableset *set, const hta_rank_hosts *hosts,
+                              const hta_crossrank_settings *opt, hta_error *err)
 {
+    (void)opt;
     const hta_table *nodes = hta_tableset_find(set, hta_node_clocks_table.name);
     if (!nodes)
         return 0;
-    hta_rank_hosts h;
     hta_table *t = NULL;
-    if (hta_rank_hosts_find(set, opt, &h, err)) {
-        hta_rank_hosts_free(&h);
-        return -1;
-    }
+    uint32_t named = hosts ? hosts->names.count : 0;
     int rc = !(t = hta_tableset_table(set, &hta_clock_offsets_table));
     for (size_t r = 0; rc == 0 && r < nodes->n_rows; r++) {
         const hta_cell *row = hta_table_row(nodes, r);
         uint32_t node = (uint32_t)row[HTA_NODE_CLOCKS_NODE].i;
         hta_row_builder out = hta_table_add_row(t);
-        hta_row_put_str(&out, node < h.names.count ? hta_strtab_get(&h.names, node) : "");
+        hta_row_put_str(&out, node < named ? hta_strtab_get(&hosts->names, node) : "");
         hta_row_put_f64(&out, hta_ns_to_us(row[HTA_NODE_CLOCKS_OFFSET_NS].i));
         hta_row_put_f64(&out, hta_ns_to_us(row[HTA_NODE_CLOCKS_MAD_NS].i));
         hta_row_put_i64(&out, row[HTA_NODE_CLOCKS_INSTANCES].i);
@@ -462,7 +459,6 @@ int hta_clock_offsets_results(hta_tableset *set, const hta_crossrank_settings *o
         hta_row_put_i64(&out, row[HTA_NODE_CLOCKS_VIOLATIONS_AFTER].i);
         rc = hta_row_done(&out);
     }
-    hta_rank_hosts_free(&h);
     hta_tableset_remove(set, hta_node_clocks_table.name);
     return rc ? hta_fail(err, "out of memory listing the clock offsets") : 0;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "crossrank/exchange/comm_catalog.h"
+#include "crossrank/exchange/hosts.h"
 #include "crossrank/exchange/processes.h"
 #include "settings/settings.h"
 #include "table/table.h"
@@ -36,10 +37,10 @@ int hta_align_clocks(const hta_processes *pr, const hta_comm_catalog *c, hta_gro
                      size_t n, const int64_t *valid, const int64_t *valid_node, size_t n_valid,
                      const hta_clock_alignment *clocks, hta_tableset *out);
 
-/* Root: "clock_offsets" from "_clock_offsets", with the hosts' names
- * (crossrank/exchange/hosts.h). */
-int hta_clock_offsets_results(hta_tableset *set, const hta_crossrank_settings *opt,
-                              hta_error *err);
+/* Root: "clock_offsets" from "_clock_offsets", with the names of the
+ * nodes in hosts (crossrank/exchange/hosts.h; NULL: unknown). */
+int hta_clock_offsets_results(hta_tableset *set, const hta_rank_hosts *hosts,
+                              const hta_crossrank_settings *opt, hta_error *err);
 
 /* The columns of "_clock_offsets", per node. */
 enum {

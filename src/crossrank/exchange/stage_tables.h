@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crossrank/exchange/hosts.h"
 #include "table/table.h"
 
 /* What a process brings to the stage and what it receives. */
@@ -20,6 +21,8 @@ typedef struct hta_crossrank_tables {
     const int64_t *valid_node; /* the node of each (crossrank/exchange/hosts.h), which
                                   splits /collective_summary; NULL: unknown */
     size_t n_valid;
+    const hta_rank_hosts *hosts; /* root: the analysed ranks' nodes, found
+                                  once (run/ranks.h); NULL: unknown */
     hta_tableset *in_place;    /* receives the rows it writes in place */
     hta_tableset *kept;        /* receives what stays on it (each of its ranks'
                                   kernel waits, for --write-traces); NULL:
