@@ -2,7 +2,9 @@
 #ifndef HTA_ACTIVITY_CATEGORIES_H
 #define HTA_ACTIVITY_CATEGORIES_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 int hta_activity_categories(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 

@@ -2,7 +2,9 @@
 #ifndef HTA_COLLECTIVES_H
 #define HTA_COLLECTIVES_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 /* "_collectives": every COMMUNICATION kernel for the root's wait-state
  * analysis (crossrank/compare/collective_wait.c), packed per (rank, stream). */

@@ -2,7 +2,9 @@
 #ifndef HTA_COMM_COMP_OVERLAP_H
 #define HTA_COMM_COMP_OVERLAP_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 int hta_comm_comp_overlap(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 

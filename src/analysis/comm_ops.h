@@ -9,8 +9,12 @@
 #ifndef HTA_COMM_OPS_H
 #define HTA_COMM_OPS_H
 
-#include "analysis/registry.h"
+#include <stddef.h>
+
 #include "model/comm_meta.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 typedef struct hta_comm_resolver {
     const hta_rank_view *view;

@@ -12,7 +12,13 @@
 #ifndef HTA_CRITICAL_PATH_H
 #define HTA_CRITICAL_PATH_H
 
-#include "analysis/registry.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/rank_view.h"
+#include "settings/settings.h"
+#include "table/table.h"
+#include "util/error.h"
 
 typedef enum hta_cp_bound {
     HTA_CP_CPU = 0,

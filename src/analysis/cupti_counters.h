@@ -11,7 +11,9 @@
 #ifndef HTA_CUPTI_COUNTERS_H
 #define HTA_CUPTI_COUNTERS_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 /* "cupti_counters" (one row per range), "cupti_counter_values" (every
  * counter of every range), "cupti_kernels" (per kernel name) and

@@ -3,7 +3,11 @@
 #ifndef HTA_DATA_LOADING_H
 #define HTA_DATA_LOADING_H
 
-#include "analysis/registry.h"
+#include <stddef.h>
+
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 /* The metric "data_loading_us": CPU time in DataLoader batch fetches. */
 int hta_data_loading(const hta_rank_view *view, hta_tableset *out, hta_error *err);

@@ -2,7 +2,10 @@
 #ifndef HTA_DETAIL_TABLES_H
 #define HTA_DETAIL_TABLES_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "settings/settings.h"
+#include "table/table.h"
+#include "util/error.h"
 
 /* Per-event tables under detail/, only with --detail. */
 int hta_detail_tables(const hta_rank_view *view, const hta_analysis_settings *opt,

@@ -2,7 +2,12 @@
 #ifndef HTA_GRAPH_LAUNCHES_H
 #define HTA_GRAPH_LAUNCHES_H
 
-#include "analysis/registry.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 int hta_graph_launches(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 

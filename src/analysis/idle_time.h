@@ -2,7 +2,10 @@
 #ifndef HTA_IDLE_TIME_H
 #define HTA_IDLE_TIME_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "settings/settings.h"
+#include "table/table.h"
+#include "util/error.h"
 
 int hta_idle_time(const hta_rank_view *view, const hta_analysis_settings *opt,
                   hta_tableset *out, hta_error *err);

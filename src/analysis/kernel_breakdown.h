@@ -2,7 +2,10 @@
 #ifndef HTA_KERNEL_BREAKDOWN_H
 #define HTA_KERNEL_BREAKDOWN_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "settings/settings.h"
+#include "table/table.h"
+#include "util/error.h"
 
 int hta_kernel_breakdown(const hta_rank_view *view, const hta_analysis_settings *opt,
                          hta_tableset *out, hta_error *err);

@@ -15,10 +15,10 @@
  * ids until the text of the kept ones is built.  The op breakdown's walk
  * (analysis/ops.c) visits the ops for it. */
 #define _GNU_SOURCE /* qsort_r */
-#include "analysis/registry.h"
-#include "util/buf.h"
 #include "analysis/kernel_sequences.h"
+
 #include "model/op_walk.h"
+#include "util/buf.h"
 #include "util/grow.h"
 
 #include <regex.h>

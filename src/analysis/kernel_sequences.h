@@ -4,8 +4,10 @@
 #ifndef HTA_KERNEL_SEQUENCES_H
 #define HTA_KERNEL_SEQUENCES_H
 
-#include "analysis/registry.h"
 #include "model/op_walk.h"
+#include "model/rank_view.h"
+#include "settings/settings.h"
+#include "table/table.h"
 
 typedef struct hta_sequences hta_sequences;
 

@@ -2,7 +2,9 @@
 #ifndef HTA_LAUNCH_PIPELINING_H
 #define HTA_LAUNCH_PIPELINING_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 int hta_launch_pipelining(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 

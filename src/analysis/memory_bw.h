@@ -2,7 +2,9 @@
 #ifndef HTA_MEMORY_BW_H
 #define HTA_MEMORY_BW_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 int hta_memory_bw(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 

@@ -6,9 +6,15 @@
 #ifndef HTA_OP_PERF_H
 #define HTA_OP_PERF_H
 
-#include "analysis/registry.h"
+#include <stddef.h>
+#include <stdint.h>
+
 #include "model/op_groups.h"
 #include "model/op_walk.h"
+#include "model/rank_view.h"
+#include "settings/settings.h"
+#include "table/table.h"
+#include "util/error.h"
 
 typedef struct hta_op_perf hta_op_perf;
 

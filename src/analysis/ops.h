@@ -2,7 +2,10 @@
 #ifndef HTA_OPS_H
 #define HTA_OPS_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "settings/settings.h"
+#include "table/table.h"
+#include "util/error.h"
 
 int hta_ops(const hta_rank_view *view, const hta_analysis_settings *opt, hta_tableset *out,
             hta_error *err);

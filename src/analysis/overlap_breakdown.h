@@ -2,7 +2,9 @@
 #ifndef HTA_OVERLAP_BREAKDOWN_H
 #define HTA_OVERLAP_BREAKDOWN_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 int hta_overlap_breakdown(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 

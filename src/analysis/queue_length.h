@@ -2,7 +2,9 @@
 #ifndef HTA_QUEUE_LENGTH_H
 #define HTA_QUEUE_LENGTH_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 int hta_queue_length(const hta_rank_view *view, hta_tableset *out, hta_error *err);
 

@@ -2,7 +2,9 @@
 #ifndef HTA_STEPS_H
 #define HTA_STEPS_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 /* "steps": per rank and ProfilerStep, and the step time's mean and
  * coefficient of variation in "rank_metrics". */

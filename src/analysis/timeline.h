@@ -9,7 +9,9 @@
 
 #include <stdint.h>
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "table/table.h"
+#include "util/error.h"
 
 enum {
     HTA_LAYER_COMPUTE = 0,      /* union of COMPUTATION kernels */

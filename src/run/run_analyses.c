@@ -13,6 +13,7 @@
  * its last analysis (HTA_TRIM_MIN_EVENTS). */
 #include "run/run_analyses.h"
 
+#include "analysis/registry.h"
 #include "util/clock.h"
 #include "util/thread_jobs.h"
 

@@ -2,7 +2,10 @@
 #ifndef HTA_RUN_ANALYSES_H
 #define HTA_RUN_ANALYSES_H
 
-#include "analysis/registry.h"
+#include "model/rank_view.h"
+#include "settings/settings.h"
+#include "table/table.h"
+#include "util/error.h"
 
 /* Runs every analysis of hta_analyses over the view into out, on up to
  * `threads` threads, with the same rows in the same order whatever the
