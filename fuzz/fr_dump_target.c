@@ -28,7 +28,8 @@ int hta_fuzz_fr_dump(const uint8_t *data, size_t size)
     hta_fr_dump d;
     hta_error err = {{0}};
     if (hta_fr_dump_parse(data, size, NAME, &d, &err)) {
-        hta_fuzz_require(!strncmp(err.text, NAME ": ", strlen(NAME) + 2), "the error names the input");
+        hta_fuzz_require(!strncmp(err.text, NAME ": ", strlen(NAME) + 2),
+                         "the error names the input");
         hta_fuzz_require(!strchr(err.text, '\n'), "the error is one line");
         hta_fuzz_require(d.n_entries == 0 && d.entries == NULL, "nothing kept after an error");
         return 0;

@@ -1,13 +1,13 @@
 /* input_targets.c: the SQLite and CSV reader targets (see targets.h).
  *
- * Both reach the readers the way a run does, through files: the SQLite
- * input is written to a scratch file (SQLite resolves a memfd's /proc
- * path to a name it cannot open), the CSV input is cut into the files of
- * a CUPTI CSV folder in a scratch directory.  Each input is read twice and the two reads must agree in
- * everything (the readers keep no state between files); a kept event
- * must have a non-negative start and duration, and an error must name
- * the input.  An export's devices (hta_nsys_devices) are each read alone
- * as well, the way discovery splits a node's export. */
+ * Both reach the readers the way a run does, through files: the SQLite input
+ * is written to a scratch file (SQLite resolves a memfd's /proc path to a
+ * name it cannot open), the CSV input is cut into the files of a CUPTI CSV
+ * folder in a scratch directory.  Each input is read twice and the two reads
+ * must agree in everything (the readers keep no state between files); a kept
+ * event must have a non-negative start and duration, and an error must name
+ * the input.  An export's devices (hta_nsys_devices) are each read alone as
+ * well, the way discovery splits a node's export. */
 #define _GNU_SOURCE
 #include "targets.h"
 
@@ -198,8 +198,9 @@ static void write_parts(const uint8_t *data, size_t size, const char *dir, const
         char path[160];
         snprintf(path, sizeof path, "%s/%s%s", dir, prefix, files[i]);
         FILE *f = fopen(path, "wb");
-        hta_fuzz_require(f && fwrite(p, 1, (size_t)(stop - p), f) == (size_t)(stop - p) && fclose(f) == 0,
-                "write a CSV file");
+        hta_fuzz_require(f && fwrite(p, 1, (size_t)(stop - p), f) == (size_t)(stop - p) &&
+                             fclose(f) == 0,
+                         "write a CSV file");
         if (!cut)
             break;
         p = cut + strlen(HTA_FUZZ_CSV_SEPARATOR);

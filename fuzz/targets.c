@@ -65,7 +65,8 @@ static void check_threads_agree(const char *json, size_t len, uint8_t selector)
                 "the error depends on the thread count");
         return;
     }
-    hta_fuzz_require(hta_fuzz_same_trace(&serial, &threaded), "the events depend on the thread count");
+    hta_fuzz_require(hta_fuzz_same_trace(&serial, &threaded),
+                     "the events depend on the thread count");
     hta_trace_free(&serial);
     hta_trace_free(&threaded);
 }
@@ -117,7 +118,8 @@ int hta_fuzz_reader(const uint8_t *data, size_t size)
     if (pieces_rc) {
         hta_fuzz_require(strcmp(pieces_err.text, whole_err.text) == 0,
                 "the error depends on the refill size");
-        hta_fuzz_require(strstr(whole_err.text, "fuzz: ") == whole_err.text, "the error names the input");
+        hta_fuzz_require(strstr(whole_err.text, "fuzz: ") == whole_err.text,
+                         "the error names the input");
         check_threads_agree(json, len, data[0]);
         return 0;
     }
@@ -192,7 +194,8 @@ static void check_analysis_threads_agree(const char *path, uint64_t bytes,
     opt.run.threads = 2 + selector % 3;
     opt.run.threaded_min_events = 1;
     hta_tableset threaded = {0};
-    hta_fuzz_require(hta_analyse_file(path, bytes, 0, 0, &opt, &threaded) == 0, "threaded analyse_file");
+    hta_fuzz_require(hta_analyse_file(path, bytes, 0, 0, &opt, &threaded) == 0,
+                     "threaded analyse_file");
     hta_buf a = {0}, b = {0};
     pack_without_ranks(serial, &a);
     pack_without_ranks(&threaded, &b);

@@ -98,7 +98,8 @@ static void test_append_shifts_events_and_reinterns(void)
     m.pg_name = bx;
     CHECK(hta_comm_set_push(&b, &m) == 0, "push");
     CHECK(hta_comm_set_append(&a, &b, 10) == 0, "append");
-    CHECK(a.n == 2 && a.items[1].event == 11, "event shifted: %zu", a.n == 2 ? a.items[1].event : 0);
+    CHECK(a.n == 2 && a.items[1].event == 11, "event shifted: %zu",
+          a.n == 2 ? a.items[1].event : 0);
     CHECK(a.n == 2 && strcmp(hta_comm_string(&a, a.items[1].collective), "y") == 0 &&
               a.items[1].pg_name == x,
           "strings re-interned");

@@ -92,7 +92,8 @@ static void check_damaged_read(int rc, hta_trace *t, const hta_error *err, const
 
 static const char KERNELS[] =
     "start,end,dur,name,correlation,stream,device,context,grid,block,shared memory,cat\n"
-    "1.000,2.500,1.500,\"void gemm<float, 4>(float*)\",1,7,0,1,\"[1, 1, 1]\",\"[1, 1, 1]\",0,kernel\n"
+    "1.000,2.500,1.500,\"void gemm<float, 4>(float*)\",1,7,0,1,\"[1, 1, 1]\",\"[1, 1, "
+    "1]\",0,kernel\n"
     "3.000,3.250,0.250,ncclKernel_AllReduce,2,9,0,1,,,0,kernel\n";
 static const char RUNTIME[] =
     "start,end,dur,name,correlation,cat\n"

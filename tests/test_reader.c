@@ -147,7 +147,8 @@ static void test_extras_follow_their_events(void)
     hta_rank_view view;
     CHECK(hta_rank_view_build(&view, &t, &launches, 0, 1) == 0, "view");
     CHECK(hta_rank_view_launch(&view, &t.events[2]) == &t.events[1], "launch by wide correlation");
-    CHECK(hta_rank_view_launch(&view, &t.events[4]) == &t.events[3], "launch by narrow correlation");
+    CHECK(hta_rank_view_launch(&view, &t.events[4]) == &t.events[3],
+          "launch by narrow correlation");
     uint32_t index;
     CHECK(!hta_corrmap_get(&view.cpu_by_correlation, 7, &index),
           "a launch the filter dropped is not in the index");
@@ -192,8 +193,10 @@ static void test_event_selection_and_metadata(void)
         "{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"no dur\",\"ts\":1},"
         "{\"ph\":\"i\",\"cat\":\"c\",\"name\":\"instant\",\"ts\":1,\"dur\":1},"
         "{\"args\":{\"nested\":[[[{\"a\":[1,2,{\"b\":null}]}]]],\"stream\":4294967295},"
-        "\"dur\":5,\"ts\":10,\"name\":\"Context Sync\",\"cat\":\"cuda_sync\",\"ph\":\"X\",\"pid\":\"Spans\"}],"
-        "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":5,\"world_size\":8},\"x\":[true,false,null]}";
+        "\"dur\":5,\"ts\":10,\"name\":\"Context "
+        "Sync\",\"cat\":\"cuda_sync\",\"ph\":\"X\",\"pid\":\"Spans\"}],"
+        "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":5,\"world_size\":8},\"x\":[true,false,"
+        "null]}";
     CHECK(parse(json, &t, &err) == 0, "parse: %s", err.text);
     CHECK(t.n_events == 1, "only the complete event with cat and dur is kept: %zu", t.n_events);
     if (t.n_events == 1) {
@@ -201,7 +204,8 @@ static void test_event_selection_and_metadata(void)
         CHECK(t.events[0].kernel_type == HTA_KT_OTHER, "Context Sync is OTHER");
         CHECK(strcmp(hta_event_name(&t, &t.events[0]), "Context Sync") == 0, "name");
     }
-    CHECK(t.rank == 5 && t.world_size == 8, "distributedInfo after traceEvents: %lld", (long long)t.rank);
+    CHECK(t.rank == 5 && t.world_size == 8, "distributedInfo after traceEvents: %lld",
+          (long long)t.rank);
     hta_trace_free(&t);
 }
 
@@ -223,7 +227,8 @@ static void expect_error(const char *json, const char *fragment)
     hta_trace t;
     hta_error err = {{0}};
     int rc = parse(json, &t, &err);
-    CHECK(rc != 0 && strstr(err.text, fragment), "'%s' -> '%s' (wanted '%s')", json, err.text, fragment);
+    CHECK(rc != 0 && strstr(err.text, fragment), "'%s' -> '%s' (wanted '%s')", json, err.text,
+          fragment);
 }
 
 static void test_malformed_inputs_fail_with_offsets(void)
@@ -741,14 +746,31 @@ static void test_prescan_skips_only_what_nothing_reads(void)
 {
     static const char *const tails[] = {
         "\"id\": 7, \"pid\": 4515, \"tid\": 25, \"ts\": 4458676522709.059,\n    "
-        "\"cat\": \"ac2g\", \"name\": \"a}b:,{[ph\", \"bp\": \"e\"\n  }",      /* skipped */
-        "\"ts\":5,\"ph\":\"X\",\"cat\":\"c\",\"name\":\"n\",\"dur\":1}",   /* ph again: kept */
+        "\"cat\": \"ac2g\", \"name\": \"a}b:,{[ph\", \"bp\": \"e\"\n  }", /* skipped */
+        "\"ts\":5,\"ph\":\"X\",\"cat\":\"c\",\"name\":\"n\",\"dur\":1}",  /* ph again: kept */
         "\"ts\":5,\"p\\u0068\":\"X\",\"cat\":\"c\",\"name\":\"n\",\"dur\":1}",
-        "\"ts\": 0123}", "\"ts\": 1.5.3}", "\"ts\": 1.}", "\"ts\": .5}", "\"ts\": 1..2}",
-        "\"ts\": 0.5, \"dur\": 00.5}", "\"ts\": 0.5, \"dur\": 10.05}", "\"ts\": -}", "\"ts\": 1e}", "\"name\": \"\\q\"}",
-        "\"name\": \"\\\\\\\\\\\\\\\"\", \"ts\": 00}", "\"args\": {\"a\": [1, {}]}, \"ts\": 1}",
-        "\"a\" 1}", "\"a\": 1 2}", "\"a\": 1,}", "\"a\": \"b\" \"c\": 1}", "\"a\":}", "\"a\": 1",
-        "\"a\": nul}", "\"a\": true, \"b\": null, \"c\": -1.5e3}", "\"ph\": \"i\"}", "}",
+        "\"ts\": 0123}",
+        "\"ts\": 1.5.3}",
+        "\"ts\": 1.}",
+        "\"ts\": .5}",
+        "\"ts\": 1..2}",
+        "\"ts\": 0.5, \"dur\": 00.5}",
+        "\"ts\": 0.5, \"dur\": 10.05}",
+        "\"ts\": -}",
+        "\"ts\": 1e}",
+        "\"name\": \"\\q\"}",
+        "\"name\": \"\\\\\\\\\\\\\\\"\", \"ts\": 00}",
+        "\"args\": {\"a\": [1, {}]}, \"ts\": 1}",
+        "\"a\" 1}",
+        "\"a\": 1 2}",
+        "\"a\": 1,}",
+        "\"a\": \"b\" \"c\": 1}",
+        "\"a\":}",
+        "\"a\": 1",
+        "\"a\": nul}",
+        "\"a\": true, \"b\": null, \"c\": -1.5e3}",
+        "\"ph\": \"i\"}",
+        "}",
     };
     static const char *const phs[] = {"f", "s", "M", "X ", "i", "X"};
     for (size_t t = 0; t < sizeof tails / sizeof *tails; t++)

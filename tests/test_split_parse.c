@@ -241,7 +241,8 @@ static void test_threads_on_adversarial_documents(void)
     doc = make_document(top, 3, 0, ",{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"");
     for (int i = 0; i < 20000; i++)
         hta_buf_append(&doc, i % 2 ? "}, {" : "},{", i % 2 ? 4 : 3);
-    const char *rest = "\",\"ts\":5,\"dur\":1},{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"z\",\"ts\":6,\"dur\":1}]}";
+    const char *rest =
+        "\",\"ts\":5,\"dur\":1},{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"z\",\"ts\":6,\"dur\":1}]}";
     hta_buf_append(&doc, rest, strlen(rest));
     char path[] = "/tmp/hta-split-XXXXXX";
     write_temp_file(path, doc.data, doc.len);

@@ -93,7 +93,8 @@ static void test_packed_series_in_two_passes(void)
 
 static void test_table_pack_round_trip(void)
 {
-    static const hta_column cols[] = {{"rank", HTA_COL_I64}, {"name", HTA_COL_STR}, {"v", HTA_COL_F64}};
+    static const hta_column cols[] = {
+        {"rank", HTA_COL_I64}, {"name", HTA_COL_STR}, {"v", HTA_COL_F64}};
     hta_tableset a = {0}, b = {0};
     hta_table *t = hta_tableset_find_or_create(&a, "x/y", cols, 3);
     for (int i = 0; i < 3; i++) {

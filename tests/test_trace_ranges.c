@@ -98,8 +98,8 @@ static void test_ranges_split_like_serial(const char *traces)
 static void test_sync_wait_args(const char *traces)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/hta/critical_path_event_sync_multi_stream/event_sync_trace.json.gz",
-             traces);
+    snprintf(path, sizeof path,
+             "%s/hta/critical_path_event_sync_multi_stream/event_sync_trace.json.gz", traces);
     hta_trace t;
     hta_error err = {{0}};
     CHECK(hta_read_trace_file(path, NULL, &t, &err) == 0, "%s", err.text);
@@ -108,7 +108,8 @@ static void test_sync_wait_args(const char *traces)
         const hta_event *e = &t.events[i];
         const char *name = hta_event_name(&t, e);
         if (strcmp(name, "Stream Wait Event") == 0) {
-            const hta_event_extra *x = (e->flags & HTA_EVENT_HAS_WAIT) ? hta_trace_extra(&t, e) : NULL;
+            const hta_event_extra *x =
+                (e->flags & HTA_EVENT_HAS_WAIT) ? hta_trace_extra(&t, e) : NULL;
             stream_wait = x && x->wait_on_stream == 20 && x->wait_record_correlation == 1385;
         }
         /* The first Event Sync waits on record -1: nothing kept. */

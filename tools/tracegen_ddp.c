@@ -264,7 +264,8 @@ static void init_cpu_op(const tg_ctx *c, tg_cpu_op *d, const char *name, const c
 {
     d->name = name ? str_of(name) : (tg_str){"", 0};
     d->dims = tg_json_layout(c->opt.compact, dims ? dims : "[]", d->dims_buf, sizeof d->dims_buf);
-    d->types = tg_json_layout(c->opt.compact, types ? types : "[]", d->types_buf, sizeof d->types_buf);
+    d->types =
+        tg_json_layout(c->opt.compact, types ? types : "[]", d->types_buf, sizeof d->types_buf);
 }
 
 static void init_kernels(tg_ctx *c)
@@ -273,7 +274,8 @@ static void init_kernels(tg_ctx *c)
         const tg_kernel_source *src = &KERNEL_SOURCE[k];
         tg_kernel *kr = &c->kernels[k];
         kr->name = str_of(src->name);
-        c->kernel_factor[k] = c->opt.slow_match && strstr(src->name, c->opt.slow_match) ? c->opt.slow_factor : 1.0;
+        c->kernel_factor[k] =
+            c->opt.slow_match && strstr(src->name, c->opt.slow_match) ? c->opt.slow_factor : 1.0;
         if (c->opt.rename_match && strstr(src->name, c->opt.rename_match))
             kr->name = str_of(c->opt.rename_to);
         kr->blocks_per_sm = str_of(src->blocks_per_sm);
@@ -375,7 +377,8 @@ static void build_program(tg_ctx *c)
     init_cpu_op(c, &ov->inner, NULL, NULL, NULL);
     ov = &c->overlap_ops[1];
     *ov = (tg_op){.phase = -1, .gpu = GPU_KERNEL, .kernel = K_FOREACH_ADD};
-    init_cpu_op(c, &ov->outer, "aten::_foreach_add_", "[[], []]", "[\"TensorList\", \"TensorList\"]");
+    init_cpu_op(c, &ov->outer, "aten::_foreach_add_", "[[], []]",
+                "[\"TensorList\", \"TensorList\"]");
     init_cpu_op(c, &ov->inner, NULL, NULL, NULL);
 
     init_cpu_op(c, &c->nccl_outer, "nccl:all_reduce", "[[16781312]]", "[\"float\"]");
@@ -407,7 +410,10 @@ static int64_t op_cpu_max(const tg_op *op)
     return OP_PRE_MAX + 2 * NEST_MAX + LAUNCH_DUR_MAX + 2 * NEST_MAX;
 }
 
-static int64_t copy_cpu_max(void) { return OP_PRE_MAX + 4 * NEST_MAX + LAUNCH_DUR_MAX + 2 * NEST_MAX; }
+static int64_t copy_cpu_max(void)
+{
+    return OP_PRE_MAX + 4 * NEST_MAX + LAUNCH_DUR_MAX + 2 * NEST_MAX;
+}
 
 static int64_t preamble_cpu_max(void) { return OP_PRE_MAX + DATALOADER_MAX + 2 * copy_cpu_max(); }
 
@@ -447,8 +453,8 @@ static void init_group_ranks(tg_ctx *c)
 /* Schedule                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static int64_t shared_range(const tg_ctx *c, enum tg_rng_tag tag, int64_t step, uint64_t a, int64_t lo,
-                            int64_t hi)
+static int64_t shared_range(const tg_ctx *c, enum tg_rng_tag tag, int64_t step, uint64_t a,
+                            int64_t lo, int64_t hi)
 {
     return hash_range(rng_hash(c->opt.seed, tag, NO_RANK, (uint64_t)step, a, 0), lo, hi);
 }
@@ -494,7 +500,8 @@ static void plan_shared(const tg_ctx *c, int64_t s, tg_step_plan *pl)
         pl->comm_dur[k] = (int64_t)llround(COMM_BASE_US * (0.9 + 0.2 * u));
         pl->phase_gap[k] = shared_range(c, TAG_PHASE_GAP, s, (uint64_t)k, 2, 6);
         bool overlap = shared_range(c, TAG_OVERLAP, s, (uint64_t)k, 0, 1) == 0;
-        pl->overlap_n[k] = overlap ? (int)shared_range(c, TAG_OVERLAP, s, (uint64_t)k + 100, 1, 3) : 0;
+        pl->overlap_n[k] =
+            overlap ? (int)shared_range(c, TAG_OVERLAP, s, (uint64_t)k + 100, 1, 3) : 0;
     }
     pl->lead = c->lead_base + shared_range(c, TAG_LEAD, s, 0, 0, 50);
     pl->dtoh_gap = shared_range(c, TAG_DTOH, s, 0, 2, 6);
@@ -551,8 +558,8 @@ static int64_t cpu_range(tg_rank_state *st, int64_t lo, int64_t hi)
 
 static int64_t new_id(tg_rank_state *st) { return st->next_id++; }
 
-static void emit_annotation(tg_ctx *c, const tg_rank_state *st, const char *cat, tg_str name, int64_t ts,
-                            int64_t dur, int64_t ext)
+static void emit_annotation(tg_ctx *c, const tg_rank_state *st, const char *cat, tg_str name,
+                            int64_t ts, int64_t dur, int64_t ext)
 {
     emit(c, TPL_ANNOTATION,
          (tg_arg[]){AS(str_of(cat)), AS(name), AI(st->pid), AI(st->pid), AI(ts), AI(dur), AI(ext)});
@@ -613,7 +620,8 @@ typedef struct {
 
 static int64_t gpu_start(tg_rank_state *st, int64_t launch_end, tg_gpu_slot slot)
 {
-    int64_t start = max64(launch_end + cpu_range(st, LAUNCH_JITTER_MIN, LAUNCH_JITTER_MAX), slot.ready);
+    int64_t start =
+        max64(launch_end + cpu_range(st, LAUNCH_JITTER_MIN, LAUNCH_JITTER_MAX), slot.ready);
     if (slot.exact && start != slot.ready)
         fail_schedule(st, "kernel launch too late");
     return start;
@@ -852,7 +860,8 @@ static void emit_meta_int(tg_ctx *c, const char *name, int64_t ts, int64_t pid, 
          (tg_arg[]){AS(str_of(name)), AI(ts), AI(pid), AI(tid), AS(str_of(key)), AI(value)});
 }
 
-static void write_metadata(tg_ctx *c, const tg_rank_state *st, int64_t trace_start, int64_t trace_end)
+static void write_metadata(tg_ctx *c, const tg_rank_state *st, int64_t trace_start,
+                           int64_t trace_end)
 {
     char buf[64];
     int64_t pid = st->pid;

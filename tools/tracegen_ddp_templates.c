@@ -57,7 +57,8 @@ const char *const TEMPLATE_SOURCE[TPL_COUNT] = {
         "  }",
     [TPL_RUNTIME] =
         "  {\n"
-        "    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"$s\", \"pid\": $d, \"tid\": $d,\n"
+        "    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"$s\", "
+        "\"pid\": $d, \"tid\": $d,\n"
         "    \"ts\": $d, \"dur\": $d,\n"
         "    \"args\": {\n"
         "      \"External id\": $d,\n"

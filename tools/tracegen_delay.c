@@ -70,17 +70,17 @@ static void put_allreduce(tg_rank_writer *k, int64_t launch, int64_t start, int6
 {
     int64_t corr = k->next_corr++;
     tg_rank_put(k, "cuda_runtime", "cudaLaunchKernel", launch, 5, corr, -1);
-    tg_json_event(k->f, &k->first,
-                  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_"
-                  "RING_LL(ncclDevKernelArgsStorage<4096ul>)\",\"pid\":0,\"tid\":%d,\"ts\":%" PRId64
-                  ",\"dur\":%" PRId64 ",\"args\":{\"stream\":%d,\"device\":0,\"correlation\":%" PRId64
-                  ",\"Collective name\":\"allreduce\",\"In msg nelems\":1048576,"
-                  "\"Out msg nelems\":1048576,\"Group size\":%d,\"dtype\":\"Float\","
-                  "\"In split size\":\"[]\",\"Out split size\":\"[]\","
-                  "\"Process Group Name\":\"%d\",\"Process Group Description\":\"%s\","
-                  "\"Process Group Ranks\":\"%s\",\"Seq\":%" PRId64 "}}",
-                  DL_STREAM, start, end - start, DL_STREAM, corr, size, 1 + gid, desc, members,
-                  seq);
+    tg_json_event(
+        k->f, &k->first,
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_"
+        "RING_LL(ncclDevKernelArgsStorage<4096ul>)\",\"pid\":0,\"tid\":%d,\"ts\":%" PRId64
+        ",\"dur\":%" PRId64 ",\"args\":{\"stream\":%d,\"device\":0,\"correlation\":%" PRId64
+        ",\"Collective name\":\"allreduce\",\"In msg nelems\":1048576,"
+        "\"Out msg nelems\":1048576,\"Group size\":%d,\"dtype\":\"Float\","
+        "\"In split size\":\"[]\",\"Out split size\":\"[]\","
+        "\"Process Group Name\":\"%d\",\"Process Group Description\":\"%s\","
+        "\"Process Group Ranks\":\"%s\",\"Seq\":%" PRId64 "}}",
+        DL_STREAM, start, end - start, DL_STREAM, corr, size, 1 + gid, desc, members, seq);
 }
 
 /* "[a, b, ...]": the ranks from first to < n by stride. */

@@ -58,8 +58,7 @@ static const fl_shape SHAPES[] = {
      "[\"\", \"\"]", 1002, NULL},
     /* 2e9 + 1e6 (the bias) in 4.002 us: 500 TFLOPS. */
     {"aten::addmm", "[[1000], [1000, 1000], [1000, 1000], [], []]",
-     BF16_3 ", \"Scalar\", \"Scalar\"]", "[\"\", \"\", \"\", \"1\", \"1\"]", 4002,
-     "aten::linear"},
+     BF16_3 ", \"Scalar\", \"Scalar\"]", "[\"\", \"\", \"\", \"1\", \"1\"]", 4002, "aten::linear"},
     /* 8 x 2 x 500 x 250 x 1000 = 2e9 fp32 FLOPs in 40 us: 50 TFLOPS. */
     {"aten::bmm", "[[8, 500, 1000], [8, 1000, 250]]", "[\"float\", \"float\"]", "[\"\", \"\"]",
      40000, NULL},
@@ -68,8 +67,8 @@ static const fl_shape SHAPES[] = {
     {"aten::cudnn_convolution", "[[10, 100, 40, 40], [200, 100, 3, 3], [], [], [], [], [], []]",
      "[\"c10::Half\", \"c10::Half\", \"ScalarList\", \"ScalarList\", \"ScalarList\", "
      "\"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\"]",
-     "[\"\", \"\", \"[1, 1]\", \"[2, 2]\", \"[1, 1]\", \"1\", \"False\", \"False\", \"True\"]", 5760,
-     NULL},
+     "[\"\", \"\", \"[1, 1]\", \"[2, 2]\", \"[1, 1]\", \"1\", \"False\", \"False\", \"True\"]",
+     5760, NULL},
     /* B 2, H 8, N 1000, d 125, causal: (2 x 8 x 4 x 1000^2 x 125) / 2 =
      * 4e9 FLOPs in 8 us: 500 TFLOPS. */
     {"aten::_scaled_dot_product_flash_attention",

@@ -57,11 +57,12 @@
  *  an empty ProfilerStep#S+1 that the last-step filter drops, so that
  *  every simulated step is kept; without it no step is written.
  *
- *  The ground truth (DIR.truth.json (beside DIR, so that DIR holds only traces)): every instance with its
- *  group, seq, collective, dtype, bytes, ranks, first and last arriving
- *  rank, arrival skew, transfer time, busbw and total wait, and per rank
- *  its total wait, the wait it caused (the others' wait at instances it
- *  arrived last at) and the count of last arrivals.  Times in us.
+ *  The ground truth (DIR.truth.json (beside DIR, so that DIR holds only
+ *  traces)): every instance with its group, seq, collective, dtype, bytes,
+ *  ranks, first and last arriving rank, arrival skew, transfer time, busbw
+ *  and total wait, and per rank its total wait, the wait it caused (the
+ *  others' wait at instances it arrived last at) and the count of last
+ *  arrivals.  Times in us.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -294,8 +295,9 @@ static void put_metadata(FILE *f, const gen *g, const op *o, int gid, int n, con
 static const char *kernel_name(const op *o)
 {
     if (strcmp(o->collective, "allreduce") == 0)
-        return o->elem_size == 2 ? "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
-                                 : "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+        return o->elem_size == 2
+                   ? "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+                   : "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
     if (strcmp(o->collective, "allgather") == 0)
         return "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
     return "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
@@ -331,7 +333,8 @@ static void put_collective(gen *g, int r, const op *o, int gid, int n, const cha
     put_us(f, start);
     fputs(", \"dur\": ", f);
     put_us(f, end - start);
-    fprintf(f, ", \"args\": {\"External id\": %" PRId64 ", \"stream\": %d, \"correlation\": %" PRId64,
+    fprintf(f,
+            ", \"args\": {\"External id\": %" PRId64 ", \"stream\": %d, \"correlation\": %" PRId64,
             id, stream, id);
     if (!g->meta_on_cpu) {
         fputs(", ", f);
@@ -347,7 +350,8 @@ static int64_t compute_of(const gen *g, int r, int step, int i)
     const op *o = &g->ops[i];
     double factor =
         o->slowed && r == g->slow_rank && g->cause == CAUSE_COMPUTE ? g->slow_factor : 1.0;
-    uint64_t h = tg_mix64(g->seed ^ tg_mix64((uint64_t)r * 1000003u + (uint64_t)step * 131u + (uint64_t)i));
+    uint64_t h =
+        tg_mix64(g->seed ^ tg_mix64((uint64_t)r * 1000003u + (uint64_t)step * 131u + (uint64_t)i));
     return (int64_t)((double)o->compute_ns * factor) + (int64_t)(h % 40000) + r;
 }
 
@@ -484,7 +488,8 @@ static void usage(void)
           "                    [--no-seq] [--meta-on-cpu] [--profiler-steps] [--seed N]\n"
           "                    [--cpu-ahead]\n"
           "Tensor x data parallel job: T x D ranks (at most 4096), TP groups of T ranks and DP\n"
-          "groups of D ranks, NCCL collective metadata, DIR.truth.json (beside DIR, so that DIR holds only traces).\n"
+          "groups of D ranks, NCCL collective metadata, DIR.truth.json (beside DIR, so that DIR "
+          "holds only traces).\n"
           "--profiler-steps writes each step as ProfilerStep#N; --cpu-ahead launches\n"
           "each kernel as soon as the CPU is done with the one before.\n",
           stderr);

@@ -21,7 +21,8 @@
  *  [0, 800) us; everything else is constant.  All the variance of T is
  *  then the data loading's, or the compute's.
  *
- *  The truth (DIR.jitter_truth.json): per rank, per kept step, step_time_us, data_loading_us and compute_us.
+ *  The truth (DIR.jitter_truth.json): per rank, per kept step, step_time_us,
+ *  data_loading_us and compute_us.
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -27,15 +27,15 @@
  *  b+15 (Total Allocated = B + X_s, B = (r + 1) GiB, Total Reserved
  *  2 (B + X_s)) and its free at b+300; one CPU sample (device -1) per trace.
  *
- *  The truth (DIR.ops_truth.json, beside DIR so that DIR holds only
- *  traces): per rank, the /kernel_sequences patterns under four option
- *  sets; per op name calls, gpu_events, gpu_busy_sum_us,
- *  cpu_time_us and the mean op-to-launch and launch-to-kernel delays; per annotation count, sum_us, gpu_events,
- *  gpu_event_time_us, cpu_count (and cpu_sum_us of the CPU-only
- *  DataLoader range); every gap with step, start, duration, cause,
- *  launch delay, sync call and the CPU event overlapping it most; per sync API count, total, max and GPU idle
- *  time; per device the memory samples, allocations, frees, peaks with
- *  their times and the last allocated value.
+ *  The truth (DIR.ops_truth.json, beside DIR so that DIR holds only traces):
+ *  per rank, the /kernel_sequences patterns under four option sets; per op
+ *  name calls, gpu_events, gpu_busy_sum_us, cpu_time_us and the mean
+ *  op-to-launch and launch-to-kernel delays; per annotation count, sum_us,
+ *  gpu_events, gpu_event_time_us, cpu_count (and cpu_sum_us of the CPU-only
+ *  DataLoader range); every gap with step, start, duration, cause, launch
+ *  delay, sync call and the CPU event overlapping it most; per sync API
+ *  count, total, max and GPU idle time; per device the memory samples,
+ *  allocations, frees, peaks with their times and the last allocated value.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -91,8 +91,10 @@ typedef struct {
 
 static void cpu_event(ops_rank *k, const char *cat, const char *name, int64_t ts, int64_t dur)
 {
-    tg_json_event(k->f, &k->first_event, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%" PRId64
-             ",\"dur\":%" PRId64 ",\"args\":{}}", cat, name, ts, dur);
+    tg_json_event(k->f, &k->first_event,
+                  "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%" PRId64
+                  ",\"dur\":%" PRId64 ",\"args\":{}}",
+                  cat, name, ts, dur);
 }
 
 static void op_call(ops_rank *k, int op, int64_t ts, int64_t dur)
@@ -107,29 +109,36 @@ static int64_t launch_kernel(ops_rank *k, const char *name, int64_t launch_ts, i
                              int64_t dur)
 {
     int64_t corr = k->next_corr++;
-    tg_json_event(k->f, &k->first_event, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
-             "\"tid\":1,\"ts\":%" PRId64 ",\"dur\":5,\"args\":{\"correlation\":%" PRId64 "}}",
-          launch_ts, corr);
-    tg_json_event(k->f, &k->first_event, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%" PRId64
-             ",\"dur\":%" PRId64 ",\"args\":{\"stream\":%d,\"correlation\":%" PRId64
-             ",\"device\":0}}", name, OPS_STREAM, ts, dur, OPS_STREAM, corr);
+    tg_json_event(k->f, &k->first_event,
+                  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                  "\"tid\":1,\"ts\":%" PRId64 ",\"dur\":5,\"args\":{\"correlation\":%" PRId64 "}}",
+                  launch_ts, corr);
+    tg_json_event(
+        k->f, &k->first_event,
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%" PRId64
+        ",\"dur\":%" PRId64 ",\"args\":{\"stream\":%d,\"correlation\":%" PRId64 ",\"device\":0}}",
+        name, OPS_STREAM, ts, dur, OPS_STREAM, corr);
     return ts + dur;
 }
 
 static void gpu_annotation(ops_rank *k, const char *name, int64_t ts, int64_t dur)
 {
-    tg_json_event(k->f, &k->first_event, "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,"
-             "\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{}}", name, OPS_STREAM, ts, dur);
+    tg_json_event(
+        k->f, &k->first_event,
+        "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,"
+        "\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"args\":{}}",
+        name, OPS_STREAM, ts, dur);
 }
 
 static void memory_sample(ops_rank *k, int64_t ts, int64_t allocated, int64_t reserved,
                           int64_t bytes, int device, int device_type)
 {
-    tg_json_event(k->f, &k->first_event, "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","
-             "\"pid\":1,\"tid\":1,\"ts\":%" PRId64 ",\"args\":{\"Total Reserved\":%" PRId64
-             ",\"Total Allocated\":%" PRId64 ",\"Bytes\":%" PRId64 ",\"Addr\":%" PRId64
-             ",\"Device Id\":%d,\"Device Type\":%d}}",
-          ts, reserved, allocated, bytes, 0x7f0000000000 + allocated, device, device_type);
+    tg_json_event(k->f, &k->first_event,
+                  "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","
+                  "\"pid\":1,\"tid\":1,\"ts\":%" PRId64 ",\"args\":{\"Total Reserved\":%" PRId64
+                  ",\"Total Allocated\":%" PRId64 ",\"Bytes\":%" PRId64 ",\"Addr\":%" PRId64
+                  ",\"Device Id\":%d,\"Device Type\":%d}}",
+                  ts, reserved, allocated, bytes, 0x7f0000000000 + allocated, device, device_type);
 }
 
 /* A call of op launching one kernel of its own; returns the kernel's end. */

@@ -334,7 +334,8 @@ static int put_kind(hta_buf *b, const hta_comm_set *s, const hta_comm_meta *m)
     int n = snprintf(numbers, sizeof numbers, "\t%lld\t%lld\t%lld\t%lld\n",
                      (long long)m->in_nelems, (long long)m->out_nelems,
                      (long long)m->group_size, (long long)m->peer);
-    const char *collective = hta_comm_string(s, m->collective), *dtype = hta_comm_string(s, m->dtype);
+    const char *collective = hta_comm_string(s, m->collective),
+               *dtype = hta_comm_string(s, m->dtype);
     return hta_buf_append(b, collective, strlen(collective)) || hta_buf_putc(b, '\t') ||
            hta_buf_append(b, dtype, strlen(dtype)) || hta_buf_append(b, numbers, (size_t)n);
 }
@@ -403,7 +404,8 @@ static int put_groups(hta_table *t, const hta_rank_view *v, const hta_profiler_s
                      .duration = malloc(n * sizeof *r.duration),
                      .step = malloc(n * sizeof *r.step),
                      .same_kernel = malloc(n * sizeof *r.same_kernel)};
-    int rc = r.kind && r.gap && r.overlap && r.seq && r.duration && r.step && r.same_kernel ? 0 : -1;
+    int rc =
+        r.kind && r.gap && r.overlap && r.seq && r.duration && r.step && r.same_kernel ? 0 : -1;
     for (size_t i = 0, end; rc == 0 && i < n; i = end) {
         for (end = i + 1; end < n && k[end].meta->pg_name == k[i].meta->pg_name;)
             end++;

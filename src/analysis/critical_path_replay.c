@@ -178,8 +178,8 @@ int cp_put_replay_graph(rank_state *r, size_t s, hta_tableset *out)
     int64_t rank = r->v->rank_key, n_edges = (int64_t)n_ties;
     for (size_t i = 0; i < g->n_edges; i++)
         n_edges += !is_comm_duration(r, &g->edges[i]);
-    int64_t head[HTA_REPLAY_NODES_N_COLUMNS] = {rank, w->number, w->start,
-                                                HTA_REPLAY_STEP_HEAD | n_edges << 2, w->end - w->start};
+    int64_t head[HTA_REPLAY_NODES_N_COLUMNS] = {
+        rank, w->number, w->start, HTA_REPLAY_STEP_HEAD | n_edges << 2, w->end - w->start};
     if (put_cells(nodes, head, HTA_REPLAY_NODES_N_COLUMNS))
         return -1;
     for (size_t v = 0; v < g->n_nodes; v++) {

@@ -1,14 +1,14 @@
 /* critical_path_steps.c: the whole-trace passes before the steps' graphs
  * (see analysis/critical_path_internal.h).
  *
- * The queue length of each stream, which decides between a launch edge
- * and a kernel -> kernel edge, is counted over the whole trace as HTA's
- * critical path does, by its own rule (analysis/step_series.h says how
- * it differs from the queue-length series).  The rank's events are then dealt out to the steps once: a CPU
- * event by its start, a GPU event by its launch's start (HTA's
- * clipping).  Each GPU event looks up its own launch, so every GPU event
- * of a graph replay joins the step of its graph launch call: HTA PR #291's
- * rule (docs/definitions.md, "Graph replays"), where released HTA kept
+ * The queue length of each stream, which decides between a launch edge and a
+ * kernel -> kernel edge, is counted over the whole trace as HTA's critical
+ * path does, by its own rule (analysis/step_series.h says how it differs from
+ * the queue-length series).  The rank's events are then dealt out to the
+ * steps once: a CPU event by its start, a GPU event by its launch's start
+ * (HTA's clipping).  Each GPU event looks up its own launch, so every GPU
+ * event of a graph replay joins the step of its graph launch call: HTA PR
+ * #291's rule (docs/definitions.md, "Graph replays"), where released HTA kept
  * one GPU event per correlation. */
 #include "analysis/critical_path_internal.h"
 

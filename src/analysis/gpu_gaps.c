@@ -5,7 +5,8 @@
  * no GPU event covers: the complement of the union of the rank's GPU
  * events within its GPU span.  Every gap at least --gap-threshold long is
  * a row: its ProfilerStep, start, duration, the GPU events before it (the
- * last to end) and after it, the next event's launch delay (its start minus its launch call's end), the
+ * last to end) and after it, the next event's launch delay (its start
+ * minus its launch call's end), the
  * CPU event (cpu_op or user_annotation) overlapping the gap most on the
  * thread that launched the next event (the shortest on ties), the
  * synchronising call overlapping it most, and a cause, the first that
@@ -354,7 +355,8 @@ int hta_gpu_gaps(const hta_rank_view *v, const hta_analysis_settings *opt, hta_t
     int have_contexts = rc == 0 && hta_cpu_contexts_build(&r.contexts, t) == 0;
     rc = have_contexts ? 0 : -1;
     if (rc == 0)
-        rc = collect_sync_calls(&r) || find_gaps(&r, (int64_t)llround(opt->gap_threshold_us * 1000.0));
+        rc = collect_sync_calls(&r) ||
+             find_gaps(&r, (int64_t)llround(opt->gap_threshold_us * 1000.0));
     if (rc == 0) {
         explain_gaps(&r);
         rc = put_gaps(&r, gaps) || put_sync_calls(&r, sync) ||

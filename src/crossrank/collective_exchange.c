@@ -157,8 +157,8 @@ static int owner_of(const placement *p, const hta_group_op *o)
 {
     size_t s = SEGMENTS_PER_GROUP * (size_t)o->group + (size_t)o->by_seq;
     long double span = (long double)p->hi[s] - (long double)p->lo[s] + 1;
-    long double at = p->before[s] +
-                     (long double)p->count[s] * ((long double)o->key - (long double)p->lo[s]) / span;
+    long double at = p->before[s] + (long double)p->count[s] *
+                                        ((long double)o->key - (long double)p->lo[s]) / span;
     long owner = (long)(at * p->pr->n / p->total); /* at >= 0: truncation floors */
     return owner < 0 ? 0 : owner >= p->pr->n ? p->pr->n - 1 : (int)owner;
 }

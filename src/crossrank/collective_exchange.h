@@ -16,12 +16,13 @@
  * "_comm_ops" (rank-mapped, may be NULL), path holds its ranks' tables
  * of the job's critical path (analysis/critical_path.h; none without
  * --critical-path), walked once the ops are matched
- * (crossrank/job_path/global_path.h), valid the ranks analysed without failure
- * (sorted, the same everywhere), valid_node the node of each
+ * (crossrank/job_path/global_path.h), valid the ranks analysed without
+ * failure (sorted, the same everywhere), valid_node the node of each
  * (crossrank/exchange/hosts.h; NULL when unknown); clocks what the
- * alignment of the nodes' clocks needs (crossrank/exchange/clock_offsets.h).  out receives
- * this process's share of the tables crossrank/exchange/collective_groups.h
- * describes: the instances it owns, the figures of its ranks (and with
+ * alignment of the nodes' clocks needs
+ * (crossrank/exchange/clock_offsets.h).  out receives this process's
+ * share of the tables crossrank/exchange/collective_groups.h describes:
+ * the instances it owns, the figures of its ranks (and with
  * keep_kernel_waits, each of its ranks' kernels' wait, "_kernel_waits");
  * gathered to the root in process order, "collectives" is in instance
  * order.  With --replay, the job's graph for the replay is then built

@@ -108,7 +108,8 @@ int hta_diff_tails(const hta_diff_input *base, const hta_diff_input *new_, hta_t
     const char *const keys[] = {spec->columns[HTA_ACTIVITY_CATEGORIES_RANK].name,
                                 spec->columns[HTA_ACTIVITY_CATEGORIES_CATEGORY].name};
     const hta_table *tb = hta_diff_table(base, spec), *tn = hta_diff_table(new_, spec);
-    join_ctx j = {.base = base, .new_ = new_, .out = hta_tableset_table(out, &hta_diff_tails_table)};
+    join_ctx j = {
+        .base = base, .new_ = new_, .out = hta_tableset_table(out, &hta_diff_tails_table)};
     if (!j.out)
         return hta_fail(err, "out of memory");
     if (find_columns(tb, &j.cb, err) || find_columns(tn, &j.cn, err))

@@ -380,7 +380,8 @@ static void size_conv(const conv_layout *c, const args *a, hta_op_work *w)
     int grads[3] = {1, 1, 0}, bias = 0;
     if (c->backward) {
         const shape *dy = tensor(a, 0);
-        if (!dy || dy->rank != out.rank || memcmp(dy->d, out.d, (size_t)out.rank * sizeof *out.d) != 0)
+        if (!dy || dy->rank != out.rank ||
+            memcmp(dy->d, out.d, (size_t)out.rank * sizeof *out.d) != 0)
             return;
         const char *mask = concrete(a, 10);
         if (mask && *mask) {

@@ -54,7 +54,8 @@ static size_t print_slowest(const hta_table *t, const columns *c, hta_ranked *r)
     size_t n = 0;
     for (size_t i = 0; i < t->n_rows; i++) {
         const hta_cell *row = hta_table_row(t, i);
-        if (row[c->count].i > 1 && row[c->p50].f > 0 && row[c->min].f < SLOW_FRACTION * row[c->p50].f)
+        if (row[c->count].i > 1 && row[c->p50].f > 0 &&
+            row[c->min].f < SLOW_FRACTION * row[c->p50].f)
             r[n++] = (hta_ranked){1.0 - row[c->min].f / row[c->p50].f, i};
     }
     hta_rank_descending(r, n);

@@ -85,7 +85,8 @@ static int agree_on_tables(const hta_tableset *mine, hta_tableset *schema, hta_e
         failed = any_failed(!all);
     }
     if (!failed)
-        MPI_Allgatherv(packed.data, (int)packed.len, MPI_BYTE, all, lens, offsets, MPI_BYTE, MPI_COMM_WORLD);
+        MPI_Allgatherv(packed.data, (int)packed.len, MPI_BYTE, all, lens, offsets, MPI_BYTE,
+                       MPI_COMM_WORLD);
     for (int p = 0; !failed && p < n_processes; p++)
         failed = hta_tableset_merge(schema, all + offsets[p], (size_t)lens[p], err) != 0;
     hta_buf_free(&packed);

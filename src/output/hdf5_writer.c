@@ -168,7 +168,8 @@ static int write_timeline(hid_t file, const hta_table *t, const hta_run_info *in
     }
     for (int k = 0; rc == 0 && k <= bins; k++) {
         int64_t span = info->timeline_end_ns - info->timeline_start_ns;
-        edges[k] = (double)(info->timeline_start_ns + (int64_t)((__int128)span * k / bins)) / 1000.0;
+        edges[k] =
+            (double)(info->timeline_start_ns + (int64_t)((__int128)span * k / bins)) / 1000.0;
     }
     hid_t ds = -1;
     hsize_t dims[3] = {n_ranks, (hsize_t)bins, 4};
@@ -180,7 +181,8 @@ static int write_timeline(hid_t file, const hta_table *t, const hta_run_info *in
     if (rc == 0) {
         static char *const categories[] = {"compute", "communicate", "overlap", "empty"};
         hid_t space = H5Screate_simple(1, edge_dims, NULL);
-        hid_t attr = H5Acreate2(ds, "bin_edges_us", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t attr =
+            H5Acreate2(ds, "bin_edges_us", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
         rc = attr < 0 || H5Awrite(attr, H5T_NATIVE_DOUBLE, edges) < 0 ? -1 : 0;
         if (attr >= 0)
             H5Aclose(attr);

@@ -335,8 +335,9 @@ static int parse_ranks(walk *w, const hta_pvalue *d, hta_fr_group *g)
         return 0;
     size_t cap = is_sequence(v) ? v->n : v->kind == HTA_PV_STR ? v->s_len / 2 + 1 : 0;
     if (!cap)
-        return v->kind == HTA_PV_STR || is_sequence(v) ? 0
-                                                       : bad_field(w, "a group's member list", v, "a list");
+        return v->kind == HTA_PV_STR || is_sequence(v)
+                   ? 0
+                   : bad_field(w, "a group's member list", v, "a list");
     if (!(g->ranks = calloc(cap, sizeof *g->ranks)))
         return oom(w);
     if (is_sequence(v)) {

@@ -126,7 +126,8 @@ static int64_t integer(sqlite3_stmt *s, int i, int64_t absent)
 static const char *text(rocpd_reader *r, sqlite3_stmt *s, int i)
 {
     const char *t = (const char *)sqlite3_column_text(s, i);
-    uint32_t id = hta_strtab_intern(&r->names, t ? t : "", t ? (size_t)sqlite3_column_bytes(s, i) : 0);
+    uint32_t id =
+        hta_strtab_intern(&r->names, t ? t : "", t ? (size_t)sqlite3_column_bytes(s, i) : 0);
     if (id == UINT32_MAX) {
         fail(r, NULL, "out of memory");
         return NULL;

@@ -28,7 +28,8 @@ typedef enum hta_input_format {
 
 /* --input-format's words, "auto" first, in the order of the ids. */
 #define HTA_INPUT_FORMAT_WORD(id, name) name,
-#define HTA_INPUT_FORMAT_WORDS ((const char *const[]){"auto", HTA_INPUT_FORMATS(HTA_INPUT_FORMAT_WORD) NULL})
+#define HTA_INPUT_FORMAT_WORDS                                                                     \
+    ((const char *const[]){"auto", HTA_INPUT_FORMATS(HTA_INPUT_FORMAT_WORD) NULL})
 
 /* The names after "auto" in --help, each after a space. */
 #define HTA_INPUT_FORMAT_SPACED(id, name) " " name

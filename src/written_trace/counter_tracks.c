@@ -40,7 +40,8 @@ int wt_shares_add(wt_shares *s, const hta_rank_view *v, int64_t a, int64_t b)
     window_sum both = {a, b, 0};
     hta_intervals_walk_intersection(comp, ncomp, comm, ncomm, add_clipped, &both);
     double span = (double)(b - a);
-    double compute = (double)within(comp, ncomp, a, b), communication = (double)within(comm, ncomm, a, b);
+    double compute = (double)within(comp, ncomp, a, b),
+           communication = (double)within(comm, ncomm, a, b);
     s->items[s->n++] = (wt_step_share){
         a, b, (compute - (double)both.sum) / span, (communication - (double)both.sum) / span,
         (double)both.sum / span, (span - compute - communication + (double)both.sum) / span};

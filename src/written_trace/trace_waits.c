@@ -29,7 +29,8 @@ static void put_wait_event(hta_buf *b, const hta_cell *row)
     hta_json_put_number(b, (double)row[HTA_KERNEL_WAITS_WAIT_NS].i / 1000.0);
     put_text(b, ",\"caused_wait_us\":");
     hta_json_put_number(b, (double)row[HTA_KERNEL_WAITS_CAUSED_NS].i / 1000.0);
-    put_text(b, row[HTA_KERNEL_WAITS_ARRIVED_LAST].i ? ",\"arrived_last\":1,\"group\":" : ",\"arrived_last\":0,\"group\":");
+    put_text(b, row[HTA_KERNEL_WAITS_ARRIVED_LAST].i ? ",\"arrived_last\":1,\"group\":"
+                                                     : ",\"arrived_last\":0,\"group\":");
     hta_json_put_string(b, row[HTA_KERNEL_WAITS_GROUP].s);
     put_text(b, ",\"collective\":");
     hta_json_put_string(b, row[HTA_KERNEL_WAITS_COLLECTIVE].s);

@@ -457,8 +457,8 @@ static int mismatch(const inputs *in, const group *g, int64_t seq, const hta_cel
             if (culprit[who[k]]) {
                 const hta_cell *e = rows[k];
                 rc = list_rank(&f.culprits, g->m[who[k]].rank) ||
-                     appendf(&f.detail, "%srank %" PRId64 ": %s %s -> %s %s", f.detail.len ? "; " : "",
-                             g->m[who[k]].rank, e[HTA_FR_ENTRY_OP].s,
+                     appendf(&f.detail, "%srank %" PRId64 ": %s %s -> %s %s",
+                             f.detail.len ? "; " : "", g->m[who[k]].rank, e[HTA_FR_ENTRY_OP].s,
                              e[HTA_FR_ENTRY_INPUT_SIZES].s, e[HTA_FR_ENTRY_OUTPUT_SIZES].s,
                              e[HTA_FR_ENTRY_INPUT_DTYPES].s) ||
                      describe_frames(&f.frames, g->m[who[k]].rank, e);
@@ -539,10 +539,12 @@ static int put_collective(hta_table *t, const group *g, int64_t seq, const hta_c
     }
     int sizes_agree = 1, dtypes_agree = 1;
     for (size_t k = 0; k < n; k++) {
-        sizes_agree &= !strcmp(rows[k][HTA_FR_ENTRY_INPUT_SIZES].s, rows[0][HTA_FR_ENTRY_INPUT_SIZES].s) &&
-                       !strcmp(rows[k][HTA_FR_ENTRY_OUTPUT_SIZES].s, rows[0][HTA_FR_ENTRY_OUTPUT_SIZES].s);
-        dtypes_agree &= !strcmp(rows[k][HTA_FR_ENTRY_INPUT_DTYPES].s, rows[0][HTA_FR_ENTRY_INPUT_DTYPES].s) &&
-                        !strcmp(rows[k][HTA_FR_ENTRY_OUTPUT_DTYPES].s, rows[0][HTA_FR_ENTRY_OUTPUT_DTYPES].s);
+        sizes_agree &=
+            !strcmp(rows[k][HTA_FR_ENTRY_INPUT_SIZES].s, rows[0][HTA_FR_ENTRY_INPUT_SIZES].s) &&
+            !strcmp(rows[k][HTA_FR_ENTRY_OUTPUT_SIZES].s, rows[0][HTA_FR_ENTRY_OUTPUT_SIZES].s);
+        dtypes_agree &=
+            !strcmp(rows[k][HTA_FR_ENTRY_INPUT_DTYPES].s, rows[0][HTA_FR_ENTRY_INPUT_DTYPES].s) &&
+            !strcmp(rows[k][HTA_FR_ENTRY_OUTPUT_DTYPES].s, rows[0][HTA_FR_ENTRY_OUTPUT_DTYPES].s);
     }
     const char *op = majority(rows, n, HTA_FR_ENTRY_OP);
     hta_row_builder row = hta_table_add_row(t);
@@ -675,10 +677,14 @@ static int diagnose_group(const inputs *in, group *g, hta_table *collectives)
             rc = -1;
             break;
         }
-        const char *state = k_skip > 0 ? "skipped" : k_op > 0 ? "op_mismatch"
-                          : k_size > 0 ? "size_mismatch" : k_dtype > 0 ? "dtype_mismatch"
-                          : k_join > 0 ? "not_joined" : k_stuck > 0 ? (missing ? "undecided" : "stuck")
-                          : n < g->n ? "partial" : "matched";
+        const char *state = k_skip > 0    ? "skipped"
+                            : k_op > 0    ? "op_mismatch"
+                            : k_size > 0  ? "size_mismatch"
+                            : k_dtype > 0 ? "dtype_mismatch"
+                            : k_join > 0  ? "not_joined"
+                            : k_stuck > 0 ? (missing ? "undecided" : "stuck")
+                            : n < g->n    ? "partial"
+                                          : "matched";
         rc = put_collective(collectives, g, seq, rows, n, state);
     }
     if (rc == 0 && missing) {
@@ -919,7 +925,8 @@ int hta_hang_diagnosis(const hta_processes *pr, hta_crossrank_tables *t,
     hta_tableset_free(&results);
     if (!failed && pr->me == HTA_ROOT &&
         (sort_by_group(hta_tableset_find(t->all, hta_fr_groups_table.name), HTA_FR_GROUPS_GROUP) ||
-         sort_by_group(hta_tableset_find(t->all, hta_fr_collectives_table.name), HTA_FR_COLL_GROUP) ||
+         sort_by_group(hta_tableset_find(t->all, hta_fr_collectives_table.name),
+                       HTA_FR_COLL_GROUP) ||
          sort_by_group(hta_tableset_find(t->all, hta_fr_findings_table.name),
                        HTA_FR_FINDINGS_GROUP)))
         failed = hta_fail(err, "out of memory ordering the hang diagnosis") != 0;

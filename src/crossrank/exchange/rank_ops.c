@@ -57,7 +57,8 @@ static int pair_op(hta_group_op *op, const hta_kind_info *k, peer_counts *pc)
     if (!known || ordinal > limit)
         op->key = hta_pair_key(self, self, ordinal & HTA_PAIR_MASK);
     else
-        op->key = send ? hta_pair_key(op->rank, peer, ordinal) : hta_pair_key(peer, op->rank, ordinal);
+        op->key =
+            send ? hta_pair_key(op->rank, peer, ordinal) : hta_pair_key(peer, op->rank, ordinal);
     return 0;
 }
 
@@ -72,8 +73,9 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
     const char *splits = row[HTA_COMM_OPS_SPLITS].s;
     int rc = 0;
     hta_series s[7];
-    const char *packed[7] = {row[HTA_COMM_OPS_KIND_OF].s, row[HTA_COMM_OPS_SEQS].s, row[HTA_COMM_OPS_START_GAPS].s,
-                             row[HTA_COMM_OPS_DURATIONS].s, row[HTA_COMM_OPS_OVERLAPS].s, row[HTA_COMM_OPS_STEPS].s,
+    const char *packed[7] = {row[HTA_COMM_OPS_KIND_OF].s,    row[HTA_COMM_OPS_SEQS].s,
+                             row[HTA_COMM_OPS_START_GAPS].s, row[HTA_COMM_OPS_DURATIONS].s,
+                             row[HTA_COMM_OPS_OVERLAPS].s,   row[HTA_COMM_OPS_STEPS].s,
                              row[HTA_COMM_OPS_SAME_KERNEL].s};
     for (int k = 0; k < 7; k++)
         hta_series_open(&s[k], packed[k]);
@@ -90,9 +92,14 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
         }
         start += (int64_t)gap;
         hta_group_op *op = &r->ops[at + (size_t)i];
-        *op = (hta_group_op){.group = group, .kind = kind_ids[kind], .by_seq = seq >= 0,
-                             .variant = variant, .key = seq >= 0 ? seq : i,
-                             .rank = row[HTA_COMM_OPS_RANK].i, .start = start, .end = start + duration,
+        *op = (hta_group_op){.group = group,
+                             .kind = kind_ids[kind],
+                             .by_seq = seq >= 0,
+                             .variant = variant,
+                             .key = seq >= 0 ? seq : i,
+                             .rank = row[HTA_COMM_OPS_RANK].i,
+                             .start = start,
+                             .end = start + duration,
                              .a2a_bytes = -1};
         const hta_kind_info *k = &c->kinds[op->kind];
         if ((hta_kind_is_send(k) || hta_kind_is_recv(k)) && pair_op(op, k, &pc)) {
@@ -118,7 +125,8 @@ static int unpack_row(const hta_comm_catalog *c, const hta_cell *row, uint32_t g
         splits = next ? next + 1 : splits + strlen(splits);
     }
     if (rc == 0 && sent)
-        rc = hta_a2a_add_row(r, group, row[HTA_COMM_OPS_RANK].i, members, n_members, sent, a2a_count);
+        rc = hta_a2a_add_row(r, group, row[HTA_COMM_OPS_RANK].i, members, n_members, sent,
+                             a2a_count);
     free(sent);
     free(members);
     free(pc.items);
@@ -142,7 +150,8 @@ int hta_rank_ops_load(const hta_table *t, const hta_comm_catalog *c, hta_rank_op
     r->n = n;
     for (size_t i = 0, at = 0; t && i < t->n_rows; i++) {
         const hta_cell *row = hta_table_row(t, i);
-        uint32_t group = hta_strtab_find(&c->names, row[HTA_COMM_OPS_GROUP].s, strlen(row[HTA_COMM_OPS_GROUP].s));
+        uint32_t group = hta_strtab_find(&c->names, row[HTA_COMM_OPS_GROUP].s,
+                                         strlen(row[HTA_COMM_OPS_GROUP].s));
         long variant = hta_comm_catalog_variant(c, row[HTA_COMM_OPS_GROUP].s,
                                                 row[HTA_COMM_OPS_GROUP_DESC].s,
                                                 row[HTA_COMM_OPS_GROUP_RANKS].s);
