@@ -6,7 +6,9 @@ writes every pair's late sender, late receiver and transfer and every
 rank's bubble per step beside the traces (DIR.truth.json), in integer
 nanoseconds.
 """
+import html
 import json
+import math
 
 from common import *
 
@@ -304,6 +306,86 @@ def test_report_shows_the_bubble_per_stage_and_the_waits():
         assert row in text, (row, text[-3000:])
     late = sum(w["late_sender_ns"] for w in truth["pairs"]) / 1000
     assert f"<td>{late:.1f}</td>" in text, late
+
+
+def late_halves(truth):
+    """Per rank, (its paired sends and receives, those whose half came
+    last: a late sender or a late receiver), from the generator's pairs."""
+    halves = {}
+    for w in truth["pairs"]:
+        for rank, late in ((w["src"], w["late_sender_ns"] > 0),
+                           (w["dst"], w["late_receiver_ns"] > 0)):
+            pairs, last = halves.get(rank, (0, 0))
+            halves[rank] = (pairs + 1, last + late)
+    return halves
+
+
+def binomial_tail(k, n, p):
+    return min(1.0, sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+
+
+def late_at_pairs(halves):
+    """The ranks that come last at their pairs far more often than the
+    half chance gives (docs/crossrank.md, /stragglers): at least 3/4 of
+    them, binomial tail under 0.001 over the ranks."""
+    alpha = 0.001 / len(halves)
+    return {r for r, (n, k) in halves.items()
+            if k >= 0.75 * n and binomial_tail(k, n, 0.5) < alpha}
+
+
+def test_a_stage_whose_late_sends_hold_the_others_is_flagged():
+    """1F1B with a slow stage and no collective: the stage comes last at
+    most of its pairs and is flagged, its neighbours (late only as the
+    schedule makes them) and the same job without the slowdown are not."""
+    for dp, slow_ranks in ((1, {2}), (2, {4, 5})):
+        job = ["--dp", str(dp), "--steps", "3", "--cpu-ahead"]
+        for extra, want in ((["--slow-stage", "2:1.6"], slow_ranks), ([], set())):
+            d, truth = pipeline(4, 8, job + extra)
+            halves = late_halves(truth)
+            assert late_at_pairs(halves) == want, (dp, extra, halves)
+            out, _ = analyse(d, processes=2, extra=["--include-last-step"])
+            st = table(out, "/stragglers").set_index("rank")
+            assert set(st.index[st.flagged != 0]) == want, (dp, extra, st)
+            for rank, (n, k) in halves.items():
+                assert_close(st.loc[rank, "arrived_last_share"], k / n, f"rank {rank}",
+                             rel_tol=1e-12)
+                assert st.loc[rank, "fair_share"] == 0.5, st
+            for rank in want:
+                n, k = halves[rank]
+                assert f"arrived last at {k} of {n} point-to-point pairs" in \
+                    st.loc[rank, "reasons"], st.loc[rank, "reasons"]
+
+
+def test_the_last_of_two_stages_is_not_a_straggler_by_the_schedule():
+    """With two stages the last causes nearly all the wait, by the
+    schedule alone: nobody is flagged without a slowdown."""
+    for m in (4, 16):
+        d, truth = pipeline(2, m, ["--steps", "3", "--cpu-ahead"])
+        assert late_at_pairs(late_halves(truth)) == set()
+        out, _ = analyse(d)
+        st = table(out, "/stragglers")
+        assert (st.flagged == 0).all(), st
+
+
+def test_the_report_gives_the_verdict_on_ranks_the_outliers_flag():
+    """Without a straggler, the report does not say "No straggler" beside
+    an outlier table that flags ranks: it gives each one's verdict."""
+    d, _ = pipeline(4, 4, ["--steps", "3", "--cpu-ahead", "--slow-stage", "1:1.3"])
+    out, _ = analyse(d)
+    st = table(out, "/stragglers").set_index("rank")
+    flagged = sorted(set(table(out, "/outliers")["rank"]))
+    assert (st.flagged == 0).all() and flagged, (st, flagged)
+    page = os.path.join(tmpdir(), "report.html")
+    report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python",
+                          "hta-mpi-report")
+    subprocess.run([sys.executable, report, out, "-o", page], check=True, capture_output=True)
+    text = open(page, encoding="utf-8").read()
+    section = text[text.index("<h2>Stragglers</h2>"):]
+    section = section[:section.index("<h2>", 4)]
+    assert "No straggler" not in section, section
+    for rank in flagged:
+        assert f'<td class="text">{html.escape(st.loc[rank, "reasons"])}</td>' in section, \
+            (rank, section)
 
 
 if __name__ == "__main__":

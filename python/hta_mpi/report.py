@@ -66,16 +66,25 @@ def outliers_html(outliers):
     return table_html(["metric", "rank", "value", "median", "z", "robust z", "class"], rows)
 
 
-def stragglers_html(path):
+def stragglers_html(path, flagged):
+    """The ranks /stragglers flags; without one, the verdict on each rank
+    the outlier table flags (it stands out, yet the others do not wait
+    for it beyond chance, or there is too little to tell)."""
     if "stragglers" not in results.tables(path):
         return ""
     st = results.load(path, "stragglers")
-    st = st[st["flagged"] != 0]
-    if st.empty:
+    mine = st[st["flagged"] != 0]
+    if not mine.empty:
+        rows = [[(esc(s.rank), False), (number(s.score), False), (esc(s.reasons), True)]
+                for s in mine.itertuples(index=False)]
+        return table_html(["rank", "score", "reasons"], rows)
+    if not flagged:
         return "<p>No straggler.</p>"
+    standing_out = st[st["rank"].isin(flagged)]
     rows = [[(esc(s.rank), False), (number(s.score), False), (esc(s.reasons), True)]
-            for s in st.itertuples(index=False)]
-    return table_html(["rank", "score", "reasons"], rows)
+            for s in standing_out.itertuples(index=False)]
+    return ("<p>No rank flagged as the one the others wait for; the ranks the outlier table "
+            "flags, with the verdict on each:</p>" + table_html(["rank", "score", "reasons"], rows))
 
 
 def hang_html(path):
@@ -423,7 +432,7 @@ def render(path):
          "(alone or overlapping compute); red rank: flagged below.</p>"),
         ("Hang diagnosis (NCCL Flight Recorder)", hang_html(path)),
         ("Outliers", outliers_html(results.load(path, "outliers"))),
-        ("Stragglers", stragglers_html(path)),
+        ("Stragglers", stragglers_html(path, flagged)),
         ("What fixing it buys", what_if_html(path)),
     ]
     for kind in ("seconds", "ratios"):

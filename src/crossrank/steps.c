@@ -151,7 +151,7 @@ const hta_crossrank_step hta_crossrank_steps[] = {
      .frees = NONE},
     {"straggler ranks", HTA_CROSSRANK_ROOT, .root = hta_rank_stragglers,
      .reads = TABLES(T(hta_ranks_table), T(hta_rank_metrics_table),
-                     T(hta_collective_wait_table)),
+                     T(hta_collective_wait_table), T(hta_p2p_ranks_table)),
      .writes = TABLES(T(hta_stragglers_table)), .frees = NONE},
     {"delay costs", HTA_CROSSRANK_ROOT, .root_fixed = hta_delay_costs,
      .reads = TABLES(T(hta_stragglers_table), T(hta_steps_table),

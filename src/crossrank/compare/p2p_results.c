@@ -76,7 +76,7 @@ static int merge_rank_rows(hta_tableset *set, hta_table *ranks)
         hta_row_put_i64(&row, u[0].i);
         hta_row_put_i64(&row, u[1].i);
         hta_row_put_i64(&row, u[1].i);
-        for (int c = HTA_P2P_RANKS_LATE_SENDER_WAIT_NS; c <= HTA_P2P_RANKS_CLOCK_VIOLATIONS; c++)
+        for (int c = HTA_P2P_RANKS_LATE_SENDER_WAIT_NS; c < HTA_P2P_RANKS_N_COLUMNS; c++)
             hta_row_put_i64(&row, 0);
         if (hta_row_done(&row))
             return -1;
@@ -88,7 +88,7 @@ static int merge_rank_rows(hta_tableset *set, hta_table *ranks)
     for (size_t i = 0; i < ranks->n_rows; i++) {
         hta_cell *row = hta_table_row(ranks, i), *into = hta_table_row(ranks, out ? out - 1 : 0);
         if (out && into[HTA_P2P_RANKS_RANK].i == row[HTA_P2P_RANKS_RANK].i) {
-            for (int c = HTA_P2P_RANKS_OPS; c <= HTA_P2P_RANKS_CLOCK_VIOLATIONS; c++)
+            for (int c = HTA_P2P_RANKS_OPS; c < HTA_P2P_RANKS_N_COLUMNS; c++)
                 into[c].i += row[c].i;
             continue;
         }

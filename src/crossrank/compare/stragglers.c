@@ -13,10 +13,12 @@
  * A rank is flagged when it caused some wait and either arrives last far
  * more often than chance (the binomial test of collective_wait.c:
  * Bonferroni over the ranks, so a job without a straggler flags anybody
- * with probability under 0.1%) or caused more than half of all the wait
- * in the job and at least twice as much as any other rank (a rank late at
- * one collective per step, after a slow data loading, arrives last too
- * seldom for the first test but holds everyone up).  With few collectives
+ * with probability under 0.1%; its paired sends and receives count as
+ * instances of two, so a pipeline stage without collectives is judged
+ * too) or caused more than half of all the wait at collectives and at
+ * least twice as much as any other rank (a rank late at one collective
+ * per step, after a slow data loading, arrives last too seldom for the
+ * first test but holds everyone up).  With few collectives
  * (one profiler step of a real job may hold fewer than ten) neither can
  * be trusted: when even arriving last every time would not pass the
  * binomial test, nothing is flagged and the reasons say "too few
@@ -47,6 +49,7 @@
 #include "crossrank/compare/causes.h"
 #include "crossrank/compare/collective_wait.h"
 #include "crossrank/compare/spread.h"
+#include "crossrank/exchange/p2p_pairs.h"
 #include "numerics/bounds.h"
 
 #include <math.h>
@@ -82,9 +85,11 @@ static const hta_cause CAUSE[N_CAUSES] = {HTA_CAUSE_DATA_LOADING, HTA_CAUSE_CPU_
 
 typedef struct suspect {
     int64_t rank;
-    int64_t arrived_last, matched;
-    double share, fair;        /* NaN without matched collectives */
+    int64_t arrived_last, matched; /* collectives and point-to-point pairs */
+    int64_t pairs;                 /* the pairs among them */
+    double share, fair;            /* NaN without either */
     double caused_us, score;
+    double coll_caused_us, coll_fair; /* at collectives alone */
     double compute_us, ratio, z, robust_z; /* NaN without GPU events */
     double value[N_CAUSES], median[N_CAUSES], excess_z[N_CAUSES];
     int stands_out[N_CAUSES];
@@ -113,6 +118,8 @@ static size_t read_arrivals(const hta_table *waits, suspect *s, size_t n)
         s[i].share = row ? row[HTA_COLLECTIVE_WAIT_ARRIVED_LAST_SHARE].f : NAN;
         s[i].fair = row ? row[HTA_COLLECTIVE_WAIT_FAIR_SHARE].f : NAN;
         s[i].caused_us = row ? row[HTA_COLLECTIVE_WAIT_CAUSED_WAIT_US].f : 0;
+        s[i].coll_caused_us = s[i].caused_us;
+        s[i].coll_fair = s[i].fair;
         taking_part += s[i].matched > 0;
     }
     return taking_part;
@@ -123,6 +130,32 @@ static suspect *find_suspect(suspect *s, size_t n, int64_t rank)
 {
     size_t lo = HTA_LOWER_BOUND(s, n, rank, rank);
     return lo < n && s[lo].rank == rank ? &s[lo] : NULL;
+}
+
+/* Adds each rank's paired sends and receives from "_p2p_ranks" to its
+ * arrivals: a pair is an instance of two, and the rank whose half came
+ * last (a late sender, or a late receiver) made the other wait, so
+ * chance gives each side half.  A pipeline stage that holds up its
+ * neighbours comes last at most of its pairs without a collective to
+ * show it.  Returns how many more ranks now take part. */
+static size_t add_p2p_arrivals(const hta_table *p2p, suspect *s, size_t n)
+{
+    size_t newly = 0;
+    for (size_t r = 0; p2p && r < p2p->n_rows; r++) {
+        const hta_cell *row = hta_table_row(p2p, r);
+        suspect *x = find_suspect(s, n, row[HTA_P2P_RANKS_RANK].i);
+        int64_t pairs = row[HTA_P2P_RANKS_OPS].i - row[HTA_P2P_RANKS_UNPAIRED].i;
+        if (!x || pairs <= 0)
+            continue;
+        double fair_collectives = isfinite(x->fair) ? x->fair * (double)x->matched : 0;
+        newly += x->matched == 0;
+        x->pairs = pairs;
+        x->matched += pairs;
+        x->arrived_last += row[HTA_P2P_RANKS_ARRIVED_LAST].i;
+        x->fair = (fair_collectives + 0.5 * (double)pairs) / (double)x->matched;
+        x->share = (double)x->arrived_last / (double)x->matched;
+    }
+    return newly;
 }
 
 /* Fills value[k] and gemm_tflops of every rank from /rank_metrics (NaN
@@ -237,36 +270,43 @@ static void compute_ratios(suspect *s, size_t n)
     }
 }
 
-/* The fewest last arrivals out of `matched` that could pass the test. */
-static int testable(const suspect *s, size_t taking_part)
+/* Whether `matched` instances at a chance of `fair` each could pass
+ * the test at all (arriving last at every one). */
+static int testable(int64_t matched, double fair, size_t taking_part)
 {
-    return s->matched > 0 && hta_is_late_arriver(s->matched, s->matched, s->fair, taking_part);
+    return matched > 0 && hta_is_late_arriver(matched, matched, fair, taking_part);
 }
 
-/* The largest caused wait of a rank other than i. */
+/* The largest wait caused at collectives by a rank other than i. */
 static double largest_other(const suspect *s, size_t n, size_t i)
 {
     double most = 0;
     for (size_t j = 0; j < n; j++)
-        if (j != i && s[j].caused_us > most)
-            most = s[j].caused_us;
+        if (j != i && s[j].coll_caused_us > most)
+            most = s[j].coll_caused_us;
     return most;
 }
 
+/* The dominance rule weighs the wait caused at collectives alone: in a
+ * pipeline the stages' sends wait for each other by the schedule, and
+ * the last stage of two causes most of that wait with nobody slow. */
 static void judge(suspect *s, size_t n, size_t taking_part)
 {
-    double total = 0;
+    double total = 0, total_coll = 0;
     size_t top = 0;
     for (size_t i = 0; i < n; i++) {
         total += s[i].caused_us;
-        top = s[i].caused_us > s[top].caused_us ? i : top;
+        total_coll += s[i].coll_caused_us;
+        top = s[i].coll_caused_us > s[top].coll_caused_us ? i : top;
     }
     double runner_up = n ? largest_other(s, n, top) : 0;
     for (size_t i = 0; i < n; i++) {
         s[i].late = hta_is_late_arriver(s[i].arrived_last, s[i].matched, s[i].fair, taking_part);
-        s[i].testable = testable(&s[i], taking_part);
-        int dominant = i == top && s[i].testable && s[i].caused_us > 0.5 * total &&
-                       s[i].caused_us >= 2 * runner_up;
+        s[i].testable = testable(s[i].matched, s[i].fair, taking_part);
+        int dominant = i == top &&
+                       testable(s[i].matched - s[i].pairs, s[i].coll_fair, taking_part) &&
+                       s[i].coll_caused_us > 0.5 * total_coll &&
+                       s[i].coll_caused_us >= 2 * runner_up;
         s[i].flagged = (s[i].late || dominant) && s[i].caused_us > 0;
         s[i].score = total > 0 ? s[i].caused_us / total : 0;
         s[i].cause = N_CAUSES;
@@ -295,7 +335,7 @@ static int compare_most_suspect(const void *a, const void *b)
 static size_t clause_arrivals(const suspect *s, char *out, size_t size)
 {
     if (s->matched == 0)
-        return (size_t)snprintf(out, size, "took part in no matched collective");
+        return (size_t)snprintf(out, size, "took part in no matched collective or pair");
     if (!(s->fair > 0)) /* every instance had this rank alone */
         return (size_t)snprintf(out, size, "shared none of its %lld collectives with another rank",
                                 (long long)s->matched);
@@ -304,11 +344,14 @@ static size_t clause_arrivals(const suspect *s, char *out, size_t size)
                           : !s->testable ? "too few collectives to tell from chance: "
                           : any_cause    ? "late arrivals not beyond chance: "
                                          : "nothing stands out: ";
+    const char *what = s->pairs == 0              ? "collectives"
+                       : s->pairs == s->matched ? "point-to-point pairs"
+                                                : "collectives and point-to-point pairs";
     return (size_t)snprintf(out, size,
                             "%sothers waited %.1f us for it (%.0f%% of all waiting); "
-                            "arrived last at %lld of %lld collectives (%.0f%%, chance %.0f%%)",
+                            "arrived last at %lld of %lld %s (%.0f%%, chance %.0f%%)",
                             verdict, s->caused_us, 100 * s->score, (long long)s->arrived_last,
-                            (long long)s->matched, 100 * s->share, 100 * s->fair);
+                            (long long)s->matched, what, 100 * s->share, 100 * s->fair);
 }
 
 /* The arrivals, then what stands out: the cause first. */
@@ -384,6 +427,7 @@ int hta_rank_stragglers(hta_tableset *set, const hta_crossrank_settings *opt, ht
         const hta_table *waits = hta_tableset_find(set, hta_collective_wait_table.name);
         const hta_table *metrics = hta_tableset_find(set, hta_rank_metrics_table.name);
         size_t taking_part = read_arrivals(waits, s, n);
+        taking_part += add_p2p_arrivals(hta_tableset_find(set, hta_p2p_ranks_table.name), s, n);
         read_metrics(metrics, s, n);
         add_p2p_caused(metrics, s, n);
         compute_ratios(s, n);

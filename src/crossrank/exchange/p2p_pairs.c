@@ -69,6 +69,7 @@ static const hta_column RANK_COLUMNS[HTA_P2P_RANKS_N_COLUMNS] = {
     [HTA_P2P_RANKS_LATE_RECEIVER_WAIT_NS] = {"late_receiver_wait_ns", HTA_COL_I64},
     [HTA_P2P_RANKS_CAUSED_LATE_SENDER_NS] = {"caused_late_sender_ns", HTA_COL_I64},
     [HTA_P2P_RANKS_CLOCK_VIOLATIONS] = {"clock_violations", HTA_COL_I64},
+    [HTA_P2P_RANKS_ARRIVED_LAST] = {"arrived_last", HTA_COL_I64},
 };
 const hta_table_spec hta_p2p_ranks_table = {
     "_p2p_ranks", RANK_COLUMNS, HTA_P2P_RANKS_N_COLUMNS, HTA_TABLE_GATHERED | HTA_TABLE_SCRATCH};
@@ -340,6 +341,7 @@ static int put_rank(hta_table *t, const hta_comm_catalog *c, const hta_rank_ops 
                     const hta_op_result *res, const size_t *idx, size_t n)
 {
     int64_t unpaired = 0, late_sender = 0, late_receiver = 0, caused = 0, violations = 0;
+    int64_t last = 0;
     for (size_t k = 0; k < n; k++) {
         const hta_op_result *x = &res[idx[k]];
         int send = hta_kind_is_send(&c->kinds[r->ops[idx[k]].kind]);
@@ -348,6 +350,7 @@ static int put_rank(hta_table *t, const hta_comm_catalog *c, const hta_rank_ops 
         late_receiver += send ? x->wait_ns : 0;
         caused += send ? x->caused_ns : 0;
         violations += x->clock_violation && !send;
+        last += x->n_ranks == 2 && x->caused_ns > 0;
     }
     hta_row_builder row = hta_table_add_row(t);
     hta_row_put_i64(&row, r->ops[idx[0]].rank);
@@ -357,6 +360,7 @@ static int put_rank(hta_table *t, const hta_comm_catalog *c, const hta_rank_ops 
     hta_row_put_i64(&row, late_receiver);
     hta_row_put_i64(&row, caused);
     hta_row_put_i64(&row, violations);
+    hta_row_put_i64(&row, last);
     return hta_row_done(&row);
 }
 

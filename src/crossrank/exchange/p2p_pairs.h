@@ -66,6 +66,7 @@ enum {
     HTA_P2P_RANKS_LATE_RECEIVER_WAIT_NS,
     HTA_P2P_RANKS_CAUSED_LATE_SENDER_NS,
     HTA_P2P_RANKS_CLOCK_VIOLATIONS,
+    HTA_P2P_RANKS_ARRIVED_LAST, /* paired ops whose half came last: the peer waited */
     HTA_P2P_RANKS_N_COLUMNS
 };
 extern const hta_table_spec hta_p2p_ranks_table;
