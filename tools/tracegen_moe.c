@@ -23,6 +23,17 @@
  *  end + 5 us.  The hot rank's expert kernel runs longest, so it arrives
  *  last at the combine.
  *
+ *  --cpu-ahead: the job as PyTorch runs it, for the replay: every rank's
+ *  step n starts at the same S_n, written as ProfilerStep#n; the CPU
+ *  launches the step's kernels from S_n on, one every 2 us in program
+ *  order, and the GPU runs them on one stream (the all-to-alls too), the
+ *  first 10 us after S_n, each after the one before without a gap; the
+ *  step ends with the CPU waiting for the GPU (cudaDeviceSynchronize and
+ *  its Context Sync record) until 10 us after its last kernel, and
+ *  S_{n+1} is 200 us after the last rank's end.  The routing is the same
+ *  as without it, so --hot R:1 with the same seed is the job without the
+ *  hot expert.
+ *
  *  --split-mismatch: at the first dispatch, rank 1 expects one row more
  *  from rank 0 than rank 0 sends (Out split size and Out msg nelems), a
  *  mismatch the consistency check must count.
@@ -56,15 +67,20 @@
 #define MOE_BYTES_PER_NS 100 /* 100 GB/s */
 #define MOE_GAP_NS INT64_C(5000)
 #define MOE_MAX_RANKS 256
+#define MOE_LAUNCH_STEP_NS INT64_C(2000) /* --cpu-ahead: one launch every 2 us */
+#define MOE_LEAD_NS INT64_C(10000)       /* the step's first kernel after its start */
+#define MOE_SYNC_TAIL_NS INT64_C(10000)  /* the CPU's wait ends after the last kernel */
+#define MOE_STEP_GAP_NS INT64_C(200000)
 
 typedef struct moe_gen {
-    int ep, steps, layers, hot, mismatch;
+    int ep, steps, layers, hot, mismatch, cpu_ahead;
     double hot_factor;
     uint64_t seed;
     const char *dir;
     FILE **out;
     bool *first;
     int64_t *clock, *next_id, *sent, *received;
+    int64_t *cpu;                   /* --cpu-ahead: each rank's next launch */
     int64_t *matrix, *matrix_count; /* [ep][ep] */
     int64_t seq;
     FILE *truth;
@@ -104,13 +120,26 @@ static void put_list(FILE *f, const int64_t *v, int n, int64_t stride)
     fputc(']', f);
 }
 
-static void put_compute(moe_gen *g, int r, const char *name, int64_t start, int64_t dur)
+/* The launch of rank r's next kernel, starting at start: 10 us before
+ * it (the CPU following the GPU), or with --cpu-ahead 2 us after the
+ * launch before.  Returns its correlation id. */
+static int64_t put_launch(moe_gen *g, int r, int64_t start)
 {
-    int64_t id = g->next_id[r]++;
+    int64_t id = g->next_id[r]++, at = start - 10000;
+    if (g->cpu_ahead) {
+        at = g->cpu[r];
+        g->cpu[r] += MOE_LAUNCH_STEP_NS;
+    }
     tg_json_event(g->out[r], &g->first[r], "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
                   "\"cudaLaunchKernel\", \"pid\": 100, \"tid\": 100, \"ts\": ");
-    put_ns(g->out[r], start - 10000);
+    put_ns(g->out[r], at);
     fprintf(g->out[r], ", \"dur\": 1.000, \"args\": {\"correlation\": %" PRId64 "}}", id);
+    return id;
+}
+
+static void put_compute(moe_gen *g, int r, const char *name, int64_t start, int64_t dur)
+{
+    int64_t id = put_launch(g, r, start);
     tg_json_event(g->out[r], &g->first[r], "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", "
                   "\"pid\": 0, \"tid\": 7, \"ts\": ", name);
     put_ns(g->out[r], start);
@@ -125,25 +154,23 @@ static void put_a2a(moe_gen *g, int r, const int64_t *in, int64_t in_stride, con
                     int64_t out_stride, int64_t out_extra, int64_t start, int64_t end)
 {
     FILE *f = g->out[r];
-    int64_t id = g->next_id[r]++, in_rows = 0, out_rows = out_extra;
+    int64_t in_rows = 0, out_rows = out_extra, id = put_launch(g, r, start);
+    int stream = g->cpu_ahead ? 7 : 20;
     for (int j = 0; j < g->ep; j++) {
         in_rows += in[j * in_stride];
         out_rows += out[j * out_stride];
     }
-    tg_json_event(f, &g->first[r], "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
-                  "\"cudaLaunchKernel\", \"pid\": 100, \"tid\": 100, \"ts\": ");
-    put_ns(f, start - 10000);
-    fprintf(f, ", \"dur\": 1.000, \"args\": {\"correlation\": %" PRId64 "}}", id);
     tg_json_event(f, &g->first[r], "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
                   "\"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)\", \"pid\": 0, "
-                  "\"tid\": 20, \"ts\": ");
+                  "\"tid\": %d, \"ts\": ", stream);
     put_ns(f, start);
     fputs(", \"dur\": ", f);
     put_ns(f, end - start);
-    fprintf(f, ", \"args\": {\"stream\": 20, \"correlation\": %" PRId64 ", \"External id\": %" PRId64
+    fprintf(f, ", \"args\": {\"stream\": %d, \"correlation\": %" PRId64 ", \"External id\": %" PRId64
                ", \"Collective name\": \"all_to_allv\", \"In msg nelems\": %" PRId64
                ", \"Out msg nelems\": %" PRId64 ", \"Group size\": %d, \"dtype\": \"BFloat16\", "
-               "\"In split size\": \"", id, id, in_rows * MOE_HIDDEN, out_rows * MOE_HIDDEN, g->ep);
+               "\"In split size\": \"", stream, id, id, in_rows * MOE_HIDDEN, out_rows * MOE_HIDDEN,
+            g->ep);
     put_list(f, in, g->ep, in_stride);
     fputs("\", \"Out split size\": \"", f);
     int64_t patched[MOE_MAX_RANKS];
@@ -192,7 +219,7 @@ static void run_a2a(moe_gen *g, const int64_t *count, bool combine, const int64_
             put_a2a(g, i, &count[i], e, &count[i * e], 1, 0, arrival[i], end);
         else
             put_a2a(g, i, &count[i * e], 1, &count[i], e, extra, arrival[i], end);
-        g->clock[i] = end + MOE_GAP_NS;
+        g->clock[i] = end + (g->cpu_ahead ? 0 : MOE_GAP_NS);
     }
     tg_json_event(g->truth, &g->first_instance,
                   "{\"seq\": %" PRId64 ", \"collective\": \"all_to_allv\", \"bytes\": %" PRId64
@@ -203,11 +230,59 @@ static void run_a2a(moe_gen *g, const int64_t *count, bool combine, const int64_
     g->seq++;
 }
 
+/* --cpu-ahead: step n's ProfilerStep and its CPU calls start at the
+ * same time on every rank, the first kernel 10 us later. */
+static void start_step(moe_gen *g, int64_t *step_start)
+{
+    int64_t start = g->clock[0] + MOE_STEP_GAP_NS;
+    for (int i = 1; i < g->ep; i++)
+        start = g->clock[i] + MOE_STEP_GAP_NS > start ? g->clock[i] + MOE_STEP_GAP_NS : start;
+    *step_start = start;
+    for (int i = 0; i < g->ep; i++) {
+        g->cpu[i] = start;
+        g->clock[i] = start + MOE_LEAD_NS;
+    }
+}
+
+/* --cpu-ahead: the CPU waiting for the GPU until 10 us after the step's
+ * last kernel, and the step's ProfilerStep around it all. */
+static void end_step(moe_gen *g, int step, int64_t step_start)
+{
+    for (int r = 0; r < g->ep; r++) {
+        FILE *f = g->out[r];
+        int64_t from = g->cpu[r], until = g->clock[r] + MOE_SYNC_TAIL_NS / 2;
+        int64_t corr = g->next_id[r]++;
+        tg_json_event(f, &g->first[r], "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+                      "\"cudaDeviceSynchronize\", \"pid\": 100, \"tid\": 100, \"ts\": ");
+        put_ns(f, from);
+        fputs(", \"dur\": ", f);
+        put_ns(f, until - from);
+        fprintf(f, ", \"args\": {\"correlation\": %" PRId64 "}}", corr);
+        tg_json_event(f, &g->first[r], "{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": "
+                      "\"Context Sync\", \"pid\": 0, \"tid\": -1, \"ts\": ");
+        put_ns(f, from + 1000);
+        fputs(", \"dur\": ", f);
+        put_ns(f, until - from - 1000);
+        fprintf(f, ", \"args\": {\"cuda_sync_kind\": \"Context Sync\", \"stream\": -1, "
+                   "\"correlation\": %" PRId64 ", \"device\": 0, \"context\": 1}}", corr);
+        tg_json_event(f, &g->first[r], "{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+                      "\"name\": \"ProfilerStep#%d\", \"pid\": 100, \"tid\": 100, \"ts\": ",
+                      step);
+        put_ns(f, step_start);
+        fputs(", \"dur\": ", f);
+        put_ns(f, g->clock[r] + MOE_SYNC_TAIL_NS - step_start);
+        fputs("}", f);
+        g->clock[r] += MOE_SYNC_TAIL_NS;
+    }
+}
+
 static void simulate(moe_gen *g)
 {
     int e = g->ep;
-    int64_t count[MOE_MAX_RANKS * MOE_MAX_RANKS], arrival[MOE_MAX_RANKS];
-    for (int step = 0; step < g->steps; step++)
+    int64_t count[MOE_MAX_RANKS * MOE_MAX_RANKS], arrival[MOE_MAX_RANKS], step_start = 0;
+    for (int step = 0; step < g->steps; step++) {
+        if (g->cpu_ahead)
+            start_step(g, &step_start);
         for (int layer = 0; layer < g->layers; layer++) {
             route(g, step, layer, count);
             for (int i = 0; i < e; i++) {
@@ -226,14 +301,18 @@ static void simulate(moe_gen *g)
             }
             run_a2a(g, count, true, arrival);
         }
+        if (g->cpu_ahead)
+            end_step(g, step, step_start);
+    }
 }
 
 static void usage(void)
 {
     fputs("usage: hta-tracegen --moe -o DIR [--ep E] [--steps N] [--layers L] [--hot RANK:FACTOR]\n"
-          "                    [--split-mismatch] [--seed N]\n"
+          "                    [--split-mismatch] [--seed N] [--cpu-ahead]\n"
           "Expert-parallel job: E ranks exchanging tokens by all_to_allv with a seeded routing\n"
-          "matrix, DIR.truth.json beside DIR.\n",
+          "matrix, DIR.truth.json beside DIR.  --cpu-ahead: profiler steps, the CPU launching\n"
+          "ahead and one stream per rank, as PyTorch runs it.\n",
           stderr);
     exit(2);
 }
@@ -247,6 +326,8 @@ static void parse(moe_gen *g, int argc, char **argv)
             continue;
         if (!strcmp(a, "--split-mismatch"))
             g->mismatch = 1;
+        else if (!strcmp(a, "--cpu-ahead"))
+            g->cpu_ahead = 1;
         else if (!v)
             usage();
         else if (!strcmp(a, "--ep"))
@@ -280,6 +361,7 @@ int tracegen_moe_main(int argc, char **argv)
     g.out = tg_calloc(e, sizeof *g.out);
     g.first = tg_calloc(e, sizeof *g.first);
     g.clock = tg_calloc(e, sizeof *g.clock);
+    g.cpu = tg_calloc(e, sizeof *g.cpu);
     g.next_id = tg_calloc(e, sizeof *g.next_id);
     g.sent = tg_calloc(e, sizeof *g.sent);
     g.received = tg_calloc(e, sizeof *g.received);
@@ -324,6 +406,7 @@ int tracegen_moe_main(int argc, char **argv)
     free(g.out);
     free(g.first);
     free(g.clock);
+    free(g.cpu);
     free(g.next_id);
     free(g.sent);
     free(g.received);
