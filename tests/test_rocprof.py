@@ -586,6 +586,21 @@ def test_rocpd_without_dispatches():
     run_bad(write, "rocpd_event_ab: no such table", name="bad_results.db")
 
 
+def test_damaged_database():
+    """A damaged or empty *.db fails alone as a rocpd database, not as
+    another form."""
+    with sqlite3.connect(os.path.join(tmpdir(), "x.db")) as db:
+        db.execute('CREATE TABLE "rocpd_kernel_dispatch_ab" (id INTEGER PRIMARY KEY)')
+        path = db.execute("PRAGMA database_list").fetchone()[2]
+    with open(path, "rb") as f:
+        good = f.read()
+    damaged = good[:100] + b"\xff" * (len(good) - 100)
+    run_bad(lambda p: open(p, "wb").write(damaged), "rocpd database (schema unknown): "
+            "sqlite_master: database disk image is malformed", name="bad_results.db")
+    run_bad(lambda p: open(p, "wb").write(b""), "rocpd database (schema unknown): empty file",
+            name="bad_results.db")
+
+
 def test_csv_missing_column():
     def write(path):
         with open(path, "w") as f:
@@ -617,5 +632,5 @@ if __name__ == "__main__":
     main([test_real_json, test_rank, test_generated_forms_agree, test_rocpd_one_rank_per_agent,
           test_json_one_rank_per_agent, test_rccl_metadata_json, test_rccl_metadata_rocpd,
           test_rccl_csv_stream_order,
-          test_mixed_directory, test_rocpd_without_dispatches, test_csv_missing_column, test_truncated_json, test_not_rocprof_json,
+          test_mixed_directory, test_rocpd_without_dispatches, test_damaged_database, test_csv_missing_column, test_truncated_json, test_not_rocprof_json,
           test_dispatch_without_symbol])

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "parse/input_reader.h"
 #include "parse/launcher_env.h"
@@ -67,18 +68,28 @@ static int find_sets(sqlite3 *db, char (*suffixes)[SUFFIX_MAX], size_t cap, size
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* 1 when path has rocprofv3's database name ending. */
+static int named_like_rocpd(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 3 && strcmp(path + n - 3, ".db") == 0;
+}
+
+/* A database with rocpd tables; or, when its content cannot tell (not
+ * SQLite, or damaged), one named as rocprofv3 names its databases, so
+ * that its error names the form it was meant to be. */
 int hta_is_rocpd(const char *path)
 {
     if (!hta_starts_like_sqlite(path))
-        return 0;
+        return named_like_rocpd(path);
     sqlite3 *db;
     char why[128], suffixes[1][SUFFIX_MAX];
     int corrupt;
     size_t n = 0;
-    if (hta_sqlite_open_read(path, &db, why, sizeof why, &corrupt) == 0)
-        find_sets(db, suffixes, 1, &n);
+    int readable = hta_sqlite_open_read(path, &db, why, sizeof why, &corrupt) == 0 &&
+                   find_sets(db, suffixes, 1, &n) == 0;
     sqlite3_close(db);
-    return n > 0;
+    return n > 0 || (!readable && named_like_rocpd(path));
 }
 
 /* The name of table `base` in table set `set` (room for 160). */
@@ -392,6 +403,9 @@ static int open_sets(rocpd_reader *r)
 {
     char why[256];
     int corrupt;
+    struct stat st;
+    if (stat(r->path, &st) == 0 && st.st_size == 0)
+        return fail(r, NULL, "empty file");
     if (hta_sqlite_open_read(r->path, &r->db, why, sizeof why, &corrupt))
         return fail(r, corrupt ? "sqlite_master" : NULL, why);
     if (find_sets(r->db, r->suffixes, MAX_SETS, &r->n_sets))

@@ -30,7 +30,9 @@
 #include "model/trace.h"
 #include "parse/trace_builder.h"
 
-/* 1 when path is an SQLite file holding rocpd tables. */
+/* 1 when path is an SQLite file holding rocpd tables, or a file named
+ * *.db whose content cannot tell (not SQLite, or damaged): its read then
+ * fails naming the rocpd form. */
 int hta_is_rocpd(const char *path);
 
 /* Reads the database at path into out (initialised by the callee); with
