@@ -8,10 +8,12 @@ import atexit
 import contextlib
 import math
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import h5py
 import numpy as np
@@ -239,21 +241,42 @@ def assert_same_tables(base, tables, what):
             assert same, f"{name}.{c} differs with {what}"
 
 
+class _Cost:
+    """Wall and CPU seconds (this process and the processes it waited for)
+    since it was made, for the report of each test: where a suite's time
+    goes."""
+
+    def __init__(self):
+        self.wall, self.cpu = time.monotonic(), self._cpu()
+
+    @staticmethod
+    def _cpu():
+        usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+        return sum(u.ru_utime + u.ru_stime for u in usage)
+
+    def __str__(self):
+        return f"{time.monotonic() - self.wall:.1f} s, {self._cpu() - self.cpu:.1f} s CPU"
+
+
 def main(tests, setup=None):
     """Runs setup (the work the tests share), then each test function;
-    reports, exits 1 if any failed, 77 (ctest SKIP) if every test was
-    skipped.  A setup that raises Skip skips them all."""
+    reports each with its wall and CPU seconds, exits 1 if any failed, 77
+    (ctest SKIP) if every test was skipped.  A setup that raises Skip skips
+    them all."""
     failed = skipped = 0
     try:
         if setup:
+            cost = _Cost()
             setup()
+            print(f"setup ({cost})")
     except Skip as e:
         print(f"SKIP: {e}")
         sys.exit(77)
     for t in tests:
         try:
+            cost = _Cost()
             t()
-            print(f"ok   {t.__name__}")
+            print(f"ok   {t.__name__} ({cost})")
         except Skip as e:
             skipped += 1
             print(f"skip {t.__name__}: {e}")
