@@ -12,9 +12,9 @@ import sys
 import h5py
 
 from common import (
-    HTA_MPI, MPI_ENV, TRACEGEN, all_tables, analyse, assert_close, assert_same_tables,
+    HTA_MPI, MPI_ENV, all_tables, analyse, assert_close, assert_same_tables,
     expected, generated, main, run, table, tmpdir, trace_dir, trace_rows)
-from handbuilt import gpu_kernel, write_ranks
+from handbuilt import gpu_kernel
 
 GOOD = REAL_JSON = None  # two real traces and the first one's JSON, set by setup()
 
@@ -442,37 +442,6 @@ def test_unusable_tmpdir_keeps_the_tables_between_traces_in_memory():
     finally:
         if full:
             unmount(full)
-
-
-def test_timeout_per_trace_fails_the_slow_trace_only():
-    # Small good ranks, parsed in well under a millisecond, so that only the
-    # 200 MB one can reach a 0.05 s limit even on a loaded machine.
-    d = write_ranks({r: [gpu_kernel("k", 100, 10 + r), gpu_kernel("k", 200, 20)] for r in (0, 1)})
-    subprocess.run([TRACEGEN, "-o", os.path.join(d, "big"), "--ranks", "1", "--first-rank", "7",
-                    "--size-mb", "200"], check=True, capture_output=True)
-    os.rename(os.path.join(d, "big", "rank-7.json"), os.path.join(d, "rank-7.json"))
-    os.rmdir(os.path.join(d, "big"))
-    try:
-        check_timeout_per_trace(d)
-    finally:
-        shutil.rmtree(d)                   # 200 MB
-
-
-def check_timeout_per_trace(d):
-    for processes in (1, 2):    # the slow trace beside the good ones, and on its own process
-        out, p = analyse(d, processes=processes, extra=["--timeout-per-trace", "0.05"], expect=1)
-        ranks = trace_rows(out)
-        bad = ranks[ranks.file.str.endswith("rank-7.json")].iloc[0]
-        assert bad.status == "failed" and re.fullmatch(
-            re.escape(f"{d}/rank-7.json: timed out after 0.05 s (--timeout-per-trace) at byte ") + r"\d+",
-            bad.error), bad.error
-        assert f"hta-mpi: {bad.error}\n" in p.stderr, p.stderr
-        assert sorted(ranks[ranks.status == "ok"]["rank"]) == [0, 1], ranks
-        kernels = table(out, "/kernels").set_index("rank")
-        assert list(kernels.sum_us) == [30.0, 31.0], kernels
-    # Without the limit the same trace is analysed.
-    out, _ = analyse(d, processes=2)
-    assert list(trace_rows(out).status) == ["ok", "ok", "ok"]
 
 
 def test_bad_trace_on_the_root_or_another_process_loses_no_other_rank():
