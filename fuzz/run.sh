@@ -2,7 +2,8 @@
 # The fuzz step of the README's test command and CI (docs/robustness.md):
 # the same verdict for the same commit, whatever the machine's speed or
 # history.  Builds the libFuzzer harnesses listed in fuzz/harnesses, makes
-# the seed corpus from the real traces (fuzz/common.sh), then per harness:
+# the seed corpus from the real traces (fuzz/common.sh), then per harness,
+# as many harnesses at a time as there are CPUs:
 #   1. replays every saved reproducer (fuzz/regressions/NAME/) and every
 #      seed once;
 #   2. fuzzes from those with a fixed -seed for the harness's fixed number
@@ -24,8 +25,10 @@ seed=1
 fuzz_build
 fuzz_seeds
 
-status=0
-while read -r name runs dictionary; do
+# One harness: replay, then the fixed-seed run; prints its verdict line(s)
+# and fails on a finding.
+fuzz_one() {
+  name=$1 runs=$2 dictionary=$3
   fuzzer="$build/fuzz/fuzz_$name"
   corpus="$work/fixed/$name"
   artifacts="$work/artifacts/$name"
@@ -36,8 +39,7 @@ while read -r name runs dictionary; do
   if [ -n "$inputs" ] && ! "$fuzzer" $inputs >"$log" 2>&1; then
     echo "fuzz_$name: a saved reproducer or seed fails, see $log:"
     fuzz_finding "$log"
-    status=1
-    continue
+    return 1
   fi
   log="$work/$name.log"
   regressions=""
@@ -50,9 +52,39 @@ while read -r name runs dictionary; do
   else
     echo "fuzz_$name: FINDING (input saved in $artifacts/):"
     fuzz_finding "$log"
-    status=1
+    return 1
   fi
-done <<HARNESSES
+}
+
+# A lane takes the next harness no lane has claimed (mkdir is atomic) until
+# none is left; each harness is one single-threaded process, so one lane
+# per CPU.  A harness's verdict does not depend on what runs beside it:
+# its executions are counted, not timed.
+claims="$work/claims"
+fuzz_lane() {
+  while read -r name runs dictionary; do
+    mkdir "$claims/$name" 2>/dev/null || continue
+    if fuzz_one "$name" "$runs" "$dictionary" >"$claims/$name/verdict"; then
+      : >"$claims/$name/passed"
+    fi
+  done <<HARNESSES
 $(fuzz_harnesses)
 HARNESSES
+}
+
+rm -rf "$claims"
+mkdir -p "$claims"
+lanes=$(nproc)
+while [ "$lanes" -gt 0 ]; do
+  fuzz_lane &
+  lanes=$((lanes - 1))
+done
+wait
+
+# Verdicts in the order of fuzz/harnesses.
+status=0
+for name in $(fuzz_harnesses | cut -d' ' -f1); do
+  cat "$claims/$name/verdict"
+  [ -e "$claims/$name/passed" ] || status=1
+done
 exit $status
