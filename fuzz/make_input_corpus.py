@@ -20,7 +20,9 @@ enters the repository:
                small documents of the same layout (metadata, the GPU
                agents, the first dispatches and the symbols they name, the
                strings the records name), with HIP calls, copies and
-               marker ranges added around the dispatches.
+               marker ranges added around the dispatches; two of them
+               also with their dispatches on two GPUs and RCCL calls
+               with their args around the HIP calls (read per GPU too).
   rocprof_csv  the same windows as rocprofv3's CSV files (kernel_trace.csv,
                hip_api_trace.csv, memory_copy_trace.csv, marker_api_trace.csv,
                rccl_api_trace.csv, separated as for cupti_csv).
@@ -31,6 +33,7 @@ enters the repository:
 
 Each input gets the harness's leading options byte (fuzz/targets.h).
 usage: make_input_corpus.py TRACES_DIR OUT_DIR"""
+import copy
 import gzip
 import json
 import os
@@ -271,6 +274,31 @@ def small_rocprof(doc, rows):
                            "memory_copy": copies, "marker_api": markers}}]}
 
 
+def two_gpus_rccl(small):
+    """small with every other dispatch (and its copy) on a second GPU, and
+    an RCCL call with its args (RCCL_API_EXT, as rocprofiler-sdk writes
+    them) around each HIP call: a seed read whole and per GPU."""
+    doc = copy.deepcopy(small)
+    process = doc["rocprofiler-sdk-tool"][0]
+    gpus = [a["id"] for a in process["agents"] if a.get("type") == 2][:2]
+    records = process["buffer_records"]
+    for i, (d, c) in enumerate(zip(records["kernel_dispatch"], records["memory_copy"])):
+        d["dispatch_info"]["agent_id"] = c["dst_agent_id"] = gpus[i % len(gpus)]
+    kinds = process["strings"]["buffer_records"]
+    kinds.append({"kind": "RCCL_API_EXT", "operations": ["ncclAllGather", "ncclAllReduce"]})
+    records["rccl_api"] = [
+        {"kind": len(kinds) - 1, "operation": i % 2,
+         "correlation_id": {"internal": 10**7 + i},
+         "start_timestamp": call["start_timestamp"] - 50,
+         "end_timestamp": call["end_timestamp"] + 50,
+         "args": [{"pos": 2, "type": "unsigned long", "name": ("count", "sendcount")[i % 2],
+                   "value": str(1024 << i)},
+                  {"pos": 3, "type": "ncclDataType_t", "name": "datatype", "value": str(i % 12)},
+                  {"pos": 5, "type": "ncclComm*", "name": "comm", "value": hex(0x5500 + i % 2)}]}
+        for i, call in enumerate(records["hip_api"])]
+    return doc
+
+
 def rocprof_seeds(traces, out):
     folder = os.path.join(traces, "rocprofv3")
     for root, _, files in os.walk(folder):
@@ -283,6 +311,10 @@ def rocprof_seeds(traces, out):
                 data = json.dumps(small_rocprof(doc, rows)).encode()
                 if len(data) <= LIMIT:
                     save(out, "rocprof_json", rows % 2, data)
+            for rows in (4, 12):
+                data = json.dumps(two_gpus_rccl(small_rocprof(doc, rows))).encode()
+                if len(data) <= LIMIT:
+                    save(out, "rocprof_json", 2 | rows % 3, data)
 
 
 def window(src, dst, events):
