@@ -23,8 +23,10 @@
  * communicator.  A communicator's handle is an address in its process,
  * the same on no two ranks, so the group is named by the order of the
  * communicators' first calls on the rank ("rccl0", "rccl1", ...): ranks
- * that build their communicators in the same order (every process group
- * of PyTorch, JAX) name each alike.  A kernel gets the metadata of the
+ * that first use their communicators in the same order name each alike;
+ * the trace cannot tell two disjoint groups numbered alike apart (two
+ * tensor-parallel groups), whose instances then match together, as by
+ * stream order.  A kernel gets the metadata of the
  * RCCL call its launch ran in (analysis/comm_ops.h); without any,
  * collectives are matched across ranks by their order on each stream. */
 #ifndef HTA_ROCPROF_RECORDS_H
