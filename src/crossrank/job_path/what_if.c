@@ -18,15 +18,16 @@
 #include "util/buf.h"
 
 /* The choice as text: the specs after "as measured", each ended by ';',
- * then a NUL, then each one's ranks, each ended by a NUL. */
+ * then a NUL, then each scenario's ranks, each ended by a NUL. */
 static int choice_text(const hta_what_if_choice *c, hta_buf *b)
 {
     int rc = 0;
     for (size_t i = 1; rc == 0 && i < c->n; i++)
         rc = hta_buf_append(b, c->sc[i].text, strlen(c->sc[i].text)) || hta_buf_putc(b, ';');
+    rc = rc || hta_buf_putc(b, 0);
     for (size_t i = 0; rc == 0 && i < c->n; i++)
-        rc = hta_buf_append(b, c->sc[i].ranks, strlen(c->sc[i].ranks) + (i == 0));
-    return rc || hta_buf_putc(b, 0);
+        rc = hta_buf_append(b, c->sc[i].ranks, strlen(c->sc[i].ranks) + 1);
+    return rc;
 }
 
 /* The choice from its text (len bytes); -1 when it does not read back
@@ -34,16 +35,16 @@ static int choice_text(const hta_what_if_choice *c, hta_buf *b)
 static int choice_of_text(const char *text, size_t len, hta_what_if_choice *c)
 {
     hta_error ignored = {{0}};
-    const char *ranks = memchr(text, 0, len);
-    if (!ranks || hta_scenarios_parse(text, &c->sc, &c->n, &ignored))
+    const char *end = text + len, *at = memchr(text, 0, len);
+    if (!at || hta_scenarios_parse(text, &c->sc, &c->n, &ignored))
         return -1;
-    const char *end = text + len;
-    for (size_t i = 0; i < c->n && ++ranks < end; i++) {
+    for (size_t i = 0; i < c->n; i++) {
+        const char *ranks = at + 1;
+        at = ranks < end ? memchr(ranks, 0, (size_t)(end - ranks)) : NULL;
         hta_scenario *s = &c->sc[i];
-        if ((s->by == HTA_RANKS_STRAGGLERS || s->by == HTA_RANKS_NODE) &&
-            hta_scenario_set_ranks(s, ranks))
+        if (!at || ((s->by == HTA_RANKS_STRAGGLERS || s->by == HTA_RANKS_NODE) &&
+                    hta_scenario_set_ranks(s, ranks)))
             return -1;
-        ranks += strlen(ranks);
     }
     return 0;
 }
