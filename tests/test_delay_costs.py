@@ -74,19 +74,98 @@ def test_more_ranks_more_cost():
     check_costs(out, truth)
 
 
-def test_point_to_point_waits_are_charged_too():
-    """A 1F1B pipeline (hta-tracegen --pp): its waits are at sends and
-    receives; charged to the late sender or receiver, directly or passed
-    back along the stages, they still add up to the pairs' waits."""
-    d = os.path.join(tmpdir(), "pp")
-    subprocess.run([TRACEGEN, "--pp", "4", "-o", d], check=True)
-    out, _ = analyse(d, processes=2)
-    costs = table(out, "/delay_costs")
-    pairs = table(out, "/p2p")
-    waits = pairs.late_sender_us.sum() + pairs.late_receiver_us.sum()
-    assert waits > 0 and (costs.propagated_us > 0).any(), costs
-    assert_close(costs.total_us.sum(), waits + table(out, "/steps").wait_us.sum(),
-                 "costs add up to the waits", rel_tol=1e-9, abs_tol=US * len(pairs))
+def test_the_schedules_waits_are_charged_to_nobody():
+    """A 1F1B pipeline (hta-tracegen --pp): a stage sends after computing
+    what it sends, so its receiver waits by the schedule with nobody
+    slow.  Without a slow stage nothing is charged though the pairs wait;
+    with one, only the slow stage is, at most the waits at the pairs it
+    came last at (direct) and all the pairs' waits (in all)."""
+    for extra, charged in (([], set()), (["--slow-stage", "2:1.5"], {2})):
+        d = os.path.join(tmpdir(), "pp")
+        subprocess.run([TRACEGEN, "--pp", "4", "-o", d] + extra, check=True)
+        with open(d + ".truth.json") as f:
+            truth = json.load(f)
+        out, _ = analyse(d, processes=2, extra=["--include-last-step"])
+        costs = table(out, "/delay_costs")
+        waits = sum(w["late_sender_ns"] + w["late_receiver_ns"] for w in truth["pairs"]) / 1000
+        assert waits > 0
+        assert set(costs[costs.total_us > 0]["rank"]) == charged, (extra, costs)
+        for rank in charged:
+            late = sum(w["late_sender_ns"] for w in truth["pairs"] if w["src"] == rank) + \
+                sum(w["late_receiver_ns"] for w in truth["pairs"] if w["dst"] == rank)
+            mine = costs[costs["rank"] == rank]
+            assert 0 < mine.direct_us.sum() <= late / 1000 + US * len(truth["pairs"]), (mine, late)
+            assert mine.total_us.sum() <= waits + US * len(truth["pairs"]), (mine, waits)
+
+
+# Every job shape of the replay's tests: (the job, with its slowdown, the
+# ranks slowed, and without it: the same seed), docs/crossrank.md.
+SHAPES = [
+    (["--delay-truth", "--ranks", "8", "--steps", "3"], ["--delay-us", "1000"],
+     ["--delay-us", "0"], {2}),
+    (["--pp", "4", "--microbatches", "8", "--steps", "3", "--cpu-ahead"],
+     ["--slow-stage", "2:1.6"], [], {2}),
+    (["--pp", "4", "--dp", "2", "--microbatches", "8", "--steps", "3", "--cpu-ahead"],
+     ["--slow-stage", "2:1.6"], [], {4, 5}),
+    (["--tp", "4", "--dp", "2", "--steps", "3", "--profiler-steps", "--cpu-ahead", "--seed", "3"],
+     ["--slow", "5:1.5"], [], {5}),
+    (["--pp", "4", "--microbatches", "6", "--steps", "3", "--cpu-ahead"],
+     ["--transfer-us", "400"], ["--transfer-us", "200"], set()),
+    (["--moe", "--cpu-ahead", "--steps", "3", "--layers", "2", "--seed", "5"],
+     ["--hot", "3:3"], ["--hot", "3:1"], {3}),
+]
+
+
+def one_answer(job, slowed):
+    """/stragglers, /delay_costs and the replay of each rank's kernels at
+    the median (/what_if) of one job: a rank charged materially in a step
+    costs its peers more than 1% of the step each on average."""
+    d = os.path.join(tmpdir(), "job")
+    subprocess.run([TRACEGEN] + job + ["-o", d], check=True, capture_output=True)
+    ranks = sorted(int(f.split("-")[1].split(".")[0]) for f in os.listdir(d)
+                   if f.startswith("rank-"))
+    specs = [f"median:{r}" for r in ranks] + (
+        [f"median:{','.join(map(str, sorted(slowed)))}"] if len(slowed) > 1 else [])
+    options = ["--replay"] + [o for s in specs for o in ("--what-if", s)]
+    out, _ = analyse(d, processes=2, extra=options)
+    flagged = set(table(out, "/stragglers").query("flagged != 0")["rank"])
+    rows = table(out, "/what_if")
+    measured = rows[rows.scenario == "as measured"].set_index("step").measured_step_time_us
+    with h5py.File(out, "r") as f:
+        charged = "delay_costs" in f  # absent when nobody arrived last
+    costs = table(out, "/delay_costs") if charged else pd.DataFrame(
+        columns=["rank", "step", "total_us"])
+    material = set()
+    for c in costs.itertuples(index=False):
+        if c.step in measured.index and \
+                c.total_us > 0.01 * measured[c.step] * (len(ranks) - 1):
+            material.add(c.rank)
+    saving = rows[rows.scenario != "as measured"].groupby("scenario").saving_pct.max()
+    return flagged, material, saving
+
+
+def test_the_verdict_the_delay_costs_and_the_replay_agree():
+    """On every job shape: the ranks charged materially are the slowed
+    ones, a flagged rank is slowed, and the replay's fix of the slowed
+    ranks saves more than 1% of a step while fixing any other saves
+    less; on the same job without the slowdown (and on a slower
+    network, which no rank's work explains) nobody is flagged or
+    charged materially and no fix saves 1%.  A rank delayed once (the
+    first job) costs its step but is late too seldom to be flagged."""
+    for job, slow, base, slowed in SHAPES:
+        flagged, material, saving = one_answer(job + slow, slowed)
+        what = (job + slow, flagged, material, saving)
+        assert material == slowed and flagged <= slowed, what
+        assert flagged == slowed or job[0] == "--delay-truth", what
+        if slowed:
+            fix = f"median:{','.join(map(str, sorted(slowed)))}"
+            assert saving[fix] > 1.0, what
+        others = [s for s in saving.index if s.startswith("median:") and "," not in s
+                  and int(s.split(":")[1]) not in slowed]
+        assert (saving[others] < 1.0).all() or len(slowed) > 1, what
+        flagged, material, saving = one_answer(job + base, set())
+        assert not flagged and not material and (saving < 1.0).all(), (job + base, flagged,
+                                                                      material, saving)
 
 
 # The list of causes (docs/definitions.md, Causes of lateness).

@@ -14,12 +14,26 @@
  * cost in the step of the instance.  Propagation goes back one hop: a
  * wait that passed through two ranks is charged to the second.
  *
+ * Lateness is not delay: in a pipeline a stage sends after computing
+ * what it sends, and its receiver waits by the schedule with nobody
+ * slow.  So a (rank, step)'s cost is kept in the share its own work
+ * explains: its own lateness there, L, is the largest (1 - f) l over
+ * the instances it arrived last at (the delay of each; the largest, as
+ * a rank late at several instances in a row without waiting between
+ * them is late by the same work), its own excess, D, the sum over its
+ * step's compute, launch gaps and data loading (the causes /stragglers
+ * weighs) of how far each is above its median over the step's ranks,
+ * and both its direct and propagated costs are multiplied by
+ * min(1, D / L) (by 1 when L is 0 and D is not).  What is not kept is
+ * the schedule's wait: no rank's work above the others' explains it.
+ *
  * The rank side walks each rank's ops in time order and sums the parts
- * per (rank charged, step) into "_delay_parts", so that what reaches the
- * root is per (rank, step), not per instance.  The root adds up the parts
- * of the processes and names each (rank, step)'s cause from the list of
- * causes /stragglers names too (crossrank/compare/causes.c): the cause of the part
- * of the rank's step (crossrank/compare/step_parts.c, wait aside) furthest above
+ * and the own lateness per (rank charged, step) into "_delay_parts", so
+ * that what reaches the root is per (rank, step), not per instance.  The
+ * root adds up the parts of the processes, keeps the share above, and
+ * names each (rank, step)'s cause from the list of causes /stragglers
+ * names too (crossrank/compare/causes.c): the cause of the part of the
+ * rank's step (crossrank/compare/step_parts.c, wait aside) furthest above
  * its median over the ranks in that step, none when no part is above, and
  * slower GPU for compute when /stragglers (run before) gives the rank a
  * slower GPU. */
@@ -53,6 +67,7 @@ static const hta_column PART_COLUMNS[HTA_DELAY_PARTS_N_COLUMNS] = {
     [HTA_DELAY_PARTS_STEP] = {"step", HTA_COL_I64},
     [HTA_DELAY_PARTS_DIRECT_US] = {"direct_us", HTA_COL_F64},
     [HTA_DELAY_PARTS_PROPAGATED_US] = {"propagated_us", HTA_COL_F64},
+    [HTA_DELAY_PARTS_OWN_LATENESS_US] = {"own_lateness_us", HTA_COL_F64},
 };
 const hta_table_spec hta_delay_parts_table = {"_delay_parts", PART_COLUMNS,
                                               HTA_DELAY_PARTS_N_COLUMNS,
@@ -61,6 +76,7 @@ const hta_table_spec hta_delay_parts_table = {"_delay_parts", PART_COLUMNS,
 typedef struct delay_part {
     int64_t rank, step;
     double direct, propagated; /* ns on the rank side, us on the root */
+    double own_lateness;       /* the largest delay behind direct */
 } delay_part;
 
 static int compare_part(const void *a, const void *b)
@@ -80,6 +96,7 @@ static size_t merge_parts(delay_part *p, size_t n)
         if (k && p[k - 1].rank == p[i].rank && p[k - 1].step == p[i].step) {
             p[k - 1].direct += p[i].direct;
             p[k - 1].propagated += p[i].propagated;
+            p[k - 1].own_lateness = fmax(p[k - 1].own_lateness, p[i].own_lateness);
         } else {
             p[k++] = p[i];
         }
@@ -116,10 +133,11 @@ static size_t rank_parts(const hta_rank_ops *r, const hta_op_result *res, const 
                            : 0.0;
             double caused = (double)x->caused_ns;
             if (f < 1)
-                p[k++] = (delay_part){r->ops[i].rank, r->step[i], (1 - f) * caused, 0};
+                p[k++] = (delay_part){r->ops[i].rank, r->step[i], (1 - f) * caused, 0,
+                                      (1 - f) * (double)x->lateness_ns};
             if (f > 0)
                 p[k++] = (delay_part){prev_cause, prev_step >= 0 ? prev_step : r->step[i], 0,
-                                      f * caused};
+                                      f * caused, 0};
         }
         prev_wait = x->wait_ns;
         prev_cause = x->wait_ns > 0 ? x->last_rank : -1;
@@ -156,6 +174,7 @@ int hta_rank_delay_parts(const hta_rank_ops *r, const hta_op_result *res, hta_ta
         hta_row_put_i64(&row, p[i].step);
         hta_row_put_f64(&row, hta_ns_to_us((int64_t)llround(p[i].direct)));
         hta_row_put_f64(&row, hta_ns_to_us((int64_t)llround(p[i].propagated)));
+        hta_row_put_f64(&row, hta_ns_to_us((int64_t)llround(p[i].own_lateness)));
         rc = hta_row_done(&row);
     }
     free(idx);
@@ -197,13 +216,24 @@ static step_row *step_rows(const hta_table *steps)
     return s;
 }
 
+/* The parts of a step that are the rank's own work, whose excess over
+ * the median makes it late: /stragglers' causes. */
+static int is_own_work(int part)
+{
+    return part == HTA_PART_COMPUTE || part == HTA_PART_LAUNCH_GAPS ||
+           part == HTA_PART_DATA_LOADING;
+}
+
 /* The cause of (rank, step): that of the part (the wait aside) furthest
- * above its median over the step's ranks s[0..n). */
-static hta_cause cause_of(const step_row *s, size_t n, int64_t rank, double *scratch)
+ * above its median over the step's ranks s[0..n); *own: the sum of its
+ * own work's parts above their medians. */
+static hta_cause cause_of(const step_row *s, size_t n, int64_t rank, double *scratch,
+                          double *own)
 {
     const step_row *mine = NULL;
     for (size_t i = 0; i < n && !mine; i++)
         mine = s[i].rank == rank ? &s[i] : NULL;
+    *own = 0;
     if (!mine)
         return HTA_CAUSE_NONE;
     int best = -1;
@@ -217,8 +247,19 @@ static hta_cause cause_of(const step_row *s, size_t n, int64_t rank, double *scr
         double excess = mine->part[c] - hta_quantile_sorted(scratch, n, 0.5);
         if (excess > best_excess)
             best = c, best_excess = excess;
+        if (excess > 0 && is_own_work(c))
+            *own += excess;
     }
     return best < 0 ? HTA_CAUSE_NONE : hta_cause_of_step_part(best);
+}
+
+/* The share of a (rank, step)'s costs its own work explains: its excess
+ * over the median against its own lateness. */
+static double explained_share(double own_excess, double own_lateness)
+{
+    if (own_lateness > 0)
+        return fmin(1.0, own_excess / own_lateness);
+    return own_excess > 0 ? 1.0 : 0.0;
 }
 
 /* The ranks /stragglers gives a slower GPU, ascending, into *gpu (NULL
@@ -261,14 +302,17 @@ static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_tabl
     for (size_t i = 0; rc == 0 && i < n; i++) {
         size_t count = 0;
         const step_row *rows = s ? rows_of_step(s, n_steps, p[i].step, &count) : NULL;
-        hta_cause cause = count ? cause_of(rows, count, p[i].rank, scratch) : HTA_CAUSE_NONE;
+        double own = 0;
+        hta_cause cause = count ? cause_of(rows, count, p[i].rank, scratch, &own)
+                                : HTA_CAUSE_NONE;
+        double kept = count ? explained_share(own, p[i].own_lateness) : 1.0;
         int slower_gpu = gpu && bsearch(&p[i].rank, gpu, n_gpu, sizeof *gpu, hta_compare_i64);
         hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, p[i].rank);
         hta_row_put_i64(&row, p[i].step);
-        hta_row_put_f64(&row, p[i].direct);
-        hta_row_put_f64(&row, p[i].propagated);
-        hta_row_put_f64(&row, p[i].direct + p[i].propagated);
+        hta_row_put_f64(&row, kept * p[i].direct);
+        hta_row_put_f64(&row, kept * p[i].propagated);
+        hta_row_put_f64(&row, kept * (p[i].direct + p[i].propagated));
         hta_row_put_str(&row, hta_cause_name(hta_cause_refined(cause, slower_gpu)));
         rc = hta_row_done(&row);
     }
@@ -291,7 +335,8 @@ int hta_delay_costs(hta_tableset *set, hta_error *err)
         const hta_cell *row = hta_table_row(parts, i);
         p[i] = (delay_part){row[HTA_DELAY_PARTS_RANK].i, row[HTA_DELAY_PARTS_STEP].i,
                             row[HTA_DELAY_PARTS_DIRECT_US].f,
-                            row[HTA_DELAY_PARTS_PROPAGATED_US].f};
+                            row[HTA_DELAY_PARTS_PROPAGATED_US].f,
+                            row[HTA_DELAY_PARTS_OWN_LATENESS_US].f};
     }
     if (rc == 0)
         rc = put_costs(t, p, merge_parts(p, n), hta_tableset_find(set, hta_steps_table.name),

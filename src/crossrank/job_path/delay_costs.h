@@ -33,6 +33,7 @@ enum {
     HTA_DELAY_PARTS_STEP,
     HTA_DELAY_PARTS_DIRECT_US,
     HTA_DELAY_PARTS_PROPAGATED_US,
+    HTA_DELAY_PARTS_OWN_LATENESS_US,
     HTA_DELAY_PARTS_N_COLUMNS
 };
 extern const hta_table_spec hta_delay_parts_table;
