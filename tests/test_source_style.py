@@ -23,10 +23,7 @@ REGISTRY_NAMES = re.compile(
     r"|hta_analysis_id|HTA_ANALYSIS_\w+|HTA_N_ANALYSES)\b")
 LONG_LINES_LEFT = {
     "src/model/rank_view.c": 1,
-    "src/parse/json_lexer.c": 3,
-    "src/parse/json_lexer.h": 1,
     "src/parse/json_scan.c": 2,
-    "src/parse/kineto_events.c": 5,
     "src/parse/rocprof_records.h": 1,
     "tools/tracegen_moe.c": 2,
 }

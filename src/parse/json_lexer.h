@@ -491,8 +491,9 @@ static inline long lx_plain_key_length(const lexer *lx)
 static inline int lx_is_at(const lexer *lx, const char *lit, unsigned n)
 {
 #ifdef __SSE2__
-    unsigned same = (unsigned)_mm_movemask_epi8(
-        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)lx->p), _mm_loadu_si128((const __m128i *)lit)));
+    __m128i here = _mm_loadu_si128((const __m128i *)lx->p);
+    __m128i want_bytes = _mm_loadu_si128((const __m128i *)lit);
+    unsigned same = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(here, want_bytes));
     unsigned want = (1u << n) - 1;
     return (same & want) == want;
 #else

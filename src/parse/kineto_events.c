@@ -336,7 +336,8 @@ static inline int takes_member_head(lexer *lx, const char *head, size_t n)
 #endif
 
 typedef enum args_key {
-    ARGS_ERROR, ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH, ARGS_EXTERNAL_ID,
+    ARGS_ERROR, ARGS_OTHER, ARGS_STREAM, ARGS_CORRELATION, ARGS_BYTES, ARGS_BANDWIDTH,
+    ARGS_EXTERNAL_ID,
     ARGS_IN_NELEMS, ARGS_OUT_NELEMS, ARGS_GROUP_SIZE, ARGS_SEQ, ARGS_PEER, ARGS_COMM_STRING,
     ARGS_INPUT_DIMS, ARGS_INPUT_TYPE, ARGS_CONCRETE_INPUTS, ARGS_MEMORY_BYTES, ARGS_DEVICE_ID,
     ARGS_DEVICE_TYPE,
@@ -389,10 +390,16 @@ static inline args_key args_key_of(const lexer *lx, int *string)
             return ARGS_CONCRETE_INPUTS;
         *string = COMM_COLLECTIVE;
         return key_is(lx, "Collective name") ? ARGS_COMM_STRING : ARGS_OTHER;
-    case 18: *string = COMM_PG_NAME; return key_is(lx, "Process Group Name") ? ARGS_COMM_STRING : ARGS_OTHER;
-    case 19: *string = COMM_PG_RANKS; return key_is(lx, "Process Group Ranks") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 18:
+        *string = COMM_PG_NAME;
+        return key_is(lx, "Process Group Name") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 19:
+        *string = COMM_PG_RANKS;
+        return key_is(lx, "Process Group Ranks") ? ARGS_COMM_STRING : ARGS_OTHER;
     case 23: return key_is(lx, "memory bandwidth (GB/s)") ? ARGS_BANDWIDTH : ARGS_OTHER;
-    case 25: *string = COMM_PG_DESC; return key_is(lx, "Process Group Description") ? ARGS_COMM_STRING : ARGS_OTHER;
+    case 25:
+        *string = COMM_PG_DESC;
+        return key_is(lx, "Process Group Description") ? ARGS_COMM_STRING : ARGS_OTHER;
     default: return ARGS_OTHER;
     }
 }
@@ -446,7 +453,8 @@ static int read_comm_string(lexer *lx, kineto_decoder *d, int k)
 static int is_profiler_range(const kineto_decoder *d, const event_fields *f)
 {
     static const char CAT[] = "cuda_profiler_range";
-    return f->has_cat && d->cat.len == sizeof CAT - 1 && memcmp(d->cat.data, CAT, sizeof CAT - 1) == 0;
+    return f->has_cat && d->cat.len == sizeof CAT - 1 &&
+           memcmp(d->cat.data, CAT, sizeof CAT - 1) == 0;
 }
 
 static int read_range_counter(lexer *lx, hta_trace *t)
