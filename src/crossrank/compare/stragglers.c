@@ -344,12 +344,12 @@ static size_t clause_arrivals(const suspect *s, char *out, size_t size)
                           : !s->testable ? "too few collectives to tell from chance: "
                           : any_cause    ? "late arrivals not beyond chance: "
                                          : "nothing stands out: ";
-    const char *what = s->pairs == 0              ? "collectives"
-                       : s->pairs == s->matched ? "point-to-point pairs"
-                                                : "collectives and point-to-point pairs";
+    const char *what = s->pairs == 0              ? "collectives ("
+                       : s->pairs == s->matched ? "point-to-point pairs ("
+                                                : "collectives and point-to-point pairs (";
     return (size_t)snprintf(out, size,
                             "%sothers waited %.1f us for it (%.0f%% of all waiting); "
-                            "arrived last at %lld of %lld %s (%.0f%%, chance %.0f%%)",
+                            "arrived last at %lld of %lld %s%.0f%%, chance %.0f%%)",
                             verdict, s->caused_us, 100 * s->score, (long long)s->arrived_last,
                             (long long)s->matched, what, 100 * s->share, 100 * s->fair);
 }
