@@ -22,10 +22,7 @@ REGISTRY_NAMES = re.compile(
     r"|hta_analysis|hta_analysis_fn|hta_fixed_analysis_fn|hta_analysis_note_fn"
     r"|hta_analysis_id|HTA_ANALYSIS_\w+|HTA_N_ANALYSES)\b")
 LONG_LINES_LEFT = {
-    "src/model/rank_view.c": 1,
-    "src/parse/json_scan.c": 2,
     "src/parse/rocprof_records.h": 1,
-    "tools/tracegen_moe.c": 2,
 }
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 

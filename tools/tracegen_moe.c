@@ -166,7 +166,8 @@ static void put_a2a(moe_gen *g, int r, const int64_t *in, int64_t in_stride, con
     put_ns(f, start);
     fputs(", \"dur\": ", f);
     put_ns(f, end - start);
-    fprintf(f, ", \"args\": {\"stream\": %d, \"correlation\": %" PRId64 ", \"External id\": %" PRId64
+    fprintf(f, ", \"args\": {\"stream\": %d, \"correlation\": %" PRId64
+               ", \"External id\": %" PRId64
                ", \"Collective name\": \"all_to_allv\", \"In msg nelems\": %" PRId64
                ", \"Out msg nelems\": %" PRId64 ", \"Group size\": %d, \"dtype\": \"BFloat16\", "
                "\"In split size\": \"", stream, id, id, in_rows * MOE_HIDDEN, out_rows * MOE_HIDDEN,
@@ -388,9 +389,10 @@ int tracegen_moe_main(int argc, char **argv)
     bool first = true;
     for (int i = 0; i < g.ep; i++)
         for (int j = 0; j < g.ep; j++)
-            tg_json_event(g.truth, &first, "{\"group\": \"1\", \"src\": %d, \"dst\": %d, \"bytes\": %"
-                          PRId64 ", \"count\": %" PRId64 "}", i, j, g.matrix[i * g.ep + j],
-                          g.matrix_count[i * g.ep + j]);
+            tg_json_event(g.truth, &first,
+                          "{\"group\": \"1\", \"src\": %d, \"dst\": %d, \"bytes\": %" PRId64
+                          ", \"count\": %" PRId64 "}",
+                          i, j, g.matrix[i * g.ep + j], g.matrix_count[i * g.ep + j]);
     fputs("\n],\n\"ranks\": [", g.truth);
     first = true;
     for (int r = 0; r < g.ep; r++) {

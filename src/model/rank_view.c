@@ -2,9 +2,10 @@
  * interval unions and per-stream work order every analysis shares (see
  * model/rank_view.h).  Built once per rank so that no analysis sorts, indexes
  * or merges the same events again; the correlation index comes built from
- * the step filter, whose passes over the events make it anyway.  The sorted events are pointers into
- * the trace rather than copies: 8 bytes an event instead of 32, at the
- * price of one indirection where an analysis reads one. */
+ * the step filter, whose passes over the events make it anyway.  The sorted
+ * events are pointers into the trace rather than copies: 8 bytes an event
+ * instead of 32, at the price of one indirection where an analysis reads
+ * one. */
 #define _GNU_SOURCE /* qsort_r */
 #include "model/rank_view.h"
 

@@ -117,8 +117,9 @@ TARGET_AVX2 ALWAYS_INLINE uint64_t eq_avx2(__m256i lo, __m256i hi, char c)
  * equal their own entry (simdjson's lookup). */
 TARGET_AVX2 ALWAYS_INLINE __m256i space32(__m256i v)
 {
-    const __m256i table = _mm256_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0,
-                                           ' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0);
+    const __m256i table =
+        _mm256_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0,
+                         ' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0);
     return _mm256_cmpeq_epi8(_mm256_shuffle_epi8(table, v), v);
 }
 
