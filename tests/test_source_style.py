@@ -3,12 +3,7 @@ line of a C source or header over 100 columns (.clang-format's limit),
 and analysis/registry.h included only by a file that uses what it
 declares (the registry, its function types, the analysis ids); a file
 that needs the view, the settings, the tables or errors includes those
-headers itself.  The files are the repository's tracked .c and .h.
-
-LONG_LINES_LEFT: files still holding longer lines, with how many; they
-were being rewritten when the rest were wrapped, and are wrapped at their
-next edit.  A file may hold at most the number listed, so the list only
-shrinks."""
+headers itself.  The files are the repository's tracked .c and .h."""
 import os
 import re
 import subprocess
@@ -21,9 +16,6 @@ REGISTRY_NAMES = re.compile(
     r"\b(hta_analyses|hta_n_analyses|hta_analysis_schedule|hta_analysis_run|hta_analyses_note"
     r"|hta_analysis|hta_analysis_fn|hta_fixed_analysis_fn|hta_analysis_note_fn"
     r"|hta_analysis_id|HTA_ANALYSIS_\w+|HTA_N_ANALYSES)\b")
-LONG_LINES_LEFT = {
-    "src/parse/rocprof_records.h": 1,
-}
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 
@@ -47,9 +39,8 @@ def main():
             text = f.read()
         long_lines = [(number, len(line)) for number, line in enumerate(text.split("\n"), 1)
                       if len(line) > LIMIT]
-        if len(long_lines) > LONG_LINES_LEFT.get(path, 0):
-            problems += [f"{path}:{number}: {width} columns (at most {LIMIT})"
-                         for number, width in long_lines]
+        problems += [f"{path}:{number}: {width} columns (at most {LIMIT})"
+                     for number, width in long_lines]
         if REGISTRY in text and path != "src/analysis/registry.h":
             code = COMMENT.sub("", text.replace(REGISTRY, ""))
             if not REGISTRY_NAMES.search(code):

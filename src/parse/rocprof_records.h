@@ -94,7 +94,8 @@ int hta_rp_several_agents(const rp_records *all, int64_t process);
 
 /* Builds the trace from the records (each kind in its array's order);
  * with how->one_device only the dispatches and copies of agent `device`
- * and the calls and markers of its process.  Notes what the form lacks.  -1 with err set (naming path) when out of memory. */
+ * and the calls and markers of its process.  Notes what the form lacks.
+ * -1 with err set (naming path) when out of memory. */
 int hta_rocprof_emit(const rp_records *all, const char *path, const hta_builder_options *how,
                      hta_trace_builder *b, hta_error *notes, hta_error *err);
 
