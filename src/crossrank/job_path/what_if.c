@@ -51,12 +51,12 @@ static int choice_of_text(const char *text, size_t len, hta_what_if_choice *c)
 
 /* The root's choice on every process; -1 on every process when the
  * root's failed (err set there) or one ran out of memory. */
-static int share_choice(const hta_processes *pr, const hta_tableset *set,
+static int share_choice(const hta_processes *pr, const hta_crossrank_tables *t,
                         const hta_crossrank_settings *opt, hta_what_if_choice *c, hta_error *err)
 {
     hta_buf text = {0};
     int failed = pr->me == HTA_ROOT &&
-                 (hta_what_if_choose(set, opt, c, err) || choice_text(c, &text) ||
+                 (hta_what_if_choose(t->all, t->hosts, opt, c, err) || choice_text(c, &text) ||
                   text.len > INT_MAX);
     int *lens = calloc((size_t)pr->n * 2, sizeof *lens);
     failed = hta_processes_any(pr, failed || !lens);
@@ -85,7 +85,7 @@ int hta_what_if(const hta_processes *pr, hta_crossrank_tables *t,
         return 0;
     hta_what_if_choice c = {0};
     hta_tableset spans = {0}, gathered = {0};
-    int failed = share_choice(pr, t->all, opt, &c, err) ||
+    int failed = share_choice(pr, t, opt, &c, err) ||
                  hta_replay_run(t->replay, c.sc, c.n, &spans, err);
     hta_replay_free(t->replay);
     t->replay = NULL;

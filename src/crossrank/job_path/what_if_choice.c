@@ -195,14 +195,14 @@ static int64_t *ranks_of_host(const hta_rank_hosts *h, const char *host, size_t 
 }
 
 /* The ranks a word names, ascending, into *ranks (*n), and into *note
- * why there are none; -1 when out of memory. */
+ * why there are none; -1 when out of memory.  h NULL: hosts unknown. */
 static int word_ranks(const hta_tableset *set, const hta_rank_hosts *h, const hta_scenario *s,
                       int64_t **ranks, size_t *n, const char **note)
 {
     if (s->by == HTA_RANKS_STRAGGLERS) {
         *ranks = flagged_ranks(set, n);
         *note = "/stragglers flags no rank";
-    } else if (h->n_ranks == 0) {
+    } else if (!h || h->n_ranks == 0) {
         *ranks = malloc(sizeof **ranks);
         *n = 0;
         *note = "the ranks' hosts are unknown (--hostfile or --gpus-per-node names them)";
@@ -214,15 +214,9 @@ static int word_ranks(const hta_tableset *set, const hta_rank_hosts *h, const ht
 }
 
 /* Sets the ranks of each scenario named by a word, and the notes. */
-static int set_word_ranks(const hta_tableset *set, const hta_crossrank_settings *opt,
+static int set_word_ranks(const hta_tableset *set, const hta_rank_hosts *hosts,
                           hta_what_if_choice *c, hta_error *err)
 {
-    hta_rank_hosts h = {0};
-    int need_hosts = 0;
-    for (size_t i = 0; i < c->n; i++)
-        need_hosts |= c->sc[i].by == HTA_RANKS_NODE;
-    if (need_hosts && hta_rank_hosts_find(set, opt, &h, err))
-        return -1;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < c->n; i++) {
         hta_scenario *s = &c->sc[i];
@@ -231,7 +225,7 @@ static int set_word_ranks(const hta_tableset *set, const hta_crossrank_settings 
             int64_t *ranks = NULL;
             size_t n = 0;
             char *list = NULL;
-            rc = word_ranks(set, &h, s, &ranks, &n, &note) ||
+            rc = word_ranks(set, hosts, s, &ranks, &n, &note) ||
                  !(list = hta_ranks_text(ranks, n)) || hta_scenario_set_ranks(s, list);
             free(ranks);
             free(list);
@@ -240,12 +234,12 @@ static int set_word_ranks(const hta_tableset *set, const hta_crossrank_settings 
         c->notes[i] = rc ? NULL : strdup(note);
         rc = rc || !c->notes[i];
     }
-    hta_rank_hosts_free(&h);
     return rc ? hta_fail(err, "out of memory naming the ranks of the what-if scenarios") : 0;
 }
 
-int hta_what_if_choose(const hta_tableset *set, const hta_crossrank_settings *opt,
-                       hta_what_if_choice *out, hta_error *err)
+int hta_what_if_choose(const hta_tableset *set, const hta_rank_hosts *hosts,
+                       const hta_crossrank_settings *opt, hta_what_if_choice *out,
+                       hta_error *err)
 {
     *out = (hta_what_if_choice){0};
     hta_buf defaults = {0};
@@ -260,7 +254,7 @@ int hta_what_if_choose(const hta_tableset *set, const hta_crossrank_settings *op
     if (rc == 0 && !out->notes)
         rc = hta_fail(err, "out of memory choosing the what-if scenarios");
     if (rc == 0)
-        rc = set_word_ranks(set, opt, out, err);
+        rc = set_word_ranks(set, hosts, out, err);
     if (rc)
         hta_what_if_choice_free(out);
     return rc;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "crossrank/exchange/hosts.h"
 #include "crossrank/job_path/scenarios.h"
 #include "settings/settings.h"
 #include "table/table.h"
@@ -23,11 +24,12 @@ typedef struct hta_what_if_choice {
  * (median:R for compute or a slower GPU, no-data-loading:R,
  * no-launch-delay:R), each (change, rank) once, and median:stragglers
  * when "stragglers" flags a rank.  RANKS named by a word are set:
- * stragglers from "stragglers", node:HOST from the ranks' hosts
- * (crossrank/exchange/hosts.h).  -1 with err when a spec cannot be read
- * or out of memory. */
-int hta_what_if_choose(const hta_tableset *set, const hta_crossrank_settings *opt,
-                       hta_what_if_choice *out, hta_error *err);
+ * stragglers from "stragglers", node:HOST from hosts, the run's map of
+ * ranks to hosts (crossrank/exchange/hosts.h; NULL when unknown).  -1
+ * with err when a spec cannot be read or out of memory. */
+int hta_what_if_choose(const hta_tableset *set, const hta_rank_hosts *hosts,
+                       const hta_crossrank_settings *opt, hta_what_if_choice *out,
+                       hta_error *err);
 void hta_what_if_choice_free(hta_what_if_choice *c);
 
 #endif
