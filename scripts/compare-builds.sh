@@ -1,10 +1,13 @@
 #!/bin/bash
 # Diffs the results files of two builds of hta-mpi: a refactoring must not
-# change any output.  Both builds analyse every trace folder under
-# TRACES/hta (default options, then --round-like-hta --detail
-# --critical-path, each on one and on three processes), the shipped
+# change any output.  Both builds analyse every real trace folder under
+# TRACES (each folder, at any depth, that holds a file hta-mpi reads:
+# Kineto or rocprofv3 JSON, Nsight Systems SQLite, CUPTI CSV; HTA's
+# expected values in TRACES/expected are not inputs), the shipped
 # examples and a small generated job (with a straggler, gzip and plain
-# JSON); every dataset (type,
+# JSON), with default options and with --round-like-hta --detail
+# --critical-path, each on one and on three processes (about 360 runs,
+# 6-7 minutes on two cores).  Every dataset (type,
 # shape, chunking, filters, values, NaN = NaN) and every attribute must be
 # identical, except what records times and the command line: the file
 # attributes created_utc, wall_seconds, gather_seconds, crossrank_seconds
@@ -25,8 +28,13 @@ OLD=$(realpath "$1")
 NEW=$(realpath "$2")
 REPO=$(realpath "$(dirname "$0")/..")
 TRACES=${3:-$REPO/../shared/traces}
-if [ ! -d "$TRACES/hta" ]; then
-  echo "$0: no real traces in $TRACES/hta; give the traces folder as third argument" >&2
+# The folders holding a trace, by the name endings hta-mpi's discovery
+# lists (a CUPTI CSV folder by its kernel table).
+mapfile -t real < <(find "$TRACES" -path "$TRACES/expected" -prune -o -type f \
+  \( -name '*.json' -o -name '*.json.gz' -o -name '*.db' -o -name '*.sqlite' \
+  -o -name kernel.csv -o -name '*kernel_trace.csv' \) -printf '%h\n' | sort -u)
+if [ ${#real[@]} = 0 ]; then
+  echo "$0: no real traces in $TRACES; give the traces folder as third argument" >&2
   exit 2
 fi
 PYTHON=/usr/bin/python3 # Debian's, with h5py
@@ -52,9 +60,7 @@ if ! diff -r "$WORK/gen-old" "$WORK/gen-new" >/dev/null; then
   failures=$((failures + 1))
 fi
 
-inputs=()
-for d in "$TRACES"/hta/*/; do inputs+=("${d%/}"); done
-inputs+=("$REPO/examples/traces" "$WORK/gen-old")
+inputs=("${real[@]}" "$REPO/examples/traces" "$WORK/gen-old")
 
 run() { # build processes output options... ; exit status recorded beside the file
   local bin=$1 procs=$2 out=$3
@@ -73,7 +79,7 @@ for input in "${inputs[@]}"; do
     n=$((n + 1))
     run "$OLD" "$procs" "$WORK/$n-old.h5" "${opts[@]}" "$input"
     run "$NEW" "$procs" "$WORK/$n-new.h5" "${opts[@]}" "$input"
-    label="$(basename "$input") ($variant)"
+    label="${input#"$TRACES"/} ($variant)"
     compared=$((compared + 1))
     if ! cmp -s "$WORK/$n-old.h5.rc" "$WORK/$n-new.h5.rc"; then
       echo "DIFFERENT: $label: exit status $(cat "$WORK/$n-old.h5.rc") vs $(cat "$WORK/$n-new.h5.rc")"
