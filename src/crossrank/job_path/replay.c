@@ -109,11 +109,12 @@ struct hta_replay {
     size_t *out_first, *out_list; /* n + n_inst + 1: what each vertex holds up */
     hta_kernel_median *medians; /* its ranks' launches by place */
     size_t n_medians;
-    /* The scenario replayed now (rp_state): its nodes' times, its
-     * instances' M, the other processes' M, the steps it changes. */
-    const hta_scenario *sc;
+    /* The lane replayed now (rp_state): by step here, the scenario
+     * that changes it (NULL: as measured); its nodes' times, its
+     * instances' M, the other processes' M, what to compute again. */
+    const hta_scenario **at;
     int64_t *t, *m, *remote;
-    uint8_t *covered, *dirty;
+    uint8_t *dirty;
 };
 typedef struct hta_replay replay;
 
@@ -472,9 +473,8 @@ static int64_t at_median(const replay *x, const rp_edge *e, size_t step, int64_t
 /* An edge's weight under the scenario. */
 static int64_t weight_of(const replay *x, const rp_edge *e, size_t step)
 {
-    const hta_scenario *sc = x->sc;
-    if (sc->kind == HTA_SCENARIO_AS_MEASURED || sc->kind == HTA_SCENARIO_NETWORK ||
-        !x->covered[step])
+    const hta_scenario *sc = x->at[step];
+    if (!sc || sc->kind == HTA_SCENARIO_AS_MEASURED || sc->kind == HTA_SCENARIO_NETWORK)
         return e->weight;
     int64_t bound = e->what & 0xff, name = ((e->what >> 8) & 0xffffff) - 1;
     switch (sc->kind) {
@@ -502,7 +502,8 @@ static int64_t max_i64(int64_t a, int64_t b)
  * matched, its measured duration after its start. */
 static int64_t comm_end(const replay *x, size_t v, int64_t best)
 {
-    double keep = x->sc->kind == HTA_SCENARIO_NETWORK ? 1 - 1 / x->sc->factor : 0;
+    const hta_scenario *sc = x->at[x->step_of[v]];
+    double keep = sc && sc->kind == HTA_SCENARIO_NETWORK ? 1 - 1 / sc->factor : 0;
     size_t start = x->partner[v];
     if (start != NONE)
         best = max_i64(best, x->t[start]);
@@ -578,12 +579,12 @@ static int compare_key(const void *a, const void *b, void *ctx)
 }
 
 /* Where each shared instance's M goes, the same every round: the
- * counts and displacements per process (in elements of n_sc values), each
+ * counts and displacements per process (in elements of n_lanes values), each
  * shared instance's element in the send buffer, and on the owner the
  * elements received by instance (by) with each's run end (run_end). */
 typedef struct rp_plan {
     int *counts, *displs, *recv_counts, *recv_displs;
-    size_t n_shared, n_got, n_sc;
+    size_t n_shared, n_got, n_lanes;
     size_t *slot, *by, *run_end;
     int64_t *sent, *got;
 } rp_plan;
@@ -619,10 +620,10 @@ static int group_names(rp_plan *p, const rp_key *got)
 
 /* Sends each shared instance's name to its owner once; -1 everywhere
  * when one process lacks memory. */
-static int plan_exchange(const replay *x, size_t n_sc, rp_plan *p)
+static int plan_exchange(const replay *x, size_t n_lanes, rp_plan *p)
 {
     int np = x->pr->n;
-    *p = (rp_plan){.n_sc = n_sc};
+    *p = (rp_plan){.n_lanes = n_lanes};
     for (size_t i = 0; i < x->n_inst; i++)
         p->n_shared += x->shared[i];
     p->counts = calloc(4 * (size_t)np, sizeof *p->counts);
@@ -654,8 +655,8 @@ static int plan_exchange(const replay *x, size_t n_sc, rp_plan *p)
         if (!failed) {
             hta_processes_alltoallv(x->pr, names, p->counts, p->displs, got, p->recv_counts,
                                     p->recv_displs, sizeof *got);
-            p->sent = alloc_n(p->n_shared * n_sc, sizeof *p->sent);
-            p->got = alloc_n(p->n_got * n_sc, sizeof *p->got);
+            p->sent = alloc_n(p->n_shared * n_lanes, sizeof *p->sent);
+            p->got = alloc_n(p->n_got * n_lanes, sizeof *p->got);
             failed = hta_processes_any(x->pr,
                                        !p->sent || !p->got || group_names(p, got) != 0);
         }
@@ -667,30 +668,32 @@ static int plan_exchange(const replay *x, size_t n_sc, rp_plan *p)
     return failed ? -1 : 0;
 }
 
-/* One scenario's times: its nodes', its instances' M, the others' M
- * from the round before, the steps it changes. */
+/* One lane: by step here, the scenario it is replayed under (chosen,
+ * an index; -1: not replayed) and the one that changes its rank's work
+ * (at); its nodes' times, its instances' M, the others' M from the
+ * round before. */
 typedef struct rp_state {
-    const hta_scenario *sc;
+    int32_t *chosen;
+    const hta_scenario **at;
     int64_t *t, *m, *remote;
-    uint8_t *covered, *dirty;  /* dirty: by vertex, to be computed again */
+    uint8_t *dirty;            /* by vertex, to be computed again */
     long rounds;               /* 0 while its times still move */
 } rp_state;
 
 static void use_state(replay *x, const rp_state *st)
 {
-    x->sc = st->sc;
+    x->at = st->at;
     x->t = st->t;
     x->m = st->m;
     x->remote = st->remote;
-    x->covered = st->covered;
     x->dirty = st->dirty;
 }
 
-/* Every scenario's shared instances' M to their owners, the largest of
- * each back; changed[s] whether scenario s's moved (on any process). */
+/* Every lane's shared instances' M to their owners, the largest of
+ * each back; changed[s] whether lane s's moved (on any process). */
 static void exchange_m(replay *x, rp_plan *p, rp_state *st, int64_t *changed)
 {
-    size_t n_sc = p->n_sc;
+    size_t n_sc = p->n_lanes;
     for (size_t i = 0, k = 0; i < x->n_inst; i++)
         if (x->shared[i]) {
             for (size_t s = 0; s < n_sc; s++)
@@ -723,27 +726,45 @@ static void exchange_m(replay *x, rp_plan *p, rp_state *st, int64_t *changed)
     hta_processes_sum(x->pr, changed, n_sc);
 }
 
-/* Scenario s's state at its start.  Where the graphs and instances make
- * a cycle (instances matched wrongly), a vertex read before it is
- * computed reads its measured time. */
-static void start_state(const replay *x, rp_state *st)
+/* Whether one of the instance's ops here is in a step the lane replays
+ * (or in none). */
+static int instance_replayed(const replay *x, const rp_state *st, size_t i)
+{
+    for (size_t k = x->inst_first[i]; k < x->inst_first[i + 1]; k++) {
+        const rp_op *o = &x->ops[x->inst_ops[k]];
+        size_t v = o->start != NONE ? o->start : o->end;
+        if (v == NONE || st->chosen[x->step_of[v]] >= 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A lane's state at its start: the steps it does not replay stay as
+ * measured, uncomputed.  Where the graphs and instances make a cycle
+ * (instances matched wrongly), a vertex read before it is computed
+ * reads its measured time. */
+static void start_state(const replay *x, const hta_scenario *sc, rp_state *st)
 {
     memcpy(st->t, x->ts, x->n * sizeof *st->t);
     for (size_t i = 0; i < x->n_inst; i++) {
         st->m[i] = 0;
         st->remote[i] = INT64_MIN;
+        st->dirty[x->n + i] = (uint8_t)instance_replayed(x, st, i);
     }
-    for (size_t s = 0; s < x->n_steps; s++)
-        st->covered[s] = (uint8_t)hta_scenario_covers(st->sc, x->steps[s].rank);
-    memset(st->dirty, 1, x->n + x->n_inst);
+    for (size_t s = 0; s < x->n_steps; s++) {
+        const hta_scenario *c = st->chosen[s] >= 0 ? &sc[st->chosen[s]] : NULL;
+        st->at[s] = c && hta_scenario_covers(c, x->steps[s].rank) ? c : NULL;
+    }
+    for (size_t v = 0; v < x->n; v++)
+        st->dirty[v] = st->chosen[x->step_of[v]] >= 0;
 }
 
-/* Every scenario replayed to its fixed point, all at once: a round
- * passes over each scenario still moving, then one exchange carries
- * every scenario's M. */
+/* Every lane replayed to its fixed point, all at once: a round passes
+ * over each lane still moving, then one exchange carries every lane's
+ * M. */
 static void replay_scenarios(replay *x, rp_plan *p, rp_state *st, int64_t *changed, long limit)
 {
-    size_t n_sc = p->n_sc, moving = n_sc;
+    size_t n_sc = p->n_lanes, moving = n_sc;
     for (long round = 1; moving; round++) {
         for (size_t s = 0; s < n_sc; s++)
             if (!st[s].rounds) {
@@ -761,7 +782,7 @@ static void replay_scenarios(replay *x, rp_plan *p, rp_state *st, int64_t *chang
 
 /* A step's span, replayed and measured, for "_replay_spans". */
 typedef struct span {
-    int64_t step, replayed, measured;
+    int64_t step, scenario, replayed, measured;
 } span;
 
 static int compare_span(const void *a, const void *b)
@@ -769,25 +790,28 @@ static int compare_span(const void *a, const void *b)
     return hta_cmp_i64(((const span *)a)->step, ((const span *)b)->step);
 }
 
-static int put_spans(const replay *x, long scenario, span *sp, hta_table *t)
+/* The lane's spans of the steps it replays, by (step, scenario). */
+static int put_spans(const replay *x, const rp_state *lane, span *sp, hta_table *t)
 {
+    size_t n = 0;
     for (size_t s = 0; s < x->n_steps; s++) {
         const rp_step *st = &x->steps[s];
         size_t end = st->end != NONE ? st->end : st->n ? st->first + st->n - 1 : NONE;
         int64_t moved = end == NONE ? 0 : x->t[end] - x->ts[end];
-        sp[s] = (span){st->number, st->length + moved, st->length};
+        if (lane->chosen[s] >= 0)
+            sp[n++] = (span){st->number, lane->chosen[s], st->length + moved, st->length};
     }
-    qsort(sp, x->n_steps, sizeof *sp, compare_span);
+    qsort(sp, n, sizeof *sp, compare_span);
     int rc = 0;
-    for (size_t s = 0, end; rc == 0 && s < x->n_steps; s = end) {
+    for (size_t s = 0, end; rc == 0 && s < n; s = end) {
         span m = sp[s];
-        for (end = s; end < x->n_steps && sp[end].step == m.step; end++) {
+        for (end = s; end < n && sp[end].step == m.step; end++) {
             m.replayed = max_i64(m.replayed, sp[end].replayed);
             m.measured = max_i64(m.measured, sp[end].measured);
         }
         hta_row_builder row = hta_table_add_row(t);
         hta_row_put_i64(&row, m.step);
-        hta_row_put_i64(&row, scenario);
+        hta_row_put_i64(&row, m.scenario);
         hta_row_put_i64(&row, m.replayed);
         hta_row_put_i64(&row, m.measured);
         rc = hta_row_done(&row);
@@ -811,34 +835,64 @@ static int build(replay *x, const hta_tableset *path, const hta_rank_ops *r,
                : 0;
 }
 
-static void states_free(rp_state *st, size_t n_sc)
+static void states_free(rp_state *st, size_t n_lanes)
 {
-    for (size_t s = 0; st && s < n_sc; s++) {
+    for (size_t s = 0; st && s < n_lanes; s++) {
+        free(st[s].chosen);
+        free(st[s].at);
         free(st[s].t);
         free(st[s].m);
         free(st[s].remote);
-        free(st[s].covered);
         free(st[s].dirty);
     }
     free(st);
 }
 
-/* The scenarios' states at their start; NULL when out of memory. */
-static rp_state *states_new(const replay *x, const hta_scenario *sc, size_t n_sc)
+/* The lanes: a step's k-th scenario (of those replayed for it) is
+ * replayed in lane k, so the lanes are as many as the most scenarios of
+ * one step, on every process.  The steps here of lane k into chosen[k *
+ * n_steps ..]; *n_lanes of them.  NULL when out of memory. */
+static int32_t *lanes_of(const replay *x, const hta_scenario *sc, size_t n_sc, size_t *n_lanes)
 {
-    rp_state *st = calloc(n_sc ? n_sc : 1, sizeof *st);
+    int32_t *chosen = alloc_n(n_sc * x->n_steps, sizeof *chosen);
+    int64_t most = 0;
+    for (size_t s = 0; chosen && s < x->n_steps; s++) {
+        int64_t k = 0;
+        for (size_t i = 0; i < n_sc; i++)
+            if (hta_scenario_at_step(&sc[i], x->steps[s].number))
+                chosen[(size_t)k++ * x->n_steps + s] = (int32_t)i;
+        for (size_t j = (size_t)k; j < n_sc; j++)
+            chosen[j * x->n_steps + s] = -1;
+        most = k > most ? k : most;
+    }
+    most = -most;
+    hta_processes_min(x->pr, &most, 1);
+    *n_lanes = (size_t)-most;
+    return chosen;
+}
+
+/* The lanes' states at their start; NULL when out of memory. */
+static rp_state *states_new(const replay *x, const hta_scenario *sc, const int32_t *chosen,
+                            size_t n_lanes)
+{
+    rp_state *st = calloc(n_lanes ? n_lanes : 1, sizeof *st);
     int failed = !st;
-    for (size_t s = 0; !failed && s < n_sc; s++) {
-        st[s] = (rp_state){&sc[s], alloc_n(x->n, sizeof *st[s].t),
+    for (size_t s = 0; !failed && s < n_lanes; s++) {
+        st[s] = (rp_state){alloc_n(x->n_steps, sizeof *st[s].chosen),
+                           alloc_n(x->n_steps, sizeof *st[s].at),
+                           alloc_n(x->n, sizeof *st[s].t),
                            alloc_n(x->n_inst, sizeof *st[s].m),
-                           alloc_n(x->n_inst, sizeof *st[s].remote), alloc_n(x->n_steps, 1),
+                           alloc_n(x->n_inst, sizeof *st[s].remote),
                            alloc_n(x->n + x->n_inst, 1), 0};
-        failed = !st[s].t || !st[s].m || !st[s].remote || !st[s].covered || !st[s].dirty;
-        if (!failed)
-            start_state(x, &st[s]);
+        failed = !st[s].chosen || !st[s].at || !st[s].t || !st[s].m || !st[s].remote ||
+                 !st[s].dirty;
+        if (!failed) {
+            memcpy(st[s].chosen, chosen + s * x->n_steps, x->n_steps * sizeof *chosen);
+            start_state(x, sc, &st[s]);
+        }
     }
     if (failed) {
-        states_free(st, n_sc);
+        states_free(st, n_lanes);
         return NULL;
     }
     return st;
@@ -846,27 +900,31 @@ static rp_state *states_new(const replay *x, const hta_scenario *sc, size_t n_sc
 
 static int run_scenarios(replay *x, const hta_scenario *sc, size_t n_sc, hta_tableset *out)
 {
+    size_t n_lanes = 0;
+    int32_t *chosen = lanes_of(x, sc, n_sc, &n_lanes);
     span *sp = alloc_n(x->n_steps, sizeof *sp);
-    int64_t *changed = alloc_n(n_sc, sizeof *changed);
+    int64_t *changed = alloc_n(n_lanes, sizeof *changed);
     hta_table *t = hta_tableset_table(out, &hta_replay_spans_table);
-    rp_state *st = states_new(x, sc, n_sc);
+    rp_state *st = chosen ? states_new(x, sc, chosen, n_lanes) : NULL;
     rp_plan plan = {0};
-    int failed = hta_processes_any(x->pr, !sp || !changed || !t || !st) ||
-                 plan_exchange(x, n_sc, &plan) != 0;
+    int failed = hta_processes_any(x->pr, !chosen || !sp || !changed || !t || !st) ||
+                 plan_exchange(x, n_lanes, &plan) != 0;
     if (!failed) {
         int64_t limit = (int64_t)x->n_inst;
         hta_processes_sum(x->pr, &limit, 1);
         replay_scenarios(x, &plan, st, changed, (long)limit + 2);
-        for (size_t s = 0; !failed && s < n_sc; s++) {
+        for (size_t s = 0; !failed && s < n_lanes; s++) {
             use_state(x, &st[s]);
-            failed = put_spans(x, (long)s, sp, t) != 0;
+            failed = put_spans(x, &st[s], sp, t) != 0;
         }
         failed = hta_processes_any(x->pr, failed);
     }
     x->t = x->m = x->remote = NULL;
-    x->covered = x->dirty = NULL;
+    x->at = NULL;
+    x->dirty = NULL;
     plan_free(&plan);
-    states_free(st, n_sc);
+    states_free(st, n_lanes);
+    free(chosen);
     free(changed);
     free(sp);
     return failed ? -1 : 0;

@@ -36,6 +36,9 @@ void hta_scenarios_free(hta_scenario *s, size_t n)
         free(s[i].last);
         free(s[i].text);
         free(s[i].ranks);
+        free(s[i].steps);
+        free(s[i].step_first);
+        free(s[i].step_last);
     }
     free(s);
 }
@@ -50,20 +53,19 @@ static int parse_rank(const char *p, char **end, int64_t *v)
     return 0;
 }
 
-/* A list of ranks and ranges separated by ','; -1 when bad or out of
- * memory. */
-static int parse_list(const char *text, hta_scenario *s)
+/* A list of numbers and ranges separated by ',' into first[i]..last[i],
+ * *n of them; -1 when bad or out of memory. */
+static int parse_ranges(const char *text, int64_t **first, int64_t **last, size_t *n)
 {
-    s->by = HTA_RANKS_LISTED;
-    s->n_ranges = 0;
-    free(s->first);
-    free(s->last);
+    *n = 0;
+    free(*first);
+    free(*last);
     size_t cap = 1;
     for (const char *p = text; *p; p++)
         cap += *p == ',';
-    s->first = malloc(cap * sizeof *s->first);
-    s->last = malloc(cap * sizeof *s->last);
-    if (!s->first || !s->last)
+    *first = malloc(cap * sizeof **first);
+    *last = malloc(cap * sizeof **last);
+    if (!*first || !*last)
         return -1;
     const char *p = text;
     for (;;) {
@@ -76,14 +78,21 @@ static int parse_list(const char *text, hta_scenario *s)
             return -1;
         if (b < a)
             return -1;
-        s->first[s->n_ranges] = a;
-        s->last[s->n_ranges++] = b;
+        (*first)[*n] = a;
+        (*last)[(*n)++] = b;
         if (*end == 0)
             return 0;
         if (*end != ',')
             return -1;
         p = end + 1;
     }
+}
+
+/* A list of ranks and ranges; -1 when bad or out of memory. */
+static int parse_list(const char *text, hta_scenario *s)
+{
+    s->by = HTA_RANKS_LISTED;
+    return parse_ranges(text, &s->first, &s->last, &s->n_ranges);
 }
 
 /* RANKS: a word, or a list; -1 when bad or out of memory. */
@@ -112,6 +121,26 @@ int hta_scenario_set_ranks(hta_scenario *s, const char *list)
         return 0;
     }
     return parse_list(list, s);
+}
+
+int hta_scenario_set_steps(hta_scenario *s, const char *list)
+{
+    free(s->steps);
+    s->steps = strdup(list);
+    return s->steps ? parse_ranges(list, &s->step_first, &s->step_last, &s->n_step_ranges) : -1;
+}
+
+static int in_ranges(const int64_t *first, const int64_t *last, size_t n, int64_t v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v >= first[i] && v <= last[i])
+            return 1;
+    return 0;
+}
+
+int hta_scenario_at_step(const hta_scenario *s, int64_t step)
+{
+    return !s->steps || in_ranges(s->step_first, s->step_last, s->n_step_ranges, step);
 }
 
 char *hta_ranks_text(const int64_t *ranks, size_t n)
@@ -209,10 +238,5 @@ int hta_scenarios_parse(const char *specs, hta_scenario **out, size_t *n, hta_er
 
 int hta_scenario_covers(const hta_scenario *s, int64_t rank)
 {
-    if (s->by == HTA_RANKS_ALL)
-        return 1;
-    for (size_t i = 0; i < s->n_ranges; i++)
-        if (rank >= s->first[i] && rank <= s->last[i])
-            return 1;
-    return 0;
+    return s->by == HTA_RANKS_ALL || in_ranges(s->first, s->last, s->n_ranges, rank);
 }

@@ -28,7 +28,8 @@ typedef enum hta_scenario_ranks {
 } hta_scenario_ranks;
 
 /* One scenario: its kind, the ranks it changes (by; when listed,
- * first[i]..last[i]), its factor, and its text as the user gave it. */
+ * first[i]..last[i]), its factor, its text as the user gave it, and the
+ * steps it is replayed for (every step when steps is NULL). */
 typedef struct hta_scenario {
     hta_scenario_kind kind;
     hta_scenario_ranks by;
@@ -38,6 +39,9 @@ typedef struct hta_scenario {
     char *text;                /* owned */
     char *ranks;               /* owned: the RANKS part ("" for network),
                                   node:HOST's host after its 5 bytes */
+    char *steps;               /* owned: its steps as a list, or NULL */
+    int64_t *step_first, *step_last; /* owned */
+    size_t n_step_ranges;
 } hta_scenario;
 
 /* "as measured", then each spec of specs (separated by ';') into *out
@@ -50,6 +54,13 @@ void hta_scenarios_free(hta_scenario *s, size_t n);
  * known: list is RANKS as a list ("4-5,7"), or "none"; -1 when it is
  * neither or out of memory.  Its ranks text becomes list. */
 int hta_scenario_set_ranks(hta_scenario *s, const char *list);
+
+/* The steps the scenario is replayed for, as a list ("3-5,9"; see
+ * hta_ranks_text); -1 when not one or out of memory. */
+int hta_scenario_set_steps(hta_scenario *s, const char *list);
+
+/* Whether the scenario is replayed for step. */
+int hta_scenario_at_step(const hta_scenario *s, int64_t step);
 
 /* ranks[0..n), ascending, as a list of ranks and ranges ("4-5,7"), or
  * "none"; NULL when out of memory. */

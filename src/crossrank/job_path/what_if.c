@@ -18,15 +18,19 @@
 #include "util/buf.h"
 
 /* The choice as text: the specs after "as measured", each ended by ';',
- * then a NUL, then each scenario's ranks, each ended by a NUL. */
+ * then a NUL, then each scenario's ranks and steps ("" for every step),
+ * each ended by a NUL. */
 static int choice_text(const hta_what_if_choice *c, hta_buf *b)
 {
     int rc = 0;
     for (size_t i = 1; rc == 0 && i < c->n; i++)
         rc = hta_buf_append(b, c->sc[i].text, strlen(c->sc[i].text)) || hta_buf_putc(b, ';');
     rc = rc || hta_buf_putc(b, 0);
-    for (size_t i = 0; rc == 0 && i < c->n; i++)
-        rc = hta_buf_append(b, c->sc[i].ranks, strlen(c->sc[i].ranks) + 1);
+    for (size_t i = 0; rc == 0 && i < c->n; i++) {
+        const char *steps = c->sc[i].steps ? c->sc[i].steps : "";
+        rc = hta_buf_append(b, c->sc[i].ranks, strlen(c->sc[i].ranks) + 1) ||
+             hta_buf_append(b, steps, strlen(steps) + 1);
+    }
     return rc;
 }
 
@@ -41,9 +45,12 @@ static int choice_of_text(const char *text, size_t len, hta_what_if_choice *c)
     for (size_t i = 0; i < c->n; i++) {
         const char *ranks = at + 1;
         at = ranks < end ? memchr(ranks, 0, (size_t)(end - ranks)) : NULL;
+        const char *steps = at ? at + 1 : end;
+        at = steps < end ? memchr(steps, 0, (size_t)(end - steps)) : NULL;
         hta_scenario *s = &c->sc[i];
         if (!at || ((s->by == HTA_RANKS_STRAGGLERS || s->by == HTA_RANKS_NODE) &&
-                    hta_scenario_set_ranks(s, ranks)))
+                    hta_scenario_set_ranks(s, ranks)) ||
+            (*steps && hta_scenario_set_steps(s, steps)))
             return -1;
     }
     return 0;

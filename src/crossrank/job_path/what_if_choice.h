@@ -19,11 +19,13 @@ typedef struct hta_what_if_choice {
     char **notes;              /* owned, n of them */
 } hta_what_if_choice;
 
-/* Root: those of opt->what_if, or without it the defaults: per step the
- * five costliest rows of "delay_costs" whose cause a change takes away
- * (median:R for compute or a slower GPU, no-data-loading:R,
- * no-launch-delay:R), each (change, rank) once, and median:stragglers
- * when "stragglers" flags a rank.  RANKS named by a word are set:
+/* Root: those of opt->what_if, replayed for every step, or without it
+ * the defaults: per step the five costliest rows of "delay_costs" whose
+ * cause a change takes away (median:R for compute or a slower GPU,
+ * no-data-loading:R, no-launch-delay:R) and, when several are median:R,
+ * those ranks together, each replayed for the steps that chose it (its
+ * steps set); and median:stragglers, for every step, when "stragglers"
+ * flags a rank.  RANKS named by a word are set:
  * stragglers from "stragglers", node:HOST from hosts, the run's map of
  * ranks to hosts (crossrank/exchange/hosts.h; NULL when unknown).  -1
  * with err when a spec cannot be read or out of memory. */
