@@ -13,7 +13,8 @@
 # cluster); chromium (the report test's screenshot); clang and
 # libclang-rt-14-dev (only recommended by clang, so named here): the
 # libFuzzer harnesses; valgrind: scripts/valgrind.sh; sqlite3: the SQLite
-# reader's benchmark baseline.
+# reader's benchmark baseline; libc6-dbg: names the C library's frames in
+# the sanitized suite's leak reports, as tests/lsan.supp needs.
 #
 # usage: scripts/install-deps.sh [--test]
 set -eu
@@ -21,7 +22,7 @@ packages="build-essential cmake pkg-config libopenmpi-dev openmpi-bin \
 libhdf5-openmpi-dev libcjson-dev zlib1g-dev libisal-dev libsqlite3-dev \
 python3 python3-h5py python3-pandas python3-numpy python3-pip python3-setuptools \
 python3-matplotlib"
-test_packages="slurm-wlm munge chromium clang libclang-rt-14-dev valgrind sqlite3"
+test_packages="slurm-wlm munge chromium clang libclang-rt-14-dev valgrind sqlite3 libc6-dbg"
 case "${1:-}" in
   --test) packages="$packages $test_packages" ;;
   "") ;;

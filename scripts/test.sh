@@ -15,4 +15,4 @@ cmake --build build -j "$(nproc)"
 ./fuzz/run.sh
 bench/quick_regression.sh build
 cd build
-ctest --output-on-failure --timeout 1200
+ctest --output-on-failure

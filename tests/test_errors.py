@@ -412,7 +412,8 @@ def test_unusable_tmpdir_keeps_the_tables_between_traces_in_memory():
     # missing, a file, or full (where mounting is allowed: the writes stop
     # part way) they stay in memory.  The same tables every way, nothing
     # left in TMPDIR, and -v says where the tables went and why.  Lone
-    # processes: mpirun would put its own session directory in TMPDIR.
+    # processes: outside ctest, which gives every case its own Open MPI
+    # session folder, mpirun would put its session folder in TMPDIR.
     d = generated(ranks=120, size_mb=0.02)
     base = all_tables(analyse(d, processes=2)[0])
     spill = tmpdir()
