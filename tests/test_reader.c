@@ -738,6 +738,111 @@ static void expect_prescan_changes_nothing(const char *json, const char *what)
         hta_trace_free(&want);
 }
 
+/* An op's arguments repeat: an array whose bytes were found before ends
+ * where it ended then, without a scan.  Repeats, arrays that extend or
+ * differ late from one seen (also past the memo's 32 hashed bytes and
+ * beyond its longest text), a repeat cut short by a malformed rest, and
+ * refills at every byte: each event keeps its own text, as written, and
+ * errors and offsets are those of the parse without the memo. */
+static void test_repeated_arrays_end_where_scanned(void)
+{
+    static char long_dims[300];
+    static char long_other[300];
+    memset(long_dims, 0, sizeof long_dims);
+    strcpy(long_dims, "[[1]");
+    while (strlen(long_dims) < 200)
+        strcat(long_dims, ", [2, 3]");
+    strcpy(long_other, long_dims);
+    strcat(long_dims, "]");
+    strcat(long_other, ", [4]]");
+    const char *const dims[] = {
+        "[[1024, 4096], [4096]]", "[[1024, 4096], [4096]]", "[[1024, 4096], [4096], []]",
+        "[[], [], [], [], [], [], [], [], [], [], []]",
+        "[[], [], [], [], [], [], [], [], [], [], [], []]",
+        "[[], [], [], [], [], [], [], [], [], [], []]", "[]", "[]", "[[1024, 4096], [4096]]",
+        long_dims, long_other, long_dims, "[\"float\", \"Scalar\", \"\"]",
+        "[\"float\", \"Scalar\", \"\"]",
+    };
+    const size_t n = sizeof dims / sizeof *dims;
+    static char json[8192];
+    size_t len = 0;
+    len += (size_t)snprintf(json + len, sizeof json - len, "[");
+    for (size_t k = 0; k < n; k++)
+        len += (size_t)snprintf(json + len, sizeof json - len,
+                                "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%zu\",\"pid\":1,"
+                                "\"tid\":2,\"ts\":%zu,\"dur\":1,\"args\":{\"Input Dims\": %s}}",
+                                k ? ", " : "", k % 3, k + 1, dims[k]);
+    snprintf(json + len, sizeof json - len, "]");
+    expect_prescan_changes_nothing(json, "repeated arrays");
+    const js_scan_level levels[] = {JS_SCAN_OFF, JS_SCAN_BEST};
+    for (size_t l = 0; l < 2; l++)
+        for (size_t chunk = 0; chunk <= 80; chunk += chunk < 20 ? 1 : 13) {
+            hta_trace t;
+            hta_error err = {{0}};
+            int rc = hta_read_trace_memory_scanned(json, strlen(json), chunk, levels[l], "memo",
+                                                   &t, &err);
+            CHECK(rc == 0 && t.n_events == n, "level %zu, chunk %zu: %s", l, chunk, err.text);
+            if (rc)
+                continue;
+            for (size_t k = 0; k < n; k++) {
+                char key[512], want[512];
+                snprintf(want, sizeof want, "1|2|%s||", dims[k]);
+                CHECK(strcmp(context_key(&t, k, key, sizeof key), want) == 0,
+                      "level %zu, chunk %zu, event %zu kept '%s'", l, chunk, k, key);
+            }
+            hta_trace_free(&t);
+        }
+    /* Many arrays alike in their first 16 bytes, more than the memo
+     * holds: some share its entries, and each keeps its own end. */
+    enum { MANY = 600 };
+    char *many = malloc(2 * MANY * 160 + 2);
+    CHECK(many != NULL, "out of memory");
+    if (!many)
+        return;
+    len = 0;
+    for (size_t k = 0; k < 2 * MANY; k++)
+        len += (size_t)sprintf(many + len,
+                               "%c{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,"
+                               "\"tid\":2,\"ts\":%zu,\"dur\":1,\"args\":{\"Input Dims\": "
+                               "[[1024, 4096], [%zu]]}}",
+                               k ? ',' : '[', k + 1, (k * 7919) % MANY);
+    strcpy(many + len, "]");
+    for (size_t l = 0; l < 2; l++)
+        for (size_t chunk = 0; chunk <= 4096; chunk += 4093) {
+            hta_trace t;
+            hta_error err = {{0}};
+            int rc = hta_read_trace_memory_scanned(many, strlen(many), chunk, levels[l], "memo",
+                                                   &t, &err);
+            CHECK(rc == 0 && t.n_events == 2 * MANY, "many: level %zu, chunk %zu: %s", l, chunk,
+                  err.text);
+            if (rc)
+                continue;
+            size_t wrong = 0;
+            for (size_t k = 0; k < 2 * MANY; k++) {
+                char key[512], want[512];
+                snprintf(want, sizeof want, "1|2|[[1024, 4096], [%zu]]||", (k * 7919) % MANY);
+                wrong += strcmp(context_key(&t, k, key, sizeof key), want) != 0;
+            }
+            CHECK(wrong == 0, "many: level %zu, chunk %zu: %zu events keep another text", l,
+                  chunk, wrong);
+            hta_trace_free(&t);
+        }
+    free(many);
+    static const char *const cut[] = {
+        "[[1024, 4096], [4096]] x", "[[1024, 4096], [4096]", "[[1024, 4096], [4096]]]",
+        "[[1024, 4096], [4096]], 5", "[[1024, 4096], [4096]],}",
+    };
+    for (size_t c = 0; c < sizeof cut / sizeof *cut; c++) {
+        snprintf(json, sizeof json,
+                 "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,"
+                 "\"args\":{\"Input Dims\": [[1024, 4096], [4096]]}}, "
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":2,\"dur\":1,"
+                 "\"args\":{\"Input Dims\": %s}}]",
+                 cut[c]);
+        expect_prescan_changes_nothing(json, cut[c]);
+    }
+}
+
 /* The members after a ph that reads nothing, with the block boundaries
  * of the pre-scan (64 bytes from the member after ph) at every byte of
  * them: skipped when plain, left to the member-by-member parse when not,
@@ -812,6 +917,7 @@ int main(int argc, char **argv)
 {
     test_prescan_classifiers_agree();
     test_prescan_skips_only_what_nothing_reads();
+    test_repeated_arrays_end_where_scanned();
     test_numbers_are_exact_nanoseconds();
     test_times_in_every_digit_count();
     test_dense_events_outgrow_the_reservation();

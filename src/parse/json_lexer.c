@@ -526,6 +526,78 @@ const char *lx_plain_array_end(const char *p)
     }
 }
 
+/* Two ways in each of 256 sets, chosen by a hash of an array's first 32
+ * bytes (bytes past its end included: the padding keeps them readable,
+ * and a different guess only costs a scan); arrays longer than an
+ * entry's text are always scanned.  64 KiB a lexer, touched as used. */
+#define ARRAY_MEMO_SET_BITS 8
+#define ARRAY_MEMO_TEXT 127
+_Static_assert(LX_PADDING_BYTES >= 32, "the padding covers the hash's loads");
+
+typedef struct array_memo_entry {
+    uint8_t len;               /* 0: empty */
+    char text[ARRAY_MEMO_TEXT];
+} array_memo_entry;
+
+struct lx_array_memo {
+    array_memo_entry set[1u << ARRAY_MEMO_SET_BITS][2];
+};
+
+lx_array_memo *lx_array_memo_new(void)
+{
+    return calloc(1, sizeof(lx_array_memo));
+}
+
+static array_memo_entry *array_memo_set(lx_array_memo *m, const char *p)
+{
+    uint64_t w[4];
+    memcpy(w, p, sizeof w);
+    uint64_t h = (w[0] ^ w[2] * 0x9E3779B97F4A7C15u) * 0xFF51AFD7ED558CCDu ^
+                 (w[1] ^ w[3] * 0xC4CEB9FE1A85EC53u);
+    h *= 0x9E3779B97F4A7C15u;
+    return m->set[h >> (64 - ARRAY_MEMO_SET_BITS)];
+}
+
+/* Whether the entry's text is at p, with room bytes of data from p.
+ * Most texts are at most 32 bytes: two 16-byte compares, the padding and
+ * the entry's size keeping the loads in bounds. */
+static inline int array_memo_is_at(const array_memo_entry *e, const char *p, ptrdiff_t room)
+{
+    unsigned n = e->len;
+    if (n == 0 || n > room)
+        return 0;
+#ifdef __SSE2__
+    if (n <= 32) {
+        __m128i lo = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p),
+                                    _mm_loadu_si128((const __m128i *)e->text));
+        __m128i hi = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 16)),
+                                    _mm_loadu_si128((const __m128i *)(e->text + 16)));
+        uint32_t same = (uint32_t)_mm_movemask_epi8(lo) |
+                        (uint32_t)_mm_movemask_epi8(hi) << 16;
+        uint32_t want = n == 32 ? UINT32_MAX : (1u << n) - 1;
+        return (same & want) == want;
+    }
+#endif
+    return memcmp(p, e->text, n) == 0;
+}
+
+const char *lx_array_end(lexer *lx, const char *p)
+{
+    if (!lx->arrays)
+        return lx_plain_array_end(p);
+    array_memo_entry *set = array_memo_set(lx->arrays, p);
+    for (int way = 0; way < 2; way++)
+        if (array_memo_is_at(&set[way], p, lx->end - p))
+            return p + set[way].len;
+    const char *end = lx_plain_array_end(p);
+    if (end && end - p <= ARRAY_MEMO_TEXT) {
+        set[1] = set[0];
+        set[0].len = (uint8_t)(end - p);
+        memcpy(set[0].text, p, set[0].len);
+    }
+    return end;
+}
+
 int lx_skip_container(lexer *lx, int c)
 {
     hta_buf *stack = &lx->skip_stack;
@@ -580,6 +652,7 @@ int lx_read_long_key(lexer *lx)
 void lx_free(lexer *lx)
 {
     free(lx->buf);
+    free(lx->arrays);
     hta_buf_free(&lx->skip_stack);
     hta_buf_free(&lx->long_key);
 }

@@ -57,6 +57,11 @@ typedef struct lx_text {
     hta_buf own;
 } lx_text;
 
+/* The plain arrays a lexer found last (json_lexer.c), so that a repeat,
+ * as an op's Input Dims and Input type are, ends after one comparison
+ * instead of a scan. */
+typedef struct lx_array_memo lx_array_memo;
+
 typedef struct lexer {
     const char *p, *end;
     char *buf;                 /* owned */
@@ -77,6 +82,7 @@ typedef struct lexer {
     const char *record_from;
     hta_buf skip_stack;        /* container kinds while skipping */
     js_skip_fn skip_members;   /* the pre-scan's (parse/json_scan.h); NULL: none */
+    lx_array_memo *arrays;     /* owned; NULL: every array is scanned */
     lx_text *const *kept;      /* a reader's texts a refill copies out; not owned */
     unsigned n_kept;
     hta_buf long_key;          /* keys that need decoding land here */
@@ -137,6 +143,13 @@ int lx_read_nonfinite(lexer *lx, number *out);
  * it accepts lx_skip_container accepts too and ends at the same byte; the
  * NUL after the data ends the scan, so the end is at most lx->end. */
 const char *lx_plain_array_end(const char *p);
+/* lx_plain_array_end(p) for p in the buffer, through lx->arrays when set:
+ * the bytes of an array accepted before, found again at p, end where
+ * they ended then, as the scan reads no byte past the array's end. */
+const char *lx_array_end(lexer *lx, const char *p);
+/* A memo for lx->arrays, or NULL when out of memory (then arrays are
+ * scanned, to the same ends). */
+lx_array_memo *lx_array_memo_new(void);
 /* Skips a container of any depth, validating its structure. */
 int lx_skip_container(lexer *lx, int c);
 /* Slow path of lx_read_key: a key with escapes, or near the buffer's end. */
@@ -448,7 +461,7 @@ static inline int lx_skip_value(lexer *lx)
 {
     int c = lx_peek_token(lx);
     if (c == '[') {
-        const char *end = lx_plain_array_end(lx->p);
+        const char *end = lx_array_end(lx, lx->p);
         if (end) {
             lx->p = end;
             return 0;

@@ -109,7 +109,7 @@ static int read_json_text(lexer *lx, lx_text *out, int *has)
     const char *start = lx->p;
     uint64_t base = lx->base;
     out->borrowed = 0;         /* a refill must not keep an earlier event's text */
-    const char *plain_end = *start == '[' ? lx_plain_array_end(start) : NULL;
+    const char *plain_end = *start == '[' ? lx_array_end(lx, start) : NULL;
     if (plain_end && plain_end <= lx->end) {
         size_t len = (size_t)(plain_end - start);
         lx->p = plain_end;

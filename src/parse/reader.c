@@ -310,6 +310,7 @@ static int parse_stream(const lx_input *in, const char *label, const hta_deadlin
     lx.p = lx.end = lx.record_from = lx.buf;
     lx_pad(&lx);
     lx.skip_members = js_skipper(in->scan);
+    lx.arrays = in->scan == JS_SCAN_OFF ? NULL : lx_array_memo_new();
     kineto_decoder decoder;
     kineto_decoder_init(&decoder, &lx, out);
     int rc = part ? read_part(&lx, &decoder, part) : read_document(&lx, &decoder);
