@@ -336,7 +336,11 @@ def late_at_pairs(halves):
 def test_a_stage_whose_late_sends_hold_the_others_is_flagged():
     """1F1B with a slow stage and no collective: the stage comes last at
     most of its pairs and is flagged, its neighbours (late only as the
-    schedule makes them) and the same job without the slowdown are not."""
+    schedule makes them) and the same job without the slowdown are not.
+    The flagged stage's cause is compute, its kernels' 1.6x, as its
+    delay costs say: with four stages its compute cannot stand out over
+    the run (robust z under the threshold), so the verdict names it from
+    the stage's compute above its steps' medians, as the costs do."""
     for dp, slow_ranks in ((1, {2}), (2, {4, 5})):
         job = ["--dp", str(dp), "--steps", "3", "--cpu-ahead"]
         for extra, want in ((["--slow-stage", "2:1.6"], slow_ranks), ([], set())):
@@ -350,10 +354,14 @@ def test_a_stage_whose_late_sends_hold_the_others_is_flagged():
                 assert_close(st.loc[rank, "arrived_last_share"], k / n, f"rank {rank}",
                              rel_tol=1e-12)
                 assert st.loc[rank, "fair_share"] == 0.5, st
+            costs = table(out, "/delay_costs")
             for rank in want:
                 n, k = halves[rank]
                 assert f"arrived last at {k} of {n} point-to-point pairs" in \
                     st.loc[rank, "reasons"], st.loc[rank, "reasons"]
+                assert st.loc[rank, "cause"] == "compute", st
+                mine = costs[(costs["rank"] == rank) & (costs.total_us > 0)]
+                assert len(mine) and (mine.cause == "compute").all(), costs
 
 
 def test_the_last_of_two_stages_is_not_a_straggler_by_the_schedule():

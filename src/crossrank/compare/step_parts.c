@@ -7,12 +7,23 @@
  * (idle_us less the launch-bound gaps), launch-bound gaps (launch_gap_us)
  * and other, the rest of the step time (CPU time outside the GPU span, GPU
  * work that is neither compute nor communication), so that the parts add
- * up to the step time by construction. */
+ * up to the step time by construction.
+ *
+ * A rank's own work is late against the others' where its compute,
+ * launch gaps or data loading sit above their median over the step's
+ * ranks: the delay costs keep the share of a rank's cost that excess
+ * explains, and /stragglers names a flagged rank's cause from it when no
+ * cause stands out over the whole run (crossrank/job_path/delay_costs.c,
+ * crossrank/compare/stragglers.c). */
 #include "crossrank/compare/step_parts.h"
 
 #include "analysis/steps.h"
+#include "numerics/bounds.h"
+#include "numerics/stats.h"
+#include "util/ranked.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 const char *const hta_step_part_names[HTA_N_PARTS] = {
     "compute", "exposed_comm", "wait", "data_loading", "idle", "launch_gaps", "other"};
@@ -30,4 +41,50 @@ void hta_step_parts_of(const hta_cell *row, double *p)
     for (int c = 0; c < HTA_PART_OTHER; c++)
         named += p[c];
     p[HTA_PART_OTHER] = row[HTA_STEPS_STEP_TIME_US].f - named;
+}
+
+static int compare_step_row(const void *a, const void *b)
+{
+    const hta_step_row *x = a, *y = b;
+    int c = hta_cmp_i64(x->step, y->step);
+    return c ? c : hta_cmp_i64(x->rank, y->rank);
+}
+
+hta_step_row *hta_step_rows(const hta_table *steps)
+{
+    hta_step_row *s = malloc((steps->n_rows ? steps->n_rows : 1) * sizeof *s);
+    for (size_t i = 0; s && i < steps->n_rows; i++) {
+        const hta_cell *row = hta_table_row(steps, i);
+        s[i] = (hta_step_row){row[HTA_STEPS_STEP].i, row[HTA_STEPS_RANK].i, {0}};
+        hta_step_parts_of(row, s[i].part);
+    }
+    if (s)
+        qsort(s, steps->n_rows, sizeof *s, compare_step_row);
+    return s;
+}
+
+const hta_step_row *hta_step_rows_of(const hta_step_row *s, size_t n, int64_t step,
+                                     size_t *count)
+{
+    size_t lo = HTA_LOWER_BOUND(s, n, step, step), end = lo;
+    while (end < n && s[end].step == step)
+        end++;
+    *count = end - lo;
+    return &s[lo];
+}
+
+void hta_step_medians(const hta_step_row *s, size_t n, double *scratch, double *median)
+{
+    for (int c = 0; c < HTA_N_PARTS; c++) {
+        for (size_t i = 0; i < n; i++)
+            scratch[i] = s[i].part[c];
+        hta_sort_doubles(scratch, n);
+        median[c] = hta_quantile_sorted(scratch, n, 0.5);
+    }
+}
+
+int hta_step_part_is_own_work(int part)
+{
+    return part == HTA_PART_COMPUTE || part == HTA_PART_LAUNCH_GAPS ||
+           part == HTA_PART_DATA_LOADING;
 }

@@ -22,4 +22,27 @@ extern const char *const hta_step_part_names[HTA_N_PARTS];
 /* The parts of the step of a "steps" row, into parts[0..HTA_N_PARTS). */
 void hta_step_parts_of(const hta_cell *steps_row, double *parts);
 
+/* A rank's step and its parts. */
+typedef struct hta_step_row {
+    int64_t step, rank;
+    double part[HTA_N_PARTS];
+} hta_step_row;
+
+/* The rows of "steps" by (step, rank), each with its parts (steps->n_rows
+ * of them); NULL when out of memory. */
+hta_step_row *hta_step_rows(const hta_table *steps);
+
+/* The rows of one step number in s[0..n) (sorted as above), *count. */
+const hta_step_row *hta_step_rows_of(const hta_step_row *s, size_t n, int64_t step,
+                                     size_t *count);
+
+/* Each part's median over one step's rows s[0..n), into
+ * median[0..HTA_N_PARTS); scratch holds n. */
+void hta_step_medians(const hta_step_row *s, size_t n, double *scratch, double *median);
+
+/* Whether a part is the rank's own work, whose excess over the others'
+ * makes it late (compute, launch gaps, data loading), not what it waits
+ * for or what the schedule leaves idle. */
+int hta_step_part_is_own_work(int part);
+
 #endif

@@ -46,9 +46,11 @@
 
 #include "analysis/metrics.h"
 #include "analysis/ranks_table.h"
+#include "analysis/steps.h"
 #include "crossrank/compare/causes.h"
 #include "crossrank/compare/collective_wait.h"
 #include "crossrank/compare/spread.h"
+#include "crossrank/compare/step_parts.h"
 #include "crossrank/exchange/p2p_pairs.h"
 #include "numerics/bounds.h"
 
@@ -82,6 +84,9 @@ static const hta_metric_id CAUSE_METRIC[N_CAUSES] = {
     HTA_METRIC_DATA_LOADING_US, HTA_METRIC_IDLE_HOST_WAIT_US, HTA_METRIC_COMPUTE_TIME_US};
 static const hta_cause CAUSE[N_CAUSES] = {HTA_CAUSE_DATA_LOADING, HTA_CAUSE_CPU_LAUNCH,
                                           HTA_CAUSE_COMPUTE};
+/* The part of a step (crossrank/compare/step_parts.h) each cause is. */
+static const int CAUSE_PART[N_CAUSES] = {HTA_PART_DATA_LOADING, HTA_PART_LAUNCH_GAPS,
+                                         HTA_PART_COMPUTE};
 
 typedef struct suspect {
     int64_t rank;
@@ -95,8 +100,11 @@ typedef struct suspect {
     int stands_out[N_CAUSES];
     double gemm_tflops, gemm_median, gemm_z; /* NaN without sized GEMMs */
     int slow_gpu;              /* its GEMM rate stands out below the median */
+    double own[N_CAUSES], own_median[N_CAUSES]; /* over its steps: above the
+                                  steps' medians, and those medians */
     int late, flagged, testable;
     int cause;                 /* N_CAUSES when none stands out */
+    int cause_by_steps;        /* named from own[], none standing out */
 } suspect;
 
 /* The row of rank in a rank-sorted table that may be absent, or NULL. */
@@ -199,6 +207,50 @@ static void add_p2p_caused(const hta_table *metrics, suspect *s, size_t n)
     }
 }
 
+/* Sums over each rank's steps (/steps) how far each cause's part is
+ * above its median over the step's ranks (the delay costs' own excess),
+ * and those medians; -1 when out of memory. */
+static int read_own_excess(const hta_table *steps, suspect *s, size_t n)
+{
+    size_t rows = steps ? steps->n_rows : 0;
+    hta_step_row *r = steps ? hta_step_rows(steps) : NULL;
+    double *scratch = malloc((rows ? rows : 1) * sizeof *scratch);
+    for (size_t i = 0, count; r && scratch && i < rows; i += count) {
+        const hta_step_row *step = hta_step_rows_of(r, rows, r[i].step, &count);
+        double median[HTA_N_PARTS];
+        hta_step_medians(step, count, scratch, median);
+        for (size_t j = 0; j < count; j++) {
+            suspect *x = find_suspect(s, n, step[j].rank);
+            for (int k = 0; x && k < N_CAUSES; k++) {
+                x->own[k] += fmax(0.0, step[j].part[CAUSE_PART[k]] - median[CAUSE_PART[k]]);
+                x->own_median[k] += median[CAUSE_PART[k]];
+            }
+        }
+    }
+    int rc = (steps && !r) || !scratch ? -1 : 0;
+    free(r);
+    free(scratch);
+    return rc;
+}
+
+/* A rank flagged through its point-to-point pairs none of whose causes
+ * stands out over the run (a pipeline stage of four has too few peers
+ * for a robust z past the threshold) is named by its own work above its
+ * steps' medians, as its delay costs are: the cause furthest above, when
+ * past --min-effect.  A rank flagged at collectives alone keeps the
+ * run's verdict: among many peers a cause that does not stand out is
+ * not one. */
+static void cause_by_steps(suspect *x, const hta_crossrank_settings *opt)
+{
+    double most = 0;
+    for (int k = 0; k < N_CAUSES; k++)
+        if (x->own[k] > most && x->own[k] >= opt->min_effect * x->own_median[k]) {
+            most = x->own[k];
+            x->cause = k;
+            x->cause_by_steps = 1;
+        }
+}
+
 /* Scores one cause's metric over the ranks that have it. */
 static int score_cause(suspect *s, size_t n, int k, const hta_crossrank_settings *opt,
                        double *scratch)
@@ -290,7 +342,7 @@ static double largest_other(const suspect *s, size_t n, size_t i)
 /* The dominance rule weighs the wait caused at collectives alone: in a
  * pipeline the stages' sends wait for each other by the schedule, and
  * the last stage of two causes most of that wait with nobody slow. */
-static void judge(suspect *s, size_t n, size_t taking_part)
+static void judge(suspect *s, size_t n, size_t taking_part, const hta_crossrank_settings *opt)
 {
     double total = 0, total_coll = 0;
     size_t top = 0;
@@ -318,6 +370,8 @@ static void judge(suspect *s, size_t n, size_t taking_part)
                 s[i].cause = k;
             }
         }
+        if (s[i].flagged && s[i].pairs > 0 && s[i].cause == N_CAUSES)
+            cause_by_steps(&s[i], opt);
     }
 }
 
@@ -360,6 +414,14 @@ static void write_reasons(const suspect *s, char *out, size_t size)
     size_t len = clause_arrivals(s, out, size);
     for (int j = -1; j < N_CAUSES && len < size; j++) {
         int k = j < 0 ? s->cause : j;
+        if (j < 0 && s->cause_by_steps) {
+            len += (size_t)snprintf(out + len, size - len,
+                                    "; %s: %.1f us above its steps' medians (of %.1f us), "
+                                    "not standing out over the run (robust z %.1f)",
+                                    hta_cause_text(CAUSE[k]), s->own[k], s->own_median[k],
+                                    s->excess_z[k]);
+            continue;
+        }
         if (k == N_CAUSES || !s->stands_out[k] || (j >= 0 && k == s->cause))
             continue;
         len +=
@@ -434,7 +496,8 @@ int hta_rank_stragglers(hta_tableset *set, const hta_crossrank_settings *opt, ht
         for (int k = 0; rc == 0 && k < N_CAUSES; k++)
             rc = score_cause(s, n, k, opt, scratch);
         rc = rc ? rc : score_gpu_speed(s, n, opt, scratch);
-        judge(s, n, taking_part);
+        rc = rc ? rc : read_own_excess(hta_tableset_find(set, hta_steps_table.name), s, n);
+        judge(s, n, taking_part, opt);
         qsort(s, n, sizeof *s, compare_most_suspect);
     }
     if (rc == 0)

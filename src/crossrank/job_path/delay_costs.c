@@ -44,8 +44,6 @@
 #include "crossrank/compare/causes.h"
 #include "crossrank/compare/step_parts.h"
 #include "crossrank/compare/stragglers.h"
-#include "numerics/bounds.h"
-#include "numerics/stats.h"
 #include "util/ranked.h"
 
 #include <math.h>
@@ -182,72 +180,29 @@ int hta_rank_delay_parts(const hta_rank_ops *r, const hta_op_result *res, hta_ta
     return rc;
 }
 
-/* Per step number, each part's median over the ranks in the step. */
-typedef struct step_medians {
-    int64_t step;
-    double median[HTA_N_PARTS];
-} step_medians;
-
-typedef struct step_row {
-    int64_t step, rank;
-    double part[HTA_N_PARTS];
-} step_row;
-
-static int compare_step_row(const void *a, const void *b)
-{
-    const step_row *x = a, *y = b;
-    if (x->step != y->step)
-        return x->step < y->step ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* The rows of "steps" by (step, rank) with their parts; NULL when out of
- * memory. */
-static step_row *step_rows(const hta_table *steps)
-{
-    step_row *s = malloc((steps->n_rows ? steps->n_rows : 1) * sizeof *s);
-    for (size_t i = 0; s && i < steps->n_rows; i++) {
-        const hta_cell *row = hta_table_row(steps, i);
-        s[i] = (step_row){row[HTA_STEPS_STEP].i, row[HTA_STEPS_RANK].i, {0}};
-        hta_step_parts_of(row, s[i].part);
-    }
-    if (s)
-        qsort(s, steps->n_rows, sizeof *s, compare_step_row);
-    return s;
-}
-
-/* The parts of a step that are the rank's own work, whose excess over
- * the median makes it late: /stragglers' causes. */
-static int is_own_work(int part)
-{
-    return part == HTA_PART_COMPUTE || part == HTA_PART_LAUNCH_GAPS ||
-           part == HTA_PART_DATA_LOADING;
-}
-
 /* The cause of (rank, step): that of the part (the wait aside) furthest
  * above its median over the step's ranks s[0..n); *own: the sum of its
  * own work's parts above their medians. */
-static hta_cause cause_of(const step_row *s, size_t n, int64_t rank, double *scratch,
+static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank, double *scratch,
                           double *own)
 {
-    const step_row *mine = NULL;
+    const hta_step_row *mine = NULL;
     for (size_t i = 0; i < n && !mine; i++)
         mine = s[i].rank == rank ? &s[i] : NULL;
     *own = 0;
     if (!mine)
         return HTA_CAUSE_NONE;
+    double median[HTA_N_PARTS];
+    hta_step_medians(s, n, scratch, median);
     int best = -1;
     double best_excess = 0;
     for (int c = 0; c < HTA_N_PARTS; c++) {
+        double excess = mine->part[c] - median[c];
         if (c == HTA_PART_WAIT)
             continue;
-        for (size_t i = 0; i < n; i++)
-            scratch[i] = s[i].part[c];
-        hta_sort_doubles(scratch, n);
-        double excess = mine->part[c] - hta_quantile_sorted(scratch, n, 0.5);
         if (excess > best_excess)
             best = c, best_excess = excess;
-        if (excess > 0 && is_own_work(c))
+        if (excess > 0 && hta_step_part_is_own_work(c))
             *own += excess;
     }
     return best < 0 ? HTA_CAUSE_NONE : hta_cause_of_step_part(best);
@@ -281,27 +236,17 @@ static int slower_gpu_ranks(const hta_table *stragglers, int64_t **gpu, size_t *
     return 0;
 }
 
-/* The rows of one step number in s[0..n), found by bisection. */
-static const step_row *rows_of_step(const step_row *s, size_t n, int64_t step, size_t *count)
-{
-    size_t lo = HTA_LOWER_BOUND(s, n, step, step), end = lo;
-    while (end < n && s[end].step == step)
-        end++;
-    *count = end - lo;
-    return &s[lo];
-}
-
 static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_table *steps,
                      const hta_table *stragglers)
 {
     size_t n_steps = steps ? steps->n_rows : 0, n_gpu = 0;
-    step_row *s = steps ? step_rows(steps) : NULL;
+    hta_step_row *s = steps ? hta_step_rows(steps) : NULL;
     double *scratch = malloc((n_steps ? n_steps : 1) * sizeof *scratch);
     int64_t *gpu = NULL;
     int rc = scratch && (s || !steps) ? slower_gpu_ranks(stragglers, &gpu, &n_gpu) : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         size_t count = 0;
-        const step_row *rows = s ? rows_of_step(s, n_steps, p[i].step, &count) : NULL;
+        const hta_step_row *rows = s ? hta_step_rows_of(s, n_steps, p[i].step, &count) : NULL;
         double own = 0;
         hta_cause cause = count ? cause_of(rows, count, p[i].rank, scratch, &own)
                                 : HTA_CAUSE_NONE;
