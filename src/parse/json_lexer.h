@@ -495,23 +495,29 @@ static inline long lx_plain_key_length(const lexer *lx)
     return q && lx->end - q >= 2 && q[1] == ':' ? q - start : -1;
 }
 
-/* Whether the n bytes (n <= 16) at the current position are those of
- * lit, which is readable for 16 bytes and holds no NUL.  One 16-byte
- * compare: the padding keeps the load in bounds, and as the byte at
- * lx->end is a NUL, a match ends inside the buffer.  A reader that knows
- * how its writer lays out members takes a separator, whitespace and the
- * next key at once. */
-static inline int lx_is_at(const lexer *lx, const char *lit, unsigned n)
+/* Whether the n bytes (n <= 16) at p, which is at most lx->end of some
+ * lexer, are those of lit, readable for 16 bytes and holding no NUL: one
+ * 16-byte compare, in bounds by the padding; as the byte at lx->end is a
+ * NUL, a match ends inside the data. */
+static inline int lx_bytes_are(const char *p, const char *lit, unsigned n)
 {
 #ifdef __SSE2__
-    __m128i here = _mm_loadu_si128((const __m128i *)lx->p);
+    __m128i here = _mm_loadu_si128((const __m128i *)p);
     __m128i want_bytes = _mm_loadu_si128((const __m128i *)lit);
     unsigned same = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(here, want_bytes));
     unsigned want = (1u << n) - 1;
     return (same & want) == want;
 #else
-    return memcmp(lx->p, lit, n) == 0;
+    return memcmp(p, lit, n) == 0;
 #endif
+}
+
+/* lx_bytes_are at the current position.  A reader that knows how its
+ * writer lays out members takes a separator, whitespace and the next key
+ * at once. */
+static inline int lx_is_at(const lexer *lx, const char *lit, unsigned n)
+{
+    return lx_bytes_are(lx->p, lit, n);
 }
 
 /* lx_is_at, and the bytes consumed when so. */
