@@ -4,6 +4,7 @@
 # after the main tests.  Every sanitizer report aborts the process that made
 # it, so the test that ran it fails.  Leaks are checked at every exit; the
 # suppressions in tests/lsan.supp cover Open MPI's own allocations only.
+# Two cases run at a time (tests/CMakeLists.txt says which run alone).
 # usage: scripts/test-sanitized.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -21,4 +22,4 @@ export ASAN_OPTIONS="detect_leaks=1:exitcode=86:detect_stack_use_after_return=1:
 export LSAN_OPTIONS="exitcode=86:suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0:intercept_tls_get_addr=0"
 export UBSAN_OPTIONS="exitcode=86:print_stacktrace=1:halt_on_error=1"
 cd "$build"
-ctest --output-on-failure
+ctest -j2 --output-on-failure

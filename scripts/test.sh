@@ -5,7 +5,8 @@
 #   2. the fuzz step: saved reproducers and seeds replayed, then a fixed
 #      number of fixed-seed executions per libFuzzer harness (fuzz/run.sh),
 #   3. the quick performance regression check (bench/quick_regression.sh),
-#   4. the test suite (ctest), last, so that its summary ends the output.
+#   4. the test suite (ctest, two cases at a time), last, so that its
+#      summary ends the output.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh --test
@@ -15,4 +16,4 @@ cmake --build build -j "$(nproc)"
 ./fuzz/run.sh
 bench/quick_regression.sh build
 cd build
-ctest --output-on-failure
+ctest -j2 --output-on-failure
