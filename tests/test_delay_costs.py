@@ -168,6 +168,46 @@ def test_the_verdict_the_delay_costs_and_the_replay_agree():
                                                                       material, saving)
 
 
+def own_excess(steps, floor=0.01):
+    """Per (rank, step), from /steps read back: whether its compute,
+    launch gaps or data loading sits above the step's median over the
+    ranks by at least floor of that median (--min-effect)."""
+    above = {}
+    for step, rows in steps.groupby("step"):
+        for col in ("compute_us", "launch_gap_us", "data_loading_us"):
+            median = rows[col].median()
+            for r in rows.itertuples(index=False):
+                excess = getattr(r, col) - median
+                if excess > 0 and excess >= floor * abs(median):
+                    above[(r.rank, step)] = True
+    return above
+
+
+def test_a_balanced_job_charges_only_work_past_the_floor():
+    """On every balanced job shape (each of the shapes above without its
+    slowdown, and 1F1B at PP 8) a (rank, step) is charged only where its
+    own work sits above the step's median by --min-effect (1%) of it:
+    kernels that jitter by less make a rank late by chance, not by its
+    work.  The pipelines and MoE charge nobody; the slowed shapes still
+    charge their slowed ranks (the test above)."""
+    jobs = [job + base for job, _, base, _ in SHAPES]
+    jobs.append(["--pp", "8", "--microbatches", "16", "--steps", "3", "--cpu-ahead"])
+    for job in jobs:
+        d = os.path.join(tmpdir(), "job")
+        subprocess.run([TRACEGEN] + job + ["-o", d], check=True, capture_output=True)
+        out, _ = analyse(d, processes=2)
+        with h5py.File(out, "r") as f:
+            if "delay_costs" not in f:
+                continue  # nobody arrived last
+        above = own_excess(table(out, "/steps"))
+        costs = table(out, "/delay_costs")
+        charged = costs[costs.total_us > 0]
+        for c in charged.itertuples(index=False):
+            assert above.get((c.rank, c.step)), (job, c)
+        if job[0] in ("--pp", "--moe"):
+            assert charged.empty, (job, charged)
+
+
 # The list of causes (docs/definitions.md, Causes of lateness).
 CAUSES = {"", "compute", "slower GPU", "cpu launch", "data loading", "communication", "idle",
           "other"}

@@ -252,23 +252,25 @@ def test_the_same_on_any_number_of_processes():
 
 
 def test_default_scenarios_step_by_step():
-    """A balanced TP x DP job whose kernel jitter puts different ranks
-    among each step's costliest delays: each step is replayed under its
+    """A balanced TP x DP job whose kernel jitter (charged with
+    --min-effect 0) puts different ranks among each step's costliest
+    delays: each step is replayed under its
     own default scenarios only (at most 8 rows a step, however many
     scenarios the steps chose in all), the same on 1 and 3 processes, and
     each row predicts what that scenario given with --what-if, replayed
     for every step, predicts for the step."""
     d = generate(["--tp", "4", "--dp", "4", "--steps", "9", "--profiler-steps", "--cpu-ahead",
                   "--seed", "5"])
-    out1, _ = analyse(d, processes=1, extra=["--replay"])
-    out3, _ = analyse(d, processes=3, extra=["--replay"])
+    charged = ["--replay", "--min-effect", "0"]  # the delay costs keep the jitter
+    out1, _ = analyse(d, processes=1, extra=charged)
+    out3, _ = analyse(d, processes=3, extra=charged)
     rows = table(out3, "/what_if")
     assert table(out1, "/what_if").equals(rows), (table(out1, "/what_if"), rows)
     check_default_scenarios(out3, rows)
     chosen = sorted(set(rows.scenario) - {"as measured"})
     most = rows.groupby("step").size().max() - 1
     assert len(chosen) > most, rows  # the steps chose different scenarios
-    alone = replay(d, chosen, processes=3)
+    alone = replay(d, chosen, processes=3, extra=["--min-effect", "0"])
     for _, r in rows.iterrows():
         same = alone[(alone.scenario == r.scenario) & (alone.step == r.step)]
         assert len(same) == 1 and same.predicted_step_time_us.iloc[0] == \

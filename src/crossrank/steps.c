@@ -154,7 +154,7 @@ const hta_crossrank_step hta_crossrank_steps[] = {
                      T(hta_collective_wait_table), T(hta_p2p_ranks_table), T(hta_steps_table),
                      COLUMN(hta_steps_table, "wait_us")),
      .writes = TABLES(T(hta_stragglers_table)), .frees = NONE},
-    {"delay costs", HTA_CROSSRANK_ROOT, .root_fixed = hta_delay_costs,
+    {"delay costs", HTA_CROSSRANK_ROOT, .root = hta_delay_costs,
      .reads = TABLES(T(hta_stragglers_table), T(hta_steps_table),
                      COLUMN(hta_steps_table, "wait_us"), T(hta_delay_parts_table)),
      .writes = TABLES(T(hta_delay_costs_table)), .frees = TABLES(T(hta_delay_parts_table))},

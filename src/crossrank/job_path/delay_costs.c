@@ -182,9 +182,11 @@ int hta_rank_delay_parts(const hta_rank_ops *r, const hta_op_result *res, hta_ta
 
 /* The cause of (rank, step): that of the part (the wait aside) furthest
  * above its median over the step's ranks s[0..n); *own: the sum of its
- * own work's parts above their medians. */
-static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank, double *scratch,
-                          double *own)
+ * own work's parts above their medians past min_effect of them (the
+ * --min-effect floor: kernels that jitter by less make a balanced job's
+ * ranks late by chance, not by their work). */
+static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank, double min_effect,
+                          double *scratch, double *own)
 {
     const hta_step_row *mine = NULL;
     for (size_t i = 0; i < n && !mine; i++)
@@ -202,7 +204,7 @@ static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank, double 
             continue;
         if (excess > best_excess)
             best = c, best_excess = excess;
-        if (excess > 0 && hta_step_part_is_own_work(c))
+        if (excess > 0 && excess >= min_effect * fabs(median[c]) && hta_step_part_is_own_work(c))
             *own += excess;
     }
     return best < 0 ? HTA_CAUSE_NONE : hta_cause_of_step_part(best);
@@ -237,7 +239,7 @@ static int slower_gpu_ranks(const hta_table *stragglers, int64_t **gpu, size_t *
 }
 
 static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_table *steps,
-                     const hta_table *stragglers)
+                     const hta_table *stragglers, double min_effect)
 {
     size_t n_steps = steps ? steps->n_rows : 0, n_gpu = 0;
     hta_step_row *s = steps ? hta_step_rows(steps) : NULL;
@@ -248,7 +250,7 @@ static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_tabl
         size_t count = 0;
         const hta_step_row *rows = s ? hta_step_rows_of(s, n_steps, p[i].step, &count) : NULL;
         double own = 0;
-        hta_cause cause = count ? cause_of(rows, count, p[i].rank, scratch, &own)
+        hta_cause cause = count ? cause_of(rows, count, p[i].rank, min_effect, scratch, &own)
                                 : HTA_CAUSE_NONE;
         double kept = count ? explained_share(own, p[i].own_lateness) : 1.0;
         int slower_gpu = gpu && bsearch(&p[i].rank, gpu, n_gpu, sizeof *gpu, hta_compare_i64);
@@ -267,7 +269,7 @@ static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_tabl
     return rc;
 }
 
-int hta_delay_costs(hta_tableset *set, hta_error *err)
+int hta_delay_costs(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err)
 {
     const hta_table *parts = hta_tableset_find(set, hta_delay_parts_table.name);
     if (!parts || parts->n_rows == 0)
@@ -285,7 +287,7 @@ int hta_delay_costs(hta_tableset *set, hta_error *err)
     }
     if (rc == 0)
         rc = put_costs(t, p, merge_parts(p, n), hta_tableset_find(set, hta_steps_table.name),
-                       hta_tableset_find(set, hta_stragglers_table.name));
+                       hta_tableset_find(set, hta_stragglers_table.name), opt->min_effect);
     free(p);
     return rc ? hta_fail(err, "out of memory adding up the delay costs") : 0;
 }

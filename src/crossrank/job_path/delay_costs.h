@@ -4,6 +4,7 @@
 #define HTA_DELAY_COSTS_H
 
 #include "crossrank/exchange/collective_groups.h"
+#include "settings/settings.h"
 #include "table/table.h"
 #include "util/error.h"
 
@@ -13,8 +14,9 @@
 int hta_rank_delay_parts(const hta_rank_ops *r, const hta_op_result *results,
                          hta_tableset *out);
 
-/* Root: "delay_costs" from "_delay_parts" and "steps". */
-int hta_delay_costs(hta_tableset *set, hta_error *err);
+/* Root: "delay_costs" from "_delay_parts" and "steps" (opt: its
+ * --min-effect floor). */
+int hta_delay_costs(hta_tableset *set, const hta_crossrank_settings *opt, hta_error *err);
 
 /* The columns of /delay_costs (docs/results-format.md). */
 enum {
