@@ -53,6 +53,59 @@ static void test_numbers_are_exact_nanoseconds(void)
  * places, rounded half up on the fourth fraction digit, whichever path
  * reads them, also when every number crosses a refill (1-byte pieces);
  * a malformed one is a parse error either way. */
+/* Reads json, holding the number text, whole (chunk 0) or in pieces of
+ * one byte: 1 with *t to check and free; 0 when a malformed number failed
+ * as it must, or the read failed (reported). */
+static int read_number_case(const char *json, const char *text, size_t chunk, int malformed,
+                            hta_trace *t)
+{
+    hta_error err;
+    int rc = hta_read_trace_memory(json, strlen(json), chunk, "mem", t, &err);
+    if (malformed) {
+        CHECK(rc != 0 && strstr(err.text, "malformed number"), "%s (pieces of %zu)", text, chunk);
+        if (rc == 0)
+            hta_trace_free(t);
+        return 0;
+    }
+    CHECK(rc == 0, "%s (pieces of %zu): %s", text, chunk, err.text);
+    return rc == 0;
+}
+
+/* A CPU op's External id in every digit count, read whole or in pieces
+ * of one byte (then never in one load): the id as written where it fits
+ * 32 bits (a fraction truncated), none beyond or when negative or not a
+ * number; malformed ones fail as any number does. */
+static void test_external_ids_in_every_digit_count(void)
+{
+    static const struct {
+        const char *text;
+        long long id;          /* -1: none kept, -2: malformed */
+    } cases[] = {
+        {"0", 0}, {"7", 7}, {"42", 42}, {"905", 905}, {"8128", 8128}, {"65536", 65536},
+        {"999999", 999999}, {"1234567", 1234567}, {"12345678", 12345678},
+        {"123456789", 123456789}, {"2147483647", 2147483647LL}, {"2147483648", -1},
+        {"123456789012345678", -1}, {"1234567890123456789", -1}, {"1.5", 1}, {"-3", -1},
+        {"\"7\"", -1}, {"012", -2}, {"1.", -2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char json[320];
+        snprintf(json, sizeof json,
+                 "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"n\",\"ts\":1,\"dur\":1,"
+                 "\"args\":{\"External id\": %s, \"Record function id\": 0, \"Ev Idx\": 1,"
+                 " \"Sequence number\": 12345678, \"Fwd thread id\": 0, \"Input type\": []}}]",
+                 cases[i].text);
+        for (size_t chunk = 0; chunk <= 1; chunk++) {
+            hta_trace t;
+            if (!read_number_case(json, cases[i].text, chunk, cases[i].id == -2, &t))
+                continue;
+            int64_t id = t.n_events == 1 ? hta_event_external_id(&t.events[0]) : -3;
+            CHECK(id == cases[i].id, "%s (pieces of %zu) kept as %lld", cases[i].text, chunk,
+                  (long long)id);
+            hta_trace_free(&t);
+        }
+    }
+}
+
 static void test_times_in_every_digit_count(void)
 {
     static const struct {
@@ -78,15 +131,7 @@ static void test_times_in_every_digit_count(void)
                  cases[i].text);
         for (size_t chunk = 0; chunk <= 1; chunk++) {
             hta_trace t;
-            hta_error err;
-            int rc = hta_read_trace_memory(json, strlen(json), chunk, "mem", &t, &err);
-            if (cases[i].ns == -2) {
-                CHECK(rc != 0 && strstr(err.text, "malformed number"), "%s (pieces of %zu)",
-                      cases[i].text, chunk);
-                continue;
-            }
-            CHECK(rc == 0, "%s: %s", cases[i].text, err.text);
-            if (rc)
+            if (!read_number_case(json, cases[i].text, chunk, cases[i].ns == -2, &t))
                 continue;
             if (cases[i].ns >= 0)
                 CHECK(t.n_events == 1 && t.events[0].ts_ns == cases[i].ns,
@@ -970,6 +1015,7 @@ int main(int argc, char **argv)
     test_written_flow_events_end_as_parsed();
     test_numbers_are_exact_nanoseconds();
     test_times_in_every_digit_count();
+    test_external_ids_in_every_digit_count();
     test_dense_events_outgrow_the_reservation();
     test_extras_follow_their_events();
     test_event_selection_and_metadata();

@@ -427,6 +427,15 @@ static inline int read_id_field(lexer *lx, comm_fields *comm, int k)
     const char *p = lx->p, *q = p;
     if (lx->end - p > NUMBER_TEXT_MAX) {
         uint64_t v = 0;
+#ifdef LX_SWAR_DIGITS
+        uint64_t w;
+        memcpy(&w, p, 8);
+        unsigned n = digits_in_word(w);
+        if (n < 8) {           /* most ids: every digit from one load */
+            v = n ? leading_digits_value(w, n) : 0;
+            q = p + n;
+        }
+#endif
         while (is_digit(*q) && q - p < 18)
             v = v * 10 + (uint64_t)(*q++ - '0');
         if (q > p && !is_number_char(*q) && (*p != '0' || q - p == 1)) {
