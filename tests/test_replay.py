@@ -253,7 +253,8 @@ def test_the_same_on_any_number_of_processes():
 
 def test_default_scenarios_step_by_step():
     """A balanced TP x DP job whose kernel jitter (charged with
-    --min-effect 0) puts different ranks among each step's costliest
+    --min-effect 0 and --robust-z 0: every excess over the step's median
+    counts) puts different ranks among each step's costliest
     delays: each step is replayed under its
     own default scenarios only (at most 8 rows a step, however many
     scenarios the steps chose in all), the same on 1 and 3 processes, and
@@ -261,7 +262,8 @@ def test_default_scenarios_step_by_step():
     for every step, predicts for the step."""
     d = generate(["--tp", "4", "--dp", "4", "--steps", "9", "--profiler-steps", "--cpu-ahead",
                   "--seed", "5"])
-    charged = ["--replay", "--min-effect", "0"]  # the delay costs keep the jitter
+    jitter = ["--min-effect", "0", "--robust-z", "0"]  # the delay costs keep the jitter
+    charged = ["--replay"] + jitter
     out1, _ = analyse(d, processes=1, extra=charged)
     out3, _ = analyse(d, processes=3, extra=charged)
     rows = table(out3, "/what_if")
@@ -270,7 +272,7 @@ def test_default_scenarios_step_by_step():
     chosen = sorted(set(rows.scenario) - {"as measured"})
     most = rows.groupby("step").size().max() - 1
     assert len(chosen) > most, rows  # the steps chose different scenarios
-    alone = replay(d, chosen, processes=3, extra=["--min-effect", "0"])
+    alone = replay(d, chosen, processes=3, extra=jitter)
     for _, r in rows.iterrows():
         same = alone[(alone.scenario == r.scenario) & (alone.step == r.step)]
         assert len(same) == 1 and same.predicted_step_time_us.iloc[0] == \

@@ -10,14 +10,23 @@
  * up to the step time by construction.
  *
  * A rank's own work is late against the others' where its compute,
- * launch gaps or data loading sit above their median over the step's
- * ranks: the delay costs keep the share of a rank's cost that excess
- * explains, and /stragglers names a flagged rank's cause from it when no
- * cause stands out over the whole run (crossrank/job_path/delay_costs.c,
- * crossrank/compare/stragglers.c). */
+ * launch gaps or data loading stand out above their median over the
+ * step's ranks: the delay costs keep the share of a rank's cost that
+ * excess explains, and /stragglers names a flagged rank's cause from it
+ * when no cause stands out over the whole run (crossrank/job_path/
+ * delay_costs.c, crossrank/compare/stragglers.c).  Standing out is
+ * /stragglers' test of a cause (crossrank/compare/spread.c): an excess of
+ * at least --robust-z robust standard deviations (MAD / 0.6745, noise
+ * floor included) and at least --min-effect of the median, so kernels
+ * that jitter within the ranks' spread make nobody late by their work.
+ * One difference: where the MAD is 0 (most ranks identical) the scale is
+ * the noise floor alone, not the mean absolute deviation, which among
+ * four ranks of which three agree keeps the fourth's robust z under 3.5
+ * however far it lies. */
 #include "crossrank/compare/step_parts.h"
 
 #include "analysis/steps.h"
+#include "crossrank/compare/spread.h"
 #include "numerics/bounds.h"
 #include "numerics/stats.h"
 #include "util/ranked.h"
@@ -73,14 +82,33 @@ const hta_step_row *hta_step_rows_of(const hta_step_row *s, size_t n, int64_t st
     return &s[lo];
 }
 
-void hta_step_medians(const hta_step_row *s, size_t n, double *scratch, double *median)
+static double median_sorted(double *v, size_t n)
+{
+    hta_sort_doubles(v, n);
+    return hta_quantile_sorted(v, n, 0.5);
+}
+
+void hta_step_spreads(const hta_step_row *s, size_t n, double robust_z, double min_effect,
+                      double *scratch, double *median, double *least)
 {
     for (int c = 0; c < HTA_N_PARTS; c++) {
+        hta_spread sp = {0};
         for (size_t i = 0; i < n; i++)
             scratch[i] = s[i].part[c];
-        hta_sort_doubles(scratch, n);
-        median[c] = hta_quantile_sorted(scratch, n, 0.5);
+        sp.median = median_sorted(scratch, n);
+        for (size_t i = 0; i < n; i++)
+            scratch[i] = fabs(s[i].part[c] - sp.median);
+        sp.mad = median_sorted(scratch, n);
+        hta_spread_set_noise_floor(&sp, min_effect);
+        median[c] = sp.median;
+        least[c] =
+            fmax(robust_z * fmax(sp.mad / 0.6745, sp.noise_floor), min_effect * fabs(sp.median));
     }
+}
+
+int hta_step_excess_stands_out(double excess, double least)
+{
+    return excess > 0 && excess >= least;
 }
 
 int hta_step_part_is_own_work(int part)

@@ -36,9 +36,15 @@ hta_step_row *hta_step_rows(const hta_table *steps);
 const hta_step_row *hta_step_rows_of(const hta_step_row *s, size_t n, int64_t step,
                                      size_t *count);
 
-/* Each part's median over one step's rows s[0..n), into
- * median[0..HTA_N_PARTS); scratch holds n. */
-void hta_step_medians(const hta_step_row *s, size_t n, double *scratch, double *median);
+/* Each part's median over one step's rows s[0..n) into
+ * median[0..HTA_N_PARTS), and the least excess over it that stands out
+ * from the ranks' spread into least[0..HTA_N_PARTS)
+ * (crossrank/compare/step_parts.c); scratch holds n. */
+void hta_step_spreads(const hta_step_row *s, size_t n, double robust_z, double min_effect,
+                      double *scratch, double *median, double *least);
+
+/* Whether an excess over the median stands out (at least least > 0). */
+int hta_step_excess_stands_out(double excess, double least);
 
 /* Whether a part is the rank's own work, whose excess over the others'
  * makes it late (compute, launch gaps, data loading), not what it waits

@@ -207,23 +207,27 @@ static void add_p2p_caused(const hta_table *metrics, suspect *s, size_t n)
     }
 }
 
-/* Sums over each rank's steps (/steps) how far each cause's part is
- * above its median over the step's ranks (the delay costs' own excess),
- * and those medians; -1 when out of memory. */
-static int read_own_excess(const hta_table *steps, suspect *s, size_t n)
+/* Sums over each rank's steps (/steps) how far each cause's part stands
+ * out above its median over the step's ranks (the delay costs' own
+ * excess, crossrank/compare/step_parts.c), and those medians; -1 when out
+ * of memory. */
+static int read_own_excess(const hta_table *steps, suspect *s, size_t n,
+                           const hta_crossrank_settings *opt)
 {
     size_t rows = steps ? steps->n_rows : 0;
     hta_step_row *r = steps ? hta_step_rows(steps) : NULL;
     double *scratch = malloc((rows ? rows : 1) * sizeof *scratch);
     for (size_t i = 0, count; r && scratch && i < rows; i += count) {
         const hta_step_row *step = hta_step_rows_of(r, rows, r[i].step, &count);
-        double median[HTA_N_PARTS];
-        hta_step_medians(step, count, scratch, median);
+        double median[HTA_N_PARTS], least[HTA_N_PARTS];
+        hta_step_spreads(step, count, opt->robust_z, opt->min_effect, scratch, median, least);
         for (size_t j = 0; j < count; j++) {
             suspect *x = find_suspect(s, n, step[j].rank);
             for (int k = 0; x && k < N_CAUSES; k++) {
-                x->own[k] += fmax(0.0, step[j].part[CAUSE_PART[k]] - median[CAUSE_PART[k]]);
-                x->own_median[k] += median[CAUSE_PART[k]];
+                int c = CAUSE_PART[k];
+                double excess = step[j].part[c] - median[c];
+                x->own[k] += hta_step_excess_stands_out(excess, least[c]) ? excess : 0.0;
+                x->own_median[k] += median[c];
             }
         }
     }
@@ -235,11 +239,11 @@ static int read_own_excess(const hta_table *steps, suspect *s, size_t n)
 
 /* A rank flagged through its point-to-point pairs none of whose causes
  * stands out over the run (a pipeline stage of four has too few peers
- * for a robust z past the threshold) is named by its own work above its
- * steps' medians, as its delay costs are: the cause furthest above, when
- * past --min-effect.  A rank flagged at collectives alone keeps the
- * run's verdict: among many peers a cause that does not stand out is
- * not one. */
+ * for a robust z past the threshold) is named by its own work standing
+ * out above its steps' medians, as its delay costs are: the cause
+ * furthest above, when past --min-effect.  A rank flagged at collectives
+ * alone keeps the run's verdict: among many peers a cause that does not
+ * stand out is not one. */
 static void cause_by_steps(suspect *x, const hta_crossrank_settings *opt)
 {
     double most = 0;
@@ -496,7 +500,7 @@ int hta_rank_stragglers(hta_tableset *set, const hta_crossrank_settings *opt, ht
         for (int k = 0; rc == 0 && k < N_CAUSES; k++)
             rc = score_cause(s, n, k, opt, scratch);
         rc = rc ? rc : score_gpu_speed(s, n, opt, scratch);
-        rc = rc ? rc : read_own_excess(hta_tableset_find(set, hta_steps_table.name), s, n);
+        rc = rc ? rc : read_own_excess(hta_tableset_find(set, hta_steps_table.name), s, n, opt);
         judge(s, n, taking_part, opt);
         qsort(s, n, sizeof *s, compare_most_suspect);
     }

@@ -22,10 +22,12 @@
  * a rank late at several instances in a row without waiting between
  * them is late by the same work), its own excess, D, the sum over its
  * step's compute, launch gaps and data loading (the causes /stragglers
- * weighs) of how far each is above its median over the step's ranks,
- * and both its direct and propagated costs are multiplied by
- * min(1, D / L) (by 1 when L is 0 and D is not).  What is not kept is
- * the schedule's wait: no rank's work above the others' explains it.
+ * weighs) of how far each is above its median over the step's ranks
+ * where it stands out from their spread (crossrank/compare/step_parts.c:
+ * kernel jitter is nobody's work), and both its direct and propagated
+ * costs are multiplied by min(1, D / L) (by 1 when L is 0 and D is
+ * not).  What is not kept is the schedule's wait: no rank's work above
+ * the others' explains it.
  *
  * The rank side walks each rank's ops in time order and sums the parts
  * and the own lateness per (rank charged, step) into "_delay_parts", so
@@ -182,11 +184,10 @@ int hta_rank_delay_parts(const hta_rank_ops *r, const hta_op_result *res, hta_ta
 
 /* The cause of (rank, step): that of the part (the wait aside) furthest
  * above its median over the step's ranks s[0..n); *own: the sum of its
- * own work's parts above their medians past min_effect of them (the
- * --min-effect floor: kernels that jitter by less make a balanced job's
- * ranks late by chance, not by their work). */
-static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank, double min_effect,
-                          double *scratch, double *own)
+ * own work's parts that stand out above their medians
+ * (crossrank/compare/step_parts.c). */
+static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank,
+                          const hta_crossrank_settings *opt, double *scratch, double *own)
 {
     const hta_step_row *mine = NULL;
     for (size_t i = 0; i < n && !mine; i++)
@@ -194,8 +195,8 @@ static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank, double 
     *own = 0;
     if (!mine)
         return HTA_CAUSE_NONE;
-    double median[HTA_N_PARTS];
-    hta_step_medians(s, n, scratch, median);
+    double median[HTA_N_PARTS], least[HTA_N_PARTS];
+    hta_step_spreads(s, n, opt->robust_z, opt->min_effect, scratch, median, least);
     int best = -1;
     double best_excess = 0;
     for (int c = 0; c < HTA_N_PARTS; c++) {
@@ -204,7 +205,7 @@ static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank, double 
             continue;
         if (excess > best_excess)
             best = c, best_excess = excess;
-        if (excess > 0 && excess >= min_effect * fabs(median[c]) && hta_step_part_is_own_work(c))
+        if (hta_step_excess_stands_out(excess, least[c]) && hta_step_part_is_own_work(c))
             *own += excess;
     }
     return best < 0 ? HTA_CAUSE_NONE : hta_cause_of_step_part(best);
@@ -239,7 +240,7 @@ static int slower_gpu_ranks(const hta_table *stragglers, int64_t **gpu, size_t *
 }
 
 static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_table *steps,
-                     const hta_table *stragglers, double min_effect)
+                     const hta_table *stragglers, const hta_crossrank_settings *opt)
 {
     size_t n_steps = steps ? steps->n_rows : 0, n_gpu = 0;
     hta_step_row *s = steps ? hta_step_rows(steps) : NULL;
@@ -250,7 +251,7 @@ static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_tabl
         size_t count = 0;
         const hta_step_row *rows = s ? hta_step_rows_of(s, n_steps, p[i].step, &count) : NULL;
         double own = 0;
-        hta_cause cause = count ? cause_of(rows, count, p[i].rank, min_effect, scratch, &own)
+        hta_cause cause = count ? cause_of(rows, count, p[i].rank, opt, scratch, &own)
                                 : HTA_CAUSE_NONE;
         double kept = count ? explained_share(own, p[i].own_lateness) : 1.0;
         int slower_gpu = gpu && bsearch(&p[i].rank, gpu, n_gpu, sizeof *gpu, hta_compare_i64);
@@ -287,7 +288,7 @@ int hta_delay_costs(hta_tableset *set, const hta_crossrank_settings *opt, hta_er
     }
     if (rc == 0)
         rc = put_costs(t, p, merge_parts(p, n), hta_tableset_find(set, hta_steps_table.name),
-                       hta_tableset_find(set, hta_stragglers_table.name), opt->min_effect);
+                       hta_tableset_find(set, hta_stragglers_table.name), opt);
     free(p);
     return rc ? hta_fail(err, "out of memory adding up the delay costs") : 0;
 }
