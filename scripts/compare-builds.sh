@@ -15,13 +15,33 @@
 # "ranks".  The generated job is written by each build's hta-tracegen, and
 # the two jobs must be byte-identical too.
 #
-#   scripts/compare-builds.sh OLD_BUILD_DIR NEW_BUILD_DIR [TRACES]
+# With --fuzz, both builds read instead every input of the readers' fuzz
+# corpus: the seeds fuzz/run.sh makes from TRACES (fuzz/make_corpus.sh,
+# fuzz/make_input_corpus.py) and the saved reproducers in fuzz/regressions,
+# for the Kineto JSON reader and the Nsight Systems SQLite, rocpd, CUPTI
+# CSV, rocprofv3 JSON and rocprofv3 CSV readers.  Each input is written as
+# the file or folder its harness writes (fuzz/input_targets.c), without
+# the leading options byte; where the harness reads bit 0 of that byte as
+# --step-regex '^step', so does the run.  The reader's byte is a refill
+# size, which no option sets, so reader inputs differing only in it are
+# read once.  One process per run, without mpirun and without the head
+# start (HTA_MPI_NO_HEAD_START): its thread reads while a lone process's
+# MPI_Init sets environment variables, and a reader calling getenv then
+# crashed now and then, whichever the build.  Exit statuses, error lines
+# and results files must be identical.
+#
+#   scripts/compare-builds.sh [--fuzz] OLD_BUILD_DIR NEW_BUILD_DIR [TRACES]
 #
 # TRACES defaults to ../shared/traces beside the repository.  Exit 0 when
 # every output is identical, 1 with the differences listed otherwise.
 set -euo pipefail
+fuzz=0
+if [ "${1:-}" = --fuzz ]; then
+  fuzz=1
+  shift
+fi
 if [ $# -lt 2 ]; then
-  echo "usage: $0 OLD_BUILD_DIR NEW_BUILD_DIR [TRACES]" >&2
+  echo "usage: $0 [--fuzz] OLD_BUILD_DIR NEW_BUILD_DIR [TRACES]" >&2
   exit 2
 fi
 OLD=$(realpath "$1")
@@ -44,52 +64,156 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 
 failures=0
 compared=0
+n=0
+sqlite=0
+corrupt=0
+# The results files to diff, one line each: OLD NEW LABEL, tab-separated,
+# diffed in one Python process at the end.
+pairs=$WORK/pairs
+: >"$pairs"
 
-# The generated job, once per build's generator.
-for side in old new; do
-  dir=$OLD
-  [ $side = new ] && dir=$NEW
-  mkdir -p "$WORK/gen-$side"
-  "$dir/hta-tracegen" -o "$WORK/gen-$side" --ranks 4 --size-mb 0.3 \
-    --straggler 2:1.5 --seed 7 >/dev/null
-  "$dir/hta-tracegen" -o "$WORK/gen-$side" --ranks 2 --first-rank 4 --size-mb 0.3 \
-    --straggler 2:1.5 --seed 7 --gzip --compact >/dev/null
-done
-if ! diff -r "$WORK/gen-old" "$WORK/gen-new" >/dev/null; then
-  echo "DIFFERENT: hta-tracegen output"
-  failures=$((failures + 1))
-fi
-
-inputs=("${real[@]}" "$REPO/examples/traces" "$WORK/gen-old")
-
-run() { # build processes output options... ; exit status recorded beside the file
+run() { # build processes output options... ; exit status and errors beside the file
   local bin=$1 procs=$2 out=$3
   shift 3
   local rc=0
-  mpirun -n "$procs" "$bin/hta-mpi" -q --force -o "$out" "$@" >/dev/null 2>"$out.err" || rc=$?
+  if [ "$procs" = 0 ]; then # one process without mpirun
+    "$bin/hta-mpi" -q --force -o "$out" "$@" </dev/null >/dev/null 2>"$out.err" || rc=$?
+  else
+    mpirun -n "$procs" "$bin/hta-mpi" -q --force -o "$out" "$@" </dev/null >/dev/null \
+      2>"$out.err" || rc=$?
+  fi
   echo "$rc" >"$out.rc"
 }
 
-n=0
-for input in "${inputs[@]}"; do
-  for variant in default-1 default-3 hta-1 hta-3; do
-    procs=${variant#*-}
+# Runs both builds on one input and queues their results files for the
+# diff, or reports a different exit status (with --fuzz, also different
+# error lines: both runs see the same paths); an exit status past 3 (a
+# signal, or mpirun's) is a crash, never an agreement.  SQLite finds some corrupt
+# files corrupt on some opens only, even within one build, so where
+# either run of an SQLite input says "malformed" the two may differ in
+# their exit status and error line, as in the fuzz harnesses
+# (fuzz/input_targets.c); such differences are counted apart.
+run_both() { # label processes options... input
+  local label=$1 procs=$2
+  shift 2
+  n=$((n + 1))
+  run "$OLD" "$procs" "$WORK/$n-old.h5" "$@"
+  run "$NEW" "$procs" "$WORK/$n-new.h5" "$@"
+  compared=$((compared + 1))
+  local rc_old rc_new
+  rc_old=$(cat "$WORK/$n-old.h5.rc")
+  rc_new=$(cat "$WORK/$n-new.h5.rc")
+  if [ "$rc_old" -gt 3 ] || [ "$rc_new" -gt 3 ]; then
+    echo "CRASHED: $label: exit status $rc_old vs $rc_new"
+    failures=$((failures + 1))
+    return
+  fi
+  if [ "$sqlite" = 1 ] && grep -qs malformed "$WORK/$n-old.h5.err" "$WORK/$n-new.h5.err" &&
+    { [ "$rc_old" != "$rc_new" ] || ! cmp -s "$WORK/$n-old.h5.err" "$WORK/$n-new.h5.err"; }; then
+    corrupt=$((corrupt + 1))
+    return
+  fi
+  if [ "$rc_old" != "$rc_new" ]; then
+    echo "DIFFERENT: $label: exit status $rc_old vs $rc_new"
+    failures=$((failures + 1))
+    return
+  fi
+  if [ "$fuzz" = 1 ] && ! cmp -s "$WORK/$n-old.h5.err" "$WORK/$n-new.h5.err"; then
+    echo "DIFFERENT: $label: error lines"
+    diff "$WORK/$n-old.h5.err" "$WORK/$n-new.h5.err" | head -n 6 | sed 's/^/    /' || true
+    failures=$((failures + 1))
+    return
+  fi
+  if [ -e "$WORK/$n-old.h5" ] || [ -e "$WORK/$n-new.h5" ]; then
+    printf '%s\t%s\t%s\n' "$WORK/$n-old.h5" "$WORK/$n-new.h5" "$label" >>"$pairs"
+  fi # else both refused the input the same way
+}
+
+if [ "$fuzz" = 1 ]; then
+  # The corpus as fuzz/run.sh makes it, then every distinct input written
+  # as its harness writes it, in a folder of its own.
+  "$REPO/fuzz/make_corpus.sh" "$TRACES/hta" "$WORK/seeds" >/dev/null
+  "$PYTHON" "$REPO/fuzz/make_input_corpus.py" "$TRACES" "$WORK/seeds" >/dev/null
+  "$PYTHON" - "$WORK/seeds" "$REPO/fuzz/regressions" "$WORK/inputs" >"$WORK/list" <<'PY'
+import hashlib, os, sys
+
+seeds, regressions, out = sys.argv[1:4]
+SEPARATOR = b"\n=====\n"  # HTA_FUZZ_CSV_SEPARATOR (fuzz/targets.h)
+ONE_FILE = {"reader": "trace.json", "nsys_sqlite": "export.sqlite",
+            "rocpd": "results.db", "rocprof_json": "results.json"}
+CUPTI_CSV = ["kernel.csv", "cuda_runtime.csv", "gpu_memcpy.csv", "gpu_memset.csv",
+             "cuda_sync.csv", "user_annotation.csv", "cuda_driver.csv"]
+ROCPROF_CSV = ["9_" + name for name in ("kernel_trace.csv", "hip_api_trace.csv",
+               "memory_copy_trace.csv", "marker_api_trace.csv", "rccl_api_trace.csv")]
+
+
+def files(harness, lead, body):
+    """The files the harness writes for an input: name -> contents."""
+    if harness in ONE_FILE:
+        return {ONE_FILE[harness]: body}
+    names = list(CUPTI_CSV if harness == "cupti_csv" else ROCPROF_CSV)
+    if harness == "cupti_csv" and lead & 2:
+        names[0] = "conc_kernel.csv"
+    return dict(zip(names, body.split(SEPARATOR)))
+
+
+seen = set()
+for harness in ("reader", "nsys_sqlite", "rocpd", "cupti_csv", "rocprof_json", "rocprof_csv"):
+    for top in (os.path.join(regressions, harness), os.path.join(seeds, harness)):
+        if not os.path.isdir(top):
+            continue
+        for name in sorted(os.listdir(top)):
+            data = open(os.path.join(top, name), "rb").read()
+            if not data:
+                continue
+            lead, body = data[0], data[1:]
+            step = int(harness != "reader" and lead & 1 == 1)
+            key = hashlib.sha1(f"{harness} {step} {lead & 2}".encode() + body).hexdigest()[:16]
+            if key in seen:
+                continue
+            seen.add(key)
+            folder = os.path.join(out, harness, key)
+            os.makedirs(folder)
+            for file_name, text in files(harness, lead, body).items():
+                with open(os.path.join(folder, file_name), "wb") as f:
+                    f.write(text)
+            print(f"{folder}\t{step}\t{harness}/{name}")
+PY
+  export HTA_MPI_NO_HEAD_START=1
+  while IFS=$'\t' read -r folder step label; do
     opts=()
-    [ "${variant%-*}" = hta ] && opts=(--round-like-hta --detail --critical-path)
-    n=$((n + 1))
-    run "$OLD" "$procs" "$WORK/$n-old.h5" "${opts[@]}" "$input"
-    run "$NEW" "$procs" "$WORK/$n-new.h5" "${opts[@]}" "$input"
-    label="${input#"$TRACES"/} ($variant)"
-    compared=$((compared + 1))
-    if ! cmp -s "$WORK/$n-old.h5.rc" "$WORK/$n-new.h5.rc"; then
-      echo "DIFFERENT: $label: exit status $(cat "$WORK/$n-old.h5.rc") vs $(cat "$WORK/$n-new.h5.rc")"
-      failures=$((failures + 1))
-      continue
-    fi
-    if [ ! -e "$WORK/$n-old.h5" ] && [ ! -e "$WORK/$n-new.h5" ]; then
-      continue # both refused the input the same way
-    fi
-    if ! "$PYTHON" - "$WORK/$n-old.h5" "$WORK/$n-new.h5" <<'EOF'
+    [ "$step" = 1 ] && opts=(--step-regex '^step')
+    sqlite=0
+    case $label in nsys_sqlite/* | rocpd/*) sqlite=1 ;; esac
+    run_both "fuzz $label" 0 "${opts[@]}" "$folder"
+  done <"$WORK/list"
+else
+  # The generated job, once per build's generator.
+  for side in old new; do
+    dir=$OLD
+    [ $side = new ] && dir=$NEW
+    mkdir -p "$WORK/gen-$side"
+    "$dir/hta-tracegen" -o "$WORK/gen-$side" --ranks 4 --size-mb 0.3 \
+      --straggler 2:1.5 --seed 7 >/dev/null
+    "$dir/hta-tracegen" -o "$WORK/gen-$side" --ranks 2 --first-rank 4 --size-mb 0.3 \
+      --straggler 2:1.5 --seed 7 --gzip --compact >/dev/null
+  done
+  if ! diff -r "$WORK/gen-old" "$WORK/gen-new" >/dev/null; then
+    echo "DIFFERENT: hta-tracegen output"
+    failures=$((failures + 1))
+  fi
+  for input in "${real[@]}" "$REPO/examples/traces" "$WORK/gen-old"; do
+    for variant in default-1 default-3 hta-1 hta-3; do
+      opts=()
+      [ "${variant%-*}" = hta ] && opts=(--round-like-hta --detail --critical-path)
+      run_both "${input#"$TRACES"/} ($variant)" "${variant#*-}" "${opts[@]}" "$input"
+    done
+  done
+fi
+
+# Every queued pair of results files must hold the same datasets and
+# attributes; the last line printed is the number of pairs that differ.
+report=$("$PYTHON" - "$pairs" <<'PY'
 import sys
 import h5py
 import numpy as np
@@ -145,20 +269,28 @@ def compare(old, new, problems):
         elif not same_values(np.asarray(va), np.asarray(vb)):
             problems.append(f"{name}: values differ")
 
+differing = 0
+for line in open(sys.argv[1]):
+    old_path, new_path, label = line.rstrip("\n").split("\t")
+    problems = []
+    try:
+        with h5py.File(old_path, "r") as old, h5py.File(new_path, "r") as new:
+            compare(old, new, problems)
+    except OSError as e:
+        problems.append(f"only one build wrote a readable file: {e}")
+    if problems:
+        differing += 1
+        print(f"DIFFERENT: {label}")
+        for p in problems:
+            print("   ", p)
+print(differing)
+PY
+)
+printf '%s\n' "$report" | sed '$d'
+failures=$((failures + $(printf '%s\n' "$report" | tail -n 1)))
 
-problems = []
-with h5py.File(sys.argv[1], "r") as old, h5py.File(sys.argv[2], "r") as new:
-    compare(old, new, problems)
-for p in problems:
-    print("   ", p)
-sys.exit(1 if problems else 0)
-EOF
-    then
-      echo "DIFFERENT: $label"
-      failures=$((failures + 1))
-    fi
-  done
-done
-
+if [ "$corrupt" -gt 0 ]; then
+  echo "compare-builds: $corrupt corrupt SQLite inputs read differently, as SQLite may read them"
+fi
 echo "compare-builds: $compared runs compared, $failures different"
 [ "$failures" = 0 ]
