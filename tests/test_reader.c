@@ -555,6 +555,33 @@ static void check_chunking_never_changes_events(const char *path, char *data, si
     hta_trace_free(&whole);
 }
 
+/* Reads json, `events` kernels where kernel i is named "k<i>", starts at
+ * 1000 + i us, lasts 5 us, on stream 7 with correlation 100 + i, in every
+ * chunk size up to 24 bytes (so that a buffer boundary falls at each
+ * byte) and a few larger ones, and checks each event's values. */
+static void check_numbered_kernels(const hta_buf *json, int events, const char *label)
+{
+    for (size_t chunk = 0; chunk <= 80; chunk += chunk < 24 ? 1 : 19) {
+        hta_trace t;
+        hta_error err = {{0}};
+        int rc = hta_read_trace_memory(json->data, json->len, chunk, label, &t, &err);
+        CHECK(rc == 0 && t.n_events == (size_t)events, "%s, chunk %zu: %zu events: %s", label,
+              chunk, rc ? 0 : t.n_events, err.text);
+        for (size_t i = 0; rc == 0 && i < t.n_events; i++) {
+            const hta_event *e = &t.events[i];
+            char name[32];
+            snprintf(name, sizeof name, "k%zu", i);
+            CHECK(e->ts_ns == (int64_t)(1000 + i) * 1000 && e->dur_ns == 5000 &&
+                      hta_event_is_gpu(e) && e->stream == 7 &&
+                      hta_event_correlation(&t, e) == (int64_t)(100 + i) &&
+                      strcmp(hta_event_name(&t, e), name) == 0,
+                  "%s, chunk %zu: event %zu", label, chunk, i);
+        }
+        if (rc == 0)
+            hta_trace_free(&t);
+    }
+}
+
 /* Kineto's own layout, whose separators, keys and braces the reader
  * takes in one compare each, and layouts just off it (indentation one
  * space longer or shorter, a tab, no space, members swapped, one left
@@ -618,25 +645,52 @@ static void test_kineto_layout_and_near_misses(void)
         CHECK(hta_buf_append(&json, sep[MEMBERS], strlen(sep[MEMBERS])) == 0, "append");
     }
     CHECK(hta_buf_append(&json, "\n]\n", 3) == 0, "append");
-    for (size_t chunk = 0; chunk <= 80; chunk += chunk < 24 ? 1 : 19) {
-        hta_trace t;
-        hta_error err = {{0}};
-        int rc = hta_read_trace_memory(json.data, json.len, chunk, "layout", &t, &err);
-        CHECK(rc == 0 && t.n_events == (size_t)events, "chunk %zu: %zu events: %s", chunk,
-              rc ? 0 : t.n_events, err.text);
-        for (size_t i = 0; rc == 0 && i < t.n_events; i++) {
-            const hta_event *e = &t.events[i];
-            char name[32];
-            snprintf(name, sizeof name, "k%zu", i);
-            CHECK(e->ts_ns == (int64_t)(1000 + i) * 1000 && e->dur_ns == 5000 &&
-                      hta_event_is_gpu(e) && e->stream == 7 &&
-                      hta_event_correlation(&t, e) == (int64_t)(100 + i) &&
-                      strcmp(hta_event_name(&t, e), name) == 0,
-                  "chunk %zu: event %zu", chunk, i);
+    check_numbered_kernels(&json, events, "layout");
+    hta_buf_free(&json);
+}
+
+/* The args keys a kernel or an op carries that nothing reads, matched
+ * whole in place when written plainly, and near misses of each (a byte
+ * changed in every 8-byte word of the key, one byte longer or shorter,
+ * an escape): the members after each are read to the values written, in
+ * every chunk size up to 24 bytes, so that a buffer boundary falls at
+ * each byte of each key. */
+static void test_skipped_args_keys_and_near_misses(void)
+{
+    static const char *const keys[] = {
+        "Sequence number", "registers per thread", "blocks per SM", "warps per SM",
+        "est. achieved occupancy %", "Fwd thread id", "block",
+    };
+    hta_buf json = {0};
+    CHECK(hta_buf_append(&json, "[\n  ", 4) == 0, "append");
+    int events = 0;
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        size_t len = strlen(keys[k]);
+        /* variant 0: the key; 1..len: byte v-1 changed; then longer,
+         * shorter, its first letter escaped */
+        for (size_t v = 0; v <= len + 3; v++, events++) {
+            char key[64];
+            snprintf(key, sizeof key, "%s", keys[k]);
+            if (v >= 1 && v <= len)
+                key[v - 1] = key[v - 1] == 'X' ? 'Y' : 'X';
+            else if (v == len + 1)
+                snprintf(key, sizeof key, "%ss", keys[k]);
+            else if (v == len + 2)
+                key[len - 1] = '\0';
+            else if (v == len + 3)
+                snprintf(key, sizeof key, "\\u%04x%s", (unsigned)keys[k][0], keys[k] + 1);
+            char event[512];
+            snprintf(event, sizeof event,
+                     "%s{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0,"
+                     " \"tid\": 7,\n    \"ts\": %d, \"dur\": 5,\n    \"args\": {\n      \"%s\":"
+                     " 12.5, \"stream\": 7,\n      \"%s\": [1, \"}\"], \"correlation\": %d\n    }\n"
+                     "  }",
+                     events ? ",\n  " : "", events, 1000 + events, key, key, 100 + events);
+            CHECK(hta_buf_append(&json, event, strlen(event)) == 0, "append");
         }
-        if (rc == 0)
-            hta_trace_free(&t);
     }
+    CHECK(hta_buf_append(&json, "\n]\n", 3) == 0, "append");
+    check_numbered_kernels(&json, events, "args keys");
     hta_buf_free(&json);
 }
 
@@ -1023,6 +1077,7 @@ int main(int argc, char **argv)
     test_malformed_inputs_fail_with_offsets();
     test_indentation_and_skipped_arrays();
     test_kineto_layout_and_near_misses();
+    test_skipped_args_keys_and_near_misses();
     test_nonfinite_literals();
     test_times_out_of_bounds();
     test_op_arguments_kept_as_written();

@@ -309,9 +309,19 @@ static int keeps_external_id(const event_fields *f, int64_t external_id)
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define MEMBER_HEADS 1
+/* The 8 bytes at p equal those at want. */
+static inline int same_word(const char *p, const char *want)
+{
+    uint64_t w, v;
+    memcpy(&w, p, 8);
+    memcpy(&v, want, 8);
+    return w == v;
+}
+
 /* Whether the bytes at the key's opening quote start with the n-byte
- * member head `"key":` (n <= 16; the caller made sure that 16 bytes are
- * in the buffer); then the key is read.  One or two 8-byte compares. */
+ * member head `"key":` (the caller made sure that 16 bytes are in the
+ * buffer; a longer head must fit too); then the key is read.  One 8-byte
+ * compare per 8 bytes of the head, the last one overlapping. */
 static inline int takes_member_head(lexer *lx, const char *head, size_t n)
 {
     uint64_t w, want = 0;
@@ -321,13 +331,13 @@ static inline int takes_member_head(lexer *lx, const char *head, size_t n)
         w &= (1ull << 8 * n) - 1;
     if (w != want)
         return 0;
-    if (n > 8) {
-        uint64_t tail, want_tail;
-        memcpy(&tail, lx->p + n - 8, 8);
-        memcpy(&want_tail, head + n - 8, 8);
-        if (tail != want_tail)
+    if (n > 16 && lx->end - lx->p < (ptrdiff_t)n)
+        return 0;
+    for (size_t at = 8; at + 8 < n; at += 8)
+        if (!same_word(lx->p + at, head + at))
             return 0;
-    }
+    if (n > 8 && !same_word(lx->p + n - 8, head + n - 8))
+        return 0;
     lx->key = lx->p + 1;
     lx->key_len = n - 3;
     lx->p += n;
@@ -482,9 +492,9 @@ static int read_range_counter(lexer *lx, hta_trace *t)
 }
 
 /* Reads the next args key: the keys most events carry (an op's, a
- * runtime call's, a kernel's), written plainly, are matched in place like
- * the event keys (read_event_key), each to what args_key_of says of it;
- * any other goes through lx_read_key. */
+ * runtime call's, a kernel's, read or not), written plainly, are matched
+ * in place like the event keys (read_event_key), each to what args_key_of
+ * says of it; any other goes through lx_read_key. */
 static inline args_key read_args_key(lexer *lx, int *string)
 {
 #ifdef MEMBER_HEADS
@@ -517,6 +527,22 @@ static inline args_key read_args_key(lexer *lx, int *string)
             if (takes_member_head(lx, "\"Fwd thread id\":", 16))
                 return ARGS_OTHER;
             break;
+        case 'S':
+            if (takes_member_head(lx, "\"Sequence number\":", 18))
+                return ARGS_OTHER;
+            break;
+        case 'r':
+            if (takes_member_head(lx, "\"registers per thread\":", 23))
+                return ARGS_OTHER;
+            break;
+        case 'w':
+            if (takes_member_head(lx, "\"warps per SM\":", 15))
+                return ARGS_OTHER;
+            break;
+        case 'e':
+            if (takes_member_head(lx, "\"est. achieved occupancy %\":", 28))
+                return ARGS_OTHER;
+            break;
         case 'q':
             if (takes_member_head(lx, "\"queued\":", 9))
                 return ARGS_OTHER;
@@ -530,7 +556,8 @@ static inline args_key read_args_key(lexer *lx, int *string)
                 return ARGS_OTHER;
             break;
         case 'b':
-            if (takes_member_head(lx, "\"block\":", 8))
+            if (takes_member_head(lx, "\"block\":", 8) ||
+                takes_member_head(lx, "\"blocks per SM\":", 16))
                 return ARGS_OTHER;
             break;
         default: break;
