@@ -6,6 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
+void hta_sqlite_ready(void)
+{
+    /* A failure here (out of memory) recurs, and is reported, at the open. */
+    (void)sqlite3_initialize();
+}
+
 int hta_sqlite_open_read(const char *path, sqlite3 **db, char *why, size_t cap,
                          int *corrupt_schema)
 {

@@ -17,6 +17,12 @@
 int hta_sqlite_open_read(const char *path, sqlite3 **db, char *why, size_t cap,
                          int *corrupt_schema);
 
+/* Readies SQLite on the calling thread.  SQLite reads the environment (its
+ * temporary folder) once, when first used; glibc's getenv is not safe
+ * against a setenv on another thread, which MPI_Init makes, so a thread
+ * that may read SQLite files while MPI starts up is begun after this. */
+void hta_sqlite_ready(void);
+
 /* 1 when table (or a view of that name) exists, 0 when not, -1 on a
  * database error. */
 int hta_sqlite_table_exists(sqlite3 *db, const char *table);

@@ -6,7 +6,9 @@
  * patching malloc, mmap and munmap while they run; a thread parsing at that
  * moment calls them by the million.  A lone process is told to use no such
  * transport (main.c), and it knows its rank (0) and the job's size (1)
- * before MPI_Init says so. */
+ * before MPI_Init says so.  MPI_Init also sets environment variables, so
+ * what the thread's readers take from the environment is taken first. */
+#include "parse/sqlite_open.h"
 #include "run/analyse_file.h"
 #include "run/head_start.h"
 #include "run/threads.h"
@@ -47,6 +49,7 @@ void hta_head_start_begin(hta_head_start *h, const hta_settings *opt)
     if (refused || !hta_started_alone() || getenv("HTA_MPI_NO_HEAD_START"))
         return;
     h->opt = *opt;
+    hta_sqlite_ready();
     if (h->opt.run.threads == 0)
         h->opt.run.threads = hta_threads_alone();
     h->started = pthread_create(&h->thread, NULL, analyse_first_file, h) == 0;
