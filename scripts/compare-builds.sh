@@ -25,9 +25,9 @@
 # --step-regex '^step', so does the run.  The reader's byte is a refill
 # size, which no option sets, so reader inputs differing only in it are
 # read once.  One process per run, without mpirun and without the head
-# start (HTA_MPI_NO_HEAD_START): its thread reads while a lone process's
-# MPI_Init sets environment variables, and a reader calling getenv then
-# crashed now and then, whichever the build.  Exit statuses, error lines
+# start (HTA_MPI_NO_HEAD_START), so that an older build, whose head-start
+# thread let SQLite call getenv while MPI_Init set variables, cannot fail
+# the comparison by chance.  Exit statuses, error lines
 # and results files must be identical.
 #
 #   scripts/compare-builds.sh [--fuzz] OLD_BUILD_DIR NEW_BUILD_DIR [TRACES]
