@@ -28,7 +28,6 @@
 #include "analysis/steps.h"
 #include "crossrank/compare/spread.h"
 #include "numerics/bounds.h"
-#include "numerics/stats.h"
 #include "util/ranked.h"
 
 #include <math.h>
@@ -59,19 +58,6 @@ static int compare_step_row(const void *a, const void *b)
     return c ? c : hta_cmp_i64(x->rank, y->rank);
 }
 
-hta_step_row *hta_step_rows(const hta_table *steps)
-{
-    hta_step_row *s = malloc((steps->n_rows ? steps->n_rows : 1) * sizeof *s);
-    for (size_t i = 0; s && i < steps->n_rows; i++) {
-        const hta_cell *row = hta_table_row(steps, i);
-        s[i] = (hta_step_row){row[HTA_STEPS_STEP].i, row[HTA_STEPS_RANK].i, {0}};
-        hta_step_parts_of(row, s[i].part);
-    }
-    if (s)
-        qsort(s, steps->n_rows, sizeof *s, compare_step_row);
-    return s;
-}
-
 const hta_step_row *hta_step_rows_of(const hta_step_row *s, size_t n, int64_t step,
                                      size_t *count)
 {
@@ -82,33 +68,57 @@ const hta_step_row *hta_step_rows_of(const hta_step_row *s, size_t n, int64_t st
     return &s[lo];
 }
 
-static double median_sorted(double *v, size_t n)
-{
-    hta_sort_doubles(v, n);
-    return hta_quantile_sorted(v, n, 0.5);
-}
-
-void hta_step_spreads(const hta_step_row *s, size_t n, double robust_z, double min_effect,
-                      double *scratch, double *median, double *least)
+/* Sets the medians and least standing-out excesses of one step's rows
+ * s[0..n); values holds n.  -1 when out of memory. */
+static int set_step_spreads(hta_step_row *s, size_t n, double robust_z, double min_effect,
+                            double *values)
 {
     for (int c = 0; c < HTA_N_PARTS; c++) {
-        hta_spread sp = {0};
+        hta_spread sp;
         for (size_t i = 0; i < n; i++)
-            scratch[i] = s[i].part[c];
-        sp.median = median_sorted(scratch, n);
-        for (size_t i = 0; i < n; i++)
-            scratch[i] = fabs(s[i].part[c] - sp.median);
-        sp.mad = median_sorted(scratch, n);
+            values[i] = s[i].part[c];
+        if (hta_spread_of(values, n, &sp))
+            return -1;
         hta_spread_set_noise_floor(&sp, min_effect);
-        median[c] = sp.median;
-        least[c] =
-            fmax(robust_z * fmax(sp.mad / 0.6745, sp.noise_floor), min_effect * fabs(sp.median));
+        double least = fmax(robust_z * fmax(sp.mad / 0.6745, sp.noise_floor),
+                            min_effect * fabs(sp.median));
+        for (size_t i = 0; i < n; i++) {
+            s[i].median[c] = sp.median;
+            s[i].least[c] = least;
+        }
     }
+    return 0;
 }
 
-int hta_step_excess_stands_out(double excess, double least)
+hta_step_row *hta_step_rows(const hta_table *steps, double robust_z, double min_effect)
 {
-    return excess > 0 && excess >= least;
+    size_t n = steps->n_rows;
+    hta_step_row *s = malloc((n ? n : 1) * sizeof *s);
+    double *values = malloc((n ? n : 1) * sizeof *values);
+    for (size_t i = 0; s && values && i < n; i++) {
+        const hta_cell *row = hta_table_row(steps, i);
+        s[i] = (hta_step_row){.step = row[HTA_STEPS_STEP].i, .rank = row[HTA_STEPS_RANK].i};
+        hta_step_parts_of(row, s[i].part);
+    }
+    int rc = s && values ? 0 : -1;
+    if (rc == 0)
+        qsort(s, n, sizeof *s, compare_step_row);
+    for (size_t i = 0, count; rc == 0 && i < n; i += count) {
+        hta_step_row *step = (hta_step_row *)hta_step_rows_of(s, n, s[i].step, &count);
+        rc = set_step_spreads(step, count, robust_z, min_effect, values);
+    }
+    free(values);
+    if (rc) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int hta_step_part_stands_out(const hta_step_row *r, int c, double *excess)
+{
+    *excess = r->part[c] - r->median[c];
+    return *excess > 0 && *excess >= r->least[c];
 }
 
 int hta_step_part_is_own_work(int part)

@@ -215,26 +215,18 @@ static int read_own_excess(const hta_table *steps, suspect *s, size_t n,
                            const hta_crossrank_settings *opt)
 {
     size_t rows = steps ? steps->n_rows : 0;
-    hta_step_row *r = steps ? hta_step_rows(steps) : NULL;
-    double *scratch = malloc((rows ? rows : 1) * sizeof *scratch);
-    for (size_t i = 0, count; r && scratch && i < rows; i += count) {
-        const hta_step_row *step = hta_step_rows_of(r, rows, r[i].step, &count);
-        double median[HTA_N_PARTS], least[HTA_N_PARTS];
-        hta_step_spreads(step, count, opt->robust_z, opt->min_effect, scratch, median, least);
-        for (size_t j = 0; j < count; j++) {
-            suspect *x = find_suspect(s, n, step[j].rank);
-            for (int k = 0; x && k < N_CAUSES; k++) {
-                int c = CAUSE_PART[k];
-                double excess = step[j].part[c] - median[c];
-                x->own[k] += hta_step_excess_stands_out(excess, least[c]) ? excess : 0.0;
-                x->own_median[k] += median[c];
-            }
+    hta_step_row *r = steps ? hta_step_rows(steps, opt->robust_z, opt->min_effect) : NULL;
+    for (size_t i = 0; r && i < rows; i++) {
+        suspect *x = find_suspect(s, n, r[i].rank);
+        for (int k = 0; x && k < N_CAUSES; k++) {
+            double excess;
+            int stands_out = hta_step_part_stands_out(&r[i], CAUSE_PART[k], &excess);
+            x->own[k] += stands_out ? excess : 0.0;
+            x->own_median[k] += r[i].median[CAUSE_PART[k]];
         }
     }
-    int rc = (steps && !r) || !scratch ? -1 : 0;
     free(r);
-    free(scratch);
-    return rc;
+    return steps && !r ? -1 : 0;
 }
 
 /* A rank flagged through its point-to-point pairs none of whose causes

@@ -186,8 +186,7 @@ int hta_rank_delay_parts(const hta_rank_ops *r, const hta_op_result *res, hta_ta
  * above its median over the step's ranks s[0..n); *own: the sum of its
  * own work's parts that stand out above their medians
  * (crossrank/compare/step_parts.c). */
-static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank,
-                          const hta_crossrank_settings *opt, double *scratch, double *own)
+static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank, double *own)
 {
     const hta_step_row *mine = NULL;
     for (size_t i = 0; i < n && !mine; i++)
@@ -195,17 +194,16 @@ static hta_cause cause_of(const hta_step_row *s, size_t n, int64_t rank,
     *own = 0;
     if (!mine)
         return HTA_CAUSE_NONE;
-    double median[HTA_N_PARTS], least[HTA_N_PARTS];
-    hta_step_spreads(s, n, opt->robust_z, opt->min_effect, scratch, median, least);
     int best = -1;
     double best_excess = 0;
     for (int c = 0; c < HTA_N_PARTS; c++) {
-        double excess = mine->part[c] - median[c];
+        double excess;
+        int stands_out = hta_step_part_stands_out(mine, c, &excess);
         if (c == HTA_PART_WAIT)
             continue;
         if (excess > best_excess)
             best = c, best_excess = excess;
-        if (hta_step_excess_stands_out(excess, least[c]) && hta_step_part_is_own_work(c))
+        if (stands_out && hta_step_part_is_own_work(c))
             *own += excess;
     }
     return best < 0 ? HTA_CAUSE_NONE : hta_cause_of_step_part(best);
@@ -243,15 +241,14 @@ static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_tabl
                      const hta_table *stragglers, const hta_crossrank_settings *opt)
 {
     size_t n_steps = steps ? steps->n_rows : 0, n_gpu = 0;
-    hta_step_row *s = steps ? hta_step_rows(steps) : NULL;
-    double *scratch = malloc((n_steps ? n_steps : 1) * sizeof *scratch);
+    hta_step_row *s = steps ? hta_step_rows(steps, opt->robust_z, opt->min_effect) : NULL;
     int64_t *gpu = NULL;
-    int rc = scratch && (s || !steps) ? slower_gpu_ranks(stragglers, &gpu, &n_gpu) : -1;
+    int rc = s || !steps ? slower_gpu_ranks(stragglers, &gpu, &n_gpu) : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         size_t count = 0;
         const hta_step_row *rows = s ? hta_step_rows_of(s, n_steps, p[i].step, &count) : NULL;
         double own = 0;
-        hta_cause cause = count ? cause_of(rows, count, p[i].rank, opt, scratch, &own)
+        hta_cause cause = count ? cause_of(rows, count, p[i].rank, &own)
                                 : HTA_CAUSE_NONE;
         double kept = count ? explained_share(own, p[i].own_lateness) : 1.0;
         int slower_gpu = gpu && bsearch(&p[i].rank, gpu, n_gpu, sizeof *gpu, hta_compare_i64);
@@ -266,7 +263,6 @@ static int put_costs(hta_table *t, const delay_part *p, size_t n, const hta_tabl
     }
     free(gpu);
     free(s);
-    free(scratch);
     return rc;
 }
 
